@@ -1,0 +1,50 @@
+/** Plans and their limits. Identifiers are the contract's; display names are what people read. */
+
+export const PLAN_IDS = ["free", "pro", "business", "enterprise"] as const;
+export type PlanId = (typeof PLAN_IDS)[number];
+
+export const PLAN_DISPLAY_NAMES: Record<PlanId, string> = {
+  free: "Starter",
+  pro: "Indie/Pro",
+  business: "Business",
+  enterprise: "Enterprise",
+};
+
+/** Monthly job quota. The spec fixes free at 10; the others are ours (architecture, non-spec decisions). */
+export const DEFAULT_MONTHLY_QUOTA: Record<PlanId, number> = {
+  free: 10,
+  pro: 1_000,
+  business: 10_000,
+  enterprise: 100_000,
+};
+
+/** Longest source a preset job may encode, in seconds (spec, Limits). */
+export const MAX_SOURCE_SECONDS: Record<PlanId, number> = {
+  free: 10 * 60,
+  pro: 60 * 60,
+  business: 180 * 60,
+  enterprise: 480 * 60,
+};
+
+/** Signed link lifetime in seconds (spec, Limits); 7 days is the ceiling for any link. */
+export const LINK_TTL_SECONDS: Record<PlanId, number> = {
+  free: 4 * 60 * 60,
+  pro: 7 * 24 * 60 * 60,
+  business: 7 * 24 * 60 * 60,
+  enterprise: 7 * 24 * 60 * 60,
+};
+
+export const MAX_LINK_TTL_SECONDS = 7 * 24 * 60 * 60;
+
+export function planRank(plan: PlanId): number {
+  return PLAN_IDS.indexOf(plan);
+}
+
+/** Plans are cumulative: a plan includes everything the plans below it include. */
+export function planIncludes(plan: PlanId, required: PlanId): boolean {
+  return planRank(plan) >= planRank(required);
+}
+
+export function isPlanId(value: unknown): value is PlanId {
+  return typeof value === "string" && (PLAN_IDS as readonly string[]).includes(value);
+}

@@ -1,0 +1,19 @@
+/** Job states and what each allows (spec, States and transitions). */
+
+export const JOB_STATUSES = ["queued", "processing", "completed", "failed", "cancelled"] as const;
+export type JobStatus = (typeof JOB_STATUSES)[number];
+
+export const TERMINAL_STATUSES: readonly JobStatus[] = ["completed", "failed", "cancelled"];
+
+export function isTerminal(status: JobStatus): boolean {
+  return TERMINAL_STATUSES.includes(status);
+}
+
+export function isCancellable(status: JobStatus): boolean {
+  return status === "queued" || status === "processing";
+}
+
+/** Object key of a job's output under the current storage layout. */
+export function outputKeyFor(accountId: string, jobId: string, fileName: string): string {
+  return `outputs/${accountId}/${jobId}/${fileName}`;
+}

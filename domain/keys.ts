@@ -1,0 +1,38 @@
+/** API key format, generation and hashing. Web Crypto only, so the Worker and Node share it. */
+
+export const KEY_PREFIXES = ["spk_", "sk_"] as const;
+export type KeyPrefix = (typeof KEY_PREFIXES)[number];
+
+const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+/** 43 base62 characters carry 256 bits; guessing is hopeless. */
+const KEY_BODY_LENGTH = 43;
+const KEY_PATTERN = /^(spk_|sk_)[A-Za-z0-9]{16,128}$/;
+
+export function generateApiKey(prefix: KeyPrefix = "spk_"): string {
+  // Rejection sampling keeps every character uniform over the 62-letter alphabet.
+  let body = "";
+  while (body.length < KEY_BODY_LENGTH) {
+    for (const byte of crypto.getRandomValues(new Uint8Array(64))) {
+      if (byte < 248 && body.length < KEY_BODY_LENGTH) body += ALPHABET[byte % 62];
+    }
+  }
+  return prefix + body;
+}
+
+/** The key in a well-formed `Authorization: Bearer …` header, or null for any other shape. */
+export function parseBearer(header: string | undefined | null): string | null {
+  if (!header) return null;
+  const match = /^Bearer ([^\s]+)$/.exec(header.trim());
+  if (!match) return null;
+  return KEY_PATTERN.test(match[1]) ? match[1] : null;
+}
+
+export async function hashApiKey(key: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(key));
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+export function generateWebhookSecret(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(32));
+  return `whsec_${btoa(String.fromCharCode(...bytes))}`;
+}

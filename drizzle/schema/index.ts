@@ -1,0 +1,4 @@
+export * from "./accounts";
+export * from "./api-keys";
+export * from "./jobs";
+export * from "./usage";

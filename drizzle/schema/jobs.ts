@@ -1,0 +1,46 @@
+import { doublePrecision, index, integer, jsonb, pgTable, real, text, uuid } from "drizzle-orm/pg-core";
+import { accounts } from "./accounts";
+import { createdAt, tstz } from "./columns";
+
+export const jobs = pgTable(
+  "jobs",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    accountId: uuid("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    status: text("status", { enum: ["queued", "processing", "completed", "failed", "cancelled"] }).notNull(),
+    preset: text("preset").notNull(),
+    inputUrl: text("input_url").notNull(),
+    /** The validated timeline of an `edl_custom` job. */
+    edl: jsonb("edl"),
+    /** The caller's free-form metadata from creation. */
+    clientMetadata: jsonb("client_metadata").$type<Record<string, unknown>>(),
+    /**
+     * `legacy` outputs were written under an older key scheme that cannot be signed (spec: 410);
+     * `v2` is the current layout, `outputs/<accountId>/<jobId>/<file>`.
+     */
+    storageLayout: text("storage_layout", { enum: ["legacy", "v2"] }).notNull().default("v2"),
+    outputKey: text("output_key"),
+    duration: doublePrecision("duration"),
+    errorMessage: text("error_message"),
+    retryCount: integer("retry_count").notNull().default(0),
+    progress: real("progress"),
+    /** QStash message that carries the job to the encoder; deleted on cancel. */
+    messageId: text("message_id"),
+    /** Period ("YYYY-MM") whose quota unit this job holds, so a release returns the right one. */
+    quotaPeriod: text("quota_period").notNull(),
+    ...createdAt,
+    startedAt: tstz("started_at"),
+    completedAt: tstz("completed_at"),
+    lastCheckedAt: tstz("last_checked_at"),
+    cancelledAt: tstz("cancelled_at"),
+  },
+  (t) => [
+    index("jobs_account_created_idx").on(t.accountId, t.createdAt.desc(), t.id.desc()),
+    index("jobs_status_checked_idx").on(t.status, t.lastCheckedAt),
+  ],
+);
+
+export type Job = typeof jobs.$inferSelect;
+export type JobStatus = Job["status"];

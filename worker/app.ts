@@ -1,0 +1,37 @@
+import { Hono } from "hono";
+import type { AppEnv } from "./context";
+import { renderError } from "./errors";
+import { init } from "./middleware/init";
+import { registerCancelJob } from "./routes/jobs/cancel";
+import { registerCreateJob } from "./routes/jobs/create";
+import { registerDownloadUrl } from "./routes/jobs/download-url";
+import { registerGetJob } from "./routes/jobs/get";
+import { registerListJobs } from "./routes/jobs/list";
+import { internalJobs } from "./routes/internal/jobs";
+import { registerListPresets } from "./routes/presets/list";
+
+function publicApi() {
+  const api = new Hono<AppEnv>();
+  registerCreateJob(api);
+  registerListJobs(api);
+  registerGetJob(api);
+  registerCancelJob(api);
+  registerDownloadUrl(api);
+  registerListPresets(api);
+  return api;
+}
+
+export function createApp() {
+  const app = new Hono<AppEnv>();
+  app.onError(renderError);
+  app.notFound((c) => c.json({ error: "Not found", message: `No route for ${c.req.method} ${c.req.path}` }, 404));
+
+  // No bindings touched: liveness, and the baseline route for bench/api.ts.
+  app.get("/healthz", (c) => c.json({ ok: true }));
+
+  app.use("/api/*", init);
+  app.use("/internal/*", init);
+  app.route("/api/v1", publicApi());
+  app.route("/internal", internalJobs);
+  return app;
+}

@@ -1,0 +1,31 @@
+import type { Redis } from "@upstash/redis/cloudflare";
+import type { PlanId } from "../domain/plans";
+import type { Env } from "./env";
+import type { Database } from "./services/db";
+import type { Queue } from "./services/queue";
+import type { Storage } from "./services/storage";
+
+export interface Services {
+  env: Env;
+  db: Database;
+  storage: Storage;
+  queue: Queue;
+  cache: Redis;
+}
+
+export interface Caller {
+  accountId: string;
+  keyId: string;
+  plan: PlanId;
+  webhookUrl: string | null;
+}
+
+export interface AppEnv {
+  Bindings: Record<string, unknown>;
+  Variables: {
+    services: Services;
+    caller: Caller;
+    /** Set on routes where a key is optional (GET /presets). */
+    optionalCaller: Caller | null;
+  };
+}

@@ -1,0 +1,44 @@
+import { z } from "zod";
+import { DEFAULT_MONTHLY_QUOTA, PLAN_IDS, type PlanId } from "../domain/plans";
+
+/** Bindings and secrets the Worker reads; validated once per isolate at the fetch boundary. */
+export const envSchema = z.object({
+  DATABASE_URL: z.string().url(),
+  /** Local only: host:port of a Neon-style WebSocket proxy in front of a plain Postgres. */
+  NEON_WS_PROXY: z.string().optional(),
+  S3_ENDPOINT: z.string().url(),
+  S3_REGION: z.string().default("auto"),
+  S3_BUCKET: z.string().min(1),
+  S3_ACCESS_KEY_ID: z.string().min(1),
+  S3_SECRET_ACCESS_KEY: z.string().min(1),
+  QSTASH_URL: z.string().url().default("https://qstash.upstash.io"),
+  QSTASH_TOKEN: z.string().min(1),
+  UPSTASH_REDIS_REST_URL: z.string().url(),
+  UPSTASH_REDIS_REST_TOKEN: z.string().min(1),
+  /** Where QStash delivers jobs: the encoder's public address. */
+  ENCODER_URL: z.string().url(),
+  /** Shared secret for the encoder's HMAC-signed calls to /internal. */
+  INTERNAL_SECRET: z.string().min(16),
+  /** Optional JSON object overriding monthly quotas per plan, e.g. {"pro":5000}. */
+  QUOTA_LIMITS: z.string().optional(),
+});
+
+export type Env = z.infer<typeof envSchema>;
+
+export function parseEnv(raw: unknown): Env {
+  const result = envSchema.safeParse(raw);
+  if (!result.success) {
+    const names = result.error.issues.map((i) => i.path.join(".")).join(", ");
+    throw new Error(`Worker configuration is invalid or missing: ${names}`);
+  }
+  return result.data;
+}
+
+const quotaOverrides = z.partialRecord(z.enum(PLAN_IDS), z.number().int().nonnegative());
+
+export function monthlyQuota(env: Env, plan: PlanId): number {
+  if (!env.QUOTA_LIMITS) return DEFAULT_MONTHLY_QUOTA[plan];
+  const parsed = quotaOverrides.safeParse(JSON.parse(env.QUOTA_LIMITS));
+  if (!parsed.success) throw new Error("QUOTA_LIMITS must be a JSON object of plan → non-negative integer");
+  return parsed.data[plan] ?? DEFAULT_MONTHLY_QUOTA[plan];
+}

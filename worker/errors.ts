@@ -1,0 +1,49 @@
+import type { Context } from "hono";
+import { HTTPException } from "hono/http-exception";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+
+/**
+ * The one error type handlers throw. `body` is the contract's error body exactly as the spec
+ * gives it (usually `{error, message, ...}`; download-url errors are a bare `{message}`).
+ */
+export class ApiError extends Error {
+  constructor(
+    readonly status: ContentfulStatusCode,
+    readonly body: Record<string, unknown>,
+  ) {
+    super(typeof body.message === "string" ? body.message : String(body.error));
+  }
+
+  static notFound(message = "Job not found") {
+    return new ApiError(404, { error: "Not found", message });
+  }
+
+  static validation(details: { field: string; message: string }[]) {
+    return new ApiError(400, { error: "Validation error", message: "Invalid request parameters", details });
+  }
+
+  static unauthorized() {
+    return new ApiError(401, {
+      error: "Unauthorized",
+      message: "Missing or invalid API key. Use the header Authorization: Bearer spk_xxx or Bearer sk_xxx",
+    });
+  }
+
+  /** download-url errors carry no `error` field (spec: GET /jobs/{id}/download-url). */
+  static bare(status: ContentfulStatusCode, message: string) {
+    return new ApiError(status, { message });
+  }
+}
+
+export function renderError(err: Error, c: Context): Response {
+  if (err instanceof ApiError) return c.json(err.body, err.status);
+  if (err instanceof HTTPException && err.status < 500) {
+    return c.json({ error: "Bad request", message: err.message || "Bad request" }, err.status);
+  }
+  const requestId = crypto.randomUUID();
+  console.error(JSON.stringify({ level: "error", requestId, path: c.req.path, error: err.stack ?? String(err) }));
+  return c.json(
+    { error: "Internal server error", message: "An unexpected error occurred. Retry with backoff.", requestId },
+    500,
+  );
+}

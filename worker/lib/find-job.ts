@@ -1,0 +1,16 @@
+import { and, eq } from "drizzle-orm";
+import { jobs, type Job } from "../../drizzle/schema";
+import type { Database } from "../services/db";
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The caller's job, or undefined for an unknown id, a malformed id, or another account's job. */
+export async function findOwnJob(db: Database, accountId: string, id: string): Promise<Job | undefined> {
+  if (!UUID.test(id)) return undefined;
+  const [job] = await db
+    .select()
+    .from(jobs)
+    .where(and(eq(jobs.id, id), eq(jobs.accountId, accountId)))
+    .limit(1);
+  return job;
+}

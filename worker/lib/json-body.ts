@@ -1,0 +1,33 @@
+import { createMiddleware } from "hono/factory";
+import type { z } from "zod";
+import type { AppEnv } from "../context";
+import { ApiError } from "../errors";
+
+/**
+ * Parses the body as JSON whatever its Content-Type, then validates it. Not zValidator: that
+ * skips bodies sent without a JSON Content-Type and reports malformed JSON as Hono's own
+ * HTTPException, while the contract wants `Invalid JSON` and `Validation error` bodies.
+ */
+export function jsonBody<T extends z.ZodType>(schema: T) {
+  return createMiddleware<AppEnv, string, { in: { json: z.input<T> }; out: { json: z.output<T> } }>(
+    async (c, next) => {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(await c.req.text());
+      } catch {
+        throw new ApiError(400, { error: "Invalid JSON", message: "The request body is not valid JSON" });
+      }
+      const result = schema.safeParse(parsed);
+      if (!result.success) throw ApiError.validation(toDetails(result.error));
+      c.req.addValidatedData("json", result.data as object);
+      await next();
+    },
+  );
+}
+
+export function toDetails(error: z.ZodError): { field: string; message: string }[] {
+  return error.issues.map((issue) => ({
+    field: issue.path.length ? issue.path.join(".") : "body",
+    message: issue.message,
+  }));
+}

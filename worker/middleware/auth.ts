@@ -1,0 +1,50 @@
+import { and, eq, isNull } from "drizzle-orm";
+import { createMiddleware } from "hono/factory";
+import { accounts, apiKeys } from "../../drizzle/schema";
+import { hashApiKey, parseBearer } from "../../domain/keys";
+import type { AppEnv, Caller, Services } from "../context";
+import { ApiError } from "../errors";
+
+/** Seconds a key lookup is cached; revocation and plan changes also delete the entry. */
+const KEY_CACHE_TTL = 60;
+
+export const keyCacheEntry = (hash: string) => `apikey:${hash}`;
+
+async function lookupCaller(services: Services, header: string | undefined): Promise<Caller | null> {
+  const key = parseBearer(header);
+  if (!key) return null;
+  const hash = await hashApiKey(key);
+  const cached = await services.cache.get<Caller>(keyCacheEntry(hash)).catch(() => null);
+  if (cached) return cached;
+
+  const [row] = await services.db
+    .select({ keyId: apiKeys.id, accountId: accounts.id, plan: accounts.plan, webhookUrl: accounts.webhookUrl })
+    .from(apiKeys)
+    .innerJoin(accounts, eq(accounts.id, apiKeys.accountId))
+    .where(and(eq(apiKeys.hash, hash), isNull(apiKeys.revokedAt)))
+    .limit(1);
+  if (!row) return null;
+  await services.cache.set(keyCacheEntry(hash), row, { ex: KEY_CACHE_TTL }).catch(() => undefined);
+  return row;
+}
+
+/** The five failure cases (missing, malformed, wrong prefix, unknown, revoked) share one 401. */
+export const requireCaller = createMiddleware<AppEnv>(async (c, next) => {
+  const caller = await lookupCaller(c.get("services"), c.req.header("Authorization"));
+  if (!caller) throw ApiError.unauthorized();
+  c.set("caller", caller);
+  await next();
+});
+
+/** GET /presets: a key is optional, but one that is sent must be valid. */
+export const optionalCaller = createMiddleware<AppEnv>(async (c, next) => {
+  const header = c.req.header("Authorization");
+  if (header === undefined) {
+    c.set("optionalCaller", null);
+  } else {
+    const caller = await lookupCaller(c.get("services"), header);
+    if (!caller) throw ApiError.unauthorized();
+    c.set("optionalCaller", caller);
+  }
+  await next();
+});

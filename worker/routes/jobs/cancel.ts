@@ -1,0 +1,46 @@
+import { and, eq, inArray } from "drizzle-orm";
+import type { Hono } from "hono";
+import { jobs } from "../../../drizzle/schema";
+import { iso } from "../../../domain/time";
+import type { AppEnv } from "../../context";
+import { ApiError } from "../../errors";
+import { findOwnJob } from "../../lib/find-job";
+import { requireCaller } from "../../middleware/auth";
+
+export function registerCancelJob(app: Hono<AppEnv>) {
+  app.delete("/jobs/:id", requireCaller, async (c) => {
+    const caller = c.get("caller");
+    const { db, queue } = c.get("services");
+    const job = await findOwnJob(db, caller.accountId, c.req.param("id"));
+    if (!job) throw ApiError.notFound();
+
+    // Marked cancelled first, conditionally, so a worker finishing at the same moment cannot
+    // be overwritten and a job is never both cancelled and completed (spec, States rule 2).
+    const now = new Date();
+    const [cancelled] = await db
+      .update(jobs)
+      .set({ status: "cancelled", cancelledAt: now })
+      .where(and(eq(jobs.id, job.id), inArray(jobs.status, ["queued", "processing"])))
+      .returning({ previous: jobs.status });
+    if (!cancelled) {
+      const [current] = await db.select({ status: jobs.status }).from(jobs).where(eq(jobs.id, job.id));
+      throw new ApiError(400, {
+        error: "Invalid operation",
+        message: `Job cannot be cancelled: its status is '${current?.status ?? job.status}'. Only queued or processing jobs can be cancelled.`,
+      });
+    }
+    if (job.messageId) {
+      // The message may already be delivered or gone; the cancelled status is what the encoder obeys.
+      await queue.deleteMessage(job.messageId).catch(() => undefined);
+    }
+    const wasProcessing = job.status === "processing";
+    return c.json({
+      id: job.id,
+      status: "cancelled" as const,
+      message: wasProcessing
+        ? "Job is processing and will stop shortly"
+        : "Job cancelled successfully",
+      cancelledAt: iso(now),
+    });
+  });
+}

@@ -1,0 +1,54 @@
+import { zValidator } from "@hono/zod-validator";
+import { and, count, desc, eq, type SQL } from "drizzle-orm";
+import type { Hono } from "hono";
+import { jobs } from "../../../drizzle/schema";
+import type { AppEnv } from "../../context";
+import { outputState } from "../../lib/output-links";
+import { requireCaller } from "../../middleware/auth";
+import { API_PREFIX, presentListItem } from "./present";
+import { listJobsQuery } from "./schema";
+
+export function registerListJobs(app: Hono<AppEnv>) {
+  // The query schema never fails: bad page/limit values fall back to their defaults (spec, GET /jobs).
+  app.get("/jobs", requireCaller, zValidator("query", listJobsQuery), async (c) => {
+    const caller = c.get("caller");
+    const { db, storage } = c.get("services");
+    const { page, limit, status, preset } = c.req.valid("query");
+
+    const filters: SQL[] = [eq(jobs.accountId, caller.accountId)];
+    if (status !== undefined) filters.push(eq(jobs.status, status as (typeof jobs.status.enumValues)[number]));
+    if (preset !== undefined) filters.push(eq(jobs.preset, preset));
+    const where = and(...filters);
+
+    const [rows, [{ total }]] = await Promise.all([
+      db
+        .select()
+        .from(jobs)
+        .where(where)
+        .orderBy(desc(jobs.createdAt), desc(jobs.id))
+        .limit(limit)
+        .offset((page - 1) * limit),
+      db.select({ total: count() }).from(jobs).where(where),
+    ]);
+    const items = await Promise.all(
+      rows.map(async (job) => presentListItem(job, await outputState(storage, job, caller.plan))),
+    );
+
+    const totalPages = Math.ceil(total / limit);
+    const pageLink = (n: number) => {
+      const params = new URLSearchParams({ page: String(n), limit: String(limit) });
+      if (status !== undefined) params.set("status", status);
+      if (preset !== undefined) params.set("preset", preset);
+      return `${API_PREFIX}/jobs?${params}`;
+    };
+    return c.json({
+      jobs: items,
+      pagination: { page, limit, totalPages, totalCount: total, hasNext: page < totalPages, hasPrev: page > 1 },
+      links: {
+        self: pageLink(page),
+        next: page < totalPages ? pageLink(page + 1) : null,
+        prev: page > 1 ? pageLink(page - 1) : null,
+      },
+    });
+  });
+}

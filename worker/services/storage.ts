@@ -1,0 +1,42 @@
+import { AwsClient } from "aws4fetch";
+import type { Env } from "../env";
+
+export interface SignedLink {
+  url: string;
+  expiresAt: Date;
+}
+
+export interface Storage {
+  /** A presigned GET that works with no Authorization header until `expiresAt`. */
+  signGet(key: string, ttlSeconds: number, now?: Date): Promise<SignedLink>;
+  exists(key: string): Promise<boolean>;
+}
+
+/** R2 (or any S3 server) through its S3 API, path-style so a local server needs no DNS. */
+export function createStorage(env: Env): Storage {
+  const client = new AwsClient({
+    accessKeyId: env.S3_ACCESS_KEY_ID,
+    secretAccessKey: env.S3_SECRET_ACCESS_KEY,
+    service: "s3",
+    region: env.S3_REGION,
+  });
+  const objectUrl = (key: string) =>
+    `${env.S3_ENDPOINT.replace(/\/$/, "")}/${env.S3_BUCKET}/${key.split("/").map(encodeURIComponent).join("/")}`;
+
+  return {
+    async signGet(key, ttlSeconds, now = new Date()) {
+      const url = new URL(objectUrl(key));
+      url.searchParams.set("X-Amz-Expires", String(ttlSeconds));
+      // aws4fetch takes the signing time as YYYYMMDDTHHMMSSZ; passing it keeps expiresAt exact.
+      const datetime = now.toISOString().replace(/[:-]|\.\d{3}/g, "");
+      const signed = await client.sign(url.toString(), { method: "GET", aws: { signQuery: true, datetime } });
+      return { url: signed.url, expiresAt: new Date(now.getTime() + ttlSeconds * 1000) };
+    },
+    async exists(key) {
+      const res = await client.fetch(objectUrl(key), { method: "HEAD" });
+      if (res.status === 404) return false;
+      if (!res.ok) throw new Error(`Storage HEAD ${key} failed with ${res.status}`);
+      return true;
+    },
+  };
+}

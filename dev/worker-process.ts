@@ -1,0 +1,79 @@
+import { spawn } from "node:child_process";
+import { PROJECT_ROOT } from "./state";
+
+export interface WorkerProcess {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** Quiet and offline: no metrics, no banner, no fetches of Cloudflare's account data. */
+export const WRANGLER_ENV = {
+  WRANGLER_SEND_METRICS: "false",
+  CLOUDFLARE_CF_FETCH_ENABLED: "false",
+  WRANGLER_HIDE_BANNER: "true",
+};
+
+/**
+ * Runs the Worker under `wrangler dev` (workerd). It gets its own process group so stopping it
+ * stops workerd too, which otherwise outlives wrangler.
+ */
+export async function startWorkerProcess(opts: {
+  port: number;
+  vars: Record<string, string>;
+  log?: (line: string) => void;
+}): Promise<WorkerProcess> {
+  const varArgs = Object.entries(opts.vars).flatMap(([k, v]) => ["--var", `${k}:${v}`]);
+  const child = spawn(
+    process.execPath,
+    [
+      `${PROJECT_ROOT}/node_modules/wrangler/bin/wrangler.js`,
+      "dev",
+      "--ip",
+      "127.0.0.1",
+      "--port",
+      String(opts.port),
+      "--inspector-port",
+      "0",
+      "--show-interactive-dev-session=false",
+      ...varArgs,
+    ],
+    { cwd: PROJECT_ROOT, env: { ...process.env, ...WRANGLER_ENV }, detached: true, stdio: ["ignore", "pipe", "pipe"] },
+  );
+  const log = opts.log ?? (() => undefined);
+  child.stdout.on("data", (d) => String(d).split("\n").filter(Boolean).forEach(log));
+  child.stderr.on("data", (d) => String(d).split("\n").filter(Boolean).forEach(log));
+
+  const url = `http://127.0.0.1:${opts.port}`;
+  const stop = async () => {
+    if (child.exitCode !== null || child.pid === undefined) return;
+    const exited = new Promise((resolve) => child.once("exit", resolve));
+    try {
+      process.kill(-child.pid, "SIGTERM");
+    } catch {
+      return;
+    }
+    const timer = setTimeout(() => {
+      try {
+        process.kill(-child.pid!, "SIGKILL");
+      } catch {
+        // already gone
+      }
+    }, 3000);
+    await exited;
+    clearTimeout(timer);
+  };
+
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`wrangler dev exited with code ${child.exitCode}`);
+    try {
+      const res = await fetch(`${url}/healthz`);
+      if (res.ok) return { url, stop };
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  await stop();
+  throw new Error("wrangler dev did not become ready within 60 s");
+}

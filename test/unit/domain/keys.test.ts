@@ -1,0 +1,55 @@
+import { describe, expect, it } from "vitest";
+import { generateApiKey, generateWebhookSecret, hashApiKey, parseBearer } from "../../../domain/keys";
+import { signInternal, verifyInternal } from "../../../domain/internal-auth";
+
+describe("spec: Authentication › key formats", () => {
+  it("new keys start spk_, legacy keys sk_, and carry at least 128 bits", () => {
+    const key = generateApiKey();
+    expect(key).toMatch(/^spk_[A-Za-z0-9]{43}$/);
+    expect(generateApiKey("sk_")).toMatch(/^sk_[A-Za-z0-9]{43}$/);
+    // 43 uniform base62 characters ≈ 256 bits; at least 128 is the promise.
+    expect(43 * Math.log2(62)).toBeGreaterThan(128);
+    const many = new Set(Array.from({ length: 1000 }, () => generateApiKey()));
+    expect(many.size).toBe(1000);
+  });
+
+  it("parses only well-formed Bearer headers with a known prefix", () => {
+    const key = generateApiKey();
+    expect(parseBearer(`Bearer ${key}`)).toBe(key);
+    expect(parseBearer(undefined)).toBeNull();
+    expect(parseBearer("")).toBeNull();
+    expect(parseBearer(key)).toBeNull();
+    expect(parseBearer(`Basic ${key}`)).toBeNull();
+    expect(parseBearer(`Bearer`)).toBeNull();
+    expect(parseBearer(`Bearer pk_${key.slice(4)}`)).toBeNull();
+    expect(parseBearer(`Bearer ${key} extra`)).toBeNull();
+  });
+
+  it("hashes keys to stable hex SHA-256", async () => {
+    expect(await hashApiKey("spk_abc")).toBe(await hashApiKey("spk_abc"));
+    expect(await hashApiKey("spk_abc")).toMatch(/^[0-9a-f]{64}$/);
+    expect(await hashApiKey("spk_abc")).not.toBe(await hashApiKey("spk_abd"));
+  });
+
+  it("webhook secrets follow the Standard Webhooks whsec_ form", () => {
+    const secret = generateWebhookSecret();
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/);
+    expect(Buffer.from(secret.slice(6), "base64")).toHaveLength(32);
+  });
+});
+
+describe("internal API signatures (encoder → Worker)", () => {
+  const secret = "s".repeat(32);
+  it("verifies its own signature and refuses a changed body, a wrong secret and an old timestamp", async () => {
+    const body = JSON.stringify({ attempt: 0 });
+    const headers = await signInternal(secret, body);
+    const ts = headers["x-internal-timestamp"];
+    const sig = headers["x-internal-signature"];
+    expect(await verifyInternal(secret, body, ts, sig)).toBe(true);
+    expect(await verifyInternal(secret, body + " ", ts, sig)).toBe(false);
+    expect(await verifyInternal("t".repeat(32), body, ts, sig)).toBe(false);
+    expect(await verifyInternal(secret, body, undefined, sig)).toBe(false);
+    const old = await signInternal(secret, body, Date.now() - 10 * 60 * 1000);
+    expect(await verifyInternal(secret, body, old["x-internal-timestamp"], old["x-internal-signature"])).toBe(false);
+  });
+});

@@ -1,10 +1,11 @@
-import { and, eq, inArray } from "drizzle-orm";
+import { and, eq, inArray, sql } from "drizzle-orm";
 import { Hono } from "hono";
 import { accounts, jobs, type Job } from "../../../drizzle/schema";
 import { MAX_SOURCE_SECONDS } from "../../../domain/plans";
 import type { AppEnv, Services } from "../../context";
 import { ApiError } from "../../errors";
 import { jsonBody } from "../../lib/json-body";
+import { sweepStaleJobs } from "../../lib/sweep";
 import { notifyWebhook } from "../../lib/webhooks";
 import { claimBody, completeBody, failBody, heartbeatBody } from "./schema";
 import { verifyEncoder } from "./verify";
@@ -45,7 +46,8 @@ export const internalJobs = new Hono<AppEnv>()
     const now = new Date();
     const [claimed] = await services.db
       .update(jobs)
-      .set({ status: "processing", startedAt: job.startedAt ?? now, lastCheckedAt: now, retryCount: attempt, progress: 0 })
+      // A re-dispatched job (see lib/sweep.ts) starts a new message at attempt 0 but keeps its count.
+      .set({ status: "processing", startedAt: job.startedAt ?? now, lastCheckedAt: now, retryCount: sql`greatest(${jobs.retryCount}, ${attempt})`, progress: 0 })
       .where(and(eq(jobs.id, job.id), inArray(jobs.status, ["queued", "processing"])))
       .returning();
     if (!claimed) throw conflict(job);
@@ -53,6 +55,8 @@ export const internalJobs = new Hono<AppEnv>()
     return c.json({
       job: {
         id: claimed.id,
+        /** The attempt the encoder is on; the last one (JOB_DELIVERY_RETRIES) reports failures as final. */
+        attempt: claimed.retryCount,
         accountId: claimed.accountId,
         preset: claimed.preset,
         inputUrl: claimed.inputUrl,
@@ -105,4 +109,5 @@ export const internalJobs = new Hono<AppEnv>()
     if (!row) throw conflict(await loadJob(services, id));
     if (body.final) await finish(services, row, waitUntilOf(c));
     return c.json({ status: row.status });
-  });
+  })
+  .post("/sweep", async (c) => c.json(await sweepStaleJobs(c.get("services"))));

@@ -1,0 +1,34 @@
+import ipaddr from "ipaddr.js";
+
+/**
+ * Which resolved addresses a source may be fetched from. Only globally routable unicast
+ * addresses: loopback, private, link-local (cloud metadata at 169.254.169.254), carrier-grade
+ * NAT, unique-local, multicast and reserved ranges are refused. Loopback is allowed only when
+ * the deployment explicitly says so (local development).
+ */
+export function isAllowedAddress(address: string, opts: { allowLoopback: boolean }): boolean {
+  if (!ipaddr.isValid(address)) return false;
+  // IPv4-mapped IPv6 (::ffff:10.0.0.1) is judged as the IPv4 address it carries.
+  const ip = ipaddr.process(address);
+  const range = ip.range();
+  if (range === "loopback") return opts.allowLoopback;
+  return range === "unicast";
+}
+
+export class SourceRefusedError extends Error {
+  readonly retryable = false;
+}
+
+export function assertAllowedUrl(raw: string): URL {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new SourceRefusedError("Source refused: not a valid URL");
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new SourceRefusedError(`Source refused: only http and https URLs are fetched (got ${url.protocol})`);
+  }
+  if (url.username || url.password) throw new SourceRefusedError("Source refused: credentials in the URL are not accepted");
+  return url;
+}

@@ -1,0 +1,110 @@
+import { createReadStream } from "node:fs";
+import { stat } from "node:fs/promises";
+import type { Readable } from "node:stream";
+import { AwsClient } from "aws4fetch";
+
+export interface S3Config {
+  endpoint: string;
+  region: string;
+  bucket: string;
+  accessKeyId: string;
+  secretAccessKey: string;
+}
+
+/** R2 accepts parts of 5 MiB and more (but the last); 16 MiB keeps memory per upload small. */
+export const PART_SIZE = 16 * 1024 * 1024;
+
+export class UploadError extends Error {
+  readonly retryable = true;
+}
+
+export function createUploader(config: S3Config) {
+  const client = new AwsClient({
+    accessKeyId: config.accessKeyId,
+    secretAccessKey: config.secretAccessKey,
+    service: "s3",
+    region: config.region,
+  });
+  const objectUrl = (key: string) =>
+    `${config.endpoint.replace(/\/$/, "")}/${config.bucket}/${key.split("/").map(encodeURIComponent).join("/")}`;
+
+  async function send(url: string, init: RequestInit, what: string): Promise<Response> {
+    const res = await client.fetch(url, init);
+    if (!res.ok) throw new UploadError(`Upload failed: ${what} answered HTTP ${res.status}`);
+    return res;
+  }
+
+  /**
+   * Uploads a stream of unknown length: single PUT when it fits in one part, multipart
+   * otherwise. Only one part is buffered at a time.
+   */
+  async function uploadStream(key: string, stream: Readable, contentType: string): Promise<number> {
+    let buffered: Buffer[] = [];
+    let bufferedBytes = 0;
+    let total = 0;
+    let uploadId: string | undefined;
+    const parts: { number: number; etag: string }[] = [];
+
+    const flushPart = async () => {
+      const body = Buffer.concat(buffered, bufferedBytes);
+      buffered = [];
+      bufferedBytes = 0;
+      if (!uploadId) {
+        const init = await send(`${objectUrl(key)}?uploads`, { method: "POST", headers: { "Content-Type": contentType } }, "multipart start");
+        uploadId = /<UploadId>([^<]+)<\/UploadId>/.exec(await init.text())?.[1];
+        if (!uploadId) throw new UploadError("Upload failed: no UploadId in the multipart start answer");
+      }
+      const number = parts.length + 1;
+      const res = await send(
+        `${objectUrl(key)}?partNumber=${number}&uploadId=${encodeURIComponent(uploadId)}`,
+        { method: "PUT", body },
+        `part ${number}`,
+      );
+      parts.push({ number, etag: res.headers.get("etag") ?? "" });
+    };
+
+    try {
+      for await (const chunk of stream) {
+        const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk);
+        buffered.push(buf);
+        bufferedBytes += buf.length;
+        total += buf.length;
+        if (bufferedBytes >= PART_SIZE) await flushPart();
+      }
+      if (!uploadId) {
+        await send(objectUrl(key), { method: "PUT", body: Buffer.concat(buffered, bufferedBytes), headers: { "Content-Type": contentType } }, "PUT");
+        return total;
+      }
+      if (bufferedBytes > 0) await flushPart();
+      const xml =
+        `<CompleteMultipartUpload>` +
+        parts.map((p) => `<Part><PartNumber>${p.number}</PartNumber><ETag>${p.etag}</ETag></Part>`).join("") +
+        `</CompleteMultipartUpload>`;
+      const done = await send(`${objectUrl(key)}?uploadId=${encodeURIComponent(uploadId)}`, { method: "POST", body: xml }, "multipart complete");
+      // S3 can answer 200 with an error document for a failed completion.
+      const text = await done.text();
+      if (text.includes("<Error>")) throw new UploadError("Upload failed: multipart completion was refused");
+      return total;
+    } catch (err) {
+      if (uploadId) {
+        await client.fetch(`${objectUrl(key)}?uploadId=${encodeURIComponent(uploadId)}`, { method: "DELETE" }).catch(() => undefined);
+      }
+      throw err instanceof UploadError ? err : new UploadError(`Upload failed: ${(err as Error).message}`);
+    }
+  }
+
+  return {
+    uploadStream,
+    async uploadFile(key: string, path: string, contentType: string): Promise<number> {
+      const { size } = await stat(path);
+      if (size <= PART_SIZE) {
+        const { readFile } = await import("node:fs/promises");
+        await send(objectUrl(key), { method: "PUT", body: await readFile(path), headers: { "Content-Type": contentType } }, "PUT");
+        return size;
+      }
+      return uploadStream(key, createReadStream(path, { highWaterMark: 1024 * 1024 }), contentType);
+    },
+  };
+}
+
+export type Uploader = ReturnType<typeof createUploader>;

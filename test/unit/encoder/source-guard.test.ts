@@ -1,0 +1,122 @@
+import { createServer, type Server } from "node:http";
+import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SourceRefusedError, isAllowedAddress } from "../../../encoder/source/address-policy";
+import { DownloadError, downloadSource } from "../../../encoder/source/download";
+
+describe("source address policy (architecture: sources)", () => {
+  it.each([
+    ["8.8.8.8", true],
+    ["93.184.216.34", true],
+    ["2606:4700::1111", true],
+    ["127.0.0.1", false],
+    ["127.8.8.8", false],
+    ["::1", false],
+    ["10.1.2.3", false],
+    ["172.16.0.1", false],
+    ["192.168.1.1", false],
+    ["169.254.169.254", false],
+    ["100.64.0.1", false],
+    ["0.0.0.0", false],
+    ["224.0.0.1", false],
+    ["fc00::1", false],
+    ["fe80::1", false],
+    ["::ffff:127.0.0.1", false],
+    ["::ffff:10.0.0.1", false],
+    ["not-an-ip", false],
+  ])("%s allowed=%s", (address, allowed) => {
+    expect(isAllowedAddress(address, { allowLoopback: false })).toBe(allowed);
+  });
+
+  it("loopback only with the explicit development setting; never link-local or private", () => {
+    expect(isAllowedAddress("127.0.0.1", { allowLoopback: true })).toBe(true);
+    expect(isAllowedAddress("::1", { allowLoopback: true })).toBe(true);
+    expect(isAllowedAddress("169.254.169.254", { allowLoopback: true })).toBe(false);
+    expect(isAllowedAddress("10.0.0.1", { allowLoopback: true })).toBe(false);
+  });
+});
+
+describe("guarded download", () => {
+  let server: Server;
+  let base: string;
+  let dir: string;
+  const payload = Buffer.alloc(256 * 1024, 7);
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), "guard-"));
+    server = createServer((req, res) => {
+      const url = new URL(req.url!, "http://x");
+      if (url.pathname === "/file") return res.writeHead(200, { "content-length": payload.length }).end(payload);
+      if (url.pathname === "/chunked") {
+        res.writeHead(200);
+        res.write(payload);
+        return res.end(payload);
+      }
+      if (url.pathname === "/redirect") return res.writeHead(302, { location: url.searchParams.get("to")! }).end();
+      if (url.pathname === "/missing") return res.writeHead(404).end();
+      res.writeHead(500).end();
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  });
+  afterAll(async () => {
+    await new Promise<void>((r) => server.close(() => r()));
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const dev = { allowLoopback: true, maxBytes: 10 * 1024 * 1024, timeoutMs: 10_000 };
+  const prod = { ...dev, allowLoopback: false };
+
+  it("streams a source to disk when the address is allowed", async () => {
+    const dest = join(dir, "ok.bin");
+    const result = await downloadSource(`${base}/file`, dest, dev);
+    expect(result.bytes).toBe(payload.length);
+    expect(await readFile(dest)).toEqual(payload);
+  });
+
+  it("refuses 127.0.0.1 and localhost without the development setting", async () => {
+    await expect(downloadSource(`${base}/file`, join(dir, "a"), prod)).rejects.toBeInstanceOf(SourceRefusedError);
+    const port = new URL(base).port;
+    await expect(downloadSource(`http://localhost:${port}/file`, join(dir, "b"), prod)).rejects.toBeInstanceOf(SourceRefusedError);
+    await expect(downloadSource(`http://[::ffff:127.0.0.1]:${port}/file`, join(dir, "c"), prod)).rejects.toBeInstanceOf(SourceRefusedError);
+  });
+
+  it("refuses the cloud metadata address and private addresses before connecting", async () => {
+    await expect(downloadSource("http://169.254.169.254/latest/meta-data/", join(dir, "m"), dev)).rejects.toThrow(/not a public address/);
+    await expect(downloadSource("http://10.0.0.5/video.mp4", join(dir, "p"), dev)).rejects.toBeInstanceOf(SourceRefusedError);
+  });
+
+  it("checks every redirect hop: a redirect to a private or metadata address is refused", async () => {
+    for (const to of ["http://169.254.169.254/latest/meta-data/", "http://192.168.0.10/x.mp4", "file:///etc/passwd"]) {
+      const err = await downloadSource(`${base}/redirect?to=${encodeURIComponent(to)}`, join(dir, "r"), dev).catch((e) => e);
+      expect(err, to).toBeInstanceOf(SourceRefusedError);
+    }
+    const followed = await downloadSource(`${base}/redirect?to=${encodeURIComponent(`${base}/file`)}`, join(dir, "f"), dev);
+    expect(followed.bytes).toBe(payload.length);
+  });
+
+  it("refuses other schemes and credentials in the URL", async () => {
+    for (const url of ["ftp://example.com/a.mp4", "file:///etc/passwd", "data:text/plain,hi", "http://user:pw@example.com/a.mp4"]) {
+      await expect(downloadSource(url, join(dir, "s"), dev), url).rejects.toBeInstanceOf(SourceRefusedError);
+    }
+  });
+
+  it("enforces the size cap with or without a Content-Length, leaving no partial file", async () => {
+    const small = { ...dev, maxBytes: 100 * 1024 };
+    await expect(downloadSource(`${base}/file`, join(dir, "big1"), small)).rejects.toThrow(/limit/);
+    const dest = join(dir, "big2");
+    await expect(downloadSource(`${base}/chunked`, dest, small)).rejects.toThrow(/limit/);
+    await expect(stat(dest)).rejects.toThrow();
+  });
+
+  it("network and HTTP failures are retryable DownloadErrors with readable messages", async () => {
+    const missing = await downloadSource(`${base}/missing`, join(dir, "n"), dev).catch((e) => e);
+    expect(missing).toBeInstanceOf(DownloadError);
+    expect(missing.message).toBe("Download failed: the source answered HTTP 404");
+    const closed = await downloadSource("http://127.0.0.1:9/nothing", join(dir, "c"), dev).catch((e) => e);
+    expect(closed).toBeInstanceOf(DownloadError);
+    expect(closed.message).toBe("Download failed: connection refused");
+  });
+});

@@ -1,0 +1,232 @@
+/** One reader per clip type (spec, Video clip / Overlay clip / Text clip tables). */
+import { isAbsoluteHttpUrl } from "../urls";
+import { type Fields, fieldsOf, type JsonObject } from "./fields";
+import {
+  HEX_COLOR_EXPECTED,
+  LENGTH_EXPECTED,
+  parseHexColor,
+  parseLength,
+  parseX,
+  parseY,
+  X_EXPECTED,
+  Y_EXPECTED,
+} from "./formats";
+import {
+  BACKGROUND_DEFAULTS,
+  BLEND_MODES,
+  type Clip,
+  DEFAULT_POSITION,
+  FONT_WEIGHTS,
+  OUTLINE_DEFAULTS,
+  OVERLAY_DEFAULTS,
+  type OverlayClip,
+  type Position,
+  SHADOW_DEFAULTS,
+  type Size,
+  TEXT_ALIGNS,
+  TEXT_DEFAULTS,
+  type TextBackground,
+  type TextClip,
+  type TextOutline,
+  type TextShadow,
+  VIDEO_DEFAULTS,
+  type VideoClip,
+  videoClipEnd,
+} from "./schema";
+
+export const SPEED_RULE = { min: 0.1, max: 100 } as const;
+export const VOLUME_DB_RULE = { min: -20, max: 20 } as const;
+export const OPACITY_RULE = { min: 0, max: 1 } as const;
+/** Beyond this drawtext renders glyphs larger than an 8K frame. */
+export const FONT_SIZE_RULE = { min: 0, aboveMin: true, max: 1000 } as const;
+
+export interface Issues {
+  errors: string[];
+  warnings: string[];
+}
+
+/** What a clip contributes to stats, limits and overlap checks, read even when the clip is invalid. */
+export interface ClipReading<C extends Clip> {
+  /**
+   * Present only when the clip added no error, which means every required field was read
+   * (hence the non-null assertions where it is built).
+   */
+  clip?: C;
+  /** Timeline interval, when its fields are readable. */
+  span?: { start: number; end: number };
+  /** Valid URLs the clip fetches. */
+  urls: string[];
+  speedChange: boolean;
+  blend: boolean;
+}
+
+const URL_EXPECTED = "an absolute http or https URL";
+const parseUrl = (value: unknown) => (isAbsoluteHttpUrl(value) ? value : undefined);
+const defined = <T>(...values: (T | undefined)[]): T[] => values.filter((v): v is T => v !== undefined);
+
+function readPosition(f: Fields, errors: string[]): Position {
+  const raw = f.object("position");
+  if (!raw) return DEFAULT_POSITION;
+  const p = fieldsOf(raw, f.path("position"), errors);
+  return {
+    x: p.parsed("x", parseX, X_EXPECTED) ?? DEFAULT_POSITION.x,
+    y: p.parsed("y", parseY, Y_EXPECTED) ?? DEFAULT_POSITION.y,
+  };
+}
+
+function readSize(f: Fields, errors: string[]): Size | undefined {
+  const raw = f.object("size");
+  if (!raw) return undefined;
+  const s = fieldsOf(raw, f.path("size"), errors);
+  const width = s.parsed("width", parseLength, LENGTH_EXPECTED);
+  const height = s.parsed("height", parseLength, LENGTH_EXPECTED);
+  if (!width && !height) return undefined;
+  return { ...(width && { width }), ...(height && { height }) };
+}
+
+/** startTime, duration and the fades shared by overlay and text clips. */
+function readTiming(f: Fields) {
+  const startTime = f.number("startTime", { required: true, min: 0 });
+  const duration = f.number("duration", { required: true, min: 0, aboveMin: true });
+  const fadeIn = f.number("fadeIn", { min: 0 }) ?? 0;
+  const fadeOut = f.number("fadeOut", { min: 0 }) ?? 0;
+  if (duration !== undefined && fadeIn + fadeOut > duration) {
+    f.fail("fadeOut", "fadeIn and fadeOut together must not exceed duration");
+  }
+  const span = startTime !== undefined && duration !== undefined ? { start: startTime, end: startTime + duration } : undefined;
+  return { startTime, duration, fadeIn, fadeOut, span };
+}
+
+function readColor(f: Fields, key: string, fallback: string): string {
+  return f.parsed(key, parseHexColor, HEX_COLOR_EXPECTED) ?? fallback;
+}
+
+export function readVideoClip(source: JsonObject, path: string, issues: Issues): ClipReading<VideoClip> {
+  const before = issues.errors.length;
+  const f = fieldsOf(source, path, issues.errors);
+  const id = f.string("id", true);
+  const src = f.parsed("src", parseUrl, URL_EXPECTED, true);
+  const inPoint = f.number("in", { required: true, min: 0 });
+  const outPoint = f.number("out", { required: true });
+  if (inPoint !== undefined && outPoint !== undefined && outPoint <= inPoint) f.fail("out", "must be greater than in");
+  const startTime = f.number("startTime", { required: true, min: 0 });
+  const speed = f.number("speed", SPEED_RULE) ?? VIDEO_DEFAULTS.speed;
+  const mute = f.boolean("mute") ?? VIDEO_DEFAULTS.mute;
+  const volume = f.number("volume", VOLUME_DB_RULE) ?? VIDEO_DEFAULTS.volume;
+  const replaceAudio = f.parsed("replaceAudio", parseUrl, URL_EXPECTED);
+  if (mute && replaceAudio) issues.warnings.push(`${path}: mute is true, so replaceAudio is not heard`);
+
+  const timed = inPoint !== undefined && outPoint !== undefined && outPoint > inPoint && startTime !== undefined;
+  const span = timed ? { start: startTime, end: videoClipEnd({ startTime, in: inPoint, out: outPoint, speed }) } : undefined;
+  const valid = issues.errors.length === before;
+  return {
+    clip: valid
+      ? { id: id!, src: src!, in: inPoint!, out: outPoint!, startTime: startTime!, speed, mute, volume, ...(replaceAudio && { replaceAudio }) }
+      : undefined,
+    span,
+    urls: defined(src, replaceAudio),
+    speedChange: speed !== VIDEO_DEFAULTS.speed,
+    blend: false,
+  };
+}
+
+export function readOverlayClip(source: JsonObject, path: string, issues: Issues): ClipReading<OverlayClip> {
+  const before = issues.errors.length;
+  const f = fieldsOf(source, path, issues.errors);
+  const id = f.string("id", true);
+  // Whether it really is a PNG or JPG is learnt when the worker fetches it, as for any source.
+  const src = f.parsed("src", parseUrl, URL_EXPECTED, true);
+  const { startTime, duration, fadeIn, fadeOut, span } = readTiming(f);
+  const position = readPosition(f, issues.errors);
+  const size = readSize(f, issues.errors);
+  const opacity = f.number("opacity", OPACITY_RULE) ?? OVERLAY_DEFAULTS.opacity;
+  const blendMode = f.oneOf("blendMode", BLEND_MODES) ?? OVERLAY_DEFAULTS.blendMode;
+
+  const valid = issues.errors.length === before;
+  return {
+    clip: valid
+      ? { id: id!, src: src!, startTime: startTime!, duration: duration!, position, ...(size && { size }), opacity, fadeIn, fadeOut, blendMode }
+      : undefined,
+    span,
+    urls: defined(src),
+    speedChange: false,
+    blend: blendMode !== OVERLAY_DEFAULTS.blendMode,
+  };
+}
+
+function readBackground(f: Fields, errors: string[]): TextBackground | undefined {
+  const raw = f.object("background");
+  if (!raw) return undefined;
+  const b = fieldsOf(raw, f.path("background"), errors);
+  return {
+    color: readColor(b, "color", BACKGROUND_DEFAULTS.color),
+    opacity: b.number("opacity", OPACITY_RULE) ?? BACKGROUND_DEFAULTS.opacity,
+    padding: b.number("padding", { min: 0 }) ?? BACKGROUND_DEFAULTS.padding,
+  };
+}
+
+function readOutline(f: Fields, errors: string[]): TextOutline | undefined {
+  const raw = f.object("outline");
+  if (!raw) return undefined;
+  const o = fieldsOf(raw, f.path("outline"), errors);
+  return {
+    color: readColor(o, "color", OUTLINE_DEFAULTS.color),
+    width: o.number("width", { min: 0 }) ?? OUTLINE_DEFAULTS.width,
+  };
+}
+
+function readShadow(f: Fields, errors: string[]): TextShadow | undefined {
+  const raw = f.object("shadow");
+  if (!raw) return undefined;
+  const s = fieldsOf(raw, f.path("shadow"), errors);
+  return {
+    color: readColor(s, "color", SHADOW_DEFAULTS.color),
+    offsetX: s.number("offsetX") ?? SHADOW_DEFAULTS.offsetX,
+    offsetY: s.number("offsetY") ?? SHADOW_DEFAULTS.offsetY,
+    blur: s.number("blur", { min: 0 }) ?? SHADOW_DEFAULTS.blur,
+  };
+}
+
+export function readTextClip(source: JsonObject, path: string, issues: Issues): ClipReading<TextClip> {
+  const before = issues.errors.length;
+  const f = fieldsOf(source, path, issues.errors);
+  const id = f.string("id", true);
+  const text = f.string("text", true);
+  const { startTime, duration, fadeIn, fadeOut, span } = readTiming(f);
+  const fontSize = f.number("fontSize", FONT_SIZE_RULE) ?? TEXT_DEFAULTS.fontSize;
+  const fontColor = readColor(f, "fontColor", TEXT_DEFAULTS.fontColor);
+  const fontFamily = f.string("fontFamily") ?? TEXT_DEFAULTS.fontFamily;
+  const fontWeight = f.oneOf("fontWeight", FONT_WEIGHTS) ?? TEXT_DEFAULTS.fontWeight;
+  const textAlign = f.oneOf("textAlign", TEXT_ALIGNS) ?? TEXT_DEFAULTS.textAlign;
+  const position = readPosition(f, issues.errors);
+  const background = readBackground(f, issues.errors);
+  const outline = readOutline(f, issues.errors);
+  const shadow = readShadow(f, issues.errors);
+
+  const valid = issues.errors.length === before;
+  return {
+    clip: valid
+      ? {
+          id: id!,
+          text: text!,
+          startTime: startTime!,
+          duration: duration!,
+          fontSize,
+          fontColor,
+          fontFamily,
+          fontWeight,
+          textAlign,
+          position,
+          ...(background && { background }),
+          ...(outline && { outline }),
+          ...(shadow && { shadow }),
+          fadeIn,
+          fadeOut,
+        }
+      : undefined,
+    span,
+    urls: [],
+    speedChange: false,
+    blend: false,
+  };
+}

@@ -1,0 +1,77 @@
+/**
+ * Processing-time estimate for a timeline (spec, POST and PUT /edl `estimate`).
+ *
+ *   seconds = 10 + 2 × assets
+ *           + duration × pixelFactor × presetFactor × complexityFactor / codecSpeed
+ *
+ * - codecSpeed: output seconds encoded per wall second at 1080p30, preset veryfast, on the
+ *   2-core workers (ffmpeg-notes.md): libx264 2.3, libx265 0.79, libvpx-vp9 0.45.
+ * - pixelFactor = 0.4 + 0.6 × (width × height × fps) / (1920 × 1080 × 30): decoding, filters
+ *   and audio (about 40%) do not shrink with the output; encoding scales with pixels per second.
+ *   This gives 720p30 x264 ≈ 3.5× realtime, within the measured 2.4–3.4× plus noise.
+ * - presetFactor: cost relative to veryfast. superfast 0.7 and faster 1.6 are measured
+ *   (3.1–3.6× and 1.4× against 2.3×); the others follow x264's documented progression.
+ * - complexityFactor: simple 1, moderate 1.25, complex 1.6, heavy 2.2. The measured 42 s
+ *   moderate timeline (rendered in 16–23 s) gets 42 × 1.25 / 2.3 ≈ 23 s of rendering here.
+ * - 10 s start-up plus 2 s per asset for downloads.
+ *
+ * Runs on these machines vary 20–40%, so the range shown is 0.8× to 1.4× of `seconds`, in
+ * whole minutes ("1-2 minutes"), "under 1 minute", or whole hours past two hours, the same
+ * style as the preset catalogue.
+ */
+import type { Complexity } from "./complexity";
+import type { EncoderPreset, OutputSettings, VideoCodec } from "./schema";
+
+const CODEC_SPEED: Record<VideoCodec, number> = { libx264: 2.3, libx265: 0.79, "libvpx-vp9": 0.45 };
+
+const PRESET_FACTOR: Record<EncoderPreset, number> = {
+  ultrafast: 0.5,
+  superfast: 0.7,
+  veryfast: 1,
+  faster: 1.6,
+  fast: 2,
+  medium: 2.5,
+  slow: 4,
+  slower: 8,
+  veryslow: 16,
+};
+
+const COMPLEXITY_FACTOR: Record<Complexity, number> = { simple: 1, moderate: 1.25, complex: 1.6, heavy: 2.2 };
+
+const REFERENCE_PIXEL_RATE = 1920 * 1080 * 30;
+
+export interface EdlEstimate {
+  processingTime: string;
+  complexity: Complexity;
+}
+
+export interface EstimateInputs {
+  output: Pick<OutputSettings, "resolution" | "fps" | "videoCodec" | "preset">;
+  /** Output seconds. */
+  duration: number;
+  assets: number;
+  complexity: Complexity;
+}
+
+export function estimateSeconds({ output, duration, assets, complexity }: EstimateInputs): number {
+  const { width, height } = output.resolution;
+  const pixelFactor = 0.4 + (0.6 * width * height * output.fps) / REFERENCE_PIXEL_RATE;
+  const render =
+    (duration * pixelFactor * PRESET_FACTOR[output.preset] * COMPLEXITY_FACTOR[complexity]) /
+    CODEC_SPEED[output.videoCodec];
+  return 10 + 2 * assets + render;
+}
+
+export function formatRange(seconds: number): string {
+  const low = seconds * 0.8;
+  const high = seconds * 1.4;
+  if (high <= 60) return "under 1 minute";
+  const unit = high <= 2 * 60 * 60 ? { size: 60, name: "minutes" } : { size: 60 * 60, name: "hours" };
+  const from = Math.max(1, Math.floor(low / unit.size));
+  const to = Math.max(from + 1, Math.ceil(high / unit.size));
+  return `${from}-${to} ${unit.name}`;
+}
+
+export function estimate(inputs: EstimateInputs): EdlEstimate {
+  return { processingTime: formatRange(estimateSeconds(inputs)), complexity: inputs.complexity };
+}

@@ -1,0 +1,240 @@
+/**
+ * The EDL (timeline) document after validation: every field of the spec's tables, with
+ * defaults applied and strings parsed where the encoder needs numbers. `validateEdl` is the
+ * only producer of these values; the timeline compiler consumes them without re-checking.
+ *
+ * Times are seconds. Colours are normalised to upper-case `#RRGGBB` or `#RRGGBBAA`.
+ */
+
+export const EDL_VERSION = "1.0";
+
+export const CONTAINERS = ["mp4", "webm", "mov", "mkv"] as const;
+export type Container = (typeof CONTAINERS)[number];
+
+export const VIDEO_CODECS = ["libx264", "libx265", "libvpx-vp9"] as const;
+export type VideoCodec = (typeof VIDEO_CODECS)[number];
+
+export const AUDIO_CODECS = ["aac", "mp3", "opus"] as const;
+export type AudioCodec = (typeof AUDIO_CODECS)[number];
+
+/** Encoder speed settings, fastest first. */
+export const ENCODER_PRESETS = [
+  "ultrafast",
+  "superfast",
+  "veryfast",
+  "faster",
+  "fast",
+  "medium",
+  "slow",
+  "slower",
+  "veryslow",
+] as const;
+export type EncoderPreset = (typeof ENCODER_PRESETS)[number];
+
+export const TRACK_TYPES = ["video", "overlay", "text"] as const;
+export type TrackType = (typeof TRACK_TYPES)[number];
+
+export const BLEND_MODES = ["normal", "multiply", "screen", "overlay", "darken", "lighten"] as const;
+export type BlendMode = (typeof BLEND_MODES)[number];
+
+export const FONT_WEIGHTS = ["normal", "bold"] as const;
+export type FontWeight = (typeof FONT_WEIGHTS)[number];
+
+export const TEXT_ALIGNS = ["left", "center", "right"] as const;
+export type TextAlign = (typeof TEXT_ALIGNS)[number];
+
+/**
+ * The spec lists five position keywords for both axes; each axis only takes the three that
+ * mean something on it (`x: "top"` has no sensible reading).
+ */
+export const X_KEYWORDS = ["left", "center", "right"] as const;
+export const Y_KEYWORDS = ["top", "center", "bottom"] as const;
+export type XPosition = number | (typeof X_KEYWORDS)[number];
+export type YPosition = number | (typeof Y_KEYWORDS)[number];
+
+/** Clip properties the contract accepts without applying (spec, Video clip). Order is the report order. */
+export const UNAPPLIED_FEATURES = ["transform", "crop", "filters", "transition", "freeze"] as const;
+export type UnappliedFeature = (typeof UNAPPLIED_FEATURES)[number];
+
+export interface Resolution {
+  width: number;
+  height: number;
+}
+
+export interface OutputSettings {
+  resolution: Resolution;
+  fps: number;
+  container: Container;
+  videoCodec: VideoCodec;
+  audioCodec: AudioCodec;
+  /** As sent, e.g. "2500k" (FFmpeg takes it verbatim). Absent: quality is set by `crf` alone. */
+  videoBitrate?: string;
+  audioBitrate: string;
+  preset: EncoderPreset;
+  /** Absent only when the caller set `videoBitrate` without `crf`. */
+  crf?: number;
+}
+
+/** Pixel position; numbers are the top-left corner in output pixels and may be negative (partly off-frame). */
+export interface Position {
+  x: XPosition;
+  y: YPosition;
+}
+
+export type Length = { unit: "px"; value: number } | { unit: "percent"; value: number };
+
+/** A missing side keeps the image's aspect ratio; both missing means natural size (then `size` is absent). */
+export interface Size {
+  width?: Length;
+  height?: Length;
+}
+
+export interface VideoClip {
+  id: string;
+  src: string;
+  in: number;
+  out: number;
+  startTime: number;
+  speed: number;
+  mute: boolean;
+  /** Gain in dB. */
+  volume: number;
+  /** Replaces the clip's own audio; a muted clip stays silent either way. */
+  replaceAudio?: string;
+}
+
+export interface OverlayClip {
+  id: string;
+  src: string;
+  startTime: number;
+  duration: number;
+  position: Position;
+  size?: Size;
+  opacity: number;
+  fadeIn: number;
+  fadeOut: number;
+  blendMode: BlendMode;
+}
+
+export interface TextBackground {
+  color: string;
+  opacity: number;
+  padding: number;
+}
+
+export interface TextOutline {
+  color: string;
+  width: number;
+}
+
+export interface TextShadow {
+  color: string;
+  offsetX: number;
+  offsetY: number;
+  blur: number;
+}
+
+export interface TextClip {
+  id: string;
+  text: string;
+  startTime: number;
+  duration: number;
+  fontSize: number;
+  fontColor: string;
+  fontFamily: string;
+  fontWeight: FontWeight;
+  textAlign: TextAlign;
+  position: Position;
+  background?: TextBackground;
+  outline?: TextOutline;
+  shadow?: TextShadow;
+  fadeIn: number;
+  fadeOut: number;
+}
+
+export type Clip = VideoClip | OverlayClip | TextClip;
+
+export interface VideoTrack {
+  type: "video";
+  clips: VideoClip[];
+}
+
+export interface OverlayTrack {
+  type: "overlay";
+  clips: OverlayClip[];
+}
+
+export interface TextTrack {
+  type: "text";
+  clips: TextClip[];
+}
+
+/** Tracks keep the document's order; overlay and text tracks later in the array draw on top. */
+export type Track = VideoTrack | OverlayTrack | TextTrack;
+
+export interface ValidatedEdl {
+  version: typeof EDL_VERSION;
+  output: OutputSettings;
+  /** Exactly one video track, with at least one clip. */
+  timeline: { tracks: Track[] };
+}
+
+export const DEFAULT_RESOLUTION: Resolution = { width: 1920, height: 1080 };
+export const DEFAULT_FPS = 30;
+export const DEFAULT_CONTAINER: Container = "mp4";
+/** The encoder speed the processing-time factors were measured with. */
+export const DEFAULT_ENCODER_PRESET: EncoderPreset = "veryfast";
+export const DEFAULT_AUDIO_BITRATE = "128k";
+export const DEFAULT_POSITION: Position = { x: "center", y: "center" };
+
+/** WebM only carries VP9 and Opus, so its defaults differ from the other containers'. */
+export const DEFAULT_CODECS: Record<Container, { video: VideoCodec; audio: AudioCodec }> = {
+  mp4: { video: "libx264", audio: "aac" },
+  webm: { video: "libvpx-vp9", audio: "opus" },
+  mov: { video: "libx264", audio: "aac" },
+  mkv: { video: "libx264", audio: "aac" },
+};
+
+/** Each encoder's own default CRF, and its highest value. */
+export const CRF_RANGE: Record<VideoCodec, { default: number; max: number }> = {
+  libx264: { default: 23, max: 51 },
+  libx265: { default: 28, max: 51 },
+  "libvpx-vp9": { default: 31, max: 63 },
+};
+
+/**
+ * What each container's FFmpeg muxer accepts (checked against FFmpeg 5.1: webm takes only
+ * VP9/Opus here; mov refuses VP9 and Opus, "only supported in MP4").
+ */
+export const CONTAINER_CODECS: Record<Container, { video: readonly VideoCodec[]; audio: readonly AudioCodec[] }> = {
+  mp4: { video: VIDEO_CODECS, audio: AUDIO_CODECS },
+  webm: { video: ["libvpx-vp9"], audio: ["opus"] },
+  mov: { video: ["libx264", "libx265"], audio: ["aac", "mp3"] },
+  mkv: { video: VIDEO_CODECS, audio: AUDIO_CODECS },
+};
+
+export const VIDEO_DEFAULTS = { speed: 1, mute: false, volume: 0 } as const;
+export const OVERLAY_DEFAULTS = { opacity: 1, fadeIn: 0, fadeOut: 0, blendMode: "normal" } as const;
+export const TEXT_DEFAULTS = {
+  fontSize: 48,
+  fontColor: "#FFFFFF",
+  fontFamily: "Arial",
+  fontWeight: "normal",
+  textAlign: "center",
+  fadeIn: 0,
+  fadeOut: 0,
+} as const;
+/** Defaults for the parts of a text decoration object the caller left out. */
+export const BACKGROUND_DEFAULTS: TextBackground = { color: "#000000", opacity: 0.5, padding: 10 };
+export const OUTLINE_DEFAULTS: TextOutline = { color: "#000000", width: 2 };
+export const SHADOW_DEFAULTS: TextShadow = { color: "#000000", offsetX: 2, offsetY: 2, blur: 0 };
+
+/** Where a video clip ends on the timeline: its source span played at its speed. */
+export function videoClipEnd(clip: Pick<VideoClip, "startTime" | "in" | "out" | "speed">): number {
+  return clip.startTime + (clip.out - clip.in) / clip.speed;
+}
+
+/** Where any clip ends on the timeline. */
+export function clipEnd(clip: Clip): number {
+  return "duration" in clip ? clip.startTime + clip.duration : videoClipEnd(clip);
+}

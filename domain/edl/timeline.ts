@@ -1,0 +1,189 @@
+/** `timeline.tracks`: track types, the single video track, clip id uniqueness, overlaps, features. */
+import { type ClipReading, type Issues, readOverlayClip, readTextClip, readVideoClip } from "./clips";
+import { fieldPath, fieldsOf, isObject, type JsonObject, own } from "./fields";
+import {
+  type Clip,
+  type OverlayClip,
+  type TextClip,
+  type Track,
+  TRACK_TYPES,
+  UNAPPLIED_FEATURES,
+  type UnappliedFeature,
+  type VideoClip,
+} from "./schema";
+
+interface Entry<C extends Clip> {
+  /** The clip's id when it has one, else its index: what warnings call it. */
+  label: string;
+  reading: ClipReading<C>;
+}
+
+/** One entry of `timeline.tracks`, read as far as its shape allows. */
+export type TrackReading = {
+  index: number;
+  /** Every element of `clips`, malformed ones included: they still count toward the plan's limit. */
+  clipCount: number;
+} & (
+  | { type: "video"; clips: Entry<VideoClip>[] }
+  | { type: "overlay"; clips: Entry<OverlayClip>[] }
+  | { type: "text"; clips: Entry<TextClip>[] }
+  | { type: undefined; clips: [] }
+);
+
+export interface TimelineReading {
+  tracks: TrackReading[];
+  /** Accepted-but-not-applied properties used anywhere, in `UNAPPLIED_FEATURES` order. */
+  features: UnappliedFeature[];
+  /** The validated tracks; absent when any track or clip is invalid. */
+  validTracks?: Track[];
+}
+
+/** Clip ids seen so far and where, so a duplicate's error can point at the first use. */
+type IdRegistry = Map<string, string>;
+
+function readClips<C extends Clip>(
+  raws: unknown[],
+  path: string,
+  read: ((source: JsonObject, path: string, issues: Issues) => ClipReading<C>) | undefined,
+  issues: Issues,
+  ids: IdRegistry,
+  features: Set<UnappliedFeature>,
+): Entry<C>[] {
+  const entries: Entry<C>[] = [];
+  raws.forEach((raw, j) => {
+    const clipPath = fieldPath(path, j);
+    if (!isObject(raw)) {
+      issues.errors.push(`${clipPath}: must be an object`);
+      return;
+    }
+    for (const name of UNAPPLIED_FEATURES) {
+      if (own(raw, name) !== undefined) features.add(name);
+    }
+    const rawId = own(raw, "id");
+    const id = typeof rawId === "string" && rawId.trim() !== "" ? rawId : undefined;
+    if (id !== undefined) {
+      const firstUse = ids.get(id);
+      if (firstUse) issues.errors.push(`${clipPath}.id: "${id}" is already used by ${firstUse}; clip ids must be unique`);
+      else ids.set(id, clipPath);
+    }
+    // Without a known track type there is no table to check the clip's fields against.
+    if (read) entries.push({ label: id ?? `clips[${j}]`, reading: read(raw, clipPath, issues) });
+  });
+  return entries;
+}
+
+function readTrack(raw: unknown, index: number, issues: Issues, ids: IdRegistry, features: Set<UnappliedFeature>): TrackReading {
+  const path = fieldPath("timeline.tracks", index);
+  if (!isObject(raw)) {
+    issues.errors.push(`${path}: must be an object`);
+    return { index, clipCount: 0, type: undefined, clips: [] };
+  }
+  const f = fieldsOf(raw, path, issues.errors);
+  const type = f.oneOf("type", TRACK_TYPES, true);
+  const raws = f.array("clips", true) ?? [];
+  const clipsPath = f.path("clips");
+  const base = { index, clipCount: raws.length };
+  switch (type) {
+    case "video":
+      return { ...base, type, clips: readClips(raws, clipsPath, readVideoClip, issues, ids, features) };
+    case "overlay":
+      return { ...base, type, clips: readClips(raws, clipsPath, readOverlayClip, issues, ids, features) };
+    case "text":
+      return { ...base, type, clips: readClips(raws, clipsPath, readTextClip, issues, ids, features) };
+    default:
+      readClips(raws, clipsPath, undefined, issues, ids, features);
+      return { ...base, type: undefined, clips: [] };
+  }
+}
+
+/**
+ * The compiler lays the video track out as one concatenated sequence, so there is exactly one,
+ * and an output needs at least one clip on it. Several video tracks have no meaning in the
+ * contract (no layering rule for them), hence an error rather than a guess.
+ */
+function checkVideoTrack(tracks: TrackReading[], errors: string[]): void {
+  const video = tracks.filter((t) => t.type === "video");
+  if (video.length === 0) {
+    errors.push("timeline.tracks: must include a video track with at least one clip");
+    return;
+  }
+  if (video[0].clipCount === 0) {
+    errors.push(`timeline.tracks[${video[0].index}].clips: the video track must have at least one clip`);
+  }
+  for (const extra of video.slice(1)) {
+    errors.push(`timeline.tracks[${extra.index}].type: only one video track is allowed`);
+  }
+}
+
+/**
+ * One warning per clip that starts before an earlier clip on its track has ended (touching
+ * ends are fine). Each is paired with the clip that reaches furthest so far, so three clips on
+ * top of each other give two warnings, not three.
+ */
+export function overlapWarnings(track: TrackReading): string[] {
+  const timed = (track.clips as Entry<Clip>[])
+    .flatMap(({ label, reading }) => (reading.span ? [{ label, ...reading.span }] : []))
+    .sort((a, b) => a.start - b.start);
+  const warnings: string[] = [];
+  let furthest: (typeof timed)[number] | undefined;
+  for (const clip of timed) {
+    if (furthest && clip.start < furthest.end) {
+      warnings.push(`Track ${track.index} (${track.type}) has overlapping clips: ${furthest.label} and ${clip.label}`);
+    }
+    if (!furthest || clip.end > furthest.end) furthest = clip;
+  }
+  return warnings;
+}
+
+function completeClips<C extends Clip>(entries: Entry<C>[]): C[] | undefined {
+  const clips = entries.map((e) => e.reading.clip);
+  return clips.every((c) => c !== undefined) ? (clips as C[]) : undefined;
+}
+
+function completeTrack(track: TrackReading): Track | undefined {
+  switch (track.type) {
+    case "video": {
+      const clips = completeClips(track.clips);
+      return clips && { type: track.type, clips };
+    }
+    case "overlay": {
+      const clips = completeClips(track.clips);
+      return clips && { type: track.type, clips };
+    }
+    case "text": {
+      const clips = completeClips(track.clips);
+      return clips && { type: track.type, clips };
+    }
+    default:
+      return undefined;
+  }
+}
+
+export function readTimeline(value: unknown, issues: Issues): TimelineReading {
+  const empty: TimelineReading = { tracks: [], features: [] };
+  if (value === undefined || value === null) {
+    issues.errors.push("timeline: is required");
+    return empty;
+  }
+  if (!isObject(value)) {
+    issues.errors.push("timeline: must be an object");
+    return empty;
+  }
+  const raws = fieldsOf(value, "timeline", issues.errors).array("tracks", true);
+  if (!raws) return empty;
+
+  const ids: IdRegistry = new Map();
+  const used = new Set<UnappliedFeature>();
+  const tracks = raws.map((raw, i) => readTrack(raw, i, issues, ids, used));
+  checkVideoTrack(tracks, issues.errors);
+  // One push per warning: spreading a huge list into push() overflows the argument stack.
+  for (const warning of tracks.flatMap(overlapWarnings)) issues.warnings.push(warning);
+
+  const completed = tracks.map(completeTrack);
+  const validTracks = completed.every((t): t is Track => t !== undefined) ? completed : undefined;
+  return {
+    tracks,
+    features: UNAPPLIED_FEATURES.filter((name) => used.has(name)),
+    ...(validTracks && { validTracks }),
+  };
+}

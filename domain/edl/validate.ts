@@ -1,0 +1,74 @@
+/**
+ * The single entry point: a JSON value and a plan in, the PUT /edl verdict out. Pure, and it
+ * never throws: every shape of input becomes errors in the result.
+ */
+import type { PlanId } from "../plans";
+import type { Issues } from "./clips";
+import { estimate, type EdlEstimate } from "./estimate";
+import { fieldsOf, isObject, type JsonObject, own } from "./fields";
+import { limitErrors } from "./limits";
+import { readOutput } from "./output";
+import { EDL_VERSION, type OutputSettings, type ValidatedEdl } from "./schema";
+import { computeStats, type EdlStats } from "./stats";
+import { readTimeline, type TimelineReading } from "./timeline";
+
+export interface EdlValidation {
+  /** True exactly when `errors` is empty; plan limits are part of validity. */
+  valid: boolean;
+  errors: string[];
+  warnings: string[];
+  stats: EdlStats;
+  estimate: EdlEstimate;
+  /** The timeline with defaults applied; present exactly when `valid`. */
+  edl?: ValidatedEdl;
+}
+
+export const EXPERIMENTAL_FEATURES_WARNING = "Experimental features are accepted but not applied";
+
+function readDocument(document: JsonObject, issues: Issues): { output: OutputSettings; timeline: TimelineReading } {
+  const f = fieldsOf(document, "", issues.errors);
+  f.parsed("version", (v) => (v === EDL_VERSION ? v : undefined), `"${EDL_VERSION}"`, true);
+  const output = readOutput(own(document, "output"), issues.errors);
+  const timeline = readTimeline(own(document, "timeline"), issues);
+  f.object("metadata");
+  return { output, timeline };
+}
+
+/** One error says it all; the defaults still give the estimate something to work on. */
+function notADocument(issues: Issues): { output: OutputSettings; timeline: TimelineReading } {
+  issues.errors.push("EDL document must be a JSON object");
+  return { output: readOutput(undefined, []), timeline: { tracks: [], features: [] } };
+}
+
+export function validateEdl(input: unknown, plan: PlanId): EdlValidation {
+  const issues: Issues = { errors: [], warnings: [] };
+  const { output, timeline } = isObject(input) ? readDocument(input, issues) : notADocument(issues);
+
+  const stats = computeStats(timeline);
+  issues.errors.push(...limitErrors(stats, plan));
+  if (stats.features.length > 0) {
+    issues.warnings.push(`${EXPERIMENTAL_FEATURES_WARNING}: ${stats.features.join(", ")}`);
+  }
+
+  const valid = issues.errors.length === 0;
+  return {
+    valid,
+    errors: issues.errors,
+    warnings: issues.warnings,
+    stats,
+    estimate: estimate({ output, duration: stats.duration, assets: stats.assets, complexity: stats.complexity }),
+    ...(valid && timeline.validTracks && { edl: { version: EDL_VERSION, output, timeline: { tracks: timeline.validTracks } } }),
+  };
+}
+
+/**
+ * PUT /edl's `plan.canProcess`. Limits are checked inside validation, so a timeline the plan
+ * can process is exactly a valid one; this names that for the route.
+ */
+export function canProcess(validation: EdlValidation): boolean {
+  return validation.valid;
+}
+
+export { postStats, type EdlPostStats, type EdlStats } from "./stats";
+export type { EdlEstimate } from "./estimate";
+export type { Complexity } from "./complexity";

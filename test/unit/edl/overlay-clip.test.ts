@@ -1,0 +1,123 @@
+import { describe, expect, it } from "vitest";
+import { validateEdl } from "../../../domain/edl/validate";
+import { errorsOf, EXTRA0, overlayClip, withTrack } from "./fixtures";
+
+const errorsFor = (fields: Record<string, unknown>) => errorsOf(withTrack("overlay", [overlayClip(fields)]));
+const clipOf = (fields: Record<string, unknown>) =>
+  validateEdl(withTrack("overlay", [overlayClip(fields)]), "free").edl?.timeline.tracks[1].clips[0];
+
+describe("spec: EDL document › Overlay clip › required fields", () => {
+  it.each(["id", "src", "startTime", "duration"])("%s is required", (field) => {
+    const clip: Record<string, unknown> = overlayClip();
+    delete clip[field];
+    expect(errorsOf(withTrack("overlay", [clip]))).toEqual([`${EXTRA0}.${field}: is required`]);
+  });
+
+  it("src must be an absolute http(s) URL (decision: the image type is checked when fetched)", () => {
+    expect(errorsFor({ src: "logo.png" })).toEqual([`${EXTRA0}.src: must be an absolute http or https URL`]);
+    expect(errorsFor({ src: "https://cdn.example.com/image?id=3" })).toEqual([]);
+  });
+
+  it("startTime must be at least 0", () => {
+    expect(errorsFor({ startTime: -1 })).toEqual([`${EXTRA0}.startTime: must be at least 0`]);
+  });
+
+  it("decision: duration must be greater than 0", () => {
+    expect(errorsFor({ duration: 0 })).toEqual([`${EXTRA0}.duration: must be greater than 0`]);
+    expect(errorsFor({ duration: -2 })).toEqual([`${EXTRA0}.duration: must be greater than 0`]);
+  });
+});
+
+describe("spec: EDL document › Overlay clip › defaults", () => {
+  it("opacity 1, no fades, normal blending, centred, natural size", () => {
+    expect(clipOf({ id: "logo" })).toEqual({
+      id: "logo",
+      src: "https://media.example.com/logo.png",
+      startTime: 0,
+      duration: 5,
+      position: { x: "center", y: "center" },
+      opacity: 1,
+      fadeIn: 0,
+      fadeOut: 0,
+      blendMode: "normal",
+    });
+  });
+});
+
+describe("spec: EDL document › Overlay clip › opacity 0.0 to 1.0 (spec: Limits › Overlay opacity)", () => {
+  it.each([0, 0.5, 1])("opacity %s is accepted", (opacity) => {
+    expect(errorsFor({ opacity })).toEqual([]);
+  });
+
+  it.each([-0.1, 1.01, 50])("opacity %s is rejected", (opacity) => {
+    expect(errorsFor({ opacity })).toEqual([`${EXTRA0}.opacity: must be between 0 and 1`]);
+  });
+});
+
+describe("spec: EDL document › Overlay clip › position {x, y}: numbers or keywords", () => {
+  it("numbers (negative ones too, partly off-frame) and keywords are kept", () => {
+    expect(clipOf({ position: { x: -20, y: "bottom" } })?.position).toEqual({ x: -20, y: "bottom" });
+    expect(clipOf({ position: { x: "right", y: 10 } })?.position).toEqual({ x: "right", y: 10 });
+  });
+
+  it("a missing axis is centred", () => {
+    expect(clipOf({ position: { x: "left" } })?.position).toEqual({ x: "left", y: "center" });
+  });
+
+  it("decision: each axis takes only its own keywords", () => {
+    expect(errorsFor({ position: { x: "top", y: "left" } })).toEqual([
+      `${EXTRA0}.position.x: must be a number or one of left, center, right`,
+      `${EXTRA0}.position.y: must be a number or one of top, center, bottom`,
+    ]);
+  });
+
+  it("position must be an object", () => {
+    expect(errorsFor({ position: "center" })).toEqual([`${EXTRA0}.position: must be an object`]);
+  });
+});
+
+describe("spec: EDL document › Overlay clip › size {width, height}: pixels or a percentage string", () => {
+  it("pixels and percentages are parsed", () => {
+    expect(clipOf({ size: { width: 320, height: "25%" } })?.size).toEqual({
+      width: { unit: "px", value: 320 },
+      height: { unit: "percent", value: 25 },
+    });
+  });
+
+  it("decision: one side alone keeps the aspect ratio; an empty size is natural size", () => {
+    expect(clipOf({ size: { width: "50%" } })?.size).toEqual({ width: { unit: "percent", value: 50 } });
+    expect(clipOf({ size: {} })).not.toHaveProperty("size");
+  });
+
+  it.each([0, -5, "50", "50 %", "0%", "%", "abc", true])("%j is rejected", (width) => {
+    expect(errorsFor({ size: { width } })).toEqual([
+      `${EXTRA0}.size.width: must be a positive number of pixels or a percentage such as "50%"`,
+    ]);
+  });
+});
+
+describe("spec: EDL document › Overlay clip › fades", () => {
+  it("fadeIn and fadeOut are at least 0", () => {
+    expect(errorsFor({ fadeIn: -1 })).toEqual([`${EXTRA0}.fadeIn: must be at least 0`]);
+    expect(errorsFor({ fadeOut: -1 })).toEqual([`${EXTRA0}.fadeOut: must be at least 0`]);
+  });
+
+  it("decision: fadeIn plus fadeOut may not exceed duration", () => {
+    expect(errorsFor({ duration: 4, fadeIn: 2, fadeOut: 2 })).toEqual([]);
+    expect(errorsFor({ duration: 4, fadeIn: 2, fadeOut: 2.5 })).toEqual([
+      `${EXTRA0}.fadeOut: fadeIn and fadeOut together must not exceed duration`,
+    ]);
+  });
+});
+
+describe("spec: EDL document › Overlay clip › blendMode", () => {
+  it.each(["normal", "multiply", "screen", "overlay", "darken", "lighten"])("%s is accepted", (blendMode) => {
+    expect(clipOf({ blendMode })?.blendMode).toBe(blendMode);
+  });
+
+  it("others are rejected", () => {
+    expect(errorsFor({ blendMode: "difference" })).toEqual([
+      `${EXTRA0}.blendMode: must be one of normal, multiply, screen, overlay, darken, lighten`,
+    ]);
+  });
+});

@@ -2,6 +2,8 @@ import { Hono } from "hono";
 import type { AppEnv } from "./context";
 import { renderError } from "./errors";
 import { init } from "./middleware/init";
+import { registerCreateEdl } from "./routes/edl/create";
+import { registerValidateEdl } from "./routes/edl/validate";
 import { registerCancelJob } from "./routes/jobs/cancel";
 import { registerCreateJob } from "./routes/jobs/create";
 import { registerDownloadUrl } from "./routes/jobs/download-url";
@@ -18,6 +20,8 @@ function publicApi() {
   registerCancelJob(api);
   registerDownloadUrl(api);
   registerListPresets(api);
+  registerCreateEdl(api);
+  registerValidateEdl(api);
   return api;
 }
 

@@ -34,6 +34,18 @@ import {
   videoClipEnd,
 } from "./schema";
 
+/**
+ * Every time field (seconds) stays below 100 hours, ten times the largest plan's timeline: a
+ * larger value is a mistake, and unbounded ones would make stats and estimates overflow.
+ */
+export const MAX_SECONDS = 360_000;
+const SECONDS_RULE = { min: 0, max: MAX_SECONDS } as const;
+const DURATION_RULE = { min: 0, aboveMin: true, max: MAX_SECONDS } as const;
+/** Decoration sizes in pixels: generous for an 8K frame, small enough to keep FFmpeg's frame math sane. */
+const PADDING_RULE = { min: 0, max: 500 } as const;
+const STROKE_RULE = { min: 0, max: 100 } as const;
+const OFFSET_RULE = { min: -500, max: 500 } as const;
+
 export const SPEED_RULE = { min: 0.1, max: 100 } as const;
 export const VOLUME_DB_RULE = { min: -20, max: 20 } as const;
 export const OPACITY_RULE = { min: 0, max: 1 } as const;
@@ -86,10 +98,10 @@ function readSize(f: Fields, errors: string[]): Size | undefined {
 
 /** startTime, duration and the fades shared by overlay and text clips. */
 function readTiming(f: Fields) {
-  const startTime = f.number("startTime", { required: true, min: 0 });
-  const duration = f.number("duration", { required: true, min: 0, aboveMin: true });
-  const fadeIn = f.number("fadeIn", { min: 0 }) ?? 0;
-  const fadeOut = f.number("fadeOut", { min: 0 }) ?? 0;
+  const startTime = f.number("startTime", { ...SECONDS_RULE, required: true });
+  const duration = f.number("duration", { ...DURATION_RULE, required: true });
+  const fadeIn = f.number("fadeIn", SECONDS_RULE) ?? 0;
+  const fadeOut = f.number("fadeOut", SECONDS_RULE) ?? 0;
   if (duration !== undefined && fadeIn + fadeOut > duration) {
     f.fail("fadeOut", "fadeIn and fadeOut together must not exceed duration");
   }
@@ -106,10 +118,10 @@ export function readVideoClip(source: JsonObject, path: string, issues: Issues):
   const f = fieldsOf(source, path, issues.errors);
   const id = f.string("id", true);
   const src = f.parsed("src", parseUrl, URL_EXPECTED, true);
-  const inPoint = f.number("in", { required: true, min: 0 });
-  const outPoint = f.number("out", { required: true });
+  const inPoint = f.number("in", { ...SECONDS_RULE, required: true });
+  const outPoint = f.number("out", { ...SECONDS_RULE, required: true });
   if (inPoint !== undefined && outPoint !== undefined && outPoint <= inPoint) f.fail("out", "must be greater than in");
-  const startTime = f.number("startTime", { required: true, min: 0 });
+  const startTime = f.number("startTime", { ...SECONDS_RULE, required: true });
   const speed = f.number("speed", SPEED_RULE) ?? VIDEO_DEFAULTS.speed;
   const mute = f.boolean("mute") ?? VIDEO_DEFAULTS.mute;
   const volume = f.number("volume", VOLUME_DB_RULE) ?? VIDEO_DEFAULTS.volume;
@@ -161,7 +173,7 @@ function readBackground(f: Fields, errors: string[]): TextBackground | undefined
   return {
     color: readColor(b, "color", BACKGROUND_DEFAULTS.color),
     opacity: b.number("opacity", OPACITY_RULE) ?? BACKGROUND_DEFAULTS.opacity,
-    padding: b.number("padding", { min: 0 }) ?? BACKGROUND_DEFAULTS.padding,
+    padding: b.number("padding", PADDING_RULE) ?? BACKGROUND_DEFAULTS.padding,
   };
 }
 
@@ -171,7 +183,7 @@ function readOutline(f: Fields, errors: string[]): TextOutline | undefined {
   const o = fieldsOf(raw, f.path("outline"), errors);
   return {
     color: readColor(o, "color", OUTLINE_DEFAULTS.color),
-    width: o.number("width", { min: 0 }) ?? OUTLINE_DEFAULTS.width,
+    width: o.number("width", STROKE_RULE) ?? OUTLINE_DEFAULTS.width,
   };
 }
 
@@ -181,9 +193,9 @@ function readShadow(f: Fields, errors: string[]): TextShadow | undefined {
   const s = fieldsOf(raw, f.path("shadow"), errors);
   return {
     color: readColor(s, "color", SHADOW_DEFAULTS.color),
-    offsetX: s.number("offsetX") ?? SHADOW_DEFAULTS.offsetX,
-    offsetY: s.number("offsetY") ?? SHADOW_DEFAULTS.offsetY,
-    blur: s.number("blur", { min: 0 }) ?? SHADOW_DEFAULTS.blur,
+    offsetX: s.number("offsetX", OFFSET_RULE) ?? SHADOW_DEFAULTS.offsetX,
+    offsetY: s.number("offsetY", OFFSET_RULE) ?? SHADOW_DEFAULTS.offsetY,
+    blur: s.number("blur", STROKE_RULE) ?? SHADOW_DEFAULTS.blur,
   };
 }
 

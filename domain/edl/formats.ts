@@ -37,23 +37,28 @@ export function parseHexColor(value: unknown): string | undefined {
 }
 export const HEX_COLOR_EXPECTED = 'a hex colour such as "#FFF", "#FFFFFF" or "#FFFFFF80"';
 
+/** Pixel sizes and positions stay within twice an 8K frame's width. */
+export const MAX_PIXELS = 16_384;
+/** Percent of the output frame; 1000% is already ten frames wide. */
+export const MAX_PERCENT = 1000;
+
 /** A positive pixel count, or a positive percentage string of the output frame such as "50%". */
 export function parseLength(value: unknown): Length | undefined {
-  if (typeof value === "number") return Number.isFinite(value) && value > 0 ? { unit: "px", value } : undefined;
+  if (typeof value === "number") return value > 0 && value <= MAX_PIXELS ? { unit: "px", value } : undefined;
   if (typeof value !== "string") return undefined;
   const match = /^(\d{1,4}(?:\.\d+)?)%$/.exec(value);
   const percent = match ? Number(match[1]) : 0;
-  return percent > 0 ? { unit: "percent", value: percent } : undefined;
+  return percent > 0 && percent <= MAX_PERCENT ? { unit: "percent", value: percent } : undefined;
 }
-export const LENGTH_EXPECTED = 'a positive number of pixels or a percentage such as "50%"';
+export const LENGTH_EXPECTED = `a number of pixels above 0 and up to ${MAX_PIXELS}, or a percentage such as "50%" up to ${MAX_PERCENT}%`;
 
 function positionParser<K extends string>(keywords: readonly K[]): (value: unknown) => number | K | undefined {
   return (value) => {
-    if (typeof value === "number") return Number.isFinite(value) ? value : undefined;
+    if (typeof value === "number") return Math.abs(value) <= MAX_PIXELS ? value : undefined;
     return keywords.includes(value as K) ? (value as K) : undefined;
   };
 }
 export const parseX: (value: unknown) => XPosition | undefined = positionParser(X_KEYWORDS);
 export const parseY: (value: unknown) => YPosition | undefined = positionParser(Y_KEYWORDS);
-export const X_EXPECTED = `a number or one of ${X_KEYWORDS.join(", ")}`;
-export const Y_EXPECTED = `a number or one of ${Y_KEYWORDS.join(", ")}`;
+export const X_EXPECTED = `a number from -${MAX_PIXELS} to ${MAX_PIXELS} or one of ${X_KEYWORDS.join(", ")}`;
+export const Y_EXPECTED = `a number from -${MAX_PIXELS} to ${MAX_PIXELS} or one of ${Y_KEYWORDS.join(", ")}`;

@@ -1,10 +1,11 @@
 import { describe, expect, it } from "vitest";
+import type { OverlayClip } from "../../../domain/edl/schema";
 import { validateEdl } from "../../../domain/edl/validate";
 import { errorsOf, EXTRA0, overlayClip, withTrack } from "./fixtures";
 
 const errorsFor = (fields: Record<string, unknown>) => errorsOf(withTrack("overlay", [overlayClip(fields)]));
 const clipOf = (fields: Record<string, unknown>) =>
-  validateEdl(withTrack("overlay", [overlayClip(fields)]), "free").edl?.timeline.tracks[1].clips[0];
+  validateEdl(withTrack("overlay", [overlayClip(fields)]), "free").edl?.timeline.tracks[1].clips[0] as OverlayClip | undefined;
 
 describe("spec: EDL document › Overlay clip › required fields", () => {
   it.each(["id", "src", "startTime", "duration"])("%s is required", (field) => {
@@ -19,12 +20,12 @@ describe("spec: EDL document › Overlay clip › required fields", () => {
   });
 
   it("startTime must be at least 0", () => {
-    expect(errorsFor({ startTime: -1 })).toEqual([`${EXTRA0}.startTime: must be at least 0`]);
+    expect(errorsFor({ startTime: -1 })).toEqual([`${EXTRA0}.startTime: must be between 0 and 360000`]);
   });
 
   it("decision: duration must be greater than 0", () => {
-    expect(errorsFor({ duration: 0 })).toEqual([`${EXTRA0}.duration: must be greater than 0`]);
-    expect(errorsFor({ duration: -2 })).toEqual([`${EXTRA0}.duration: must be greater than 0`]);
+    expect(errorsFor({ duration: 0 })).toEqual([`${EXTRA0}.duration: must be greater than 0 and at most 360000`]);
+    expect(errorsFor({ duration: -2 })).toEqual([`${EXTRA0}.duration: must be greater than 0 and at most 360000`]);
   });
 });
 
@@ -60,14 +61,21 @@ describe("spec: EDL document › Overlay clip › position {x, y}: numbers or ke
     expect(clipOf({ position: { x: "right", y: 10 } })?.position).toEqual({ x: "right", y: 10 });
   });
 
+  it("decision: numbers stay within ±16384 pixels", () => {
+    expect(errorsFor({ position: { x: -16384, y: 16384 } })).toEqual([]);
+    expect(errorsFor({ position: { x: 16385 } })).toEqual([
+      `${EXTRA0}.position.x: must be a number from -16384 to 16384 or one of left, center, right`,
+    ]);
+  });
+
   it("a missing axis is centred", () => {
     expect(clipOf({ position: { x: "left" } })?.position).toEqual({ x: "left", y: "center" });
   });
 
   it("decision: each axis takes only its own keywords", () => {
     expect(errorsFor({ position: { x: "top", y: "left" } })).toEqual([
-      `${EXTRA0}.position.x: must be a number or one of left, center, right`,
-      `${EXTRA0}.position.y: must be a number or one of top, center, bottom`,
+      `${EXTRA0}.position.x: must be a number from -16384 to 16384 or one of left, center, right`,
+      `${EXTRA0}.position.y: must be a number from -16384 to 16384 or one of top, center, bottom`,
     ]);
   });
 
@@ -89,17 +97,21 @@ describe("spec: EDL document › Overlay clip › size {width, height}: pixels o
     expect(clipOf({ size: {} })).not.toHaveProperty("size");
   });
 
-  it.each([0, -5, "50", "50 %", "0%", "%", "abc", true])("%j is rejected", (width) => {
+  it("decision: pixels up to 16384, percentages up to 1000%", () => {
+    expect(errorsFor({ size: { width: 16384, height: "1000%" } })).toEqual([]);
+  });
+
+  it.each([0, -5, 16385, "1001%", "50", "50 %", "0%", "%", "abc", true])("%j is rejected", (width) => {
     expect(errorsFor({ size: { width } })).toEqual([
-      `${EXTRA0}.size.width: must be a positive number of pixels or a percentage such as "50%"`,
+      `${EXTRA0}.size.width: must be a number of pixels above 0 and up to 16384, or a percentage such as "50%" up to 1000%`,
     ]);
   });
 });
 
 describe("spec: EDL document › Overlay clip › fades", () => {
   it("fadeIn and fadeOut are at least 0", () => {
-    expect(errorsFor({ fadeIn: -1 })).toEqual([`${EXTRA0}.fadeIn: must be at least 0`]);
-    expect(errorsFor({ fadeOut: -1 })).toEqual([`${EXTRA0}.fadeOut: must be at least 0`]);
+    expect(errorsFor({ fadeIn: -1 })).toEqual([`${EXTRA0}.fadeIn: must be between 0 and 360000`]);
+    expect(errorsFor({ fadeOut: -1 })).toEqual([`${EXTRA0}.fadeOut: must be between 0 and 360000`]);
   });
 
   it("decision: fadeIn plus fadeOut may not exceed duration", () => {

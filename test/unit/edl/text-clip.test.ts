@@ -1,10 +1,11 @@
 import { describe, expect, it } from "vitest";
+import type { TextClip } from "../../../domain/edl/schema";
 import { validateEdl } from "../../../domain/edl/validate";
 import { errorsOf, EXTRA0, textClip, withTrack } from "./fixtures";
 
 const errorsFor = (fields: Record<string, unknown>) => errorsOf(withTrack("text", [textClip(fields)]));
 const clipOf = (fields: Record<string, unknown>) =>
-  validateEdl(withTrack("text", [textClip(fields)]), "free").edl?.timeline.tracks[1].clips[0];
+  validateEdl(withTrack("text", [textClip(fields)]), "free").edl?.timeline.tracks[1].clips[0] as TextClip | undefined;
 
 describe("spec: EDL document › Text clip › required fields", () => {
   it.each(["id", "text", "startTime", "duration"])("%s is required", (field) => {
@@ -20,8 +21,8 @@ describe("spec: EDL document › Text clip › required fields", () => {
 
   it("startTime at least 0, duration greater than 0", () => {
     expect(errorsFor({ startTime: -1, duration: 0 })).toEqual([
-      `${EXTRA0}.startTime: must be at least 0`,
-      `${EXTRA0}.duration: must be greater than 0`,
+      `${EXTRA0}.startTime: must be between 0 and 360000`,
+      `${EXTRA0}.duration: must be greater than 0 and at most 360000`,
     ]);
   });
 });
@@ -90,7 +91,7 @@ describe("spec: EDL document › Text clip › position, numbers or keywords", (
   it("is read like an overlay's", () => {
     expect(clipOf({ position: { x: 40, y: "bottom" } })?.position).toEqual({ x: 40, y: "bottom" });
     expect(errorsFor({ position: { x: "middle" } })).toEqual([
-      `${EXTRA0}.position.x: must be a number or one of left, center, right`,
+      `${EXTRA0}.position.x: must be a number from -16384 to 16384 or one of left, center, right`,
     ]);
   });
 });
@@ -114,11 +115,11 @@ describe("spec: EDL document › Text clip › background, outline, shadow", () 
     ).toEqual([
       `${EXTRA0}.background.color: must be a hex colour such as "#FFF", "#FFFFFF" or "#FFFFFF80"`,
       `${EXTRA0}.background.opacity: must be between 0 and 1`,
-      `${EXTRA0}.background.padding: must be at least 0`,
+      `${EXTRA0}.background.padding: must be between 0 and 500`,
       `${EXTRA0}.outline.color: must be a hex colour such as "#FFF", "#FFFFFF" or "#FFFFFF80"`,
-      `${EXTRA0}.outline.width: must be at least 0`,
+      `${EXTRA0}.outline.width: must be between 0 and 100`,
       `${EXTRA0}.shadow.offsetX: must be a number`,
-      `${EXTRA0}.shadow.blur: must be at least 0`,
+      `${EXTRA0}.shadow.blur: must be between 0 and 100`,
     ]);
   });
 
@@ -134,7 +135,7 @@ describe("spec: EDL document › Text clip › background, outline, shadow", () 
 describe("spec: EDL document › Text clip › fades", () => {
   it("at least 0 and together no longer than duration", () => {
     expect(errorsFor({ fadeIn: 1, fadeOut: 1, duration: 2 })).toEqual([]);
-    expect(errorsFor({ fadeIn: -1 })).toEqual([`${EXTRA0}.fadeIn: must be at least 0`]);
+    expect(errorsFor({ fadeIn: -1 })).toEqual([`${EXTRA0}.fadeIn: must be between 0 and 360000`]);
     expect(errorsFor({ fadeIn: 3, duration: 2 })).toEqual([
       `${EXTRA0}.fadeOut: fadeIn and fadeOut together must not exceed duration`,
     ]);

@@ -1,9 +1,10 @@
 import { describe, expect, it } from "vitest";
+import type { VideoClip } from "../../../domain/edl/schema";
 import { validateEdl } from "../../../domain/edl/validate";
 import { CLIP0, errorsOf, videoClip, videoEdl } from "./fixtures";
 
 const errorsFor = (fields: Record<string, unknown>) => errorsOf(videoEdl(videoClip(fields)));
-const clipOf = (fields: Record<string, unknown>) => validateEdl(videoEdl(videoClip(fields)), "free").edl?.timeline.tracks[0].clips[0];
+const clipOf = (fields: Record<string, unknown>) => validateEdl(videoEdl(videoClip(fields)), "free").edl?.timeline.tracks[0].clips[0] as VideoClip | undefined;
 
 describe("spec: EDL document › Video clip › required fields", () => {
   it.each(["id", "src", "in", "out", "startTime"])("%s is required", (field) => {
@@ -36,13 +37,24 @@ describe("spec: EDL document › Video clip › in and out", () => {
     expect(errorsFor({ in: 5, out: 5.001 })).toEqual([]);
   });
 
-  it("in must be at least 0", () => {
-    expect(errorsFor({ in: -1 })).toEqual([`${CLIP0}.in: must be at least 0`]);
+  it("in must be at least 0 (decision: and at most 100 hours, as every time field)", () => {
+    expect(errorsFor({ in: -1 })).toEqual([`${CLIP0}.in: must be between 0 and 360000`]);
     expect(errorsFor({ in: 0 })).toEqual([]);
   });
 
+  it("decision: time fields stay at or below 100 hours (360000 s)", () => {
+    // Within the field rules; only the plan's duration limit objects.
+    expect(errorsFor({ in: 359_990, out: 360_000, startTime: 360_000 })).toEqual([
+      "Timeline too long for the Enterprise plan: 360010 seconds (maximum 36000 seconds)",
+    ]);
+    expect(errorsFor({ in: 0, out: 360_001, startTime: 1e300 })).toEqual([
+      `${CLIP0}.out: must be between 0 and 360000`,
+      `${CLIP0}.startTime: must be between 0 and 360000`,
+    ]);
+  });
+
   it("startTime must be at least 0", () => {
-    expect(errorsFor({ startTime: -0.5 })).toEqual([`${CLIP0}.startTime: must be at least 0`]);
+    expect(errorsFor({ startTime: -0.5 })).toEqual([`${CLIP0}.startTime: must be between 0 and 360000`]);
   });
 });
 
@@ -99,7 +111,7 @@ describe("spec: EDL document › Video clip › every error of a clip is reporte
       `${CLIP0}.id: must be a string`,
       `${CLIP0}.src: must be an absolute http or https URL`,
       `${CLIP0}.out: must be greater than in`,
-      `${CLIP0}.startTime: must be at least 0`,
+      `${CLIP0}.startTime: must be between 0 and 360000`,
       `${CLIP0}.speed: must be between 0.1 and 100`,
       `${CLIP0}.volume: must be between -20 and 20`,
     ]);

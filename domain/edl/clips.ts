@@ -1,6 +1,6 @@
 /** One reader per clip type (spec, Video clip / Overlay clip / Text clip tables). */
 import { isAbsoluteHttpUrl } from "../urls";
-import { type Fields, fieldsOf, type JsonObject } from "./fields";
+import { type Fields, fieldsOf, type Issues, type JsonObject } from "./fields";
 import {
   HEX_COLOR_EXPECTED,
   LENGTH_EXPECTED,
@@ -51,11 +51,6 @@ export const VOLUME_DB_RULE = { min: -20, max: 20 } as const;
 export const OPACITY_RULE = { min: 0, max: 1 } as const;
 /** Beyond this drawtext renders glyphs larger than an 8K frame. */
 export const FONT_SIZE_RULE = { min: 0, aboveMin: true, max: 1000 } as const;
-
-export interface Issues {
-  errors: string[];
-  warnings: string[];
-}
 
 /** What a clip contributes to stats, limits and overlap checks, read even when the clip is invalid. */
 export interface ClipReading<C extends Clip> {

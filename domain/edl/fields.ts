@@ -9,6 +9,12 @@
 
 export type JsonObject = Record<string, unknown>;
 
+/** Where a validation pass collects what it finds. */
+export interface Issues {
+  errors: string[];
+  warnings: string[];
+}
+
 export function isObject(value: unknown): value is JsonObject {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
@@ -40,7 +46,7 @@ function describeRange({ min, max, aboveMin }: NumberRule): string {
   return `must be at most ${max}`;
 }
 
-export function inRange(value: number, { min, max, aboveMin }: NumberRule): boolean {
+function inRange(value: number, { min, max, aboveMin }: NumberRule): boolean {
   if (min !== undefined && (aboveMin ? value <= min : value < min)) return false;
   return max === undefined || value <= max;
 }

@@ -1,10 +1,6 @@
 /** The EDL's `output` object: every setting optional, defaults chosen per container and codec. */
 import { fieldsOf, isObject } from "./fields";
-import {
-  bitrateParser,
-  parseResolution,
-  RESOLUTION_EXPECTED,
-} from "./formats";
+import { bitrateParser, parseResolution, RESOLUTION_EXPECTED } from "./formats";
 import {
   AUDIO_CODECS,
   CONTAINER_CODECS,

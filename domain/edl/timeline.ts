@@ -1,6 +1,6 @@
 /** `timeline.tracks`: track types, the single video track, clip id uniqueness, overlaps, features. */
-import { type ClipReading, type Issues, readOverlayClip, readTextClip, readVideoClip } from "./clips";
-import { fieldPath, fieldsOf, isObject, type JsonObject, own } from "./fields";
+import { type ClipReading, readOverlayClip, readTextClip, readVideoClip } from "./clips";
+import { fieldPath, fieldsOf, type Issues, isObject, type JsonObject, own } from "./fields";
 import {
   type Clip,
   type OverlayClip,
@@ -38,16 +38,19 @@ export interface TimelineReading {
   validTracks?: Track[];
 }
 
-/** Clip ids seen so far and where, so a duplicate's error can point at the first use. */
-type IdRegistry = Map<string, string>;
+/** What reading one track needs from the rest of the timeline. */
+interface Context {
+  issues: Issues;
+  /** Clip ids seen so far and where, so a duplicate's error can point at the first use. */
+  ids: Map<string, string>;
+  features: Set<UnappliedFeature>;
+}
 
 function readClips<C extends Clip>(
   raws: unknown[],
   path: string,
   read: ((source: JsonObject, path: string, issues: Issues) => ClipReading<C>) | undefined,
-  issues: Issues,
-  ids: IdRegistry,
-  features: Set<UnappliedFeature>,
+  { issues, ids, features }: Context,
 ): Entry<C>[] {
   const entries: Entry<C>[] = [];
   raws.forEach((raw, j) => {
@@ -72,26 +75,26 @@ function readClips<C extends Clip>(
   return entries;
 }
 
-function readTrack(raw: unknown, index: number, issues: Issues, ids: IdRegistry, features: Set<UnappliedFeature>): TrackReading {
+function readTrack(raw: unknown, index: number, context: Context): TrackReading {
   const path = fieldPath("timeline.tracks", index);
   if (!isObject(raw)) {
-    issues.errors.push(`${path}: must be an object`);
+    context.issues.errors.push(`${path}: must be an object`);
     return { index, clipCount: 0, type: undefined, clips: [] };
   }
-  const f = fieldsOf(raw, path, issues.errors);
+  const f = fieldsOf(raw, path, context.issues.errors);
   const type = f.oneOf("type", TRACK_TYPES, true);
   const raws = f.array("clips", true) ?? [];
   const clipsPath = f.path("clips");
   const base = { index, clipCount: raws.length };
   switch (type) {
     case "video":
-      return { ...base, type, clips: readClips(raws, clipsPath, readVideoClip, issues, ids, features) };
+      return { ...base, type, clips: readClips(raws, clipsPath, readVideoClip, context) };
     case "overlay":
-      return { ...base, type, clips: readClips(raws, clipsPath, readOverlayClip, issues, ids, features) };
+      return { ...base, type, clips: readClips(raws, clipsPath, readOverlayClip, context) };
     case "text":
-      return { ...base, type, clips: readClips(raws, clipsPath, readTextClip, issues, ids, features) };
+      return { ...base, type, clips: readClips(raws, clipsPath, readTextClip, context) };
     default:
-      readClips(raws, clipsPath, undefined, issues, ids, features);
+      readClips(raws, clipsPath, undefined, context);
       return { ...base, type: undefined, clips: [] };
   }
 }
@@ -120,7 +123,7 @@ function checkVideoTrack(tracks: TrackReading[], errors: string[]): void {
  * ends are fine). Each is paired with the clip that reaches furthest so far, so three clips on
  * top of each other give two warnings, not three.
  */
-export function overlapWarnings(track: TrackReading): string[] {
+function overlapWarnings(track: TrackReading): string[] {
   const timed = (track.clips as Entry<Clip>[])
     .flatMap(({ label, reading }) => (reading.span ? [{ label, ...reading.span }] : []))
     .sort((a, b) => a.start - b.start);
@@ -172,9 +175,8 @@ export function readTimeline(value: unknown, issues: Issues): TimelineReading {
   const raws = fieldsOf(value, "timeline", issues.errors).array("tracks", true);
   if (!raws) return empty;
 
-  const ids: IdRegistry = new Map();
-  const used = new Set<UnappliedFeature>();
-  const tracks = raws.map((raw, i) => readTrack(raw, i, issues, ids, used));
+  const context: Context = { issues, ids: new Map(), features: new Set() };
+  const tracks = raws.map((raw, i) => readTrack(raw, i, context));
   checkVideoTrack(tracks, issues.errors);
   // One push per warning: spreading a huge list into push() overflows the argument stack.
   for (const warning of tracks.flatMap(overlapWarnings)) issues.warnings.push(warning);
@@ -183,7 +185,7 @@ export function readTimeline(value: unknown, issues: Issues): TimelineReading {
   const validTracks = completed.every((t): t is Track => t !== undefined) ? completed : undefined;
   return {
     tracks,
-    features: UNAPPLIED_FEATURES.filter((name) => used.has(name)),
+    features: UNAPPLIED_FEATURES.filter((name) => context.features.has(name)),
     ...(validTracks && { validTracks }),
   };
 }

@@ -3,9 +3,8 @@
  * never throws: every shape of input becomes errors in the result.
  */
 import type { PlanId } from "../plans";
-import type { Issues } from "./clips";
 import { estimate, type EdlEstimate } from "./estimate";
-import { fieldsOf, isObject, type JsonObject, own } from "./fields";
+import { fieldsOf, type Issues, isObject, type JsonObject, own } from "./fields";
 import { limitErrors } from "./limits";
 import { readOutput } from "./output";
 import { EDL_VERSION, type OutputSettings, type ValidatedEdl } from "./schema";
@@ -30,6 +29,7 @@ function readDocument(document: JsonObject, issues: Issues): { output: OutputSet
   f.parsed("version", (v) => (v === EDL_VERSION ? v : undefined), `"${EDL_VERSION}"`, true);
   const output = readOutput(own(document, "output"), issues.errors);
   const timeline = readTimeline(own(document, "timeline"), issues);
+  // Only its type is checked: the service stores metadata and nothing reads it.
   f.object("metadata");
   return { output, timeline };
 }

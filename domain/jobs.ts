@@ -17,3 +17,8 @@ export function isCancellable(status: JobStatus): boolean {
 export function outputKeyFor(accountId: string, jobId: string, fileName: string): string {
   return `outputs/${accountId}/${jobId}/${fileName}`;
 }
+
+/** Three attempts in all for a job delivery (spec, Limits: worker retries). */
+export const JOB_DELIVERY_RETRIES = 2;
+/** Service-wide encoding concurrency (spec, Limits: 2 jobs at a time). */
+export const ENCODER_PARALLELISM = 2;

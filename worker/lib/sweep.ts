@@ -1,7 +1,7 @@
 import { and, eq, lt } from "drizzle-orm";
 import { accounts, jobs } from "../../drizzle/schema";
 import type { Services } from "../context";
-import { JOB_DELIVERY_RETRIES } from "../services/queue";
+import { JOB_DELIVERY_RETRIES } from "../../domain/jobs";
 import { notifyWebhook } from "./webhooks";
 
 /** A processing job whose encoder sent no heartbeat for this long is presumed abandoned. */

@@ -1,10 +1,7 @@
 import { Client } from "@upstash/qstash";
+import { ENCODER_PARALLELISM, JOB_DELIVERY_RETRIES } from "../../domain/jobs";
 import type { Env } from "../env";
 
-/** Three attempts in all for a job delivery (spec, Limits: worker retries). */
-export const JOB_DELIVERY_RETRIES = 2;
-/** Service-wide encoding concurrency (spec, Limits: 2 jobs at a time). */
-export const ENCODER_PARALLELISM = 2;
 
 export interface Queue {
   publishJob(jobId: string): Promise<string>;

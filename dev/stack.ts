@@ -1,0 +1,132 @@
+import { randomBytes } from "node:crypto";
+import { createServer } from "node:net";
+import { startLocalCloud, type LocalCloud } from "./cloud";
+import { startEncoderProcess } from "./encoder-process";
+import { applyMigrations } from "./migrate";
+import { startWorkerProcess } from "./worker-process";
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export type EncoderChoice =
+  | { kind: "process"; port?: number; allowLoopbackSources: boolean; workDir?: string; env?: Record<string, string> }
+  | { kind: "external"; url: string };
+
+export interface StackOptions {
+  /** Any Postgres; PGlite (under dataDir) when absent. */
+  databaseUrl?: string;
+  dataDir?: string;
+  redisUrl?: string;
+  workerPort?: number;
+  encoder: EncoderChoice;
+  log?: (source: string, line: string) => void;
+}
+
+/** Everything a client of the running stack needs to know; serialisable. */
+export interface StackInfo {
+  apiUrl: string;
+  encoderUrl: string;
+  databaseUrl: string;
+  internalSecret: string;
+  cloud: Omit<LocalCloud, "stop">;
+}
+
+export function workerVars(cloud: Omit<LocalCloud, "stop">, encoderUrl: string, internalSecret: string): Record<string, string> {
+  return {
+    DATABASE_URL: cloud.databaseUrl,
+    NEON_WS_PROXY: cloud.neonWsProxy,
+    S3_ENDPOINT: cloud.s3.endpoint,
+    S3_REGION: cloud.s3.region,
+    S3_BUCKET: cloud.s3.bucket,
+    S3_ACCESS_KEY_ID: cloud.s3.accessKeyId,
+    S3_SECRET_ACCESS_KEY: cloud.s3.secretAccessKey,
+    QSTASH_URL: cloud.qstash.url,
+    QSTASH_TOKEN: cloud.qstash.token,
+    UPSTASH_REDIS_REST_URL: cloud.redis.url,
+    UPSTASH_REDIS_REST_TOKEN: cloud.redis.token,
+    ENCODER_URL: encoderUrl,
+    INTERNAL_SECRET: internalSecret,
+  };
+}
+
+export function encoderEnv(info: StackInfo, choice: Extract<EncoderChoice, { kind: "process" }>): Record<string, string> {
+  const { cloud } = info;
+  return {
+    API_INTERNAL_URL: info.apiUrl,
+    INTERNAL_SECRET: info.internalSecret,
+    QSTASH_CURRENT_SIGNING_KEY: cloud.qstash.currentSigningKey,
+    QSTASH_NEXT_SIGNING_KEY: cloud.qstash.nextSigningKey,
+    S3_ENDPOINT: cloud.s3.endpoint,
+    S3_REGION: cloud.s3.region,
+    S3_BUCKET: cloud.s3.bucket,
+    S3_ACCESS_KEY_ID: cloud.s3.accessKeyId,
+    S3_SECRET_ACCESS_KEY: cloud.s3.secretAccessKey,
+    ALLOW_LOOPBACK_SOURCES: String(choice.allowLoopbackSources),
+    ...(choice.workDir ? { WORK_DIR: choice.workDir } : {}),
+    ...choice.env,
+  };
+}
+
+/**
+ * The whole service on this machine: local cloud, migrated database, the Worker under
+ * wrangler dev and (optionally) the encoder process. Used by `npm run dev`, the test suites
+ * and the benchmarks alike; `stop()` ends every process it started.
+ */
+export async function startStack(opts: StackOptions) {
+  const log = opts.log ?? (() => undefined);
+  const stops: (() => Promise<void>)[] = [];
+  const stop = async () => {
+    for (const s of stops.splice(0).reverse()) await s().catch((err) => console.error("stack teardown:", err));
+  };
+  try {
+    const cloud = await startLocalCloud({ databaseUrl: opts.databaseUrl, dataDir: opts.dataDir, redisUrl: opts.redisUrl });
+    stops.push(cloud.stop);
+    await applyMigrations(cloud.databaseUrl);
+
+    const encoderPort = opts.encoder.kind === "process" ? (opts.encoder.port ?? (await freePort())) : 0;
+    const encoderUrl = opts.encoder.kind === "process" ? `http://127.0.0.1:${encoderPort}` : opts.encoder.url;
+    const internalSecret = randomBytes(24).toString("hex");
+    const { stop: _cloudStop, ...cloudInfo } = cloud;
+    const worker = await startWorkerProcess({
+      port: opts.workerPort ?? (await freePort()),
+      vars: workerVars(cloudInfo, encoderUrl, internalSecret),
+      log: (l) => log("worker", l),
+    });
+    stops.push(worker.stop);
+    const info: StackInfo = { apiUrl: worker.url, encoderUrl, databaseUrl: cloud.databaseUrl, internalSecret, cloud: cloudInfo };
+
+    let encoder: Awaited<ReturnType<typeof startEncoderProcess>> | undefined;
+    const choice = opts.encoder;
+    if (choice.kind === "process") {
+      const start = () => startEncoderProcess({ port: encoderPort, env: encoderEnv(info, choice), log: (l) => log("encoder", l) });
+      encoder = await start();
+      stops.push(() => encoder!.stop());
+      return {
+        info,
+        stop,
+        /** Kills the encoder outright (a crash) and starts a fresh one on the same port. */
+        async crashEncoder(restart = true) {
+          process.kill(encoder!.pid, "SIGKILL");
+          await new Promise((r) => setTimeout(r, 200));
+          if (restart) encoder = await start();
+        },
+        encoderPid: () => encoder!.pid,
+      };
+    }
+    return { info, stop, crashEncoder: async () => undefined, encoderPid: () => undefined };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
+export type Stack = Awaited<ReturnType<typeof startStack>>;

@@ -1,0 +1,41 @@
+import { z } from "zod";
+
+const bool = z
+  .enum(["true", "false", "1", "0"])
+  .default("false")
+  .transform((v) => v === "true" || v === "1");
+
+/** The encoder's settings, from the environment (Fly secrets in production, the dev runner locally). */
+export const encoderConfigSchema = z.object({
+  PORT: z.coerce.number().int().default(8080),
+  HOST: z.string().default("0.0.0.0"),
+  /** The Worker, for /internal calls. */
+  API_INTERNAL_URL: z.string().url(),
+  INTERNAL_SECRET: z.string().min(16),
+  QSTASH_CURRENT_SIGNING_KEY: z.string().min(1),
+  QSTASH_NEXT_SIGNING_KEY: z.string().min(1),
+  S3_ENDPOINT: z.string().url(),
+  S3_REGION: z.string().default("auto"),
+  S3_BUCKET: z.string().min(1),
+  S3_ACCESS_KEY_ID: z.string().min(1),
+  S3_SECRET_ACCESS_KEY: z.string().min(1),
+  WORK_DIR: z.string().default("/tmp/encoder"),
+  /** Development only: lets sources on 127.0.0.1 through the SSRF guard. Never set in production. */
+  ALLOW_LOOPBACK_SOURCES: bool,
+  MAX_SOURCE_BYTES: z.coerce.number().int().positive().default(5 * 1024 ** 3),
+  DOWNLOAD_TIMEOUT_MS: z.coerce.number().int().positive().default(30 * 60_000),
+  HEARTBEAT_MS: z.coerce.number().int().positive().default(2_000),
+  /** Jobs encoded at once by this process; QStash flow control keeps the service-wide total at 2. */
+  CONCURRENCY: z.coerce.number().int().positive().default(2),
+});
+
+export type EncoderConfig = z.infer<typeof encoderConfigSchema>;
+
+export function loadEncoderConfig(env: NodeJS.ProcessEnv = process.env): EncoderConfig {
+  const parsed = encoderConfigSchema.safeParse(env);
+  if (!parsed.success) {
+    const names = parsed.error.issues.map((i) => i.path.join(".")).join(", ");
+    throw new Error(`Encoder configuration is invalid or missing: ${names}`);
+  }
+  return parsed.data;
+}

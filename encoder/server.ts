@@ -1,0 +1,77 @@
+import { createServer, type IncomingMessage, type Server } from "node:http";
+import { Receiver } from "@upstash/qstash";
+import { z } from "zod";
+import { processDelivery, type PipelineDeps } from "./jobs/pipeline";
+
+const deliveryBody = z.object({ jobId: z.string().uuid() });
+
+async function readBody(req: IncomingMessage, limit = 64 * 1024): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += chunk.length;
+    if (size > limit) throw new Error("body too large");
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/** Waits for one of `limit` slots: jobs beyond it wait here rather than encode at once. */
+function semaphore(limit: number) {
+  let active = 0;
+  const waiting: (() => void)[] = [];
+  return async <T>(fn: () => Promise<T>): Promise<T> => {
+    if (active >= limit) await new Promise<void>((resolve) => waiting.push(resolve));
+    active += 1;
+    try {
+      return await fn();
+    } finally {
+      active -= 1;
+      waiting.shift()?.();
+    }
+  };
+}
+
+/**
+ * The encoder's HTTP face: QStash deliveries in, nothing else. A delivery is answered only
+ * when its job is settled, so QStash's flow control (parallelism 2) counts running encodes.
+ */
+export function createEncoderServer(deps: PipelineDeps, opts: { signingKeys: { current: string; next: string }; concurrency: number }): Server {
+  const receiver = new Receiver({ currentSigningKey: opts.signingKeys.current, nextSigningKey: opts.signingKeys.next });
+  const limit = semaphore(opts.concurrency);
+
+  return createServer(async (req, res) => {
+    const reply = (status: number, body: Record<string, unknown>, headers: Record<string, string> = {}) => {
+      if (!res.headersSent) res.writeHead(status, { "content-type": "application/json", ...headers }).end(JSON.stringify(body));
+    };
+    if (req.method === "GET" && req.url === "/healthz") return reply(200, { ok: true });
+    if (req.method !== "POST" || req.url !== "/deliveries/jobs") return reply(404, { error: "Not found" });
+
+    let raw: string;
+    try {
+      raw = await readBody(req);
+    } catch {
+      return reply(413, { error: "Payload too large" });
+    }
+    const signature = req.headers["upstash-signature"];
+    const verified =
+      typeof signature === "string" && (await receiver.verify({ signature, body: raw }).catch(() => false));
+    if (!verified) return reply(401, { error: "Invalid signature" });
+
+    let jobId: string;
+    try {
+      jobId = deliveryBody.parse(JSON.parse(raw)).jobId;
+    } catch {
+      // A signed but malformed message will never succeed: tell QStash not to retry it.
+      return reply(489, { error: "Malformed delivery" }, { "Upstash-NonRetryable-Error": "true" });
+    }
+    const attempt = Number(req.headers["upstash-retried"] ?? 0) || 0;
+    try {
+      const result = await limit(() => processDelivery(deps, jobId, attempt));
+      reply(result === "done" ? 200 : 500, { jobId, result });
+    } catch (err) {
+      console.error(JSON.stringify({ level: "error", jobId, error: String(err) }));
+      reply(503, { error: "Delivery could not be processed; retry" });
+    }
+  });
+}

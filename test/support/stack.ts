@@ -1,0 +1,27 @@
+import { startStack, type EncoderChoice } from "../../dev/stack";
+import { createScratchDatabase } from "./postgres";
+
+export type { StackInfo } from "../../dev/stack";
+
+/** The stack on a scratch database of the machine's PostgreSQL, with the real Redis behind the REST stand-in. */
+export async function startTestStack(encoder: EncoderChoice) {
+  const database = await createScratchDatabase("vep_test");
+  try {
+    const stack = await startStack({
+      databaseUrl: database.url,
+      redisUrl: "redis://127.0.0.1:6379",
+      encoder,
+      log: process.env.DEBUG_STACK ? (source, line) => console.error(`[${source}] ${line}`) : undefined,
+    });
+    return {
+      ...stack,
+      stop: async () => {
+        await stack.stop();
+        await database.drop();
+      },
+    };
+  } catch (err) {
+    await database.drop();
+    throw err;
+  }
+}

@@ -4,6 +4,8 @@ import { defineConfig } from "vitest/config";
  * Projects by what they need running:
  * - unit: pure code and FFmpeg on generated media; nothing else.
  * - cloud: each local stand-in, exercised with the official client library.
+ * - api: the Worker under wrangler dev against the local cloud and the machine's PostgreSQL.
+ * - workerd: the app inside workerd (@cloudflare/vitest-pool-workers) against the same stack.
  */
 export default defineConfig({
   test: {
@@ -23,6 +25,16 @@ export default defineConfig({
           hookTimeout: 60_000,
         },
       },
+      {
+        test: {
+          name: "api",
+          include: ["test/api/**/*.test.ts"],
+          globalSetup: ["test/api/setup/global.ts"],
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+        },
+      },
+      "test/workerd/vitest.config.ts",
     ],
   },
 });

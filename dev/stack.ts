@@ -1,21 +1,9 @@
 import { randomBytes } from "node:crypto";
-import { createServer } from "node:net";
 import { startLocalCloud, type LocalCloud } from "./cloud";
+import { freePort } from "./cloud/free-port";
 import { startEncoderProcess } from "./encoder-process";
 import { applyMigrations } from "./migrate";
 import { startWorkerProcess } from "./worker-process";
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 export type EncoderChoice =
   | { kind: "process"; port?: number; allowLoopbackSources: boolean; workDir?: string; env?: Record<string, string> }

@@ -23,7 +23,7 @@ export function createQueue(env: Env): Queue {
       return res.messageId;
     },
     async deleteMessage(messageId) {
-      await client.messages.delete(messageId);
+      await client.messages.cancel(messageId);
     },
     async publishWebhook(url, body, headers) {
       const res = await client.publish({

@@ -1,0 +1,158 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { ISO_MS, UUID, call, newAccount } from "./harness";
+
+const SRC = "https://media.example.com/a.mp4";
+const timeline = (clips = 1, extra: Record<string, unknown> = {}) => ({
+  version: "1.0",
+  timeline: {
+    tracks: [
+      {
+        type: "video",
+        clips: Array.from({ length: clips }, (_, i) => ({ id: `c${i}`, src: SRC, in: 0, out: 4, startTime: i * 4, ...extra })),
+      },
+    ],
+  },
+});
+
+describe("spec: PUT /edl › validate", () => {
+  it("a valid timeline: valid true, errors and warnings omitted, stats, estimate and plan", async () => {
+    const { apiKey } = await newAccount("free");
+    const res = await call("PUT", "/edl", { key: apiKey, body: { edl: timeline(2) } });
+    expect(res.status).toBe(200);
+    expect(res.body.valid).toBe(true);
+    expect("errors" in res.body).toBe(false);
+    expect("warnings" in res.body).toBe(false);
+    expect(res.body.stats).toMatchObject({ clips: 2, duration: 8, tracks: 1, assets: 1, complexity: "simple", features: [] });
+    expect(res.body.estimate).toEqual({ processingTime: expect.any(String), complexity: "simple" });
+    expect(res.body.plan).toEqual({ current: "free", canProcess: true });
+  });
+
+  it("an invalid timeline is still 200: valid false with error strings", async () => {
+    const { apiKey } = await newAccount("free");
+    const bad = timeline(1);
+    (bad.timeline.tracks[0].clips[0] as Record<string, unknown>).out = -1;
+    const res = await call("PUT", "/edl", { key: apiKey, body: { edl: bad } });
+    expect(res.status).toBe(200);
+    expect(res.body.valid).toBe(false);
+    expect(res.body.errors.some((e: string) => e.includes("timeline.tracks[0].clips[0]"))).toBe(true);
+    expect(res.body.plan).toEqual({ current: "free", canProcess: false });
+  });
+
+  it("plan limits: six clips are too many for Starter but fine for Indie/Pro", async () => {
+    const free = await newAccount("free");
+    const pro = await newAccount("pro");
+    const onFree = await call("PUT", "/edl", { key: free.apiKey, body: { edl: timeline(6) } });
+    expect(onFree.body.valid).toBe(false);
+    expect(onFree.body.errors.join(" ")).toMatch(/clips/i);
+    expect(onFree.body.plan.canProcess).toBe(false);
+    const onPro = await call("PUT", "/edl", { key: pro.apiKey, body: { edl: timeline(6) } });
+    expect(onPro.body.valid).toBe(true);
+    expect(onPro.body.plan).toEqual({ current: "pro", canProcess: true });
+  });
+
+  it("accepted-but-not-applied properties pass, appear in stats.features and in a warning", async () => {
+    const { apiKey } = await newAccount("free");
+    const res = await call("PUT", "/edl", { key: apiKey, body: { edl: timeline(1, { transform: { rotate: 90 }, crop: {} }) } });
+    expect(res.body.valid).toBe(true);
+    expect(res.body.stats.features).toEqual(["transform", "crop"]);
+    expect(res.body.warnings.join(" ")).toMatch(/transform.*crop/);
+  });
+
+  it("never touches the quota", async () => {
+    const { apiKey } = await newAccount("free");
+    for (let i = 0; i < 12; i++) await call("PUT", "/edl", { key: apiKey, body: { edl: timeline(1) } });
+    const job = await call("POST", "/jobs", { key: apiKey, body: { inputUrl: SRC, preset: "mp4_264_720p" } });
+    expect(job.body.user.remainingJobs).toBe(9);
+  });
+
+  it("a body without edl is a Validation error; malformed JSON is Invalid JSON", async () => {
+    const { apiKey } = await newAccount("free");
+    const missing = await call("PUT", "/edl", { key: apiKey, body: {} });
+    expect(missing.status).toBe(400);
+    expect(missing.body).toMatchObject({ error: "Validation error", details: [{ field: "edl", message: "Invalid input" }] });
+    const broken = await call("PUT", "/edl", { key: apiKey, rawBody: "{", headers: { "Content-Type": "application/json" } });
+    expect(broken.body.error).toBe("Invalid JSON");
+  });
+
+  it("there is no /edl/validate path", async () => {
+    const { apiKey } = await newAccount("free");
+    const res = await call("POST", "/edl/validate", { key: apiKey, body: { edl: timeline(1) } });
+    expect(res.status).toBe(404);
+  });
+});
+
+describe("spec: POST /edl › create", () => {
+  it("201 with type edl, stats, estimate, links and user; one unit however many clips; read as an edl_custom job", async () => {
+    const { apiKey } = await newAccount("free");
+    const res = await call("POST", "/edl", { key: apiKey, body: { edl: timeline(5), metadata: { name: "Promo", description: "five clips" } } });
+    expect(res.status).toBe(201);
+    expect(Object.keys(res.body).sort()).toEqual(["createdAt", "estimate", "id", "links", "stats", "status", "type", "user", "webhookUrl"]);
+    expect(res.body).toMatchObject({ status: "queued", type: "edl", webhookUrl: null });
+    expect(res.body.id).toMatch(UUID);
+    expect(res.body.createdAt).toMatch(ISO_MS);
+    expect(res.body.stats).toEqual({ clips: 5, duration: 20, tracks: 1, complexity: expect.any(String) });
+    expect(res.body.user).toEqual({ remainingJobs: 9, plan: "Starter" });
+    expect(res.body.links).toEqual({ self: `/api/v1/jobs/${res.body.id}`, cancel: `/api/v1/jobs/${res.body.id}` });
+    const read = await call("GET", `/jobs/${res.body.id}`, { key: apiKey });
+    expect(read.body).toMatchObject({ status: "queued", preset: "edl_custom", inputUrl: SRC });
+    expect(read.body.clientMetadata).toEqual({ name: "Promo", description: "five clips" });
+    const cancel = await call("DELETE", `/jobs/${res.body.id}`, { key: apiKey });
+    expect(cancel.body.status).toBe("cancelled");
+  });
+
+  it("warnings appear only when there are some (overlapping clips)", async () => {
+    const { apiKey } = await newAccount("pro");
+    const overlapping = timeline(2);
+    overlapping.timeline.tracks[0].clips[1].startTime = 1;
+    const res = await call("POST", "/edl", { key: apiKey, body: { edl: overlapping } });
+    expect(res.status).toBe(201);
+    expect(res.body.warnings.join(" ")).toMatch(/overlap/i);
+  });
+
+  it("an invalid timeline → 400 EDL validation failed with errors, and no quota unit taken", async () => {
+    const { apiKey } = await newAccount("free");
+    const res = await call("POST", "/edl", { key: apiKey, body: { edl: { version: "2.0", timeline: {} } } });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ error: "EDL validation failed", message: expect.any(String) });
+    expect(res.body.errors.length).toBeGreaterThan(0);
+    const ok = await call("POST", "/edl", { key: apiKey, body: { edl: timeline(1) } });
+    expect(ok.body.user.remainingJobs).toBe(9);
+  });
+});
+
+describe("property: any JSON a client sends gets 200 from PUT and 201/400 from POST, and they agree", () => {
+  it("holds for arbitrary JSON and for mutated timelines", async () => {
+    const { apiKey } = await newAccount("enterprise");
+    const mutated = fc.record({
+      version: fc.oneof(fc.constant("1.0"), fc.jsonValue()),
+      output: fc.option(fc.dictionary(fc.constantFrom("resolution", "fps", "container", "videoCodec", "crf", "preset"), fc.jsonValue()), { nil: undefined }),
+      timeline: fc.record({
+        tracks: fc.array(
+          fc.record({
+            type: fc.constantFrom("video", "overlay", "text", "audio", 3),
+            clips: fc.array(
+              fc.dictionary(
+                fc.constantFrom("id", "src", "in", "out", "startTime", "duration", "speed", "volume", "text", "opacity", "transform"),
+                fc.oneof(fc.integer({ min: -5, max: 50 }), fc.constant(SRC), fc.string(), fc.jsonValue()),
+              ),
+              { maxLength: 3 },
+            ),
+          }),
+          { maxLength: 3 },
+        ),
+      }),
+    });
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(fc.jsonValue(), mutated), async (edl) => {
+        const put = await call("PUT", "/edl", { key: apiKey, body: { edl } });
+        expect(put.status).toBe(200);
+        const post = await call("POST", "/edl", { key: apiKey, body: { edl } });
+        expect([201, 400]).toContain(post.status);
+        expect(post.status === 201).toBe(put.body.valid);
+        if (post.status === 201) await call("DELETE", `/jobs/${post.body.id}`, { key: apiKey });
+      }),
+      { numRuns: 60 },
+    );
+  });
+});

@@ -1,0 +1,132 @@
+import { describe, expect, it } from "vitest";
+import { PRESET_IDS } from "../../domain/presets/catalogue";
+import { ISO_MS, SOURCE, UUID, admin, call, newAccount } from "./harness";
+
+describe("spec: POST /jobs › 201 creation response", () => {
+  it("returns every field of the creation response, queued, with the account's webhook echoed", async () => {
+    const { accountId, apiKey } = await newAccount("free");
+    await admin.setWebhook(accountId, "https://hooks.example.com/video");
+    const res = await call("POST", "/jobs", {
+      key: apiKey,
+      body: { inputUrl: SOURCE, preset: "mp4_264_720p", metadata: { orderId: 42 } },
+    });
+    expect(res.status).toBe(201);
+    const b = res.body;
+    expect(Object.keys(b).sort()).toEqual(
+      ["id", "status", "preset", "inputUrl", "webhookUrl", "createdAt", "estimatedProcessingTime", "links", "user"].sort(),
+    );
+    expect(b.id).toMatch(UUID);
+    expect(b.status).toBe("queued");
+    expect(b.preset).toBe("mp4_264_720p");
+    expect(b.inputUrl).toBe(SOURCE);
+    expect(b.webhookUrl).toBe("https://hooks.example.com/video");
+    expect(b.createdAt).toMatch(ISO_MS);
+    expect(typeof b.estimatedProcessingTime).toBe("string");
+    expect(b.links).toEqual({ self: `/api/v1/jobs/${b.id}`, cancel: `/api/v1/jobs/${b.id}` });
+    expect(b.user).toEqual({ remainingJobs: 9, plan: "Starter" });
+  });
+
+  it("echoes webhookUrl null when none is configured, and ignores a webhookUrl sent in the body", async () => {
+    const { apiKey } = await newAccount("pro");
+    const res = await call("POST", "/jobs", {
+      key: apiKey,
+      body: { inputUrl: SOURCE, preset: "mp4_264_1080p", webhookUrl: "https://attacker.example/hook", extra: true },
+    });
+    expect(res.status).toBe(201);
+    expect(res.body.webhookUrl).toBeNull();
+    expect(res.body.user).toEqual({ remainingJobs: 999, plan: "Indie/Pro" });
+  });
+
+  it("stores the caller's metadata and returns it on read as clientMetadata", async () => {
+    const { apiKey } = await newAccount();
+    const created = await call("POST", "/jobs", { key: apiKey, body: { inputUrl: SOURCE, preset: "mp4_264_240p", metadata: { a: 1, b: "x" } } });
+    const read = await call("GET", `/jobs/${created.body.id}`, { key: apiKey });
+    expect(read.body.clientMetadata).toEqual({ a: 1, b: "x" });
+  });
+});
+
+describe("spec: Errors › 400 on POST /jobs", () => {
+  it("malformed JSON → 400 Invalid JSON", async () => {
+    const { apiKey } = await newAccount();
+    for (const rawBody of ["{not json", "", "{\"inputUrl\": "]) {
+      const res = await call("POST", "/jobs", { key: apiKey, rawBody, headers: { "Content-Type": "application/json" } });
+      expect(res.status).toBe(400);
+      expect(res.body.error).toBe("Invalid JSON");
+      expect(typeof res.body.message).toBe("string");
+    }
+  });
+
+  it("missing inputUrl and preset → Validation error with details 'Invalid input'", async () => {
+    const { apiKey } = await newAccount();
+    const res = await call("POST", "/jobs", { key: apiKey, body: {} });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ error: "Validation error", message: "Invalid request parameters" });
+    expect(res.body.details).toEqual(
+      expect.arrayContaining([
+        { field: "inputUrl", message: "Invalid input" },
+        { field: "preset", message: "Invalid input" },
+      ]),
+    );
+  });
+
+  it("a value that is not an absolute http(s) URL → 'Invalid input URL'", async () => {
+    const { apiKey } = await newAccount();
+    for (const inputUrl of ["not a url", "/relative/path.mp4", "ftp://host/file.mp4", "file:///etc/passwd", 42]) {
+      const res = await call("POST", "/jobs", { key: apiKey, body: { inputUrl, preset: "mp4_264_720p" } });
+      expect(res.status, String(inputUrl)).toBe(400);
+      expect(res.body.error).toBe("Validation error");
+      expect(res.body.details).toEqual([{ field: "inputUrl", message: "Invalid input URL" }]);
+    }
+  });
+
+  it("a body that is not an object → Validation error, never a 500", async () => {
+    const { apiKey } = await newAccount();
+    for (const body of [null, [], "string", 5]) {
+      const res = await call("POST", "/jobs", { key: apiKey, body });
+      expect(res.status).toBe(400);
+      expect(res.body.error).toBe("Validation error");
+    }
+  });
+
+  it("unknown preset → Invalid preset listing every preset the service knows", async () => {
+    const { apiKey } = await newAccount();
+    const res = await call("POST", "/jobs", { key: apiKey, body: { inputUrl: SOURCE, preset: "mp4_999" } });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toBe("Invalid preset");
+    expect(res.body.availablePresets).toEqual(PRESET_IDS);
+    expect(res.body.availablePresets).toHaveLength(23);
+  });
+
+  it("a validation failure takes no quota unit", async () => {
+    const { apiKey } = await newAccount();
+    await call("POST", "/jobs", { key: apiKey, body: { inputUrl: "nope", preset: "mp4_264_720p" } });
+    await call("POST", "/jobs", { key: apiKey, body: { inputUrl: SOURCE, preset: "nope" } });
+    const ok = await call("POST", "/jobs", { key: apiKey, body: { inputUrl: SOURCE, preset: "mp4_264_720p" } });
+    expect(ok.body.user.remainingJobs).toBe(9);
+  });
+});
+
+describe("spec: Errors › 403 PRESET_NOT_ALLOWED", () => {
+  it("a preset above the plan → 403 with code, the plan's presets, requiredPlan, yourPlan and display name", async () => {
+    const { apiKey } = await newAccount("free");
+    const res = await call("POST", "/jobs", { key: apiKey, body: { inputUrl: SOURCE, preset: "hls_abr_264_standard" } });
+    expect(res.status).toBe(403);
+    expect(res.body.error).toBe("PRESET_NOT_ALLOWED");
+    expect(res.body.code).toBe("PRESET_NOT_ALLOWED");
+    expect(res.body.requiredPlan).toBe("pro");
+    expect(res.body.yourPlan).toBe("free");
+    expect(res.body.message).toContain("Starter");
+    expect(typeof res.body.upgradeMessage).toBe("string");
+    expect([...res.body.availablePresets].sort()).toEqual(
+      ["mp4_264_240p", "mp4_264_480p", "mp4_264_720p", "hls_abr_264_basic", "audio_aac_podcast", "util_thumbnails", "util_subs_sidecar_basic"].sort(),
+    );
+  });
+
+  it("enterprise-only presets are refused to business with requiredPlan enterprise", async () => {
+    const { apiKey } = await newAccount("business");
+    const res = await call("POST", "/jobs", { key: apiKey, body: { inputUrl: SOURCE, preset: "hls_abr_265_efficient_4k" } });
+    expect(res.status).toBe(403);
+    expect(res.body).toMatchObject({ requiredPlan: "enterprise", yourPlan: "business" });
+    expect(res.body.availablePresets).toHaveLength(19);
+  });
+});

@@ -1,0 +1,114 @@
+import { createServer } from "node:http";
+import { Webhook } from "standardwebhooks";
+import { afterAll, describe, expect, it } from "vitest";
+import { ISO_MS, admin, call, completeJob, createJob, internal, newAccount } from "./harness";
+
+/** A webhook receiver on this machine; QStash (the emulator) delivers to it. */
+const received: { headers: Record<string, string>; body: string }[] = [];
+const hookServer = createServer((req, res) => {
+  let body = "";
+  req.on("data", (c) => (body += c));
+  req.on("end", () => {
+    received.push({ headers: req.headers as Record<string, string>, body });
+    res.writeHead(204).end();
+  });
+});
+await new Promise<void>((r) => hookServer.listen(0, "127.0.0.1", r));
+const hookUrl = `http://127.0.0.1:${(hookServer.address() as { port: number }).port}/hook`;
+afterAll(() => new Promise<void>((r) => hookServer.close(() => r())));
+
+async function waitForHook(jobId: string, timeoutMs = 20_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const hit = received.find((h) => JSON.parse(h.body).jobId === jobId);
+    if (hit) return hit;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`no webhook for ${jobId}`);
+}
+
+describe("spec: States and transitions › driven through the internal API", () => {
+  it("queued → processing sets startedAt and lastCheckedAt; heartbeats record progress", async () => {
+    const { apiKey } = await newAccount();
+    const job = await createJob(apiKey);
+    const claim = await internal(`/jobs/${job.id}/claim`, { attempt: 0 });
+    expect(claim.status).toBe(200);
+    expect(claim.body.job).toMatchObject({ id: job.id, preset: "mp4_264_720p", plan: "free", maxSourceSeconds: 600, attempt: 0 });
+    const read = await call("GET", `/jobs/${job.id}`, { key: apiKey });
+    expect(read.body.status).toBe("processing");
+    expect(read.body.metadata.startedAt).toMatch(ISO_MS);
+    expect(read.body.metadata.lastCheckedAt).toMatch(ISO_MS);
+    expect(read.body.outputUrl).toBeNull();
+    expect(read.body.links.cancel).toBe(`/api/v1/jobs/${job.id}`);
+    const hb = await internal(`/jobs/${job.id}/heartbeat`, { progress: 0.4 });
+    expect(hb.body).toEqual({ status: "processing" });
+    expect((await call("GET", `/jobs/${job.id}`, { key: apiKey })).body.progress).toBeCloseTo(0.4);
+  });
+
+  it("processing → completed sends a Standard Webhooks–signed job.completed whose outputUrl downloads directly", async () => {
+    const { apiKey, accountId } = await newAccount();
+    const { secret } = await admin.setWebhook(accountId, hookUrl);
+    const job = await createJob(apiKey);
+    await completeJob(job.id, accountId, "webhook-output");
+    const hook = await waitForHook(job.id);
+    const payload = new Webhook(secret).verify(hook.body, hook.headers) as Record<string, unknown>;
+    expect(payload).toMatchObject({ event: "job.completed", jobId: job.id, status: "completed", errorMessage: null, duration: 12.5 });
+    expect(payload.expiresAt).toMatch(ISO_MS);
+    const download = await fetch(payload.outputUrl as string);
+    expect(await download.text()).toBe("webhook-output");
+    expect(() => new Webhook(secret).verify(hook.body.replace("completed", "failed"), hook.headers)).toThrow();
+  });
+
+  it("processing → failed (final) sets errorMessage and retryCount and sends job.failed", async () => {
+    const { apiKey, accountId } = await newAccount();
+    const { secret } = await admin.setWebhook(accountId, hookUrl);
+    const job = await createJob(apiKey);
+    await internal(`/jobs/${job.id}/claim`, { attempt: 0 });
+    const retry = await internal(`/jobs/${job.id}/fail`, { errorMessage: "Download failed: connection refused", attempt: 0, final: false });
+    expect(retry.body.status).toBe("queued");
+    expect((await call("GET", `/jobs/${job.id}`, { key: apiKey })).body).toMatchObject({ status: "queued", errorMessage: null });
+    await internal(`/jobs/${job.id}/claim`, { attempt: 1 });
+    expect((await call("GET", `/jobs/${job.id}`, { key: apiKey })).body.retryCount).toBe(1);
+    await internal(`/jobs/${job.id}/claim`, { attempt: 2 });
+    const fail = await internal(`/jobs/${job.id}/fail`, { errorMessage: "Download failed: connection refused", attempt: 2, final: true });
+    expect(fail.body.status).toBe("failed");
+    const read = await call("GET", `/jobs/${job.id}`, { key: apiKey });
+    expect(read.body).toMatchObject({ status: "failed", retryCount: 2, errorMessage: "Download failed: connection refused", outputUrl: null });
+    const hook = await waitForHook(job.id);
+    const payload = new Webhook(secret).verify(hook.body, hook.headers) as Record<string, unknown>;
+    expect(payload).toMatchObject({ event: "job.failed", jobId: job.id, outputUrl: null, errorMessage: "Download failed: connection refused" });
+  });
+
+  it("a stale processing job is dispatched again by the sweep, and failed once its attempts are spent", async () => {
+    const { apiKey } = await newAccount();
+    const job = await createJob(apiKey);
+    await internal(`/jobs/${job.id}/claim`, { attempt: 2 });
+    const { jobs } = await import("../../drizzle/schema");
+    const { eq } = await import("drizzle-orm");
+    await admin.db.update(jobs).set({ lastCheckedAt: new Date(Date.now() - 5 * 60_000) }).where(eq(jobs.id, job.id));
+    const sweep = await internal("/sweep", {});
+    expect(sweep.body.failed).toBeGreaterThanOrEqual(1);
+    const read = await call("GET", `/jobs/${job.id}`, { key: apiKey });
+    expect(read.body).toMatchObject({ status: "failed", errorMessage: expect.stringMatching(/encoder stopped/i) });
+
+    const second = await createJob(apiKey);
+    await internal(`/jobs/${second.id}/claim`, { attempt: 0 });
+    await admin.db.update(jobs).set({ lastCheckedAt: new Date(Date.now() - 5 * 60_000) }).where(eq(jobs.id, second.id));
+    await internal("/sweep", {});
+    expect((await call("GET", `/jobs/${second.id}`, { key: apiKey })).body).toMatchObject({ status: "queued", retryCount: 1 });
+  });
+});
+
+describe("internal API › only the encoder may call it", () => {
+  it("refuses a missing or wrong signature, and is not reachable under /api/v1", async () => {
+    const { apiKey } = await newAccount();
+    const job = await createJob(apiKey);
+    const unsigned = await call("POST", `/internal/jobs/${job.id}/claim`, { body: { attempt: 0 } });
+    expect(unsigned.status).toBe(401);
+    const forged = await internal(`/jobs/${job.id}/claim`, { attempt: 0 }, "wrong-secret-wrong-secret-wrong");
+    expect(forged.status).toBe(401);
+    const viaPublic = await call("POST", `/api/v1/internal/jobs/${job.id}/claim`, { key: apiKey, body: { attempt: 0 } });
+    expect(viaPublic.status).toBe(404);
+    expect((await call("GET", `/jobs/${job.id}`, { key: apiKey })).body.status).toBe("queued");
+  });
+});

@@ -1,0 +1,66 @@
+import { describe, expect, it } from "vitest";
+import { usage } from "../../drizzle/schema";
+import { quotaPeriod } from "../../domain/time";
+import { SOURCE, admin, call, createJob, newAccount } from "./harness";
+
+const create = (key: string) => call("POST", "/jobs", { key, body: { inputUrl: SOURCE, preset: "mp4_264_720p" } });
+
+describe("spec: States rule 1 and Limits › the monthly quota", () => {
+  it("60 concurrent creations against 10 remaining units: exactly 10 × 201 and 50 × 429", async () => {
+    const { apiKey } = await newAccount("free");
+    const results = await Promise.all(Array.from({ length: 60 }, () => create(apiKey)));
+    const created = results.filter((r) => r.status === 201);
+    const refused = results.filter((r) => r.status === 429);
+    expect(created).toHaveLength(10);
+    expect(refused).toHaveLength(50);
+    expect(created.map((r) => r.body.user.remainingJobs).sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    for (const r of refused) {
+      expect(r.body).toEqual({
+        error: "Usage limit exceeded",
+        message: expect.any(String),
+        usage: { current: 10, limit: 10, plan: "Starter" },
+      });
+    }
+    const list = await call("GET", "/jobs?limit=100", { key: apiKey });
+    expect(list.body.pagination.totalCount).toBe(10);
+  });
+
+  it("concurrency holds for a paid plan close to its limit", async () => {
+    const { apiKey, accountId } = await newAccount("pro");
+    await admin.db.insert(usage).values({ accountId, period: quotaPeriod(new Date()), count: 995 });
+    const results = await Promise.all(Array.from({ length: 50 }, () => create(apiKey)));
+    expect(results.filter((r) => r.status === 201)).toHaveLength(5);
+    expect(results.filter((r) => r.status === 429)).toHaveLength(45);
+    expect(results.find((r) => r.status === 429)!.body.usage).toEqual({ current: 1000, limit: 1000, plan: "Indie/Pro" });
+  });
+
+  it("the counter is per calendar month: last month's usage does not count", async () => {
+    const { apiKey, accountId } = await newAccount("free");
+    const now = new Date();
+    const lastMonth = quotaPeriod(new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 15)));
+    await admin.db.insert(usage).values({ accountId, period: lastMonth, count: 10 });
+    const res = await create(apiKey);
+    expect(res.status).toBe(201);
+    expect(res.body.user.remainingJobs).toBe(9);
+  });
+
+  it("cancelling does not return the unit", async () => {
+    const { apiKey } = await newAccount("free");
+    const jobs = [];
+    for (let i = 0; i < 10; i++) jobs.push(await createJob(apiKey));
+    await call("DELETE", `/jobs/${jobs[0].id}`, { key: apiKey });
+    const res = await create(apiKey);
+    expect(res.status).toBe(429);
+    expect(res.body.usage.current).toBe(10);
+  });
+
+  it("a plan change applies at once (new limit, new display name)", async () => {
+    const { apiKey, accountId } = await newAccount("free");
+    for (let i = 0; i < 10; i++) await createJob(apiKey);
+    expect((await create(apiKey)).status).toBe(429);
+    await admin.setPlan(accountId, "pro");
+    const res = await create(apiKey);
+    expect(res.status).toBe(201);
+    expect(res.body.user).toEqual({ remainingJobs: 989, plan: "Indie/Pro" });
+  });
+});

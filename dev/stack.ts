@@ -4,6 +4,9 @@ import { freePort } from "./cloud/free-port";
 import { startEncoderProcess } from "./encoder-process";
 import { applyMigrations } from "./migrate";
 import { startWorkerProcess } from "./worker-process";
+import { workerVars } from "./worker-vars";
+
+export { workerVars };
 
 export type EncoderChoice =
   | { kind: "process"; port?: number; allowLoopbackSources: boolean; workDir?: string; env?: Record<string, string> }
@@ -26,24 +29,6 @@ export interface StackInfo {
   databaseUrl: string;
   internalSecret: string;
   cloud: Omit<LocalCloud, "stop">;
-}
-
-export function workerVars(cloud: Omit<LocalCloud, "stop">, encoderUrl: string, internalSecret: string): Record<string, string> {
-  return {
-    DATABASE_URL: cloud.databaseUrl,
-    NEON_WS_PROXY: cloud.neonWsProxy,
-    S3_ENDPOINT: cloud.s3.endpoint,
-    S3_REGION: cloud.s3.region,
-    S3_BUCKET: cloud.s3.bucket,
-    S3_ACCESS_KEY_ID: cloud.s3.accessKeyId,
-    S3_SECRET_ACCESS_KEY: cloud.s3.secretAccessKey,
-    QSTASH_URL: cloud.qstash.url,
-    QSTASH_TOKEN: cloud.qstash.token,
-    UPSTASH_REDIS_REST_URL: cloud.redis.url,
-    UPSTASH_REDIS_REST_TOKEN: cloud.redis.token,
-    ENCODER_URL: encoderUrl,
-    INTERNAL_SECRET: internalSecret,
-  };
 }
 
 export function encoderEnv(info: StackInfo, choice: Extract<EncoderChoice, { kind: "process" }>): Record<string, string> {

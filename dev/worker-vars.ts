@@ -1,0 +1,20 @@
+import type { LocalCloud } from "./cloud";
+
+/** The Worker's bindings for a local cloud; no imports beyond types, so workerd tests can use it. */
+export function workerVars(cloud: Omit<LocalCloud, "stop">, encoderUrl: string, internalSecret: string): Record<string, string> {
+  return {
+    DATABASE_URL: cloud.databaseUrl,
+    NEON_WS_PROXY: cloud.neonWsProxy,
+    S3_ENDPOINT: cloud.s3.endpoint,
+    S3_REGION: cloud.s3.region,
+    S3_BUCKET: cloud.s3.bucket,
+    S3_ACCESS_KEY_ID: cloud.s3.accessKeyId,
+    S3_SECRET_ACCESS_KEY: cloud.s3.secretAccessKey,
+    QSTASH_URL: cloud.qstash.url,
+    QSTASH_TOKEN: cloud.qstash.token,
+    UPSTASH_REDIS_REST_URL: cloud.redis.url,
+    UPSTASH_REDIS_REST_TOKEN: cloud.redis.token,
+    ENCODER_URL: encoderUrl,
+    INTERNAL_SECRET: internalSecret,
+  };
+}

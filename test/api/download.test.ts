@@ -32,6 +32,8 @@ describe("spec: GET /jobs/{id}/download-url › signed links", () => {
     const download = await fetch(res.body.downloadUrl);
     expect(download.status).toBe(200);
     expect(await download.text()).toBe("the output bytes");
+    // The bucket is private: the same object without the signature is refused.
+    expect((await fetch(res.body.downloadUrl.split("?")[0])).status).toBe(403);
   });
 
   it("paid plans get 7-day links, the ceiling for any link", async () => {

@@ -1,0 +1,54 @@
+import { Redis } from "@upstash/redis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startRedisRest } from "../../dev/cloud/redis-rest";
+
+for (const backing of ["real Redis", "in memory"] as const) {
+  describe(`Upstash REST stand-in (${backing}), through the official @upstash/redis client`, () => {
+    let server: Awaited<ReturnType<typeof startRedisRest>>;
+    let redis: Redis;
+    const prefix = `test:${process.pid}:${Date.now()}:`;
+    beforeAll(async () => {
+      server = await startRedisRest({ host: "127.0.0.1", redisUrl: backing === "real Redis" ? "redis://127.0.0.1:6379" : undefined });
+      redis = new Redis({ url: server.url, token: server.token });
+    });
+    afterAll(() => server.stop());
+
+    it("set/get objects and strings (base64 response encoding, the client's default)", async () => {
+      expect(await redis.set(`${prefix}a`, { plan: "free", n: 1 })).toBe("OK");
+      expect(await redis.get(`${prefix}a`)).toEqual({ plan: "free", n: 1 });
+      await redis.set(`${prefix}s`, "héllo wörld");
+      expect(await redis.get(`${prefix}s`)).toBe("héllo wörld");
+      expect(await redis.get(`${prefix}missing`)).toBeNull();
+    });
+
+    it("expiry, counters and deletion", async () => {
+      await redis.set(`${prefix}e`, "x", { ex: 60 });
+      const ttl = await redis.ttl(`${prefix}e`);
+      expect(ttl).toBeGreaterThan(50);
+      expect(await redis.incr(`${prefix}c`)).toBe(1);
+      expect(await redis.incrby(`${prefix}c`, 5)).toBe(6);
+      expect(await redis.del(`${prefix}c`, `${prefix}e`)).toBe(2);
+      expect(await redis.exists(`${prefix}c`)).toBe(0);
+      await redis.set(`${prefix}px`, "y", { px: 50 });
+      await new Promise((r) => setTimeout(r, 120));
+      expect(await redis.get(`${prefix}px`)).toBeNull();
+    });
+
+    it("pipelines and transactions", async () => {
+      const p = redis.pipeline();
+      p.set(`${prefix}p1`, "one");
+      p.incr(`${prefix}p2`);
+      p.get(`${prefix}p1`);
+      expect(await p.exec()).toEqual(["OK", 1, "one"]);
+      const tx = redis.multi();
+      tx.incr(`${prefix}p2`);
+      tx.get(`${prefix}p2`);
+      expect(await tx.exec()).toEqual([2, 2]);
+    });
+
+    it("refuses a wrong token", async () => {
+      const stranger = new Redis({ url: server.url, token: "wrong" });
+      await expect(stranger.get("x")).rejects.toThrow();
+    });
+  });
+}

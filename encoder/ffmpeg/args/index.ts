@@ -1,0 +1,81 @@
+import { findPreset } from "../../../domain/presets/catalogue";
+import { recipeFor } from "../../../domain/presets/recipes";
+import type { ProbeSummary } from "../probe";
+import { mp3Command, denoiseCommand, loudnormFilterPlan, podcastPlan, type TwoPass } from "./audio";
+import type { BuildContext, FfmpegCommand } from "./command";
+import { ladderCommand } from "./ladder";
+import { progressiveCommand } from "./progressive";
+import { SPRITE_VTT, spritePlan, thumbnailsCommand } from "./stills";
+import { subtitleSidecarCommand } from "./subtitles";
+
+export type { FfmpegCommand } from "./command";
+export type { LoudnormMeasurement } from "./loudness";
+
+/** What the encoder does, in order, for one preset. Building it runs nothing. */
+export type PlanStep =
+  | { kind: "run"; command: FfmpegCommand }
+  /** Run `measure`, parse its loudnorm report from stderr, then run `apply(measurement)`. */
+  | ({ kind: "two-pass" } & TwoPass)
+  /** A file computed from known values (the sprite's WebVTT), relative to the out dir. */
+  | { kind: "write-text"; file: string; text: string }
+  /** WebVTT files FFmpeg wrote whose cue text needs escaping (see escapeVttCueText). */
+  | { kind: "escape-vtt"; files: string[] };
+
+/** The single file to upload, or a ZIP of everything the out dir holds (spec, Output form by preset). */
+export type PlannedOutput = { kind: "file"; file: string; contentType: string } | { kind: "zip" };
+
+export interface PresetCommands {
+  steps: PlanStep[];
+  output: PlannedOutput;
+}
+
+const CONTENT_TYPES: Record<string, string> = {
+  mp4: "video/mp4",
+  webm: "video/webm",
+  m4a: "audio/mp4",
+  mp3: "audio/mpeg",
+};
+
+/**
+ * The FFmpeg plan for `presetId` on a probed local source. Pure: arguments only, from the
+ * catalogue, the recipe and the probe. Throws a non-retryable error when the source lacks a
+ * stream the preset needs (audio presets on a silent video, video presets on audio).
+ */
+export function buildPresetCommands(presetId: string, source: { input: string; outDir: string; probe: ProbeSummary }): PresetCommands {
+  const preset = findPreset(presetId);
+  if (!preset) throw new Error(`Unknown preset ${presetId}`);
+  const recipe = recipeFor(presetId);
+  const ctx: BuildContext = { presetId, ...source };
+  const fileName = `output.${preset.extension}`;
+  const file: PlannedOutput = { kind: "file", file: fileName, contentType: CONTENT_TYPES[preset.extension] };
+  switch (recipe.kind) {
+    case "progressive":
+      return { steps: [{ kind: "run", command: progressiveCommand(ctx, recipe, fileName) }], output: file };
+    case "ladder":
+      return { steps: [{ kind: "run", command: ladderCommand(ctx, recipe) }], output: { kind: "zip" } };
+    case "podcast":
+      return { steps: [{ kind: "two-pass", ...podcastPlan(ctx, recipe, fileName) }], output: file };
+    case "mp3":
+      return { steps: [{ kind: "run", command: mp3Command(ctx, recipe, fileName) }], output: file };
+    case "audio-filter": {
+      const { filter } = recipe;
+      const step: PlanStep =
+        filter.type === "loudnorm"
+          ? { kind: "two-pass", ...loudnormFilterPlan(ctx, { ...recipe, filter }, fileName) }
+          : { kind: "run", command: denoiseCommand(ctx, { ...recipe, filter }, fileName) };
+      return { steps: [step], output: file };
+    }
+    case "thumbnails":
+      return { steps: [{ kind: "run", command: thumbnailsCommand(ctx, recipe) }], output: { kind: "zip" } };
+    case "sprite": {
+      const { command, vtt } = spritePlan(ctx, recipe);
+      return { steps: [{ kind: "run", command }, { kind: "write-text", file: SPRITE_VTT, text: vtt }], output: { kind: "zip" } };
+    }
+    case "subtitle-sidecars": {
+      const { command, sidecars } = subtitleSidecarCommand(ctx, recipe);
+      const steps: PlanStep[] = [{ kind: "run", command }];
+      if (sidecars.length > 0) steps.push({ kind: "escape-vtt", files: sidecars });
+      return { steps, output: { kind: "zip" } };
+    }
+  }
+}

@@ -1,0 +1,55 @@
+import { join } from "node:path";
+import { findPreset } from "../../../domain/presets/catalogue";
+import type { ProgressiveRecipe } from "../../../domain/presets/recipes";
+import { FASTSTART, head, requireVideo, videoAudioArgs, type BuildContext, type FfmpegCommand } from "./command";
+import { videoEncoderArgs } from "./video-encoder";
+
+function catalogueSpecs(presetId: string) {
+  const specs = findPreset(presetId)?.specifications;
+  const [width, height] = (specs?.resolution ?? "").split("x").map(Number);
+  if (!specs || !width || !height || specs.crf === undefined) throw new Error(`Preset ${presetId} has no resolution or CRF in the catalogue`);
+  return { width, height, crf: specs.crf, maxrate: specs.maxrate };
+}
+
+/**
+ * `contain` keeps the display aspect (scale adjusts the sample aspect ratio by a pixel's
+ * rounding); `cover` fills the frame exactly and crops the centre. Both end in 8-bit 4:2:0,
+ * the only format every hardware decoder plays.
+ */
+export function frameFilter(fit: ProgressiveRecipe["fit"], width: number, height: number): string {
+  return fit === "contain"
+    ? `scale=${width}:${height}:force_original_aspect_ratio=decrease:force_divisible_by=2,format=yuv420p`
+    : `scale=${width}:${height}:force_original_aspect_ratio=increase,crop=${width}:${height},setsar=1,format=yuv420p`;
+}
+
+/** The eight single-file presets: MP4 (H.264, HEVC) or WebM (VP9 + Opus) at a fixed resolution. */
+export function progressiveCommand(ctx: BuildContext, recipe: ProgressiveRecipe, outputFile: string): FfmpegCommand {
+  const video = requireVideo(ctx);
+  const audio = ctx.probe.audio[0];
+  const { width, height, crf, maxrate } = catalogueSpecs(ctx.presetId);
+  const rate =
+    maxrate === undefined
+      ? []
+      : recipe.video.codec === "libvpx-vp9"
+        ? // In libvpx's constrained-quality mode (crf with b:v) the bitrate is the ceiling.
+          ["-b:v", maxrate]
+        : ["-maxrate", maxrate, "-bufsize", `${parseInt(maxrate, 10) * recipe.bufsizeFactor}k`];
+  const isMp4 = recipe.video.codec !== "libvpx-vp9";
+  return {
+    args: [
+      ...head(ctx.input),
+      "-map",
+      `0:${video.index}`,
+      ...(audio ? ["-map", `0:${audio.index}`] : []),
+      "-vf",
+      frameFilter(recipe.fit, width, height),
+      ...videoEncoderArgs(recipe.video),
+      "-crf",
+      String(crf),
+      ...rate,
+      ...(audio ? videoAudioArgs(recipe.audio.bitrate, recipe.audio.codec) : []),
+      ...(isMp4 ? FASTSTART : []),
+      join(ctx.outDir, outputFile),
+    ],
+  };
+}

@@ -1,0 +1,28 @@
+import { readdir } from "node:fs/promises";
+import { join } from "node:path";
+import type { JobOutput } from "../jobs/output";
+import type { PlannedOutput } from "./args";
+import { FfmpegError } from "./run";
+
+/** Every file under `dir`, as sorted `/`-separated paths relative to it. */
+async function listFiles(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  return entries
+    .filter((e) => e.isFile())
+    .map((e) => join(e.parentPath, e.name).slice(dir.length + 1).split("\\").join("/"))
+    .sort();
+}
+
+/**
+ * What a preset's out dir yields for upload: its one file, or every file it holds for the ZIP
+ * (segment counts are only known once FFmpeg has run). Download names carry the preset id.
+ */
+export async function collectOutput(presetId: string, outDir: string, planned: PlannedOutput): Promise<JobOutput> {
+  if (planned.kind === "file") {
+    const extension = planned.file.slice(planned.file.lastIndexOf(".") + 1);
+    return { kind: "file", path: join(outDir, planned.file), fileName: `${presetId}.${extension}`, contentType: planned.contentType };
+  }
+  const files = await listFiles(outDir);
+  if (files.length === 0) throw new FfmpegError("FFmpeg produced no output files.");
+  return { kind: "zip", dir: outDir, files, fileName: `${presetId}.zip` };
+}

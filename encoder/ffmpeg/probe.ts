@@ -1,0 +1,150 @@
+import { FfmpegError, runFfprobe } from "./run";
+
+export interface VideoStreamInfo {
+  /** Absolute stream index, for `-map 0:<index>`. */
+  index: number;
+  codec: string;
+  /** As displayed: width and height are swapped for sources rotated by 90° (phones). */
+  width: number;
+  height: number;
+  /** Null when the container does not say (the builders then assume 30). */
+  fps: number | null;
+  /** Frames in the stream when the container records it, for exact frame selection. */
+  frameCount: number | null;
+}
+
+export interface AudioStreamInfo {
+  index: number;
+  codec: string;
+  channels: number;
+  sampleRate: number;
+  language: string | null;
+}
+
+export interface SubtitleStreamInfo {
+  index: number;
+  codec: string;
+  language: string | null;
+  /** Text tracks convert to WebVTT; bitmap tracks (PGS, VobSub, DVB) cannot. */
+  textBased: boolean;
+}
+
+export interface ProbeSummary {
+  duration: number;
+  video: VideoStreamInfo | null;
+  audio: AudioStreamInfo[];
+  subtitles: SubtitleStreamInfo[];
+}
+
+const TEXT_SUBTITLE_CODECS = new Set([
+  "subrip",
+  "srt",
+  "ass",
+  "ssa",
+  "webvtt",
+  "mov_text",
+  "text",
+  "microdvd",
+  "subviewer",
+  "subviewer1",
+  "sami",
+  "realtext",
+  "jacosub",
+  "mpl2",
+  "pjs",
+  "vplayer",
+  "stl",
+]);
+
+interface RawStream {
+  index?: number;
+  codec_type?: string;
+  codec_name?: string;
+  width?: number;
+  height?: number;
+  avg_frame_rate?: string;
+  r_frame_rate?: string;
+  nb_frames?: string;
+  duration?: string;
+  channels?: number;
+  sample_rate?: string;
+  tags?: Record<string, string>;
+  disposition?: Record<string, number>;
+  side_data_list?: { rotation?: number }[];
+}
+
+interface RawProbe {
+  streams?: RawStream[];
+  format?: { duration?: string };
+}
+
+function rate(value: string | undefined): number | null {
+  if (!value) return null;
+  const [num, den = "1"] = value.split("/");
+  const r = Number(num) / Number(den);
+  return Number.isFinite(r) && r > 0 ? r : null;
+}
+
+function positive(value: string | number | undefined): number | null {
+  const n = Number(value);
+  return Number.isFinite(n) && n > 0 ? n : null;
+}
+
+function rotation(stream: RawStream): number {
+  const fromSideData = stream.side_data_list?.find((s) => typeof s.rotation === "number")?.rotation;
+  return Math.abs(fromSideData ?? Number(stream.tags?.rotate ?? 0)) % 180;
+}
+
+function language(stream: RawStream): string | null {
+  const lang = stream.tags?.language;
+  return lang && lang !== "und" ? lang : null;
+}
+
+/** The summary the preset builders need, from `ffprobe -print_format json -show_format -show_streams`. */
+export function parseProbe(raw: unknown): ProbeSummary {
+  const probe = raw as RawProbe;
+  const streams = probe.streams ?? [];
+  // Cover art in audio files is a video stream flagged attached_pic: not a picture to encode.
+  const v = streams.find((s) => s.codec_type === "video" && !s.disposition?.attached_pic);
+  const video: VideoStreamInfo | null =
+    v && v.width && v.height
+      ? {
+          index: v.index ?? 0,
+          codec: v.codec_name ?? "unknown",
+          width: rotation(v) === 90 ? v.height : v.width,
+          height: rotation(v) === 90 ? v.width : v.height,
+          fps: rate(v.avg_frame_rate) ?? rate(v.r_frame_rate),
+          frameCount: positive(v.nb_frames),
+        }
+      : null;
+  const audio = streams
+    .filter((s) => s.codec_type === "audio")
+    .map((s) => ({
+      index: s.index ?? 0,
+      codec: s.codec_name ?? "unknown",
+      channels: s.channels ?? 2,
+      sampleRate: positive(s.sample_rate) ?? 48000,
+      language: language(s),
+    }));
+  const subtitles = streams
+    .filter((s) => s.codec_type === "subtitle")
+    .map((s) => ({
+      index: s.index ?? 0,
+      codec: s.codec_name ?? "unknown",
+      language: language(s),
+      textBased: TEXT_SUBTITLE_CODECS.has(s.codec_name ?? ""),
+    }));
+  const duration = positive(probe.format?.duration) ?? Math.max(0, ...streams.map((s) => positive(s.duration) ?? 0));
+  if (!(duration > 0)) throw new FfmpegError("FFmpeg could not determine the duration of the source file.");
+  if (!video && audio.length === 0) throw new FfmpegError("FFmpeg found no audio or video stream in the source file.");
+  return { duration, video, audio, subtitles };
+}
+
+/** Probes a local file (never a URL: only the file protocol is allowed). */
+export async function probeFile(path: string, options: { signal?: AbortSignal; workDir?: string } = {}): Promise<ProbeSummary> {
+  const stdout = await runFfprobe(
+    ["-v", "error", "-protocol_whitelist", "file", "-print_format", "json", "-show_format", "-show_streams", "-i", path],
+    options,
+  );
+  return parseProbe(JSON.parse(stdout));
+}

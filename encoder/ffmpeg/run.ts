@@ -1,0 +1,127 @@
+import { spawn } from "node:child_process";
+
+const STDERR_LINES_KEPT = 50;
+/** Lines of the kept stderr that go into the job's error message. */
+const MESSAGE_LINES = 3;
+const WORK_DIR_PLACEHOLDER = "<work>";
+
+/**
+ * FFmpeg (or ffprobe) exited with an error. The spec retries "FFmpeg wording" failures, so this
+ * is retryable. `message` is what the job's errorMessage shows: no internal paths or pointers.
+ */
+export class FfmpegError extends Error {
+  readonly retryable = true;
+  constructor(
+    message: string,
+    /** The last lines of stderr, sanitised like the message, for logs. */
+    readonly stderr = "",
+    readonly exitCode: number | null = null,
+  ) {
+    super(message);
+    this.name = "FfmpegError";
+  }
+}
+
+export interface RunOptions {
+  signal?: AbortSignal;
+  /** Replaced by a placeholder in error text, so no server path reaches a customer. */
+  workDir?: string;
+}
+
+export interface FfmpegRunOptions extends RunOptions {
+  /** Source duration in seconds, to turn `out_time_us` into a fraction. */
+  durationSeconds?: number;
+  onProgress?(fraction: number): void;
+}
+
+/** Output time in microseconds from one `-progress` line, or null for other keys and N/A. */
+export function outTimeFromProgressLine(line: string): number | null {
+  const match = /^out_time_us=(\d+)$/.exec(line.trim());
+  return match ? Number(match[1]) : null;
+}
+
+export function sanitizeFfmpegLog(text: string, workDir?: string): string {
+  const withoutPaths = workDir ? text.split(workDir).join(WORK_DIR_PLACEHOLDER) : text;
+  // `[libx264 @ 0x55d1…]` → `[libx264]`: addresses are noise to a reader.
+  return withoutPaths.replace(/ @ 0x[0-9a-f]+\]/g, "]");
+}
+
+/** The last `max` lines of a stream, without holding more than that. */
+function lineTail(max: number) {
+  const lines: string[] = [];
+  let partial = "";
+  return {
+    push(chunk: string) {
+      const parts = (partial + chunk).split(/\r?\n|\r/);
+      partial = parts.pop() ?? "";
+      for (const line of parts) {
+        if (line.trim() === "") continue;
+        lines.push(line);
+        if (lines.length > max) lines.shift();
+      }
+    },
+    lines: () => (partial.trim() ? [...lines, partial].slice(-max) : lines),
+  };
+}
+
+interface Spawned {
+  stdout: string;
+  stderrLines: string[];
+}
+
+function spawnTool(tool: string, args: string[], options: RunOptions, onStdout?: (chunk: string) => void): Promise<Spawned> {
+  return new Promise((resolve, reject) => {
+    const { signal } = options;
+    if (signal?.aborted) return reject(signal.reason);
+    const child = spawn(tool, args, {
+      stdio: ["ignore", "pipe", "pipe"],
+      // SVT-AV1 prints its configuration banner at info level straight to stderr; warnings only.
+      env: { ...process.env, SVT_LOG: "2" },
+    });
+    const stderr = lineTail(STDERR_LINES_KEPT);
+    let stdout = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (onStdout ? onStdout(chunk) : (stdout += chunk)));
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => stderr.push(chunk));
+    const onAbort = () => child.kill("SIGKILL");
+    signal?.addEventListener("abort", onAbort, { once: true });
+    child.on("error", (err) => {
+      signal?.removeEventListener("abort", onAbort);
+      reject(new FfmpegError(`${tool} could not be started: ${err.message}`));
+    });
+    child.on("close", (code, killedBy) => {
+      signal?.removeEventListener("abort", onAbort);
+      if (signal?.aborted) return reject(signal.reason);
+      const stderrLines = stderr.lines().map((l) => sanitizeFfmpegLog(l, options.workDir));
+      if (code === 0) return resolve({ stdout, stderrLines });
+      const why = code === null ? `was killed by ${killedBy}` : `exited with code ${code}`;
+      const detail = stderrLines.slice(-MESSAGE_LINES).join(" | ");
+      const message = `FFmpeg could not process the source: ${tool} ${why}${detail ? `: ${detail}` : ""}`;
+      reject(new FfmpegError(message, stderrLines.join("\n"), code));
+    });
+  });
+}
+
+/**
+ * Runs FFmpeg: the one place the encoder spawns it. Progress comes from `-progress pipe:1`
+ * (the builders add it); on abort FFmpeg is killed with SIGKILL and the promise rejects with
+ * the signal's reason once the process is gone. Resolves with the kept stderr lines, which
+ * carry loudnorm's measurement.
+ */
+export async function runFfmpeg(args: string[], options: FfmpegRunOptions = {}): Promise<{ stderr: string }> {
+  const { durationSeconds, onProgress } = options;
+  const durationUs = (durationSeconds ?? 0) * 1e6;
+  let pending = "";
+  const result = await spawnTool("ffmpeg", args, options, (chunk) => {
+    const lines = (pending + chunk).split("\n");
+    pending = lines.pop() ?? "";
+    for (const line of lines) {
+      const outTime = outTimeFromProgressLine(line);
+      if (outTime !== null && durationUs > 0 && onProgress) onProgress(Math.min(1, outTime / durationUs));
+    }
+  });
+  return { stderr: result.stderrLines.join("\n") };
+}
+
+export async function runFfprobe(args: string[], options: RunOptions = {}): Promise<string> {
+  return (await spawnTool("ffprobe", args, options)).stdout;
+}

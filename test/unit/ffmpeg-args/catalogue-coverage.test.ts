@@ -1,0 +1,57 @@
+import { describe, expect, it } from "vitest";
+import { PRESETS } from "../../../domain/presets/catalogue";
+import { RECIPES } from "../../../domain/presets/recipes";
+import { buildPresetCommands, type FfmpegCommand } from "../../../encoder/ffmpeg/args";
+import { parseLoudnormMeasurement } from "../../../encoder/ffmpeg/args/loudness";
+import { IN, OUT, PROBE_1080, valueOf } from "./fixtures";
+
+const MEASURED = parseLoudnormMeasurement('{"input_i":"-20","input_tp":"-5","input_lra":"4","input_thresh":"-30","target_offset":"0.1"}');
+
+/** Every FFmpeg command a preset runs (a two-pass step's apply built from a sample measurement). */
+function commandsOf(id: string): FfmpegCommand[] {
+  return buildPresetCommands(id, { input: IN, outDir: OUT, probe: PROBE_1080 }).steps.flatMap((s) =>
+    s.kind === "run" ? [s.command] : s.kind === "two-pass" ? [s.measure, s.apply(MEASURED)] : [],
+  );
+}
+
+describe("all 23 presets", () => {
+  it("have a recipe, and nothing else does", () => {
+    expect(Object.keys(RECIPES).sort()).toEqual(PRESETS.map((p) => p.id).sort());
+  });
+
+  describe.each(PRESETS.map((p) => [p.id, p] as const))("%s", (id, preset) => {
+    const commands = commandsOf(id);
+
+    it("reads only the local file and reports progress", () => {
+      expect(commands.length).toBeGreaterThan(0);
+      for (const { args } of commands) {
+        expect(args.slice(0, 7)).toEqual(["-hide_banner", "-nostdin", "-y", "-protocol_whitelist", "file", "-i", IN]);
+        expect(args.filter((a) => a === "-i")).toHaveLength(1);
+        expect(valueOf(args, "-progress")).toBe("pipe:1");
+        expect(args).toContain("-nostats");
+        expect(args.join(" ")).not.toMatch(/https?:/);
+      }
+    });
+
+    it("encodes with the catalogue's codecs", () => {
+      const last = commands.at(-1)!.args;
+      const { videoCodec, audioCodec } = preset.specifications;
+      if (videoCodec && videoCodec !== "mjpeg") expect(valueOf(last, "-c:v")).toBe(videoCodec);
+      if (audioCodec) expect(valueOf(last, "-c:a")).toBe(audioCodec);
+    });
+
+    it("writes into the out dir, with the form the catalogue states", () => {
+      const plan = buildPresetCommands(id, { input: IN, outDir: OUT, probe: PROBE_1080 });
+      expect(plan.output.kind).toBe(preset.output);
+      const outputs = commands.at(-1)!.args.filter((a) => a.startsWith("/"));
+      expect(outputs.filter((a) => a !== IN).every((a) => a.startsWith(`${OUT}/`))).toBe(true);
+      if (plan.output.kind === "file") expect(commands.at(-1)!.args.at(-1)).toBe(`${OUT}/${plan.output.file}`);
+    });
+
+    it.runIf(preset.extension === "mp4")("MP4 output is faststart; HEVC is tagged hvc1", () => {
+      const last = commands.at(-1)!.args;
+      expect(valueOf(last, "-movflags")).toBe("+faststart");
+      if (valueOf(last, "-c:v") === "libx265") expect(valueOf(last, "-tag:v")).toBe("hvc1");
+    });
+  });
+});

@@ -1,0 +1,92 @@
+import { describe, expect, it } from "vitest";
+import { parseProbe } from "../../../encoder/ffmpeg/probe";
+import { FfmpegError, outTimeFromProgressLine, runFfmpeg, sanitizeFfmpegLog } from "../../../encoder/ffmpeg/run";
+
+const stream = (s: object) => ({ disposition: { attached_pic: 0 }, ...s });
+
+describe("parseProbe", () => {
+  it("summarises duration, the video, audio and subtitle streams", () => {
+    const summary = parseProbe({
+      format: { duration: "12.480000" },
+      streams: [
+        stream({ index: 0, codec_type: "video", codec_name: "h264", width: 1920, height: 1080, avg_frame_rate: "30000/1001", nb_frames: "374" }),
+        stream({ index: 1, codec_type: "audio", codec_name: "aac", channels: 6, sample_rate: "48000", tags: { language: "eng" } }),
+        stream({ index: 2, codec_type: "subtitle", codec_name: "subrip", tags: { language: "fra" } }),
+        stream({ index: 3, codec_type: "subtitle", codec_name: "hdmv_pgs_subtitle", tags: { language: "und" } }),
+      ],
+    });
+    expect(summary).toEqual({
+      duration: 12.48,
+      video: { index: 0, codec: "h264", width: 1920, height: 1080, fps: 30000 / 1001, frameCount: 374 },
+      audio: [{ index: 1, codec: "aac", channels: 6, sampleRate: 48000, language: "eng" }],
+      subtitles: [
+        { index: 2, codec: "subrip", language: "fra", textBased: true },
+        { index: 3, codec: "hdmv_pgs_subtitle", language: null, textBased: false },
+      ],
+    });
+  });
+
+  it("swaps the size of a rotated phone video and ignores cover art", () => {
+    const summary = parseProbe({
+      format: { duration: "3" },
+      streams: [
+        stream({ index: 0, codec_type: "video", codec_name: "mjpeg", width: 600, height: 600, disposition: { attached_pic: 1 } }),
+        stream({ index: 1, codec_type: "video", codec_name: "hevc", width: 1920, height: 1080, avg_frame_rate: "0/0", r_frame_rate: "30/1", side_data_list: [{ rotation: -90 }] }),
+      ],
+    });
+    expect(summary.video).toEqual({ index: 1, codec: "hevc", width: 1080, height: 1920, fps: 30, frameCount: null });
+  });
+
+  it("an audio file with cover art has no video", () => {
+    const summary = parseProbe({
+      format: { duration: "3" },
+      streams: [
+        stream({ index: 0, codec_type: "audio", codec_name: "mp3", channels: 1, sample_rate: "44100" }),
+        stream({ index: 1, codec_type: "video", codec_name: "png", width: 500, height: 500, disposition: { attached_pic: 1 } }),
+      ],
+    });
+    expect(summary.video).toBeNull();
+    expect(summary.audio).toHaveLength(1);
+  });
+
+  it("rejects a file with no duration or no media streams", () => {
+    expect(() => parseProbe({ format: {}, streams: [] })).toThrowError(FfmpegError);
+    expect(() => parseProbe({ format: { duration: "2" }, streams: [stream({ index: 0, codec_type: "data" })] })).toThrowError(/no audio or video/);
+  });
+});
+
+describe("runner helpers", () => {
+  it("reads out_time_us from -progress lines", () => {
+    expect(outTimeFromProgressLine("out_time_us=4010667")).toBe(4010667);
+    expect(outTimeFromProgressLine("out_time_us=N/A")).toBeNull();
+    expect(outTimeFromProgressLine("out_time_ms=4010667")).toBeNull();
+  });
+
+  it("hides the work dir and pointer addresses", () => {
+    expect(sanitizeFfmpegLog("[libx264 @ 0x55d1db4df3c0] /srv/work/job-1/source.mp4: Invalid data", "/srv/work/job-1")).toBe(
+      "[libx264] <work>/source.mp4: Invalid data",
+    );
+  });
+
+  it("rejects with a readable FfmpegError that names no internal path", async () => {
+    const workDir = "/tmp";
+    const err = await runFfmpeg(["-hide_banner", "-nostdin", "-protocol_whitelist", "file", "-i", `${workDir}/does-not-exist.mp4`, "-f", "null", "-"], { workDir }).catch((e) => e);
+    expect(err).toBeInstanceOf(FfmpegError);
+    expect(err.retryable).toBe(true);
+    expect(err.exitCode).not.toBe(0);
+    expect(err.message).toMatch(/^FFmpeg could not process the source: ffmpeg exited with code \d+: .*<work>\/does-not-exist\.mp4/);
+    expect(err.message).not.toContain("/tmp");
+  });
+
+  it("kills FFmpeg promptly on abort and rejects with the abort reason", async () => {
+    const controller = new AbortController();
+    const started = Date.now();
+    const run = runFfmpeg(["-hide_banner", "-nostdin", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-progress", "pipe:1", "-f", "null", "-"], {
+      signal: controller.signal,
+      durationSeconds: 1000,
+      onProgress: () => controller.abort(new Error("cancelled")),
+    });
+    await expect(run).rejects.toThrowError("cancelled");
+    expect(Date.now() - started).toBeLessThan(5000);
+  });
+});

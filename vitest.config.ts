@@ -6,6 +6,7 @@ import { defineConfig } from "vitest/config";
  * - cloud: each local stand-in, exercised with the official client library.
  * - api: the Worker under wrangler dev against the local cloud and the machine's PostgreSQL.
  * - workerd: the app inside workerd (@cloudflare/vitest-pool-workers) against the same stack.
+ * - e2e: the whole service with the real encoder; each file starts its own stack.
  */
 export default defineConfig({
   test: {
@@ -35,6 +36,16 @@ export default defineConfig({
         },
       },
       "test/workerd/vitest.config.ts",
+      {
+        test: {
+          name: "e2e",
+          include: ["test/e2e/**/*.test.ts"],
+          testTimeout: 300_000,
+          hookTimeout: 180_000,
+          // Files start their own stacks and encode on two cores: one file at a time.
+          fileParallelism: false,
+        },
+      },
     ],
   },
 });

@@ -1,0 +1,25 @@
+import { EDL_PRESET_ID } from "../../domain/presets/catalogue";
+import type { EncoderConfig } from "../config";
+import type { DownloadPolicy } from "../source/download";
+import type { Renderer } from "./pipeline";
+import { renderPresetJob } from "./preset-job";
+
+export function downloadPolicy(config: EncoderConfig): DownloadPolicy {
+  return {
+    allowLoopback: config.ALLOW_LOOPBACK_SOURCES,
+    maxBytes: config.MAX_SOURCE_BYTES,
+    timeoutMs: config.DOWNLOAD_TIMEOUT_MS,
+  };
+}
+
+/** Timelines go to the timeline renderer; every other job is a catalogue preset. */
+export function createRenderer(config: EncoderConfig): Renderer {
+  const policy = downloadPolicy(config);
+  return async (job, ctx) => {
+    if (job.preset === EDL_PRESET_ID) {
+      const { renderTimelineJob } = await import("../timeline/render");
+      return renderTimelineJob(job, ctx, policy);
+    }
+    return renderPresetJob(job, ctx, policy);
+  };
+}

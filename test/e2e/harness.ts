@@ -1,0 +1,64 @@
+import { mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { openAdmin } from "../../dev/admin/commands";
+import type { PlanId } from "../../domain/plans";
+import { startTestStack } from "../support/stack";
+
+export interface Client {
+  key: string;
+  accountId: string;
+  call<T = any>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }>;
+}
+
+/**
+ * The whole service with the real encoder process, for one test file: the Worker under
+ * wrangler dev, the local cloud on a scratch database, and the encoder beside them.
+ */
+export async function startE2E(opts: { allowLoopbackSources: boolean; env?: Record<string, string> }) {
+  const workDir = await mkdtemp(join(tmpdir(), "encoder-work-"));
+  const stack = await startTestStack({ kind: "process", allowLoopbackSources: opts.allowLoopbackSources, workDir, env: opts.env });
+  const admin = openAdmin({ databaseUrl: stack.info.databaseUrl, redis: stack.info.cloud.redis });
+  const api = stack.info.apiUrl;
+
+  async function client(plan: PlanId = "enterprise"): Promise<Client> {
+    const { accountId, apiKey } = await admin.createAccount(plan);
+    return {
+      key: apiKey,
+      accountId,
+      async call(method, path, body) {
+        const res = await fetch(`${api}/api/v1${path}`, {
+          method,
+          headers: { Authorization: `Bearer ${apiKey}`, "Content-Type": "application/json" },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        });
+        return { status: res.status, body: (await res.json()) as any };
+      },
+    };
+  }
+
+  /** Polls the job until `until` says stop (default: a terminal status). */
+  async function waitFor(c: Client, jobId: string, until = (job: any) => ["completed", "failed", "cancelled"].includes(job.status), timeoutMs = 180_000) {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const { body } = await c.call("GET", `/jobs/${jobId}`);
+      if (until(body)) return body;
+      if (Date.now() > deadline) throw new Error(`job ${jobId} still ${body.status} after ${timeoutMs} ms`);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+
+  return {
+    stack,
+    admin,
+    workDir,
+    client,
+    waitFor,
+    stop: async () => {
+      await admin.close();
+      await stack.stop();
+    },
+  };
+}
+
+export type E2E = Awaited<ReturnType<typeof startE2E>>;

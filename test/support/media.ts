@@ -1,0 +1,28 @@
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+
+const run = promisify(execFile);
+
+/** Runs FFmpeg quietly to make a fixture; lavfi sources only, nothing committed. */
+export async function ffmpeg(args: string[]): Promise<void> {
+  await run("ffmpeg", ["-hide_banner", "-loglevel", "error", "-y", ...args], { maxBuffer: 16 * 1024 * 1024 });
+}
+
+export async function ffprobeJson(path: string): Promise<any> {
+  const { stdout } = await run("ffprobe", ["-v", "error", "-print_format", "json", "-show_format", "-show_streams", path], {
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  return JSON.parse(stdout);
+}
+
+/** A test pattern with a tone: `seconds` long, `width`x`height` at `fps`, stereo 48 kHz AAC in MP4. */
+export async function makeSource(path: string, opts: { seconds: number; width?: number; height?: number; fps?: number; audio?: boolean }) {
+  const { seconds, width = 640, height = 360, fps = 30, audio = true } = opts;
+  await ffmpeg([
+    "-f", "lavfi", "-i", `testsrc2=size=${width}x${height}:rate=${fps}:duration=${seconds}`,
+    ...(audio ? ["-f", "lavfi", "-i", `sine=frequency=440:sample_rate=48000:duration=${seconds}`, "-ac", "2"] : []),
+    "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-g", String(fps),
+    ...(audio ? ["-c:a", "aac", "-b:a", "96k"] : []),
+    "-movflags", "+faststart", path,
+  ]);
+}

@@ -1,0 +1,169 @@
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PRESETS, type PresetDefinition } from "../../domain/presets/catalogue";
+import { ffmpeg, ffprobeJson } from "../support/media";
+import { checkHlsMaster, extract, loudnessLufs, readZip } from "../support/outputs";
+import { startFixtureServer, type FixtureServer } from "./fixtures";
+import { startE2E, type Client, type E2E } from "./harness";
+
+const SECONDS = 4;
+const FPS = 30;
+const FRAME = 1 / FPS;
+let e2e: E2E;
+let fixtures: FixtureServer;
+let client: Client;
+let sourceUrl: string;
+const jobs = new Map<string, Promise<any>>();
+
+/** 1280x720 test pattern, a tone, and two text subtitle tracks (SRT, in Matroska). */
+async function makeSubtitledSource(dir: string) {
+  const srt = (text: string) => `1\n00:00:00,500 --> 00:00:01,500\n${text} & more\n\n2\n00:00:02,000 --> 00:00:03,000\nSecond cue\n`;
+  await writeFile(join(dir, "en.srt"), srt("Hello"));
+  await writeFile(join(dir, "fr.srt"), srt("Bonjour"));
+  await ffmpeg([
+    "-f", "lavfi", "-i", `testsrc2=size=1280x720:rate=${FPS}:duration=${SECONDS}`,
+    "-f", "lavfi", "-i", `sine=frequency=440:sample_rate=48000:duration=${SECONDS}`,
+    "-i", join(dir, "en.srt"), "-i", join(dir, "fr.srt"),
+    "-map", "0:v", "-map", "1:a", "-map", "2:s", "-map", "3:s",
+    "-metadata:s:s:0", "language=eng", "-metadata:s:s:1", "language=fra",
+    "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-g", String(FPS),
+    "-c:a", "aac", "-ac", "2", "-c:s", "srt",
+    join(dir, "source.mkv"),
+  ]);
+}
+
+beforeAll(async () => {
+  [e2e, fixtures] = await Promise.all([startE2E({ allowLoopbackSources: true }), startFixtureServer()]);
+  await makeSubtitledSource(fixtures.dir);
+  sourceUrl = fixtures.url("source.mkv");
+  client = await e2e.client("enterprise");
+  // All 23 submitted at once; the service encodes two at a time.
+  for (const preset of PRESETS) {
+    const created = await client.call("POST", "/jobs", { inputUrl: sourceUrl, preset: preset.id });
+    expect(created.status).toBe(201);
+    jobs.set(preset.id, e2e.waitFor(client, created.body.id, undefined, 600_000));
+  }
+});
+afterAll(async () => {
+  await e2e?.stop();
+  await fixtures?.stop();
+});
+
+async function download(preset: PresetDefinition) {
+  const job = await jobs.get(preset.id)!;
+  expect(job.status, `${preset.id}: ${job.errorMessage}`).toBe("completed");
+  expect(job.duration).toBeCloseTo(SECONDS, 1);
+  const res = await fetch(job.outputUrl);
+  expect(res.status).toBe(200);
+  return Buffer.from(await res.arrayBuffer());
+}
+
+async function saved(data: Buffer, name: string) {
+  const path = join(await mkdtemp(join(tmpdir(), "out-")), name);
+  await writeFile(path, data);
+  return path;
+}
+
+const CODEC_NAMES: Record<string, string> = { libx264: "h264", libx265: "hevc", "libvpx-vp9": "vp9", libsvtav1: "av1", copy: "h264", aac: "aac", libopus: "opus", libmp3lame: "mp3" };
+
+describe("spec: Output form by preset › every preset produces real output (end to end)", () => {
+  for (const preset of PRESETS.filter((p) => p.output === "file")) {
+    it(`${preset.id}: one ${preset.extension} file with the promised streams`, async () => {
+      const path = await saved(await download(preset), `out.${preset.extension}`);
+      const probe = await ffprobeJson(path);
+      const video = probe.streams.find((s: any) => s.codec_type === "video");
+      const audio = probe.streams.find((s: any) => s.codec_type === "audio");
+      const spec = preset.specifications;
+      if (spec.videoCodec) {
+        expect(video.codec_name).toBe(CODEC_NAMES[spec.videoCodec]);
+        expect(Math.abs(Number(probe.format.duration) - SECONDS)).toBeLessThanOrEqual(FRAME + 0.05);
+      } else {
+        expect(video).toBeUndefined();
+        expect(Math.abs(Number(probe.format.duration) - SECONDS)).toBeLessThanOrEqual(0.1);
+      }
+      expect(audio.codec_name).toBe(CODEC_NAMES[spec.audioCodec!]);
+      if (spec.resolution) {
+        const [w, h] = spec.resolution.split("x").map(Number);
+        expect(video.height).toBe(h);
+        expect(Math.abs(video.width - w)).toBeLessThanOrEqual(2);
+      }
+      if (preset.extension === "mp4" || preset.extension === "m4a") {
+        // +faststart: the moov atom comes before mdat.
+        const head = (await import("node:fs/promises")).readFile(path).then((b) => b.toString("latin1"));
+        const text = await head;
+        expect(text.indexOf("moov")).toBeLessThan(text.indexOf("mdat"));
+      }
+      if (spec.videoCodec === "libx265") expect(video.codec_tag_string).toBe("hvc1");
+      if (preset.id === "audio_aac_podcast") expect(Math.abs((await loudnessLufs(path)) - -16)).toBeLessThanOrEqual(1);
+      if (preset.id === "filter_loudnorm_ebu_r128") expect(Math.abs((await loudnessLufs(path)) - -23)).toBeLessThanOrEqual(1);
+    });
+  }
+});
+
+describe("spec: Output form by preset › multi-file presets come as one ZIP", () => {
+  const zipOf = async (id: string) => readZip(await download(PRESETS.find((p) => p.id === id)!));
+
+  for (const id of ["hls_abr_264_basic", "hls_abr_264_standard", "hls_abr_265_efficient_4k", "hls_abr_av1_efficient", "live_hls_264_lowlatency"]) {
+    it(`${id}: a master playlist whose variants and segments all resolve; no rung above the 720p source`, async () => {
+      const members = await zipOf(id);
+      const heights = checkHlsMaster(members, "master.m3u8");
+      expect(heights[0]).toBeLessThanOrEqual(720);
+      expect(heights.length).toBeGreaterThanOrEqual(id === "live_hls_264_lowlatency" ? 1 : 2);
+    });
+  }
+
+  for (const id of ["dash_abr_264_standard", "live_dash_264_lowlatency", "cmaf_abr_265_standard"]) {
+    it(`${id}: a DASH manifest whose representations' segments exist and decode`, async () => {
+      const members = await zipOf(id);
+      const mpd = members.get("manifest.mpd")?.toString("utf8");
+      expect(mpd).toMatch(/<MPD/);
+      const dir = await extract(members);
+      const probe = await ffprobeJson(join(dir, "manifest.mpd")).catch(() => null);
+      // FFmpeg's DASH demuxer reads the manifest and its segments: every stream must resolve.
+      expect(probe?.streams?.some((s: any) => s.codec_type === "video")).toBe(true);
+      if (id === "cmaf_abr_265_standard") {
+        const heights = checkHlsMaster(members, "master.m3u8");
+        expect(heights[0]).toBeLessThanOrEqual(720);
+      }
+    });
+  }
+
+  it("util_thumbnails: JPEG thumbnails of the source frame size", async () => {
+    const members = await zipOf("util_thumbnails");
+    const thumbs = [...members.keys()].filter((n) => n.endsWith(".jpg"));
+    expect(thumbs.length).toBeGreaterThanOrEqual(1);
+    const probe = await ffprobeJson(await saved(members.get(thumbs[0])!, "t.jpg"));
+    expect(probe.streams[0].codec_name).toBe("mjpeg");
+  });
+
+  it("util_sprite_vtt: every WebVTT cue points inside the sprite sheet", async () => {
+    const members = await zipOf("util_sprite_vtt");
+    const sheet = await ffprobeJson(await saved(members.get("sprite.jpg")!, "sprite.jpg"));
+    const { width, height } = sheet.streams[0];
+    const vtt = members.get("sprite.vtt")!.toString("utf8");
+    expect(vtt.startsWith("WEBVTT")).toBe(true);
+    const cues = [...vtt.matchAll(/sprite\.jpg#xywh=(\d+),(\d+),(\d+),(\d+)/g)].map((m) => m.slice(1).map(Number));
+    expect(cues.length).toBeGreaterThan(0);
+    for (const [x, y, w, h] of cues) {
+      expect(x + w).toBeLessThanOrEqual(width);
+      expect(y + h).toBeLessThanOrEqual(height);
+    }
+  });
+
+  it("util_subs_sidecar_basic: the MP4 and one WebVTT per text subtitle track, & escaped", async () => {
+    const members = await zipOf("util_subs_sidecar_basic");
+    const vtts = [...members.keys()].filter((n) => n.endsWith(".vtt")).sort();
+    expect(vtts).toHaveLength(2);
+    expect(vtts.join(" ")).toMatch(/eng/);
+    expect(vtts.join(" ")).toMatch(/fra/);
+    for (const name of vtts) {
+      const text = members.get(name)!.toString("utf8");
+      expect(text.startsWith("WEBVTT")).toBe(true);
+      expect(text).toContain("&amp; more");
+      expect(text).not.toMatch(/& more/);
+    }
+    expect([...members.keys()].some((n) => n.endsWith(".mp4"))).toBe(true);
+  });
+});

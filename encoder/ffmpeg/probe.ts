@@ -7,6 +7,8 @@ export interface VideoStreamInfo {
   /** As displayed: width and height are swapped for sources rotated by 90° (phones). */
   width: number;
   height: number;
+  /** Sample (pixel) aspect ratio: 1 for square pixels, e.g. 32/27 for anamorphic 16:9 DVD. */
+  sampleAspect: number;
   /** Null when the container does not say (the builders then assume 30). */
   fps: number | null;
   /** Frames in the stream when the container records it, for exact frame selection. */
@@ -62,6 +64,7 @@ interface RawStream {
   codec_name?: string;
   width?: number;
   height?: number;
+  sample_aspect_ratio?: string;
   avg_frame_rate?: string;
   r_frame_rate?: string;
   nb_frames?: string;
@@ -78,9 +81,9 @@ interface RawProbe {
   format?: { duration?: string };
 }
 
-function rate(value: string | undefined): number | null {
+function rate(value: string | undefined, separator = "/"): number | null {
   if (!value) return null;
-  const [num, den = "1"] = value.split("/");
+  const [num, den = "1"] = value.split(separator);
   const r = Number(num) / Number(den);
   return Number.isFinite(r) && r > 0 ? r : null;
 }
@@ -113,6 +116,7 @@ export function parseProbe(raw: unknown): ProbeSummary {
           codec: v.codec_name ?? "unknown",
           width: rotation(v) === 90 ? v.height : v.width,
           height: rotation(v) === 90 ? v.width : v.height,
+          sampleAspect: rate(v.sample_aspect_ratio, ":") ?? 1,
           fps: rate(v.avg_frame_rate) ?? rate(v.r_frame_rate),
           frameCount: positive(v.nb_frames),
         }

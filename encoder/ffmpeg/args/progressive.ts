@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import { findPreset } from "../../../domain/presets/catalogue";
 import type { ProgressiveRecipe } from "../../../domain/presets/recipes";
+import type { VideoStreamInfo } from "../probe";
 import { FASTSTART, head, requireVideo, videoAudioArgs, type BuildContext, type FfmpegCommand } from "./command";
 import { videoEncoderArgs } from "./video-encoder";
 
@@ -11,15 +12,22 @@ function catalogueSpecs(presetId: string) {
   return { width, height, crf: specs.crf, maxrate: specs.maxrate };
 }
 
+const even = (x: number) => Math.max(2, 2 * Math.round(x / 2));
+
 /**
- * `contain` keeps the display aspect (scale adjusts the sample aspect ratio by a pixel's
- * rounding); `cover` fills the frame exactly and crops the centre. Both end in 8-bit 4:2:0,
- * the only format every hardware decoder plays.
+ * `contain`: the largest size inside the box with the source's display aspect, rounded to even
+ * numbers (a 16:9 source fills 854x480 exactly, where scale's own rounding gives 852), square
+ * pixels. `cover` fills the box and crops the centre. Both end in 8-bit 4:2:0, the only format
+ * every hardware decoder plays.
  */
-export function frameFilter(fit: ProgressiveRecipe["fit"], width: number, height: number): string {
-  return fit === "contain"
-    ? `scale=${width}:${height}:force_original_aspect_ratio=decrease:force_divisible_by=2,format=yuv420p`
-    : `scale=${width}:${height}:force_original_aspect_ratio=increase,crop=${width}:${height},setsar=1,format=yuv420p`;
+export function frameFilter(fit: ProgressiveRecipe["fit"], box: { width: number; height: number }, source: VideoStreamInfo): string {
+  const { width, height } = box;
+  if (fit === "cover") {
+    return `scale=${width}:${height}:force_original_aspect_ratio=increase,crop=${width}:${height},setsar=1,format=yuv420p`;
+  }
+  const aspect = (source.width * source.sampleAspect) / source.height;
+  const size = aspect >= width / height ? [width, even(width / aspect)] : [even(height * aspect), height];
+  return `scale=${size[0]}:${size[1]},setsar=1,format=yuv420p`;
 }
 
 /** The eight single-file presets: MP4 (H.264, HEVC) or WebM (VP9 + Opus) at a fixed resolution. */
@@ -42,7 +50,7 @@ export function progressiveCommand(ctx: BuildContext, recipe: ProgressiveRecipe,
       `0:${video.index}`,
       ...(audio ? ["-map", `0:${audio.index}`] : []),
       "-vf",
-      frameFilter(recipe.fit, width, height),
+      frameFilter(recipe.fit, { width, height }, video),
       ...videoEncoderArgs(recipe.video),
       "-crf",
       String(crf),

@@ -6,7 +6,7 @@ export const OUT = "/work/job-1/out";
 /** A 10 s 1080p30 H.264 source with stereo AAC and two text subtitle tracks and one bitmap track. */
 export const PROBE_1080: ProbeSummary = {
   duration: 10,
-  video: { index: 0, codec: "h264", width: 1920, height: 1080, fps: 30, frameCount: 300 },
+  video: { index: 0, codec: "h264", width: 1920, height: 1080, sampleAspect: 1, fps: 30, frameCount: 300 },
   audio: [{ index: 1, codec: "aac", channels: 2, sampleRate: 48000, language: "eng" }],
   subtitles: [
     { index: 2, codec: "subrip", language: "eng", textBased: true },
@@ -17,7 +17,7 @@ export const PROBE_1080: ProbeSummary = {
 
 export const PROBE_480: ProbeSummary = {
   ...PROBE_1080,
-  video: { index: 0, codec: "h264", width: 854, height: 480, fps: 25, frameCount: 250 },
+  video: { index: 0, codec: "h264", width: 854, height: 480, sampleAspect: 1, fps: 25, frameCount: 250 },
 };
 
 export const PROBE_NO_AUDIO: ProbeSummary = { ...PROBE_1080, audio: [] };

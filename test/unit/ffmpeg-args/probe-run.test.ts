@@ -17,7 +17,7 @@ describe("parseProbe", () => {
     });
     expect(summary).toEqual({
       duration: 12.48,
-      video: { index: 0, codec: "h264", width: 1920, height: 1080, fps: 30000 / 1001, frameCount: 374 },
+      video: { index: 0, codec: "h264", width: 1920, height: 1080, sampleAspect: 1, fps: 30000 / 1001, frameCount: 374 },
       audio: [{ index: 1, codec: "aac", channels: 6, sampleRate: 48000, language: "eng" }],
       subtitles: [
         { index: 2, codec: "subrip", language: "fra", textBased: true },
@@ -34,7 +34,7 @@ describe("parseProbe", () => {
         stream({ index: 1, codec_type: "video", codec_name: "hevc", width: 1920, height: 1080, avg_frame_rate: "0/0", r_frame_rate: "30/1", side_data_list: [{ rotation: -90 }] }),
       ],
     });
-    expect(summary.video).toEqual({ index: 1, codec: "hevc", width: 1080, height: 1920, fps: 30, frameCount: null });
+    expect(summary.video).toEqual({ index: 1, codec: "hevc", width: 1080, height: 1920, sampleAspect: 1, fps: 30, frameCount: null });
   });
 
   it("an audio file with cover art has no video", () => {

@@ -17,7 +17,7 @@ describe("progressive presets: exact commands", () => {
       ...HEAD,
       "-map", "0:0",
       "-map", "0:1",
-      "-vf", "scale=1280:720:force_original_aspect_ratio=decrease:force_divisible_by=2,format=yuv420p",
+      "-vf", "scale=1280:720,setsar=1,format=yuv420p",
       "-c:v", "libx264", "-preset", "veryfast",
       "-crf", "23", "-maxrate", "3000k", "-bufsize", "6000k",
       "-c:a", "aac", "-ar", "48000", "-ac", "2", "-b:a", "128k",
@@ -32,7 +32,7 @@ describe("progressive presets: exact commands", () => {
       ...HEAD,
       "-map", "0:0",
       "-map", "0:1",
-      "-vf", "scale=1920:1080:force_original_aspect_ratio=decrease:force_divisible_by=2,format=yuv420p",
+      "-vf", "scale=1920:1080,setsar=1,format=yuv420p",
       "-c:v", "libx265", "-preset", "veryfast", "-x265-params", "log-level=error", "-tag:v", "hvc1",
       "-crf", "26",
       "-c:a", "aac", "-ar", "48000", "-ac", "2", "-b:a", "128k",
@@ -47,7 +47,7 @@ describe("progressive presets: exact commands", () => {
       ...HEAD,
       "-map", "0:0",
       "-map", "0:1",
-      "-vf", "scale=1920:1080:force_original_aspect_ratio=decrease:force_divisible_by=2,format=yuv420p",
+      "-vf", "scale=1920:1080,setsar=1,format=yuv420p",
       "-c:v", "libvpx-vp9", "-deadline", "good", "-cpu-used", "5", "-row-mt", "1",
       "-crf", "31", "-b:v", "4000k",
       "-c:a", "libopus", "-ar", "48000", "-ac", "2", "-b:a", "128k",
@@ -76,6 +76,17 @@ describe("progressive presets: exact commands", () => {
     expect(valueOf(args, "-maxrate")).toBe(maxrate);
     expect(valueOf(args, "-b:a")).toBe(audio);
     expect(valueOf(args, "-movflags")).toBe("+faststart");
+  });
+
+  it("contain: fits other aspects inside the box with even sizes, from the display aspect", () => {
+    const sized = (video: Partial<NonNullable<typeof PROBE_1080.video>>) =>
+      valueOf(argsOf(build("mp4_264_480p", { ...PROBE_1080, video: { ...PROBE_1080.video!, ...video } })), "-vf");
+    expect(sized({ width: 1280, height: 720 })).toBe("scale=854:480,setsar=1,format=yuv420p");
+    expect(sized({ width: 1080, height: 1920 })).toBe("scale=270:480,setsar=1,format=yuv420p");
+    expect(sized({ width: 640, height: 480 })).toBe("scale=640:480,setsar=1,format=yuv420p");
+    expect(sized({ width: 2048, height: 858 })).toBe("scale=854:358,setsar=1,format=yuv420p");
+    // Anamorphic DVD: 720x480 stored, 16:9 shown.
+    expect(sized({ width: 720, height: 480, sampleAspect: 32 / 27 })).toBe("scale=854:480,setsar=1,format=yuv420p");
   });
 
   it("a source without audio maps no audio and sets no audio encoder", () => {

@@ -12,8 +12,15 @@ import { ffmpeg, makeSource } from "../support/media";
  */
 export async function startFixtureServer() {
   const dir = await mkdtemp(join(tmpdir(), "e2e-fixtures-"));
+  const hits = new Map<string, number>();
   const server = createServer(async (req, res) => {
     const url = new URL(req.url ?? "/", "http://fixtures");
+    hits.set(url.pathname, (hits.get(url.pathname) ?? 0) + 1);
+    const status = /^\/status\/(\d{3})\//.exec(url.pathname);
+    if (status) {
+      res.writeHead(Number(status[1])).end();
+      return;
+    }
     if (url.pathname === "/redirect") {
       res.writeHead(302, { location: url.searchParams.get("to") ?? "/" }).end();
       return;
@@ -31,6 +38,8 @@ export async function startFixtureServer() {
   const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
   return {
     dir,
+    /** Requests each path received, to count the encoder's attempts. */
+    hits: (path: string) => hits.get(path) ?? 0,
     url: (name: string) => `${base}/${name}`,
     base,
     async source(name: string, opts: Parameters<typeof makeSource>[1]) {

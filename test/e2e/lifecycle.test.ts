@@ -1,0 +1,185 @@
+import { execFile } from "node:child_process";
+import { createServer } from "node:http";
+import { readdir } from "node:fs/promises";
+import { promisify } from "node:util";
+import { Webhook } from "standardwebhooks";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startFixtureServer, type FixtureServer } from "./fixtures";
+import { startE2E, type E2E } from "./harness";
+
+const exec = promisify(execFile);
+let e2e: E2E;
+let fixtures: FixtureServer;
+let short: string;
+let long: string;
+
+/** FFmpeg processes whose arguments mention this job (its work dir carries the job id). */
+async function ffmpegFor(jobId: string): Promise<number> {
+  const { stdout } = await exec("pgrep", ["-f", `ffmpeg.*job-${jobId}`]).catch(() => ({ stdout: "" }));
+  return stdout.split("\n").filter(Boolean).length;
+}
+
+async function workDirsFor(jobId: string) {
+  return (await readdir(e2e.workDir)).filter((d) => d.startsWith(`job-${jobId}`));
+}
+
+beforeAll(async () => {
+  [e2e, fixtures] = await Promise.all([startE2E({ allowLoopbackSources: true }), startFixtureServer()]);
+  [short, long] = await Promise.all([
+    fixtures.source("short.mp4", { seconds: 4, width: 640, height: 360 }),
+    fixtures.source("long.mp4", { seconds: 40, width: 1280, height: 720 }),
+  ]);
+});
+afterAll(async () => {
+  await e2e?.stop();
+  await fixtures?.stop();
+});
+
+describe("spec: Failures after acceptance", () => {
+  it("DURATION_EXCEEDED: fails at once, names both durations, is not retried, and still costs its unit", async () => {
+    const src = await fixtures.long("eleven-minutes.mp4", 660);
+    const c = await e2e.client("free");
+    const created = await c.call("POST", "/jobs", { inputUrl: src, preset: "mp4_264_240p" });
+    const job = await e2e.waitFor(c, created.body.id);
+    expect(job.status).toBe("failed");
+    expect(job.errorMessage).toMatch(/^DURATION_EXCEEDED/);
+    expect(job.errorMessage).toContain("660.0 s");
+    expect(job.errorMessage).toContain("600 s");
+    expect(job.retryCount).toBe(0);
+    expect(job.duration).toBeCloseTo(660, 0);
+    expect(fixtures.hits("/eleven-minutes.mp4")).toBe(1);
+    const next = await c.call("POST", "/jobs", { inputUrl: short, preset: "mp4_264_240p" });
+    expect(next.body.user.remainingJobs).toBe(8);
+  });
+
+  it("an unreachable source: 3 attempts, then failed with retryCount 2 and download wording", async () => {
+    const c = await e2e.client();
+    const created = await c.call("POST", "/jobs", { inputUrl: fixtures.url("status/503/source.mp4"), preset: "mp4_264_240p" });
+    const job = await e2e.waitFor(c, created.body.id);
+    expect(job).toMatchObject({ status: "failed", retryCount: 2 });
+    expect(job.errorMessage).toBe("Download failed: the source answered HTTP 503");
+    expect(fixtures.hits("/status/503/source.mp4")).toBe(3);
+  });
+
+  it("a corrupt source: FFmpeg wording, retried, no stack traces or internal paths", async () => {
+    const src = await fixtures.corrupt("corrupt.mp4");
+    const c = await e2e.client();
+    const created = await c.call("POST", "/jobs", { inputUrl: src, preset: "mp4_264_240p" });
+    const job = await e2e.waitFor(c, created.body.id);
+    expect(job).toMatchObject({ status: "failed", retryCount: 2 });
+    expect(job.errorMessage).toMatch(/ffmpeg|ffprobe|decode|invalid data/i);
+    expect(job.errorMessage).not.toMatch(/\/tmp|encoder-work|job-|at \w+ \(/);
+    expect(fixtures.hits("/corrupt.mp4")).toBe(3);
+  });
+});
+
+describe("spec: States and transitions › cancel", () => {
+  it("cancel while processing: FFmpeg is killed within 5 s, temp files go, the job never completes", async () => {
+    const c = await e2e.client();
+    const created = await c.call("POST", "/jobs", { inputUrl: long, preset: "mp4_264_1080p" });
+    const id = created.body.id;
+    await e2e.waitFor(c, id, (j) => j.status === "processing" && j.progress > 0.05);
+    expect(await ffmpegFor(id)).toBeGreaterThan(0);
+    const cancel = await c.call("DELETE", `/jobs/${id}`);
+    expect(cancel.body.message).toMatch(/stop shortly/);
+    const cancelledAt = Date.now();
+    while ((await ffmpegFor(id)) > 0) {
+      expect(Date.now() - cancelledAt).toBeLessThan(5000);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(await workDirsFor(id)).toEqual([]);
+    const job = await c.call("GET", `/jobs/${id}`);
+    expect(job.body).toMatchObject({ status: "cancelled", outputUrl: null });
+  });
+
+  it("cancel while queued: the job never starts", async () => {
+    const c = await e2e.client();
+    const busy = [];
+    for (let i = 0; i < 2; i++) busy.push((await c.call("POST", "/jobs", { inputUrl: long, preset: "mp4_264_720p" })).body.id);
+    const waiting = (await c.call("POST", "/jobs", { inputUrl: short, preset: "mp4_264_240p" })).body.id;
+    await e2e.waitFor(c, busy[1], (j) => j.status === "processing");
+    const cancel = await c.call("DELETE", `/jobs/${waiting}`);
+    expect(cancel.body.message).toMatch(/cancelled successfully/i);
+    for (const id of busy) await c.call("DELETE", `/jobs/${id}`);
+    await new Promise((r) => setTimeout(r, 3000));
+    const job = await c.call("GET", `/jobs/${waiting}`);
+    expect(job.body).toMatchObject({ status: "cancelled" });
+    expect(job.body.metadata.startedAt).toBeNull();
+  });
+});
+
+describe("spec: Limits › worker concurrency", () => {
+  it("five jobs submitted at once: never more than two processing, the rest wait queued", async () => {
+    const c = await e2e.client();
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) ids.push((await c.call("POST", "/jobs", { inputUrl: short, preset: "mp4_264_720p" })).body.id);
+    let maxProcessing = 0;
+    let sawQueuedWhileTwoRan = false;
+    for (;;) {
+      const { body } = await c.call("GET", "/jobs?limit=100");
+      const mine = body.jobs.filter((j: any) => ids.includes(j.id));
+      const processing = mine.filter((j: any) => j.status === "processing").length;
+      maxProcessing = Math.max(maxProcessing, processing);
+      if (processing === 2 && mine.some((j: any) => j.status === "queued")) sawQueuedWhileTwoRan = true;
+      if (mine.every((j: any) => j.status === "completed")) {
+        // Interval check as well: at no instant did three encodes overlap.
+        const spans = mine.map((j: any) => [Date.parse(j.startedAt), Date.parse(j.completedAt)]);
+        for (const [start] of spans) {
+          expect(spans.filter(([s, e]: number[]) => s <= start && start < e).length).toBeLessThanOrEqual(2);
+        }
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(maxProcessing).toBe(2);
+    expect(sawQueuedWhileTwoRan).toBe(true);
+  });
+});
+
+describe("crash safety", () => {
+  it("a killed encoder mid-job: the job is retried and completes; no temp files remain", async () => {
+    const c = await e2e.client();
+    const created = await c.call("POST", "/jobs", { inputUrl: long, preset: "mp4_264_480p" });
+    const id = created.body.id;
+    await e2e.waitFor(c, id, (j) => j.status === "processing" && j.progress > 0.05);
+    await e2e.stack.crashEncoder(true);
+    const job = await e2e.waitFor(c, id, undefined, 240_000);
+    expect(job.status).toBe("completed");
+    expect(job.retryCount).toBeGreaterThanOrEqual(1);
+    expect(await workDirsFor(id)).toEqual([]);
+    expect(await ffmpegFor(id)).toBe(0);
+  });
+});
+
+describe("spec: Events › webhooks", () => {
+  it("completed and failed jobs POST a Standard Webhooks–signed payload whose outputUrl downloads directly", async () => {
+    const received: { headers: Record<string, string>; body: string }[] = [];
+    const hook = createServer((req, res) => {
+      let body = "";
+      req.on("data", (d) => (body += d));
+      req.on("end", () => {
+        received.push({ headers: req.headers as Record<string, string>, body });
+        res.writeHead(200).end();
+      });
+    });
+    await new Promise<void>((r) => hook.listen(0, "127.0.0.1", r));
+    const c = await e2e.client();
+    const { secret } = await e2e.admin.setWebhook(c.accountId, `http://127.0.0.1:${(hook.address() as { port: number }).port}/hooks`);
+    const ok = (await c.call("POST", "/jobs", { inputUrl: short, preset: "mp4_264_240p" })).body.id;
+    const bad = (await c.call("POST", "/jobs", { inputUrl: fixtures.url("status/404/nothing.mp4"), preset: "mp4_264_240p" })).body.id;
+    await e2e.waitFor(c, ok);
+    await e2e.waitFor(c, bad);
+    const deadline = Date.now() + 20_000;
+    while (received.length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    const wh = new Webhook(secret);
+    const payloads = received.map((r) => wh.verify(r.body, r.headers) as any);
+    const completed = payloads.find((p) => p.jobId === ok);
+    const failed = payloads.find((p) => p.jobId === bad);
+    expect(completed).toMatchObject({ event: "job.completed", status: "completed" });
+    expect((await fetch(completed.outputUrl)).status).toBe(200);
+    expect(failed).toMatchObject({ event: "job.failed", status: "failed", outputUrl: null });
+    expect(failed.errorMessage).toMatch(/HTTP 404/);
+    hook.close();
+  });
+});

@@ -12,7 +12,7 @@ export interface ClaimedJob {
   maxSourceSeconds: number;
 }
 
-/** The job left the state the encoder was working in (cancelled, or already finished). */
+/** The job left the state the encoder was working in (cancelled, already finished, or gone). */
 export class JobGoneError extends Error {
   constructor(readonly status: string) {
     super(`Job is ${status}`);
@@ -30,6 +30,8 @@ export function createInternalApi(baseUrl: string, secret: string) {
     });
     const json = (await res.json().catch(() => ({}))) as Record<string, unknown>;
     if (res.status === 409) throw new JobGoneError(String(json.status));
+    // A job the Worker does not know (deleted with its account) will never be workable.
+    if (res.status === 404) throw new JobGoneError("missing");
     if (!res.ok) throw new Error(`internal API ${path} answered ${res.status}: ${JSON.stringify(json)}`);
     return json as T;
   }

@@ -9,10 +9,14 @@ export interface Delivery {
 /**
  * Stands where the encoder will be for the API suites: it accepts QStash deliveries and keeps
  * them so tests can see what was dispatched (GET /deliveries), leaving jobs `queued` for the
- * tests to drive through the internal API themselves.
+ * tests to drive through the internal API themselves. `POST /hold` makes it keep deliveries
+ * open, as a busy encoder does, so further messages wait in the queue; `POST /release` answers
+ * them all.
  */
 export async function startDeliverySink(): Promise<{ url: string; stop: () => Promise<void> }> {
   const deliveries: Delivery[] = [];
+  let holding = false;
+  const held: (() => void)[] = [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (c) => chunks.push(c));
@@ -22,8 +26,16 @@ export async function startDeliverySink(): Promise<{ url: string; stop: () => Pr
         res.end(JSON.stringify(deliveries));
         return;
       }
+      if (req.method === "POST" && (req.url === "/hold" || req.url === "/release")) {
+        holding = req.url === "/hold";
+        if (!holding) held.splice(0).forEach((answer) => answer());
+        res.writeHead(204).end();
+        return;
+      }
       deliveries.push({ body: Buffer.concat(chunks).toString("utf8"), headers: req.headers, at: Date.now() });
-      res.writeHead(200).end("ok");
+      const answer = () => res.writeHead(200).end("ok");
+      if (holding) held.push(answer);
+      else answer();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -32,6 +44,7 @@ export async function startDeliverySink(): Promise<{ url: string; stop: () => Pr
     url: `http://127.0.0.1:${port}`,
     stop: () =>
       new Promise((resolve) => {
+        held.splice(0).forEach((answer) => answer());
         server.closeAllConnections();
         server.close(() => resolve());
       }),

@@ -1,0 +1,112 @@
+/**
+ * npm run bench:encode — on a generated 60 s 1080p30 source:
+ * 1. the whole job (create → completed → downloaded) for mp4_264_720p, mp4_264_1080p and
+ *    hls_abr_264_standard, against the bare FFmpeg command with the same arguments, measured in
+ *    the same run (target ≤ 1.05; above 1.15 is a defect);
+ * 2. the one-process ladder against one FFmpeg per rung, one after another (target ≤ 0.80);
+ * 3. the encoder's peak RSS while it runs a job on a 1 GB source (target < 300 MB).
+ */
+import { spawn } from "node:child_process";
+import { mkdir, mkdtemp, readFile, rm, stat } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { findPreset } from "../domain/presets/catalogue";
+import { recipeFor, selectRungs, type LadderRecipe } from "../domain/presets/recipes";
+import { buildPresetCommands } from "../encoder/ffmpeg/args";
+import { ladderCommand } from "../encoder/ffmpeg/args/ladder";
+import { probeFile } from "../encoder/ffmpeg/probe";
+import { ffmpeg } from "../test/support/media";
+import { startFixtureServer } from "../test/e2e/fixtures";
+import { startE2E } from "../test/e2e/harness";
+
+const SOURCE_SECONDS = Number(process.env.BENCH_SOURCE_SECONDS ?? 60);
+
+function time(args: string[]): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const child = spawn("ffmpeg", args, { stdio: ["ignore", "ignore", "pipe"] });
+    let stderr = "";
+    child.stderr.on("data", (d) => (stderr = (stderr + d).slice(-4000)));
+    child.on("exit", (code) => (code === 0 ? resolve((performance.now() - started) / 1000) : reject(new Error(stderr))));
+  });
+}
+
+async function bareSeconds(presetId: string, input: string): Promise<number> {
+  const outDir = await mkdtemp(join(tmpdir(), "bare-"));
+  const probe = await probeFile(input);
+  const plan = buildPresetCommands(presetId, { input, outDir, probe });
+  let total = 0;
+  for (const step of plan.steps) if (step.kind === "run") total += await time(step.command.args);
+  await rm(outDir, { recursive: true, force: true });
+  return total;
+}
+
+const fmt = (n: number) => n.toFixed(2);
+
+const fixtures = await startFixtureServer();
+const e2e = await startE2E({ allowLoopbackSources: true });
+try {
+  console.log(`Generating a ${SOURCE_SECONDS} s 1080p30 source…`);
+  const sourceUrl = await fixtures.source("bench.mp4", { seconds: SOURCE_SECONDS, width: 1920, height: 1080 });
+  const sourcePath = join(fixtures.dir, "bench.mp4");
+  const client = await e2e.client("enterprise");
+
+  async function jobSeconds(presetId: string): Promise<number> {
+    const started = performance.now();
+    const created = await client.call("POST", "/jobs", { inputUrl: sourceUrl, preset: presetId });
+    const job = await e2e.waitFor(client, created.body.id, undefined, 900_000, 50);
+    if (job.status !== "completed") throw new Error(`${presetId}: ${job.errorMessage}`);
+    await (await fetch(job.outputUrl)).arrayBuffer();
+    return (performance.now() - started) / 1000;
+  }
+
+  // Alternating runs, best of ROUNDS each: the machine is shared and noisy.
+  const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
+  const rows: string[][] = [["case", "our job (s)", "bare FFmpeg (s)", "ratio", "target"]];
+  for (const presetId of ["mp4_264_720p", "mp4_264_1080p", "hls_abr_264_standard"]) {
+    let bare = Infinity;
+    let job = Infinity;
+    for (let round = 0; round < ROUNDS; round++) {
+      bare = Math.min(bare, await bareSeconds(presetId, sourcePath));
+      job = Math.min(job, await jobSeconds(presetId));
+    }
+    rows.push([presetId, fmt(job), fmt(bare), fmt(job / bare), "≤ 1.05"]);
+  }
+
+  const recipe = recipeFor("hls_abr_264_standard") as LadderRecipe;
+  const probe = await probeFile(sourcePath);
+  const ctxFor = async (name: string) => {
+    const outDir = join(await mkdtemp(join(tmpdir(), "ladder-")), name);
+    await mkdir(outDir, { recursive: true });
+    return { presetId: "hls_abr_264_standard", input: sourcePath, outDir, probe };
+  };
+  const oneProcess = await time(ladderCommand(await ctxFor("all"), recipe).args);
+  let perRung = 0;
+  for (const rung of selectRungs(recipe.rungs, probe.video!.height)) {
+    perRung += await time(ladderCommand(await ctxFor(`r${rung.height}`), { ...recipe, rungs: [rung] }).args);
+  }
+  rows.push(["ladder: one process vs one per rung", fmt(oneProcess), fmt(perRung), fmt(oneProcess / perRung), "≤ 0.80"]);
+
+  console.log("Generating a 1 GB source (raw video in Matroska)…");
+  const bigPath = join(fixtures.dir, "big.mkv");
+  const frames = Math.ceil((1024 ** 3) / (1280 * 720 * 1.5));
+  await ffmpeg([
+    "-f", "lavfi", "-i", `testsrc2=size=1280x720:rate=30`, "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000",
+    "-frames:v", String(frames), "-t", String(frames / 30), "-c:v", "rawvideo", "-pix_fmt", "yuv420p", "-c:a", "pcm_s16le", bigPath,
+  ]);
+  const bigBytes = (await stat(bigPath)).size;
+  const pid = e2e.stack.encoderPid()!;
+  const started = performance.now();
+  const created = await client.call("POST", "/jobs", { inputUrl: fixtures.url("big.mkv"), preset: "audio_mp3_hq" });
+  const done = await e2e.waitFor(client, created.body.id, undefined, 900_000);
+  if (done.status !== "completed") throw new Error(`1 GB job: ${done.errorMessage}`);
+  const status = await readFile(`/proc/${pid}/status`, "utf8");
+  const peakMb = Number(/VmHWM:\s+(\d+) kB/.exec(status)![1]) / 1024;
+  rows.push([`peak RSS of the encoder, ${(bigBytes / 1024 ** 3).toFixed(2)} GB source (${fmt((performance.now() - started) / 1000)} s)`, `${peakMb.toFixed(0)} MB`, "", "", "< 300 MB"]);
+
+  console.log(`\nEncode benchmark (${SOURCE_SECONDS} s 1080p30 source, ${findPreset("mp4_264_720p")!.specifications.resolution} etc.)\n`);
+  for (const row of rows) console.log(`| ${row.join(" | ")} |`);
+} finally {
+  await e2e.stop();
+  await fixtures.stop();
+}

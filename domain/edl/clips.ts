@@ -6,10 +6,8 @@ import {
   LENGTH_EXPECTED,
   parseHexColor,
   parseLength,
-  parseX,
-  parseY,
-  X_EXPECTED,
-  Y_EXPECTED,
+  parsePosition,
+  POSITION_EXPECTED,
 } from "./formats";
 import {
   BACKGROUND_DEFAULTS,
@@ -32,6 +30,10 @@ import {
   VIDEO_DEFAULTS,
   type VideoClip,
   videoClipEnd,
+  X_KEYWORDS,
+  type XPosition,
+  Y_KEYWORDS,
+  type YPosition,
 } from "./schema";
 
 /**
@@ -71,13 +73,24 @@ const URL_EXPECTED = "an absolute http or https URL";
 const parseUrl = (value: unknown) => (isAbsoluteHttpUrl(value) ? value : undefined);
 const defined = <T>(...values: (T | undefined)[]): T[] => values.filter((v): v is T => v !== undefined);
 
-function readPosition(f: Fields, errors: string[]): Position {
+/**
+ * Either axis accepts all five keywords (spec, Overlay clip); one that names the other axis
+ * (`x: "top"`) has no horizontal meaning, so it centres, with a warning.
+ */
+function readPosition(f: Fields, issues: Issues): Position {
   const raw = f.object("position");
   if (!raw) return DEFAULT_POSITION;
-  const p = fieldsOf(raw, f.path("position"), errors);
+  const p = fieldsOf(raw, f.path("position"), issues.errors);
+  const x = p.parsed("x", parsePosition, POSITION_EXPECTED) ?? DEFAULT_POSITION.x;
+  const y = p.parsed("y", parsePosition, POSITION_EXPECTED) ?? DEFAULT_POSITION.y;
+  const crossed = (axis: "x" | "y", value: unknown, own: readonly string[]) => {
+    if (typeof value !== "string" || own.includes(value)) return false;
+    issues.warnings.push(`${p.path(axis)}: "${value}" is not a ${axis === "x" ? "horizontal" : "vertical"} position; centred`);
+    return true;
+  };
   return {
-    x: p.parsed("x", parseX, X_EXPECTED) ?? DEFAULT_POSITION.x,
-    y: p.parsed("y", parseY, Y_EXPECTED) ?? DEFAULT_POSITION.y,
+    x: crossed("x", x, X_KEYWORDS) ? "center" : (x as XPosition),
+    y: crossed("y", y, Y_KEYWORDS) ? "center" : (y as YPosition),
   };
 }
 
@@ -144,7 +157,7 @@ export function readOverlayClip(source: JsonObject, path: string, issues: Issues
   // Whether it really is a PNG or JPG is learnt when the worker fetches it, as for any source.
   const src = f.parsed("src", parseUrl, URL_EXPECTED, true);
   const { startTime, duration, fadeIn, fadeOut, span } = readTiming(f);
-  const position = readPosition(f, issues.errors);
+  const position = readPosition(f, issues);
   const size = readSize(f, issues.errors);
   const opacity = f.number("opacity", OPACITY_RULE) ?? OVERLAY_DEFAULTS.opacity;
   const blendMode = f.oneOf("blendMode", BLEND_MODES) ?? OVERLAY_DEFAULTS.blendMode;
@@ -205,7 +218,7 @@ export function readTextClip(source: JsonObject, path: string, issues: Issues): 
   const fontFamily = f.string("fontFamily") ?? TEXT_DEFAULTS.fontFamily;
   const fontWeight = f.oneOf("fontWeight", FONT_WEIGHTS) ?? TEXT_DEFAULTS.fontWeight;
   const textAlign = f.oneOf("textAlign", TEXT_ALIGNS) ?? TEXT_DEFAULTS.textAlign;
-  const position = readPosition(f, issues.errors);
+  const position = readPosition(f, issues);
   const background = readBackground(f, issues.errors);
   const outline = readOutline(f, issues.errors);
   const shadow = readShadow(f, issues.errors);

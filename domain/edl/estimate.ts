@@ -20,7 +20,7 @@
  * style as the preset catalogue.
  */
 import type { Complexity } from "./complexity";
-import type { EncoderPreset, OutputSettings, VideoCodec } from "./schema";
+import { DEFAULT_FPS, DEFAULT_RESOLUTION, type EncoderPreset, type OutputSettings, type VideoCodec } from "./schema";
 
 const CODEC_SPEED: Record<VideoCodec, number> = { libx264: 2.3, libx265: 0.79, "libvpx-vp9": 0.45 };
 
@@ -54,8 +54,9 @@ export interface EstimateInputs {
 }
 
 export function estimateSeconds({ output, duration, assets, complexity }: EstimateInputs): number {
-  const { width, height } = output.resolution;
-  const pixelFactor = 0.4 + (0.6 * width * height * output.fps) / REFERENCE_PIXEL_RATE;
+  // Without an output size the first clip's decides; the estimate assumes the 1080p30 reference.
+  const { width, height } = output.resolution ?? DEFAULT_RESOLUTION;
+  const pixelFactor = 0.4 + (0.6 * width * height * (output.fps ?? DEFAULT_FPS)) / REFERENCE_PIXEL_RATE;
   const render =
     (duration * pixelFactor * PRESET_FACTOR[output.preset] * COMPLEXITY_FACTOR[complexity]) /
     CODEC_SPEED[output.videoCodec];

@@ -1,6 +1,6 @@
 /** Parsers for the EDL's string formats. Each returns `undefined` for anything it does not accept. */
 import type { Length, Resolution, XPosition, YPosition } from "./schema";
-import { X_KEYWORDS, Y_KEYWORDS } from "./schema";
+import { POSITION_KEYWORDS } from "./schema";
 
 /**
  * yuv420p (what every output codec is fed) halves chroma in both directions, so libx264
@@ -52,13 +52,9 @@ export function parseLength(value: unknown): Length | undefined {
 }
 export const LENGTH_EXPECTED = `a number of pixels above 0 and up to ${MAX_PIXELS}, or a percentage such as "50%" up to ${MAX_PERCENT}%`;
 
-function positionParser<K extends string>(keywords: readonly K[]): (value: unknown) => number | K | undefined {
-  return (value) => {
-    if (typeof value === "number") return Math.abs(value) <= MAX_PIXELS ? value : undefined;
-    return keywords.includes(value as K) ? (value as K) : undefined;
-  };
+/** A number of pixels, or any of the five keywords (the caller sorts out which axis it suits). */
+export function parsePosition(value: unknown): number | (typeof POSITION_KEYWORDS)[number] | undefined {
+  if (typeof value === "number") return Math.abs(value) <= MAX_PIXELS ? value : undefined;
+  return POSITION_KEYWORDS.includes(value as never) ? (value as (typeof POSITION_KEYWORDS)[number]) : undefined;
 }
-export const parseX: (value: unknown) => XPosition | undefined = positionParser(X_KEYWORDS);
-export const parseY: (value: unknown) => YPosition | undefined = positionParser(Y_KEYWORDS);
-export const X_EXPECTED = `a number from -${MAX_PIXELS} to ${MAX_PIXELS} or one of ${X_KEYWORDS.join(", ")}`;
-export const Y_EXPECTED = `a number from -${MAX_PIXELS} to ${MAX_PIXELS} or one of ${Y_KEYWORDS.join(", ")}`;
+export const POSITION_EXPECTED = `a number from -${MAX_PIXELS} to ${MAX_PIXELS} or one of ${POSITION_KEYWORDS.join(", ")}`;

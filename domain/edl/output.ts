@@ -10,8 +10,6 @@ import {
   DEFAULT_CODECS,
   DEFAULT_CONTAINER,
   DEFAULT_ENCODER_PRESET,
-  DEFAULT_FPS,
-  DEFAULT_RESOLUTION,
   ENCODER_PRESETS,
   type OutputSettings,
   VIDEO_CODECS,
@@ -31,8 +29,8 @@ export function readOutput(value: unknown, errors: string[]): OutputSettings {
   if (value !== undefined && value !== null && !isObject(value)) errors.push("output: must be an object");
   const f = fieldsOf(isObject(value) ? value : {}, "output", errors);
 
-  const resolution = f.parsed("resolution", parseResolution, RESOLUTION_EXPECTED) ?? DEFAULT_RESOLUTION;
-  const fps = f.number("fps", FPS_RULE) ?? DEFAULT_FPS;
+  const resolution = f.parsed("resolution", parseResolution, RESOLUTION_EXPECTED);
+  const fps = f.number("fps", FPS_RULE);
   const container = f.oneOf("container", CONTAINERS) ?? DEFAULT_CONTAINER;
   const videoCodec = f.oneOf("videoCodec", VIDEO_CODECS) ?? DEFAULT_CODECS[container].video;
   const audioCodec = f.oneOf("audioCodec", AUDIO_CODECS) ?? DEFAULT_CODECS[container].audio;
@@ -64,8 +62,8 @@ export function readOutput(value: unknown, errors: string[]): OutputSettings {
   }
 
   return {
-    resolution,
-    fps,
+    ...(resolution === undefined ? {} : { resolution }),
+    ...(fps === undefined ? {} : { fps }),
     container,
     videoCodec,
     audioCodec,

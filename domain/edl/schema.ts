@@ -47,6 +47,8 @@ export type TextAlign = (typeof TEXT_ALIGNS)[number];
  * The spec lists five position keywords for both axes; each axis only takes the three that
  * mean something on it (`x: "top"` has no sensible reading).
  */
+/** The contract lets either axis take any of these; a keyword of the other axis means centre. */
+export const POSITION_KEYWORDS = ["center", "left", "right", "top", "bottom"] as const;
 export const X_KEYWORDS = ["left", "center", "right"] as const;
 export const Y_KEYWORDS = ["top", "center", "bottom"] as const;
 export type XPosition = number | (typeof X_KEYWORDS)[number];
@@ -62,8 +64,10 @@ export interface Resolution {
 }
 
 export interface OutputSettings {
-  resolution: Resolution;
-  fps: number;
+  /** Absent when not sent: the renderer uses the first clip's size (issue: timelines). */
+  resolution?: Resolution;
+  /** Absent when not sent: the renderer uses the first clip's frame rate. */
+  fps?: number;
   container: Container;
   videoCodec: VideoCodec;
   audioCodec: AudioCodec;
@@ -179,6 +183,7 @@ export interface ValidatedEdl {
   timeline: { tracks: Track[] };
 }
 
+/** What the estimate assumes when the output size and rate will come from the first clip. */
 export const DEFAULT_RESOLUTION: Resolution = { width: 1920, height: 1080 };
 export const DEFAULT_FPS = 30;
 export const DEFAULT_CONTAINER: Container = "mp4";

@@ -5,10 +5,8 @@ import { errorsOf, withOutput } from "./fixtures";
 const outputOf = (output: unknown) => validateEdl(withOutput(output), "free").edl?.output;
 
 describe("spec: EDL document › Output settings (all optional)", () => {
-  it("an absent output gets the defaults: 1080p30 H.264/AAC in MP4 at veryfast, CRF 23", () => {
+  it("an absent output gets the defaults: H.264/AAC in MP4 at veryfast, CRF 23; size and rate left to the first clip", () => {
     expect(outputOf(undefined)).toEqual({
-      resolution: { width: 1920, height: 1080 },
-      fps: 30,
       container: "mp4",
       videoCodec: "libx264",
       audioCodec: "aac",

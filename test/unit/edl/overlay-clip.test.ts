@@ -64,7 +64,7 @@ describe("spec: EDL document › Overlay clip › position {x, y}: numbers or ke
   it("decision: numbers stay within ±16384 pixels", () => {
     expect(errorsFor({ position: { x: -16384, y: 16384 } })).toEqual([]);
     expect(errorsFor({ position: { x: 16385 } })).toEqual([
-      `${EXTRA0}.position.x: must be a number from -16384 to 16384 or one of left, center, right`,
+      `${EXTRA0}.position.x: must be a number from -16384 to 16384 or one of center, left, right, top, bottom`,
     ]);
   });
 
@@ -72,10 +72,12 @@ describe("spec: EDL document › Overlay clip › position {x, y}: numbers or ke
     expect(clipOf({ position: { x: "left" } })?.position).toEqual({ x: "left", y: "center" });
   });
 
-  it("decision: each axis takes only its own keywords", () => {
-    expect(errorsFor({ position: { x: "top", y: "left" } })).toEqual([
-      `${EXTRA0}.position.x: must be a number from -16384 to 16384 or one of left, center, right`,
-      `${EXTRA0}.position.y: must be a number from -16384 to 16384 or one of top, center, bottom`,
+  it("either axis accepts all five keywords; one naming the other axis centres, with a warning", () => {
+    expect(errorsFor({ position: { x: "top", y: "left" } })).toEqual([]);
+    expect(clipOf({ position: { x: "top", y: "left" } })?.position).toEqual({ x: "center", y: "center" });
+    expect(clipOf({ position: { x: "right", y: "bottom" } })?.position).toEqual({ x: "right", y: "bottom" });
+    expect(errorsFor({ position: { x: "middle" } })).toEqual([
+      `${EXTRA0}.position.x: must be a number from -16384 to 16384 or one of center, left, right, top, bottom`,
     ]);
   });
 

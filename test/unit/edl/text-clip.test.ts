@@ -91,7 +91,7 @@ describe("spec: EDL document › Text clip › position, numbers or keywords", (
   it("is read like an overlay's", () => {
     expect(clipOf({ position: { x: 40, y: "bottom" } })?.position).toEqual({ x: 40, y: "bottom" });
     expect(errorsFor({ position: { x: "middle" } })).toEqual([
-      `${EXTRA0}.position.x: must be a number from -16384 to 16384 or one of left, center, right`,
+      `${EXTRA0}.position.x: must be a number from -16384 to 16384 or one of center, left, right, top, bottom`,
     ]);
   });
 });

@@ -1,6 +1,7 @@
 import { EDL_PRESET_ID } from "../../domain/presets/catalogue";
 import type { EncoderConfig } from "../config";
 import type { DownloadPolicy } from "../source/download";
+import { renderTimelineJob } from "../timeline/render";
 import type { Renderer } from "./pipeline";
 import { renderPresetJob } from "./preset-job";
 
@@ -15,11 +16,8 @@ export function downloadPolicy(config: EncoderConfig): DownloadPolicy {
 /** Timelines go to the timeline renderer; every other job is a catalogue preset. */
 export function createRenderer(config: EncoderConfig): Renderer {
   const policy = downloadPolicy(config);
-  return async (job, ctx) => {
-    if (job.preset === EDL_PRESET_ID) {
-      const { renderTimelineJob } = await import("../timeline/render");
-      return renderTimelineJob(job, ctx, policy);
-    }
+  return (job, ctx) => {
+    if (job.preset === EDL_PRESET_ID) return renderTimelineJob(job, ctx, policy);
     return renderPresetJob(job, ctx, policy);
   };
 }

@@ -30,7 +30,8 @@ export function registerCreateEdl(app: Hono<AppEnv>) {
       // The job row's inputUrl is the first video clip's source; the whole timeline is in `edl`.
       inputUrl: firstClip.src,
       clientMetadata: body.metadata,
-      edl: result.edl,
+      // The document as sent: the encoder validates it again with the same pure validator.
+      edl: body.edl,
     });
     return c.json(
       {

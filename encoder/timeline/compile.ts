@@ -1,0 +1,98 @@
+import { clipEnd, type OverlayClip, type Resolution, type TextClip, type ValidatedEdl, type VideoClip } from "../../domain/edl/schema";
+import { round } from "./colour";
+import { GraphBuilder } from "./graph";
+import { encodeArgs } from "./output-args";
+import { drawOverlay, type ImageInfo } from "./overlays";
+import { drawText, textLines } from "./text";
+import { TimelineError, buildVideoTrack, type MediaInfo } from "./video-track";
+
+export interface TimelineAssets {
+  /** Downloaded media by URL (clip sources and replaceAudio files). */
+  media: Map<string, MediaInfo & { width?: number; height?: number; fps?: number | null }>;
+  /** Downloaded overlay images by URL. */
+  images: Map<string, ImageInfo>;
+  /** Font files by `family|weight`, resolved through fontconfig beforehand. */
+  fonts: Map<string, string>;
+}
+
+export interface CompiledTimeline {
+  args: string[];
+  /** Text for drawtext's textfile=, to write before running. */
+  files: { path: string; content: string }[];
+  duration: number;
+  frame: Resolution;
+  fps: number;
+}
+
+export const fontKey = (clip: Pick<TextClip, "fontFamily" | "fontWeight">) => `${clip.fontFamily}|${clip.fontWeight}`;
+
+const even = (n: number) => Math.max(2, Math.round(n / 2) * 2);
+
+/**
+ * A validated timeline as ONE FFmpeg invocation with ONE filter graph: the video track
+ * (clips, speed, gaps, audio) concatenated, then overlay and text tracks drawn on top in
+ * document order. Pure: every file it names is passed in or returned in `files`.
+ */
+export function compileTimeline(edl: ValidatedEdl, assets: TimelineAssets, paths: { workDir: string; output: string }): CompiledTimeline {
+  const tracks = edl.timeline.tracks;
+  const videoClips = tracks.flatMap((t) => (t.type === "video" ? t.clips : [])) as VideoClip[];
+  const first = [...videoClips].sort((a, b) => a.startTime - b.startTime)[0];
+  const media = (url: string, clipId: string) => {
+    const info = assets.media.get(url);
+    if (!info) throw new TimelineError(`Asset for clip "${clipId}" was not downloaded`);
+    return info;
+  };
+  const firstInfo = media(first.src, first.id);
+  const frame = edl.output.resolution ?? {
+    width: even(firstInfo.width ?? 1280),
+    height: even(firstInfo.height ?? 720),
+  };
+  const fps = edl.output.fps ?? round(firstInfo.fps ?? 30, 3);
+  const duration = round(Math.max(...tracks.flatMap((t) => t.clips.map((c) => clipEnd(c)))), 3);
+
+  const g = new GraphBuilder();
+  const base = buildVideoTrack(g, videoClips, media, frame, fps, duration);
+  let picture = base.video;
+  const files: CompiledTimeline["files"] = [];
+  tracks.forEach((track, t) => {
+    if (track.type === "overlay") {
+      for (const clip of track.clips as OverlayClip[]) {
+        const image = assets.images.get(clip.src);
+        if (!image) throw new TimelineError(`Image for overlay "${clip.id}" was not downloaded`);
+        picture = drawOverlay(g, picture, clip, image, frame, fps, duration);
+      }
+    }
+    if (track.type === "text") {
+      (track.clips as TextClip[]).forEach((clip, c) => {
+        const font = assets.fonts.get(fontKey(clip));
+        if (!font) throw new TimelineError(`No font resolved for text "${clip.id}"`);
+        const fileOf = (line: number) => `${paths.workDir}/text-${t}-${c}-${line}.txt`;
+        textLines(clip).forEach((content, line) => files.push({ path: fileOf(line), content }));
+        picture = drawText(g, picture, clip, font, fileOf);
+      });
+    }
+  });
+
+  const args = [
+    "-hide_banner",
+    "-nostdin",
+    "-y",
+    ...g.inputArgs(),
+    "-loglevel",
+    "warning",
+    "-progress",
+    "pipe:1",
+    "-nostats",
+    "-filter_complex",
+    g.filterGraph(),
+    "-map",
+    picture,
+    "-map",
+    base.audio,
+    ...encodeArgs(edl.output),
+    paths.output,
+  ];
+  return { args, files, duration, frame, fps };
+}
+
+export { TimelineError };

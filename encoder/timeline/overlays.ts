@@ -1,0 +1,77 @@
+import type { BlendMode, OverlayClip, Resolution } from "../../domain/edl/schema";
+import { round } from "./colour";
+import type { GraphBuilder } from "./graph";
+import { overlaySize, placeBox, visiblePart } from "./layout";
+
+/** The colour each blend mode leaves unchanged: the image is composited on it (ffmpeg-notes). */
+const NEUTRAL: Record<Exclude<BlendMode, "normal">, string> = {
+  multiply: "white",
+  darken: "white",
+  screen: "black",
+  lighten: "black",
+  overlay: "0x808080",
+};
+
+const window = (clip: OverlayClip) => ({ start: clip.startTime, end: round(clip.startTime + clip.duration, 6) });
+
+function fades(clip: OverlayClip, colour?: string): string[] {
+  const { start, end } = window(clip);
+  const how = colour ? `color=${colour}` : "alpha=1";
+  return [
+    ...(clip.fadeIn > 0 ? [`fade=t=in:st=${start}:d=${clip.fadeIn}:${how}`] : []),
+    ...(clip.fadeOut > 0 ? [`fade=t=out:st=${round(end - clip.fadeOut, 6)}:d=${clip.fadeOut}:${how}`] : []),
+  ];
+}
+
+export interface ImageInfo {
+  path: string;
+  width: number;
+  height: number;
+}
+
+/**
+ * Draws one overlay on `base`. The image is a looped input as long as the timeline, so its
+ * timestamps match the base's and fades use absolute times; `enable` limits it to its window.
+ * Blend modes composite the image on the mode's neutral colour (so opacity and fades become a
+ * mix toward it), convert to gbrp (blending in YUV corrupts colour), and blend only the region
+ * under the image, which is cropped out and overlaid back.
+ */
+export function drawOverlay(
+  g: GraphBuilder,
+  base: string,
+  clip: OverlayClip,
+  image: ImageInfo,
+  frame: Resolution,
+  fps: number,
+  timelineEnd: number,
+): string {
+  const size = overlaySize(clip, frame, image);
+  const at = placeBox(clip.position, size, frame);
+  const { start, end } = window(clip);
+  const enable = `enable='between(t,${start},${end})'`;
+  const input = g.input(["-loop", "1", "-framerate", String(fps), "-t", String(timelineEnd), "-i", image.path]);
+  const scaled = [`scale=${size.width}:${size.height}`, "format=rgba", `colorchannelmixer=aa=${clip.opacity}`];
+
+  if (clip.blendMode === "normal") {
+    const layer = g.chain(`[${input}:v:0]`, [...scaled, ...fades(clip)], "ov");
+    return g.chain(`${base}${layer}`, [`overlay=x=${at.x}:y=${at.y}:${enable}:eof_action=pass`], "v");
+  }
+
+  const region = visiblePart({ ...at, ...size }, frame);
+  if (!region) return base;
+  const neutral = NEUTRAL[clip.blendMode];
+  const image_ = g.chain(`[${input}:v:0]`, scaled, "img");
+  const backdrop = g.chain("", [`color=c=${neutral}:s=${size.width}x${size.height}:r=${fps}:d=${timelineEnd}`, "format=rgba"], "bg");
+  const layer = g.chain(`${backdrop}${image_}`, [
+    "overlay=format=auto",
+    ...fades(clip, neutral),
+    `crop=${region.width}:${region.height}:${region.x - at.x}:${region.y - at.y}`,
+    "format=gbrp",
+  ], "layer");
+  const keep = g.label("keep");
+  const cut = g.label("cut");
+  g.add(`${base}split=2${keep}${cut}`);
+  const under = g.chain(cut, [`crop=${region.width}:${region.height}:${region.x}:${region.y}`, "format=gbrp"], "under");
+  const blended = g.chain(`${under}${layer}`, [`blend=all_mode=${clip.blendMode}`, "format=yuv420p"], "blend");
+  return g.chain(`${keep}${blended}`, [`overlay=x=${region.x}:y=${region.y}:${enable}`], "v");
+}

@@ -1,0 +1,110 @@
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import type { OverlayClip, TextClip, VideoClip } from "../../domain/edl/schema";
+import { validateEdl } from "../../domain/edl/validate";
+import { probeFile } from "../ffmpeg/probe";
+import { runFfmpeg, runFfprobe } from "../ffmpeg/run";
+import type { ClaimedJob } from "../internal-api";
+import { PermanentJobError } from "../jobs/failures";
+import type { RenderContext } from "../jobs/output";
+import type { RenderResult } from "../jobs/pipeline";
+import { assertSelfContained } from "../jobs/preset-job";
+import { downloadSource, type DownloadPolicy } from "../source/download";
+import { compileTimeline, fontKey, type TimelineAssets } from "./compile";
+import { resolveFont } from "./fonts";
+import { CONTENT_TYPES } from "./output-args";
+
+/** Keeps the cause's message and whether a retry may help, naming the clip the asset belongs to. */
+function forClip(clipId: string, what: string, err: unknown): Error {
+  const e = err as { message?: string; retryable?: boolean };
+  const wrapped = new Error(`Asset for clip "${clipId}" ${what}: ${e.message ?? String(err)}`) as Error & { retryable: boolean };
+  wrapped.retryable = e.retryable ?? true;
+  return wrapped;
+}
+
+async function probeImage(path: string, clipId: string, signal: AbortSignal) {
+  const raw = JSON.parse(
+    await runFfprobe(["-v", "error", "-protocol_whitelist", "file", "-print_format", "json", "-show_streams", "-i", path], { signal }),
+  ) as { streams?: { codec_name?: string; width?: number; height?: number }[] };
+  const stream = raw.streams?.[0];
+  if (!stream || !["png", "mjpeg"].includes(stream.codec_name ?? "") || !stream.width || !stream.height) {
+    throw new PermanentJobError(`Overlay "${clipId}" is not a PNG or JPEG image`);
+  }
+  return { path, width: stream.width, height: stream.height };
+}
+
+/**
+ * An EDL job, in the spec's order: validate, download assets (each distinct URL once, through
+ * the source guard), process clips, assemble and encode in one FFmpeg run.
+ */
+export async function renderTimelineJob(job: ClaimedJob, ctx: RenderContext, policy: DownloadPolicy): Promise<RenderResult> {
+  const validation = validateEdl(job.edl, job.plan);
+  if (!validation.valid || !validation.edl) {
+    throw new PermanentJobError(`The timeline is not valid: ${validation.errors.slice(0, 3).join("; ")}`);
+  }
+  const edl = validation.edl;
+  const clips: (VideoClip | OverlayClip | TextClip)[] = edl.timeline.tracks.flatMap((t): (VideoClip | OverlayClip | TextClip)[] => t.clips);
+  const mediaUrls = new Map<string, string>();
+  const imageUrls = new Map<string, string>();
+  for (const clip of clips) {
+    if ("in" in clip) {
+      const video = clip as VideoClip;
+      if (!mediaUrls.has(video.src)) mediaUrls.set(video.src, video.id);
+      if (video.replaceAudio && !mediaUrls.has(video.replaceAudio)) mediaUrls.set(video.replaceAudio, video.id);
+    } else if ("src" in clip) {
+      const overlay = clip as OverlayClip;
+      if (!imageUrls.has(overlay.src)) imageUrls.set(overlay.src, overlay.id);
+    }
+  }
+
+  let n = 0;
+  const fetchAsset = async (url: string, clipId: string) => {
+    const path = join(ctx.workDir, `asset-${n++}`);
+    try {
+      await downloadSource(url, path, policy, ctx.signal);
+    } catch (err) {
+      throw forClip(clipId, "could not be downloaded", err);
+    }
+    await assertSelfContained(path).catch((err) => {
+      throw forClip(clipId, "was refused", err);
+    });
+    return path;
+  };
+
+  const assets: TimelineAssets = { media: new Map(), images: new Map(), fonts: new Map() };
+  await Promise.all([
+    ...[...mediaUrls].map(async ([url, clipId]) => {
+      const path = await fetchAsset(url, clipId);
+      const probe = await probeFile(path, { signal: ctx.signal, workDir: ctx.workDir }).catch((err) => {
+        throw forClip(clipId, "could not be decoded", err);
+      });
+      assets.media.set(url, {
+        path,
+        hasVideo: probe.video !== null,
+        hasAudio: probe.audio.length > 0,
+        width: probe.video?.width,
+        height: probe.video?.height,
+        fps: probe.video?.fps,
+      });
+    }),
+    ...[...imageUrls].map(async ([url, clipId]) => {
+      assets.images.set(url, await probeImage(await fetchAsset(url, clipId), clipId, ctx.signal));
+    }),
+    ...clips
+      .filter((c): c is TextClip => "text" in c)
+      .map(async (clip) => {
+        const key = fontKey(clip);
+        if (!assets.fonts.has(key)) assets.fonts.set(key, await resolveFont(clip.fontFamily, clip.fontWeight));
+      }),
+  ]);
+
+  const ext = edl.output.container;
+  const output = join(ctx.workDir, `output.${ext}`);
+  const compiled = compileTimeline(edl, assets, { workDir: ctx.workDir, output });
+  await Promise.all(compiled.files.map((f) => writeFile(f.path, f.content)));
+  await runFfmpeg(compiled.args, { signal: ctx.signal, workDir: ctx.workDir, durationSeconds: compiled.duration, onProgress: ctx.onProgress });
+  return {
+    output: { kind: "file", path: output, fileName: `output.${ext}`, contentType: CONTENT_TYPES[ext] },
+    duration: compiled.duration,
+  };
+}

@@ -13,6 +13,8 @@ export interface S3Config {
 
 /** R2 accepts parts of 5 MiB and more (but the last); 16 MiB keeps memory per upload small. */
 export const PART_SIZE = 16 * 1024 * 1024;
+/** Parts in flight at once: uploads overlap reading the next part, at most 3 × 16 MiB buffered. */
+const PARTS_IN_FLIGHT = 3;
 
 export class UploadError extends Error {
   readonly retryable = true;
@@ -36,7 +38,7 @@ export function createUploader(config: S3Config) {
 
   /**
    * Uploads a stream of unknown length: single PUT when it fits in one part, multipart
-   * otherwise. Only one part is buffered at a time.
+   * otherwise, with a few parts in flight while the next is read.
    */
   async function uploadStream(key: string, stream: Readable, contentType: string): Promise<number> {
     let buffered: Buffer[] = [];
@@ -44,6 +46,8 @@ export function createUploader(config: S3Config) {
     let total = 0;
     let uploadId: string | undefined;
     const parts: { number: number; etag: string }[] = [];
+    const inFlight = new Set<Promise<void>>();
+    let partCount = 0;
 
     const flushPart = async () => {
       const body = Buffer.concat(buffered, bufferedBytes);
@@ -54,13 +58,16 @@ export function createUploader(config: S3Config) {
         uploadId = /<UploadId>([^<]+)<\/UploadId>/.exec(await init.text())?.[1];
         if (!uploadId) throw new UploadError("Upload failed: no UploadId in the multipart start answer");
       }
-      const number = parts.length + 1;
-      const res = await send(
-        `${objectUrl(key)}?partNumber=${number}&uploadId=${encodeURIComponent(uploadId)}`,
-        { method: "PUT", body },
-        `part ${number}`,
-      );
-      parts.push({ number, etag: res.headers.get("etag") ?? "" });
+      const number = ++partCount;
+      const url = `${objectUrl(key)}?partNumber=${number}&uploadId=${encodeURIComponent(uploadId)}`;
+      const upload = send(url, { method: "PUT", body }, `part ${number}`).then((res) => {
+        parts.push({ number, etag: res.headers.get("etag") ?? "" });
+      });
+      const tracked = upload.finally(() => inFlight.delete(tracked));
+      // Observed later through race/all; this keeps a failure meanwhile from being "unhandled".
+      tracked.catch(() => undefined);
+      inFlight.add(tracked);
+      if (inFlight.size >= PARTS_IN_FLIGHT) await Promise.race(inFlight);
     };
 
     try {
@@ -76,6 +83,8 @@ export function createUploader(config: S3Config) {
         return total;
       }
       if (bufferedBytes > 0) await flushPart();
+      await Promise.all(inFlight);
+      parts.sort((a, b) => a.number - b.number);
       const xml =
         `<CompleteMultipartUpload>` +
         parts.map((p) => `<Part><PartNumber>${p.number}</PartNumber><ETag>${p.etag}</ETag></Part>`).join("") +
@@ -86,6 +95,7 @@ export function createUploader(config: S3Config) {
       if (text.includes("<Error>")) throw new UploadError("Upload failed: multipart completion was refused");
       return total;
     } catch (err) {
+      await Promise.allSettled(inFlight);
       if (uploadId) {
         await client.fetch(`${objectUrl(key)}?uploadId=${encodeURIComponent(uploadId)}`, { method: "DELETE" }).catch(() => undefined);
       }

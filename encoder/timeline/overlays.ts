@@ -12,10 +12,10 @@ const NEUTRAL: Record<Exclude<BlendMode, "normal">, string> = {
   overlay: "0x808080",
 };
 
-const window = (clip: OverlayClip) => ({ start: clip.startTime, end: round(clip.startTime + clip.duration, 6) });
+const shownDuring = (clip: OverlayClip) => ({ start: clip.startTime, end: round(clip.startTime + clip.duration, 6) });
 
 function fades(clip: OverlayClip, colour?: string): string[] {
-  const { start, end } = window(clip);
+  const { start, end } = shownDuring(clip);
   const how = colour ? `color=${colour}` : "alpha=1";
   return [
     ...(clip.fadeIn > 0 ? [`fade=t=in:st=${start}:d=${clip.fadeIn}:${how}`] : []),
@@ -47,7 +47,7 @@ export function drawOverlay(
 ): string {
   const size = overlaySize(clip, frame, image);
   const at = placeBox(clip.position, size, frame);
-  const { start, end } = window(clip);
+  const { start, end } = shownDuring(clip);
   const enable = `enable='between(t,${start},${end})'`;
   const input = g.input(["-loop", "1", "-framerate", String(fps), "-t", String(timelineEnd), "-i", image.path]);
   const scaled = [`scale=${size.width}:${size.height}`, "format=rgba", `colorchannelmixer=aa=${clip.opacity}`];
@@ -60,9 +60,9 @@ export function drawOverlay(
   const region = visiblePart({ ...at, ...size }, frame);
   if (!region) return base;
   const neutral = NEUTRAL[clip.blendMode];
-  const image_ = g.chain(`[${input}:v:0]`, scaled, "img");
+  const picture = g.chain(`[${input}:v:0]`, scaled, "img");
   const backdrop = g.chain("", [`color=c=${neutral}:s=${size.width}x${size.height}:r=${fps}:d=${timelineEnd}`, "format=rgba"], "bg");
-  const layer = g.chain(`${backdrop}${image_}`, [
+  const layer = g.chain(`${backdrop}${picture}`, [
     "overlay=format=auto",
     ...fades(clip, neutral),
     `crop=${region.width}:${region.height}:${region.x - at.x}:${region.y - at.y}`,

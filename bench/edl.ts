@@ -5,7 +5,6 @@
  * a second encode for overlays and text (the same filters). Prints both times, the ratio
  * (target ≤ 0.6) and the one-graph realtime factor.
  */
-import { spawn } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -20,16 +19,8 @@ import { drawOverlay } from "../encoder/timeline/overlays";
 import { drawText, textLines } from "../encoder/timeline/text";
 import { buildVideoTrack } from "../encoder/timeline/video-track";
 import { ffmpeg } from "../test/support/media";
+import { timeFfmpeg } from "./ffmpeg-time";
 
-function time(args: string[]): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const started = performance.now();
-    const child = spawn("ffmpeg", args, { stdio: ["ignore", "ignore", "pipe"] });
-    let stderr = "";
-    child.stderr.on("data", (d) => (stderr = (stderr + d).slice(-4000)));
-    child.on("exit", (code) => (code === 0 ? resolve((performance.now() - started) / 1000) : reject(new Error(stderr))));
-  });
-}
 
 const dir = await mkdtemp(join(tmpdir(), "bench-edl-"));
 try {
@@ -88,7 +79,7 @@ try {
   // One graph.
   const compiled = compileTimeline(edl, assets, { workDir: dir, output: join(dir, "one-graph.mp4") });
   await Promise.all(compiled.files.map((f) => writeFile(f.path, f.content)));
-  const oneGraph = await time(compiled.args);
+  const oneGraph = await timeFfmpeg(compiled.args);
 
   // Naive: every clip to an intermediate file, the concat demuxer, a second pass for overlays and text.
   const media = (u: string) => assets.media.get(u)!;
@@ -101,11 +92,11 @@ try {
     const d = (clip.out - clip.in) / clip.speed;
     const { video, audio } = buildVideoTrack(g, [{ ...clip, startTime: 0 }], media, compiled.frame, compiled.fps, d);
     const out = join(dir, `seg${i}.mp4`);
-    naive += await time([...head, ...g.inputArgs(), "-filter_complex", g.filterGraph(), "-map", video, "-map", audio, ...encodeArgs(edl.output), out]);
+    naive += await timeFfmpeg([...head, ...g.inputArgs(), "-filter_complex", g.filterGraph(), "-map", video, "-map", audio, ...encodeArgs(edl.output), out]);
     segments.push(`file '${out}'`);
   }
   await writeFile(join(dir, "list.txt"), segments.join("\n"));
-  naive += await time([...head, "-f", "concat", "-safe", "0", "-i", join(dir, "list.txt"), "-c", "copy", join(dir, "joined.mp4")]);
+  naive += await timeFfmpeg([...head, "-f", "concat", "-safe", "0", "-i", join(dir, "list.txt"), "-c", "copy", join(dir, "joined.mp4")]);
   const g = new GraphBuilder();
   g.input(["-i", join(dir, "joined.mp4")]);
   let picture = "[0:v]";
@@ -121,7 +112,7 @@ try {
     }
   });
   await Promise.all(writes);
-  naive += await time([...head, ...g.inputArgs(), "-filter_complex", g.filterGraph(), "-map", picture, "-map", "0:a", ...encodeArgs(edl.output), join(dir, "naive.mp4")]);
+  naive += await timeFfmpeg([...head, ...g.inputArgs(), "-filter_complex", g.filterGraph(), "-map", picture, "-map", "0:a", ...encodeArgs(edl.output), join(dir, "naive.mp4")]);
 
   console.log(`\nTimeline benchmark: ${compiled.duration} s, 6 clips, 2 overlays, 2 text items, ${compiled.frame.width}x${compiled.frame.height}@${compiled.fps}\n`);
   console.log("| pipeline | seconds | realtime factor |");

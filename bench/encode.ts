@@ -6,7 +6,6 @@
  * 2. the one-process ladder against one FFmpeg per rung, one after another (target ≤ 0.80);
  * 3. the encoder's peak RSS while it runs a job on a 1 GB source (target < 300 MB).
  */
-import { spawn } from "node:child_process";
 import { mkdir, mkdtemp, readFile, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -16,27 +15,20 @@ import { buildPresetCommands } from "../encoder/ffmpeg/args";
 import { ladderCommand } from "../encoder/ffmpeg/args/ladder";
 import { probeFile } from "../encoder/ffmpeg/probe";
 import { ffmpeg } from "../test/support/media";
+import { timeFfmpeg } from "./ffmpeg-time";
 import { startFixtureServer } from "../test/e2e/fixtures";
 import { startE2E } from "../test/e2e/harness";
+import { startWebhookReceiver } from "../test/support/webhook-receiver";
 
 const SOURCE_SECONDS = Number(process.env.BENCH_SOURCE_SECONDS ?? 60);
 
-function time(args: string[]): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const started = performance.now();
-    const child = spawn("ffmpeg", args, { stdio: ["ignore", "ignore", "pipe"] });
-    let stderr = "";
-    child.stderr.on("data", (d) => (stderr = (stderr + d).slice(-4000)));
-    child.on("exit", (code) => (code === 0 ? resolve((performance.now() - started) / 1000) : reject(new Error(stderr))));
-  });
-}
 
 async function bareSeconds(presetId: string, input: string): Promise<number> {
   const outDir = await mkdtemp(join(tmpdir(), "bare-"));
   const probe = await probeFile(input);
   const plan = buildPresetCommands(presetId, { input, outDir, probe });
   let total = 0;
-  for (const step of plan.steps) if (step.kind === "run") total += await time(step.command.args);
+  for (const step of plan.steps) if (step.kind === "run") total += await timeFfmpeg(step.command.args);
   await rm(outDir, { recursive: true, force: true });
   return total;
 }
@@ -50,13 +42,17 @@ try {
   const sourceUrl = await fixtures.source("bench.mp4", { seconds: SOURCE_SECONDS, width: 1920, height: 1080 });
   const sourcePath = join(fixtures.dir, "bench.mp4");
   const client = await e2e.client("enterprise");
+  // Completion arrives by webhook, as a client should learn it: polling the API would take CPU
+  // from the encode being measured.
+  const hooks = await startWebhookReceiver();
+  await e2e.admin.setWebhook(client.accountId, hooks.url);
 
   async function jobSeconds(presetId: string): Promise<number> {
     const started = performance.now();
     const created = await client.call("POST", "/jobs", { inputUrl: sourceUrl, preset: presetId });
-    const job = await e2e.waitFor(client, created.body.id, undefined, 900_000, 50);
-    if (job.status !== "completed") throw new Error(`${presetId}: ${job.errorMessage}`);
-    await (await fetch(job.outputUrl)).arrayBuffer();
+    const event = JSON.parse((await hooks.waitFor(created.body.id, 900_000)).body);
+    if (event.status !== "completed") throw new Error(`${presetId}: ${event.errorMessage}`);
+    await (await fetch(event.outputUrl)).arrayBuffer();
     return (performance.now() - started) / 1000;
   }
 
@@ -80,10 +76,10 @@ try {
     await mkdir(outDir, { recursive: true });
     return { presetId: "hls_abr_264_standard", input: sourcePath, outDir, probe };
   };
-  const oneProcess = await time(ladderCommand(await ctxFor("all"), recipe).args);
+  const oneProcess = await timeFfmpeg(ladderCommand(await ctxFor("all"), recipe).args);
   let perRung = 0;
   for (const rung of selectRungs(recipe.rungs, probe.video!.height)) {
-    perRung += await time(ladderCommand(await ctxFor(`r${rung.height}`), { ...recipe, rungs: [rung] }).args);
+    perRung += await timeFfmpeg(ladderCommand(await ctxFor(`r${rung.height}`), { ...recipe, rungs: [rung] }).args);
   }
   rows.push(["ladder: one process vs one per rung", fmt(oneProcess), fmt(perRung), fmt(oneProcess / perRung), "≤ 0.80"]);
 
@@ -98,7 +94,7 @@ try {
   const pid = e2e.stack.encoderPid()!;
   const started = performance.now();
   const created = await client.call("POST", "/jobs", { inputUrl: fixtures.url("big.mkv"), preset: "audio_mp3_hq" });
-  const done = await e2e.waitFor(client, created.body.id, undefined, 900_000);
+  const done = JSON.parse((await hooks.waitFor(created.body.id, 900_000)).body);
   if (done.status !== "completed") throw new Error(`1 GB job: ${done.errorMessage}`);
   const status = await readFile(`/proc/${pid}/status`, "utf8");
   const peakMb = Number(/VmHWM:\s+(\d+) kB/.exec(status)![1]) / 1024;
@@ -106,6 +102,7 @@ try {
 
   console.log(`\nEncode benchmark (${SOURCE_SECONDS} s 1080p30 source, ${findPreset("mp4_264_720p")!.specifications.resolution} etc.)\n`);
   for (const row of rows) console.log(`| ${row.join(" | ")} |`);
+  await hooks.stop();
 } finally {
   await e2e.stop();
   await fixtures.stop();

@@ -2,6 +2,7 @@ import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
 import type { Readable } from "node:stream";
 import { AwsClient } from "aws4fetch";
+import { s3ObjectUrl } from "../../domain/s3";
 
 export interface S3Config {
   endpoint: string;
@@ -27,8 +28,7 @@ export function createUploader(config: S3Config) {
     service: "s3",
     region: config.region,
   });
-  const objectUrl = (key: string) =>
-    `${config.endpoint.replace(/\/$/, "")}/${config.bucket}/${key.split("/").map(encodeURIComponent).join("/")}`;
+  const objectUrl = (key: string) => s3ObjectUrl(config.endpoint, config.bucket, key);
 
   async function send(url: string, init: RequestInit, what: string): Promise<Response> {
     const res = await client.fetch(url, init);

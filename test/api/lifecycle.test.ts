@@ -1,31 +1,11 @@
-import { createServer } from "node:http";
 import { Webhook } from "standardwebhooks";
 import { afterAll, describe, expect, it } from "vitest";
+import { startWebhookReceiver } from "../support/webhook-receiver";
 import { ISO_MS, admin, call, completeJob, createJob, internal, newAccount } from "./harness";
 
-/** A webhook receiver on this machine; QStash (the emulator) delivers to it. */
-const received: { headers: Record<string, string>; body: string }[] = [];
-const hookServer = createServer((req, res) => {
-  let body = "";
-  req.on("data", (c) => (body += c));
-  req.on("end", () => {
-    received.push({ headers: req.headers as Record<string, string>, body });
-    res.writeHead(204).end();
-  });
-});
-await new Promise<void>((r) => hookServer.listen(0, "127.0.0.1", r));
-const hookUrl = `http://127.0.0.1:${(hookServer.address() as { port: number }).port}/hook`;
-afterAll(() => new Promise<void>((r) => hookServer.close(() => r())));
-
-async function waitForHook(jobId: string, timeoutMs = 20_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const hit = received.find((h) => JSON.parse(h.body).jobId === jobId);
-    if (hit) return hit;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`no webhook for ${jobId}`);
-}
+/** QStash (the emulator) delivers webhooks to this receiver. */
+const hooks = await startWebhookReceiver();
+afterAll(() => hooks.stop());
 
 describe("spec: States and transitions › driven through the internal API", () => {
   it("queued → processing sets startedAt and lastCheckedAt; heartbeats record progress", async () => {
@@ -47,10 +27,10 @@ describe("spec: States and transitions › driven through the internal API", () 
 
   it("processing → completed sends a Standard Webhooks–signed job.completed whose outputUrl downloads directly", async () => {
     const { apiKey, accountId } = await newAccount();
-    const { secret } = await admin.setWebhook(accountId, hookUrl);
+    const { secret } = await admin.setWebhook(accountId, hooks.url);
     const job = await createJob(apiKey);
     await completeJob(job.id, accountId, "webhook-output");
-    const hook = await waitForHook(job.id);
+    const hook = await hooks.waitFor(job.id);
     const payload = new Webhook(secret).verify(hook.body, hook.headers) as Record<string, unknown>;
     expect(payload).toMatchObject({ event: "job.completed", jobId: job.id, status: "completed", errorMessage: null, duration: 12.5 });
     expect(payload.expiresAt).toMatch(ISO_MS);
@@ -61,7 +41,7 @@ describe("spec: States and transitions › driven through the internal API", () 
 
   it("processing → failed (final) sets errorMessage and retryCount and sends job.failed", async () => {
     const { apiKey, accountId } = await newAccount();
-    const { secret } = await admin.setWebhook(accountId, hookUrl);
+    const { secret } = await admin.setWebhook(accountId, hooks.url);
     const job = await createJob(apiKey);
     await internal(`/jobs/${job.id}/claim`, { attempt: 0 });
     const retry = await internal(`/jobs/${job.id}/fail`, { errorMessage: "Download failed: connection refused", attempt: 0, final: false });
@@ -74,7 +54,7 @@ describe("spec: States and transitions › driven through the internal API", () 
     expect(fail.body.status).toBe("failed");
     const read = await call("GET", `/jobs/${job.id}`, { key: apiKey });
     expect(read.body).toMatchObject({ status: "failed", retryCount: 2, errorMessage: "Download failed: connection refused", outputUrl: null });
-    const hook = await waitForHook(job.id);
+    const hook = await hooks.waitFor(job.id);
     const payload = new Webhook(secret).verify(hook.body, hook.headers) as Record<string, unknown>;
     expect(payload).toMatchObject({ event: "job.failed", jobId: job.id, outputUrl: null, errorMessage: "Download failed: connection refused" });
   });

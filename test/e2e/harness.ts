@@ -38,19 +38,13 @@ export async function startE2E(opts: { allowLoopbackSources: boolean; env?: Reco
   }
 
   /** Polls the job until `until` says stop (default: a terminal status). */
-  async function waitFor(
-    c: Client,
-    jobId: string,
-    until = (job: any) => ["completed", "failed", "cancelled"].includes(job.status),
-    timeoutMs = 180_000,
-    pollMs = 250,
-  ) {
+  async function waitFor(c: Client, jobId: string, until = (job: any) => ["completed", "failed", "cancelled"].includes(job.status), timeoutMs = 180_000) {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const { body } = await c.call("GET", `/jobs/${jobId}`);
       if (until(body)) return body;
       if (Date.now() > deadline) throw new Error(`job ${jobId} still ${body.status} after ${timeoutMs} ms`);
-      await new Promise((r) => setTimeout(r, pollMs));
+      await new Promise((r) => setTimeout(r, 250));
     }
   }
 

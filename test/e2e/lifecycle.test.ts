@@ -1,9 +1,9 @@
 import { execFile } from "node:child_process";
-import { createServer } from "node:http";
 import { readdir } from "node:fs/promises";
 import { promisify } from "node:util";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startWebhookReceiver } from "../support/webhook-receiver";
 import { startFixtureServer, type FixtureServer } from "./fixtures";
 import { startE2E, type E2E } from "./harness";
 
@@ -154,32 +154,23 @@ describe("crash safety", () => {
 
 describe("spec: Events › webhooks", () => {
   it("completed and failed jobs POST a Standard Webhooks–signed payload whose outputUrl downloads directly", async () => {
-    const received: { headers: Record<string, string>; body: string }[] = [];
-    const hook = createServer((req, res) => {
-      let body = "";
-      req.on("data", (d) => (body += d));
-      req.on("end", () => {
-        received.push({ headers: req.headers as Record<string, string>, body });
-        res.writeHead(200).end();
-      });
-    });
-    await new Promise<void>((r) => hook.listen(0, "127.0.0.1", r));
+    const hooks = await startWebhookReceiver();
     const c = await e2e.client();
-    const { secret } = await e2e.admin.setWebhook(c.accountId, `http://127.0.0.1:${(hook.address() as { port: number }).port}/hooks`);
+    const { secret } = await e2e.admin.setWebhook(c.accountId, hooks.url);
     const ok = (await c.call("POST", "/jobs", { inputUrl: short, preset: "mp4_264_240p" })).body.id;
     const bad = (await c.call("POST", "/jobs", { inputUrl: fixtures.url("status/404/nothing.mp4"), preset: "mp4_264_240p" })).body.id;
     await e2e.waitFor(c, ok);
     await e2e.waitFor(c, bad);
-    const deadline = Date.now() + 20_000;
-    while (received.length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-    const wh = new Webhook(secret);
-    const payloads = received.map((r) => wh.verify(r.body, r.headers) as any);
-    const completed = payloads.find((p) => p.jobId === ok);
-    const failed = payloads.find((p) => p.jobId === bad);
+    const verified = async (jobId: string) => {
+      const hook = await hooks.waitFor(jobId);
+      return new Webhook(secret).verify(hook.body, hook.headers) as any;
+    };
+    const completed = await verified(ok);
+    const failed = await verified(bad);
     expect(completed).toMatchObject({ event: "job.completed", status: "completed" });
     expect((await fetch(completed.outputUrl)).status).toBe(200);
     expect(failed).toMatchObject({ event: "job.failed", status: "failed", outputUrl: null });
     expect(failed.errorMessage).toMatch(/HTTP 404/);
-    hook.close();
+    await hooks.stop();
   });
 });

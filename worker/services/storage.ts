@@ -1,4 +1,5 @@
 import { AwsClient } from "aws4fetch";
+import { s3ObjectUrl } from "../../domain/s3";
 import type { Env } from "../env";
 
 export interface SignedLink {
@@ -12,7 +13,7 @@ export interface Storage {
   exists(key: string): Promise<boolean>;
 }
 
-/** R2 (or any S3 server) through its S3 API, path-style so a local server needs no DNS. */
+/** R2 (or any S3 server) through its S3 API. */
 export function createStorage(env: Env): Storage {
   const client = new AwsClient({
     accessKeyId: env.S3_ACCESS_KEY_ID,
@@ -20,8 +21,7 @@ export function createStorage(env: Env): Storage {
     service: "s3",
     region: env.S3_REGION,
   });
-  const objectUrl = (key: string) =>
-    `${env.S3_ENDPOINT.replace(/\/$/, "")}/${env.S3_BUCKET}/${key.split("/").map(encodeURIComponent).join("/")}`;
+  const objectUrl = (key: string) => s3ObjectUrl(env.S3_ENDPOINT, env.S3_BUCKET, key);
 
   return {
     async signGet(key, ttlSeconds, now = new Date()) {

@@ -132,3 +132,14 @@ describe("spec: GET /jobs › list, pagination, filters", () => {
     expect(none.body.pagination.totalCount).toBe(0);
   });
 });
+
+describe("spec: Pagination object › past the last page", () => {
+  it("a page beyond the end is empty but still reports the totals", async () => {
+    const account = await newAccount();
+    for (let i = 0; i < 3; i++) await createJob(account.apiKey);
+    const res = await call("GET", "/jobs?page=5&limit=2", { key: account.apiKey });
+    expect(res.body.jobs).toEqual([]);
+    expect(res.body.pagination).toEqual({ page: 5, limit: 2, totalPages: 2, totalCount: 3, hasNext: false, hasPrev: true });
+    expect(res.body.links.prev).toBe("/api/v1/jobs?page=4&limit=2");
+  });
+});

@@ -1,5 +1,5 @@
 import { zValidator } from "@hono/zod-validator";
-import { and, count, desc, eq, type SQL } from "drizzle-orm";
+import { and, count, desc, eq, getTableColumns, sql, type SQL } from "drizzle-orm";
 import type { Hono } from "hono";
 import { jobs } from "../../../drizzle/schema";
 import type { AppEnv } from "../../context";
@@ -20,16 +20,16 @@ export function registerListJobs(app: Hono<AppEnv>) {
     if (preset !== undefined) filters.push(eq(jobs.preset, preset));
     const where = and(...filters);
 
-    const [rows, [{ total }]] = await Promise.all([
-      db
-        .select()
-        .from(jobs)
-        .where(where)
-        .orderBy(desc(jobs.createdAt), desc(jobs.id))
-        .limit(limit)
-        .offset((page - 1) * limit),
-      db.select({ total: count() }).from(jobs).where(where),
-    ]);
+    // The total rides along as a window count: one query, so one connection per request.
+    const rows = await db
+      .select({ ...getTableColumns(jobs), total: sql<number>`count(*) over()`.mapWith(Number) })
+      .from(jobs)
+      .where(where)
+      .orderBy(desc(jobs.createdAt), desc(jobs.id))
+      .limit(limit)
+      .offset((page - 1) * limit);
+    // A page past the end has no row to carry the total; only then is it counted on its own.
+    const total = rows[0]?.total ?? (page > 1 ? (await db.select({ total: count() }).from(jobs).where(where))[0].total : 0);
     const items = await Promise.all(
       rows.map(async (job) => presentListItem(job, await outputState(storage, job, caller.plan))),
     );

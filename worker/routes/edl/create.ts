@@ -8,12 +8,13 @@ import { ApiError } from "../../errors";
 import { createQueuedJob } from "../../lib/create-job";
 import { jsonBody } from "../../lib/json-body";
 import { requireCaller } from "../../middleware/auth";
+import { idempotent } from "../../middleware/idempotency";
 import { jobPath } from "../jobs/present";
 import { createEdlBody } from "./schema";
 
 /** POST /edl: one quota unit however many clips; an invalid timeline takes none. */
 export function registerCreateEdl(app: Hono<AppEnv>) {
-  app.post("/edl", requireCaller, jsonBody(createEdlBody), async (c) => {
+  app.post("/edl", requireCaller, jsonBody(createEdlBody), idempotent, async (c) => {
     const caller = c.get("caller");
     const body = c.req.valid("json");
     const result = validateEdl(body.edl, caller.plan);

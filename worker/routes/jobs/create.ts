@@ -7,12 +7,13 @@ import { ApiError } from "../../errors";
 import { createQueuedJob } from "../../lib/create-job";
 import { jsonBody } from "../../lib/json-body";
 import { requireCaller } from "../../middleware/auth";
+import { idempotent } from "../../middleware/idempotency";
 import { upgradeMessage } from "../../../domain/presets/view";
 import { jobPath } from "./present";
 import { createJobBody } from "./schema";
 
 export function registerCreateJob(app: Hono<AppEnv>) {
-  app.post("/jobs", requireCaller, jsonBody(createJobBody), async (c) => {
+  app.post("/jobs", requireCaller, jsonBody(createJobBody), idempotent, async (c) => {
     const caller = c.get("caller");
     const body = c.req.valid("json");
 

@@ -1,0 +1,54 @@
+import { createMiddleware } from "hono/factory";
+import type { AppEnv } from "../context";
+import { ApiError } from "../errors";
+
+/** How long a creation can be replayed under its Idempotency-Key. */
+const TTL_SECONDS = 24 * 60 * 60;
+
+type Record_ =
+  | { state: "pending"; bodyHash: string }
+  | { state: "done"; bodyHash: string; status: number; body: unknown };
+
+async function sha256(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/**
+ * Optional `Idempotency-Key` on creations: a retried request (same key, same body) gets the
+ * first response again instead of a second job and a second quota unit. The key is reserved
+ * in Redis before the handler runs, so concurrent retries cannot both create; a failed
+ * creation (Hono has already rendered its error by the time `next` returns) releases it so
+ * the client can try again.
+ */
+export const idempotent = createMiddleware<AppEnv>(async (c, next) => {
+  const key = c.req.header("Idempotency-Key");
+  if (key === undefined) return next();
+  if (key.length < 1 || key.length > 255) {
+    throw ApiError.validation([{ field: "Idempotency-Key", message: "must be 1 to 255 characters" }]);
+  }
+  const { cache } = c.get("services");
+  const entry = `idem:${c.get("caller").accountId}:${c.req.method}:${c.req.path}:${key}`;
+  const bodyHash = await sha256(await c.req.text());
+
+  const reserved = await cache.set(entry, { state: "pending", bodyHash } satisfies Record_, { nx: true, ex: TTL_SECONDS });
+  if (reserved !== "OK") {
+    const previous = await cache.get<Record_>(entry);
+    if (previous?.bodyHash !== bodyHash) {
+      throw new ApiError(409, { error: "Conflict", message: "This Idempotency-Key was used with a different request body." });
+    }
+    if (previous.state === "pending") {
+      throw new ApiError(409, { error: "Conflict", message: "A request with this Idempotency-Key is still in progress; retry shortly." });
+    }
+    c.header("Idempotent-Replayed", "true");
+    return c.json(previous.body as object, previous.status as 201);
+  }
+
+  await next();
+  if (c.res.status >= 200 && c.res.status < 300) {
+    const body = await c.res.clone().json();
+    await cache.set(entry, { state: "done", bodyHash, status: c.res.status, body } satisfies Record_, { ex: TTL_SECONDS });
+  } else {
+    await cache.del(entry);
+  }
+});

@@ -79,6 +79,17 @@ describe("spec: Errors › 400 on POST /jobs", () => {
     }
   });
 
+  it("metadata that is not an object → Validation error naming it", async () => {
+    const { apiKey } = await newAccount();
+    for (const metadata of ["text", 5, [1, 2]]) {
+      const res = await call("POST", "/jobs", { key: apiKey, body: { inputUrl: SOURCE, preset: "mp4_264_720p", metadata } });
+      expect(res.status, JSON.stringify(metadata)).toBe(400);
+      expect(res.body.details).toEqual([{ field: "metadata", message: expect.any(String) }]);
+    }
+    const withNull = await call("POST", "/jobs", { key: apiKey, body: { inputUrl: SOURCE, preset: "mp4_264_720p", metadata: null } });
+    expect(withNull.status).toBe(201);
+  });
+
   it("a body that is not an object → Validation error, never a 500", async () => {
     const { apiKey } = await newAccount();
     for (const body of [null, [], "string", 5]) {

@@ -8,7 +8,7 @@ import { claimQuotaUnit, releaseQuotaUnit } from "./quota";
 export interface NewJobInput {
   preset: string;
   inputUrl: string;
-  clientMetadata?: Record<string, unknown>;
+  clientMetadata?: Record<string, unknown> | null;
   edl?: unknown;
 }
 

@@ -11,7 +11,8 @@ export const createJobBody = z.object({
     .refine((v) => v === undefined || isAbsoluteHttpUrl(v), "Invalid input URL")
     .transform((v) => v as string),
   preset: z.string(required).min(1, "Invalid input"),
-  metadata: z.record(z.string(), z.unknown(), { error: "Expected an object" }).optional(),
+  // null is taken as "no metadata", like an absent field.
+  metadata: z.record(z.string(), z.unknown(), { error: "Expected an object" }).nullish(),
 });
 
 const positiveIntOr = (fallback: number) =>

@@ -101,5 +101,3 @@ export async function startStack(opts: StackOptions) {
     throw err;
   }
 }
-
-export type Stack = Awaited<ReturnType<typeof startStack>>;

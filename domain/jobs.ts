@@ -3,12 +3,6 @@
 export const JOB_STATUSES = ["queued", "processing", "completed", "failed", "cancelled"] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
 
-export const TERMINAL_STATUSES: readonly JobStatus[] = ["completed", "failed", "cancelled"];
-
-export function isTerminal(status: JobStatus): boolean {
-  return TERMINAL_STATUSES.includes(status);
-}
-
 export function isCancellable(status: JobStatus): boolean {
   return status === "queued" || status === "processing";
 }

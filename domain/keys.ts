@@ -1,7 +1,7 @@
 /** API key format, generation and hashing. Web Crypto only, so the Worker and Node share it. */
 
-export const KEY_PREFIXES = ["spk_", "sk_"] as const;
-export type KeyPrefix = (typeof KEY_PREFIXES)[number];
+/** New keys start spk_; sk_ is the older format, still accepted. */
+export type KeyPrefix = "spk_" | "sk_";
 
 const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
 /** 43 base62 characters carry 256 bits; guessing is hopeless. */

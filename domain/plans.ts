@@ -34,8 +34,6 @@ export const LINK_TTL_SECONDS: Record<PlanId, number> = {
   enterprise: 7 * 24 * 60 * 60,
 };
 
-export const MAX_LINK_TTL_SECONDS = 7 * 24 * 60 * 60;
-
 export function planRank(plan: PlanId): number {
   return PLAN_IDS.indexOf(plan);
 }

@@ -53,3 +53,10 @@ describe("internal API signatures (encoder → Worker)", () => {
     expect(await verifyInternal(secret, body, old["x-internal-timestamp"], old["x-internal-signature"])).toBe(false);
   });
 });
+
+describe("spec: Limits › signed link lifetime", () => {
+  it("free links last 4 hours; every other plan 7 days, the ceiling for any link", async () => {
+    const { LINK_TTL_SECONDS } = await import("../../../domain/plans");
+    expect(LINK_TTL_SECONDS).toEqual({ free: 4 * 3600, pro: 7 * 86400, business: 7 * 86400, enterprise: 7 * 86400 });
+  });
+});

@@ -1,4 +1,5 @@
 import { doublePrecision, index, integer, jsonb, pgTable, real, text, uuid } from "drizzle-orm/pg-core";
+import { JOB_STATUSES } from "../../domain/jobs";
 import { accounts } from "./accounts";
 import { createdAt, tstz } from "./columns";
 
@@ -9,7 +10,7 @@ export const jobs = pgTable(
     accountId: uuid("account_id")
       .notNull()
       .references(() => accounts.id, { onDelete: "cascade" }),
-    status: text("status", { enum: ["queued", "processing", "completed", "failed", "cancelled"] }).notNull(),
+    status: text("status", { enum: JOB_STATUSES }).notNull(),
     preset: text("preset").notNull(),
     inputUrl: text("input_url").notNull(),
     /** The validated timeline of an `edl_custom` job. */

@@ -3,6 +3,7 @@
  * never throws: every shape of input becomes errors in the result.
  */
 import type { PlanId } from "../plans";
+import { UNSTORABLE_TEXT_MESSAGE, unstorableTextPaths } from "../storable-text";
 import { estimate, type EdlEstimate } from "./estimate";
 import { fieldsOf, type Issues, isObject, type JsonObject, own } from "./fields";
 import { limitErrors } from "./limits";
@@ -43,6 +44,8 @@ function notADocument(issues: Issues): { output: OutputSettings; timeline: Timel
 export function validateEdl(input: unknown, plan: PlanId): EdlValidation {
   const issues: Issues = { errors: [], warnings: [] };
   const { output, timeline } = isObject(input) ? readDocument(input, issues) : notADocument(issues);
+  // The document is stored as sent, unknown fields included.
+  issues.errors.push(...unstorableTextPaths(input).map((path) => `${path || "edl"}: ${UNSTORABLE_TEXT_MESSAGE}`));
 
   const stats = computeStats(timeline);
   issues.errors.push(...limitErrors(stats, plan));

@@ -121,6 +121,25 @@ describe("spec: POST /edl › create", () => {
   });
 });
 
+describe("spec: PUT and POST /edl › text Postgres cannot store", () => {
+  it("U+0000 anywhere in the document is an error naming the field for both, never a 500", async () => {
+    const { apiKey } = await newAccount("free");
+    const edl = timeline(1, { note: "a\u0000b" });
+    const put = await call("PUT", "/edl", { key: apiKey, body: { edl } });
+    expect(put.status).toBe(200);
+    expect(put.body.valid).toBe(false);
+    expect(put.body.errors).toContain("timeline.tracks[0].clips[0].note: must not contain NUL (\\u0000) or unpaired surrogate characters");
+    const post = await call("POST", "/edl", { key: apiKey, body: { edl } });
+    expect(post.status).toBe(400);
+    expect(post.body.error).toBe("EDL validation failed");
+    const meta = await call("POST", "/edl", { key: apiKey, body: { edl: timeline(1), metadata: { name: "x\u0000" } } });
+    expect(meta.status).toBe(400);
+    expect(meta.body.details).toEqual([{ field: "metadata.name", message: "must not contain NUL (\\u0000) or unpaired surrogate characters" }]);
+    const ok = await call("POST", "/edl", { key: apiKey, body: { edl: timeline(1) } });
+    expect(ok.body.user.remainingJobs).toBe(9);
+  });
+});
+
 describe("property: any JSON a client sends gets 200 from PUT and 201/400 from POST, and they agree", () => {
   it("holds for arbitrary JSON and for mutated timelines", async () => {
     const { apiKey } = await newAccount("enterprise");
@@ -134,7 +153,7 @@ describe("property: any JSON a client sends gets 200 from PUT and 201/400 from P
             clips: fc.array(
               fc.dictionary(
                 fc.constantFrom("id", "src", "in", "out", "startTime", "duration", "speed", "volume", "text", "opacity", "transform"),
-                fc.oneof(fc.integer({ min: -5, max: 50 }), fc.constant(SRC), fc.string(), fc.jsonValue()),
+                fc.oneof(fc.integer({ min: -5, max: 50 }), fc.constant(SRC), fc.string({ unit: "binary" }), fc.jsonValue()),
               ),
               { maxLength: 3 },
             ),
@@ -144,7 +163,8 @@ describe("property: any JSON a client sends gets 200 from PUT and 201/400 from P
       }),
     });
     await fc.assert(
-      fc.asyncProperty(fc.oneof(fc.jsonValue(), mutated), async (edl) => {
+      // Strings of any code unit, NUL and lone surrogates included, not only printable ones.
+      fc.asyncProperty(fc.oneof(fc.jsonValue(), fc.jsonValue({ stringUnit: "binary" }), mutated), async (edl) => {
         const put = await call("PUT", "/edl", { key: apiKey, body: { edl } });
         expect(put.status).toBe(200);
         const post = await call("POST", "/edl", { key: apiKey, body: { edl } });

@@ -90,6 +90,24 @@ describe("spec: Errors › 400 on POST /jobs", () => {
     expect(withNull.status).toBe(201);
   });
 
+  it("text Postgres cannot store (U+0000) → Validation error naming the field, never a 500", async () => {
+    const { apiKey } = await newAccount();
+    const res = await call("POST", "/jobs", {
+      key: apiKey,
+      body: { inputUrl: SOURCE, preset: "mp4_264_720p", metadata: { ok: "fine", tags: ["a", "b\u0000c"], "k\u0000": 1 } },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ error: "Validation error", message: "Invalid request parameters" });
+    expect(res.body.details.map((d: { field: string }) => d.field).sort()).toEqual(["metadata.k\u0000", "metadata.tags[1]"]);
+    for (const inputUrl of [`${SOURCE}\u0000`, "https://media.example.com/a b.mp4", " https://media.example.com/a.mp4"]) {
+      const bad = await call("POST", "/jobs", { key: apiKey, body: { inputUrl, preset: "mp4_264_720p" } });
+      expect(bad.status, JSON.stringify(inputUrl)).toBe(400);
+      expect(bad.body.details).toEqual([{ field: "inputUrl", message: "Invalid input URL" }]);
+    }
+    const ok = await call("POST", "/jobs", { key: apiKey, body: { inputUrl: SOURCE, preset: "mp4_264_720p" } });
+    expect(ok.body.user.remainingJobs).toBe(9);
+  });
+
   it("a body that is not an object → Validation error, never a 500", async () => {
     const { apiKey } = await newAccount();
     for (const body of [null, [], "string", 5]) {

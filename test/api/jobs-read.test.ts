@@ -115,6 +115,34 @@ describe("spec: GET /jobs › list, pagination, filters", () => {
     expect(small.body.pagination.totalPages).toBe(2);
   });
 
+  it("repeated, huge and NUL-bearing query values never give a non-contract answer", async () => {
+    const { apiKey } = await accountWithJobs(3);
+    const repeated = await call("GET", "/jobs?page=1&page=2&limit=2&limit=1", { key: apiKey });
+    expect(repeated.status).toBe(200);
+    expect(repeated.body.pagination).toMatchObject({ totalCount: 3 });
+    const huge = await call("GET", "/jobs?page=100000000000000000000&limit=100", { key: apiKey });
+    expect(huge.status).toBe(200);
+    expect(huge.body.jobs).toEqual([]);
+    expect(huge.body.pagination).toMatchObject({ totalCount: 3, totalPages: 1, hasNext: false, hasPrev: true });
+    for (const filter of ["status=%00", "preset=mp4_264_720p%00", "status=queued&status=%00"]) {
+      const res = await call("GET", `/jobs?${filter}`, { key: apiKey });
+      expect(res.status, filter).toBe(200);
+      expect(res.body.jobs, filter).toHaveLength(res.body.pagination.totalCount);
+    }
+    const nul = await call("GET", "/jobs?preset=mp4_264_720p%00", { key: apiKey });
+    expect(nul.body.pagination.totalCount).toBe(0);
+  });
+
+  it("next and prev keep the filters", async () => {
+    const { apiKey } = await accountWithJobs(6);
+    const res = await call("GET", "/jobs?page=2&limit=1&preset=mp4_264_480p&status=queued", { key: apiKey });
+    expect(res.body.links).toEqual({
+      self: "/api/v1/jobs?page=2&limit=1&status=queued&preset=mp4_264_480p",
+      next: "/api/v1/jobs?page=3&limit=1&status=queued&preset=mp4_264_480p",
+      prev: "/api/v1/jobs?page=1&limit=1&status=queued&preset=mp4_264_480p",
+    });
+  });
+
   it("filters by exact status and preset; an unknown status matches nothing", async () => {
     const { apiKey, accountId, ids } = await accountWithJobs(4);
     await completeJob(ids[0], accountId);

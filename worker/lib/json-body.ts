@@ -1,5 +1,6 @@
 import { createMiddleware } from "hono/factory";
 import type { z } from "zod";
+import { UNSTORABLE_TEXT_MESSAGE, unstorableTextPaths } from "../../domain/storable-text";
 import type { AppEnv } from "../context";
 import { ApiError } from "../errors";
 
@@ -30,4 +31,11 @@ export function toDetails(error: z.ZodError): { field: string; message: string }
     field: issue.path.length ? issue.path.join(".") : "body",
     message: issue.message,
   }));
+}
+
+/** For fields stored as the client sent them (caller metadata): refuses what Postgres cannot hold. */
+export function storable<T extends z.ZodType>(schema: T) {
+  return schema.superRefine((value, ctx) => {
+    for (const path of unstorableTextPaths(value)) ctx.addIssue({ code: "custom", message: UNSTORABLE_TEXT_MESSAGE, path: path ? [path] : [] });
+  });
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { storable } from "../../lib/json-body";
 
 /** The envelope only; the timeline inside `edl` is judged by domain/edl/validate.ts. */
 export const validateEdlBody = z.object({
@@ -6,11 +7,12 @@ export const validateEdlBody = z.object({
 });
 
 export const createEdlBody = validateEdlBody.extend({
-  metadata: z
-    .object({
-      name: z.string({ error: "Expected a string" }).optional(),
-      description: z.string({ error: "Expected a string" }).optional(),
-    })
-    .passthrough()
-    .optional(),
+  metadata: storable(
+    z
+      .object({
+        name: z.string({ error: "Expected a string" }).optional(),
+        description: z.string({ error: "Expected a string" }).optional(),
+      })
+      .passthrough(),
+  ).optional(),
 });

@@ -1,4 +1,3 @@
-import { zValidator } from "@hono/zod-validator";
 import { and, count, desc, eq, getTableColumns, sql, type SQL } from "drizzle-orm";
 import type { Hono } from "hono";
 import { jobs } from "../../../drizzle/schema";
@@ -8,16 +7,20 @@ import { requireCaller } from "../../middleware/auth";
 import { API_PREFIX, presentListItem } from "./present";
 import { listJobsQuery } from "./schema";
 
+/** Postgres text cannot hold NUL, so such a filter value is sent as "matches nothing", not as a query that fails. */
+function exactMatch(column: typeof jobs.status | typeof jobs.preset, value: string): SQL {
+  return value.includes("\u0000") ? sql`false` : eq(column, value);
+}
+
 export function registerListJobs(app: Hono<AppEnv>) {
-  // The query schema never fails: bad page/limit values fall back to their defaults (spec, GET /jobs).
-  app.get("/jobs", requireCaller, zValidator("query", listJobsQuery), async (c) => {
+  app.get("/jobs", requireCaller, async (c) => {
     const caller = c.get("caller");
     const { db, storage } = c.get("services");
-    const { page, limit, status, preset } = c.req.valid("query");
+    const { page, limit, status, preset } = listJobsQuery.parse(c.req.query());
 
     const filters: SQL[] = [eq(jobs.accountId, caller.accountId)];
-    if (status !== undefined) filters.push(eq(jobs.status, status as (typeof jobs.status.enumValues)[number]));
-    if (preset !== undefined) filters.push(eq(jobs.preset, preset));
+    if (status !== undefined) filters.push(exactMatch(jobs.status, status));
+    if (preset !== undefined) filters.push(exactMatch(jobs.preset, preset));
     const where = and(...filters);
 
     // The total rides along as a window count: one query, so one connection per request.

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { isAbsoluteHttpUrl } from "../../../domain/urls";
+import { storable } from "../../lib/json-body";
 
 /** Missing fields read "Invalid input"; a bad URL reads "Invalid input URL" (spec, Errors). */
 const required = { error: (issue: { input: unknown }) => (issue.input === undefined ? "Invalid input" : undefined) };
@@ -12,20 +13,29 @@ export const createJobBody = z.object({
     .transform((v) => v as string),
   preset: z.string(required).min(1, "Invalid input"),
   // null is taken as "no metadata", like an absent field.
-  metadata: z.record(z.string(), z.unknown(), { error: "Expected an object" }).nullish(),
+  metadata: storable(z.record(z.string(), z.unknown(), { error: "Expected an object" })).nullish(),
 });
 
-const positiveIntOr = (fallback: number) =>
+/**
+ * A positive integer, capped: any page past the last one lists nothing anyway, and the cap keeps
+ * the row offset inside Postgres' bigint however many digits a client sends.
+ */
+const positiveIntOr = (fallback: number, max: number) =>
   z
     .string()
     .optional()
-    .transform((v) => (v !== undefined && /^\d+$/.test(v) && Number(v) >= 1 ? Number(v) : fallback));
+    .transform((v) => (v !== undefined && /^\d+$/.test(v) && Number(v) >= 1 ? Math.min(Number(v), max) : fallback));
 
 export const MAX_PAGE_SIZE = 100;
+export const MAX_PAGE = 1_000_000_000;
 
+/**
+ * Never fails: bad page/limit values fall back to their defaults (spec, GET /jobs). Read from
+ * `c.req.query()`, which keeps one value of a repeated parameter.
+ */
 export const listJobsQuery = z.object({
-  page: positiveIntOr(1),
-  limit: positiveIntOr(10).transform((n) => Math.min(n, MAX_PAGE_SIZE)),
+  page: positiveIntOr(1, MAX_PAGE),
+  limit: positiveIntOr(10, MAX_PAGE_SIZE),
   /** Exact match: an unknown status matches nothing rather than being ignored. */
   status: z.string().optional(),
   preset: z.string().optional(),

@@ -1,0 +1,24 @@
+import { describe, expect, it } from "vitest";
+import { UNSTORABLE_TEXT_MESSAGE, unstorableTextPaths } from "../../../domain/storable-text";
+import { CLIP0, errorsOf, videoClip, videoEdl } from "../edl/fixtures";
+
+describe("text Postgres cannot store", () => {
+  it("finds NUL and unpaired surrogates in keys and values, at their paths", () => {
+    expect(
+      unstorableTextPaths({
+        fine: "ok 😀",
+        nul: "a\u0000b",
+        list: ["x", "\ud800"],
+        nested: { "\u0000key": 1, low: "\udc00y", pair: "\ud83d\ude00" },
+      }).sort(),
+    ).toEqual(["list[1]", "nested.\u0000key", "nested.low", "nul"]);
+    expect(unstorableTextPaths("\u0000")).toEqual([""]);
+    expect(unstorableTextPaths([1, null, true, "plain"])).toEqual([]);
+  });
+
+  it("makes an otherwise valid timeline invalid, naming the field", () => {
+    expect(errorsOf(videoEdl(videoClip()))).toEqual([]);
+    expect(errorsOf(videoEdl(videoClip({ label: "x\u0000" })))).toEqual([`${CLIP0}.label: ${UNSTORABLE_TEXT_MESSAGE}`]);
+    expect(errorsOf({ ...videoEdl(videoClip()), metadata: { "\ud800": 1 } })).toEqual([`metadata.\ud800: ${UNSTORABLE_TEXT_MESSAGE}`]);
+  });
+});

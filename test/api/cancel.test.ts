@@ -36,6 +36,21 @@ describe("spec: DELETE /jobs/{id} › cancel", () => {
     expect((await call("GET", `/jobs/${job.id}`, { key: apiKey })).body.status).toBe("cancelled");
   });
 
+  it("racing the encoder's claim, the message always matches what the cancel interrupted", async () => {
+    const { apiKey } = await newAccount("pro");
+    const jobs = await Promise.all(Array.from({ length: 20 }, () => createJob(apiKey)));
+    await Promise.all(
+      jobs.map(async (job) => {
+        const [claim, cancel] = await Promise.all([
+          internal(`/jobs/${job.id}/claim`, { attempt: 0 }),
+          call("DELETE", `/jobs/${job.id}`, { key: apiKey }),
+        ]);
+        expect(cancel.status).toBe(200);
+        expect(cancel.body.message).toMatch(claim.status === 200 ? /processing/i : /cancelled successfully/i);
+      }),
+    );
+  });
+
   it("completed, failed and cancelled jobs → 400 Invalid operation, unchanged", async () => {
     const { apiKey, accountId } = await newAccount();
     const completed = await createJob(apiKey);

@@ -1,4 +1,4 @@
-import { and, eq, inArray } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import type { Hono } from "hono";
 import { jobs } from "../../../drizzle/schema";
 import { iso } from "../../../domain/time";
@@ -16,13 +16,16 @@ export function registerCancelJob(app: Hono<AppEnv>) {
 
     // Marked cancelled first, conditionally, so a worker finishing at the same moment cannot
     // be overwritten and a job is never both cancelled and completed (spec, States rule 2).
+    // The status it had comes from the same statement (the row locked), so a job the encoder
+    // claimed a moment ago gets the processing message (spec, States rule 4).
     const now = new Date();
-    const [cancelled] = await db
-      .update(jobs)
-      .set({ status: "cancelled", cancelledAt: now })
-      .where(and(eq(jobs.id, job.id), inArray(jobs.status, ["queued", "processing"])))
-      .returning({ previous: jobs.status });
-    if (!cancelled) {
+    const { rows } = await db.execute<{ previous: string }>(sql`
+      update ${jobs} set status = 'cancelled', cancelled_at = ${now.toISOString()}
+      from (select id, status from ${jobs} where id = ${job.id} for update) as before
+      where ${jobs.id} = before.id and before.status in ('queued', 'processing')
+      returning before.status as previous`);
+    const previous = rows[0]?.previous;
+    if (!previous) {
       const [current] = await db.select({ status: jobs.status }).from(jobs).where(eq(jobs.id, job.id));
       throw new ApiError(400, {
         error: "Invalid operation",
@@ -33,11 +36,10 @@ export function registerCancelJob(app: Hono<AppEnv>) {
       // The message may already be delivered or gone; the cancelled status is what the encoder obeys.
       await queue.deleteMessage(job.messageId).catch(() => undefined);
     }
-    const wasProcessing = job.status === "processing";
     return c.json({
       id: job.id,
       status: "cancelled" as const,
-      message: wasProcessing
+      message: previous === "processing"
         ? "Job is processing and will stop shortly"
         : "Job cancelled successfully",
       cancelledAt: iso(now),

@@ -3,7 +3,22 @@ import { Receiver } from "@upstash/qstash";
 import { z } from "zod";
 import { processDelivery, type PipelineDeps } from "./jobs/pipeline";
 
-const deliveryBody = z.object({ jobId: z.string().uuid() });
+/** `firstAttempt`: where a re-dispatched job's attempts resume (worker/lib/sweep.ts). */
+const deliveryBody = z.object({ jobId: z.string().uuid(), firstAttempt: z.number().int().min(0).default(0) });
+
+/**
+ * The job and the attempt a verified delivery stands for: the message's first attempt plus
+ * the redeliveries QStash has made of it. Null for a body that can never be processed.
+ */
+export function parseDelivery(raw: string, retried: string | string[] | undefined): { jobId: string; attempt: number } | null {
+  let parsed: z.infer<typeof deliveryBody>;
+  try {
+    parsed = deliveryBody.parse(JSON.parse(raw));
+  } catch {
+    return null;
+  }
+  return { jobId: parsed.jobId, attempt: parsed.firstAttempt + (Number(retried ?? 0) || 0) };
+}
 
 async function readBody(req: IncomingMessage, limit = 64 * 1024): Promise<string> {
   const chunks: Buffer[] = [];
@@ -58,14 +73,10 @@ export function createEncoderServer(deps: PipelineDeps, opts: { signingKeys: { c
       typeof signature === "string" && (await receiver.verify({ signature, body: raw }).catch(() => false));
     if (!verified) return reply(401, { error: "Invalid signature" });
 
-    let jobId: string;
-    try {
-      jobId = deliveryBody.parse(JSON.parse(raw)).jobId;
-    } catch {
-      // A signed but malformed message will never succeed: tell QStash not to retry it.
-      return reply(489, { error: "Malformed delivery" }, { "Upstash-NonRetryable-Error": "true" });
-    }
-    const attempt = Number(req.headers["upstash-retried"] ?? 0) || 0;
+    const delivery = parseDelivery(raw, req.headers["upstash-retried"]);
+    // A signed but malformed message will never succeed: tell QStash not to retry it.
+    if (!delivery) return reply(489, { error: "Malformed delivery" }, { "Upstash-NonRetryable-Error": "true" });
+    const { jobId, attempt } = delivery;
     try {
       const result = await limit(() => processDelivery(deps, jobId, attempt));
       reply(result === "done" ? 200 : 500, { jobId, result });

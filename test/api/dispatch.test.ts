@@ -2,7 +2,7 @@ import { Client, Receiver } from "@upstash/qstash";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { jobs } from "../../drizzle/schema";
-import { admin, call, createJob, newAccount, stack } from "./harness";
+import { admin, call, createJob, internal, newAccount, stack } from "./harness";
 
 interface Delivery {
   body: string;
@@ -32,7 +32,7 @@ describe("dispatch: accepted jobs go to the encoder through QStash", () => {
     const job = await createJob(apiKey);
     const delivery = await deliveryFor(job.id);
     expect(delivery).toBeDefined();
-    expect(JSON.parse(delivery!.body)).toEqual({ jobId: job.id });
+    expect(JSON.parse(delivery!.body)).toEqual({ jobId: job.id, firstAttempt: 0 });
     const receiver = new Receiver({
       currentSigningKey: stack.cloud.qstash.currentSigningKey,
       nextSigningKey: stack.cloud.qstash.nextSigningKey,
@@ -41,6 +41,21 @@ describe("dispatch: accepted jobs go to the encoder through QStash", () => {
     const qstash = new Client({ baseUrl: stack.cloud.qstash.url, token: stack.cloud.qstash.token });
     const message = (await qstash.messages.get(await messageIdOf(job.id))) as unknown as { maxRetries: number; flowControlKey: string; parallelism: number };
     expect(message).toMatchObject({ maxRetries: 2, flowControlKey: "encoder", parallelism: 2 });
+  });
+
+  it("a job the sweep dispatches again resumes its attempts: 3 in all, never more", async () => {
+    const { apiKey } = await newAccount();
+    const job = await createJob(apiKey);
+    await deliveryFor(job.id);
+    expect((await internal(`/jobs/${job.id}/claim`, { attempt: 0 })).status).toBe(200);
+    await admin.db.update(jobs).set({ lastCheckedAt: new Date(Date.now() - 5 * 60_000) }).where(eq(jobs.id, job.id));
+    await internal("/sweep", {});
+    const qstash = new Client({ baseUrl: stack.cloud.qstash.url, token: stack.cloud.qstash.token });
+    const message = (await qstash.messages.get(await messageIdOf(job.id))) as unknown as { maxRetries: number; body: string };
+    // One attempt was spent by the encoder that stopped: this message carries attempts 1 and 2.
+    expect(message.maxRetries).toBe(1);
+    expect(JSON.parse(message.body)).toEqual({ jobId: job.id, firstAttempt: 1 });
+    expect((await call("GET", `/jobs/${job.id}`, { key: apiKey })).body).toMatchObject({ status: "queued", retryCount: 1 });
   });
 
   it("cancelling a queued job cancels its QStash message: it is never delivered", async () => {

@@ -30,7 +30,7 @@ export async function sweepStaleJobs(services: Services, now = new Date(), stale
         .where(stillStale)
         .returning();
       if (!requeued) continue;
-      const messageId = await queue.publishJob(job.id);
+      const messageId = await queue.publishJob(job.id, requeued.retryCount);
       await db.update(jobs).set({ messageId }).where(eq(jobs.id, job.id));
       outcome.redispatched += 1;
     } else {

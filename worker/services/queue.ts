@@ -4,7 +4,12 @@ import type { Env } from "../env";
 
 
 export interface Queue {
-  publishJob(jobId: string): Promise<string>;
+  /**
+   * `firstAttempt` > 0 re-dispatches a job whose earlier attempts were spent (see lib/sweep.ts):
+   * the message carries it, and gets only the retries that remain, so a job never has more
+   * than JOB_DELIVERY_RETRIES + 1 attempts in all.
+   */
+  publishJob(jobId: string, firstAttempt?: number): Promise<string>;
   deleteMessage(messageId: string): Promise<void>;
   publishWebhook(url: string, body: string, headers: Record<string, string>): Promise<string>;
 }
@@ -13,11 +18,11 @@ export function createQueue(env: Env): Queue {
   // A failed publish must surface quickly so the job can be failed and its unit released.
   const client = new Client({ baseUrl: env.QSTASH_URL, token: env.QSTASH_TOKEN, retry: { retries: 1, backoff: () => 100 } });
   return {
-    async publishJob(jobId) {
+    async publishJob(jobId, firstAttempt = 0) {
       const res = await client.publishJSON({
         url: `${env.ENCODER_URL.replace(/\/$/, "")}/deliveries/jobs`,
-        body: { jobId },
-        retries: JOB_DELIVERY_RETRIES,
+        body: { jobId, firstAttempt },
+        retries: Math.max(0, JOB_DELIVERY_RETRIES - firstAttempt),
         flowControl: { key: "encoder", parallelism: ENCODER_PARALLELISM },
       });
       return res.messageId;

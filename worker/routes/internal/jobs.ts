@@ -46,7 +46,7 @@ export const internalJobs = new Hono<AppEnv>()
     const now = new Date();
     const [claimed] = await services.db
       .update(jobs)
-      // A re-dispatched job (see lib/sweep.ts) starts a new message at attempt 0 but keeps its count.
+      // Never lowers the count: a late redelivery of an earlier attempt must not undo a sweep's.
       .set({ status: "processing", startedAt: job.startedAt ?? now, lastCheckedAt: now, retryCount: sql`greatest(${jobs.retryCount}, ${attempt})`, progress: 0 })
       .where(and(eq(jobs.id, job.id), inArray(jobs.status, ["queued", "processing"])))
       .returning();

@@ -1,3 +1,4 @@
+import { assertSelfContainedFormat } from "../source/self-contained";
 import { FfmpegError, runFfprobe } from "./run";
 
 export interface VideoStreamInfo {
@@ -78,7 +79,7 @@ interface RawStream {
 
 interface RawProbe {
   streams?: RawStream[];
-  format?: { duration?: string };
+  format?: { duration?: string; format_name?: string };
 }
 
 function rate(value: string | undefined, separator = "/"): number | null {
@@ -103,9 +104,14 @@ function language(stream: RawStream): string | null {
   return lang && lang !== "und" ? lang : null;
 }
 
-/** The summary the preset builders need, from `ffprobe -print_format json -show_format -show_streams`. */
+/**
+ * The summary the preset builders need, from `ffprobe -print_format json -show_format -show_streams`.
+ * A playlist or manifest is refused here, whatever its head looked like: FFmpeg would read the
+ * files it names.
+ */
 export function parseProbe(raw: unknown): ProbeSummary {
   const probe = raw as RawProbe;
+  assertSelfContainedFormat(probe.format?.format_name);
   const streams = probe.streams ?? [];
   // Cover art in audio files is a video stream flagged attached_pic: not a picture to encode.
   const v = streams.find((s) => s.codec_type === "video" && !s.disposition?.attached_pic);

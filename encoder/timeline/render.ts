@@ -8,8 +8,9 @@ import type { ClaimedJob } from "../internal-api";
 import { PermanentJobError } from "../jobs/failures";
 import type { RenderContext } from "../jobs/output";
 import type { RenderResult } from "../jobs/pipeline";
-import { assertSelfContained } from "../jobs/preset-job";
+import { SourceRefusedError } from "../source/address-policy";
 import { downloadSource, type DownloadPolicy } from "../source/download";
+import { assertSelfContained, assertSelfContainedFormat } from "../source/self-contained";
 import { compileTimeline, fontKey, type TimelineAssets } from "./compile";
 import { resolveFont } from "./fonts";
 import { CONTENT_TYPES } from "./output-args";
@@ -24,8 +25,9 @@ function forClip(clipId: string, what: string, err: unknown): Error {
 
 async function probeImage(path: string, clipId: string, signal: AbortSignal) {
   const raw = JSON.parse(
-    await runFfprobe(["-v", "error", "-protocol_whitelist", "file", "-print_format", "json", "-show_streams", "-i", path], { signal }),
-  ) as { streams?: { codec_name?: string; width?: number; height?: number }[] };
+    await runFfprobe(["-v", "error", "-protocol_whitelist", "file", "-print_format", "json", "-show_format", "-show_streams", "-i", path], { signal }),
+  ) as { format?: { format_name?: string }; streams?: { codec_name?: string; width?: number; height?: number }[] };
+  assertSelfContainedFormat(raw.format?.format_name);
   const stream = raw.streams?.[0];
   if (!stream || !["png", "mjpeg"].includes(stream.codec_name ?? "") || !stream.width || !stream.height) {
     throw new PermanentJobError(`Overlay "${clipId}" is not a PNG or JPEG image`);
@@ -76,7 +78,7 @@ export async function renderTimelineJob(job: ClaimedJob, ctx: RenderContext, pol
     ...[...mediaUrls].map(async ([url, clipId]) => {
       const path = await fetchAsset(url, clipId);
       const probe = await probeFile(path, { signal: ctx.signal, workDir: ctx.workDir }).catch((err) => {
-        throw forClip(clipId, "could not be decoded", err);
+        throw forClip(clipId, err instanceof SourceRefusedError ? "was refused" : "could not be decoded", err);
       });
       assets.media.set(url, {
         path,
@@ -88,7 +90,11 @@ export async function renderTimelineJob(job: ClaimedJob, ctx: RenderContext, pol
       });
     }),
     ...[...imageUrls].map(async ([url, clipId]) => {
-      assets.images.set(url, await probeImage(await fetchAsset(url, clipId), clipId, ctx.signal));
+      const path = await fetchAsset(url, clipId);
+      const image = await probeImage(path, clipId, ctx.signal).catch((err) => {
+        throw err instanceof SourceRefusedError ? forClip(clipId, "was refused", err) : err;
+      });
+      assets.images.set(url, image);
     }),
     ...clips
       .filter((c): c is TextClip => "text" in c)

@@ -1,0 +1,95 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseProbe, probeFile } from "../../../encoder/ffmpeg/probe";
+import { describeFailure } from "../../../encoder/jobs/failures";
+import { SourceRefusedError } from "../../../encoder/source/address-policy";
+import { assertSelfContained } from "../../../encoder/source/self-contained";
+import { makeSource } from "../../support/media";
+
+let dir: string;
+let clip: string;
+
+/** A DASH manifest whose one representation is a local file FFmpeg would open. */
+const mpd = (target: string, tag = "MPD") =>
+  `<${tag} xmlns="urn:mpeg:dash:schema:mpd:2011" type="static" mediaPresentationDuration="PT1S" minBufferTime="PT1S" profiles="urn:mpeg:dash:profile:isoff-on-demand:2011">` +
+  `<Period><AdaptationSet mimeType="video/mp4"><Representation id="1" bandwidth="1000" width="160" height="120" codecs="avc1.42c00d">` +
+  `<BaseURL>${target}</BaseURL></Representation></AdaptationSet></Period></${tag}>\n`;
+
+async function file(name: string, content: string): Promise<string> {
+  const path = join(dir, name);
+  await writeFile(path, content);
+  return path;
+}
+
+/** The failure as the job would show it: refused for good, and no server path in the message. */
+function expectRefusal(err: unknown) {
+  expect(err).toBeInstanceOf(SourceRefusedError);
+  const failure = describeFailure(err);
+  expect(failure.retryable).toBe(false);
+  expect(failure.message).toMatch(/playlist or manifest/);
+  expect(failure.message).not.toContain("/");
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "self-contained-"));
+  clip = join(dir, "clip.mp4");
+  await makeSource(clip, { seconds: 1, width: 160, height: 120, audio: false });
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+describe("the sniff reads the head as FFmpeg's probes do: anywhere, in any case", () => {
+  it.each([
+    ["a comment before <MPD", `<!-- x -->${mpd(clip)}`],
+    ["a lower-case <mpd", mpd(clip, "mpd")],
+    ["padding before <MPD", `${" ".repeat(3000)}\n${mpd(clip)}`],
+    ["an XML declaration", `<?xml version="1.0"?>\n${mpd(clip)}`],
+    ["a lower-case HLS tag", `#extm3u\n#EXTINF:1,\n${clip}\n`],
+    ["a concat list", `ffconcat version 1.0\nfile clip.mp4\n`],
+    ["an IMF composition playlist", `<?xml version="1.0"?><CompositionPlaylist><ContentTitle>x</ContentTitle></CompositionPlaylist>`],
+    ["an SDP session", "v=0\no=- 0 0 IN IP4 127.0.0.1\ns=x\nc=IN IP4 127.0.0.1\nm=video 5004 RTP/AVP 96\n"],
+  ])("%s is refused", async (name, content) => {
+    expectRefusal(await assertSelfContained(await file(`sniff-${name.replace(/\W+/g, "-")}`, content)).catch((e) => e));
+  });
+
+  it("a media file passes", async () => {
+    await expect(assertSelfContained(clip)).resolves.toBeUndefined();
+  });
+});
+
+describe("after ffprobe, a source read as a referencing format is refused", () => {
+  it("a DASH manifest padded past the sniffed head is refused once probed", async () => {
+    const padded = await file("padded.mpd", `<!-- ${"x".repeat(9000)} -->\n${mpd(clip)}`);
+    await expect(assertSelfContained(padded)).resolves.toBeUndefined();
+    expectRefusal(await probeFile(padded, { workDir: dir }).catch((e) => e));
+  });
+
+  it("HLS and concat, probed, are refused", async () => {
+    for (const content of ["#EXTM3U\n#EXT-X-TARGETDURATION:1\n#EXTINF:1,\nclip.mp4\n#EXT-X-ENDLIST\n", "ffconcat version 1.0\nfile clip.mp4\n"]) {
+      expectRefusal(await probeFile(await file("list", content), { workDir: dir }).catch((e) => e));
+    }
+  });
+
+  it("the format names of FFmpeg's referencing demuxers are refused; aliases lists are split", () => {
+    const raw = (format_name: string) => ({
+      format: { format_name, duration: "1" },
+      streams: [{ index: 0, codec_type: "video", codec_name: "h264", width: 16, height: 16 }],
+    });
+    for (const name of ["hls", "dash", "concat", "imf", "sdp", "vobsub"]) expectRefusal(catching(() => parseProbe(raw(name))));
+    expect(parseProbe(raw("mov,mp4,m4a,3gp,3g2,mj2")).duration).toBe(1);
+  });
+
+  it("a media file probes as before", async () => {
+    expect((await probeFile(clip)).video?.width).toBe(160);
+  });
+});
+
+function catching(fn: () => unknown): unknown {
+  try {
+    fn();
+  } catch (err) {
+    return err;
+  }
+  return undefined;
+}

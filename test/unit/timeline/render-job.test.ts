@@ -1,0 +1,89 @@
+import { createServer, type Server } from "node:http";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { ClaimedJob } from "../../../encoder/internal-api";
+import { describeFailure } from "../../../encoder/jobs/failures";
+import { renderTimelineJob } from "../../../encoder/timeline/render";
+import { ffmpeg, makeSource } from "../../support/media";
+
+let dir: string;
+let server: Server;
+let base: string;
+/** Requests per path, to see which assets the renderer fetched and how often. */
+const fetched = new Map<string, number>();
+
+const policy = { allowLoopback: true, maxBytes: 50 * 1024 * 1024, timeoutMs: 20_000 };
+const url = (name: string) => `${base}/${name}`;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "timeline-job-"));
+  await makeSource(join(dir, "clip.mp4"), { seconds: 1, width: 160, height: 120, fps: 25 });
+  await ffmpeg(["-f", "lavfi", "-i", "color=c=red:size=32x32", "-frames:v", "1", join(dir, "logo.png")]);
+  const manifest = (target: string) =>
+    `<!-- ${"x".repeat(9000)} -->\n<MPD xmlns="urn:mpeg:dash:schema:mpd:2011" type="static" mediaPresentationDuration="PT1S" minBufferTime="PT1S" profiles="urn:mpeg:dash:profile:isoff-on-demand:2011">` +
+    `<Period><AdaptationSet mimeType="video/mp4"><Representation id="1" bandwidth="1000" width="160" height="120" codecs="avc1.42c00d">` +
+    `<BaseURL>${target}</BaseURL></Representation></AdaptationSet></Period></MPD>\n`;
+  await writeFile(join(dir, "padded.mpd"), manifest(join(dir, "clip.mp4")));
+  server = createServer(async (req, res) => {
+    const name = req.url!.slice(1);
+    fetched.set(name, (fetched.get(name) ?? 0) + 1);
+    try {
+      res.writeHead(200).end(await readFile(join(dir, name)));
+    } catch {
+      res.writeHead(404).end();
+    }
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+});
+afterAll(async () => {
+  await new Promise<void>((r) => server.close(() => r()));
+  await rm(dir, { recursive: true, force: true });
+});
+beforeEach(() => fetched.clear());
+
+async function render(tracks: unknown[]) {
+  const job: ClaimedJob = {
+    id: "00000000-0000-4000-8000-000000000001",
+    attempt: 0,
+    accountId: "acct",
+    preset: "edl_custom",
+    inputUrl: "",
+    edl: { version: "1.0", output: { resolution: "160x120", fps: 25 }, timeline: { tracks } },
+    plan: "enterprise",
+    maxSourceSeconds: 3600,
+  };
+  const workDir = await mkdtemp(join(dir, "job-"));
+  return renderTimelineJob(job, { workDir, signal: new AbortController().signal, onProgress: () => undefined }, policy);
+}
+
+/** The failure as the job shows it: not retried, naming the clip, with no server path. */
+async function failureOf(promise: Promise<unknown>) {
+  const failure = describeFailure(await promise.then(() => expect.unreachable("the render should fail"), (e) => e));
+  expect(failure.message).not.toContain(dir);
+  expect(failure.message).not.toContain("/tmp");
+  return failure;
+}
+
+const video = (clips: unknown[]) => ({ type: "video", clips });
+
+describe("timeline assets are refused when FFmpeg reads them as a playlist or manifest", () => {
+  it("a video clip whose source is a padded DASH manifest", async () => {
+    const failure = await failureOf(render([video([{ id: "sneaky", src: url("padded.mpd"), in: 0, out: 1, startTime: 0 }])]));
+    expect(failure.retryable).toBe(false);
+    expect(failure.message).toMatch(/^Asset for clip "sneaky" was refused: .*playlist or manifest/);
+  });
+
+  it("an overlay image that is a padded DASH manifest", async () => {
+    const failure = await failureOf(
+      render([
+        video([{ id: "a", src: url("clip.mp4"), in: 0, out: 1, startTime: 0 }]),
+        { type: "overlay", clips: [{ id: "logo", src: url("padded.mpd"), startTime: 0, duration: 1 }] },
+      ]),
+    );
+    expect(failure.retryable).toBe(false);
+    expect(failure.message).toMatch(/^Asset for clip "logo" was refused: .*playlist or manifest/);
+  });
+});

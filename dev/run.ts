@@ -11,8 +11,11 @@ const port = Number(process.env.PORT ?? 8787);
 const verbose = process.env.VERBOSE === "1";
 const say = (line: string) => process.stdout.write(`${line}\n`);
 
+// Handlers go in before anything starts: wrangler runs in its own process group, so a Ctrl-C
+// during start-up must stop it from here or it would outlive this process.
+const starting = new AbortController();
 say("Starting the local cloud, the Worker (wrangler dev) and the encoder…");
-const stack = await startStack({
+const started = startStack({
   databaseUrl: process.env.DATABASE_URL,
   dataDir: join(PROJECT_ROOT, ".data"),
   redisUrl: process.env.REDIS_URL,
@@ -21,20 +24,38 @@ const stack = await startStack({
   log: (source, line) => {
     if (verbose || /error|ready|listening/i.test(line)) say(`[${source}] ${line}`);
   },
+  signal: starting.signal,
 });
-const { info } = stack;
-await writeDevState({ databaseUrl: info.databaseUrl, redis: info.cloud.redis, apiUrl: info.apiUrl });
+let sweep: ReturnType<typeof setInterval> | undefined;
+let stopping = false;
+async function shutDown(code: number) {
+  if (stopping) return;
+  stopping = true;
+  starting.abort();
+  clearInterval(sweep);
+  say("\nStopping…");
+  // An aborted start stops what it had started before it rejects; a finished one is stopped here.
+  const stack = await started.catch(() => undefined);
+  await stack?.stop();
+  process.exit(code);
+}
+for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => void shutDown(0));
 
-const admin = openAdmin({ databaseUrl: info.databaseUrl, redis: info.cloud.redis });
-const { accountId, apiKey } = await admin.createAccount("free");
-await admin.close();
+try {
+  const stack = await started;
+  const { info } = stack;
+  await writeDevState({ databaseUrl: info.databaseUrl, redis: info.cloud.redis, apiUrl: info.apiUrl });
 
-// wrangler dev does not fire cron triggers; fire the scheduled handler (the stale-job sweep) as the cron would.
-const sweep = setInterval(() => {
-  fetch(`${info.apiUrl}/cdn-cgi/handler/scheduled`).catch(() => undefined);
-}, 60_000);
+  const admin = openAdmin({ databaseUrl: info.databaseUrl, redis: info.cloud.redis });
+  const { accountId, apiKey } = await admin.createAccount("free");
+  await admin.close();
 
-say(`
+  // wrangler dev does not fire cron triggers; fire the scheduled handler (the stale-job sweep) as the cron would.
+  sweep = setInterval(() => {
+    fetch(`${info.apiUrl}/cdn-cgi/handler/scheduled`).catch(() => undefined);
+  }, 60_000);
+
+  say(`
 Ready.
   API        ${info.apiUrl}/api/v1
   Encoder    ${info.encoderUrl}  (loopback sources ALLOWED: development setting, never in production)
@@ -48,15 +69,10 @@ Try:
 
 More keys and accounts: npm run admin -- account create --plan pro
 Press Ctrl-C to stop.`);
-
-let stopping = false;
-for (const signal of ["SIGINT", "SIGTERM"] as const) {
-  process.on(signal, async () => {
-    if (stopping) return;
-    stopping = true;
-    clearInterval(sweep);
-    say("\nStopping…");
-    await stack.stop();
-    process.exit(0);
-  });
+} catch (err) {
+  // A signal during start-up already has shutDown under way; anything else is a real failure.
+  if (!stopping) {
+    console.error(err);
+    await shutDown(1);
+  }
 }

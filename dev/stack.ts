@@ -20,6 +20,8 @@ export interface StackOptions {
   workerPort?: number;
   encoder: EncoderChoice;
   log?: (source: string, line: string) => void;
+  /** Abandons the start: whatever had started is stopped and startStack rejects. */
+  signal?: AbortSignal;
 }
 
 /** Everything a client of the running stack needs to know; serialisable. */
@@ -73,8 +75,10 @@ export async function startStack(opts: StackOptions) {
       port: opts.workerPort ?? (await freePort()),
       vars: workerVars(cloudInfo, encoderUrl, internalSecret),
       log: (l) => log("worker", l),
+      signal: opts.signal,
     });
     stops.push(worker.stop);
+    opts.signal?.throwIfAborted();
     const info: StackInfo = { apiUrl: worker.url, encoderUrl, databaseUrl: cloud.databaseUrl, internalSecret, cloud: cloudInfo };
 
     let encoder: Awaited<ReturnType<typeof startEncoderProcess>> | undefined;

@@ -21,6 +21,8 @@ export async function startWorkerProcess(opts: {
   port: number;
   vars: Record<string, string>;
   log?: (line: string) => void;
+  /** Aborting while waiting for it to be ready stops it: its process group is beyond Ctrl-C's reach. */
+  signal?: AbortSignal;
 }): Promise<WorkerProcess> {
   const varArgs = Object.entries(opts.vars).flatMap(([k, v]) => ["--var", `${k}:${v}`]);
   const child = spawn(
@@ -66,6 +68,10 @@ export async function startWorkerProcess(opts: {
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`wrangler dev exited with code ${child.exitCode}`);
+    if (opts.signal?.aborted) {
+      await stop();
+      throw new Error("stopped while starting");
+    }
     try {
       const res = await fetch(`${url}/healthz`);
       if (res.ok) return { url, stop };

@@ -1,5 +1,5 @@
 import { createReadStream } from "node:fs";
-import { stat } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
 import type { Readable } from "node:stream";
 import { AwsClient } from "aws4fetch";
 import { s3ObjectUrl } from "../../domain/s3";
@@ -19,6 +19,19 @@ const PARTS_IN_FLIGHT = 3;
 
 export class UploadError extends Error {
   readonly retryable = true;
+}
+
+/**
+ * A failure that is not storage's answer, as the job's errorMessage may show it. The cause's own
+ * message can name work-dir paths (a read error says which file), so only its kind and error
+ * code are told; the cause stays attached for logs.
+ */
+function uploadFailure(err: unknown): UploadError {
+  if (err instanceof UploadError) return err;
+  const e = err as { code?: unknown; path?: unknown; cause?: { code?: unknown } } | undefined;
+  const code = [e?.code, e?.cause?.code].find((c): c is string => typeof c === "string");
+  const what = typeof e?.path === "string" ? "an output file could not be read" : "the output could not be sent to storage";
+  return new UploadError(`Upload failed: ${what}${code ? ` (${code})` : ""}`, { cause: err });
 }
 
 export function createUploader(config: S3Config) {
@@ -99,20 +112,23 @@ export function createUploader(config: S3Config) {
       if (uploadId) {
         await client.fetch(`${objectUrl(key)}?uploadId=${encodeURIComponent(uploadId)}`, { method: "DELETE" }).catch(() => undefined);
       }
-      throw err instanceof UploadError ? err : new UploadError(`Upload failed: ${(err as Error).message}`);
+      throw uploadFailure(err);
     }
   }
 
   return {
     uploadStream,
     async uploadFile(key: string, path: string, contentType: string): Promise<number> {
-      const { size } = await stat(path);
-      if (size <= PART_SIZE) {
-        const { readFile } = await import("node:fs/promises");
-        await send(objectUrl(key), { method: "PUT", body: await readFile(path), headers: { "Content-Type": contentType } }, "PUT");
-        return size;
+      try {
+        const { size } = await stat(path);
+        if (size <= PART_SIZE) {
+          await send(objectUrl(key), { method: "PUT", body: await readFile(path), headers: { "Content-Type": contentType } }, "PUT");
+          return size;
+        }
+        return await uploadStream(key, createReadStream(path, { highWaterMark: 1024 * 1024 }), contentType);
+      } catch (err) {
+        throw uploadFailure(err);
       }
-      return uploadStream(key, createReadStream(path, { highWaterMark: 1024 * 1024 }), contentType);
     },
   };
 }

@@ -7,6 +7,7 @@ import { Readable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { describeFailure } from "../../../encoder/jobs/failures";
 import { UploadError, createUploader, type Uploader } from "../../../encoder/upload/s3";
+import { zipStream } from "../../../encoder/upload/zip";
 
 let dir: string;
 let uploader: Uploader;
@@ -41,6 +42,11 @@ async function failureOf(promise: Promise<unknown>) {
 describe("upload failures name no file system paths", () => {
   it("a stream that cannot read its file", async () => {
     const failure = await failureOf(uploader.uploadStream("k/out.zip", createReadStream(join(dir, "out", "gone.ts")), "application/zip"));
+    expect(failure.message).toBe("Upload failed: an output file could not be read (ENOENT)");
+  });
+
+  it("a ZIP member that is gone fails the upload before anything is sent", async () => {
+    const failure = await failureOf(uploader.uploadStream("k/out.zip", zipStream(join(dir, "out"), ["index.m3u8"]), "application/zip"));
     expect(failure.message).toBe("Upload failed: an output file could not be read (ENOENT)");
   });
 

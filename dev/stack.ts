@@ -71,9 +71,10 @@ export async function startStack(opts: StackOptions) {
     const encoderUrl = opts.encoder.kind === "process" ? `http://127.0.0.1:${encoderPort}` : opts.encoder.url;
     const internalSecret = randomBytes(24).toString("hex");
     const { stop: _cloudStop, ...cloudInfo } = cloud;
+    const workerPort = opts.workerPort ?? (await freePort());
     const worker = await startWorkerProcess({
-      port: opts.workerPort ?? (await freePort()),
-      vars: workerVars(cloudInfo, encoderUrl, internalSecret),
+      port: workerPort,
+      vars: workerVars(cloudInfo, { publicUrl: `http://127.0.0.1:${workerPort}`, encoderUrl }, internalSecret),
       log: (l) => log("worker", l),
       signal: opts.signal,
     });

@@ -1,7 +1,11 @@
 import type { LocalCloud } from "./cloud";
 
 /** The Worker's bindings for a local cloud; no imports beyond types, so workerd tests can use it. */
-export function workerVars(cloud: Omit<LocalCloud, "stop">, encoderUrl: string, internalSecret: string): Record<string, string> {
+export function workerVars(
+  cloud: Omit<LocalCloud, "stop">,
+  urls: { publicUrl: string; encoderUrl: string },
+  internalSecret: string,
+): Record<string, string> {
   return {
     DATABASE_URL: cloud.databaseUrl,
     NEON_WS_PROXY: cloud.neonWsProxy,
@@ -12,9 +16,12 @@ export function workerVars(cloud: Omit<LocalCloud, "stop">, encoderUrl: string, 
     S3_SECRET_ACCESS_KEY: cloud.s3.secretAccessKey,
     QSTASH_URL: cloud.qstash.url,
     QSTASH_TOKEN: cloud.qstash.token,
+    QSTASH_CURRENT_SIGNING_KEY: cloud.qstash.currentSigningKey,
+    QSTASH_NEXT_SIGNING_KEY: cloud.qstash.nextSigningKey,
     UPSTASH_REDIS_REST_URL: cloud.redis.url,
     UPSTASH_REDIS_REST_TOKEN: cloud.redis.token,
-    ENCODER_URL: encoderUrl,
+    ENCODER_URL: urls.encoderUrl,
+    PUBLIC_URL: urls.publicUrl,
     INTERNAL_SECRET: internalSecret,
   };
 }

@@ -10,6 +10,7 @@ import { registerDownloadUrl } from "./routes/jobs/download-url";
 import { registerGetJob } from "./routes/jobs/get";
 import { registerListJobs } from "./routes/jobs/list";
 import { internalJobs } from "./routes/internal/jobs";
+import { webhookDeliveries } from "./routes/internal/webhook-deliveries";
 import { registerListPresets } from "./routes/presets/list";
 
 function publicApi() {
@@ -36,6 +37,8 @@ export function createApp() {
   app.use("/api/*", init);
   app.use("/internal/*", init);
   app.route("/api/v1", publicApi());
+  // Before internalJobs: QStash signs these, not the encoder.
+  app.route("/internal/webhook-deliveries", webhookDeliveries);
   app.route("/internal", internalJobs);
   return app;
 }

@@ -17,6 +17,11 @@ export const envSchema = z.object({
   UPSTASH_REDIS_REST_TOKEN: z.string().min(1),
   /** Where QStash delivers jobs: the encoder's public address. */
   ENCODER_URL: z.string().url(),
+  /** This Worker's own public base URL: QStash delivers each webhook attempt here to be signed. */
+  PUBLIC_URL: z.string().url(),
+  /** Verify QStash's deliveries of webhook attempts (Upstash-Signature). */
+  QSTASH_CURRENT_SIGNING_KEY: z.string().min(1),
+  QSTASH_NEXT_SIGNING_KEY: z.string().min(1),
   /** Shared secret for the encoder's HMAC-signed calls to /internal. */
   INTERNAL_SECRET: z.string().min(16),
   /** Optional JSON object overriding monthly quotas per plan, e.g. {"pro":5000}. */

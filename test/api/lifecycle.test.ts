@@ -1,7 +1,8 @@
+import { Client } from "@upstash/qstash";
 import { Webhook } from "standardwebhooks";
 import { afterAll, describe, expect, it } from "vitest";
 import { startWebhookReceiver } from "../support/webhook-receiver";
-import { ISO_MS, admin, call, completeJob, createJob, internal, newAccount } from "./harness";
+import { ISO_MS, admin, call, completeJob, createJob, internal, newAccount, stack } from "./harness";
 
 /** QStash (the emulator) delivers webhooks to this receiver. */
 const hooks = await startWebhookReceiver();
@@ -76,6 +77,49 @@ describe("spec: States and transitions › driven through the internal API", () 
     await admin.db.update(jobs).set({ lastCheckedAt: new Date(Date.now() - 5 * 60_000) }).where(eq(jobs.id, second.id));
     await internal("/sweep", {});
     expect((await call("GET", `/jobs/${second.id}`, { key: apiKey })).body).toMatchObject({ status: "queued", retryCount: 1 });
+  });
+});
+
+describe("webhook delivery attempts", () => {
+  it("an attempt the endpoint refuses is retried by QStash, each attempt signed when it is made", async () => {
+    const struggling = await startWebhookReceiver({ refuseFirst: 1, holdMs: 1500 });
+    try {
+      const { apiKey, accountId } = await newAccount();
+      const { secret } = await admin.setWebhook(accountId, struggling.url);
+      const job = await createJob(apiKey);
+      await completeJob(job.id, accountId);
+      const [first, retry] = await struggling.waitForAttempts(job.id, 2);
+      const verify = (hook: typeof first) => new Webhook(secret).verify(hook.body, hook.headers) as Record<string, unknown>;
+      expect(verify(first)).toMatchObject({ event: "job.completed", jobId: job.id });
+      expect(verify(retry)).toMatchObject({ event: "job.completed", jobId: job.id });
+      expect(retry.headers["webhook-id"]).toBe(first.headers["webhook-id"]);
+      // Signed at the attempt, not at publication: a retry hours later is still within tolerance.
+      for (const hook of [first, retry]) {
+        expect(Math.abs(Number(hook.headers["webhook-timestamp"]) - hook.at / 1000)).toBeLessThan(1.5);
+      }
+      expect(Number(retry.headers["webhook-timestamp"])).toBeGreaterThan(Number(first.headers["webhook-timestamp"]));
+      expect(verify(retry).outputUrl).not.toBe(verify(first).outputUrl);
+    } finally {
+      await struggling.stop();
+    }
+  });
+
+  it("the delivery route takes only QStash-signed messages, and gives up on malformed ones at once", async () => {
+    const { apiKey } = await newAccount();
+    const job = await createJob(apiKey);
+    const unsigned = await call("POST", "/internal/webhook-deliveries", { body: { jobId: job.id } });
+    expect(unsigned.status).toBe(401);
+    const encoderSigned = await internal("/webhook-deliveries", { jobId: job.id });
+    expect(encoderSigned.status).toBe(401);
+
+    const qstash = new Client({ baseUrl: stack.cloud.qstash.url, token: stack.cloud.qstash.token });
+    const { messageId } = await qstash.publishJSON({ url: `${stack.apiUrl}/internal/webhook-deliveries`, body: { nope: 1 }, retries: 3 });
+    let message: { state: string; lastStatus?: number; retried?: number } | undefined;
+    for (let i = 0; i < 100 && message?.state !== "failed"; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      message = (await qstash.messages.get(messageId)) as unknown as typeof message;
+    }
+    expect(message).toMatchObject({ state: "failed", lastStatus: 489, retried: 0 });
   });
 });
 

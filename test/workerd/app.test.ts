@@ -5,7 +5,7 @@ import { workerVars } from "../../dev/worker-vars";
 
 const stack = inject("stack");
 const app = createApp();
-const goodEnv = workerVars(stack.cloud, stack.encoderUrl, stack.internalSecret);
+const goodEnv = workerVars(stack.cloud, { publicUrl: stack.apiUrl, encoderUrl: stack.encoderUrl }, stack.internalSecret);
 
 async function send(env: Record<string, string>, path: string, init: RequestInit = {}) {
   const ctx = createExecutionContext();

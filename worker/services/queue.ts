@@ -2,6 +2,7 @@ import { Client } from "@upstash/qstash";
 import { ENCODER_PARALLELISM, JOB_DELIVERY_RETRIES } from "../../domain/jobs";
 import type { Env } from "../env";
 
+const WEBHOOK_DELIVERY_RETRIES = 5;
 
 export interface Queue {
   /**
@@ -11,7 +12,8 @@ export interface Queue {
    */
   publishJob(jobId: string, firstAttempt?: number): Promise<string>;
   deleteMessage(messageId: string): Promise<void>;
-  publishWebhook(url: string, body: string, headers: Record<string, string>): Promise<string>;
+  /** Hands QStash a finished job's webhook; each attempt comes back to /internal/webhook-deliveries. */
+  publishWebhook(jobId: string): Promise<string>;
 }
 
 export function createQueue(env: Env): Queue {
@@ -30,12 +32,11 @@ export function createQueue(env: Env): Queue {
     async deleteMessage(messageId) {
       await client.messages.cancel(messageId);
     },
-    async publishWebhook(url, body, headers) {
-      const res = await client.publish({
-        url,
-        body,
-        headers: { "Content-Type": "application/json", ...headers },
-        retries: 5,
+    async publishWebhook(jobId) {
+      const res = await client.publishJSON({
+        url: `${env.PUBLIC_URL.replace(/\/$/, "")}/internal/webhook-deliveries`,
+        body: { jobId },
+        retries: WEBHOOK_DELIVERY_RETRIES,
       });
       return res.messageId;
     },

@@ -1,18 +1,15 @@
-import { mkdir, readdir, rm } from "node:fs/promises";
-import { join } from "node:path";
 import { loadEncoderConfig } from "./config";
+import { killRunningTools } from "./ffmpeg/run";
 import { createInternalApi } from "./internal-api";
 import { createRenderer } from "./jobs/render";
+import { clearLeftovers } from "./leftovers";
 import { createEncoderServer } from "./server";
 import { createUploader } from "./upload/s3";
 
 const config = loadEncoderConfig();
 
-// Work dirs left by a process that died mid-job; their jobs are retried by QStash or the sweep.
-await mkdir(config.WORK_DIR, { recursive: true });
-for (const entry of await readdir(config.WORK_DIR)) {
-  if (entry.startsWith("job-")) await rm(join(config.WORK_DIR, entry), { recursive: true, force: true });
-}
+const orphans = await clearLeftovers(config.WORK_DIR);
+if (orphans.length > 0) console.log(JSON.stringify({ level: "info", msg: "killed FFmpeg processes left by a previous encoder", pids: orphans }));
 
 const server = createEncoderServer(
   {
@@ -42,6 +39,8 @@ server.listen(config.PORT, config.HOST, () => {
 
 for (const signal of ["SIGTERM", "SIGINT"] as const) {
   process.on(signal, () => {
+    // FFmpeg would otherwise outlive the encoder, encoding for a delivery nobody answers.
+    killRunningTools();
     server.close();
     server.closeAllConnections();
     process.exit(0);

@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 
 const STDERR_LINES_KEPT = 50;
 /** Lines of the kept stderr that go into the job's error message. */
@@ -64,6 +64,14 @@ function lineTail(max: number) {
   };
 }
 
+/** FFmpeg and ffprobe processes running now, so a shutting-down encoder can take them with it. */
+const running = new Set<ChildProcess>();
+
+/** Kills every FFmpeg and ffprobe this process started that is still running. */
+export function killRunningTools(): void {
+  for (const child of running) child.kill("SIGKILL");
+}
+
 interface Spawned {
   stdout: string;
   stderrLines: string[];
@@ -78,6 +86,7 @@ function spawnTool(tool: string, args: string[], options: RunOptions, onStdout?:
       // SVT-AV1 prints its configuration banner at info level straight to stderr; warnings only.
       env: { ...process.env, SVT_LOG: "2" },
     });
+    running.add(child);
     const stderr = lineTail(STDERR_LINES_KEPT);
     let stdout = "";
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => (onStdout ? onStdout(chunk) : (stdout += chunk)));
@@ -85,10 +94,12 @@ function spawnTool(tool: string, args: string[], options: RunOptions, onStdout?:
     const onAbort = () => child.kill("SIGKILL");
     signal?.addEventListener("abort", onAbort, { once: true });
     child.on("error", (err) => {
+      running.delete(child);
       signal?.removeEventListener("abort", onAbort);
       reject(new FfmpegError(`${tool} could not be started: ${err.message}`));
     });
     child.on("close", (code, killedBy) => {
+      running.delete(child);
       signal?.removeEventListener("abort", onAbort);
       if (signal?.aborted) return reject(signal.reason);
       const stderrLines = stderr.lines().map((l) => sanitizeFfmpegLog(l, options.workDir));

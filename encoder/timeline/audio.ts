@@ -1,3 +1,5 @@
+import { ffSeconds } from "./time";
+
 /**
  * atempo factors whose product is `speed`: a single instance above 2 (or below 0.5) drops
  * samples, so whole factors of 2 (or 0.5) come first and the remainder last (ffmpeg-notes).
@@ -21,5 +23,5 @@ export function atempoChain(speed: number): number[] {
 export const AUDIO_FORMAT = "aresample=48000,aformat=sample_fmts=fltp:channel_layouts=stereo";
 
 export function silence(seconds: number): string {
-  return `anullsrc=r=48000:cl=stereo,atrim=duration=${seconds}`;
+  return `anullsrc=r=48000:cl=stereo,atrim=duration=${ffSeconds(seconds)}`;
 }

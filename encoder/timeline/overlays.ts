@@ -1,7 +1,7 @@
 import type { BlendMode, OverlayClip, Resolution } from "../../domain/edl/schema";
-import { round } from "./colour";
 import type { GraphBuilder } from "./graph";
 import { overlaySize, placeBox, visiblePart } from "./layout";
+import { ffSeconds } from "./time";
 
 /** The colour each blend mode leaves unchanged: the image is composited on it (ffmpeg-notes). */
 const NEUTRAL: Record<Exclude<BlendMode, "normal">, string> = {
@@ -12,14 +12,17 @@ const NEUTRAL: Record<Exclude<BlendMode, "normal">, string> = {
   overlay: "0x808080",
 };
 
-const shownDuring = (clip: OverlayClip) => ({ start: clip.startTime, end: round(clip.startTime + clip.duration, 6) });
+const shownDuring = (clip: OverlayClip) => ({ start: clip.startTime, end: clip.startTime + clip.duration });
 
 function fades(clip: OverlayClip, colour?: string): string[] {
   const { start, end } = shownDuring(clip);
   const how = colour ? `color=${colour}` : "alpha=1";
+  const fadeIn = ffSeconds(clip.fadeIn);
+  const fadeOut = ffSeconds(clip.fadeOut);
+  // A fade of 0 s at FFmpeg's resolution is none: given d=0, the fade filter falls back to 25 frames.
   return [
-    ...(clip.fadeIn > 0 ? [`fade=t=in:st=${start}:d=${clip.fadeIn}:${how}`] : []),
-    ...(clip.fadeOut > 0 ? [`fade=t=out:st=${round(end - clip.fadeOut, 6)}:d=${clip.fadeOut}:${how}`] : []),
+    ...(fadeIn !== "0" ? [`fade=t=in:st=${ffSeconds(start)}:d=${fadeIn}:${how}`] : []),
+    ...(fadeOut !== "0" ? [`fade=t=out:st=${ffSeconds(end - clip.fadeOut)}:d=${fadeOut}:${how}`] : []),
   ];
 }
 
@@ -48,8 +51,8 @@ export function drawOverlay(
   const size = overlaySize(clip, frame, image);
   const at = placeBox(clip.position, size, frame);
   const { start, end } = shownDuring(clip);
-  const enable = `enable='between(t,${start},${end})'`;
-  const input = g.input(["-loop", "1", "-framerate", String(fps), "-t", String(timelineEnd), "-i", image.path]);
+  const enable = `enable='between(t,${ffSeconds(start)},${ffSeconds(end)})'`;
+  const input = g.input(["-loop", "1", "-framerate", String(fps), "-t", ffSeconds(timelineEnd), "-i", image.path]);
   const scaled = [`scale=${size.width}:${size.height}`, "format=rgba", `colorchannelmixer=aa=${clip.opacity}`];
 
   if (clip.blendMode === "normal") {
@@ -61,7 +64,7 @@ export function drawOverlay(
   if (!region) return base;
   const neutral = NEUTRAL[clip.blendMode];
   const picture = g.chain(`[${input}:v:0]`, scaled, "img");
-  const backdrop = g.chain("", [`color=c=${neutral}:s=${size.width}x${size.height}:r=${fps}:d=${timelineEnd}`, "format=rgba"], "bg");
+  const backdrop = g.chain("", [`color=c=${neutral}:s=${size.width}x${size.height}:r=${fps}:d=${ffSeconds(timelineEnd)}`, "format=rgba"], "bg");
   const layer = g.chain(`${backdrop}${picture}`, [
     "overlay=format=auto",
     ...fades(clip, neutral),

@@ -1,6 +1,7 @@
 import type { TextClip } from "../../domain/edl/schema";
-import { ffColour, round } from "./colour";
+import { ffColour } from "./colour";
 import type { GraphBuilder } from "./graph";
+import { ffSeconds } from "./time";
 
 /** Line advance as a multiple of the font size, for stacking the lines of multi-line text. */
 const LINE_SPACING = 1.25;
@@ -35,10 +36,13 @@ function lineY(clip: TextClip, margin: number, line: number, lines: number): str
 /** Fades as drawtext's alpha, which fades the text, its box, outline and shadow together. */
 function alpha(clip: TextClip): string | undefined {
   const start = clip.startTime;
-  const end = round(clip.startTime + clip.duration, 6);
+  const end = clip.startTime + clip.duration;
+  const fadeIn = ffSeconds(clip.fadeIn);
+  const fadeOut = ffSeconds(clip.fadeOut);
+  // A fade of 0 s at FFmpeg's resolution is none (and would divide by zero).
   let expr = "1";
-  if (clip.fadeOut > 0) expr = `if(gt(t,${round(end - clip.fadeOut, 6)}),(${end}-t)/${clip.fadeOut},${expr})`;
-  if (clip.fadeIn > 0) expr = `if(lt(t,${round(start + clip.fadeIn, 6)}),(t-${start})/${clip.fadeIn},${expr})`;
+  if (fadeOut !== "0") expr = `if(gt(t,${ffSeconds(end - clip.fadeOut)}),(${ffSeconds(end)}-t)/${fadeOut},${expr})`;
+  if (fadeIn !== "0") expr = `if(lt(t,${ffSeconds(start + clip.fadeIn)}),(t-${ffSeconds(start)})/${fadeIn},${expr})`;
   return expr === "1" ? undefined : expr;
 }
 
@@ -73,7 +77,7 @@ export function drawText(
         ? [`shadowx=${clip.shadow.offsetX}`, `shadowy=${clip.shadow.offsetY}`, `shadowcolor=${ffColour(clip.shadow.color)}`]
         : []),
       ...(fade ? [`alpha='${fade}'`] : []),
-      `enable='between(t,${clip.startTime},${round(clip.startTime + clip.duration, 6)})'`,
+      `enable='between(t,${ffSeconds(clip.startTime)},${ffSeconds(clip.startTime + clip.duration)})'`,
     ].join(":"),
   );
   return g.chain(base, filters, "v");

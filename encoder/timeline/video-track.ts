@@ -2,6 +2,7 @@ import type { Resolution, VideoClip } from "../../domain/edl/schema";
 import { AUDIO_FORMAT, atempoChain, silence } from "./audio";
 import type { GraphBuilder } from "./graph";
 import { round } from "./colour";
+import { ffSeconds } from "./time";
 
 export class TimelineError extends Error {
   readonly retryable = false;
@@ -46,8 +47,8 @@ function videoSegment(g: GraphBuilder, input: number, p: Placed, frame: Resoluti
       "setsar=1",
       "format=yuv420p",
       // A source shorter than its in/out span holds its last frame rather than shortening the timeline.
-      `tpad=stop_mode=clone:stop_duration=${p.duration}`,
-      `trim=duration=${p.duration}`,
+      `tpad=stop_mode=clone:stop_duration=${ffSeconds(p.duration)}`,
+      `trim=duration=${ffSeconds(p.duration)}`,
       "setpts=PTS-STARTPTS",
     ],
     "v",
@@ -58,7 +59,7 @@ function audioSegment(g: GraphBuilder, p: Placed, own: { input: number; info: Me
   const { clip, duration } = p;
   const gain = clip.volume !== 0 ? [`volume=${clip.volume}dB`] : [];
   // Every segment is padded and trimmed to its exact length: short or missing audio cannot drift.
-  const fit = ["apad", `atrim=duration=${duration}`, "asetpts=PTS-STARTPTS"];
+  const fit = ["apad", `atrim=duration=${ffSeconds(duration)}`, "asetpts=PTS-STARTPTS"];
   if (clip.mute) return g.chain("", [silence(duration)], "a");
   if (replacement) {
     if (!replacement.info.hasAudio) throw new TimelineError(`replaceAudio of clip "${clip.id}" has no audio stream`);
@@ -70,10 +71,9 @@ function audioSegment(g: GraphBuilder, p: Placed, own: { input: number; info: Me
 }
 
 function gapSegment(g: GraphBuilder, seconds: number, frame: Resolution, fps: number): [string, string] {
-  const d = round(seconds, 6);
   return [
-    g.chain("", [`color=c=black:s=${frame.width}x${frame.height}:r=${fps}:d=${d}`, "format=yuv420p", "setsar=1"], "v"),
-    g.chain("", [silence(d)], "a"),
+    g.chain("", [`color=c=black:s=${frame.width}x${frame.height}:r=${fps}:d=${ffSeconds(seconds)}`, "format=yuv420p", "setsar=1"], "v"),
+    g.chain("", [silence(seconds)], "a"),
   ];
 }
 
@@ -97,10 +97,9 @@ export function buildVideoTrack(
     if (p.start - cursor > 1e-6) segments.push(...gapSegment(g, p.start - cursor, frame, fps));
     const info = media(p.clip.src, p.clip.id);
     if (!info.hasVideo) throw new TimelineError(`Asset for clip "${p.clip.id}" has no video stream`);
-    const sourceSeconds = round(p.duration * p.clip.speed, 6);
-    const input = g.input(["-ss", String(p.clip.in), "-t", String(sourceSeconds), "-i", info.path]);
+    const input = g.input(["-ss", ffSeconds(p.clip.in), "-t", ffSeconds(p.duration * p.clip.speed), "-i", info.path]);
     const replacement = p.clip.replaceAudio && !p.clip.mute ? media(p.clip.replaceAudio, p.clip.id) : undefined;
-    const replacementInput = replacement ? g.input(["-t", String(p.duration), "-i", replacement.path]) : undefined;
+    const replacementInput = replacement ? g.input(["-t", ffSeconds(p.duration), "-i", replacement.path]) : undefined;
     segments.push(
       videoSegment(g, input, p, frame, fps),
       audioSegment(g, p, { input, info }, replacement && { input: replacementInput!, info: replacement }),

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PRESETS, type PresetDefinition } from "../../domain/presets/catalogue";
 import { ffmpeg, ffprobeJson } from "../support/media";
-import { checkHlsMaster, extract, loudnessLufs, readZip } from "../support/outputs";
+import { checkHlsMaster, extract, loudnessLufs, parseM3u8, readZip } from "../support/outputs";
 import { startFixtureServer, type FixtureServer } from "./fixtures";
 import { startE2E, type Client, type E2E } from "./harness";
 
@@ -105,37 +105,75 @@ describe("spec: Output form by preset › every preset produces real output (end
 describe("spec: Output form by preset › multi-file presets come as one ZIP", () => {
   const zipOf = async (id: string) => readZip(await download(PRESETS.find((p) => p.id === id)!));
 
-  for (const id of ["hls_abr_264_basic", "hls_abr_264_standard", "hls_abr_265_efficient_4k", "hls_abr_av1_efficient", "live_hls_264_lowlatency"]) {
-    it(`${id}: a master playlist whose variants and segments all resolve; no rung above the 720p source`, async () => {
+  /** What each ladder must hold for the 1280x720 source: the rungs at or below 720p, in its codec. */
+  const LADDERS: Record<string, { codec: string; heights: number[]; manifest: "hls" | "dash" }> = {
+    hls_abr_264_basic: { codec: "h264", heights: [720, 480, 360], manifest: "hls" },
+    hls_abr_264_standard: { codec: "h264", heights: [720, 480, 360], manifest: "hls" },
+    hls_abr_265_efficient_4k: { codec: "hevc", heights: [720, 480], manifest: "hls" },
+    hls_abr_av1_efficient: { codec: "av1", heights: [720, 480, 360], manifest: "hls" },
+    live_hls_264_lowlatency: { codec: "h264", heights: [720, 480, 360], manifest: "hls" },
+    dash_abr_264_standard: { codec: "h264", heights: [720, 480, 360], manifest: "dash" },
+    live_dash_264_lowlatency: { codec: "h264", heights: [720, 480, 360], manifest: "dash" },
+    cmaf_abr_265_standard: { codec: "hevc", heights: [720, 480], manifest: "dash" },
+  };
+
+  /** FFmpeg reads a playlist or manifest and its segments from disk, as a player would. */
+  const probeManifest = (path: string) =>
+    ffprobeJson(path, ["-protocol_whitelist", "file"]).catch((err) => {
+      throw new Error(`${path} does not decode: ${err}`);
+    });
+
+  function expectLadderStreams(id: string, probe: any) {
+    const { codec, heights } = LADDERS[id];
+    const videos = probe.streams.filter((s: any) => s.codec_type === "video");
+    for (const v of videos) {
+      expect(v.codec_name, id).toBe(codec);
+      if (codec === "hevc") expect(v.codec_tag_string, id).toBe("hvc1");
+    }
+    expect(probe.streams.some((s: any) => s.codec_type === "audio" && s.codec_name === "aac"), id).toBe(true);
+    return videos.map((v: any) => v.height as number);
+  }
+
+  for (const id of Object.keys(LADDERS).filter((id) => LADDERS[id].manifest === "hls")) {
+    it(`${id}: a master playlist whose variants resolve and decode: ${LADDERS[id].heights.join("/")}p in ${LADDERS[id].codec}, none above the source`, async () => {
       const members = await zipOf(id);
-      const heights = checkHlsMaster(members, "master.m3u8");
-      expect(heights[0]).toBeLessThanOrEqual(720);
-      expect(heights.length).toBeGreaterThanOrEqual(id === "live_hls_264_lowlatency" ? 1 : 2);
+      expect(checkHlsMaster(members, "master.m3u8")).toEqual(LADDERS[id].heights);
+      const dir = await extract(members);
+      const master = parseM3u8(members.get("master.m3u8")!.toString("utf8"));
+      const decoded: number[] = [];
+      for (const variant of master.playlists!) {
+        const probe = await probeManifest(join(dir, variant.uri));
+        decoded.push(...expectLadderStreams(id, probe));
+        expect(Math.abs(Number(probe.format.duration) - SECONDS), variant.uri).toBeLessThanOrEqual(FRAME + 0.05);
+      }
+      expect(decoded.sort((a, b) => b - a)).toEqual(LADDERS[id].heights);
     });
   }
 
-  for (const id of ["dash_abr_264_standard", "live_dash_264_lowlatency", "cmaf_abr_265_standard"]) {
-    it(`${id}: a DASH manifest whose representations' segments exist and decode`, async () => {
+  for (const id of Object.keys(LADDERS).filter((id) => LADDERS[id].manifest === "dash")) {
+    it(`${id}: a DASH manifest whose representations decode: ${LADDERS[id].heights.join("/")}p in ${LADDERS[id].codec}`, async () => {
       const members = await zipOf(id);
-      const mpd = members.get("manifest.mpd")?.toString("utf8");
-      expect(mpd).toMatch(/<MPD/);
+      expect(members.get("manifest.mpd")?.toString("utf8")).toMatch(/<MPD/);
       const dir = await extract(members);
-      const probe = await ffprobeJson(join(dir, "manifest.mpd")).catch(() => null);
-      // FFmpeg's DASH demuxer reads the manifest and its segments: every stream must resolve.
-      expect(probe?.streams?.some((s: any) => s.codec_type === "video")).toBe(true);
+      // FFmpeg's DASH demuxer reads the manifest and every representation's segments.
+      const probe = await probeManifest(join(dir, "manifest.mpd"));
+      expect(expectLadderStreams(id, probe).sort((a: number, b: number) => b - a)).toEqual(LADDERS[id].heights);
+      expect(Math.abs(Number(probe.format.duration) - SECONDS)).toBeLessThanOrEqual(FRAME + 0.05);
       if (id === "cmaf_abr_265_standard") {
-        const heights = checkHlsMaster(members, "master.m3u8");
-        expect(heights[0]).toBeLessThanOrEqual(720);
+        // One fMP4 set, two manifests: the HLS master names the same renditions.
+        expect(checkHlsMaster(members, "master.m3u8")).toEqual(LADDERS[id].heights);
       }
     });
   }
 
-  it("util_thumbnails: JPEG thumbnails of the source frame size", async () => {
+  it("util_thumbnails: five JPEGs (the minimum) for the 4 s source, at most 640 px wide, keeping its aspect", async () => {
     const members = await zipOf("util_thumbnails");
     const thumbs = [...members.keys()].filter((n) => n.endsWith(".jpg"));
-    expect(thumbs.length).toBeGreaterThanOrEqual(1);
-    const probe = await ffprobeJson(await saved(members.get(thumbs[0])!, "t.jpg"));
-    expect(probe.streams[0].codec_name).toBe("mjpeg");
+    expect(thumbs).toHaveLength(5);
+    for (const name of thumbs) {
+      const probe = await ffprobeJson(await saved(members.get(name)!, "t.jpg"));
+      expect(probe.streams[0]).toMatchObject({ codec_name: "mjpeg", width: 640, height: 360 });
+    }
   });
 
   it("util_sprite_vtt: every WebVTT cue points inside the sprite sheet", async () => {
@@ -164,6 +202,10 @@ describe("spec: Output form by preset › multi-file presets come as one ZIP", (
       expect(text).toContain("&amp; more");
       expect(text).not.toMatch(/& more/);
     }
-    expect([...members.keys()].some((n) => n.endsWith(".mp4"))).toBe(true);
+    const mp4 = [...members.keys()].filter((n) => n.endsWith(".mp4"));
+    expect(mp4).toHaveLength(1);
+    const probe = await ffprobeJson(await saved(members.get(mp4[0])!, "video.mp4"));
+    expect(probe.streams.map((s: any) => s.codec_name).sort()).toEqual(["aac", "h264"]);
+    expect(Math.abs(Number(probe.format.duration) - SECONDS)).toBeLessThanOrEqual(FRAME + 0.05);
   });
 });

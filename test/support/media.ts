@@ -8,8 +8,8 @@ export async function ffmpeg(args: string[]): Promise<void> {
   await run("ffmpeg", ["-hide_banner", "-loglevel", "error", "-y", ...args], { maxBuffer: 16 * 1024 * 1024 });
 }
 
-export async function ffprobeJson(path: string): Promise<any> {
-  const { stdout } = await run("ffprobe", ["-v", "error", "-print_format", "json", "-show_format", "-show_streams", path], {
+export async function ffprobeJson(path: string, inputOptions: string[] = []): Promise<any> {
+  const { stdout } = await run("ffprobe", ["-v", "error", "-print_format", "json", "-show_format", "-show_streams", ...inputOptions, path], {
     maxBuffer: 16 * 1024 * 1024,
   });
   return JSON.parse(stdout);

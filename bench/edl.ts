@@ -84,6 +84,9 @@ try {
   // Naive: every clip to an intermediate file, the concat demuxer, a second pass for overlays and text.
   const media = (u: string) => assets.media.get(u)!;
   const head = ["-hide_banner", "-nostdin", "-y", "-loglevel", "error"];
+  // The same thread settings as the one-graph run (compileTimeline's args), so the comparison
+  // measures one graph against intermediates, not a difference in filter-graph threading.
+  const graphThreads = ["-filter_complex_threads", "1"];
   let naive = 0;
   const segments: string[] = [];
   const videoClips = edl.timeline.tracks.find((t) => t.type === "video")!.clips as VideoClip[];
@@ -92,7 +95,7 @@ try {
     const d = (clip.out - clip.in) / clip.speed;
     const { video, audio } = buildVideoTrack(g, [{ ...clip, startTime: 0 }], media, compiled.frame, compiled.fps, d);
     const out = join(dir, `seg${i}.mp4`);
-    naive += await timeFfmpeg([...head, ...g.inputArgs(), "-filter_complex", g.filterGraph(), "-map", video, "-map", audio, ...encodeArgs(edl.output), out]);
+    naive += await timeFfmpeg([...head, ...g.inputArgs(), ...graphThreads, "-filter_complex", g.filterGraph(), "-map", video, "-map", audio, ...encodeArgs(edl.output), out]);
     segments.push(`file '${out}'`);
   }
   await writeFile(join(dir, "list.txt"), segments.join("\n"));
@@ -112,7 +115,7 @@ try {
     }
   });
   await Promise.all(writes);
-  naive += await timeFfmpeg([...head, ...g.inputArgs(), "-filter_complex", g.filterGraph(), "-map", picture, "-map", "0:a", ...encodeArgs(edl.output), join(dir, "naive.mp4")]);
+  naive += await timeFfmpeg([...head, ...g.inputArgs(), ...graphThreads, "-filter_complex", g.filterGraph(), "-map", picture, "-map", "0:a", ...encodeArgs(edl.output), join(dir, "naive.mp4")]);
 
   console.log(`\nTimeline benchmark: ${compiled.duration} s, 6 clips, 2 overlays, 2 text items, ${compiled.frame.width}x${compiled.frame.height}@${compiled.fps}\n`);
   console.log("| pipeline | seconds | realtime factor |");

@@ -4,7 +4,9 @@ import { drizzle } from "drizzle-orm/node-postgres";
 import pg from "pg";
 import * as schema from "../../drizzle/schema";
 import { accounts, apiKeys } from "../../drizzle/schema";
+import { isUuid } from "../../domain/ids";
 import { generateApiKey, generateWebhookSecret, hashApiKey } from "../../domain/keys";
+import { isAbsoluteHttpUrl } from "../../domain/urls";
 import type { PlanId } from "../../domain/plans";
 import { keyCacheEntry } from "../../worker/middleware/auth";
 
@@ -28,7 +30,14 @@ export function openAdmin(conn: AdminConnections) {
     if (rows.length) await redis.del(...rows.map((r) => keyCacheEntry(r.hash)));
   }
 
+  /** Operator mistakes read as such, not as database errors. */
+  async function requireAccount(accountId: string) {
+    const [row] = isUuid(accountId) ? await db.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, accountId)) : [];
+    if (!row) throw new Error(`No account ${accountId}`);
+  }
+
   async function createKey(accountId: string, legacy = false) {
+    await requireAccount(accountId);
     const apiKey = generateApiKey(legacy ? "sk_" : "spk_");
     const [row] = await db
       .insert(apiKeys)
@@ -46,6 +55,7 @@ export function openAdmin(conn: AdminConnections) {
     createKey,
     async revokeKey(apiKeyOrId: string) {
       const isKey = apiKeyOrId.startsWith("spk_") || apiKeyOrId.startsWith("sk_");
+      if (!isKey && !isUuid(apiKeyOrId)) throw new Error("No active key matches");
       const match = isKey ? eq(apiKeys.hash, await hashApiKey(apiKeyOrId)) : eq(apiKeys.id, apiKeyOrId);
       const [row] = await db
         .update(apiKeys)
@@ -57,19 +67,16 @@ export function openAdmin(conn: AdminConnections) {
       return { keyId: row.keyId, revoked: true };
     },
     async setWebhook(accountId: string, url: string) {
+      if (!isAbsoluteHttpUrl(url)) throw new Error(`The webhook URL must be an absolute http(s) URL: ${url}`);
+      await requireAccount(accountId);
       const secret = generateWebhookSecret();
-      const [row] = await db
-        .update(accounts)
-        .set({ webhookUrl: url, webhookSecret: secret })
-        .where(eq(accounts.id, accountId))
-        .returning({ id: accounts.id });
-      if (!row) throw new Error(`No account ${accountId}`);
+      await db.update(accounts).set({ webhookUrl: url, webhookSecret: secret }).where(eq(accounts.id, accountId));
       await forgetCachedKeys(accountId);
       return { webhookUrl: url, secret };
     },
     async setPlan(accountId: string, plan: PlanId) {
-      const [row] = await db.update(accounts).set({ plan }).where(eq(accounts.id, accountId)).returning({ id: accounts.id });
-      if (!row) throw new Error(`No account ${accountId}`);
+      await requireAccount(accountId);
+      await db.update(accounts).set({ plan }).where(eq(accounts.id, accountId));
       await forgetCachedKeys(accountId);
       return { accountId, plan };
     },

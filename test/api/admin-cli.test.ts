@@ -5,7 +5,10 @@ import { call, stack } from "./harness";
 
 const run = promisify(execFile);
 
-/** Runs `npm run admin -- …` as an operator would; stdout must be exactly one JSON document. */
+/**
+ * Runs `npm run -s admin -- …` as an operator would; stdout must be exactly one JSON document
+ * (-s keeps npm's own "> admin" banner off stdout).
+ */
 async function admin(...args: string[]) {
   const { stdout } = await run("npm", ["run", "--silent", "admin", "--", ...args], {
     env: {
@@ -42,10 +45,30 @@ describe("operability: npm run admin", () => {
     expect(hook).toEqual({ webhookUrl: "https://hooks.example.com/x", secret: expect.stringMatching(/^whsec_/) });
   });
 
-  it("a bad invocation exits non-zero with usage on stderr and nothing on stdout", async () => {
-    const err = await admin("account", "create", "--plan", "platinum").catch((e) => e);
-    expect(err.code).toBe(1);
-    expect(err.stdout).toBe("");
-    expect(err.stderr).toMatch(/plan must be one of/);
+  it("a bad invocation exits non-zero with a plain reason on stderr and nothing on stdout", async () => {
+    const { accountId } = await admin("account", "create", "--plan", "free");
+    const cases: [string[], RegExp][] = [
+      [["account", "create", "--plan", "platinum"], /plan must be one of/],
+      [["key", "create", "not-a-uuid"], /^No account not-a-uuid$/m],
+      [["key", "create", "00000000-0000-4000-8000-000000000000"], /^No account 00000000-0000-4000-8000-000000000000$/m],
+      [["key", "revoke", "not-a-key"], /^No active key matches$/m],
+      [["webhook", "set", accountId, "ftp://hooks.example.com/x"], /absolute http\(s\) URL/],
+      [["account", "plan", "nope", "pro"], /^No account nope$/m],
+    ];
+    for (const [args, reason] of cases) {
+      const err = await admin(...args).catch((e) => e);
+      expect(err.code, args.join(" ")).toBe(1);
+      expect(err.stdout, args.join(" ")).toBe("");
+      expect(err.stderr, args.join(" ")).toMatch(reason);
+    }
+  });
+
+  it("webhook set drops the cached key lookups, so the next creation echoes the new URL", async () => {
+    const { accountId, apiKey } = await admin("account", "create", "--plan", "free");
+    const before = await call("POST", "/jobs", { key: apiKey, body: { inputUrl: "https://media.example.com/a.mp4", preset: "mp4_264_720p" } });
+    expect(before.body.webhookUrl).toBeNull();
+    await admin("webhook", "set", accountId, "https://hooks.example.com/new");
+    const after = await call("POST", "/jobs", { key: apiKey, body: { inputUrl: "https://media.example.com/a.mp4", preset: "mp4_264_720p" } });
+    expect(after.body.webhookUrl).toBe("https://hooks.example.com/new");
   });
 });

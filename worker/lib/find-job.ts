@@ -1,12 +1,11 @@
 import { and, eq } from "drizzle-orm";
 import { jobs, type Job } from "../../drizzle/schema";
+import { isUuid } from "../../domain/ids";
 import type { Database } from "../services/db";
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The caller's job, or undefined for an unknown id, a malformed id, or another account's job. */
 export async function findOwnJob(db: Database, accountId: string, id: string): Promise<Job | undefined> {
-  if (!UUID.test(id)) return undefined;
+  if (!isUuid(id)) return undefined;
   const [job] = await db
     .select()
     .from(jobs)

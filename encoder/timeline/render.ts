@@ -1,6 +1,5 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { OverlayClip, TextClip, VideoClip } from "../../domain/edl/schema";
 import { validateEdl } from "../../domain/edl/validate";
 import { probeFile } from "../ffmpeg/probe";
 import { runFfmpeg, runFfprobe } from "../ffmpeg/run";
@@ -11,7 +10,8 @@ import type { RenderResult } from "../jobs/pipeline";
 import { SourceRefusedError } from "../source/address-policy";
 import { downloadSource, type DownloadPolicy } from "../source/download";
 import { assertSelfContained, assertSelfContainedFormat } from "../source/self-contained";
-import { compileTimeline, fontKey, type TimelineAssets } from "./compile";
+import { planAssets, inPointErrors, type AssetNeed } from "./assets";
+import { TimelineError, compileTimeline, fontKey, type TimelineAssets } from "./compile";
 import { resolveFont } from "./fonts";
 import { CONTENT_TYPES } from "./output-args";
 
@@ -23,9 +23,12 @@ function forClip(clipId: string, what: string, err: unknown): Error {
   return wrapped;
 }
 
-async function probeImage(path: string, clipId: string, signal: AbortSignal) {
+async function probeImage(path: string, clipId: string, ctx: RenderContext) {
   const raw = JSON.parse(
-    await runFfprobe(["-v", "error", "-protocol_whitelist", "file", "-print_format", "json", "-show_format", "-show_streams", "-i", path], { signal }),
+    await runFfprobe(["-v", "error", "-protocol_whitelist", "file", "-print_format", "json", "-show_format", "-show_streams", "-i", path], {
+      signal: ctx.signal,
+      workDir: ctx.workDir,
+    }),
   ) as { format?: { format_name?: string }; streams?: { codec_name?: string; width?: number; height?: number }[] };
   assertSelfContainedFormat(raw.format?.format_name);
   const stream = raw.streams?.[0];
@@ -34,6 +37,9 @@ async function probeImage(path: string, clipId: string, signal: AbortSignal) {
   }
   return { path, width: stream.width, height: stream.height };
 }
+
+/** A probe's failure: the source guard refused the asset, or FFmpeg could not read it. */
+const probeFailure = (err: unknown) => (err instanceof SourceRefusedError ? "was refused" : "could not be decoded");
 
 /**
  * An EDL job, in the spec's order: validate, download assets (each distinct URL once, through
@@ -45,41 +51,33 @@ export async function renderTimelineJob(job: ClaimedJob, ctx: RenderContext, pol
     throw new PermanentJobError(`The timeline is not valid: ${validation.errors.slice(0, 3).join("; ")}`);
   }
   const edl = validation.edl;
-  const clips: (VideoClip | OverlayClip | TextClip)[] = edl.timeline.tracks.flatMap((t): (VideoClip | OverlayClip | TextClip)[] => t.clips);
-  const mediaUrls = new Map<string, string>();
-  const imageUrls = new Map<string, string>();
-  for (const clip of clips) {
-    if ("in" in clip) {
-      const video = clip as VideoClip;
-      if (!mediaUrls.has(video.src)) mediaUrls.set(video.src, video.id);
-      if (video.replaceAudio && !mediaUrls.has(video.replaceAudio)) mediaUrls.set(video.replaceAudio, video.id);
-    } else if ("src" in clip) {
-      const overlay = clip as OverlayClip;
-      if (!imageUrls.has(overlay.src)) imageUrls.set(overlay.src, overlay.id);
-    }
-  }
+  const assets: TimelineAssets = { media: new Map(), images: new Map(), fonts: new Map() };
+  const durations = new Map<string, number>();
 
   let n = 0;
-  const fetchAsset = async (url: string, clipId: string) => {
+  const fetchAsset = async ({ url, uses }: AssetNeed) => {
     const path = join(ctx.workDir, `asset-${n++}`);
+    const firstClip = uses[0].clipId;
     try {
       await downloadSource(url, path, policy, ctx.signal);
     } catch (err) {
-      throw forClip(clipId, "could not be downloaded", err);
+      throw forClip(firstClip, "could not be downloaded", err);
     }
     await assertSelfContained(path).catch((err) => {
-      throw forClip(clipId, "was refused", err);
+      throw forClip(firstClip, "was refused", err);
     });
-    return path;
-  };
-
-  const assets: TimelineAssets = { media: new Map(), images: new Map(), fonts: new Map() };
-  await Promise.all([
-    ...[...mediaUrls].map(async ([url, clipId]) => {
-      const path = await fetchAsset(url, clipId);
+    for (const { as, clipId } of uses) {
+      if (as === "image") {
+        const image = await probeImage(path, clipId, ctx).catch((err) => {
+          throw err instanceof PermanentJobError ? err : forClip(clipId, probeFailure(err), err);
+        });
+        assets.images.set(url, image);
+        continue;
+      }
       const probe = await probeFile(path, { signal: ctx.signal, workDir: ctx.workDir }).catch((err) => {
-        throw forClip(clipId, err instanceof SourceRefusedError ? "was refused" : "could not be decoded", err);
+        throw forClip(clipId, probeFailure(err), err);
       });
+      durations.set(url, probe.duration);
       assets.media.set(url, {
         path,
         hasVideo: probe.video !== null,
@@ -88,21 +86,18 @@ export async function renderTimelineJob(job: ClaimedJob, ctx: RenderContext, pol
         height: probe.video?.height,
         fps: probe.video?.fps,
       });
+    }
+  };
+  const textClips = edl.timeline.tracks.flatMap((t) => (t.type === "text" ? t.clips : []));
+  await Promise.all([
+    ...planAssets(edl).map(fetchAsset),
+    ...textClips.map(async (clip) => {
+      const key = fontKey(clip);
+      if (!assets.fonts.has(key)) assets.fonts.set(key, await resolveFont(clip.fontFamily, clip.fontWeight));
     }),
-    ...[...imageUrls].map(async ([url, clipId]) => {
-      const path = await fetchAsset(url, clipId);
-      const image = await probeImage(path, clipId, ctx.signal).catch((err) => {
-        throw err instanceof SourceRefusedError ? forClip(clipId, "was refused", err) : err;
-      });
-      assets.images.set(url, image);
-    }),
-    ...clips
-      .filter((c): c is TextClip => "text" in c)
-      .map(async (clip) => {
-        const key = fontKey(clip);
-        if (!assets.fonts.has(key)) assets.fonts.set(key, await resolveFont(clip.fontFamily, clip.fontWeight));
-      }),
   ]);
+  const errors = inPointErrors(edl, durations);
+  if (errors.length > 0) throw new TimelineError(errors.join("; "));
 
   const ext = edl.output.container;
   const output = join(ctx.workDir, `output.${ext}`);

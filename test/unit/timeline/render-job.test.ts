@@ -20,6 +20,9 @@ const url = (name: string) => `${base}/${name}`;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "timeline-job-"));
   await makeSource(join(dir, "clip.mp4"), { seconds: 1, width: 160, height: 120, fps: 25 });
+  await makeSource(join(dir, "silent.mp4"), { seconds: 1, width: 160, height: 120, fps: 25, audio: false });
+  // PNG frames in MOV: a video source and a PNG image to the probes, so one URL can be both.
+  await ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=32x32:rate=25:duration=1", "-c:v", "png", join(dir, "png-frames.mov")]);
   await ffmpeg(["-f", "lavfi", "-i", "color=c=red:size=32x32", "-frames:v", "1", join(dir, "logo.png")]);
   const manifest = (target: string) =>
     `<!-- ${"x".repeat(9000)} -->\n<MPD xmlns="urn:mpeg:dash:schema:mpd:2011" type="static" mediaPresentationDuration="PT1S" minBufferTime="PT1S" profiles="urn:mpeg:dash:profile:isoff-on-demand:2011">` +
@@ -85,5 +88,42 @@ describe("timeline assets are refused when FFmpeg reads them as a playlist or ma
     );
     expect(failure.retryable).toBe(false);
     expect(failure.message).toMatch(/^Asset for clip "logo" was refused: .*playlist or manifest/);
+  });
+});
+
+describe("timeline assets: fetched once, only when used, and in-points checked against the probe", () => {
+  it("a URL used as a clip's source and as an overlay image is downloaded once", async () => {
+    // The clip's in-point past the end stops the job after both probes, before FFmpeg runs.
+    const failure = await failureOf(
+      render([
+        video([{ id: "v", src: url("png-frames.mov"), in: 5, out: 6, startTime: 0 }]),
+        { type: "overlay", clips: [{ id: "o", src: url("png-frames.mov"), startTime: 0, duration: 1 }] },
+      ]),
+    );
+    expect(failure.message).toMatch(/^Clip "v" starts at 5 s/);
+    expect(fetched.get("png-frames.mov")).toBe(1);
+  });
+
+  it("a muted clip's replaceAudio is neither downloaded nor probed", async () => {
+    const result = await render([video([{ id: "m", src: url("clip.mp4"), in: 0, out: 1, startTime: 0, mute: true, replaceAudio: url("missing.m4a") }])]);
+    expect(result.duration).toBe(1);
+    expect([...fetched.keys()]).toEqual(["clip.mp4"]);
+  });
+
+  it("a clip whose in-point is at or past the end of its source fails, not retried, naming the clip and both times", async () => {
+    const failure = await failureOf(
+      render([
+        video([
+          { id: "at-end", src: url("silent.mp4"), in: 1, out: 2, startTime: 0 },
+          { id: "past", src: url("silent.mp4"), in: 2.5, out: 3, startTime: 1 },
+          { id: "fine", src: url("silent.mp4"), in: 0.5, out: 1, startTime: 2 },
+        ]),
+      ]),
+    );
+    expect(failure.retryable).toBe(false);
+    expect(failure.message).toBe(
+      'Clip "at-end" starts at 1 s into its source, but the source is only 1 s long; ' +
+        'Clip "past" starts at 2.5 s into its source, but the source is only 1 s long',
+    );
   });
 });

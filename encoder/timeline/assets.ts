@@ -1,0 +1,50 @@
+import type { ValidatedEdl } from "../../domain/edl/schema";
+import { ffSeconds } from "./time";
+
+type AssetUse = { as: "media" | "image"; clipId: string };
+
+/** One distinct asset URL: downloaded once, then probed for each way the timeline uses it. */
+export interface AssetNeed {
+  url: string;
+  /**
+   * As media (a clip's source or replacement audio) and/or as an overlay image, each with the
+   * first clip that uses it so, which its errors name.
+   */
+  uses: AssetUse[];
+}
+
+/**
+ * The assets a timeline needs, each distinct URL once whatever it is used as. A muted clip's
+ * replaceAudio is left out: the compiler gives a muted clip silence and never opens it.
+ */
+export function planAssets(edl: ValidatedEdl): AssetNeed[] {
+  const needs = new Map<string, AssetNeed>();
+  const use = (url: string, as: AssetUse["as"], clipId: string) => {
+    const need = needs.get(url) ?? { url, uses: [] };
+    if (!need.uses.some((u) => u.as === as)) need.uses.push({ as, clipId });
+    needs.set(url, need);
+  };
+  for (const track of edl.timeline.tracks) {
+    if (track.type === "video") {
+      for (const clip of track.clips) {
+        use(clip.src, "media", clip.id);
+        if (clip.replaceAudio && !clip.mute) use(clip.replaceAudio, "media", clip.id);
+      }
+    }
+    if (track.type === "overlay") for (const clip of track.clips) use(clip.src, "image", clip.id);
+  }
+  return [...needs.values()];
+}
+
+/** Video clips whose in-point is at or past the end of their source, by the probed durations. */
+export function inPointErrors(edl: ValidatedEdl, durations: ReadonlyMap<string, number>): string[] {
+  return edl.timeline.tracks.flatMap((track) =>
+    track.type !== "video"
+      ? []
+      : track.clips.flatMap((clip) => {
+          const duration = durations.get(clip.src);
+          if (duration === undefined || clip.in < duration) return [];
+          return [`Clip "${clip.id}" starts at ${ffSeconds(clip.in)} s into its source, but the source is only ${ffSeconds(duration)} s long`];
+        }),
+  );
+}

@@ -1,5 +1,3 @@
-import { ffSeconds } from "./time";
-
 /**
  * atempo factors whose product is `speed`: a single instance above 2 (or below 0.5) drops
  * samples, so whole factors of 2 (or 0.5) come first and the remainder last (ffmpeg-notes).
@@ -19,9 +17,11 @@ export function atempoChain(speed: number): number[] {
   return factors;
 }
 
-/** Every audio segment is brought to one format so concat and the muxer never resample mid-stream. */
-export const AUDIO_FORMAT = "aresample=48000,aformat=sample_fmts=fltp:channel_layouts=stereo";
+export const SAMPLE_RATE = 48000;
 
-export function silence(seconds: number): string {
-  return `anullsrc=r=48000:cl=stereo,atrim=duration=${ffSeconds(seconds)}`;
+/** Every audio segment is brought to one format so concat and the muxer never resample mid-stream. */
+export const AUDIO_FORMAT = `aresample=${SAMPLE_RATE},aformat=sample_fmts=fltp:channel_layouts=stereo`;
+
+export function silence(samples: number): string {
+  return `anullsrc=r=${SAMPLE_RATE}:cl=stereo,atrim=end_sample=${samples}`;
 }

@@ -1,5 +1,5 @@
 import type { Resolution, VideoClip } from "../../domain/edl/schema";
-import { AUDIO_FORMAT, atempoChain, silence } from "./audio";
+import { AUDIO_FORMAT, SAMPLE_RATE, atempoChain, silence } from "./audio";
 import type { GraphBuilder } from "./graph";
 import { round } from "./colour";
 import { ffSeconds } from "./time";
@@ -34,7 +34,25 @@ export function placeClips(clips: VideoClip[]): Placed[] {
   });
 }
 
-function videoSegment(g: GraphBuilder, input: number, p: Placed, frame: Resolution, fps: number): string {
+/** A stretch of the timeline as whole output frames, and the audio samples of the same span. */
+interface Span {
+  frames: number;
+  samples: number;
+}
+
+/**
+ * Boundaries snap to the output's frame grid, and the audio to the same instants, so every
+ * segment is a whole number of frames and the joined track can never drift from the timeline:
+ * four 2.5 s clips at 25 fps start at frames 0, 63, 125, 188 (not 0, 63, 126, 189).
+ */
+export function spanOf(from: number, to: number, fps: number): Span {
+  const frameAt = (t: number) => Math.round(t * fps);
+  const sampleAt = (frame: number) => Math.round((frame / fps) * SAMPLE_RATE);
+  const [a, b] = [frameAt(from), frameAt(to)];
+  return { frames: b - a, samples: sampleAt(b) - sampleAt(a) };
+}
+
+function videoSegment(g: GraphBuilder, input: number, p: Placed, span: Span, frame: Resolution, fps: number): string {
   const { speed } = p.clip;
   const fit = `scale=${frame.width}:${frame.height}:force_original_aspect_ratio=decrease:force_divisible_by=2,pad=${frame.width}:${frame.height}:(ow-iw)/2:(oh-ih)/2:color=black`;
   // Slowing down, scale first so fps duplicates small frames; speeding up, drop frames first.
@@ -47,33 +65,39 @@ function videoSegment(g: GraphBuilder, input: number, p: Placed, frame: Resoluti
       "setsar=1",
       "format=yuv420p",
       // A source shorter than its in/out span holds its last frame rather than shortening the timeline.
-      `tpad=stop_mode=clone:stop_duration=${ffSeconds(p.duration)}`,
-      `trim=duration=${ffSeconds(p.duration)}`,
+      `tpad=stop_mode=clone:stop=${span.frames}`,
+      `trim=end_frame=${span.frames}`,
       "setpts=PTS-STARTPTS",
     ],
     "v",
   );
 }
 
-function audioSegment(g: GraphBuilder, p: Placed, own: { input: number; info: MediaInfo }, replacement?: { input: number; info: MediaInfo }): string {
-  const { clip, duration } = p;
+function audioSegment(
+  g: GraphBuilder,
+  p: Placed,
+  { samples }: Span,
+  own: { input: number; info: MediaInfo },
+  replacement?: { input: number; info: MediaInfo },
+): string {
+  const { clip } = p;
   const gain = clip.volume !== 0 ? [`volume=${clip.volume}dB`] : [];
   // Every segment is padded and trimmed to its exact length: short or missing audio cannot drift.
-  const fit = ["apad", `atrim=duration=${ffSeconds(duration)}`, "asetpts=PTS-STARTPTS"];
-  if (clip.mute) return g.chain("", [silence(duration)], "a");
+  const fit = ["apad", `atrim=end_sample=${samples}`, "asetpts=PTS-STARTPTS"];
+  if (clip.mute) return g.chain("", [silence(samples)], "a");
   if (replacement) {
     if (!replacement.info.hasAudio) throw new TimelineError(`replaceAudio of clip "${clip.id}" has no audio stream`);
     return g.chain(`[${replacement.input}:a:0]`, ["asetpts=PTS-STARTPTS", AUDIO_FORMAT, ...gain, ...fit], "a");
   }
-  if (!own.info.hasAudio) return g.chain("", [silence(duration)], "a");
+  if (!own.info.hasAudio) return g.chain("", [silence(samples)], "a");
   const tempo = atempoChain(clip.speed).map((f) => `atempo=${f}`);
   return g.chain(`[${own.input}:a:0]`, ["asetpts=PTS-STARTPTS", AUDIO_FORMAT, ...tempo, ...gain, ...fit], "a");
 }
 
-function gapSegment(g: GraphBuilder, seconds: number, frame: Resolution, fps: number): [string, string] {
+function gapSegment(g: GraphBuilder, span: Span, frame: Resolution, fps: number): [string, string] {
   return [
-    g.chain("", [`color=c=black:s=${frame.width}x${frame.height}:r=${fps}:d=${ffSeconds(seconds)}`, "format=yuv420p", "setsar=1"], "v"),
-    g.chain("", [silence(seconds)], "a"),
+    g.chain("", [`color=c=black:s=${frame.width}x${frame.height}:r=${fps}`, `trim=end_frame=${span.frames}`, "format=yuv420p", "setsar=1"], "v"),
+    g.chain("", [silence(span.samples)], "a"),
   ];
 }
 
@@ -92,21 +116,27 @@ export function buildVideoTrack(
 ): { video: string; audio: string } {
   const segments: string[] = [];
   let cursor = 0;
+  const gapUntil = (to: number) => {
+    const span = spanOf(cursor, to, fps);
+    if (span.frames > 0) segments.push(...gapSegment(g, span, frame, fps));
+  };
   for (const p of placeClips(clips)) {
-    if (p.duration <= 0) continue;
-    if (p.start - cursor > 1e-6) segments.push(...gapSegment(g, p.start - cursor, frame, fps));
+    const span = spanOf(p.start, p.start + p.duration, fps);
+    // Shorter than half a frame: it has no frame of its own on the output.
+    if (span.frames <= 0) continue;
+    gapUntil(p.start);
     const info = media(p.clip.src, p.clip.id);
     if (!info.hasVideo) throw new TimelineError(`Asset for clip "${p.clip.id}" has no video stream`);
     const input = g.input(["-ss", ffSeconds(p.clip.in), "-t", ffSeconds(p.duration * p.clip.speed), "-i", info.path]);
     const replacement = p.clip.replaceAudio && !p.clip.mute ? media(p.clip.replaceAudio, p.clip.id) : undefined;
     const replacementInput = replacement ? g.input(["-t", ffSeconds(p.duration), "-i", replacement.path]) : undefined;
     segments.push(
-      videoSegment(g, input, p, frame, fps),
-      audioSegment(g, p, { input, info }, replacement && { input: replacementInput!, info: replacement }),
+      videoSegment(g, input, p, span, frame, fps),
+      audioSegment(g, p, span, { input, info }, replacement && { input: replacementInput!, info: replacement }),
     );
     cursor = p.start + p.duration;
   }
-  if (end - cursor > 1e-6) segments.push(...gapSegment(g, end - cursor, frame, fps));
+  gapUntil(end);
   const video = g.label("v");
   const audio = g.label("a");
   g.add(`${segments.join("")}concat=n=${segments.length / 2}:v=1:a=1${video}${audio}`);

@@ -343,15 +343,11 @@ describe("spec: POST /edl › speed, and sources with missing or short audio, me
 });
 
 /**
- * PRODUCT DEFECT (marked `it.fails` until the encoder is fixed; then drop `.fails`): a clip whose
- * length is not a whole number of output frames is rounded UP to whole frames (trim keeps the
- * frame that starts before its end), and concat then starts the next clip that much later and
- * pads the audio to match. Four 2.5 s clips at 25 fps render 10.08 s of video (252 frames) and
- * 10.06 s of audio, with the clip changes at 2.52, 5.04 and 7.56 s instead of 2.5, 5 and 7.5:
- * the error grows by half a frame per clip, past the contract's "within one frame".
+ * A clip whose length is not a whole number of output frames: each segment is cut on the
+ * output's frame grid, so the clip changes land on the nearest frame and lengths never add up.
  */
 describe("spec: POST /edl › clips that are not a whole number of frames long", () => {
-  it.fails("four 2.5 s clips at 25 fps: each clip starts on time and the output lasts 10 s, within a frame", async () => {
+  it("four 2.5 s clips at 25 fps: each clip starts on time and the output lasts 10 s, within a frame", async () => {
     const u = fixtures.url;
     const job = await render({
       version: "1.0",

@@ -3,6 +3,7 @@ import { validateEdl } from "../../../domain/edl/validate";
 import { atempoChain } from "../../../encoder/timeline/audio";
 import { compileTimeline, fontKey, type TimelineAssets } from "../../../encoder/timeline/compile";
 import { placeBox, overlaySize } from "../../../encoder/timeline/layout";
+import { spanOf } from "../../../encoder/timeline/video-track";
 
 const A = "https://media.example.com/a.mp4";
 const B = "https://media.example.com/b.mp4";
@@ -42,8 +43,8 @@ describe("timeline compiler: one FFmpeg invocation, one filter graph", () => {
     expect(c.args.slice(3, 11)).toEqual(["-protocol_whitelist", "file", "-ss", "2", "-t", "3", "-i", "/w/a"]);
     expect(c.args.filter((a) => a === "-i")).toHaveLength(1);
     expect(graphOf(c)).toBe(
-      "[0:v:0]setpts=(PTS-STARTPTS)/1,fps=25,scale=1280:720:force_original_aspect_ratio=decrease:force_divisible_by=2,pad=1280:720:(ow-iw)/2:(oh-ih)/2:color=black,setsar=1,format=yuv420p,tpad=stop_mode=clone:stop_duration=3,trim=duration=3,setpts=PTS-STARTPTS[v0];" +
-        "[0:a:0]asetpts=PTS-STARTPTS,aresample=48000,aformat=sample_fmts=fltp:channel_layouts=stereo,apad,atrim=duration=3,asetpts=PTS-STARTPTS[a1];" +
+      "[0:v:0]setpts=(PTS-STARTPTS)/1,fps=25,scale=1280:720:force_original_aspect_ratio=decrease:force_divisible_by=2,pad=1280:720:(ow-iw)/2:(oh-ih)/2:color=black,setsar=1,format=yuv420p,tpad=stop_mode=clone:stop=75,trim=end_frame=75,setpts=PTS-STARTPTS[v0];" +
+        "[0:a:0]asetpts=PTS-STARTPTS,aresample=48000,aformat=sample_fmts=fltp:channel_layouts=stereo,apad,atrim=end_sample=144000,asetpts=PTS-STARTPTS[a1];" +
         "[v0][a1]concat=n=1:v=1:a=1[v2][a3]",
     );
     expect(c.args.slice(c.args.indexOf("-map"))).toEqual([
@@ -59,11 +60,30 @@ describe("timeline compiler: one FFmpeg invocation, one filter graph", () => {
       timeline: { tracks: [video([{ id: "late", src: B, in: 0, out: 1, startTime: 3 }, { id: "early", src: A, in: 0, out: 1, startTime: 0.5 }])] },
     });
     const g = graphOf(c);
-    expect(g.startsWith("color=c=black:s=640x360:r=30:d=0.5,format=yuv420p,setsar=1[v0];anullsrc=r=48000:cl=stereo,atrim=duration=0.5[a1];")).toBe(true);
-    expect(g).toContain("color=c=black:s=640x360:r=30:d=1.5,");
+    expect(g.startsWith("color=c=black:s=640x360:r=30,trim=end_frame=15,format=yuv420p,setsar=1[v0];anullsrc=r=48000:cl=stereo,atrim=end_sample=24000[a1];")).toBe(true);
+    expect(g).toContain("color=c=black:s=640x360:r=30,trim=end_frame=45,");
     expect(g).toContain("concat=n=4:v=1:a=1");
     expect(c.args.filter((a) => a.startsWith("/w/"))).toEqual(["/w/a", "/w/b", "/w/output.mp4"]);
     expect(c.duration).toBe(4);
+  });
+
+  it("segments are whole frames on the output's grid, audio to the same instants: lengths never add up to drift", () => {
+    expect(spanOf(0, 2.5, 25)).toEqual({ frames: 63, samples: 120960 });
+    expect(spanOf(2.5, 5, 25)).toEqual({ frames: 62, samples: 119040 });
+    expect(spanOf(0, 0.01, 25)).toEqual({ frames: 0, samples: 0 });
+    // 29.97 fps: ten 1.001 s clips end exactly on frame 300, one 10.01 s span.
+    const parts = Array.from({ length: 10 }, (_, i) => spanOf(i * 1.001, (i + 1) * 1.001, 29.97));
+    expect(parts.reduce((n, p) => n + p.frames, 0)).toBe(spanOf(0, 10.01, 29.97).frames);
+    expect(parts.reduce((n, p) => n + p.samples, 0)).toBe(spanOf(0, 10.01, 29.97).samples);
+    const c = compile({
+      output: { fps: 25 },
+      timeline: { tracks: [video([0, 1, 2, 3].map((i) => ({ id: `c${i}`, src: A, in: 0, out: 2.5, startTime: 2.5 * i })))] },
+    });
+    const frames = [...graphOf(c).matchAll(/trim=end_frame=(\d+)/g)].map((m) => Number(m[1]));
+    expect(frames).toEqual([63, 62, 63, 62]);
+    // A clip shorter than half a frame has no frame of its own and is left out.
+    const tiny = compile({ output: { fps: 25 }, timeline: { tracks: [video([{ id: "a", src: A, in: 0, out: 1, startTime: 0 }, { id: "t", src: B, in: 0, out: 0.01, startTime: 1 }])] } });
+    expect(graphOf(tiny)).toContain("concat=n=1:");
   });
 
   it("speed: setpts divides time; atempo chains whole factors of 2 or 0.5 with the remainder last", () => {
@@ -97,8 +117,8 @@ describe("timeline compiler: one FFmpeg invocation, one filter graph", () => {
       },
     });
     const g = graphOf(c);
-    expect(g).toContain("anullsrc=r=48000:cl=stereo,atrim=duration=1[a1]");
-    expect(g).toContain("volume=6dB,apad,atrim=duration=1");
+    expect(g).toContain("anullsrc=r=48000:cl=stereo,atrim=end_sample=48000[a1]");
+    expect(g).toContain("volume=6dB,apad,atrim=end_sample=48000");
     expect(c.args.join(" ")).toContain("-protocol_whitelist file -t 1 -i /w/t");
     expect(g).toMatch(/\[3:a:0\]asetpts=PTS-STARTPTS,aresample=48000,aformat=sample_fmts=fltp:channel_layouts=stereo,volume=-3dB,apad/);
     expect(g.match(/anullsrc/g)).toHaveLength(2);

@@ -7,24 +7,38 @@ const run = promisify(execFile);
 /** fontconfig pattern syntax: these characters separate fields unless escaped. */
 const escapePattern = (family: string) => family.replace(/[\\:,-]/g, (c) => `\\${c}`);
 
+/**
+ * The generic families fontconfig's stock configuration defines. Each always resolves, often to
+ * the default face itself (sans-serif is DejaVu Sans with Debian's fonts), which the default check below would
+ * take for an unknown family.
+ */
+const GENERIC_FAMILIES = new Set(["sans-serif", "serif", "monospace", "cursive", "fantasy", "system-ui", "emoji", "math"]);
+
 async function match(pattern: string): Promise<{ families: string[]; file: string }> {
-  const { stdout } = await run("fc-match", ["-f", "%{family}|%{file}", pattern]);
-  const [families, file] = stdout.split("|");
+  const stdout = await run("fc-match", ["-f", "%{family}|%{file}", pattern]).then(
+    (r) => r.stdout,
+    () => "",
+  );
+  const [families = "", file = ""] = stdout.split("|");
+  // Missing, failing or answering nothing usable: the encoder's set-up is broken, and another
+  // attempt on the same machine would fail the same way.
+  if (!file) throw new PermanentJobError("Text cannot be drawn: the encoder could not look up fonts (fontconfig's fc-match is missing or failed).");
   return { families: families.split(",").map((f) => f.trim().toLowerCase()), file };
 }
 
 /**
- * The font file for a family and weight. fc-match never fails: for an unknown family it
- * silently answers its default. A family counts as available when fontconfig matches it by name
- * or by an alias it defines (Arial → Liberation Sans), i.e. when the answer is not the default.
+ * The font file for a family and weight. For an unknown family fc-match does not fail: it
+ * silently answers its default. A family counts as available when it is a generic family, or
+ * fontconfig matches it by name or by an alias it defines (Arial → Liberation Sans), i.e. when
+ * the answer is not the default.
  */
 export async function resolveFont(family: string, weight: "normal" | "bold"): Promise<string> {
   const [wanted, fallback] = await Promise.all([
     match(`${escapePattern(family)}${weight === "bold" ? ":bold" : ""}`),
     match("no-such-family-at-all"),
   ]);
-  const named = wanted.families.includes(family.toLowerCase());
-  if (!named && wanted.families[0] === fallback.families[0]) {
+  const known = GENERIC_FAMILIES.has(family.toLowerCase()) || wanted.families.includes(family.toLowerCase());
+  if (!known && wanted.families[0] === fallback.families[0]) {
     throw new PermanentJobError(`Font family "${family}" is not available on the encoder; use a family fontconfig knows, such as Arial, Helvetica, Times New Roman, Courier New or DejaVu Sans.`);
   }
   return wanted.file;

@@ -1,0 +1,61 @@
+import { chmod, mkdir, mkdtemp, rm, stat, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describeFailure } from "../../../encoder/jobs/failures";
+import { resolveFont } from "../../../encoder/timeline/fonts";
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "fonts-"));
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+describe("resolveFont through fontconfig", () => {
+  it.each(["sans-serif", "serif", "monospace", "Sans-Serif"])("the generic family %s resolves to a font file", async (family) => {
+    expect((await stat(await resolveFont(family, "normal"))).isFile()).toBe(true);
+  });
+
+  it("named families and fontconfig's aliases resolve; bold picks the bold face", async () => {
+    expect(await resolveFont("DejaVu Sans", "normal")).toMatch(/DejaVuSans\.ttf$/);
+    expect(await resolveFont("Arial", "normal")).toMatch(/LiberationSans-Regular\.ttf$/);
+    expect(await resolveFont("Arial", "bold")).toMatch(/LiberationSans-Bold\.ttf$/);
+  });
+
+  it("a family fontconfig does not know fails the job naming it, not retried", async () => {
+    const failure = describeFailure(await resolveFont("No Such Family 123", "normal").catch((e) => e));
+    expect(failure.retryable).toBe(false);
+    expect(failure.message).toMatch(/^Font family "No Such Family 123" is not available/);
+  });
+});
+
+describe("when fc-match cannot answer", () => {
+  /** Runs `fn` with PATH holding only `bin`, so fc-match is whatever is there, or nothing. */
+  async function withPath<T>(bin: string, fn: () => Promise<T>): Promise<T> {
+    const saved = process.env.PATH;
+    process.env.PATH = bin;
+    try {
+      return await fn();
+    } finally {
+      process.env.PATH = saved;
+    }
+  }
+
+  const expectClearFailure = (err: unknown) => {
+    const failure = describeFailure(err);
+    expect(failure.retryable).toBe(false);
+    expect(failure.message).toBe("Text cannot be drawn: the encoder could not look up fonts (fontconfig's fc-match is missing or failed).");
+  };
+
+  it("fc-match missing fails the job with a clear message, not retried", async () => {
+    expectClearFailure(await withPath(join(dir, "empty"), () => resolveFont("DejaVu Sans", "normal").catch((e) => e)));
+  });
+
+  it("fc-match failing does the same", async () => {
+    const bin = join(dir, "failing");
+    await mkdir(bin);
+    await writeFile(join(bin, "fc-match"), "#!/bin/sh\necho 'Fontconfig error: cannot load default config file' >&2\nexit 1\n");
+    await chmod(join(bin, "fc-match"), 0o755);
+    expectClearFailure(await withPath(bin, () => resolveFont("DejaVu Sans", "normal").catch((e) => e)));
+  });
+});

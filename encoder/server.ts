@@ -1,7 +1,8 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import { Receiver } from "@upstash/qstash";
 import { z } from "zod";
-import { processDelivery, type PipelineDeps } from "./jobs/pipeline";
+import { semaphore, singleFlight } from "./concurrency";
+import { processDelivery, type DeliveryResult, type PipelineDeps } from "./jobs/pipeline";
 
 /** `firstAttempt`: where a re-dispatched job's attempts resume (worker/lib/sweep.ts). */
 const deliveryBody = z.object({ jobId: z.string().uuid(), firstAttempt: z.number().int().min(0).default(0) });
@@ -31,22 +32,6 @@ async function readBody(req: IncomingMessage, limit = 64 * 1024): Promise<string
   return Buffer.concat(chunks).toString("utf8");
 }
 
-/** Waits for one of `limit` slots: jobs beyond it wait here rather than encode at once. */
-function semaphore(limit: number) {
-  let active = 0;
-  const waiting: (() => void)[] = [];
-  return async <T>(fn: () => Promise<T>): Promise<T> => {
-    if (active >= limit) await new Promise<void>((resolve) => waiting.push(resolve));
-    active += 1;
-    try {
-      return await fn();
-    } finally {
-      active -= 1;
-      waiting.shift()?.();
-    }
-  };
-}
-
 /**
  * The encoder's HTTP face: QStash deliveries in, nothing else. A delivery is answered only
  * when its job is settled, so QStash's flow control (parallelism 2) counts running encodes.
@@ -54,6 +39,9 @@ function semaphore(limit: number) {
 export function createEncoderServer(deps: PipelineDeps, opts: { signingKeys: { current: string; next: string }; concurrency: number }): Server {
   const receiver = new Receiver({ currentSigningKey: opts.signingKeys.current, nextSigningKey: opts.signingKeys.next });
   const limit = semaphore(opts.concurrency);
+  // QStash delivers a message again when a delivery outlives its response timeout, though the
+  // first is still encoding: the redelivery joins that encode rather than starting a second.
+  const once = singleFlight<DeliveryResult>();
 
   return createServer(async (req, res) => {
     const reply = (status: number, body: Record<string, unknown>, headers: Record<string, string> = {}) => {
@@ -78,7 +66,7 @@ export function createEncoderServer(deps: PipelineDeps, opts: { signingKeys: { c
     if (!delivery) return reply(489, { error: "Malformed delivery" }, { "Upstash-NonRetryable-Error": "true" });
     const { jobId, attempt } = delivery;
     try {
-      const result = await limit(() => processDelivery(deps, jobId, attempt));
+      const result = await once(jobId, () => limit(() => processDelivery(deps, jobId, attempt)));
       reply(result === "done" ? 200 : 500, { jobId, result });
     } catch (err) {
       console.error(JSON.stringify({ level: "error", jobId, error: String(err) }));

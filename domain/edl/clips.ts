@@ -222,6 +222,8 @@ export function readTextClip(source: JsonObject, path: string, issues: Issues): 
   const background = readBackground(f, issues.errors);
   const outline = readOutline(f, issues.errors);
   const shadow = readShadow(f, issues.errors);
+  // drawtext has no blur: the shadow is drawn sharp, and the client hears of it.
+  if (shadow?.blur) issues.warnings.push(`${f.path("shadow")}.blur: shadow blur is not applied; the shadow is drawn sharp`);
 
   const valid = issues.errors.length === before;
   return {

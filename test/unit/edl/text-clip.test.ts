@@ -105,6 +105,13 @@ describe("spec: EDL document › Text clip › background, outline, shadow", () 
     });
   });
 
+  it("decision: a shadow blur is accepted and drawn sharp, with a warning", () => {
+    const blurred = validateEdl(withTrack("text", [textClip({ shadow: { blur: 4 } })]), "free");
+    expect(blurred.valid).toBe(true);
+    expect(blurred.warnings).toEqual([`${EXTRA0}.shadow.blur: shadow blur is not applied; the shadow is drawn sharp`]);
+    expect(validateEdl(withTrack("text", [textClip({ shadow: { blur: 0 } })]), "free").warnings).toEqual([]);
+  });
+
   it("each part is checked", () => {
     expect(
       errorsFor({

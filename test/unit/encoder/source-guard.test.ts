@@ -56,12 +56,15 @@ describe("guarded download", () => {
       }
       if (url.pathname === "/redirect") return res.writeHead(302, { location: url.searchParams.get("to")! }).end();
       if (url.pathname === "/missing") return res.writeHead(404).end();
+      // Sends the headers and a first chunk, then nothing more: a source that hangs.
+      if (url.pathname === "/stall") return res.writeHead(200).write(payload);
       res.writeHead(500).end();
     });
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
     base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
   });
   afterAll(async () => {
+    server.closeAllConnections();
     await new Promise<void>((r) => server.close(() => r()));
     await rm(dir, { recursive: true, force: true });
   });
@@ -118,5 +121,13 @@ describe("guarded download", () => {
     const closed = await downloadSource("http://127.0.0.1:9/nothing", join(dir, "c"), dev).catch((e) => e);
     expect(closed).toBeInstanceOf(DownloadError);
     expect(closed.message).toBe("Download failed: connection refused");
+  });
+
+  it("a source that stops sending is given up at the timeout, retryably, leaving no partial file", async () => {
+    const dest = join(dir, "stalled");
+    const stalled = await downloadSource(`${base}/stall`, dest, { ...dev, timeoutMs: 500 }).catch((e) => e);
+    expect(stalled).toBeInstanceOf(DownloadError);
+    expect(stalled.message).toBe("Download failed: timed out");
+    await expect(stat(dest)).rejects.toThrow();
   });
 });

@@ -2,7 +2,7 @@ import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { jobs } from "../../drizzle/schema";
 import { createStorage } from "../../worker/services/storage";
-import { admin, call, completeJob, createJob, newAccount, objectUrl, s3, stack } from "./harness";
+import { ISO_MS, admin, call, completeJob, createJob, newAccount, objectUrl, s3, stack } from "./harness";
 
 const HOUR = 3600_000;
 
@@ -25,6 +25,7 @@ describe("spec: GET /jobs/{id}/download-url › signed links", () => {
     const res = await call("GET", `/jobs/${job.id}/download-url`, { key: apiKey });
     expect(res.status).toBe(200);
     expect(Object.keys(res.body).sort()).toEqual(["downloadUrl", "expiresAt", "message"]);
+    expect(res.body.expiresAt).toMatch(ISO_MS);
     const ttl = Date.parse(res.body.expiresAt) - before;
     expect(ttl).toBeGreaterThan(4 * HOUR - 60_000);
     expect(ttl).toBeLessThanOrEqual(4 * HOUR + 1000);

@@ -145,7 +145,8 @@ describe("spec: Errors › 403 PRESET_NOT_ALLOWED", () => {
     expect(res.body.requiredPlan).toBe("pro");
     expect(res.body.yourPlan).toBe("free");
     expect(res.body.message).toContain("Starter");
-    expect(typeof res.body.upgradeMessage).toBe("string");
+    expect(res.body.upgradeMessage).toMatch(/Indie\/Pro.*hls_abr_264_standard/);
+    expect(Object.keys(res.body).sort()).toEqual(["availablePresets", "code", "error", "message", "requiredPlan", "upgradeMessage", "yourPlan"]);
     expect([...res.body.availablePresets].sort()).toEqual(
       ["mp4_264_240p", "mp4_264_480p", "mp4_264_720p", "hls_abr_264_basic", "audio_aac_podcast", "util_thumbnails", "util_subs_sidecar_basic"].sort(),
     );

@@ -20,6 +20,10 @@ describe("spec: GET /jobs/{id} › full read", () => {
       links: { self: `/api/v1/jobs/${job.id}`, cancel: `/api/v1/jobs/${job.id}` },
     });
     expect(res.body.links.output).toBeUndefined();
+    // The spec's fields, plus the two additive ones the README names (clientMetadata, progress).
+    expect(Object.keys(res.body).sort()).toEqual(
+      ["id", "status", "preset", "inputUrl", "outputUrl", "expiration", "duration", "errorMessage", "retryCount", "metadata", "links", "clientMetadata", "progress"].sort(),
+    );
     expect(res.body.metadata).toEqual({
       createdAt: expect.stringMatching(ISO_MS),
       startedAt: null,

@@ -1,4 +1,5 @@
-import type { ValidatedEdl } from "../../domain/edl/schema";
+import type { TextClip, ValidatedEdl } from "../../domain/edl/schema";
+import { fontKey } from "./compile";
 import { ffSeconds } from "./time";
 
 type AssetUse = { as: "media" | "image"; clipId: string };
@@ -34,6 +35,16 @@ export function planAssets(edl: ValidatedEdl): AssetNeed[] {
     if (track.type === "overlay") for (const clip of track.clips) use(clip.src, "image", clip.id);
   }
   return [...needs.values()];
+}
+
+/** The fonts the text clips need, each family and weight once: one fontconfig lookup apiece. */
+export function planFonts(edl: ValidatedEdl): Pick<TextClip, "fontFamily" | "fontWeight">[] {
+  const fonts = new Map<string, Pick<TextClip, "fontFamily" | "fontWeight">>();
+  for (const track of edl.timeline.tracks) {
+    if (track.type !== "text") continue;
+    for (const { fontFamily, fontWeight } of track.clips) fonts.set(fontKey({ fontFamily, fontWeight }), { fontFamily, fontWeight });
+  }
+  return [...fonts.values()];
 }
 
 /** Video clips whose in-point is at or past the end of their source, by the probed durations. */

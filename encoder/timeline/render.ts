@@ -10,7 +10,7 @@ import type { RenderResult } from "../jobs/pipeline";
 import { SourceRefusedError } from "../source/address-policy";
 import { downloadSource, type DownloadPolicy } from "../source/download";
 import { assertSelfContained, assertSelfContainedFormat } from "../source/self-contained";
-import { planAssets, inPointErrors, type AssetNeed } from "./assets";
+import { planAssets, planFonts, inPointErrors, type AssetNeed } from "./assets";
 import { TimelineError, compileTimeline, fontKey, type TimelineAssets } from "./compile";
 import { resolveFont } from "./fonts";
 import { CONTENT_TYPES } from "./output-args";
@@ -88,12 +88,10 @@ export async function renderTimelineJob(job: ClaimedJob, ctx: RenderContext, pol
       });
     }
   };
-  const textClips = edl.timeline.tracks.flatMap((t) => (t.type === "text" ? t.clips : []));
   await Promise.all([
     ...planAssets(edl).map(fetchAsset),
-    ...textClips.map(async (clip) => {
-      const key = fontKey(clip);
-      if (!assets.fonts.has(key)) assets.fonts.set(key, await resolveFont(clip.fontFamily, clip.fontWeight));
+    ...planFonts(edl).map(async (font) => {
+      assets.fonts.set(fontKey(font), await resolveFont(font.fontFamily, font.fontWeight));
     }),
   ]);
   const errors = inPointErrors(edl, durations);

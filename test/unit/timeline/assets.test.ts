@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { validateEdl } from "../../../domain/edl/validate";
-import { inPointErrors, planAssets } from "../../../encoder/timeline/assets";
+import { inPointErrors, planAssets, planFonts } from "../../../encoder/timeline/assets";
 
 const A = "https://media.example.com/a.mp4";
 const B = "https://media.example.com/b.mp4";
@@ -12,6 +12,23 @@ function edl(tracks: unknown[]) {
   expect(result.errors).toEqual([]);
   return result.edl!;
 }
+
+describe("planFonts: each family and weight once, however many text clips use it", () => {
+  it("three captions in two fonts need two lookups", () => {
+    const caption = (id: string, extra: Record<string, unknown> = {}) => ({ id, text: id, startTime: 0, duration: 1, ...extra });
+    const fonts = planFonts(
+      edl([
+        { type: "video", clips: [{ id: "v", src: A, in: 0, out: 1, startTime: 0 }] },
+        { type: "text", clips: [caption("t1"), caption("t2", { fontWeight: "bold" })] },
+        { type: "text", clips: [caption("t3")] },
+      ]),
+    );
+    expect(fonts).toEqual([
+      { fontFamily: "Arial", fontWeight: "normal" },
+      { fontFamily: "Arial", fontWeight: "bold" },
+    ]);
+  });
+});
 
 describe("planAssets: each distinct URL once, with what it is used as", () => {
   it("a URL used as a clip's source and as an overlay is one asset with both uses", () => {

@@ -13,11 +13,12 @@ let fixtures: FixtureServer;
 let short: string;
 let long: string;
 
-/** FFmpeg processes whose arguments mention this job (its work dir carries the job id). */
-async function ffmpegFor(jobId: string): Promise<number> {
+/** Pids of the FFmpeg processes whose arguments mention this job (its work dir carries the job id). */
+async function ffmpegPids(jobId: string): Promise<string[]> {
   const { stdout } = await exec("pgrep", ["-f", `ffmpeg.*job-${jobId}`]).catch(() => ({ stdout: "" }));
-  return stdout.split("\n").filter(Boolean).length;
+  return stdout.split("\n").filter(Boolean);
 }
+const ffmpegFor = async (jobId: string) => (await ffmpegPids(jobId)).length;
 
 async function workDirsFor(jobId: string) {
   return (await readdir(e2e.workDir)).filter((d) => d.startsWith(`job-${jobId}`));
@@ -138,12 +139,16 @@ describe("spec: Limits › worker concurrency", () => {
 });
 
 describe("crash safety", () => {
-  it("a killed encoder mid-job: the job is retried and completes; no temp files remain", async () => {
+  it("a killed encoder mid-job: its orphaned FFmpeg is killed by the next encoder; the job is retried and completes; no temp files remain", async () => {
     const c = await e2e.client();
     const created = await c.call("POST", "/jobs", { inputUrl: long, preset: "mp4_264_480p" });
     const id = created.body.id;
     await e2e.waitFor(c, id, (j) => j.status === "processing" && j.progress > 0.05);
+    const orphans = await ffmpegPids(id);
+    expect(orphans.length).toBeGreaterThan(0);
+    // SIGKILL gives the encoder no chance to take FFmpeg with it; the restarted one cleans up.
     await e2e.stack.crashEncoder(true);
+    expect((await ffmpegPids(id)).filter((pid) => orphans.includes(pid))).toEqual([]);
     const job = await e2e.waitFor(c, id, undefined, 240_000);
     expect(job.status).toBe("completed");
     expect(job.retryCount).toBeGreaterThanOrEqual(1);

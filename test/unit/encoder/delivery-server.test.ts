@@ -1,0 +1,86 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Client } from "@upstash/qstash";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startQStashEmulator } from "../../../dev/cloud/qstash-emulator";
+import type { ClaimedJob, InternalApi } from "../../../encoder/internal-api";
+import type { PipelineDeps } from "../../../encoder/jobs/pipeline";
+import { createEncoderServer } from "../../../encoder/server";
+import type { Uploader } from "../../../encoder/upload/s3";
+
+/**
+ * The encoder's delivery server with real signed deliveries from the QStash emulator. Only the
+ * encoder's own collaborators (the Worker's internal API, the renderer, the uploader) are
+ * stand-ins, so the test can hold a render open and count what happens.
+ */
+const jobId = "0f4e8c2a-5b1d-4c3e-9a7f-1e2d3c4b5a69";
+let emulator: Awaited<ReturnType<typeof startQStashEmulator>>;
+let workRoot: string;
+
+beforeAll(async () => {
+  emulator = await startQStashEmulator({ host: "127.0.0.1", retryBaseMs: 50 });
+  workRoot = await mkdtemp(join(tmpdir(), "delivery-"));
+});
+afterAll(async () => {
+  await emulator.stop();
+  await rm(workRoot, { recursive: true, force: true });
+});
+
+async function until(what: string, check: () => boolean, timeoutMs = 10_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe("encoder delivery server", () => {
+  it("a redelivery of a job still encoding joins that encode: one claim, one render, one completion", async () => {
+    const calls = { claim: 0, render: 0, complete: 0 };
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const api = {
+      claim: async (id: string, attempt: number): Promise<ClaimedJob> => {
+        calls.claim += 1;
+        return { id, attempt, accountId: "acct", preset: "mp4_264_720p", inputUrl: "https://media.example.com/a.mp4", edl: null, plan: "free", maxSourceSeconds: 600 };
+      },
+      heartbeat: async () => ({ status: "processing" }),
+      complete: async () => ((calls.complete += 1), { status: "completed" }),
+      fail: async () => ({ status: "failed" }),
+    } as unknown as InternalApi;
+    const deps: PipelineDeps = {
+      api,
+      uploader: { uploadFile: async () => 1, uploadStream: async () => 1 } as unknown as Uploader,
+      render: async (_job, ctx) => {
+        calls.render += 1;
+        await held;
+        const path = join(ctx.workDir, "out.mp4");
+        await writeFile(path, "x");
+        return { output: { kind: "file", path, fileName: "out.mp4", contentType: "video/mp4" }, duration: 1 };
+      },
+      workRoot,
+      heartbeatMs: 60_000,
+    };
+    const server = createEncoderServer(deps, {
+      signingKeys: { current: emulator.currentSigningKey, next: emulator.nextSigningKey },
+      concurrency: 2,
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/deliveries/jobs`;
+      const qstash = new Client({ baseUrl: emulator.url, token: emulator.token });
+      // The same job delivered twice while the first encode runs, as QStash does after a response timeout.
+      const ids = await Promise.all([1, 2].map(async () => (await qstash.publishJSON({ url, body: { jobId }, retries: 0 })).messageId));
+      const states = () => emulator.messages().filter((m) => ids.includes(m.messageId)).map((m) => m.state);
+      await until("both deliveries to be open", () => states().every((s) => s === "delivering"));
+      release();
+      await until("both deliveries to be answered", () => states().every((s) => s === "delivered"));
+      expect(calls).toEqual({ claim: 1, render: 1, complete: 1 });
+    } finally {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    }
+  });
+});

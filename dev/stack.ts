@@ -20,6 +20,8 @@ export interface StackOptions {
   workerPort?: number;
   encoder: EncoderChoice;
   log?: (source: string, line: string) => void;
+  /** The QStash emulator's first retry delay (each later one doubles). */
+  qstashRetryBaseMs?: number;
   /** Abandons the start: whatever had started is stopped and startStack rejects. */
   signal?: AbortSignal;
 }
@@ -63,7 +65,12 @@ export async function startStack(opts: StackOptions) {
     for (const s of stops.splice(0).reverse()) await s().catch((err) => console.error("stack teardown:", err));
   };
   try {
-    const cloud = await startLocalCloud({ databaseUrl: opts.databaseUrl, dataDir: opts.dataDir, redisUrl: opts.redisUrl });
+    const cloud = await startLocalCloud({
+      databaseUrl: opts.databaseUrl,
+      dataDir: opts.dataDir,
+      redisUrl: opts.redisUrl,
+      qstashRetryBaseMs: opts.qstashRetryBaseMs,
+    });
     stops.push(cloud.stop);
     await applyMigrations(cloud.databaseUrl);
 

@@ -17,7 +17,12 @@ export interface Client {
  */
 export async function startE2E(opts: { allowLoopbackSources: boolean; env?: Record<string, string> }) {
   const workDir = await mkdtemp(join(tmpdir(), "encoder-work-"));
-  const stack = await startTestStack({ kind: "process", allowLoopbackSources: opts.allowLoopbackSources, workDir, env: opts.env });
+  // Redeliveries 3 s and 6 s after a failure (real QStash waits longer still): a crashed encoder
+  // restarting on a loaded machine is listening again before QStash gives up on its message.
+  const stack = await startTestStack(
+    { kind: "process", allowLoopbackSources: opts.allowLoopbackSources, workDir, env: opts.env },
+    { qstashRetryBaseMs: 3000 },
+  );
   const admin = openAdmin({ databaseUrl: stack.info.databaseUrl, redis: stack.info.cloud.redis });
   const api = stack.info.apiUrl;
 

@@ -4,13 +4,14 @@ import { createScratchDatabase } from "./postgres";
 export type { StackInfo } from "../../dev/stack";
 
 /** The stack on a scratch database of the machine's PostgreSQL, with the real Redis behind the REST stand-in. */
-export async function startTestStack(encoder: EncoderChoice) {
+export async function startTestStack(encoder: EncoderChoice, opts: { qstashRetryBaseMs?: number } = {}) {
   const database = await createScratchDatabase("vep_test");
   try {
     const stack = await startStack({
       databaseUrl: database.url,
       redisUrl: "redis://127.0.0.1:6379",
       encoder,
+      qstashRetryBaseMs: opts.qstashRetryBaseMs,
       log: process.env.DEBUG_STACK ? (source, line) => console.error(`[${source}] ${line}`) : undefined,
     });
     return {

@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { startNeonHttp } from "./neon-http";
 import { startNeonWsProxy } from "./neon-ws-proxy";
 import { startPgliteServer } from "./pglite-server";
 import { startQStashEmulator } from "./qstash-emulator";
@@ -21,6 +22,8 @@ export interface LocalCloudOptions {
 export interface LocalCloud {
   databaseUrl: string;
   neonWsProxy: string;
+  /** Neon's SQL-over-HTTP endpoint (`neonConfig.fetchEndpoint`), e.g. `http://127.0.0.1:PORT/sql`. */
+  neonHttp: string;
   s3: { endpoint: string; region: string; bucket: string; accessKeyId: string; secretAccessKey: string };
   qstash: { url: string; token: string; currentSigningKey: string; nextSigningKey: string };
   redis: { url: string; token: string };
@@ -46,6 +49,8 @@ export async function startLocalCloud(opts: LocalCloudOptions = {}): Promise<Loc
     }
     const proxy = await startNeonWsProxy(host);
     stops.push(proxy.stop);
+    const neonHttp = await startNeonHttp({ host, databaseUrl });
+    stops.push(neonHttp.stop);
     const bucket = "outputs";
     const s3 = await startS3Server({ host, directory: join(dataDir, "s3"), bucket });
     stops.push(s3.stop);
@@ -56,6 +61,7 @@ export async function startLocalCloud(opts: LocalCloudOptions = {}): Promise<Loc
     return {
       databaseUrl,
       neonWsProxy: proxy.address,
+      neonHttp: neonHttp.endpoint,
       s3: { endpoint: s3.endpoint, region: "auto", bucket, accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },
       qstash: { url: qstash.url, token: qstash.token, currentSigningKey: qstash.currentSigningKey, nextSigningKey: qstash.nextSigningKey },
       redis: { url: redis.url, token: redis.token },

@@ -38,27 +38,62 @@ export const NEON_HTTP_APPLICATION_NAME = "local-neon-http";
 const RAW_TEXT: pg.CustomTypesConfig = { getTypeParser: () => (value: string) => value };
 
 interface TargetPool {
+  target: Target;
   pool: pg.Pool;
   /** Array type OID → element type OID (0: not an array), learnt from pg_type as columns appear. */
   elementTypes: Map<number, number>;
+}
+
+/** pg keeps the backend's pid from BackendKeyData but does not declare it. */
+const backendPid = (client: pg.PoolClient) => (client as pg.PoolClient & { processID: number }).processID;
+
+/**
+ * Postgres does not notice a closed socket while a query computes, so a query whose client hung
+ * up is cancelled from a connection of its own (never a pooled one, which may all be busy).
+ */
+async function cancelBackend(target: Target, pid: number) {
+  const canceller = new pg.Client({ ...target, application_name: NEON_HTTP_APPLICATION_NAME });
+  canceller.on("error", () => undefined);
+  try {
+    await canceller.connect();
+    await canceller.query("select pg_cancel_backend($1)", [pid]);
+  } finally {
+    await canceller.end().catch(() => undefined);
+  }
 }
 
 /** A pooled connection, given back once: to the pool when idle, closed when in any doubt. */
 class Lease {
   private released = false;
   private broken = false;
+  private cancelling = false;
   // pg emits "error" on a checked-out client whose connection drops; unheard, it would end the process.
   private readonly onError = (err: Error) => {
     this.broken = true;
     log("neon-http: connection lost", err);
   };
 
-  constructor(readonly client: pg.PoolClient) {
+  constructor(
+    readonly client: pg.PoolClient,
+    private readonly target: Target,
+  ) {
     client.on("error", this.onError);
   }
 
+  /** Cancels the running query and closes the connection; until then nobody else may use it. */
+  hangUp() {
+    if (this.released || this.cancelling) return;
+    this.cancelling = true;
+    cancelBackend(this.target, backendPid(this.client))
+      .catch((err) => log("neon-http: could not cancel a query", err))
+      .finally(() => {
+        this.cancelling = false;
+        this.release(true);
+      });
+  }
+
   release(discard = false) {
-    if (this.released) return;
+    if (this.released || this.cancelling) return;
     this.released = true;
     this.client.removeListener("error", this.onError);
     // As Neon's pool does, only a connection idle outside any transaction is reused.
@@ -183,16 +218,16 @@ export async function startNeonHttp(opts: NeonHttpOptions = {}) {
       // An idle connection can die with its server (a restart, a dropped database); the pool
       // replaces it, and without this listener the error would take the process down.
       pool.on("error", (err) => log("neon-http: idle connection lost", err));
-      entry = { pool, elementTypes: new Map() };
+      entry = { target, pool, elementTypes: new Map() };
       pools.set(key, entry);
     }
     return entry;
   }
 
   async function execute(target: TargetPool, payload: Payload, options: RequestOptions, signal: AbortSignal) {
-    const lease = new Lease(await target.pool.connect());
-    // A client that hangs up stops its query: the connection is closed, as Neon cancels it.
-    const hangUp = () => lease.release(true);
+    const lease = new Lease(await target.pool.connect(), target.target);
+    // A client that hangs up stops its query, as Neon cancels it.
+    const hangUp = () => lease.hangUp();
     signal.addEventListener("abort", hangUp);
     try {
       if (signal.aborted) throw new Error("the client went away");
@@ -214,7 +249,8 @@ export async function startNeonHttp(opts: NeonHttpOptions = {}) {
       );
       return payload.kind === "single" ? json[0] : `{"results":[${json.join(",")}]}`;
     } catch (err) {
-      lease.release(!(err instanceof pg.DatabaseError));
+      // A statement Postgres refused leaves the connection fine; a FATAL one, or anything else, does not.
+      lease.release(!(err instanceof pg.DatabaseError && err.severity === "ERROR"));
       throw err;
     } finally {
       signal.removeEventListener("abort", hangUp);

@@ -130,6 +130,9 @@ export interface Target {
   database: string;
 }
 
+/** Where a connection string points, the IPv6 brackets taken off. */
+export const hostAndPort = (url: URL) => ({ host: url.hostname.replace(/^\[(.*)\]$/, "$1"), port: url.port ? Number(url.port) : 5432 });
+
 /** The database a request names in `Neon-Connection-String`; Neon's messages for what is missing. */
 export function parseTarget(connectionString: string | undefined): Target {
   if (!connectionString) throw new ProtocolError("invalid header: neon-connection-string");
@@ -145,15 +148,17 @@ export function parseTarget(connectionString: string | undefined): Target {
   if (!url.username) throw new ProtocolError("missing username");
   if (!url.hostname) throw new ProtocolError("missing hostname");
   return {
-    host: url.hostname.replace(/^\[(.*)\]$/, "$1"),
-    port: url.port ? Number(url.port) : 5432,
+    ...hostAndPort(url),
     user: decodeURIComponent(url.username),
     password: url.password ? decodeURIComponent(url.password) : undefined,
     database,
   };
 }
 
-export const isLoopbackHost = (host: string) =>
-  host === "localhost" || (ipaddr.isValid(host) && ipaddr.process(host).range() === "loopback");
+const isLoopbackHost = (host: string) => host === "localhost" || (ipaddr.isValid(host) && ipaddr.process(host).range() === "loopback");
+
+/** A development tool connects to loopback hosts and to the local cloud's own database, nowhere else. */
+export const mayConnect = (target: Target, configured?: { host: string; port: number }) =>
+  isLoopbackHost(target.host) || (configured !== undefined && target.host === configured.host && target.port === configured.port);
 
 export const targetKey = (t: Target) => JSON.stringify([t.host, t.port, t.user, t.password ?? null, t.database]);

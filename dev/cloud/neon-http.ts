@@ -6,7 +6,8 @@ import {
   ProtocolError,
   batchResponseHeaders,
   beginStatement,
-  isLoopbackHost,
+  hostAndPort,
+  mayConnect,
   parsePayload,
   parseRequestOptions,
   parseTarget,
@@ -37,7 +38,8 @@ export const NEON_HTTP_APPLICATION_NAME = "local-neon-http";
 /** Values exactly as Postgres prints them: the driver applies its own type parsers to them. */
 const RAW_TEXT: pg.CustomTypesConfig = { getTypeParser: () => (value: string) => value };
 
-interface TargetPool {
+/** The connections to one database (as one user), and what has been learnt about its types. */
+interface DatabasePool {
   target: Target;
   pool: pg.Pool;
   /** Array type OID → element type OID (0: not an array), learnt from pg_type as columns appear. */
@@ -192,17 +194,13 @@ export async function startNeonHttp(opts: NeonHttpOptions = {}) {
   const poolSize = opts.poolSize ?? 10;
   const maxRequestBytes = opts.maxRequestBytes ?? NEON_BODY_LIMIT_BYTES;
   const maxResponseBytes = opts.maxResponseBytes ?? NEON_BODY_LIMIT_BYTES;
-  const configured = opts.databaseUrl ? new URL(opts.databaseUrl) : undefined;
-  const pools = new Map<string, TargetPool>();
+  const configured = opts.databaseUrl ? hostAndPort(new URL(opts.databaseUrl)) : undefined;
+  const pools = new Map<string, DatabasePool>();
   let stopped = false;
 
-  const allowed = (t: Target) =>
-    isLoopbackHost(t.host) ||
-    (configured !== undefined && t.host === configured.hostname && t.port === Number(configured.port || 5432));
-
-  function poolFor(target: Target): TargetPool {
+  function poolFor(target: Target): DatabasePool {
     if (stopped) throw new ProtocolError("the local Neon stand-in is shutting down", 503);
-    if (!allowed(target)) {
+    if (!mayConnect(target, configured)) {
       throw new ProtocolError(`the local Neon stand-in only connects to loopback hosts and the local cloud's database, not ${target.host}`);
     }
     const key = targetKey(target);
@@ -224,27 +222,30 @@ export async function startNeonHttp(opts: NeonHttpOptions = {}) {
     return entry;
   }
 
-  async function execute(target: TargetPool, payload: Payload, options: RequestOptions, signal: AbortSignal) {
-    const lease = new Lease(await target.pool.connect(), target.target);
+  async function execute(database: DatabasePool, payload: Payload, options: RequestOptions, signal: AbortSignal) {
+    const lease = new Lease(await database.pool.connect(), database.target);
+    if (signal.aborted) {
+      lease.release();
+      throw new Error("the client went away while waiting for a connection");
+    }
     // A client that hangs up stops its query, as Neon cancels it.
     const hangUp = () => lease.hangUp();
     signal.addEventListener("abort", hangUp);
     try {
-      if (signal.aborted) throw new Error("the client went away");
       const budget = { left: maxResponseBytes, max: maxResponseBytes };
       const client = lease.client;
       const results =
         payload.kind === "single"
           ? [await runStatement(client, payload.statement, budget)]
           : await runBatch(client, payload.statements, options, budget);
-      if (!options.rawTextOutput) await learnElementTypes(client, target.elementTypes, results);
+      if (!options.rawTextOutput) await learnElementTypes(client, database.elementTypes, results);
       lease.release();
       const statements = payload.kind === "single" ? [payload.statement] : payload.statements;
       const json = results.map((result, i) =>
         statementJson(result, {
           arrayMode: statements[i].arrayMode ?? options.arrayMode,
           rawTextOutput: options.rawTextOutput,
-          elementTypes: target.elementTypes,
+          elementTypes: database.elementTypes,
         }),
       );
       return payload.kind === "single" ? json[0] : `{"results":[${json.join(",")}]}`;

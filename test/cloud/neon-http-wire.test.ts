@@ -3,18 +3,20 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startLocalCloud } from "../../dev/cloud";
 import { NEON_HTTP_APPLICATION_NAME, startNeonHttp, type NeonHttpOptions } from "../../dev/cloud/neon-http";
+import { mayConnect } from "../../dev/cloud/neon-http-protocol";
 import { workerVars } from "../../dev/worker-vars";
 import { createScratchDatabase } from "../support/postgres";
 
 let scratch: Awaited<ReturnType<typeof createScratchDatabase>>;
 let server: Awaited<ReturnType<typeof startNeonHttp>>;
-let direct: pg.Pool;
+let direct: pg.Client;
 
 beforeAll(async () => {
   scratch = await createScratchDatabase("neon_http_wire");
   server = await startNeonHttp({ databaseUrl: scratch.url, poolSize: 3 });
   neonConfig.fetchEndpoint = server.endpoint;
-  direct = new pg.Pool({ connectionString: scratch.url, max: 2 });
+  direct = new pg.Client({ connectionString: scratch.url });
+  await direct.connect();
   await direct.query("create table ledger (v integer)");
   await direct.query("create type mood as enum ('calm', 'loud')");
 });
@@ -147,6 +149,16 @@ describe("what the stand-in refuses", () => {
     const url = new URL(scratch.url);
     url.hostname = "localhost";
     expect(await neon(url.toString())`select 1 as ok`).toEqual([{ ok: 1 }]);
+  });
+
+  it("connects to the local cloud's database even off loopback, and to nothing else there", () => {
+    const configured = { host: "db.local.test", port: 5433 };
+    const target = (host: string, port: number) => ({ host, port, user: "u", database: "d" });
+    expect(mayConnect(target("db.local.test", 5433), configured)).toBe(true);
+    expect(mayConnect(target("db.local.test", 5432), configured)).toBe(false);
+    expect(mayConnect(target("other.test", 5433), configured)).toBe(false);
+    expect(["127.0.0.1", "127.1.2.3", "::1", "localhost"].map((h) => mayConnect(target(h, 5432)))).toEqual([true, true, true, true]);
+    expect(["10.0.0.1", "::ffff:10.0.0.1", "0.0.0.0", "example.com"].map((h) => mayConnect(target(h, 5432)))).toEqual([false, false, false, false]);
   });
 
   it("JWT authentication, which only Neon can check", async () => {

@@ -14,7 +14,8 @@ const POOL_SIZE = 5;
 
 let scratch: Awaited<ReturnType<typeof createScratchDatabase>>;
 let server: Awaited<ReturnType<typeof startNeonHttp>>;
-let direct: pg.Pool;
+/** pg straight to the database: what the stand-in is compared with. A Client, whose end() waits for the close. */
+let direct: pg.Client;
 let sql: NeonQueryFunction<false, false>;
 
 beforeAll(async () => {
@@ -23,7 +24,8 @@ beforeAll(async () => {
   server = await startNeonHttp({ databaseUrl: scratch.url, poolSize: POOL_SIZE });
   neonConfig.fetchEndpoint = server.endpoint;
   sql = neon(scratch.url);
-  direct = new pg.Pool({ connectionString: scratch.url, max: 3 });
+  direct = new pg.Client({ connectionString: scratch.url });
+  await direct.connect();
   await direct.query(`create table samples (
     id uuid primary key, doc jsonb, at timestamptz(3), amount numeric, ratio double precision,
     progress real, n integer, big bigint, ok boolean, label text, tags text[])`);
@@ -188,7 +190,8 @@ describe("batches (sql.transaction): one transaction each", () => {
     // transaction appends too. Only if the batch ran serializable can Postgres see the cycle.
     const writeSkew = async (options: { isolationLevel?: "Serializable" }) => {
       await direct.query("truncate ledger; insert into ledger values (1)");
-      const other = await direct.connect();
+      const other = new pg.Client({ connectionString: scratch.url });
+      await other.connect();
       try {
         await other.query("begin isolation level serializable");
         await other.query("select sum(v) from ledger");
@@ -199,8 +202,7 @@ describe("batches (sql.transaction): one transaction each", () => {
       } catch (err) {
         return (err as pg.DatabaseError).code;
       } finally {
-        await other.query("rollback").catch(() => undefined);
-        other.release();
+        await other.end();
       }
     };
     expect(await writeSkew({ isolationLevel: "Serializable" })).toBe("40001");

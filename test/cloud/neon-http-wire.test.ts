@@ -270,4 +270,19 @@ describe("startLocalCloud", () => {
     }
     await expect(fetch(cloud.neonHttp, { method: "POST" })).rejects.toThrow();
   });
+
+  it("without a database given, serves the local cloud's own embedded one: queries and atomic batches", async () => {
+    const cloud = await startLocalCloud();
+    try {
+      neonConfig.fetchEndpoint = cloud.neonHttp;
+      const sql = neon(cloud.databaseUrl);
+      expect(await sql`select ${"é"}::text as s, ${{ a: [1] }}::jsonb as j`).toEqual([{ s: "é", j: { a: [1] } }]);
+      await sql`create table t (n int)`;
+      expect((await failure(sql.transaction([sql`insert into t values (1)`, sql`selec`]))).code).toBe("42601");
+      expect(await sql.transaction([sql`insert into t values (2)`, sql`select array_agg(n) as ns from t`])).toEqual([[], [{ ns: [2] }]]);
+    } finally {
+      neonConfig.fetchEndpoint = server.endpoint;
+      await cloud.stop();
+    }
+  });
 });

@@ -46,6 +46,12 @@ interface DatabasePool {
   elementTypes: Map<number, number>;
 }
 
+/** Bytes of rows a request may still be answered with, out of its limit. */
+interface ResponseBudget {
+  left: number;
+  max: number;
+}
+
 /** pg keeps the backend's pid from BackendKeyData but does not declare it. */
 const backendPid = (client: pg.PoolClient) => (client as pg.PoolClient & { processID: number }).processID;
 
@@ -119,7 +125,7 @@ async function readBody(req: IncomingMessage, limit: number): Promise<string> {
 }
 
 /** Runs one statement over the extended protocol, as Neon does (one statement, text parameters). */
-function runStatement(client: pg.PoolClient, statement: Statement, budget: { left: number; max: number }): Promise<StatementResult> {
+function runStatement(client: pg.PoolClient, statement: Statement, budget: ResponseBudget): Promise<StatementResult> {
   return new Promise((resolve, reject) => {
     const rows: Cell[][] = [];
     let tooLarge = false;
@@ -161,7 +167,7 @@ async function learnElementTypes(client: pg.PoolClient, known: Map<number, numbe
   for (const oid of unknown) known.set(oid, rows.find((r) => r.oid === oid)?.elem ?? 0);
 }
 
-async function runBatch(client: pg.PoolClient, statements: Statement[], options: RequestOptions, budget: { left: number; max: number }) {
+async function runBatch(client: pg.PoolClient, statements: Statement[], options: RequestOptions, budget: ResponseBudget) {
   await client.query(beginStatement(options.batch));
   const results: StatementResult[] = [];
   try {
@@ -232,7 +238,7 @@ export async function startNeonHttp(opts: NeonHttpOptions = {}) {
     const hangUp = () => lease.hangUp();
     signal.addEventListener("abort", hangUp);
     try {
-      const budget = { left: maxResponseBytes, max: maxResponseBytes };
+      const budget: ResponseBudget = { left: maxResponseBytes, max: maxResponseBytes };
       const client = lease.client;
       const results =
         payload.kind === "single"
@@ -265,7 +271,7 @@ export async function startNeonHttp(opts: NeonHttpOptions = {}) {
     const hangUp = new AbortController();
     res.on("close", () => res.writableFinished || hangUp.abort());
     try {
-      if (req.method !== "POST" || new URL(req.url ?? "/", "http://x").pathname !== "/sql") {
+      if (req.method !== "POST" || req.url?.split("?")[0] !== "/sql") {
         req.resume();
         return send(404, errorJson("not found: the endpoint is POST /sql"));
       }

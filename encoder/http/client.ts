@@ -63,15 +63,19 @@ function send(url: URL, options: HttpRequestOptions): Promise<{ response: HttpRe
       lookup: options.lookup,
       agent,
     });
-    const connectTimer = setTimeout(
-      () => req.destroy(new HttpTimeoutError("ECONNECTTIMEOUT")),
-      options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
-    );
+    let response: IncomingMessage | undefined;
+    // A response being read gets the error itself; otherwise its reader would see only "aborted".
+    const timedOut = (code: HttpTimeoutError["code"]) => {
+      const err = new HttpTimeoutError(code);
+      if (response && !response.complete) response.destroy(err);
+      req.destroy(err);
+    };
+    const connectTimer = setTimeout(() => timedOut("ECONNECTTIMEOUT"), options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS);
     req.on("socket", (socket) => {
       if (socket.connecting) socket.once("connect", () => clearTimeout(connectTimer));
       else clearTimeout(connectTimer);
     });
-    req.setTimeout(options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS, () => req.destroy(new HttpTimeoutError("EIDLETIMEOUT")));
+    req.setTimeout(options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS, () => timedOut("EIDLETIMEOUT"));
     // Stays attached for the request's whole life: an error after the response has arrived
     // (the connection dropping mid-body) also reaches the body stream, whose reader sees it.
     req.on("error", (err) => {
@@ -80,6 +84,7 @@ function send(url: URL, options: HttpRequestOptions): Promise<{ response: HttpRe
     });
     req.on("close", () => clearTimeout(connectTimer));
     req.on("response", (res) => {
+      response = res;
       resolve({ response: { status: res.statusCode ?? 0, headers: res.headers, body: res }, reusedSocket: req.reusedSocket });
     });
     req.end(options.body);

@@ -30,7 +30,7 @@ export interface HttpRequestOptions {
 export interface HttpResponse {
   status: number;
   headers: IncomingHttpHeaders;
-  /** The body as a stream; read it, or `discard` it so the connection is freed. */
+  /** The body as a stream: read it to the end, or destroy it (which closes the connection). */
   body: IncomingMessage;
 }
 
@@ -120,9 +120,4 @@ export async function readBody(res: HttpResponse, maxBytes = 1024 * 1024): Promi
     chunks.push(chunk as Buffer);
   }
   return Buffer.concat(chunks);
-}
-
-/** Drops a body that is not wanted, closing the connection rather than reading it. */
-export function discard(res: HttpResponse): void {
-  res.body.destroy();
 }

@@ -30,4 +30,13 @@ export function installCrashGuard(opts: { beforeExit: () => void }): void {
   };
   process.on("uncaughtException", (err) => handle(err, "uncaught exception"));
   process.on("unhandledRejection", (reason) => handle(reason, "unhandled rejection"));
+  // Output that can no longer be written (EPIPE: whoever read it, the supervisor, is gone) must
+  // not reach the handler above: it would log that failure, fail again, and spin forever. Nobody
+  // hears this process any more, and nobody would restart it: it exits.
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on("error", () => {
+      opts.beforeExit();
+      process.exit(1);
+    });
+  }
 }

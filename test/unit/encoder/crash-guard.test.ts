@@ -1,4 +1,4 @@
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { JOBS } from "./fixtures/crash-guard-jobs";
@@ -42,5 +42,18 @@ describe("crash guard", () => {
     expect(stderr).toMatch(/ENCODER FAILURE: an uncaught exception outside any job[^\n]*\n.*thrown outside any job/);
     expect(events.at(-1)).toEqual({ event: "before-exit" });
     expect(code).toBe(1);
+  });
+
+  it("exits when its output can no longer be written (its supervisor is gone), instead of spinning on the errors", async () => {
+    const child = spawn(process.execPath, ["--import", "tsx", fixture], { stdio: ["ignore", "pipe", "pipe"] });
+    const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+    // The first line read, both pipes are closed from this end, as when the supervisor dies.
+    child.stdout.once("data", () => {
+      child.stdout.destroy();
+      child.stderr.destroy();
+    });
+    const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
+    expect(await exited).toBe(1);
+    clearTimeout(timer);
   });
 });

@@ -3,6 +3,7 @@
  * encoder beside it, and a ready free-plan API key. Ctrl-C stops everything it started.
  */
 import { join } from "node:path";
+import { isJobStageLine } from "../encoder/jobs/stage-log";
 import { openAdmin } from "./admin/commands";
 import { startStack } from "./stack";
 import { PROJECT_ROOT, writeDevState } from "./state";
@@ -22,7 +23,7 @@ const started = startStack({
   workerPort: port,
   encoder: { kind: "process", allowLoopbackSources: true, workDir: join(PROJECT_ROOT, ".data", "encoder") },
   log: (source, line) => {
-    if (verbose || /error|ready|listening/i.test(line)) say(`[${source}] ${line}`);
+    if (verbose || source === "supervisor" || isJobStageLine(line) || /error|ready|listening/i.test(line)) say(`[${source}] ${line}`);
   },
   signal: starting.signal,
 });

@@ -59,7 +59,8 @@ export async function renderTimelineJob(job: ClaimedJob, ctx: RenderContext, pol
     const path = join(ctx.workDir, `asset-${n++}`);
     const firstClip = uses[0].clipId;
     try {
-      await downloadSource(url, path, policy, ctx.signal);
+      const downloaded = await downloadSource(url, path, policy, ctx.signal);
+      ctx.log({ stage: "download", bytes: downloaded.bytes, seconds: downloaded.seconds, asset: `clip "${firstClip}"` });
     } catch (err) {
       throw forClip(firstClip, "could not be downloaded", err);
     }
@@ -77,6 +78,7 @@ export async function renderTimelineJob(job: ClaimedJob, ctx: RenderContext, pol
       const probe = await probeFile(path, { signal: ctx.signal, workDir: ctx.workDir }).catch((err) => {
         throw forClip(clipId, probeFailure(err), err);
       });
+      ctx.log({ stage: "probe", probe, asset: `clip "${clipId}"` });
       durations.set(url, probe.duration);
       assets.media.set(url, {
         path,
@@ -101,7 +103,7 @@ export async function renderTimelineJob(job: ClaimedJob, ctx: RenderContext, pol
   const output = join(ctx.workDir, `output.${ext}`);
   const compiled = compileTimeline(edl, assets, { workDir: ctx.workDir, output });
   await Promise.all(compiled.files.map((f) => writeFile(f.path, f.content)));
-  await runFfmpeg(compiled.args, { signal: ctx.signal, workDir: ctx.workDir, durationSeconds: compiled.duration, onProgress: ctx.onProgress });
+  await runFfmpeg(compiled.args, { signal: ctx.signal, workDir: ctx.workDir, durationSeconds: compiled.duration, onProgress: ctx.onProgress, log: ctx.log });
   return {
     output: { kind: "file", path: output, fileName: `output.${ext}`, contentType: CONTENT_TYPES[ext] },
     duration: compiled.duration,

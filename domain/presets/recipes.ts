@@ -8,6 +8,7 @@
  * x265 `veryfast` (x264 `faster` is a big step down in speed for little gain), VP9 good
  * deadline at cpu-used 5, SVT-AV1 preset 10.
  */
+import type { EncoderPreset } from "../edl/schema";
 
 /** Bitrates in kbit/s. */
 export interface Rung {
@@ -19,11 +20,12 @@ export interface Rung {
   audioBitrate: number;
 }
 
+/** A video encoder and its speed: presets use the fixed ones below, timelines choose theirs. */
 export type VideoEncoder =
-  | { codec: "libx264"; preset: "veryfast" }
-  | { codec: "libx265"; preset: "veryfast" }
+  | { codec: "libx264"; preset: EncoderPreset }
+  | { codec: "libx265"; preset: EncoderPreset }
   | { codec: "libsvtav1"; preset: number }
-  | { codec: "libvpx-vp9"; deadline: "good"; cpuUsed: number };
+  | { codec: "libvpx-vp9"; deadline: "good" | "realtime"; cpuUsed: number };
 
 const X264 = { codec: "libx264", preset: "veryfast" } as const;
 const X265 = { codec: "libx265", preset: "veryfast" } as const;

@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import type { AudioFilterRecipe, Mp3Recipe, PodcastRecipe } from "../../../domain/presets/recipes";
-import { FASTSTART, head, outputChannels, requireAudio, type BuildContext, type FfmpegCommand } from "./command";
+import { head, outputChannels, requireAudio, type BuildContext, type FfmpegCommand } from "./command";
+import { faststart } from "./containers";
 import { loudnormApplyFilter, loudnormMeasureFilter, type LoudnormMeasurement } from "./loudness";
 
 /** A command whose arguments depend on what a first, measuring command found. */
@@ -39,7 +40,7 @@ export function podcastPlan(ctx: BuildContext, recipe: PodcastRecipe, outputFile
         "aac",
         "-b:a",
         `${bitrate}k`,
-        ...FASTSTART,
+        ...faststart("m4a"),
         join(ctx.outDir, outputFile),
       ],
     }),
@@ -83,7 +84,7 @@ function audioFilterArgs(ctx: BuildContext, recipe: AudioFilterRecipe, filter: s
     "aac",
     "-b:a",
     `${recipe.audioBitrate}k`,
-    ...FASTSTART,
+    ...faststart("mp4"),
     join(ctx.outDir, outputFile),
   ];
 }

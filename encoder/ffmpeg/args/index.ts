@@ -3,6 +3,7 @@ import { recipeFor } from "../../../domain/presets/recipes";
 import type { ProbeSummary } from "../probe";
 import { mp3Command, denoiseCommand, loudnormFilterPlan, podcastPlan, type TwoPass } from "./audio";
 import type { BuildContext, FfmpegCommand } from "./command";
+import { CONTENT_TYPES, type Container } from "./containers";
 import { ladderCommand } from "./ladder";
 import { progressiveCommand } from "./progressive";
 import { SPRITE_VTT, spritePlan, thumbnailsCommand } from "./stills";
@@ -29,13 +30,6 @@ export interface PresetCommands {
   output: PlannedOutput;
 }
 
-const CONTENT_TYPES: Record<string, string> = {
-  mp4: "video/mp4",
-  webm: "video/webm",
-  m4a: "audio/mp4",
-  mp3: "audio/mpeg",
-};
-
 /**
  * The FFmpeg plan for `presetId` on a probed local source. Pure: arguments only, from the
  * catalogue, the recipe and the probe. Throws a non-retryable error when the source lacks a
@@ -47,7 +41,7 @@ export function buildPresetCommands(presetId: string, source: { input: string; o
   const recipe = recipeFor(presetId);
   const ctx: BuildContext = { presetId, ...source };
   const fileName = `output.${preset.extension}`;
-  const file: PlannedOutput = { kind: "file", file: fileName, contentType: CONTENT_TYPES[preset.extension] };
+  const file: PlannedOutput = { kind: "file", file: fileName, contentType: CONTENT_TYPES[preset.extension as Container] };
   switch (recipe.kind) {
     case "progressive":
       return { steps: [{ kind: "run", command: progressiveCommand(ctx, recipe, fileName) }], output: file };

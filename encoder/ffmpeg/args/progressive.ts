@@ -2,8 +2,10 @@ import { join } from "node:path";
 import { findPreset } from "../../../domain/presets/catalogue";
 import type { ProgressiveRecipe } from "../../../domain/presets/recipes";
 import type { VideoStreamInfo } from "../probe";
-import { FASTSTART, head, requireVideo, videoAudioArgs, type BuildContext, type FfmpegCommand } from "./command";
-import { videoEncoderArgs } from "./video-encoder";
+import { head, kbit, requireVideo, videoAudioArgs, type BuildContext, type FfmpegCommand } from "./command";
+import { faststart, isIsoBmff } from "./containers";
+import { even } from "./sizes";
+import { videoEncoderArgs, type RateControl } from "./video-encoder";
 
 function catalogueSpecs(presetId: string) {
   const specs = findPreset(presetId)?.specifications;
@@ -11,8 +13,6 @@ function catalogueSpecs(presetId: string) {
   if (!specs || !width || !height || specs.crf === undefined) throw new Error(`Preset ${presetId} has no resolution or CRF in the catalogue`);
   return { width, height, crf: specs.crf, maxrate: specs.maxrate };
 }
-
-const even = (x: number) => Math.max(2, 2 * Math.round(x / 2));
 
 /**
  * `contain`: the largest size inside the box with the source's display aspect, rounded to even
@@ -35,14 +35,11 @@ export function progressiveCommand(ctx: BuildContext, recipe: ProgressiveRecipe,
   const video = requireVideo(ctx);
   const audio = ctx.probe.audio[0];
   const { width, height, crf, maxrate } = catalogueSpecs(ctx.presetId);
-  const rate =
-    maxrate === undefined
-      ? []
-      : recipe.video.codec === "libvpx-vp9"
-        ? // In libvpx's constrained-quality mode (crf with b:v) the bitrate is the ceiling.
-          ["-b:v", maxrate]
-        : ["-maxrate", maxrate, "-bufsize", `${parseInt(maxrate, 10) * recipe.bufsizeFactor}k`];
-  const isMp4 = recipe.video.codec !== "libvpx-vp9";
+  const rate: RateControl = {
+    crf,
+    ...(maxrate === undefined ? {} : { cap: { maxrate, bufsize: kbit(parseInt(maxrate, 10) * recipe.bufsizeFactor) } }),
+  };
+  const container = recipe.video.codec === "libvpx-vp9" ? "webm" : "mp4";
   return {
     args: [
       ...head(ctx.input),
@@ -51,12 +48,9 @@ export function progressiveCommand(ctx: BuildContext, recipe: ProgressiveRecipe,
       ...(audio ? ["-map", `0:${audio.index}`] : []),
       "-vf",
       frameFilter(recipe.fit, { width, height }, video),
-      ...videoEncoderArgs(recipe.video),
-      "-crf",
-      String(crf),
-      ...rate,
-      ...(audio ? videoAudioArgs(recipe.audio.bitrate, recipe.audio.codec) : []),
-      ...(isMp4 ? FASTSTART : []),
+      ...videoEncoderArgs({ encoder: recipe.video, rate, isoBmff: isIsoBmff(container) }),
+      ...(audio ? videoAudioArgs(recipe.audio.codec, kbit(recipe.audio.bitrate)) : []),
+      ...faststart(container),
       join(ctx.outDir, outputFile),
     ],
   };

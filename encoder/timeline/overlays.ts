@@ -3,7 +3,7 @@ import type { GraphBuilder } from "./graph";
 import { overlaySize, placeBox, visiblePart } from "./layout";
 import { ffSeconds } from "./time";
 
-/** The colour each blend mode leaves unchanged: the image is composited on it (ffmpeg-notes). */
+/** The colour each blend mode leaves unchanged: the image is composited on it. */
 const NEUTRAL: Record<Exclude<BlendMode, "normal">, string> = {
   multiply: "white",
   darken: "white",

@@ -111,7 +111,7 @@ export function ladderCommand(ctx: BuildContext, recipe: LadderRecipe): FfmpegCo
         ...rungs.flatMap((_, i) => ["-map", `[v${i}]`, ...audioMap]),
         ...encoder,
         ...rungRateArgs(rungs),
-        ...(audio ? [...videoAudioFormat("aac"), ...rungs.flatMap((r, i) => [`-b:a:${i}`, `${r.audioBitrate}k`])] : []),
+        ...(audio ? [...videoAudioFormat(recipe.audioCodec), ...rungs.flatMap((r, i) => [`-b:a:${i}`, `${r.audioBitrate}k`])] : []),
         ...hlsOutput(ctx.outDir, packaging, rungs, Boolean(audio)),
       ],
     };
@@ -126,7 +126,7 @@ export function ladderCommand(ctx: BuildContext, recipe: LadderRecipe): FfmpegCo
       ...audioMap,
       ...encoder,
       ...rungRateArgs(rungs),
-      ...(audio ? videoAudioArgs("aac", kbit(rungs[0].audioBitrate)) : []),
+      ...(audio ? videoAudioArgs(recipe.audioCodec, kbit(rungs[0].audioBitrate)) : []),
       ...dashOutput(ctx.outDir, packaging, Boolean(audio)),
     ],
   };

@@ -36,7 +36,7 @@ export function subtitleSidecarCommand(ctx: BuildContext, recipe: SubtitleSideca
         // Fit in maxWidth × maxHeight without upscaling a smaller source.
         `scale=w='min(${maxWidth},iw)':h='min(${maxHeight},ih)':force_original_aspect_ratio=decrease:force_divisible_by=2,format=yuv420p`,
         ...videoEncoderArgs({ encoder: recipe.video, rate: { crf: recipe.crf }, isoBmff: true }),
-        ...(audio ? videoAudioArgs("aac", kbit(recipe.audioBitrate)) : []),
+        ...(audio ? videoAudioArgs(recipe.audioCodec, kbit(recipe.audioBitrate)) : []),
         ...faststart("mp4"),
         join(ctx.outDir, SIDECAR_VIDEO),
         ...tracks.flatMap((t, i) => ["-map", `0:${t.index}`, "-c:s", "webvtt", "-f", "webvtt", join(ctx.outDir, sidecars[i])]),

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { PRESETS, PRESET_CATEGORIES, findPreset } from "../../../domain/presets/catalogue";
+import { PRESETS, findPreset } from "../../../domain/presets/catalogue";
+import { PRESET_CATEGORIES } from "../../../domain/presets/definitions";
 import { presentPreset, presetCatalogueView } from "../../../domain/presets/view";
 import { PLAN_IDS, planIncludes } from "../../../domain/plans";
 import golden from "./catalogue.golden.json";

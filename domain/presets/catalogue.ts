@@ -58,6 +58,7 @@ function specificationsOf(recipe: PresetRecipe): PresetSpecifications {
 }
 
 function entryOf(id: PresetId, { recipe, ...listing }: PresetDefinition): CatalogueEntry {
+  // A recipe that writes one file names its container; the others fill a directory, sent as a ZIP.
   const single = "container" in recipe;
   return {
     id,

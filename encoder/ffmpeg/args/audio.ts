@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import type { AudioFilterRecipe, Mp3Recipe, PodcastRecipe } from "../../../domain/presets/recipes";
 import { head, outputChannels, requireAudio, type BuildContext, type FfmpegCommand } from "./command";
-import { faststart } from "./containers";
+import { HVC1_TAG, faststart, isIsoBmff } from "./containers";
 import { loudnormApplyFilter, loudnormMeasureFilter, type LoudnormMeasurement } from "./loudness";
 
 /** A command whose arguments depend on what a first, measuring command found. */
@@ -74,7 +74,7 @@ function audioFilterArgs(ctx: BuildContext, recipe: AudioFilterRecipe, filter: s
   const { video } = ctx.probe;
   return [
     ...head(ctx.input),
-    ...(video ? ["-map", `0:${video.index}`, "-c:v", "copy", ...(video.codec === "hevc" ? ["-tag:v", "hvc1"] : [])] : []),
+    ...(video ? ["-map", `0:${video.index}`, "-c:v", "copy", ...(video.codec === "hevc" && isIsoBmff(recipe.container) ? HVC1_TAG : [])] : []),
     "-map",
     `0:${audio.index}`,
     "-af",

@@ -19,6 +19,9 @@ export function isIsoBmff(container: Container): boolean {
   return container === "mp4" || container === "mov" || container === "m4a";
 }
 
+/** Apple players only accept HEVC in ISO BMFF tagged hvc1 (parameter sets in the sample entry). */
+export const HVC1_TAG = ["-tag:v", "hvc1"];
+
 /** Moves the index before the media so playback starts before the download ends (ISO BMFF only). */
 export function faststart(container: Container): string[] {
   return isIsoBmff(container) ? ["-movflags", "+faststart"] : [];

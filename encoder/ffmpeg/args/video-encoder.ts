@@ -1,4 +1,5 @@
 import type { VideoEncoder } from "../../../domain/presets/recipes";
+import { HVC1_TAG } from "./containers";
 
 /**
  * How the encoder spends bits: constant quality (`crf`), optionally capped, or a target bitrate
@@ -53,8 +54,7 @@ function codecArgs({ encoder: video, gopFrames, isoBmff }: VideoEncoding): strin
         ...(gopFrames === undefined ? [] : [...gop, "-keyint_min", String(gopFrames)]),
         "-x265-params",
         params,
-        // Apple players only accept HEVC tagged hvc1 (parameter sets in the sample entry).
-        ...(isoBmff ? ["-tag:v", "hvc1"] : []),
+        ...(isoBmff ? HVC1_TAG : []),
       ];
     }
     case "libsvtav1":

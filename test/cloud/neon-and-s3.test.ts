@@ -73,7 +73,6 @@ describe("Neon WebSocket proxy, through the official @neondatabase/serverless Po
   });
 
   it("ends the database connection at the client's Terminate, even with a server that does not hang up", async () => {
-    // A server that speaks just enough of the protocol to let a client in, and never hangs up.
     const server = await serverThatNeverHangsUp();
     const proxy = await startNeonWsProxy();
     neonConfig.wsProxy = (host, port) => `${proxy.address}/v1?address=${host}:${port}`;

@@ -38,9 +38,18 @@ export async function startNeonWsProxy(host = "127.0.0.1") {
       socket.write(data);
       if (session.push(data)) hangUp(socket);
     });
-    socket.on("data", (chunk) => ws.readyState === ws.OPEN && ws.send(chunk));
+    let answered = false;
+    socket.on("data", (chunk) => {
+      answered = true;
+      if (ws.readyState === ws.OPEN) ws.send(chunk);
+    });
     socket.on("close", () => ws.close());
-    socket.on("error", () => ws.close());
+    socket.on("error", (err) => {
+      // As Neon's proxy does, a database it cannot reach is told to the client in the protocol's
+      // own words, so the client's error (and the log) says why rather than "terminated".
+      if (!answered && ws.readyState === ws.OPEN) ws.send(errorResponse(CONNECTION_FAILURE, `cannot reach the database at ${address}: ${err.message}`));
+      ws.close();
+    });
     ws.on("close", () => socket.destroy());
     ws.on("error", () => socket.destroy());
   });
@@ -62,3 +71,15 @@ function hangUp(socket: Socket) {
 }
 
 const HANG_UP_GRACE_MS = 1000;
+
+/** SQLSTATE connection_failure. */
+const CONNECTION_FAILURE = "08006";
+
+/** A FATAL ErrorResponse message ('E'): severity, code and message fields, then the terminator. */
+function errorResponse(code: string, message: string): Buffer {
+  const fields = Buffer.from(`SFATAL\0VFATAL\0C${code}\0M${message}\0\0`, "utf8");
+  const header = Buffer.alloc(5);
+  header.write("E", 0);
+  header.writeInt32BE(fields.length + 4, 1);
+  return Buffer.concat([header, fields]);
+}

@@ -107,6 +107,18 @@ describe("Neon WebSocket proxy, through the official @neondatabase/serverless Po
     }
   });
 
+  it("a database it cannot reach is a FATAL connection_failure for the client, naming the cause", async () => {
+    const proxy = await startNeonWsProxy();
+    neonConfig.wsProxy = (host, port) => `${proxy.address}/v1?address=${host}:${port}`;
+    const pool = new Pool({ connectionString: "postgres://u:p@127.0.0.1:9/db" });
+    try {
+      await expect(pool.query("select 1")).rejects.toMatchObject({ code: "08006", message: expect.stringMatching(/127\.0\.0\.1:9: connect ECONNREFUSED/) });
+    } finally {
+      await pool.end().catch(() => undefined);
+      await proxy.stop();
+    }
+  });
+
   it("refuses to connect anywhere but loopback", async () => {
     const proxy = await startNeonWsProxy();
     neonConfig.wsProxy = (host, port) => `${proxy.address}/v1?address=${host}:${port}`;

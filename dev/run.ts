@@ -23,6 +23,8 @@ if (!isPlanId(plan)) {
   process.exit(1);
 }
 
+// Handlers go in before anything starts: wrangler runs in its own process group, so a Ctrl-C
+// during start-up must stop it from here or it would outlive this process.
 const starting = new AbortController();
 say("Starting the local cloud, the Worker (wrangler dev) and the encoder…");
 const started = startStack({

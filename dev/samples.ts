@@ -9,7 +9,7 @@ const run = promisify(execFile);
 
 export const SAMPLE_CLIP = "sample.mp4";
 export const SAMPLE_LOGO = "logo.png";
-export const SAMPLE_TIMELINE = "timeline.json";
+const SAMPLE_TIMELINE = "timeline.json";
 
 /**
  * What `npm run dev` serves for its printed examples: a 10 s 720p clip with a tone and a logo
@@ -26,7 +26,7 @@ export async function prepareSampleMedia(dir: string): Promise<void> {
   // An orange disc with a white ring on a transparent square: no font needed.
   await makeOnce(join(dir, SAMPLE_LOGO), "image2", [
     "-f", "lavfi", "-i", "color=c=black:size=256x256,format=rgba",
-    "-vf", "geq=r='if(lt(hypot(X-128,Y-128),96),255,255)':g='if(lt(hypot(X-128,Y-128),96),140,255)':b='if(lt(hypot(X-128,Y-128),96),0,255)':a='if(lt(hypot(X-128,Y-128),120),255,0)'",
+    "-vf", "geq=r=255:g='if(lt(hypot(X-128,Y-128),96),140,255)':b='if(lt(hypot(X-128,Y-128),96),0,255)':a='if(lt(hypot(X-128,Y-128),120),255,0)'",
     "-frames:v", "1", "-c:v", "png",
   ]);
 }

@@ -13,9 +13,11 @@ export type EncoderChoice =
   | { kind: "external"; url: string };
 
 export interface StackOptions {
-  /** Any Postgres; PGlite (under dataDir) when absent. */
+  /** Any Postgres; the embedded PostgreSQL (under dataDir) when absent. */
   databaseUrl?: string;
+  /** Taken for this stack alone (see startLocalCloud); `owner` is what its lock says about us. */
   dataDir?: string;
+  owner?: Record<string, unknown>;
   redisUrl?: string;
   workerPort?: number;
   encoder: EncoderChoice;
@@ -68,8 +70,10 @@ export async function startStack(opts: StackOptions) {
     const cloud = await startLocalCloud({
       databaseUrl: opts.databaseUrl,
       dataDir: opts.dataDir,
+      owner: opts.owner,
       redisUrl: opts.redisUrl,
       qstashRetryBaseMs: opts.qstashRetryBaseMs,
+      log,
     });
     stops.push(cloud.stop);
     await applyMigrations(cloud.databaseUrl);

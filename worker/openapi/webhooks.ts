@@ -1,0 +1,62 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { Timestamp } from "./common";
+
+/** The body of a job notification, as worker/lib/webhooks.ts builds it. */
+export const WebhookEvent = z
+  .object({
+    event: z.enum(["job.completed", "job.failed"]),
+    jobId: z.uuid(),
+    status: z.enum(["completed", "failed"]),
+    preset: z.string(),
+    outputUrl: z.url().nullable().openapi({ description: "Downloads directly, no key needed; signed when this attempt was sent." }),
+    expiresAt: Timestamp.nullable(),
+    errorMessage: z.string().nullable(),
+    duration: z.number().nullable(),
+    createdAt: Timestamp,
+    completedAt: Timestamp.nullable(),
+  })
+  .openapi("WebhookEvent");
+
+const headers = z.object({
+  "webhook-id": z.string().openapi({ description: "The same on every attempt of one notification: dedupe on it." }),
+  "webhook-timestamp": z.string().openapi({ description: "Unix seconds when this attempt was signed." }),
+  "webhook-signature": z.string().openapi({ description: "`v1,<base64 HMAC-SHA256 of id.timestamp.body>` with the account's `whsec_` secret." }),
+});
+
+export const jobFinishedWebhook = createRoute({
+  method: "post",
+  path: "jobFinished",
+  tags: ["Webhooks"],
+  operationId: "jobFinished",
+  summary: "A job finished",
+  description:
+    "Sent to the account's webhook when a job completes or fails, signed per Standard Webhooks. Answer with any 2xx; anything else is retried (5 retries), each attempt signed afresh.",
+  request: {
+    headers,
+    body: {
+      content: {
+        "application/json": {
+          schema: WebhookEvent,
+          examples: {
+            completed: {
+              summary: "Completed",
+              value: {
+                event: "job.completed",
+                jobId: "3f9a7c2e-1b4d-4e8f-a6c5-0d9e8f7a6b5c",
+                status: "completed",
+                preset: "mp4_264_720p",
+                outputUrl: "https://outputs.example-r2.com/videos/outputs/0c7e…/output.mp4?X-Amz-Signature=…",
+                expiresAt: "2026-11-20T13:33:10.000Z",
+                errorMessage: null,
+                duration: 62.5,
+                createdAt: "2026-11-20T09:30:00.000Z",
+                completedAt: "2026-11-20T09:32:51.906Z",
+              },
+            },
+          },
+        },
+      },
+    },
+  },
+  responses: { 200: { description: "Any 2xx acknowledges the notification." } },
+});

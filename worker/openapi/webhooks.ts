@@ -1,4 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { EXAMPLE_JOB_IDS, SIGNED_OUTPUT_URL } from "../routes/jobs/examples";
 import { Timestamp } from "./common";
 
 /** The body of a job notification, as worker/lib/webhooks.ts builds it. */
@@ -42,10 +43,10 @@ export const jobFinishedWebhook = createRoute({
               summary: "Completed",
               value: {
                 event: "job.completed",
-                jobId: "3f9a7c2e-1b4d-4e8f-a6c5-0d9e8f7a6b5c",
+                jobId: EXAMPLE_JOB_IDS.completed,
                 status: "completed",
                 preset: "mp4_264_720p",
-                outputUrl: "https://outputs.example-r2.com/videos/outputs/0c7e…/output.mp4?X-Amz-Signature=…",
+                outputUrl: SIGNED_OUTPUT_URL,
                 expiresAt: "2026-11-20T13:33:10.000Z",
                 errorMessage: null,
                 duration: 62.5,

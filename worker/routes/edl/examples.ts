@@ -63,7 +63,17 @@ const experimental = {
 
 const broken = {
   version: "1.0",
-  timeline: { tracks: [{ type: "video", clips: [{ id: "a", src: "not a url", in: 5, out: 2, startTime: 0 }] }] },
+  timeline: {
+    tracks: [
+      {
+        type: "video",
+        clips: [
+          { id: "a", src: CLIP, in: 5, out: 2, startTime: 0 },
+          { id: "a", src: CLIP, in: 0, out: 2, startTime: 3 },
+        ],
+      },
+    ],
+  },
 };
 
 export const EDL_EXAMPLE_PLAN: PlanId = "free";
@@ -84,7 +94,7 @@ export const validateEdlExamples = {
   captioned: { summary: "Two clips and a caption", value: { edl: captioned } },
   experimental: { summary: "An accepted-but-not-applied property", value: { edl: experimental } },
   tooManyTracks: { summary: "Video, text and an overlay: three tracks, over Starter's two", value: { edl: withLogo } },
-  broken: { summary: "A bad URL and out before in", value: { edl: broken } },
+  broken: { summary: "out before in, and a clip id used twice", value: { edl: broken } },
 };
 
 export const edlValidationExamples = Object.fromEntries(
@@ -96,7 +106,6 @@ export const createEdlExamples = {
   experimental: validateEdlExamples.experimental,
   tooManyTracks: validateEdlExamples.tooManyTracks,
   broken: validateEdlExamples.broken,
-  missingEdl: { summary: "No edl field", value: { metadata: { name: "empty" } } },
 };
 
 function created(edl: unknown) {
@@ -127,7 +136,7 @@ export const createEdlRefusals = {
   tooManyTracks: { summary: "Over the plan's track limit", value: refused(withLogo) },
   broken: { summary: "Invalid clip fields", value: refused(broken) },
   missingEdl: {
-    summary: "No edl field",
+    summary: "A body without edl",
     value: { error: "Validation error", message: "Invalid request parameters", details: [{ field: "edl", message: "Invalid input" }] },
   },
 };

@@ -19,8 +19,10 @@ export const EXAMPLE_JOB_IDS = {
 
 const path = (id: string) => `/api/v1/jobs/${id}`;
 const SOURCE = "https://media.example.com/source.mp4";
-const SIGNED =
-  "https://outputs.example-r2.com/videos/outputs/0c7e…/output.mp4?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Expires=14400&X-Amz-Signature=…";
+export const SIGNED_OUTPUT_URL =
+  "https://example-account.r2.cloudflarestorage.com/videos/outputs/9b2d6f40-3c1e-4a57-8f0e-6d2b1c4a7e93/3f9a7c2e-1b4d-4e8f-a6c5-0d9e8f7a6b5c/output.mp4" +
+  "?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Date=20261120T093310Z&X-Amz-Expires=14400&X-Amz-SignedHeaders=host" +
+  "&X-Amz-Signature=6f1d0c8e2b7a4f3e9d5c1b0a8e7f6d5c4b3a2918e7d6c5b4a39281f0e1d2c3b4";
 const freePresets = PRESETS.filter((p) => p.requiredPlan === "free").map((p) => p.id);
 
 export const createJobExamples = {
@@ -29,8 +31,6 @@ export const createJobExamples = {
     summary: "With metadata kept for you",
     value: { inputUrl: SOURCE, preset: "hls_abr_264_basic", metadata: { orderId: 42, customer: "acme" } },
   },
-  missingFields: { summary: "Neither inputUrl nor preset", value: {} },
-  notAUrl: { summary: "inputUrl is not an absolute http(s) URL", value: { inputUrl: "/videos/source.mp4", preset: "mp4_264_720p" } },
   unknownPreset: { summary: "A preset the service does not know", value: { inputUrl: SOURCE, preset: "mp4_999p" } },
   presetAbovePlan: { summary: "A preset above the caller's plan (Starter)", value: { inputUrl: SOURCE, preset: "hls_abr_264_standard" } },
 };
@@ -121,7 +121,7 @@ export const jobReadExamples = {
     summary: "Completed, with a signed link",
     value: readJob(EXAMPLE_JOB_IDS.completed, {
       status: "completed",
-      outputUrl: SIGNED,
+      outputUrl: SIGNED_OUTPUT_URL,
       expiration: "2026-11-20T13:33:10.000Z",
       duration: 62.5,
       progress: 1,
@@ -166,7 +166,7 @@ export const jobListExamples = {
           status: "completed",
           preset: "mp4_264_720p",
           inputUrl: SOURCE,
-          outputUrl: SIGNED,
+          outputUrl: SIGNED_OUTPUT_URL,
           expiration: "2026-11-20T13:33:10.000Z",
           duration: 62.5,
           errorMessage: null,
@@ -219,7 +219,7 @@ export const downloadLinkExamples = {
   completed: {
     summary: "A fresh link",
     value: {
-      downloadUrl: SIGNED,
+      downloadUrl: SIGNED_OUTPUT_URL,
       expiresAt: "2026-11-20T13:33:10.000Z",
       message: "Download link signed; it needs no Authorization header and works until expiresAt.",
     },

@@ -60,14 +60,17 @@ export const listJobsQuery = z.object({
     maximum: MAX_PAGE_SIZE,
     default: 10,
     description: `Page size, capped at ${MAX_PAGE_SIZE}; not a positive integer falls back to 10.`,
-    param: { name: "limit", in: "query" },
+    param: { name: "limit", in: "query", examples: { small: { summary: "Two per page", value: 2 } } },
   }),
   /** Exact match: an unknown status matches nothing rather than being ignored. */
   status: z.string().optional().openapi({
     description: `Exact match on status (${JOB_STATUSES.join(", ")}); any other value lists nothing.`,
-    param: { name: "status", in: "query" },
+    param: { name: "status", in: "query", examples: { completed: { summary: "Completed jobs only", value: "completed" } } },
   }),
-  preset: z.string().optional().openapi({ description: "Exact match on the preset identifier.", param: { name: "preset", in: "query" } }),
+  preset: z.string().optional().openapi({
+    description: "Exact match on the preset identifier.",
+    param: { name: "preset", in: "query", examples: { mp4: { summary: "720p MP4 jobs only", value: "mp4_264_720p" } } },
+  }),
 });
 
 export const jobIdParam = z.object({

@@ -1,10 +1,17 @@
 import { Scalar } from "@scalar/hono-api-reference";
 import type { Hono } from "hono";
 import type { AppEnv } from "../context";
+import { BEARER } from "./common";
 import { openApiDocument } from "./document";
 
 export const OPENAPI_PATH = "/api/v1/openapi.json";
 const SCRIPT_PATH = "/docs/scalar.js";
+
+/**
+ * Scalar's hosted extras (its AI agent, which calls its own servers) are off: the reference
+ * works offline. Spread in, since this wrapper's config type predates the option.
+ */
+const OFFLINE = { agent: { disabled: true } };
 
 /**
  * The OpenAPI document and the interactive reference (Scalar). The reference's script is served
@@ -22,11 +29,15 @@ export function registerReference(app: Hono<AppEnv>) {
   app.get(
     "/docs",
     Scalar({
+      ...OFFLINE,
       url: OPENAPI_PATH,
       cdn: SCRIPT_PATH,
       pageTitle: "Video encoding API reference",
       withDefaultFonts: false,
       telemetry: false,
+      showDeveloperTools: "never",
+      defaultOpenAllTags: true,
+      authentication: { preferredSecurityScheme: BEARER },
     }),
   );
 }

@@ -5,7 +5,7 @@ import { validateEdl } from "../../../domain/edl/validate";
 import { createApp } from "../../../worker/app";
 import { openApiDocument } from "../../../worker/openapi/document";
 import { OPENAPI_PATH } from "../../../worker/openapi/reference";
-import { describeErrors, dereferencedDocument, operationsOf, schemaValidator, type Schema } from "../../support/openapi";
+import { describeErrors, dereferencedDocument, operationsOf, schemaValidator, type Operation, type Schema } from "../../support/openapi";
 import { validEdl } from "../edl/arbitraries";
 
 const API = "/api/v1";
@@ -55,7 +55,7 @@ describe("the OpenAPI document", () => {
     type Media = { schema?: Schema; examples?: Record<string, { value?: unknown }> };
     const operations = [
       ...operationsOf(document).map((o) => ({ ...o, where: `${o.method} ${o.path}` })),
-      ...Object.entries(document.webhooks ?? {}).map(([name, item]) => ({ where: `webhook ${name}`, operation: item.post! })),
+      ...Object.entries(document.webhooks ?? {}).map(([name, item]) => ({ where: `webhook ${name}`, operation: (item as { post: Operation }).post })),
     ];
     for (const { where, operation } of operations) {
       for (const parameter of (operation.parameters ?? []) as { name: string; schema?: Schema; examples?: Record<string, { value?: unknown }> }[]) {

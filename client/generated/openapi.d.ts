@@ -194,7 +194,7 @@ export interface components {
              * @default mp4
              * @enum {string}
              */
-            container: "mp4" | "webm" | "mov" | "mkv";
+            container?: "mp4" | "webm" | "mov" | "mkv";
             /** @enum {string} */
             videoCodec?: "libx264" | "libx265" | "libvpx-vp9";
             /** @enum {string} */
@@ -205,13 +205,13 @@ export interface components {
              * @default 128k
              * @example 2500k
              */
-            audioBitrate: string;
+            audioBitrate?: string;
             /**
              * @description Encoder speed setting.
              * @default veryfast
              * @enum {string}
              */
-            preset: "ultrafast" | "superfast" | "veryfast" | "faster" | "fast" | "medium" | "slow" | "slower" | "veryslow";
+            preset?: "ultrafast" | "superfast" | "veryfast" | "faster" | "fast" | "medium" | "slow" | "slower" | "veryslow";
             /** @description Lower is better quality. */
             crf?: number;
         } | null;
@@ -244,13 +244,13 @@ export interface components {
             /** @description Start on the timeline, seconds. */
             startTime: number;
             /** @default 1 */
-            speed: number;
+            speed?: number;
             mute?: boolean;
             /**
              * @description Gain in dB.
              * @default 0
              */
-            volume: number;
+            volume?: number;
             /**
              * Format: uri
              * @description Audio played instead of the clip's own, from its start.
@@ -285,7 +285,7 @@ export interface components {
                 height?: number | string;
             };
             /** @default 1 */
-            opacity: number;
+            opacity?: number;
             /** @description Seconds. */
             fadeIn?: number;
             /** @description Seconds. */
@@ -294,7 +294,7 @@ export interface components {
              * @default normal
              * @enum {string}
              */
-            blendMode: "normal" | "multiply" | "screen" | "overlay" | "darken" | "lighten";
+            blendMode?: "normal" | "multiply" | "screen" | "overlay" | "darken" | "lighten";
         };
         /** @description Pixels from the top-left corner, or a keyword; both default to center. */
         EdlPosition: {
@@ -310,14 +310,14 @@ export interface components {
             /** @description Seconds. */
             duration: number;
             /** @default 48 */
-            fontSize: number;
+            fontSize?: number;
             /**
              * @default #FFFFFF
              * @example #FFFFFF
              */
-            fontColor: string;
+            fontColor?: string;
             /** @default Arial */
-            fontFamily: string;
+            fontFamily?: string;
             /** @enum {string} */
             fontWeight?: "normal" | "bold";
             /** @enum {string} */

@@ -6,7 +6,7 @@ import { quotaPeriod } from "../../domain/time";
 import { admin, completeJob, internal, newAccount, SOURCE, stack } from "./harness";
 import { jobsInEveryState } from "./job-states";
 
-const timeline = { version: "1.0", timeline: { tracks: [{ type: "video" as const, clips: [{ id: "a", src: SOURCE, in: 0, out: 4, startTime: 0 }] }] } };
+const timeline = { version: "1.0" as const, timeline: { tracks: [{ type: "video" as const, clips: [{ id: "a", src: SOURCE, in: 0, out: 4, startTime: 0 }] }] } };
 
 async function clientFor(plan: Parameters<typeof newAccount>[0] = "free") {
   const account = await newAccount(plan);

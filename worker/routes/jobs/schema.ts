@@ -83,7 +83,12 @@ export const jobIdParam = z.object({
 const JobStatus = z.enum(JOB_STATUSES).openapi("JobStatus");
 const path = z.string().openapi({ description: "Relative to the host: prefix it with the base URL." });
 const nullableTimestamp = Timestamp.nullable();
-const outputFields = {
+/** What the full read and the list item share. */
+const jobFields = {
+  id: z.uuid(),
+  status: JobStatus,
+  preset: z.string(),
+  inputUrl: z.string(),
   outputUrl: z.url().nullable().openapi({
     description: "Signed download link, signed afresh on every read; needs no Authorization header. Null unless completed with its output in storage.",
   }),
@@ -94,11 +99,7 @@ const outputFields = {
 
 export const Job = z
   .object({
-    id: z.uuid(),
-    status: JobStatus,
-    preset: z.string(),
-    inputUrl: z.string(),
-    ...outputFields,
+    ...jobFields,
     retryCount: z.int().min(0).openapi({ description: "How many times the encoder retried; at most 2 (three attempts)." }),
     progress: z.number().min(0).max(1).nullable().openapi({ description: "Encoding progress from 0 to 1 while processing (additive field)." }),
     metadata: z
@@ -115,11 +116,7 @@ export const Job = z
 
 export const JobListItem = z
   .object({
-    id: z.uuid(),
-    status: JobStatus,
-    preset: z.string(),
-    inputUrl: z.string(),
-    ...outputFields,
+    ...jobFields,
     createdAt: Timestamp,
     startedAt: nullableTimestamp,
     completedAt: nullableTimestamp,

@@ -31,9 +31,8 @@ export function operation<R extends RouteConfig>(app: OpenAPIHono<AppEnv>, route
   const chain: MiddlewareHandler[] = middleware === undefined ? [] : Array.isArray(middleware) ? middleware : [middleware];
   const documentedBody = (route.request?.body?.content["application/json"] as { schema?: unknown } | undefined)?.schema;
   const validatedBody = chain.map(bodySchemaOf).filter((schema) => schema !== undefined);
-  const name = `${route.method.toUpperCase()} ${route.path}`;
-  if (validatedBody.length > 1 || (validatedBody[0] ?? undefined) !== documentedBody) {
-    throw new Error(`${name}: the documented JSON body must be the schema its jsonBody middleware validates with`);
+  if (validatedBody.length > 1 || validatedBody[0] !== documentedBody) {
+    throw new Error(`${route.method.toUpperCase()} ${route.path}: the documented JSON body must be the schema its jsonBody middleware validates with`);
   }
   app.openAPIRegistry.registerPath(documented);
   const handlers: MiddlewareHandler[] = [...chain, handler as MiddlewareHandler];

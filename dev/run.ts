@@ -2,6 +2,7 @@
  * npm run dev: the local cloud, the Worker under wrangler dev on :8787 (PORT overrides), the
  * encoder beside it, and a ready free-plan API key. Ctrl-C stops everything it started.
  */
+import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { openAdmin } from "./admin/commands";
 import { startStack } from "./stack";
@@ -48,6 +49,9 @@ try {
 
   const admin = openAdmin({ databaseUrl: info.databaseUrl, redis: info.cloud.redis });
   const { accountId, apiKey } = await admin.createAccount("free");
+  // A dashboard sign-in for the dev account; each run makes a new account, so the email names it.
+  const dashboardUser = { email: `dev-${accountId.slice(0, 8)}@example.com`, password: randomBytes(12).toString("base64url") };
+  await admin.addUser(accountId, dashboardUser);
   await admin.close();
 
   // wrangler dev does not fire cron triggers; fire the scheduled handler (the stale-job sweep) as the cron would.
@@ -62,6 +66,8 @@ Ready.
   Database   ${process.env.DATABASE_URL ? "DATABASE_URL" : "PGlite under .data/pglite"}
   Account    ${accountId} (free plan)
   API key    ${apiKey}
+  Dashboard  ${info.apiUrl}/dashboard
+  Sign in    ${dashboardUser.email}  password ${dashboardUser.password}
 
 Try:
   curl -s ${info.apiUrl}/api/v1/jobs -H 'Authorization: Bearer ${apiKey}' -H 'Content-Type: application/json' \\

@@ -3,7 +3,7 @@ import { outputKeyFor } from "../../domain/jobs";
 import { internal, objectUrl, s3 } from "./harness";
 
 /** A stored (uncompressed) ZIP of `members`, as the encoder uploads ladders. */
-export async function storedZip(members: Record<string, string | Buffer>): Promise<Buffer> {
+export async function storedZip(members: Record<string, string | Buffer>): Promise<Buffer<ArrayBuffer>> {
   const archive = archiver("zip", { store: true });
   const chunks: Buffer[] = [];
   archive.on("data", (c: Buffer) => chunks.push(c));
@@ -18,7 +18,7 @@ export async function storedZip(members: Record<string, string | Buffer>): Promi
 }
 
 /** Plays the encoder for a job: claim, upload `body` under `fileName`, complete. */
-export async function completeWith(jobId: string, accountId: string, fileName: string, body: Buffer, contentType: string) {
+export async function completeWith(jobId: string, accountId: string, fileName: string, body: Uint8Array<ArrayBuffer>, contentType: string) {
   const claim = await internal(`/jobs/${jobId}/claim`, { attempt: 0 });
   if (claim.status !== 200) throw new Error(`claim failed: ${claim.status}`);
   const key = outputKeyFor(accountId, jobId, fileName);

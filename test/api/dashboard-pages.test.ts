@@ -157,9 +157,9 @@ describe("dashboard: jobs", () => {
     expect(table.html).toContain(`/dashboard/jobs/${job.id}/download`);
 
     const download = await session.get(`/dashboard/jobs/${job.id}/download`);
-    expect(download.status).toBe(303);
-    expect(download.location).toMatch(/X-Amz-Signature=/);
-    expect(Buffer.from(await (await fetch(download.location!)).arrayBuffer())).toEqual(bytes);
+    expect(download.status).toBe(200);
+    expect(download.headers.get("content-disposition")).toBe('attachment; filename="mp4_264_720p.mp4"');
+    expect(download.html).toBe(bytes.toString());
 
     const whole = await session.get(`/dashboard/jobs/${job.id}/output`);
     expect(whole.status).toBe(200);
@@ -172,6 +172,10 @@ describe("dashboard: jobs", () => {
 
     const detail = await session.get(`/dashboard/jobs/${job.id}`);
     expect(detail.html).toMatch(new RegExp(`<video id="player" controls[^>]* src="/dashboard/jobs/${job.id}/output">`));
+    // The page also gives the signed link the API would, which needs neither key nor session.
+    const signed = /<code id="signed-link">([^<]+)<\/code>/.exec(detail.html)![1].replaceAll("&amp;", "&");
+    expect(signed).toMatch(/X-Amz-Signature=/);
+    expect(Buffer.from(await (await fetch(signed)).arrayBuffer())).toEqual(bytes);
   });
 
   it("serves an HLS output's members one by one out of the ZIP in storage", async () => {

@@ -1,5 +1,6 @@
 import type { Job } from "../../../drizzle/schema";
 import { isCancellable } from "../../../domain/jobs";
+import type { SignedLink } from "../../services/storage";
 import { playbackOf, type Playback } from "../lib/playback";
 import { paths } from "../paths";
 import { formatDuration, formatPercent, formatTime } from "./format";
@@ -122,7 +123,7 @@ function Player(props: { job: Job; playback: Playback }) {
   }
 }
 
-export function JobPage(props: { job: Job }) {
+export function JobPage(props: { job: Job; link: SignedLink | null }) {
   const { job } = props;
   const playback = playbackOf(job);
   return (
@@ -153,12 +154,21 @@ export function JobPage(props: { job: Job }) {
           <dd>{job.retryCount + 1}</dd>
         </dl>
         {job.errorMessage ? <Notice kind="error">{job.errorMessage}</Notice> : null}
-        {job.status === "completed" && job.storageLayout === "v2" ? (
-          <p>
-            <a class="button primary" href={paths.download(job.id)} data-download>
-              Download
-            </a>
-          </p>
+        {props.link ? (
+          <>
+            <p>
+              <a class="button primary" href={paths.download(job.id)} data-download>
+                Download
+              </a>
+            </p>
+            <p class="hint">Signed link (needs no key or session; works until {formatTime(props.link.expiresAt)}):</p>
+            <div class="secret">
+              <code id="signed-link">{props.link.url}</code>
+              <button type="button" data-copy="#signed-link">
+                Copy
+              </button>
+            </div>
+          </>
         ) : null}
       </section>
       {playback.kind !== "none" || job.status === "completed" ? (

@@ -51,36 +51,49 @@ const NO_OUTPUT: Record<"not-ready" | "missing" | "legacy", string> = {
   legacy: "This job's output was stored under an older storage layout and can no longer be signed. Run the job again.",
 };
 
+/**
+ * The object at `key`, read through a short-lived signed link and streamed from the Worker, so
+ * the page needs no other origin. Range requests pass through so players can seek.
+ */
+async function streamObject(c: Ctx, key: string, disposition: "inline" | "attachment") {
+  const link = await c.get("services").storage.signGet(key, INTERNAL_LINK_SECONDS);
+  const range = c.req.header("Range");
+  const res = await fetch(link.url, { headers: range ? { Range: range } : {} });
+  if (res.status === 404 || !res.ok) {
+    await res.body?.cancel();
+    if (res.status === 404) return notFoundPage(c, "Output");
+    throw new Error(`Storage GET ${key} answered ${res.status}`);
+  }
+  const fileName = key.slice(key.lastIndexOf("/") + 1);
+  const headers = new Headers({ "Cache-Control": OUTPUT_CACHE, "Accept-Ranges": "bytes", "Content-Disposition": `${disposition}; filename="${fileName}"` });
+  for (const name of ["Content-Type", "Content-Length", "Content-Range"]) {
+    const value = res.headers.get(name);
+    if (value) headers.set(name, value);
+  }
+  return new Response(res.body, { status: res.status, headers });
+}
+
 export const jobRoutes = new Hono<DashboardEnv>()
   .get("/jobs", async (c) => renderPage(c, { title: "Jobs", hls: true, body: await jobsPage(c) }))
   .get("/jobs/table", async (c) => c.html(await jobsPage(c)))
   .get("/jobs/:id", async (c) => {
     const job = await ownJob(c);
     if (!job) return notFoundPage(c, "Job");
-    return renderPage(c, { title: `Job ${job.preset}`, hls: playbackOf(job).kind === "hls", body: <JobPage job={job} /> });
+    const output = await outputState(c.get("services").storage, job, me(c).account.plan);
+    const link = output.kind === "signed" ? output.link : null;
+    return renderPage(c, { title: `Job ${job.preset}`, hls: playbackOf(job).kind === "hls", body: <JobPage job={job} link={link} /> });
   })
   .get("/jobs/:id/download", async (c) => {
     const job = await ownJob(c);
     if (!job) return notFoundPage(c, "Job");
     const output = await outputState(c.get("services").storage, job, me(c).account.plan);
     if (output.kind !== "signed") return renderPage(c, { title: "No download", body: <MessagePage message={NO_OUTPUT[output.kind]} /> }, 404);
-    // The same signed link the API hands out: it works without a session until it expires.
-    return c.redirect(output.link.url, 303);
+    return streamObject(c, job.outputKey!, "attachment");
   })
   .get("/jobs/:id/output", async (c) => {
     const key = readableOutput(await ownJob(c));
     if (!key) return notFoundPage(c, "Output");
-    const link = await c.get("services").storage.signGet(key, INTERNAL_LINK_SECONDS);
-    const range = c.req.header("Range");
-    const res = await fetch(link.url, { headers: range ? { Range: range } : {} });
-    if (res.status === 404) return notFoundPage(c, "Output");
-    // Status, length and range headers pass through so the player can seek.
-    const headers = new Headers({ "Cache-Control": OUTPUT_CACHE, "Accept-Ranges": "bytes" });
-    for (const name of ["Content-Type", "Content-Length", "Content-Range"]) {
-      const value = res.headers.get(name);
-      if (value) headers.set(name, value);
-    }
-    return new Response(res.body, { status: res.status, headers });
+    return streamObject(c, key, "inline");
   })
   .get("/jobs/:id/files/:name{.+}", async (c) => {
     const key = readableOutput(await ownJob(c));

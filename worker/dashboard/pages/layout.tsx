@@ -37,6 +37,8 @@ export function Layout(props: LayoutProps) {
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>{`${props.title} · Video encoding dashboard`}</title>
+        {/* No favicon request: the Worker has none to serve. */}
+        <link rel="icon" href="data:," />
         <link rel="stylesheet" href={paths.asset("dashboard.css")} />
         {props.hls ? <script src={paths.asset("hls.light.min.js")} defer></script> : null}
         <script src={paths.asset("dashboard.js")} defer></script>

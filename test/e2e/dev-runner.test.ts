@@ -57,6 +57,25 @@ async function listening(port: number): Promise<boolean> {
   );
 }
 
+/** The banner's dashboard sign-in works and opens the same account as its API key. */
+async function expectDashboardSignIn(banner: string, port: number, apiKey: string) {
+  const [, url, email, password] = banner.match(/Dashboard\s+(\S+)\s+Sign in\s+(\S+)\s+password (\S+)/)!;
+  expect(url).toBe(`http://127.0.0.1:${port}/dashboard`);
+  const form = await fetch(`${url}/signin`);
+  const formCookie = form.headers.getSetCookie()[0].split(";")[0];
+  const token = /name="_csrf" value="([^"]+)"/.exec(await form.text())![1];
+  const signIn = await fetch(`${url}/signin`, {
+    method: "POST",
+    redirect: "manual",
+    headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: `http://127.0.0.1:${port}`, Cookie: formCookie },
+    body: new URLSearchParams({ _csrf: token, email, password }),
+  });
+  expect(signIn.status).toBe(303);
+  const session = signIn.headers.getSetCookie()[0].split(";")[0];
+  const keys = await fetch(`${url}/keys`, { headers: { Cookie: session } });
+  expect(await keys.text()).toContain(`…${apiKey.slice(-4)}`);
+}
+
 describe("npm run dev", () => {
   it("serves the API on PORT, prints a working free-plan key and a curl line; Ctrl-C stops everything", async () => {
     const port = await freePort();
@@ -72,6 +91,7 @@ describe("npm run dev", () => {
       expect(await fetch(`http://127.0.0.1:${port}/api/v1/presets`, { headers: { Authorization: `Bearer ${apiKey}` } }).then((r) => r.json())).toMatchObject({
         meta: { userPlan: "free" },
       });
+      await expectDashboardSignIn(banner, port, apiKey);
     } finally {
       ctrlC(dev.child);
       await dev.exited;

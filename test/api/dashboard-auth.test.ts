@@ -152,6 +152,18 @@ describe("dashboard: sign-in throttling", () => {
   });
 });
 
+describe("dashboard: sign-up throttling", () => {
+  it("the 11th sign-up in an hour from one address is a 429, and creates no account", async () => {
+    const address = new DashboardSession().address;
+    for (let i = 0; i < 10; i++) await new DashboardSession(address).signUp();
+    const email = `one-too-many-${randomUUID()}@example.com`;
+    const refused = await new DashboardSession(address).submit("/dashboard/signup", "/dashboard/signup", { email, password: "long enough password" });
+    expect(refused.status).toBe(429);
+    expect(refused.html).toContain("Too many sign-ups from your network");
+    expect(await admin.db.select().from(users).where(eq(users.email, email))).toEqual([]);
+  });
+});
+
 describe("dashboard: CSRF", () => {
   it("a form posted without its token, with another session's token, or from another origin is refused (403) and does nothing", async () => {
     const { session } = await signedUp();

@@ -16,9 +16,11 @@ export function formToken(html: string): string {
   return match[1];
 }
 
-let addresses = 0;
-/** A client address of its own per session, so one test's sign-in throttle never meets another's. */
-const freshAddress = () => `198.51.100.${(process.pid + addresses++) % 250}`;
+/**
+ * A client address of its own per session (random, in the IPv6 documentation range), so no
+ * test's throttle counters, which outlive a run in the machine's Redis, meet another's.
+ */
+const freshAddress = () => `2001:db8::${randomUUID().replace(/-/g, "").slice(0, 16).match(/.{4}/g)!.join(":")}`;
 
 /**
  * A browser's view of the dashboard without the browser: a cookie jar, same-origin `Origin` on

@@ -1,6 +1,7 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { JobOutput } from "../jobs/output";
+import type { StageLog } from "../jobs/stage-log";
 import { buildPresetCommands, type PlanStep } from "./args";
 import { escapeVttCueText } from "./args/webvtt";
 import { parseLoudnormMeasurement } from "./args/loudness";
@@ -17,6 +18,7 @@ export interface EncodePresetOptions {
   probe: ProbeSummary;
   signal?: AbortSignal;
   onProgress?(fraction: number): void;
+  log?: StageLog;
   /** Hidden from error messages (defaults to the out dir). */
   workDir?: string;
 }
@@ -36,6 +38,7 @@ export async function encodePreset(options: EncodePresetOptions): Promise<JobOut
       workDir: options.workDir ?? outDir,
       durationSeconds: probe.duration,
       onProgress: (f) => options.onProgress?.((base + f) / total),
+      log: options.log,
     });
     done += 1;
     return result;

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import type { StageLog } from "../jobs/stage-log";
 
 const STDERR_LINES_KEPT = 50;
 /** Lines of the kept stderr that go into the job's error message. */
@@ -32,6 +33,8 @@ export interface FfmpegRunOptions extends RunOptions {
   /** Source duration in seconds, to turn `out_time_us` into a fraction. */
   durationSeconds?: number;
   onProgress?(fraction: number): void;
+  /** Told when FFmpeg starts and when it finishes, with its speed over `durationSeconds`. */
+  log?: StageLog;
 }
 
 /** Output time in microseconds from one `-progress` line, or null for other keys and N/A. */
@@ -119,8 +122,10 @@ function spawnTool(tool: string, args: string[], options: RunOptions, onStdout?:
  * carry loudnorm's measurement.
  */
 export async function runFfmpeg(args: string[], options: FfmpegRunOptions = {}): Promise<{ stderr: string }> {
-  const { durationSeconds, onProgress } = options;
+  const { durationSeconds, onProgress, log } = options;
   const durationUs = (durationSeconds ?? 0) * 1e6;
+  const started = performance.now();
+  log?.({ stage: "ffmpeg-start", mediaSeconds: durationSeconds ?? 0 });
   let pending = "";
   const result = await spawnTool("ffmpeg", args, options, (chunk) => {
     const lines = (pending + chunk).split("\n");
@@ -130,6 +135,7 @@ export async function runFfmpeg(args: string[], options: FfmpegRunOptions = {}):
       if (outTime !== null && durationUs > 0 && onProgress) onProgress(Math.min(1, outTime / durationUs));
     }
   });
+  log?.({ stage: "ffmpeg-end", mediaSeconds: durationSeconds ?? 0, wallSeconds: (performance.now() - started) / 1000 });
   return { stderr: result.stderrLines.join("\n") };
 }
 

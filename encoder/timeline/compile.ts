@@ -1,4 +1,6 @@
 import { clipEnd, type OverlayClip, type Resolution, type TextClip, type ValidatedEdl, type VideoClip } from "../../domain/edl/schema";
+import { head } from "../ffmpeg/args/command";
+import { even } from "../ffmpeg/args/sizes";
 import { round } from "./colour";
 import { GraphBuilder } from "./graph";
 import { encodeArgs } from "./output-args";
@@ -25,8 +27,6 @@ export interface CompiledTimeline {
 }
 
 export const fontKey = (clip: Pick<TextClip, "fontFamily" | "fontWeight">) => `${clip.fontFamily}|${clip.fontWeight}`;
-
-const even = (n: number) => Math.max(2, Math.round(n / 2) * 2);
 
 /**
  * A validated timeline as ONE FFmpeg invocation with ONE filter graph: the video track
@@ -74,15 +74,7 @@ export function compileTimeline(edl: ValidatedEdl, assets: TimelineAssets, paths
   });
 
   const args = [
-    "-hide_banner",
-    "-nostdin",
-    "-y",
-    ...g.inputArgs(),
-    "-loglevel",
-    "warning",
-    "-progress",
-    "pipe:1",
-    "-nostats",
+    ...head(g.inputs()),
     // The graph in one thread: its slice threads only competed with x264's frame threads
     // (bench:edl on 2 cores: 10.2 s against 12.2 s).
     "-filter_complex_threads",

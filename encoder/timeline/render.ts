@@ -1,19 +1,19 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { validateEdl } from "../../domain/edl/validate";
-import { probeFile } from "../ffmpeg/probe";
-import { runFfmpeg, runFfprobe } from "../ffmpeg/run";
+import { CONTENT_TYPES } from "../ffmpeg/args/containers";
+import { probeFile, probeImage } from "../ffmpeg/probe";
+import { runFfmpeg } from "../ffmpeg/run";
 import type { ClaimedJob } from "../internal-api";
 import { PermanentJobError } from "../jobs/failures";
 import type { RenderContext } from "../jobs/output";
 import type { RenderResult } from "../jobs/pipeline";
 import { SourceRefusedError } from "../source/address-policy";
 import { downloadSource, type DownloadPolicy } from "../source/download";
-import { assertSelfContained, assertSelfContainedFormat } from "../source/self-contained";
+import { assertSelfContained } from "../source/self-contained";
 import { planAssets, planFonts, inPointErrors, type AssetNeed } from "./assets";
 import { TimelineError, compileTimeline, fontKey, type TimelineAssets } from "./compile";
 import { resolveFont } from "./fonts";
-import { CONTENT_TYPES } from "./output-args";
 
 /** Keeps the cause's message and whether a retry may help, naming the clip the asset belongs to. */
 function forClip(clipId: string, what: string, err: unknown): Error {
@@ -23,19 +23,10 @@ function forClip(clipId: string, what: string, err: unknown): Error {
   return wrapped;
 }
 
-async function probeImage(path: string, clipId: string, ctx: RenderContext) {
-  const raw = JSON.parse(
-    await runFfprobe(["-v", "error", "-protocol_whitelist", "file", "-print_format", "json", "-show_format", "-show_streams", "-i", path], {
-      signal: ctx.signal,
-      workDir: ctx.workDir,
-    }),
-  ) as { format?: { format_name?: string }; streams?: { codec_name?: string; width?: number; height?: number }[] };
-  assertSelfContainedFormat(raw.format?.format_name);
-  const stream = raw.streams?.[0];
-  if (!stream || !["png", "mjpeg"].includes(stream.codec_name ?? "") || !stream.width || !stream.height) {
-    throw new PermanentJobError(`Overlay "${clipId}" is not a PNG or JPEG image`);
-  }
-  return { path, width: stream.width, height: stream.height };
+async function overlayImage(path: string, clipId: string, ctx: RenderContext) {
+  const image = await probeImage(path, { signal: ctx.signal, workDir: ctx.workDir });
+  if (!image || !["png", "mjpeg"].includes(image.codec)) throw new PermanentJobError(`Overlay "${clipId}" is not a PNG or JPEG image`);
+  return { path, width: image.width, height: image.height };
 }
 
 /** A probe's failure: the source guard refused the asset, or FFmpeg could not read it. */
@@ -59,7 +50,8 @@ export async function renderTimelineJob(job: ClaimedJob, ctx: RenderContext, pol
     const path = join(ctx.workDir, `asset-${n++}`);
     const firstClip = uses[0].clipId;
     try {
-      await downloadSource(url, path, policy, ctx.signal);
+      const downloaded = await downloadSource(url, path, policy, ctx.signal);
+      ctx.log({ stage: "download", bytes: downloaded.bytes, seconds: downloaded.seconds, asset: `clip "${firstClip}"` });
     } catch (err) {
       throw forClip(firstClip, "could not be downloaded", err);
     }
@@ -68,7 +60,7 @@ export async function renderTimelineJob(job: ClaimedJob, ctx: RenderContext, pol
     });
     for (const { as, clipId } of uses) {
       if (as === "image") {
-        const image = await probeImage(path, clipId, ctx).catch((err) => {
+        const image = await overlayImage(path, clipId, ctx).catch((err) => {
           throw err instanceof PermanentJobError ? err : forClip(clipId, probeFailure(err), err);
         });
         assets.images.set(url, image);
@@ -77,6 +69,7 @@ export async function renderTimelineJob(job: ClaimedJob, ctx: RenderContext, pol
       const probe = await probeFile(path, { signal: ctx.signal, workDir: ctx.workDir }).catch((err) => {
         throw forClip(clipId, probeFailure(err), err);
       });
+      ctx.log({ stage: "probe", probe, asset: `clip "${clipId}"` });
       durations.set(url, probe.duration);
       assets.media.set(url, {
         path,
@@ -101,7 +94,7 @@ export async function renderTimelineJob(job: ClaimedJob, ctx: RenderContext, pol
   const output = join(ctx.workDir, `output.${ext}`);
   const compiled = compileTimeline(edl, assets, { workDir: ctx.workDir, output });
   await Promise.all(compiled.files.map((f) => writeFile(f.path, f.content)));
-  await runFfmpeg(compiled.args, { signal: ctx.signal, workDir: ctx.workDir, durationSeconds: compiled.duration, onProgress: ctx.onProgress });
+  await runFfmpeg(compiled.args, { signal: ctx.signal, workDir: ctx.workDir, durationSeconds: compiled.duration, onProgress: ctx.onProgress, log: ctx.log });
   return {
     output: { kind: "file", path: output, fileName: `output.${ext}`, contentType: CONTENT_TYPES[ext] },
     duration: compiled.duration,

@@ -127,9 +127,9 @@ export function buildVideoTrack(
     gapUntil(p.start);
     const info = media(p.clip.src, p.clip.id);
     if (!info.hasVideo) throw new TimelineError(`Asset for clip "${p.clip.id}" has no video stream`);
-    const input = g.input(["-ss", ffSeconds(p.clip.in), "-t", ffSeconds(p.duration * p.clip.speed), "-i", info.path]);
+    const input = g.input({ options: ["-ss", ffSeconds(p.clip.in), "-t", ffSeconds(p.duration * p.clip.speed)], path: info.path });
     const replacement = p.clip.replaceAudio && !p.clip.mute ? media(p.clip.replaceAudio, p.clip.id) : undefined;
-    const replacementInput = replacement ? g.input(["-t", ffSeconds(p.duration), "-i", replacement.path]) : undefined;
+    const replacementInput = replacement ? g.input({ options: ["-t", ffSeconds(p.duration)], path: replacement.path }) : undefined;
     segments.push(
       videoSegment(g, input, p, span, frame, fps),
       audioSegment(g, p, span, { input, info }, replacement && { input: replacementInput!, info: replacement }),

@@ -58,6 +58,11 @@ describe("guarded download", () => {
       if (url.pathname === "/missing") return res.writeHead(404).end();
       // Sends the headers and a first chunk, then nothing more: a source that hangs.
       if (url.pathname === "/stall") return res.writeHead(200).write(payload);
+      // Promises the whole payload, sends half, and drops the connection.
+      if (url.pathname === "/truncated") {
+        res.writeHead(200, { "content-length": payload.length }).write(payload.subarray(0, payload.length / 2));
+        return setTimeout(() => res.destroy(), 50);
+      }
       res.writeHead(500).end();
     });
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
@@ -121,6 +126,23 @@ describe("guarded download", () => {
     const closed = await downloadSource("http://127.0.0.1:9/nothing", join(dir, "c"), dev).catch((e) => e);
     expect(closed).toBeInstanceOf(DownloadError);
     expect(closed.message).toBe("Download failed: connection refused");
+  });
+
+  it("a connection dropped before the promised length arrived: a retryable reset, no partial file", async () => {
+    const dest = join(dir, "truncated");
+    const err = await downloadSource(`${base}/truncated`, dest, dev).catch((e) => e);
+    expect(err).toBeInstanceOf(DownloadError);
+    expect(err.message).toBe("Download failed: connection reset");
+    await expect(stat(dest)).rejects.toThrow();
+  });
+
+  it("a cancelled job's download stops with the job's own reason, leaving no partial file", async () => {
+    const dest = join(dir, "cancelled");
+    const job = new AbortController();
+    const cancelled = new Error("the job is cancelled");
+    setTimeout(() => job.abort(cancelled), 100);
+    await expect(downloadSource(`${base}/stall`, dest, dev, job.signal)).rejects.toBe(cancelled);
+    await expect(stat(dest)).rejects.toThrow();
   });
 
   it("a source that stops sending is given up at the timeout, retryably, leaving no partial file", async () => {

@@ -59,7 +59,7 @@ async function render(tracks: unknown[]) {
     maxSourceSeconds: 3600,
   };
   const workDir = await mkdtemp(join(dir, "job-"));
-  return renderTimelineJob(job, { workDir, signal: new AbortController().signal, onProgress: () => undefined }, policy);
+  return renderTimelineJob(job, { workDir, signal: new AbortController().signal, onProgress: () => undefined, log: () => undefined }, policy);
 }
 
 /** The failure as the job shows it: not retried, naming the clip, with no server path. */

@@ -169,6 +169,11 @@ describe("dashboard: jobs", () => {
     expect(part.status).toBe(206);
     expect(part.headers.get("content-range")).toBe(`bytes 4-9/${bytes.length}`);
     expect(part.html).toBe(bytes.subarray(4, 10).toString());
+    // Ranges a client may send that storage cannot serve are answered, never a 500.
+    expect((await session.get(`/dashboard/jobs/${job.id}/output`, { Range: "bytes=100000-" })).status).toBe(416);
+    for (const range of ["bytes=abc", "pages=1-2", "bytes=9-4"]) {
+      expect((await session.get(`/dashboard/jobs/${job.id}/output`, { Range: range })).status, range).toBeLessThan(500);
+    }
 
     const detail = await session.get(`/dashboard/jobs/${job.id}`);
     expect(detail.html).toMatch(new RegExp(`<video id="player" controls[^>]* src="/dashboard/jobs/${job.id}/output">`));

@@ -1,5 +1,5 @@
 import type { Job } from "../../../drizzle/schema";
-import { RECIPES } from "../../../domain/presets/recipes";
+import { findDefinition } from "../../../domain/presets/definitions";
 
 /**
  * How the dashboard can show a finished job's output: a browser plays single MP4/WebM/MOV
@@ -22,7 +22,7 @@ export function playbackOf(job: Pick<Job, "status" | "outputKey" | "preset" | "s
   const extension = outputExtension(job.outputKey);
   if (extension && VIDEO_EXTENSIONS.has(extension)) return { kind: "video" };
   if (extension && AUDIO_EXTENSIONS.has(extension)) return { kind: "audio" };
-  const recipe = RECIPES[job.preset];
+  const recipe = findDefinition(job.preset)?.recipe;
   if (extension === "zip" && recipe?.kind === "ladder" && (recipe.packaging.format === "hls" || recipe.packaging.format === "cmaf")) {
     return { kind: "hls", master: HLS_MASTER };
   }

@@ -3,6 +3,7 @@ import { html } from "hono/html";
 import type { Child } from "hono/jsx";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { DashboardEnv } from "../context";
+import { MessagePage } from "./errors";
 import { Layout } from "./layout";
 
 /** A whole dashboard page in the layout, for whoever is signed in on this request. */
@@ -19,4 +20,9 @@ export function renderPage(
     )}`,
     status,
   );
+}
+
+/** What an unknown id, a malformed one and another account's all get alike. */
+export function notFoundPage(c: Context<DashboardEnv>, what: string) {
+  return renderPage(c, { title: "Not found", body: <MessagePage message={`${what} not found.`} /> }, 404);
 }

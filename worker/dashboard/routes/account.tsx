@@ -8,19 +8,14 @@ import { me, type DashboardEnv } from "../context";
 import { issueApiKey, KEY_NAME_MAX_LENGTH, listApiKeys, revokeApiKey } from "../lib/api-keys";
 import { usageThisMonth } from "../lib/usage";
 import { rotateWebhookSecret, saveWebhook, sendTestEvent, setWebhookUrl, webhookUrlProblem } from "../lib/webhook";
-import { MessagePage } from "../pages/errors";
 import { KeyCreatedPage, KeysPage, RevokeKeyPage } from "../pages/keys";
 import { OverviewPage } from "../pages/overview";
 import { PlanPage } from "../pages/plan";
-import { renderPage } from "../pages/render";
+import { notFoundPage, renderPage } from "../pages/render";
 import { WebhookPage, type WebhookPageProps } from "../pages/webhook";
 import { paths } from "../paths";
 
 type Ctx = Context<DashboardEnv>;
-
-export function notFoundPage(c: Ctx, what: string) {
-  return renderPage(c, { title: "Not found", body: <MessagePage message={`${what} not found.`} /> }, 404);
-}
 
 /** The key `id` of the signed-in account; another account's key is as unknown as a made-up id. */
 async function ownKey(c: Ctx, id: string) {

@@ -8,8 +8,7 @@ import { memberContentType, playbackOf } from "../lib/playback";
 import { findZipMember, ObjectNotFoundError } from "../lib/zip-members";
 import { MessagePage } from "../pages/errors";
 import { JobPage, JOBS_PER_PAGE, JobsTable } from "../pages/jobs";
-import { renderPage } from "../pages/render";
-import { notFoundPage } from "./account";
+import { notFoundPage, renderPage } from "../pages/render";
 
 type Ctx = Context<DashboardEnv>;
 
@@ -59,9 +58,11 @@ async function streamObject(c: Ctx, key: string, disposition: "inline" | "attach
   const link = await c.get("services").storage.signGet(key, INTERNAL_LINK_SECONDS);
   const range = c.req.header("Range");
   const res = await fetch(link.url, { headers: range ? { Range: range } : {} });
-  if (res.status === 404 || !res.ok) {
+  if (!res.ok) {
     await res.body?.cancel();
     if (res.status === 404) return notFoundPage(c, "Output");
+    // A range past the end is the client's to hear about, as storage said it.
+    if (res.status === 416) return new Response(null, { status: 416, headers: { "Content-Range": res.headers.get("Content-Range") ?? "bytes */*" } });
     throw new Error(`Storage GET ${key} answered ${res.status}`);
   }
   const fileName = key.slice(key.lastIndexOf("/") + 1);

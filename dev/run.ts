@@ -4,6 +4,7 @@
  * unless set). Everything it keeps is under DATA_DIR (default .data/), which one run at a time
  * may hold. Ctrl-C stops everything it started.
  */
+import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { isJobStageLine } from "../encoder/jobs/stage-log";
 import { isPlanId, PLAN_IDS } from "../domain/plans";
@@ -72,6 +73,9 @@ try {
 
   const admin = openAdmin({ databaseUrl: info.databaseUrl, redis: info.cloud.redis });
   const { accountId, apiKey } = await admin.createAccount(plan);
+  // A dashboard sign-in for the dev account; each run makes a new account, so the email names it.
+  const dashboardUser = { email: `dev-${accountId.slice(0, 8)}@example.com`, password: randomBytes(12).toString("base64url") };
+  await admin.addUser(accountId, dashboardUser);
   await admin.close();
 
   await samplesMade;
@@ -96,6 +100,8 @@ Ready.
   Samples    ${samples.url(clip)} (10 s, 720p), ${samples.url(logo)}
   Account    ${accountId} (${plan} plan; DEV_PLAN=pro npm run dev for another)
   API key    ${apiKey}
+  Dashboard  ${info.apiUrl}/dashboard
+  Sign in    ${dashboardUser.email}  password ${dashboardUser.password}
 
 Try it (paste into a shell):
 ${steps.map((line) => `  ${line}`).join("\n")}

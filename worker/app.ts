@@ -1,5 +1,6 @@
 import { Hono } from "hono";
 import type { AppEnv } from "./context";
+import { dashboardApp } from "./dashboard/app";
 import { renderError } from "./errors";
 import { init } from "./middleware/init";
 import { registerReference } from "./openapi/reference";
@@ -23,5 +24,7 @@ export function createApp() {
   // Before internalJobs: QStash signs these, not the encoder.
   app.route("/internal/webhook-deliveries", webhookDeliveries);
   app.route("/internal", internalJobs);
+  app.get("/", (c) => c.redirect("/dashboard"));
+  app.route("/dashboard", dashboardApp());
   return app;
 }

@@ -121,6 +121,25 @@ async function allJobs(port: number, key: string): Promise<any[]> {
   }
 }
 
+/** The banner's dashboard sign-in works and opens the same account as its API key. */
+async function expectDashboardSignIn(banner: string, port: number, apiKey: string) {
+  const [, url, email, password] = banner.match(/Dashboard\s+(\S+)\s+Sign in\s+(\S+)\s+password (\S+)/)!;
+  expect(url).toBe(`http://127.0.0.1:${port}/dashboard`);
+  const form = await fetch(`${url}/signin`);
+  const formCookie = form.headers.getSetCookie()[0].split(";")[0];
+  const token = /name="_csrf" value="([^"]+)"/.exec(await form.text())![1];
+  const signIn = await fetch(`${url}/signin`, {
+    method: "POST",
+    redirect: "manual",
+    headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: `http://127.0.0.1:${port}`, Cookie: formCookie },
+    body: new URLSearchParams({ _csrf: token, email, password }),
+  });
+  expect(signIn.status).toBe(303);
+  const session = signIn.headers.getSetCookie()[0].split(";")[0];
+  const keys = await fetch(`${url}/keys`, { headers: { Cookie: session } });
+  expect(await keys.text()).toContain(`…${apiKey.slice(-4)}`);
+}
+
 const TERMINAL = ["completed", "failed", "cancelled"];
 const exists = (path: string) => access(path).then(() => true, () => false);
 
@@ -148,6 +167,7 @@ describe("npm run dev with no configuration", () => {
         expect(banner).toMatch(/\(free plan/);
         freeKey = banner.match(/API key\s+(spk_\w+)/)![1];
         const databaseUrl = banner.match(/postgres:\/\/\S+/)![0];
+        await expectDashboardSignIn(banner, port, freeKey);
 
         // One run per data directory: a second is told which one holds it, and exits.
         const secondPort = await freePort();

@@ -55,7 +55,7 @@ export class JobFailure extends Error {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = "JobFailure";
     this.retryable = RETRYABLE[kind];
-    if (options.duration !== undefined) this.duration = options.duration;
+    this.duration = options.duration;
   }
 
   /** The source guard said no: the URL, its address, its size. */

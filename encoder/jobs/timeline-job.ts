@@ -17,7 +17,7 @@ import type { RenderContext, RenderResult } from "./pipeline";
 const forClip = (clipId: string, what: string, err: unknown) => JobFailure.of(err).within(`Asset for clip "${clipId}" ${what}`);
 
 /** A probe's failure: the source guard refused the asset, or FFmpeg could not read it. */
-const probeFailure = (err: unknown) => (JobFailure.of(err).kind === "source-refused" ? "was refused" : "could not be decoded");
+const probeFailure = (err: unknown) => (err instanceof JobFailure && err.kind === "source-refused" ? "was refused" : "could not be decoded");
 
 async function overlayImage(path: string, clipId: string, ctx: RenderContext) {
   const image = await probeImage(path, { signal: ctx.signal, workDir: ctx.workDir }).catch((err) => {

@@ -13,7 +13,11 @@ export interface ClaimedJob {
   maxSourceSeconds: number;
 }
 
-/** The job left the state the encoder was working in (cancelled, already finished, or gone). */
+/**
+ * The job left the state the encoder was working in (cancelled, already finished, or gone). Not
+ * a JobFailure: nothing went wrong with the job, there is no errorMessage to give nor attempt to
+ * retry, and nothing may be reported about it; the encoder only stops working on it.
+ */
 export class JobGoneError extends Error {
   constructor(readonly status: string) {
     super(`Job is ${status}`);

@@ -1,13 +1,11 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { JobOutput } from "../jobs/output";
-import type { StageLog } from "../jobs/stage-log";
 import { buildPresetCommands, type PlanStep } from "./args";
 import { escapeVttCueText } from "./args/webvtt";
 import { parseLoudnormMeasurement } from "./args/loudness";
-import { collectOutput } from "./outputs";
+import { collectOutput, type JobOutput } from "./outputs";
 import type { ProbeSummary } from "./probe";
-import { runFfmpeg } from "./run";
+import { runFfmpeg, type FfmpegRunOptions } from "./run";
 
 export interface EncodePresetOptions {
   presetId: string;
@@ -18,7 +16,7 @@ export interface EncodePresetOptions {
   probe: ProbeSummary;
   signal?: AbortSignal;
   onProgress?(fraction: number): void;
-  log?: StageLog;
+  log?: FfmpegRunOptions["log"];
   /** Hidden from error messages (defaults to the out dir). */
   workDir?: string;
 }

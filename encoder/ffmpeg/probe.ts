@@ -1,5 +1,6 @@
+import { JobFailure } from "../failure";
 import { assertSelfContainedFormat } from "../source/self-contained";
-import { FfmpegError, runFfprobe, type RunOptions } from "./run";
+import { runFfprobe, type RunOptions } from "./run";
 
 export interface VideoStreamInfo {
   /** Absolute stream index, for `-map 0:<index>`. */
@@ -145,8 +146,8 @@ export function parseProbe(raw: unknown): ProbeSummary {
       textBased: TEXT_SUBTITLE_CODECS.has(s.codec_name ?? ""),
     }));
   const duration = positive(probe.format?.duration) ?? Math.max(0, ...streams.map((s) => positive(s.duration) ?? 0));
-  if (!(duration > 0)) throw new FfmpegError("FFmpeg could not determine the duration of the source file.");
-  if (!video && audio.length === 0) throw new FfmpegError("FFmpeg found no audio or video stream in the source file.");
+  if (!(duration > 0)) throw JobFailure.ffmpeg("FFmpeg could not determine the duration of the source file.");
+  if (!video && audio.length === 0) throw JobFailure.ffmpeg("FFmpeg found no audio or video stream in the source file.");
   return { duration, video, audio, subtitles };
 }
 

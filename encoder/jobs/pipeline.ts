@@ -1,14 +1,23 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { JOB_DELIVERY_RETRIES, outputKeyFor } from "../../domain/jobs";
+import { JobFailure } from "../failure";
+import type { JobOutput } from "../ffmpeg/outputs";
 import { JobGoneError, type ClaimedJob, type InternalApi } from "../internal-api";
 import type { Uploader } from "../upload/s3";
 import { zipStream } from "../upload/zip";
-import { describeFailure } from "./failures";
 import { startHeartbeat } from "./heartbeat";
 import { runInJobScope } from "./job-scope";
-import type { JobOutput, RenderContext } from "./output";
 import { formatStage, type StageLog } from "./stage-log";
+
+/** What a renderer gets from the pipeline for one job. */
+export interface RenderContext {
+  workDir: string;
+  signal: AbortSignal;
+  onProgress(fraction: number): void;
+  /** One line per stage (download, probe, FFmpeg runs) in the job's log. */
+  log: StageLog;
+}
 
 export interface RenderResult {
   output: JobOutput;
@@ -34,12 +43,6 @@ export type DeliveryResult = "done" | "retry";
 const ATTEMPTS = JOB_DELIVERY_RETRIES + 1;
 /** How long an aborted job's work may take to wind down (FFmpeg killed, requests closed) before its dir goes. */
 const WIND_DOWN_MS = 10_000;
-
-/** A failed job's duration, when the failure came after the probe measured it. */
-function durationOf(err: unknown): number | null {
-  const d = (err as { duration?: unknown })?.duration;
-  return typeof d === "number" ? d : null;
-}
 
 /** `promise`, or the signal's reason as soon as it aborts, whichever comes first. */
 function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
@@ -131,11 +134,11 @@ async function deliver(deps: PipelineDeps, jobId: string, deliveryAttempt: numbe
       log({ stage: "cancelled", status: cause.status });
       return "done";
     }
-    const failure = describeFailure(cause);
+    const failure = JobFailure.of(cause);
     const final = !failure.retryable || job.attempt >= JOB_DELIVERY_RETRIES;
-    log({ stage: "failed", reason: failure.message, cause: internalCause(cause), final, attempt: job.attempt, attempts: ATTEMPTS });
+    log({ stage: "failed", reason: failure.message, cause: failure.describeCause(), final, attempt: job.attempt, attempts: ATTEMPTS });
     try {
-      await deps.api.fail(job.id, { errorMessage: failure.message, attempt: job.attempt, final, duration: duration ?? durationOf(cause) });
+      await deps.api.fail(job.id, { errorMessage: failure.message, attempt: job.attempt, final, duration: duration ?? failure.duration ?? null });
     } catch (reportErr) {
       if (reportErr instanceof JobGoneError) return "done";
       throw reportErr;
@@ -145,13 +148,4 @@ async function deliver(deps: PipelineDeps, jobId: string, deliveryAttempt: numbe
     await settledWithin(work, WIND_DOWN_MS);
     await rm(workDir, { recursive: true, force: true });
   }
-}
-
-/**
- * An unexpected error's own words, which the job's errorMessage leaves out (they may name
- * internals), for the log. Errors that say whether to retry are already told as they are.
- */
-function internalCause(err: unknown): string | undefined {
-  if (typeof (err as { retryable?: unknown })?.retryable === "boolean") return undefined;
-  return err instanceof Error ? `${err.name}: ${err.message}` : String(err);
 }

@@ -1,4 +1,5 @@
 import type { ProbeSummary } from "../ffmpeg/probe";
+import type { FfmpegStage } from "../ffmpeg/run";
 
 /**
  * One line per stage of a job, for a person reading the encoder's log in a terminal (and
@@ -9,8 +10,7 @@ export type JobStage =
   | { stage: "claim"; attempt: number; attempts: number; preset: string }
   | { stage: "download"; bytes: number; seconds: number; asset?: string }
   | { stage: "probe"; probe: ProbeSummary; asset?: string }
-  | { stage: "ffmpeg-start"; mediaSeconds: number }
-  | { stage: "ffmpeg-end"; mediaSeconds: number; wallSeconds: number }
+  | FfmpegStage
   | { stage: "upload"; bytes: number; seconds: number }
   | { stage: "completed"; seconds: number }
   | { stage: "cancelled"; status: string }

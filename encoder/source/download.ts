@@ -5,19 +5,15 @@ import type { LookupFunction } from "node:net";
 import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import ipaddr from "ipaddr.js";
+import { JobFailure } from "../failure";
 import { httpRequest, type HttpResponse } from "../http/client";
-import { SourceRefusedError, assertAllowedUrl, isAllowedAddress } from "./address-policy";
+import { assertAllowedUrl, isAllowedAddress } from "./address-policy";
 
 export interface DownloadPolicy {
   allowLoopback: boolean;
   maxBytes: number;
   timeoutMs: number;
   maxRedirects?: number;
-}
-
-/** A download that failed for a reason worth retrying (network, server error, timeout). */
-export class DownloadError extends Error {
-  readonly retryable = true;
 }
 
 export interface Downloaded {
@@ -36,7 +32,7 @@ function guardedLookup(allowLoopback: boolean): LookupFunction {
       if (err) return callback(err, []);
       const refused = addresses.find((a) => !isAllowedAddress(a.address, { allowLoopback }));
       if (refused || addresses.length === 0) {
-        return callback(new SourceRefusedError(`Source refused: ${hostname} resolves to a non-public address`), []);
+        return callback(JobFailure.sourceRefused(`${hostname} resolves to a non-public address`), []);
       }
       if (options.all) return (callback as (e: null, all: LookupAddress[]) => void)(null, addresses);
       callback(null, addresses[0].address, addresses[0].family);
@@ -47,7 +43,7 @@ function guardedLookup(allowLoopback: boolean): LookupFunction {
 function checkLiteralHost(url: URL, allowLoopback: boolean) {
   const host = url.hostname.replace(/^\[|\]$/g, "");
   if (ipaddr.isValid(host) && !isAllowedAddress(host, { allowLoopback })) {
-    throw new SourceRefusedError(`Source refused: ${host} is not a public address`);
+    throw JobFailure.sourceRefused(`${host} is not a public address`);
   }
 }
 
@@ -63,8 +59,8 @@ export async function downloadSource(source: string, dest: string, policy: Downl
   /** A cancelled job ends with its own reason; anything else is a refusal or a retryable failure. */
   const failure = (err: unknown) => {
     if (signal?.aborted) return signal.reason;
-    if (err instanceof SourceRefusedError) return err;
-    return new DownloadError(`Download failed: ${describeNetworkError(err, timeout)}`);
+    if (err instanceof JobFailure) return err;
+    return JobFailure.download(describeNetworkError(err, timeout), err);
   };
   let url = assertAllowedUrl(source);
   for (let hop = 0; hop <= (policy.maxRedirects ?? 5); hop++) {
@@ -82,18 +78,18 @@ export async function downloadSource(source: string, dest: string, policy: Downl
     }
     if (res.status !== 200) {
       res.body.destroy();
-      throw new DownloadError(`Download failed: the source answered HTTP ${res.status}`);
+      throw JobFailure.download(`the source answered HTTP ${res.status}`);
     }
     const length = Number(res.headers["content-length"] ?? NaN);
     if (length > policy.maxBytes) {
       res.body.destroy();
-      throw new SourceRefusedError(`Source refused: ${length} bytes is over the ${policy.maxBytes}-byte limit`);
+      throw JobFailure.sourceRefused(`${length} bytes is over the ${policy.maxBytes}-byte limit`);
     }
     let seen = 0;
     const cap = new Transform({
       transform(chunk: Buffer, _enc, done) {
         seen += chunk.length;
-        if (seen > policy.maxBytes) done(new SourceRefusedError(`Source refused: larger than the ${policy.maxBytes}-byte limit`));
+        if (seen > policy.maxBytes) done(JobFailure.sourceRefused(`larger than the ${policy.maxBytes}-byte limit`));
         else done(null, chunk);
       },
     });
@@ -105,7 +101,7 @@ export async function downloadSource(source: string, dest: string, policy: Downl
     }
     return { bytes: seen, finalUrl: url.toString(), seconds: (performance.now() - started) / 1000 };
   }
-  throw new DownloadError("Download failed: too many redirects");
+  throw JobFailure.download("too many redirects");
 }
 
 function describeNetworkError(err: unknown, timeout: AbortSignal): string {

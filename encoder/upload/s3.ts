@@ -3,6 +3,7 @@ import { readFile, stat } from "node:fs/promises";
 import type { Readable } from "node:stream";
 import { AwsV4Signer } from "aws4fetch";
 import { s3ObjectUrl } from "../../domain/s3";
+import { JobFailure } from "../failure";
 import { httpRequest, readBody } from "../http/client";
 
 export interface S3Config {
@@ -21,21 +22,17 @@ const PARTS_IN_FLIGHT = 3;
 const STORAGE_RETRIES = 10;
 const FIRST_RETRY_MS = 50;
 
-export class UploadError extends Error {
-  readonly retryable = true;
-}
-
 /**
  * A failure that is not storage's answer, as the job's errorMessage may show it. The cause's own
  * message can name work-dir paths (a read error says which file), so only its kind and error
  * code are told; the cause stays attached for logs.
  */
-function uploadFailure(err: unknown): UploadError {
-  if (err instanceof UploadError) return err;
+function uploadFailure(err: unknown): JobFailure {
+  if (err instanceof JobFailure) return err;
   const e = err as { code?: unknown; path?: unknown; cause?: { code?: unknown } } | undefined;
   const code = [e?.code, e?.cause?.code].find((c): c is string => typeof c === "string");
   const what = typeof e?.path === "string" ? "an output file could not be read" : "the output could not be sent to storage";
-  return new UploadError(`Upload failed: ${what}${code ? ` (${code})` : ""}`, { cause: err });
+  return JobFailure.upload(`${what}${code ? ` (${code})` : ""}`, err);
 }
 
 interface StorageRequest {
@@ -78,7 +75,7 @@ export function createUploader(config: S3Config) {
         await new Promise((r) => setTimeout(r, Math.random() * FIRST_RETRY_MS * 2 ** retry));
         continue;
       }
-      if (res.status < 200 || res.status > 299) throw new UploadError(`Upload failed: ${what} answered HTTP ${res.status}`);
+      if (res.status < 200 || res.status > 299) throw JobFailure.upload(`${what} answered HTTP ${res.status}`);
       return res;
     }
   }
@@ -103,7 +100,7 @@ export function createUploader(config: S3Config) {
       if (!uploadId) {
         const init = await send(`${objectUrl(key)}?uploads`, { method: "POST", headers: { "Content-Type": contentType } }, "multipart start", signal);
         uploadId = /<UploadId>([^<]+)<\/UploadId>/.exec(init.text)?.[1];
-        if (!uploadId) throw new UploadError("Upload failed: no UploadId in the multipart start answer");
+        if (!uploadId) throw JobFailure.upload("no UploadId in the multipart start answer");
       }
       const number = ++partCount;
       const url = `${objectUrl(key)}?partNumber=${number}&uploadId=${encodeURIComponent(uploadId)}`;
@@ -138,7 +135,7 @@ export function createUploader(config: S3Config) {
         `</CompleteMultipartUpload>`;
       const done = await send(`${objectUrl(key)}?uploadId=${encodeURIComponent(uploadId)}`, { method: "POST", body: xml }, "multipart complete", signal);
       // S3 can answer 200 with an error document for a failed completion.
-      if (done.text.includes("<Error>")) throw new UploadError("Upload failed: multipart completion was refused");
+      if (done.text.includes("<Error>")) throw JobFailure.upload("multipart completion was refused");
       return total;
     } catch (err) {
       await Promise.allSettled(inFlight);

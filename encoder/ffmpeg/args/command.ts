@@ -1,6 +1,6 @@
 import type { AudioStreamInfo, ProbeSummary, VideoStreamInfo } from "../probe";
 import { MAX_AUDIO_CHANNELS } from "../../../domain/presets/recipes";
-import { PermanentJobError } from "../../jobs/failures";
+import { JobFailure } from "../../failure";
 
 export interface FfmpegCommand {
   args: string[];
@@ -52,13 +52,13 @@ export function head(inputs: string | readonly FfmpegInput[], logLevel: "warning
 }
 
 export function requireVideo(ctx: BuildContext): VideoStreamInfo {
-  if (!ctx.probe.video) throw new PermanentJobError(`The source has no video stream; preset ${ctx.presetId} needs one.`);
+  if (!ctx.probe.video) throw JobFailure.unsuitableSource(`The source has no video stream; preset ${ctx.presetId} needs one.`);
   return ctx.probe.video;
 }
 
 export function requireAudio(ctx: BuildContext): AudioStreamInfo {
   const audio = ctx.probe.audio[0];
-  if (!audio) throw new PermanentJobError(`The source has no audio stream; preset ${ctx.presetId} needs one.`);
+  if (!audio) throw JobFailure.unsuitableSource(`The source has no audio stream; preset ${ctx.presetId} needs one.`);
   return audio;
 }
 

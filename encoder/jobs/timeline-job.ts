@@ -1,36 +1,31 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { validateEdl } from "../../domain/edl/validate";
+import { JobFailure } from "../failure";
 import { CONTENT_TYPES } from "../ffmpeg/args/containers";
 import { probeFile, probeImage } from "../ffmpeg/probe";
 import { runFfmpeg } from "../ffmpeg/run";
 import type { ClaimedJob } from "../internal-api";
-import { PermanentJobError } from "../jobs/failures";
-import type { RenderContext } from "../jobs/output";
-import type { RenderResult } from "../jobs/pipeline";
-import { SourceRefusedError } from "../source/address-policy";
 import { downloadSource, type DownloadPolicy } from "../source/download";
 import { assertSelfContained } from "../source/self-contained";
-import { planAssets, planFonts, inPointErrors, type AssetNeed } from "./assets";
-import { TimelineError, compileTimeline, fontKey, type TimelineAssets } from "./compile";
-import { resolveFont } from "./fonts";
+import { planAssets, planFonts, inPointErrors, type AssetNeed } from "../timeline/assets";
+import { compileTimeline, fontKey, type TimelineAssets } from "../timeline/compile";
+import { resolveFont } from "../timeline/fonts";
+import type { RenderContext, RenderResult } from "./pipeline";
 
-/** Keeps the cause's message and whether a retry may help, naming the clip the asset belongs to. */
-function forClip(clipId: string, what: string, err: unknown): Error {
-  const e = err as { message?: string; retryable?: boolean };
-  const wrapped = new Error(`Asset for clip "${clipId}" ${what}: ${e.message ?? String(err)}`) as Error & { retryable: boolean };
-  wrapped.retryable = e.retryable ?? true;
-  return wrapped;
-}
-
-async function overlayImage(path: string, clipId: string, ctx: RenderContext) {
-  const image = await probeImage(path, { signal: ctx.signal, workDir: ctx.workDir });
-  if (!image || !["png", "mjpeg"].includes(image.codec)) throw new PermanentJobError(`Overlay "${clipId}" is not a PNG or JPEG image`);
-  return { path, width: image.width, height: image.height };
-}
+/** The asset's failure, of the same kind, naming the clip the asset belongs to. */
+const forClip = (clipId: string, what: string, err: unknown) => JobFailure.of(err).within(`Asset for clip "${clipId}" ${what}`);
 
 /** A probe's failure: the source guard refused the asset, or FFmpeg could not read it. */
-const probeFailure = (err: unknown) => (err instanceof SourceRefusedError ? "was refused" : "could not be decoded");
+const probeFailure = (err: unknown) => (err instanceof JobFailure && err.kind === "source-refused" ? "was refused" : "could not be decoded");
+
+async function overlayImage(path: string, clipId: string, ctx: RenderContext) {
+  const image = await probeImage(path, { signal: ctx.signal, workDir: ctx.workDir }).catch((err) => {
+    throw forClip(clipId, probeFailure(err), err);
+  });
+  if (!image || !["png", "mjpeg"].includes(image.codec)) throw JobFailure.unsuitableSource(`Overlay "${clipId}" is not a PNG or JPEG image`);
+  return { path, width: image.width, height: image.height };
+}
 
 /**
  * An EDL job, in the spec's order: validate, download assets (each distinct URL once, through
@@ -39,7 +34,7 @@ const probeFailure = (err: unknown) => (err instanceof SourceRefusedError ? "was
 export async function renderTimelineJob(job: ClaimedJob, ctx: RenderContext, policy: DownloadPolicy): Promise<RenderResult> {
   const validation = validateEdl(job.edl, job.plan);
   if (!validation.valid || !validation.edl) {
-    throw new PermanentJobError(`The timeline is not valid: ${validation.errors.slice(0, 3).join("; ")}`);
+    throw JobFailure.invalidTimeline(`The timeline is not valid: ${validation.errors.slice(0, 3).join("; ")}`);
   }
   const edl = validation.edl;
   const assets: TimelineAssets = { media: new Map(), images: new Map(), fonts: new Map() };
@@ -60,10 +55,7 @@ export async function renderTimelineJob(job: ClaimedJob, ctx: RenderContext, pol
     });
     for (const { as, clipId } of uses) {
       if (as === "image") {
-        const image = await overlayImage(path, clipId, ctx).catch((err) => {
-          throw err instanceof PermanentJobError ? err : forClip(clipId, probeFailure(err), err);
-        });
-        assets.images.set(url, image);
+        assets.images.set(url, await overlayImage(path, clipId, ctx));
         continue;
       }
       const probe = await probeFile(path, { signal: ctx.signal, workDir: ctx.workDir }).catch((err) => {
@@ -88,7 +80,7 @@ export async function renderTimelineJob(job: ClaimedJob, ctx: RenderContext, pol
     }),
   ]);
   const errors = inPointErrors(edl, durations);
-  if (errors.length > 0) throw new TimelineError(errors.join("; "));
+  if (errors.length > 0) throw JobFailure.invalidTimeline(errors.join("; "));
 
   const ext = edl.output.container;
   const output = join(ctx.workDir, `output.${ext}`);

@@ -13,7 +13,7 @@ import { DataDirInUse } from "./cloud/data-dir-lock";
 import { startFileServer } from "./cloud/file-server";
 import { prepareSampleMedia, SAMPLE_CLIP, SAMPLE_LOGO, writeSampleTimeline } from "./samples";
 import { startStack } from "./stack";
-import { DATA_DIR, writeDevState } from "./state";
+import { DATA_DIR, PROJECT_ROOT, writeDevState } from "./state";
 import { trySequence } from "./try-it";
 
 const port = Number(process.env.PORT ?? 8787);
@@ -90,7 +90,10 @@ try {
   }, 60_000);
 
   const database = process.env.DATABASE_URL ? "DATABASE_URL" : `embedded PostgreSQL, data in ${join(DATA_DIR, "postgres")}`;
-  const steps = trySequence({ apiUrl: info.apiUrl, apiKey, sampleUrl: samples.url(clip), timelineFile: timeline.path, timelineSays: timeline.summary });
+  const steps = trySequence({ apiUrl: info.apiUrl, apiKey, sampleUrl: samples.url(clip), timelineFile: timeline.path,
+    timelineSays: timeline.summary,
+    cli: join(PROJECT_ROOT, "bin", "vep.mjs"),
+  });
   say(`
 Ready.
   API        ${info.apiUrl}/api/v1

@@ -1,9 +1,17 @@
 /**
  * The ready-to-paste shell sequence `npm run dev` prints: encode the sample clip with a preset,
- * wait for it, download it; validate and render the sample timeline, wait, download. Plain curl,
- * grep and cut (no jq), each line whole in itself.
+ * wait for it, download it; validate and render the sample timeline, wait, download; then the same
+ * first step with the `vep` CLI. Plain curl, grep and cut (no jq), each line whole in itself; the
+ * CLI by its path, so the lines work from any directory.
  */
-export function trySequence(o: { apiUrl: string; apiKey: string; sampleUrl: string; timelineFile: string; timelineSays: string }): string[] {
+export function trySequence(o: {
+  apiUrl: string;
+  apiKey: string;
+  sampleUrl: string;
+  timelineFile: string;
+  timelineSays: string;
+  cli: string;
+}): string[] {
   const jobBody = JSON.stringify({ inputUrl: o.sampleUrl, preset: "mp4_264_720p" });
   const timeline = `-d "@${o.timelineFile}"`;
   return [
@@ -15,6 +23,8 @@ export function trySequence(o: { apiUrl: string; apiKey: string; sampleUrl: stri
     `curl -s -X PUT $API/edl -H "$AUTH" -H "$JSON" ${timeline}; echo`,
     `JOB=$(curl -s $API/edl -H "$AUTH" -H "$JSON" ${timeline} ${KEEP_ID}); echo`,
     ...waitAndDownload("timeline.mp4"),
+    "# 3. The vep CLI (--help for all of it): encode, wait with a progress bar, save",
+    `VEP_API_URL=${o.apiUrl} VEP_API_KEY=${o.apiKey} ${o.cli} encode ${o.sampleUrl} --preset mp4_264_480p --wait --interval 2 --out sample-480p.mp4`,
   ];
 }
 

@@ -190,6 +190,8 @@ describe("npm run dev with no configuration", () => {
           expect(Number(encoded.format.duration)).toBeCloseTo(10, 0);
           const rendered = await ffprobeJson(join(work, "timeline.mp4"));
           expect(Number(rendered.format.duration)).toBeCloseTo(8, 0);
+          const fromCli = await ffprobeJson(join(work, "sample-480p.mp4"));
+          expect(fromCli.streams.find((s: any) => s.codec_type === "video")).toMatchObject({ width: 854, height: 480 });
         } finally {
           await rm(work, { recursive: true, force: true });
         }
@@ -263,7 +265,7 @@ describe("npm run dev with no configuration", () => {
       const refused = await api(port, freeKey, "PUT", "/edl", timeline);
       expect(refused.body).toMatchObject({ valid: false, plan: { current: "free", canProcess: false } });
       expect(refused.body.errors).toContain("Too many tracks for the Starter plan: 3 (maximum 2)");
-      expect((await api(port, freeKey, "GET", "/jobs")).body.pagination.totalCount).toBe(2);
+      expect((await api(port, freeKey, "GET", "/jobs")).body.pagination.totalCount).toBe(3);
       expect((await allJobs(port, loadKey)).map((j) => j.id).sort()).toEqual([...createdByLoad].sort());
       expect((await api(port, proKey, "GET", "/presets")).body.meta.userPlan).toBe("pro");
     } finally {

@@ -7,10 +7,12 @@ import { createStorage } from "./storage";
 
 let parsed: { raw: unknown; env: Env } | undefined;
 
-/** Validates the bindings once per isolate, then builds one request's (or one cron tick's) clients. */
-export function openServices(rawEnv: unknown): { services: Services; close: () => Promise<void> } {
+/**
+ * Validates the bindings once per isolate, then builds one request's (or one cron tick's)
+ * clients. None holds a connection: each is a client over HTTP, so there is nothing to close.
+ */
+export function openServices(rawEnv: unknown): Services {
   if (!parsed || parsed.raw !== rawEnv) parsed = { raw: rawEnv, env: parseEnv(rawEnv) };
   const env = parsed.env;
-  const { db, close } = openDatabase(env);
-  return { services: { env, db, storage: createStorage(env), queue: createQueue(env), cache: createCache(env) }, close };
+  return { env, db: openDatabase(env), storage: createStorage(env), queue: createQueue(env), cache: createCache(env) };
 }

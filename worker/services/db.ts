@@ -16,7 +16,7 @@ neonConfig.fetchFunction = (input: RequestInfo, init?: RequestInit) => measured(
  * cloud's stand-in for Neon's endpoint; in production it is unset and the driver derives
  * Neon's endpoint from the connection string's host.
  */
-export function openDatabase(env: Env): Database {
+export function openDatabase(env: Pick<Env, "DATABASE_URL" | "NEON_HTTP_ENDPOINT">): Database {
   // The driver's endpoint setting is global; set on every open so one isolate never keeps another environment's.
   neonConfig.fetchEndpoint = env.NEON_HTTP_ENDPOINT ?? neonConfig.defaults.fetchEndpoint;
   return drizzle({ client: neon(env.DATABASE_URL), schema });

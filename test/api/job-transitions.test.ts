@@ -1,41 +1,26 @@
 import { eq, sql } from "drizzle-orm";
-import { drizzle } from "drizzle-orm/node-postgres";
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startNeonHttp } from "../../dev/cloud/neon-http";
-import { applyMigrations } from "../../dev/migrate";
-import * as schema from "../../drizzle/schema";
 import { accounts, jobs, usage, type Job } from "../../drizzle/schema";
 import { JOB_DELIVERY_RETRIES, JOB_STATUSES, type JobStatus } from "../../domain/jobs";
 import * as jobStates from "../../worker/lib/job-states";
-import { openDatabase, type Database } from "../../worker/services/db";
-import { createScratchDatabase } from "../support/postgres";
+import type { Database } from "../../worker/services/db";
+import { openScratchDatabase } from "../support/http-database";
 
 /**
  * The Worker's state table (worker/lib/job-states.ts) against PostgreSQL, through the Neon HTTP
  * stand-in and the driver the Worker uses. A database of its own, so counts are exact.
  */
-let scratch: Awaited<ReturnType<typeof createScratchDatabase>>;
-let server: Awaited<ReturnType<typeof startNeonHttp>>;
-let pool: pg.Pool;
+let database: Awaited<ReturnType<typeof openScratchDatabase>>;
 let db: Database;
 /** Fixtures go straight to the database, not through the module under test. */
-let direct: ReturnType<typeof drizzle<typeof schema>>;
+let direct: typeof database.direct;
 
 beforeAll(async () => {
-  scratch = await createScratchDatabase("vep_transitions");
-  await applyMigrations(scratch.url);
-  server = await startNeonHttp({ databaseUrl: scratch.url });
-  db = openDatabase({ DATABASE_URL: scratch.url, NEON_HTTP_ENDPOINT: server.endpoint });
-  pool = new pg.Pool({ connectionString: scratch.url, max: 2 });
-  direct = drizzle(pool, { schema });
+  database = await openScratchDatabase("vep_transitions");
+  ({ db, direct } = database);
 });
 
-afterAll(async () => {
-  await server?.stop();
-  await pool?.end();
-  await scratch?.drop();
-});
+afterAll(() => database?.close());
 
 const PERIOD = "2026-11";
 const STALE = 120_000;

@@ -46,7 +46,7 @@ export function registerCreateEdl(app: OpenAPIHono<AppEnv>) {
     const caller = c.get("caller");
     const body = c.req.valid("json");
     const result = validateEdl(body.edl, caller.plan);
-    if (!result.valid || !result.edl) throw ApiError.edlValidationFailed(edlValidationFailed(result.errors));
+    if (!result.valid || !result.edl) throw edlValidationFailed(result.errors);
     const firstClip = result.edl.timeline.tracks.flatMap((t) => (t.type === "video" ? t.clips : []))[0];
     const job = await createQueuedJob(c.get("services"), caller, {
       preset: EDL_PRESET_ID,

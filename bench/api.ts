@@ -1,14 +1,16 @@
 /**
- * npm run bench:api — GET /jobs/{id}, GET /jobs and POST /jobs through wrangler dev (workerd)
- * with autocannon, each against GET /healthz (a bare Hono route in the same Worker, no I/O)
- * measured in the same run. Prints requests/s, p50/p99 latency and the ratio to the baseline;
- * then where a request's time goes: each route called one request at a time, its Server-Timing
- * header read (the Worker's wait on each kind of sub-request) beside the latency the client saw.
+ * npm run bench:api — GET /jobs/{id}, GET /jobs and POST /jobs through wrangler's dev server
+ * (workerd) with autocannon, each against GET /healthz (a bare Hono route in the same Worker, no
+ * I/O) measured in the same run. Prints requests/s, p50/p99 latency, the ratio to the baseline,
+ * and the CPU each request cost each process on this machine (Linux /proc); then where a
+ * request's time goes: each route called one request at a time, its Server-Timing header read
+ * (the Worker's wait on each kind of sub-request) beside the latency the client saw.
  */
 // @ts-expect-error autocannon ships no types
 import autocannon from "autocannon";
 import { Redis } from "@upstash/redis";
 import { AwsClient } from "aws4fetch";
+import { readdirSync, readFileSync } from "node:fs";
 import { openAdmin } from "../dev/admin/commands";
 import { signInternal } from "../domain/internal-auth";
 import { outputKeyFor } from "../domain/jobs";
@@ -34,6 +36,22 @@ function run(opts: Record<string, unknown>): Promise<Result> {
       err ? reject(err) : resolve(res),
     );
   });
+}
+
+/** CPU time (ms) used so far by this machine's processes whose command line `matches`. */
+function cpuMs(matches: (cmdline: string) => boolean): number {
+  let ticks = 0;
+  for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+    try {
+      if (!matches(readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " "))) continue;
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      const [utime, stime] = stat.slice(stat.lastIndexOf(")") + 2).split(" ").slice(11, 13).map(Number);
+      ticks += utime + stime;
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return ticks * 10; // USER_HZ is 100 on Linux
 }
 
 const median = (values: number[]) => {
@@ -89,7 +107,25 @@ try {
   await s3.fetch(s3ObjectUrl(cloud.s3.endpoint, cloud.s3.bucket, outputKey), { method: "PUT", body: "bench output" });
   await internal(`/jobs/${completedId}/complete`, { outputKey, duration: 10 });
 
-  const baseline = await run({ url: `${base}/healthz` });
+  // Who spends the CPU: the Worker's runtime, PostgreSQL serving this run's database, and this
+  // process (the local cloud's stand-ins and autocannon). Others' processes share the machine.
+  const database = new URL(stack.info.databaseUrl).pathname.slice(1);
+  const accounts: [string, () => number][] = [
+    ["the Worker's dev server (workerd, wrangler)", () => cpuMs((cmd) => cmd.includes(process.cwd()) && /workerd|wrangler-dev/.test(cmd))],
+    ["stand-ins + load generator (this process)", () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; }],
+    ["PostgreSQL (this run's database)", () => cpuMs((cmd) => cmd.startsWith("postgres:") && cmd.includes(` ${database} `))],
+  ];
+  const cpuRows = [["route", ...accounts.map(([name]) => `${name} ms/req`), "total ms/req"]];
+  async function measuredRun(name: string, opts: Record<string, unknown>) {
+    const before = accounts.map(([, read]) => read());
+    const result = await run(opts);
+    const total = result.requests.average * DURATION_S;
+    const spent = accounts.map(([, read], i) => (read() - before[i]) / total);
+    cpuRows.push([name, ...spent.map((ms) => ms.toFixed(2)), spent.reduce((a, b) => a + b, 0).toFixed(2)]);
+    return result;
+  }
+
+  const baseline = await measuredRun("GET /healthz (baseline)", { url: `${base}/healthz` });
   const cases: [string, Record<string, unknown>][] = [
     ["GET /jobs/{id}", { url: `${base}/api/v1/jobs/${jobId}`, headers }],
     ["GET /jobs", { url: `${base}/api/v1/jobs?limit=10`, headers }],
@@ -99,7 +135,7 @@ try {
   const rows = [["route", "req/s", "p50 ms", "p99 ms", "ratio to baseline (req/s)", "non-2xx"]];
   rows.push(["GET /healthz (baseline)", baseline.requests.average.toFixed(0), String(baseline.latency.p50), String(baseline.latency.p99), "1.00", String(baseline.non2xx)]);
   for (const [name, opts] of cases) {
-    const r = await run(opts);
+    const r = await measuredRun(name, opts);
     rows.push([
       name,
       r.requests.average.toFixed(0),
@@ -111,6 +147,8 @@ try {
   }
   console.log(`\nAPI through wrangler dev, ${CONNECTIONS} connections, ${DURATION_S} s each\n`);
   for (const row of rows) console.log(`| ${row.join(" | ")} |`);
+  console.log(`\nCPU per request, by process, during the runs above\n`);
+  for (const row of cpuRows) console.log(`| ${row.join(" | ")} |`);
 
   // Where the time goes, one request at a time. For the completed job's cold read the remembered
   // HEAD is dropped before each request, so it pays the HEAD and remembers it again.
@@ -120,7 +158,7 @@ try {
     ["GET /jobs/{id} (queued)", `${base}/api/v1/jobs/${jobId}`, { headers }],
     ["GET /jobs/{id} (completed, HEAD remembered)", `${base}/api/v1/jobs/${completedId}`, { headers }],
     ["GET /jobs/{id} (completed, HEAD paid)", `${base}/api/v1/jobs/${completedId}`, { headers }, () => redis.del(foundOutputEntry(outputKey))],
-    ["GET /jobs (10 jobs, 1 completed)", `${base}/api/v1/jobs?limit=10`, { headers }],
+    ["GET /jobs (a page of 10 queued jobs)", `${base}/api/v1/jobs?limit=10`, { headers }],
     ["POST /jobs", `${base}/api/v1/jobs`, { method: "POST", headers, body: createBody }],
   ];
   const kinds = ["db", "cache", "storage-head", "sign", "queue"];

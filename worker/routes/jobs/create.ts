@@ -5,6 +5,7 @@ import { iso } from "../../../domain/time";
 import type { AppEnv } from "../../context";
 import { createQueuedJob } from "../../lib/create-job";
 import { jsonBody } from "../../lib/json-body";
+import { presetNotAllowed, unknownPreset } from "../../lib/refusals";
 import { requireCaller } from "../../middleware/auth";
 import { idempotent } from "../../middleware/idempotency";
 import { authenticated, jsonRequest, jsonResponse } from "../../openapi/common";
@@ -18,7 +19,6 @@ import {
   ValidationError,
 } from "../../openapi/errors";
 import { operation } from "../../openapi/route";
-import { presetNotAllowed, unknownPreset } from "../../lib/refusals";
 import { createdJobExamples, createJobExamples, createJobRefusals, presetNotAllowedExample } from "./examples";
 import { jobPath } from "./present";
 import { CreatedJob, createJobBody, idempotencyKeyHeader } from "./schema";

@@ -4,7 +4,6 @@ import { EDL_PRESET_ID } from "../../../domain/presets/catalogue";
 import { PLAN_DISPLAY_NAMES } from "../../../domain/plans";
 import { iso } from "../../../domain/time";
 import type { AppEnv } from "../../context";
-import { ApiError } from "../../errors";
 import { createQueuedJob } from "../../lib/create-job";
 import { jsonBody } from "../../lib/json-body";
 import { requireCaller } from "../../middleware/auth";

@@ -14,8 +14,9 @@ export const WRANGLER_ENV = {
 };
 
 /**
- * Runs the Worker under `wrangler dev` (workerd). It gets its own process group so stopping it
- * stops workerd too, which otherwise outlives wrangler.
+ * Runs the Worker under wrangler's dev server (workerd), without the DevTools inspector (see
+ * dev/wrangler-dev.mjs). It gets its own process group so stopping it stops workerd too, which
+ * otherwise outlives wrangler.
  */
 export async function startWorkerProcess(opts: {
   port: number;
@@ -24,23 +25,13 @@ export async function startWorkerProcess(opts: {
   /** Aborting while waiting for it to be ready stops it: its process group is beyond Ctrl-C's reach. */
   signal?: AbortSignal;
 }): Promise<WorkerProcess> {
-  const varArgs = Object.entries(opts.vars).flatMap(([k, v]) => ["--var", `${k}:${v}`]);
-  const child = spawn(
-    process.execPath,
-    [
-      `${PROJECT_ROOT}/node_modules/wrangler/bin/wrangler.js`,
-      "dev",
-      "--ip",
-      "127.0.0.1",
-      "--port",
-      String(opts.port),
-      "--inspector-port",
-      "0",
-      "--show-interactive-dev-session=false",
-      ...varArgs,
-    ],
-    { cwd: PROJECT_ROOT, env: { ...process.env, ...WRANGLER_ENV }, detached: true, stdio: ["ignore", "pipe", "pipe"] },
-  );
+  const child = spawn(process.execPath, [`${PROJECT_ROOT}/dev/wrangler-dev.mjs`, "--port", String(opts.port)], {
+    cwd: PROJECT_ROOT,
+    // The bindings go through the environment rather than the command line, where `ps` would show the secrets.
+    env: { ...process.env, ...WRANGLER_ENV, WORKER_DEV_VARS: JSON.stringify(opts.vars) },
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   const log = opts.log ?? (() => undefined);
   child.stdout.on("data", (d) => String(d).split("\n").filter(Boolean).forEach(log));
   child.stderr.on("data", (d) => String(d).split("\n").filter(Boolean).forEach(log));
@@ -67,7 +58,7 @@ export async function startWorkerProcess(opts: {
 
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`wrangler dev exited with code ${child.exitCode}`);
+    if (child.exitCode !== null) throw new Error(`the Worker's dev server exited with code ${child.exitCode}`);
     if (opts.signal?.aborted) {
       await stop();
       throw new Error("stopped while starting");
@@ -81,5 +72,5 @@ export async function startWorkerProcess(opts: {
     await new Promise((r) => setTimeout(r, 250));
   }
   await stop();
-  throw new Error("wrangler dev did not become ready within 60 s");
+  throw new Error("the Worker's dev server did not become ready within 60 s");
 }

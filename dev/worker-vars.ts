@@ -8,7 +8,6 @@ export function workerVars(
 ): Record<string, string> {
   return {
     DATABASE_URL: cloud.databaseUrl,
-    NEON_WS_PROXY: cloud.neonWsProxy,
     NEON_HTTP_ENDPOINT: cloud.neonHttp,
     S3_ENDPOINT: cloud.s3.endpoint,
     S3_REGION: cloud.s3.region,

@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import type { AppEnv } from "./context";
 import { dashboardApp } from "./dashboard/app";
-import { renderError } from "./errors";
+import { ApiError, renderError } from "./errors";
 import { init } from "./middleware/init";
 import { registerReference } from "./openapi/reference";
 import { internalJobs } from "./routes/internal/jobs";
@@ -11,7 +11,9 @@ import { publicApi } from "./routes/public-api";
 export function createApp() {
   const app = new Hono<AppEnv>();
   app.onError(renderError);
-  app.notFound((c) => c.json({ error: "Not found", message: `No route for ${c.req.method} ${c.req.path}` }, 404));
+  app.notFound((c) => {
+    throw ApiError.notFound(`No route for ${c.req.method} ${c.req.path}`);
+  });
 
   // No bindings touched: liveness, and the baseline route for bench/api.ts.
   app.get("/healthz", (c) => c.json({ ok: true }));

@@ -4,8 +4,11 @@ import { DEFAULT_MONTHLY_QUOTA, PLAN_IDS, type PlanId } from "../domain/plans";
 /** Bindings and secrets the Worker reads; validated once per isolate at the fetch boundary. */
 export const envSchema = z.object({
   DATABASE_URL: z.string().url(),
-  /** Local only: host:port of a Neon-style WebSocket proxy in front of a plain Postgres. */
-  NEON_WS_PROXY: z.string().optional(),
+  /**
+   * Local only: the local cloud's stand-in for Neon's SQL-over-HTTP endpoint
+   * (`neonConfig.fetchEndpoint`). Unset in production, where the driver finds Neon's own.
+   */
+  NEON_HTTP_ENDPOINT: z.string().url().optional(),
   S3_ENDPOINT: z.string().url(),
   S3_REGION: z.string().default("auto"),
   S3_BUCKET: z.string().min(1),

@@ -8,7 +8,6 @@ export default {
   fetch: app.fetch,
   /** Cron (wrangler.toml [triggers]): the stale-job sweep. */
   async scheduled(_controller: unknown, env: unknown, ctx: { waitUntil(p: Promise<unknown>): void }) {
-    const { services, close } = openServices(env);
-    ctx.waitUntil(sweepStaleJobs(services).finally(close));
+    ctx.waitUntil(sweepStaleJobs(openServices(env)));
   },
 };

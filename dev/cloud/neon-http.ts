@@ -32,6 +32,9 @@ export interface NeonHttpOptions {
   maxResponseBytes?: number;
 }
 
+/** Connections kept per database (and user) unless told otherwise. */
+export const NEON_HTTP_POOL_SIZE = 10;
+
 /** How the stand-in's connections show in pg_stat_activity. */
 export const NEON_HTTP_APPLICATION_NAME = "local-neon-http";
 
@@ -197,7 +200,7 @@ function errorResponse(err: unknown): { status: number; body: string } {
  */
 export async function startNeonHttp(opts: NeonHttpOptions = {}) {
   const host = opts.host ?? "127.0.0.1";
-  const poolSize = opts.poolSize ?? 10;
+  const poolSize = opts.poolSize ?? NEON_HTTP_POOL_SIZE;
   const maxRequestBytes = opts.maxRequestBytes ?? NEON_BODY_LIMIT_BYTES;
   const maxResponseBytes = opts.maxResponseBytes ?? NEON_BODY_LIMIT_BYTES;
   const configured = opts.databaseUrl ? hostAndPort(new URL(opts.databaseUrl)) : undefined;

@@ -1,6 +1,8 @@
+import { Redis } from "@upstash/redis";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { jobs } from "../../drizzle/schema";
+import { FOUND_OUTPUT_TTL_SECONDS, foundOutputEntry } from "../../worker/lib/output-links";
 import { createStorage } from "../../worker/services/storage";
 import { ISO_MS, admin, call, completeJob, createJob, newAccount, objectUrl, s3, stack } from "./harness";
 
@@ -100,5 +102,65 @@ describe("spec: GET /jobs/{id}/download-url › signed links", () => {
     expect(sign.status).toBe(410);
     expect(sign.body).toEqual({ message: expect.any(String) });
     expect(sign.body.error).toBeUndefined();
+  });
+});
+
+/** `db;dur=2;desc="1 call", cache;dur=1;desc="1 call"` → { db: 1, cache: 1 }: calls per kind of sub-request. */
+function subrequests(res: { headers: Headers }): Record<string, number> {
+  const header = res.headers.get("Server-Timing") ?? "";
+  return Object.fromEntries([...header.matchAll(/([\w-]+);dur=[\d.]+;desc="(\d+) calls?"/g)].map((m) => [m[1], Number(m[2])]));
+}
+
+describe("reads that sign a link: the storage HEAD, remembered for a minute when it found the output", () => {
+  const redis = new Redis({ url: stack.cloud.redis.url, token: stack.cloud.redis.token });
+
+  it("polling a completed job pays the HEAD once; download-url asks storage every time", async () => {
+    const { apiKey, accountId } = await newAccount();
+    const job = await createJob(apiKey);
+    const key = await completeJob(job.id, accountId);
+
+    const first = await call("GET", `/jobs/${job.id}`, { key: apiKey });
+    expect(first.body.outputUrl).toEqual(expect.any(String));
+    expect(subrequests(first)).toMatchObject({ "storage-head": 1, sign: 1 });
+    const ttl = await redis.ttl(foundOutputEntry(key));
+    expect(ttl).toBeGreaterThan(0);
+    expect(ttl).toBeLessThanOrEqual(FOUND_OUTPUT_TTL_SECONDS);
+
+    const polled = await call("GET", `/jobs/${job.id}`, { key: apiKey });
+    expect(polled.body.outputUrl).toEqual(expect.any(String));
+    expect(subrequests(polled)["storage-head"]).toBeUndefined();
+    const listed = await call("GET", "/jobs", { key: apiKey });
+    expect(listed.body.jobs[0].outputUrl).toEqual(expect.any(String));
+    expect(subrequests(listed)["storage-head"]).toBeUndefined();
+
+    const signed = await call("GET", `/jobs/${job.id}/download-url`, { key: apiKey });
+    expect(signed.status).toBe(200);
+    expect(subrequests(signed)).toMatchObject({ "storage-head": 1 });
+  });
+
+  it("an output removed meanwhile: download-url says so at once, reads once the memory of the HEAD is gone; a missing output is not remembered", async () => {
+    const { apiKey, accountId } = await newAccount();
+    const job = await createJob(apiKey);
+    const key = await completeJob(job.id, accountId);
+    expect((await call("GET", `/jobs/${job.id}`, { key: apiKey })).body.outputUrl).toEqual(expect.any(String));
+    expect((await s3.fetch(objectUrl(key), { method: "DELETE" })).status).toBeLessThan(300);
+
+    expect((await call("GET", `/jobs/${job.id}/download-url`, { key: apiKey })).status).toBe(400);
+    // Within the minute the read still signs a link (which storage answers 404), as one signed just before the removal would.
+    expect((await call("GET", `/jobs/${job.id}`, { key: apiKey })).body.outputUrl).toEqual(expect.any(String));
+    await redis.del(foundOutputEntry(key));
+    const read = await call("GET", `/jobs/${job.id}`, { key: apiKey });
+    expect(read.body).toMatchObject({ outputUrl: null, expiration: null });
+    expect(subrequests(read)).toMatchObject({ "storage-head": 1 });
+    expect(await redis.exists(foundOutputEntry(key))).toBe(0);
+    expect(subrequests(await call("GET", `/jobs/${job.id}`, { key: apiKey }))).toMatchObject({ "storage-head": 1 });
+  });
+
+  it("every API answer says where its time went: the database and cache calls of a read", async () => {
+    const { apiKey } = await newAccount();
+    const job = await createJob(apiKey);
+    const read = await call("GET", `/jobs/${job.id}`, { key: apiKey });
+    expect(subrequests(read)).toEqual({ db: 1, cache: 1 });
+    expect(read.headers.get("Server-Timing")).toMatch(/total;dur=[\d.]+/);
   });
 });

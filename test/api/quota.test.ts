@@ -34,6 +34,20 @@ describe("spec: States rule 1 and Limits › the monthly quota", () => {
     expect(results.find((r) => r.status === 429)!.body.usage).toEqual({ current: 1000, limit: 1000, plan: "Indie/Pro" });
   });
 
+  it("200 concurrent creations against 120 remaining units: exactly 120 × 201, every 429 tells the full count", async () => {
+    const { apiKey, accountId } = await newAccount("pro");
+    await admin.db.insert(usage).values({ accountId, period: quotaPeriod(new Date()), count: 880 });
+    const results = await Promise.all(Array.from({ length: 200 }, () => create(apiKey)));
+    const created = results.filter((r) => r.status === 201);
+    expect(created).toHaveLength(120);
+    expect(created.map((r) => r.body.user.remainingJobs).sort((a, b) => a - b)).toEqual(Array.from({ length: 120 }, (_, i) => i));
+    const refused = results.filter((r) => r.status === 429);
+    expect(refused).toHaveLength(80);
+    for (const r of refused) expect(r.body.usage).toEqual({ current: 1000, limit: 1000, plan: "Indie/Pro" });
+    const list = await call("GET", "/jobs?limit=100", { key: apiKey });
+    expect(list.body.pagination.totalCount).toBe(120);
+  });
+
   it("the counter is per calendar month: last month's usage does not count", async () => {
     const { apiKey, accountId } = await newAccount("free");
     const now = new Date();

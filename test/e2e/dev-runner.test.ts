@@ -6,6 +6,7 @@ import { promisify } from "node:util";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { freePort } from "../../dev/cloud/free-port";
+import { NEON_HTTP_APPLICATION_NAME, NEON_HTTP_POOL_SIZE } from "../../dev/cloud/neon-http";
 import { PROJECT_ROOT } from "../../dev/state";
 import { ffprobeJson } from "../support/media";
 import { startFixtureServer, type FixtureServer } from "./fixtures";
@@ -196,15 +197,25 @@ describe("npm run dev with no configuration", () => {
           await rm(work, { recursive: true, force: true });
         }
 
-        // Every Worker request opens its own connection; once a burst is over, they are all gone again.
+        // The Worker holds no connection of its own: its queries go over HTTP to the Neon stand-in,
+        // whose warm pool is bounded; every other connection a burst opens is gone again after it.
         const watcher = new pg.Pool({ connectionString: databaseUrl, max: 1 });
-        const others = async () =>
-          Number((await watcher.query("select count(*) from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()")).rows[0].count);
+        const connections = async (standIn: boolean) =>
+          Number(
+            (
+              await watcher.query(
+                `select count(*) from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid() and (application_name = $1) = $2`,
+                [NEON_HTTP_APPLICATION_NAME, standIn],
+              )
+            ).rows[0].count,
+          );
         try {
-          const before = await others();
+          const before = await connections(false);
           const burst = await Promise.all(Array.from({ length: 50 }, () => api(port, freeKey, "GET", "/jobs")));
           expect(burst.map((r) => r.status)).toEqual(Array(50).fill(200));
-          await vi.waitFor(async () => expect(await others()).toBe(before), { timeout: 30_000, interval: 250 });
+          expect(await connections(true)).toBeGreaterThan(0);
+          expect(await connections(true)).toBeLessThanOrEqual(NEON_HTTP_POOL_SIZE);
+          await vi.waitFor(async () => expect(await connections(false)).toBe(before), { timeout: 30_000, interval: 250 });
         } finally {
           await watcher.end();
         }

@@ -18,7 +18,7 @@ export function jsonBody<T extends z.ZodType>(schema: T) {
       try {
         parsed = JSON.parse(await c.req.text());
       } catch {
-        throw new ApiError(400, { error: "Invalid JSON", message: "The request body is not valid JSON" });
+        throw ApiError.invalidJson();
       }
       const result = schema.safeParse(parsed);
       if (!result.success) throw ApiError.validation(toDetails(result.error));

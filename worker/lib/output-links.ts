@@ -1,6 +1,7 @@
 import type { Job } from "../../drizzle/schema";
 import { LINK_TTL_SECONDS, type PlanId } from "../../domain/plans";
-import type { Storage, SignedLink } from "../services/storage";
+import type { Services } from "../context";
+import type { SignedLink } from "../services/storage";
 
 export type OutputState =
   | { kind: "signed"; link: SignedLink }
@@ -9,12 +10,60 @@ export type OutputState =
   | { kind: "legacy" };
 
 /**
- * Signs a completed job's output afresh. Outputs removed from storage and outputs under the
- * legacy layout cannot be signed (spec: outputUrl null cases 3 and 4; download-url 400 and 410).
+ * How long a HEAD that found an output is remembered (Redis), so a client polling a completed
+ * job, or paging through its list, does not pay a storage round trip on every call. Only
+ * finding is remembered: outputs are written before their job completes and never rewritten, so
+ * "found" is what nearly every check says, and a removed output shows as removed at most this
+ * long after it went (a link signed meanwhile answers 404, as one signed just before the
+ * removal would). "Missing" is rare and cheap to ask again, and remembering it would hide an
+ * output put back for as long.
  */
-export async function outputState(storage: Storage, job: Job, plan: PlanId): Promise<OutputState> {
+export const FOUND_OUTPUT_TTL_SECONDS = 60;
+
+export const foundOutputEntry = (key: string) => `output-found:${key}`;
+
+type Outputs = Pick<Services, "storage" | "cache">;
+
+/** The key to sign, or why there is none; storage is not asked. */
+function signableKey(job: Job): string | Exclude<OutputState, { kind: "signed" }> {
   if (job.status !== "completed") return { kind: "not-ready" };
   if (job.storageLayout === "legacy") return { kind: "legacy" };
-  if (!job.outputKey || !(await storage.exists(job.outputKey))) return { kind: "missing" };
-  return { kind: "signed", link: await storage.signGet(job.outputKey, LINK_TTL_SECONDS[plan]) };
+  return job.outputKey ?? { kind: "missing" };
+}
+
+/** Which of `keys` exist: remembered ones from one Redis read, the rest by HEAD (remembered when found). */
+async function existing({ storage, cache }: Outputs, keys: string[], recheck: boolean): Promise<Set<string>> {
+  const remembered = recheck || !keys.length ? [] : await cache.mget<(unknown | null)[]>(...keys.map(foundOutputEntry)).catch(() => []);
+  const found = new Set(keys.filter((_, i) => remembered[i] != null));
+  const heads = await Promise.all(keys.filter((key) => !found.has(key)).map(async (key) => ({ key, exists: await storage.exists(key) })));
+  const newlyFound = heads.filter((head) => head.exists).map((head) => head.key);
+  if (newlyFound.length) {
+    const remember = cache.pipeline();
+    for (const key of newlyFound) remember.set(foundOutputEntry(key), 1, { ex: FOUND_OUTPUT_TTL_SECONDS });
+    await remember.exec().catch(() => undefined);
+  }
+  return new Set([...found, ...newlyFound]);
+}
+
+/**
+ * Signs completed jobs' outputs afresh (one link per job, in order). Outputs removed from
+ * storage and outputs under the legacy layout cannot be signed (spec: outputUrl null cases 3
+ * and 4; download-url 400 and 410). `recheck` asks storage even when a HEAD found the output
+ * within the last minute: download-url's answer about a removed output stays exact.
+ */
+export async function outputStates(outputs: Outputs, jobs: Job[], plan: PlanId, { recheck = false } = {}): Promise<OutputState[]> {
+  const keys = jobs.map(signableKey);
+  const found = await existing(outputs, [...new Set(keys.filter((key) => typeof key === "string"))], recheck);
+  return Promise.all(
+    keys.map(async (key): Promise<OutputState> => {
+      if (typeof key !== "string") return key;
+      if (!found.has(key)) return { kind: "missing" };
+      return { kind: "signed", link: await outputs.storage.signGet(key, LINK_TTL_SECONDS[plan]) };
+    }),
+  );
+}
+
+export async function outputState(outputs: Outputs, job: Job, plan: PlanId, options: { recheck?: boolean } = {}): Promise<OutputState> {
+  const [state] = await outputStates(outputs, [job], plan, options);
+  return state;
 }

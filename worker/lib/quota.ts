@@ -1,47 +1,36 @@
-import { and, eq, gt, sql } from "drizzle-orm";
+import { and, eq, sql, type SQL } from "drizzle-orm";
 import { usage } from "../../drizzle/schema";
-import { PLAN_DISPLAY_NAMES, type PlanId } from "../../domain/plans";
 import type { Database } from "../services/db";
-import { ApiError } from "../errors";
 
-type Executor = Pick<Database, "execute" | "update" | "select">;
+export interface QuotaClaim {
+  accountId: string;
+  /** The calendar month ("YYYY-MM", UTC) the unit counts against. */
+  period: string;
+  limit: number;
+}
 
 /**
- * Takes one unit of this month's quota in a single statement: the row lock taken by
- * ON CONFLICT serialises concurrent claims, so N creations against k remaining units give
- * exactly k successes. Returns the units used after the claim.
+ * Takes one unit of the month's quota, as a statement to run inside a larger one (a WITH
+ * clause): `insert … on conflict do update … where count < limit`. The row lock ON CONFLICT
+ * takes serialises concurrent claims, so N creations against k remaining units give exactly k
+ * successes. It returns the units used after the claim, or no row when the quota is used up (a
+ * limit of 0 never inserts a first row either).
  */
-export async function claimQuotaUnit(
-  db: Executor,
-  accountId: string,
-  period: string,
-  limit: number,
-  plan: PlanId,
-): Promise<number> {
-  if (limit > 0) {
-    const result = await db.execute<{ count: number }>(sql`
-      insert into usage (account_id, period, count) values (${accountId}, ${period}, 1)
-      on conflict (account_id, period) do update set count = usage.count + 1
-      where usage.count < ${limit}
-      returning count`);
-    if (result.rows.length === 1) return Number(result.rows[0].count);
-  }
-  const [row] = await db
+export function claimUnit({ accountId, period, limit }: QuotaClaim): SQL {
+  return sql`
+    insert into ${usage} (account_id, period, count)
+    select ${accountId}::uuid, ${period}, 1 where ${limit}::int > 0
+    on conflict (account_id, period) do update set count = ${usage}.count + 1 where ${usage}.count < ${limit}::int
+    returning count`;
+}
+
+/**
+ * The units used this month. Read in the same transaction right after a refused claim, it is
+ * exact: the refused claim still holds the counter's row lock, so nobody has moved it since.
+ */
+export function unitsUsed(db: Database, { accountId, period }: Pick<QuotaClaim, "accountId" | "period">) {
+  return db
     .select({ count: usage.count })
     .from(usage)
     .where(and(eq(usage.accountId, accountId), eq(usage.period, period)));
-  const current = row?.count ?? 0;
-  throw new ApiError(429, {
-    error: "Usage limit exceeded",
-    message: `You have used all ${limit} jobs of your ${PLAN_DISPLAY_NAMES[plan]} plan this month. The quota resets at the start of the next calendar month (UTC), or when the plan changes.`,
-    usage: { current, limit, plan: PLAN_DISPLAY_NAMES[plan] },
-  });
-}
-
-/** Returns a unit taken for a job that never reached the queue. */
-export async function releaseQuotaUnit(db: Executor, accountId: string, period: string): Promise<void> {
-  await db
-    .update(usage)
-    .set({ count: sql`${usage.count} - 1` })
-    .where(and(eq(usage.accountId, accountId), eq(usage.period, period), gt(usage.count, 0)));
 }

@@ -11,18 +11,23 @@ export type WebhookEvent = "job.completed" | "job.failed";
 const ATTEMPT_TIMEOUT_MS = 15_000;
 
 /**
- * Queues the finished job's webhook. QStash (which retries) carries only the job id: each
+ * The one step after a job finishes (completed or failed, by the encoder or the sweep): if its
+ * account has a webhook now, queue it. QStash (which retries) carries only the job id: each
  * attempt is built and signed when it is made (see deliverWebhook), so a late retry still has
  * a timestamp inside the receivers' 5-minute tolerance and an outputUrl that has not expired.
  */
-export async function notifyWebhook(services: Services, account: Account, job: Job): Promise<void> {
-  if (!account.webhookUrl || !account.webhookSecret) return;
+export async function notifyJobFinished(services: Services, job: Pick<Job, "id" | "accountId">): Promise<void> {
+  const [account] = await services.db
+    .select({ webhookUrl: accounts.webhookUrl, webhookSecret: accounts.webhookSecret })
+    .from(accounts)
+    .where(eq(accounts.id, job.accountId));
+  if (!account?.webhookUrl || !account.webhookSecret) return;
   await services.queue.publishWebhook(job.id);
 }
 
 async function payloadOf(services: Services, account: Account, job: Job): Promise<{ event: WebhookEvent; body: string }> {
   const event: WebhookEvent = job.status === "completed" ? "job.completed" : "job.failed";
-  const output = await outputState(services.storage, job, account.plan);
+  const output = await outputState(services, job, account.plan);
   const signed = output.kind === "signed" ? output.link : null;
   const body = JSON.stringify({
     event,

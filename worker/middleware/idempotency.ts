@@ -1,6 +1,7 @@
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../context";
 import { ApiError } from "../errors";
+import { idempotencyConflict } from "../lib/refusals";
 
 /** How long a creation can be replayed under its Idempotency-Key. */
 const TTL_SECONDS = 24 * 60 * 60;
@@ -34,12 +35,8 @@ export const idempotent = createMiddleware<AppEnv>(async (c, next) => {
   const reserved = await cache.set(entry, { state: "pending", bodyHash } satisfies Record_, { nx: true, ex: TTL_SECONDS });
   if (reserved !== "OK") {
     const previous = await cache.get<Record_>(entry);
-    if (previous?.bodyHash !== bodyHash) {
-      throw new ApiError(409, { error: "Conflict", message: "This Idempotency-Key was used with a different request body." });
-    }
-    if (previous.state === "pending") {
-      throw new ApiError(409, { error: "Conflict", message: "A request with this Idempotency-Key is still in progress; retry shortly." });
-    }
+    if (previous?.bodyHash !== bodyHash) throw idempotencyConflict.otherBody();
+    if (previous.state === "pending") throw idempotencyConflict.inProgress();
     c.header("Idempotent-Replayed", "true");
     return c.json(previous.body as object, previous.status as 201);
   }

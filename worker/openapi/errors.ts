@@ -1,20 +1,22 @@
 /**
- * The contract's error bodies (spec, Errors) as schemas, and the responses routes share. Handlers
- * throw ApiError with these bodies (`satisfies` the inferred types); the renderer sends them as is.
+ * The contract's error bodies (spec, Errors) as schemas, and the responses routes share. Their
+ * `error` classes are ApiError's closed set, and ApiError's constructors take these schemas'
+ * types, so a thrown error has the documented shape; the renderer sends it as is.
  */
 import { z } from "@hono/zod-openapi";
-import { PRESET_IDS } from "../../domain/presets/catalogue";
+import { ApiError, ERROR_KINDS } from "../errors";
+import { idempotencyConflict, quotaUsedUp, unknownPreset } from "../lib/refusals";
 import { jsonResponse, PlanId } from "./common";
 
 const message = z.string().openapi({ description: "Text for a person; clients should read this first." });
 
 export const InvalidJsonError = z
-  .object({ error: z.literal("Invalid JSON"), message })
+  .object({ error: z.literal(ERROR_KINDS.invalidJson), message })
   .openapi("InvalidJsonError", { description: "The body could not be parsed as JSON (whatever its Content-Type)." });
 
 export const ValidationError = z
   .object({
-    error: z.literal("Validation error"),
+    error: z.literal(ERROR_KINDS.validation),
     message: z.literal("Invalid request parameters"),
     details: z.array(
       z.object({
@@ -27,30 +29,30 @@ export const ValidationError = z
 
 export const InvalidPresetError = z
   .object({
-    error: z.literal("Invalid preset"),
+    error: z.literal(ERROR_KINDS.invalidPreset),
     message,
     availablePresets: z.array(z.string()).openapi({ description: "Every preset the service knows, not only the plan's." }),
   })
   .openapi("InvalidPresetError");
 
 export const InvalidOperationError = z
-  .object({ error: z.literal("Invalid operation"), message })
+  .object({ error: z.literal(ERROR_KINDS.invalidOperation), message })
   .openapi("InvalidOperationError", { description: "Cancel on a job that is not queued or processing." });
 
 export const EdlValidationFailedError = z
-  .object({ error: z.literal("EDL validation failed"), message, errors: z.array(z.string()) })
+  .object({ error: z.literal(ERROR_KINDS.edlValidationFailed), message, errors: z.array(z.string()) })
   .openapi("EdlValidationFailedError");
 
 export const UnauthorizedError = z
-  .object({ error: z.literal("Unauthorized"), message })
+  .object({ error: z.literal(ERROR_KINDS.unauthorized), message })
   .openapi("UnauthorizedError", {
     description: "Missing or malformed header, unrecognised prefix, unknown or revoked key: one body for all five. Not retryable.",
   });
 
 export const PresetNotAllowedError = z
   .object({
-    error: z.literal("PRESET_NOT_ALLOWED"),
-    code: z.literal("PRESET_NOT_ALLOWED"),
+    error: z.literal(ERROR_KINDS.presetNotAllowed),
+    code: z.literal(ERROR_KINDS.presetNotAllowed),
     message: message.openapi({ description: "Names the plan by its display name." }),
     availablePresets: z.array(z.string()).openapi({ description: "The presets the caller's plan includes." }),
     requiredPlan: PlanId,
@@ -60,7 +62,7 @@ export const PresetNotAllowedError = z
   .openapi("PresetNotAllowedError");
 
 export const NotFoundError = z
-  .object({ error: z.literal("Not found"), message })
+  .object({ error: z.literal(ERROR_KINDS.notFound), message })
   .openapi("NotFoundError", { description: "The job does not exist or belongs to another account; the two are not told apart." });
 
 export const BareMessageError = z
@@ -69,7 +71,7 @@ export const BareMessageError = z
 
 export const UsageLimitError = z
   .object({
-    error: z.literal("Usage limit exceeded"),
+    error: z.literal(ERROR_KINDS.usageLimitExceeded),
     message,
     usage: z.object({ current: z.int(), limit: z.int(), plan: z.string().openapi({ description: "Plan display name." }) }),
   })
@@ -78,54 +80,29 @@ export const UsageLimitError = z
   });
 
 export const ConflictError = z
-  .object({ error: z.literal("Conflict"), message })
+  .object({ error: z.literal(ERROR_KINDS.conflict), message })
   .openapi("ConflictError", { description: "An Idempotency-Key reused with another body, or still in progress." });
 
 export const InternalError = z
-  .object({ error: z.literal("Internal server error"), message, requestId: z.uuid() })
+  .object({ error: z.literal(ERROR_KINDS.internal), message, requestId: z.uuid() })
   .openapi("InternalError", { description: "Unexpected; safe to retry with backoff. `requestId` is fresh for each failure." });
 
+export type ValidationBody = z.infer<typeof ValidationError>;
 export type InvalidPresetBody = z.infer<typeof InvalidPresetError>;
-export type InvalidOperationBody = z.infer<typeof InvalidOperationError>;
 export type EdlValidationFailedBody = z.infer<typeof EdlValidationFailedError>;
 export type PresetNotAllowedBody = z.infer<typeof PresetNotAllowedError>;
+export type UsageLimitBody = z.infer<typeof UsageLimitError>;
 
-const UNAUTHORIZED_MESSAGE = "Missing or invalid API key. Use the header Authorization: Bearer spk_xxx or Bearer sk_xxx";
-
+/** Example bodies, made by the constructors the handlers throw, so the document shows what is sent. */
 export const examples = {
-  invalidJson: { summary: "The body is not JSON", value: { error: "Invalid JSON", message: "The request body is not valid JSON" } },
-  unauthorized: { summary: "No key, a malformed or unknown key, or a revoked one", value: { error: "Unauthorized", message: UNAUTHORIZED_MESSAGE } },
-  notFound: { summary: "No such job for this account", value: { error: "Not found", message: "Job not found" } },
-  internal: {
-    summary: "An unexpected failure",
-    value: {
-      error: "Internal server error",
-      message: "An unexpected error occurred. Retry with backoff.",
-      requestId: "0b4f6a55-3f8e-4a43-9a58-2d1c9e0b7c11",
-    },
-  },
-  usageLimit: {
-    summary: "The free plan's ten jobs are used up",
-    value: {
-      error: "Usage limit exceeded",
-      message:
-        "You have used all 10 jobs of your Starter plan this month. The quota resets at the start of the next calendar month (UTC), or when the plan changes.",
-      usage: { current: 10, limit: 10, plan: "Starter" },
-    },
-  },
-  idempotencyConflict: {
-    summary: "The Idempotency-Key was used with another body",
-    value: { error: "Conflict", message: "This Idempotency-Key was used with a different request body." },
-  },
-  unknownPreset: {
-    summary: "An unknown preset",
-    value: {
-      error: "Invalid preset",
-      message: "Unknown preset 'mp4_999p'. See availablePresets or GET /api/v1/presets.",
-      availablePresets: [...PRESET_IDS],
-    },
-  },
-} as const;
+  invalidJson: { summary: "The body is not JSON", value: ApiError.invalidJson().body },
+  unauthorized: { summary: "No key, a malformed or unknown key, or a revoked one", value: ApiError.unauthorized().body },
+  notFound: { summary: "No such job for this account", value: ApiError.notFound().body },
+  internal: { summary: "An unexpected failure", value: { ...ApiError.internal("0b4f6a55-3f8e-4a43-9a58-2d1c9e0b7c11").body } },
+  usageLimit: { summary: "The free plan's ten jobs are used up", value: quotaUsedUp("free", 10, 10).body },
+  idempotencyConflict: { summary: "The Idempotency-Key was used with another body", value: idempotencyConflict.otherBody().body },
+  unknownPreset: { summary: "An unknown preset", value: unknownPreset("mp4_999p").body },
+};
 
 /** Responses every authenticated operation shares. */
 export const authenticatedErrors = {

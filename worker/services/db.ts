@@ -1,22 +1,23 @@
-import { Pool, neonConfig } from "@neondatabase/serverless";
-import { drizzle } from "drizzle-orm/neon-serverless";
+import { neon, neonConfig } from "@neondatabase/serverless";
+import { drizzle, type NeonHttpDatabase } from "drizzle-orm/neon-http";
 import * as schema from "../../drizzle/schema";
 import type { Env } from "../env";
+import { measured } from "./timing";
 
-export type Database = ReturnType<typeof drizzle<typeof schema>>;
+export type Database = NeonHttpDatabase<typeof schema>;
+
+neonConfig.fetchFunction = (input: RequestInfo, init?: RequestInit) => measured("db", () => fetch(input, init));
 
 /**
- * A Pool per request over Neon's WebSocket transport: it supports interactive transactions,
- * which quota claiming needs. Locally NEON_WS_PROXY points the same driver at a proxy in front
- * of plain Postgres (the embedded PostgreSQL or the machine's own server).
+ * Neon over HTTP: each query, or each batch of statements (`db.batch`, one transaction), is one
+ * HTTPS request, with no connection to open per request. Nothing in the Worker needs an
+ * interactive transaction: writes that must be atomic are single statements or batches (see
+ * README, "The database over HTTP"). Locally NEON_HTTP_ENDPOINT points the driver at the local
+ * cloud's stand-in for Neon's endpoint; in production it is unset and the driver derives
+ * Neon's endpoint from the connection string's host.
  */
-export function openDatabase(env: Env): { db: Database; close: () => Promise<void> } {
-  if (env.NEON_WS_PROXY) {
-    const proxy = env.NEON_WS_PROXY;
-    neonConfig.wsProxy = (host, port) => `${proxy}/v1?address=${host}:${port}`;
-    neonConfig.useSecureWebSocket = false;
-    neonConfig.pipelineConnect = false;
-  }
-  const pool = new Pool({ connectionString: env.DATABASE_URL });
-  return { db: drizzle(pool, { schema }), close: () => pool.end() };
+export function openDatabase(env: Pick<Env, "DATABASE_URL" | "NEON_HTTP_ENDPOINT">): Database {
+  // The driver's endpoint setting is global; set on every open so one isolate never keeps another environment's.
+  neonConfig.fetchEndpoint = env.NEON_HTTP_ENDPOINT ?? neonConfig.defaults.fetchEndpoint;
+  return drizzle({ client: neon(env.DATABASE_URL), schema });
 }

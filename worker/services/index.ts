@@ -7,10 +7,31 @@ import { createStorage } from "./storage";
 
 let parsed: { raw: unknown; env: Env } | undefined;
 
-/** Validates the bindings once per isolate, then builds one request's (or one cron tick's) clients. */
-export function openServices(rawEnv: unknown): { services: Services; close: () => Promise<void> } {
+/**
+ * Validates the bindings once per isolate, then gives one request (or one cron tick) its
+ * clients, each made when first used: most requests need two of the four. None holds a
+ * connection (each speaks HTTP), so there is nothing to close.
+ */
+export function openServices(rawEnv: unknown): Services {
   if (!parsed || parsed.raw !== rawEnv) parsed = { raw: rawEnv, env: parseEnv(rawEnv) };
   const env = parsed.env;
-  const { db, close } = openDatabase(env);
-  return { services: { env, db, storage: createStorage(env), queue: createQueue(env), cache: createCache(env) }, close };
+  let db: Services["db"] | undefined;
+  let storage: Services["storage"] | undefined;
+  let queue: Services["queue"] | undefined;
+  let cache: Services["cache"] | undefined;
+  return {
+    env,
+    get db() {
+      return (db ??= openDatabase(env));
+    },
+    get storage() {
+      return (storage ??= createStorage(env));
+    },
+    get queue() {
+      return (queue ??= createQueue(env));
+    },
+    get cache() {
+      return (cache ??= createCache(env));
+    },
+  };
 }

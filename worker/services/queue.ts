@@ -1,6 +1,7 @@
 import { Client } from "@upstash/qstash";
 import { ENCODER_PARALLELISM, JOB_DELIVERY_RETRIES } from "../../domain/jobs";
 import type { Env } from "../env";
+import { measured } from "./timing";
 
 const WEBHOOK_DELIVERY_RETRIES = 5;
 
@@ -21,23 +22,23 @@ export function createQueue(env: Env): Queue {
   const client = new Client({ baseUrl: env.QSTASH_URL, token: env.QSTASH_TOKEN, retry: { retries: 1, backoff: () => 100 } });
   return {
     async publishJob(jobId, firstAttempt = 0) {
-      const res = await client.publishJSON({
+      const res = await measured("queue", () => client.publishJSON({
         url: `${env.ENCODER_URL.replace(/\/$/, "")}/deliveries/jobs`,
         body: { jobId, firstAttempt },
         retries: Math.max(0, JOB_DELIVERY_RETRIES - firstAttempt),
         flowControl: { key: "encoder", parallelism: ENCODER_PARALLELISM },
-      });
+      }));
       return res.messageId;
     },
     async deleteMessage(messageId) {
-      await client.messages.cancel(messageId);
+      await measured("queue", () => client.messages.cancel(messageId));
     },
     async publishWebhook(jobId) {
-      const res = await client.publishJSON({
+      const res = await measured("queue", () => client.publishJSON({
         url: `${env.PUBLIC_URL.replace(/\/$/, "")}/internal/webhook-deliveries`,
         body: { jobId },
         retries: WEBHOOK_DELIVERY_RETRIES,
-      });
+      }));
       return res.messageId;
     },
   };

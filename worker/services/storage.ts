@@ -1,6 +1,7 @@
 import { AwsClient } from "aws4fetch";
 import { s3ObjectUrl } from "../../domain/s3";
 import type { Env } from "../env";
+import { measured } from "./timing";
 
 export interface SignedLink {
   url: string;
@@ -29,11 +30,11 @@ export function createStorage(env: Env): Storage {
       url.searchParams.set("X-Amz-Expires", String(ttlSeconds));
       // aws4fetch takes the signing time as YYYYMMDDTHHMMSSZ; passing it keeps expiresAt exact.
       const datetime = now.toISOString().replace(/[:-]|\.\d{3}/g, "");
-      const signed = await client.sign(url.toString(), { method: "GET", aws: { signQuery: true, datetime } });
+      const signed = await measured("sign", () => client.sign(url.toString(), { method: "GET", aws: { signQuery: true, datetime } }));
       return { url: signed.url, expiresAt: new Date(now.getTime() + ttlSeconds * 1000) };
     },
     async exists(key) {
-      const res = await client.fetch(objectUrl(key), { method: "HEAD" });
+      const res = await measured("storage-head", () => client.fetch(objectUrl(key), { method: "HEAD" }));
       if (res.status === 404) return false;
       if (!res.ok) throw new Error(`Storage HEAD ${key} failed with ${res.status}`);
       return true;

@@ -80,14 +80,14 @@ export const jobRoutes = new Hono<DashboardEnv>()
   .get("/jobs/:id", async (c) => {
     const job = await ownJob(c);
     if (!job) return notFoundPage(c, "Job");
-    const output = await outputState(c.get("services").storage, job, me(c).account.plan);
+    const output = await outputState(c.get("services"), job, me(c).account.plan);
     const link = output.kind === "signed" ? output.link : null;
     return renderPage(c, { title: `Job ${job.preset}`, hls: playbackOf(job).kind === "hls", body: <JobPage job={job} link={link} /> });
   })
   .get("/jobs/:id/download", async (c) => {
     const job = await ownJob(c);
     if (!job) return notFoundPage(c, "Job");
-    const output = await outputState(c.get("services").storage, job, me(c).account.plan);
+    const output = await outputState(c.get("services"), job, me(c).account.plan);
     if (output.kind !== "signed") return renderPage(c, { title: "No download", body: <MessagePage message={NO_OUTPUT[output.kind]} /> }, 404);
     return streamObject(c, job.outputKey!, "attachment");
   })

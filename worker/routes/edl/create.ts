@@ -4,7 +4,6 @@ import { EDL_PRESET_ID } from "../../../domain/presets/catalogue";
 import { PLAN_DISPLAY_NAMES } from "../../../domain/plans";
 import { iso } from "../../../domain/time";
 import type { AppEnv } from "../../context";
-import { ApiError } from "../../errors";
 import { createQueuedJob } from "../../lib/create-job";
 import { jsonBody } from "../../lib/json-body";
 import { requireCaller } from "../../middleware/auth";
@@ -46,9 +45,9 @@ export function registerCreateEdl(app: OpenAPIHono<AppEnv>) {
     const caller = c.get("caller");
     const body = c.req.valid("json");
     const result = validateEdl(body.edl, caller.plan);
-    if (!result.valid || !result.edl) throw new ApiError(400, edlValidationFailed(result.errors));
+    if (!result.valid || !result.edl) throw edlValidationFailed(result.errors);
     const firstClip = result.edl.timeline.tracks.flatMap((t) => (t.type === "video" ? t.clips : []))[0];
-    const { job, remainingJobs } = await createQueuedJob(c.get("services"), caller, {
+    const job = await createQueuedJob(c.get("services"), caller, {
       preset: EDL_PRESET_ID,
       // The job row's inputUrl is the first video clip's source; the whole timeline is in `edl`.
       inputUrl: firstClip.src,
@@ -66,7 +65,7 @@ export function registerCreateEdl(app: OpenAPIHono<AppEnv>) {
         stats: postStats(result.stats),
         estimate: result.estimate,
         links: { self: jobPath(job.id), cancel: jobPath(job.id) },
-        user: { remainingJobs, plan: PLAN_DISPLAY_NAMES[caller.plan] },
+        user: { remainingJobs: job.remainingJobs, plan: PLAN_DISPLAY_NAMES[caller.plan] },
         ...(result.warnings.length ? { warnings: result.warnings } : {}),
       },
       201,

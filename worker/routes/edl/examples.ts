@@ -4,6 +4,7 @@
  */
 import { canProcess, postStats, validateEdl } from "../../../domain/edl/validate";
 import type { PlanId } from "../../../domain/plans";
+import { ApiError } from "../../errors";
 import { EXAMPLE_JOB_IDS } from "../jobs/examples";
 import { edlValidationFailed } from "./schema";
 
@@ -130,13 +131,13 @@ export const createdEdlExamples = {
   experimental: { summary: "Queued, with a warning", value: created(experimental) },
 };
 
-const refused = (edl: unknown) => edlValidationFailed(validateEdl(edl, EDL_EXAMPLE_PLAN).errors);
+const refused = (edl: unknown) => edlValidationFailed(validateEdl(edl, EDL_EXAMPLE_PLAN).errors).body;
 
 export const createEdlRefusals = {
   tooManyTracks: { summary: "Over the plan's track limit", value: refused(withLogo) },
   broken: { summary: "Invalid clip fields", value: refused(broken) },
   missingEdl: {
     summary: "A body without edl",
-    value: { error: "Validation error", message: "Invalid request parameters", details: [{ field: "edl", message: "Invalid input" }] },
+    value: ApiError.validation([{ field: "edl", message: "Invalid input" }]).body,
   },
 };

@@ -3,7 +3,7 @@ import { COMPLEXITY_LEVELS } from "../../../domain/edl/complexity";
 import { UNAPPLIED_FEATURES } from "../../../domain/edl/schema";
 import { storable } from "../../lib/json-body";
 import { PlanId, Timestamp } from "../../openapi/common";
-import type { EdlValidationFailedBody } from "../../openapi/errors";
+import { ApiError } from "../../errors";
 
 /**
  * The envelope only: the timeline inside `edl` is judged by domain/edl/validate.ts, so here it is
@@ -73,10 +73,9 @@ export const CreatedEdlJob = z
   .openapi("CreatedEdlJob", { description: "Read, cancel and download it through the job operations; its preset is `edl_custom`." });
 
 /** POST /edl's refusal of an invalid timeline. */
-export function edlValidationFailed(errors: string[]): EdlValidationFailedBody {
-  return {
-    error: "EDL validation failed",
+export function edlValidationFailed(errors: string[]) {
+  return ApiError.edlValidationFailed({
     message: `The timeline has ${errors.length} error(s); PUT /api/v1/edl validates without creating a job.`,
     errors,
-  };
+  });
 }

@@ -1,57 +1,39 @@
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import { Hono } from "hono";
-import { accounts, jobs, type Job } from "../../../drizzle/schema";
+import { accounts, type Job } from "../../../drizzle/schema";
 import { MAX_SOURCE_SECONDS } from "../../../domain/plans";
 import type { AppEnv, Services } from "../../context";
 import { ApiError } from "../../errors";
+import * as jobStates from "../../lib/job-states";
 import { jsonBody } from "../../lib/json-body";
 import { sweepStaleJobs } from "../../lib/sweep";
-import { notifyWebhook } from "../../lib/webhooks";
+import { waitUntilOf } from "../../lib/wait-until";
+import { notifyJobFinished } from "../../lib/webhooks";
 import { claimBody, completeBody, failBody, heartbeatBody } from "./schema";
 import { verifyEncoder } from "./verify";
 
-async function loadJob(services: Services, id: string): Promise<Job> {
-  const [job] = await services.db.select().from(jobs).where(eq(jobs.id, id)).limit(1);
-  if (!job) throw ApiError.notFound();
-  return job;
+/**
+ * The job a move applied to; otherwise 404 for an unknown job, or 409, which tells the encoder to
+ * stop: the job left the state it was working in (usually: cancelled).
+ */
+function movedJob(outcome: jobStates.TransitionOutcome): Job {
+  if (outcome.moved) return outcome.job;
+  if (!outcome.current) throw ApiError.notFound();
+  throw ApiError.conflict(`Job is ${outcome.current}`, { status: outcome.current });
 }
 
-/** 409 tells the encoder to stop: the job left the state it was working in (usually: cancelled). */
-function conflict(job: Pick<Job, "status">) {
-  return new ApiError(409, { error: "Conflict", message: `Job is ${job.status}`, status: job.status });
+/** The webhook goes out after the answer: the encoder's report is settled whatever the queue does. */
+function notifyAfterResponse(services: Services, job: Job, wait: (work: Promise<unknown>) => void) {
+  wait(notifyJobFinished(services, job).catch((err) => console.error("webhook publish failed", job.id, err)));
 }
 
-async function finish(services: Services, job: Job, wait: (p: Promise<unknown>) => void) {
-  const [account] = await services.db.select().from(accounts).where(eq(accounts.id, job.accountId));
-  wait(notifyWebhook(services, account, job).catch((err) => console.error("webhook publish failed", job.id, err)));
-}
-
-function waitUntilOf(c: { executionCtx: { waitUntil(p: Promise<unknown>): void } }) {
-  return (p: Promise<unknown>) => {
-    try {
-      c.executionCtx.waitUntil(p);
-    } catch {
-      void p;
-    }
-  };
-}
-
-/** The encoder's side of the state table; every transition is a conditional update. */
+/** The encoder's side of the state table (lib/job-states.ts). */
 export const internalJobs = new Hono<AppEnv>()
   .use(verifyEncoder)
   .post("/jobs/:id/claim", jsonBody(claimBody), async (c) => {
     const services = c.get("services");
-    const { attempt } = c.req.valid("json");
-    const job = await loadJob(services, c.req.param("id"));
-    const now = new Date();
-    const [claimed] = await services.db
-      .update(jobs)
-      // Never lowers the count: a late redelivery of an earlier attempt must not undo a sweep's.
-      .set({ status: "processing", startedAt: job.startedAt ?? now, lastCheckedAt: now, retryCount: sql`greatest(${jobs.retryCount}, ${attempt})`, progress: 0 })
-      .where(and(eq(jobs.id, job.id), inArray(jobs.status, ["queued", "processing"])))
-      .returning();
-    if (!claimed) throw conflict(job);
-    const [account] = await services.db.select().from(accounts).where(eq(accounts.id, job.accountId));
+    const claimed = movedJob(await jobStates.claim(services.db, c.req.param("id"), c.req.valid("json").attempt));
+    const [account] = await services.db.select({ plan: accounts.plan }).from(accounts).where(eq(accounts.id, claimed.accountId));
     return c.json({
       job: {
         id: claimed.id,
@@ -67,47 +49,25 @@ export const internalJobs = new Hono<AppEnv>()
     });
   })
   .post("/jobs/:id/heartbeat", jsonBody(heartbeatBody), async (c) => {
-    const services = c.get("services");
-    const { progress } = c.req.valid("json");
-    const id = c.req.param("id");
-    const [row] = await services.db
-      .update(jobs)
-      .set({ lastCheckedAt: new Date(), ...(progress === undefined ? {} : { progress }) })
-      .where(and(eq(jobs.id, id), eq(jobs.status, "processing")))
-      .returning({ status: jobs.status });
-    if (!row) throw conflict(await loadJob(services, id));
-    return c.json({ status: row.status });
+    const job = movedJob(await jobStates.heartbeat(c.get("services").db, c.req.param("id"), c.req.valid("json").progress));
+    return c.json({ status: job.status });
   })
   .post("/jobs/:id/complete", jsonBody(completeBody), async (c) => {
     const services = c.get("services");
-    const { outputKey, duration } = c.req.valid("json");
-    const id = c.req.param("id");
-    const now = new Date();
-    const [done] = await services.db
-      .update(jobs)
-      .set({ status: "completed", outputKey, duration, completedAt: now, lastCheckedAt: now, progress: 1, storageLayout: "v2" })
-      .where(and(eq(jobs.id, id), eq(jobs.status, "processing")))
-      .returning();
-    if (!done) throw conflict(await loadJob(services, id));
-    await finish(services, done, waitUntilOf(c));
+    const done = movedJob(await jobStates.complete(services.db, c.req.param("id"), c.req.valid("json")));
+    notifyAfterResponse(services, done, waitUntilOf(c));
     return c.json({ status: done.status });
   })
   .post("/jobs/:id/fail", jsonBody(failBody), async (c) => {
     const services = c.get("services");
-    const body = c.req.valid("json");
+    const { errorMessage, attempt, final, duration } = c.req.valid("json");
     const id = c.req.param("id");
-    const now = new Date();
-    const [row] = await services.db
-      .update(jobs)
-      .set(
-        body.final
-          ? { status: "failed", errorMessage: body.errorMessage, retryCount: body.attempt, lastCheckedAt: now, duration: body.duration ?? null }
-          : { status: "queued", lastCheckedAt: now },
-      )
-      .where(and(eq(jobs.id, id), eq(jobs.status, "processing")))
-      .returning();
-    if (!row) throw conflict(await loadJob(services, id));
-    if (body.final) await finish(services, row, waitUntilOf(c));
-    return c.json({ status: row.status });
+    const job = movedJob(
+      final
+        ? await jobStates.fail(services.db, id, { errorMessage, attempt, duration: duration ?? null })
+        : await jobStates.retry(services.db, id),
+    );
+    if (final) notifyAfterResponse(services, job, waitUntilOf(c));
+    return c.json({ status: job.status });
   })
   .post("/sweep", async (c) => c.json(await sweepStaleJobs(c.get("services"))));

@@ -12,6 +12,6 @@ export const verifyEncoder = createMiddleware<AppEnv>(async (c, next) => {
     c.req.header(INTERNAL_TIMESTAMP_HEADER),
     c.req.header(INTERNAL_SIGNATURE_HEADER),
   );
-  if (!ok) throw new ApiError(401, { error: "Unauthorized", message: "Invalid internal signature" });
+  if (!ok) throw ApiError.unauthorized("Invalid internal signature");
   await next();
 });

@@ -27,17 +27,12 @@ export const webhookDeliveries = new Hono<AppEnv>().post("/", async (c) => {
   const receiver = new Receiver({ currentSigningKey: env.QSTASH_CURRENT_SIGNING_KEY, nextSigningKey: env.QSTASH_NEXT_SIGNING_KEY });
   const signature = c.req.header("Upstash-Signature");
   const verified = signature !== undefined && (await receiver.verify({ signature, body: raw }).catch(() => false));
-  if (!verified) throw new ApiError(401, { error: "Unauthorized", message: "Invalid Upstash-Signature" });
+  if (!verified) throw ApiError.unauthorized("Invalid Upstash-Signature");
 
   const jobId = parseAttempt(raw);
-  if (!jobId) {
-    // A signed message that can never succeed: tell QStash not to retry it (its 489 convention).
-    return new Response(JSON.stringify({ error: "Malformed delivery", message: "Expected {jobId}" }), {
-      status: 489,
-      headers: { "content-type": "application/json", "Upstash-NonRetryable-Error": "true" },
-    });
-  }
+  // A signed message that can never succeed: QStash is told not to retry it.
+  if (!jobId) throw ApiError.malformedDelivery("Expected {jobId}");
   const outcome = await deliverWebhook(c.get("services"), jobId);
-  if ("delivered" in outcome && !outcome.delivered) return c.json({ error: "Webhook not delivered", message: outcome.reason }, 502);
+  if ("delivered" in outcome && !outcome.delivered) throw ApiError.webhookNotDelivered(outcome.reason);
   return c.json(outcome);
 });

@@ -1,12 +1,11 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import { findPreset, PRESET_IDS, PRESETS } from "../../../domain/presets/catalogue";
+import { findPreset } from "../../../domain/presets/catalogue";
 import { PLAN_DISPLAY_NAMES, planIncludes } from "../../../domain/plans";
-import { upgradeMessage } from "../../../domain/presets/view";
 import { iso } from "../../../domain/time";
 import type { AppEnv } from "../../context";
-import { ApiError } from "../../errors";
 import { createQueuedJob } from "../../lib/create-job";
 import { jsonBody } from "../../lib/json-body";
+import { presetNotAllowed, unknownPreset } from "../../lib/refusals";
 import { requireCaller } from "../../middleware/auth";
 import { idempotent } from "../../middleware/idempotency";
 import { authenticated, jsonRequest, jsonResponse } from "../../openapi/common";
@@ -15,9 +14,7 @@ import {
   examples,
   InvalidJsonError,
   InvalidPresetError,
-  type InvalidPresetBody,
   PresetNotAllowedError,
-  type PresetNotAllowedBody,
   quotaErrors,
   ValidationError,
 } from "../../openapi/errors";
@@ -56,26 +53,10 @@ export function registerCreateJob(app: OpenAPIHono<AppEnv>) {
     const body = c.req.valid("json");
 
     const preset = findPreset(body.preset);
-    if (!preset) {
-      throw new ApiError(400, {
-        error: "Invalid preset",
-        message: `Unknown preset '${body.preset}'. See availablePresets or GET /api/v1/presets.`,
-        availablePresets: [...PRESET_IDS],
-      } satisfies InvalidPresetBody);
-    }
-    if (!planIncludes(caller.plan, preset.requiredPlan)) {
-      throw new ApiError(403, {
-        error: "PRESET_NOT_ALLOWED",
-        code: "PRESET_NOT_ALLOWED",
-        message: `The preset '${preset.id}' is not available on the ${PLAN_DISPLAY_NAMES[caller.plan]} plan.`,
-        availablePresets: PRESETS.filter((p) => planIncludes(caller.plan, p.requiredPlan)).map((p) => p.id),
-        requiredPlan: preset.requiredPlan,
-        yourPlan: caller.plan,
-        upgradeMessage: upgradeMessage(preset),
-      } satisfies PresetNotAllowedBody);
-    }
+    if (!preset) throw unknownPreset(body.preset);
+    if (!planIncludes(caller.plan, preset.requiredPlan)) throw presetNotAllowed(preset, caller.plan);
 
-    const { job, remainingJobs } = await createQueuedJob(c.get("services"), caller, {
+    const job = await createQueuedJob(c.get("services"), caller, {
       preset: preset.id,
       inputUrl: body.inputUrl,
       clientMetadata: body.metadata,
@@ -84,13 +65,13 @@ export function registerCreateJob(app: OpenAPIHono<AppEnv>) {
       {
         id: job.id,
         status: "queued" as const,
-        preset: job.preset,
-        inputUrl: job.inputUrl,
+        preset: preset.id,
+        inputUrl: body.inputUrl,
         webhookUrl: caller.webhookUrl,
         createdAt: iso(job.createdAt)!,
         estimatedProcessingTime: preset.estimatedProcessingTime,
         links: { self: jobPath(job.id), cancel: jobPath(job.id) },
-        user: { remainingJobs, plan: PLAN_DISPLAY_NAMES[caller.plan] },
+        user: { remainingJobs: job.remainingJobs, plan: PLAN_DISPLAY_NAMES[caller.plan] },
       },
       201,
     );

@@ -35,11 +35,11 @@ export const downloadUrlRoute = createRoute({
 export function registerDownloadUrl(app: OpenAPIHono<AppEnv>) {
   operation(app, downloadUrlRoute, async (c) => {
     const caller = c.get("caller");
-    const { db, storage } = c.get("services");
-    const job = await findOwnJob(db, caller.accountId, c.req.param("id"));
+    const services = c.get("services");
+    const job = await findOwnJob(services.db, caller.accountId, c.req.param("id"));
     if (!job) throw ApiError.bare(404, "Job not found");
 
-    const output = await outputState(storage, job, caller.plan);
+    const output = await outputState(services, job, caller.plan, { recheck: true });
     switch (output.kind) {
       case "not-ready":
         throw ApiError.bare(400, `Job is not completed (status '${job.status}'); there is no output to download.`);

@@ -3,8 +3,9 @@
  * response example it leads to share a name; test/api/openapi-replay.test.ts replays every
  * request example against the running service, with real jobs standing in for these ids.
  */
-import { findPreset, PRESETS } from "../../../domain/presets/catalogue";
-import { upgradeMessage } from "../../../domain/presets/view";
+import { findPreset } from "../../../domain/presets/catalogue";
+import { ApiError } from "../../errors";
+import { notCancellable, presetNotAllowed } from "../../lib/refusals";
 
 /** One id per job state an example needs. */
 export const EXAMPLE_JOB_IDS = {
@@ -23,7 +24,6 @@ export const SIGNED_OUTPUT_URL =
   "https://example-account.r2.cloudflarestorage.com/videos/outputs/9b2d6f40-3c1e-4a57-8f0e-6d2b1c4a7e93/3f9a7c2e-1b4d-4e8f-a6c5-0d9e8f7a6b5c/output.mp4" +
   "?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Date=20261120T093310Z&X-Amz-Expires=14400&X-Amz-SignedHeaders=host" +
   "&X-Amz-Signature=6f1d0c8e2b7a4f3e9d5c1b0a8e7f6d5c4b3a2918e7d6c5b4a39281f0e1d2c3b4";
-const freePresets = PRESETS.filter((p) => p.requiredPlan === "free").map((p) => p.id);
 
 export const createJobExamples = {
   mp4: { summary: "Encode a file to 720p MP4", value: { inputUrl: SOURCE, preset: "mp4_264_720p" } },
@@ -55,32 +55,20 @@ export const createdJobExamples = {
 export const createJobRefusals = {
   missingFields: {
     summary: "Missing fields",
-    value: {
-      error: "Validation error",
-      message: "Invalid request parameters",
-      details: [
-        { field: "inputUrl", message: "Invalid input" },
-        { field: "preset", message: "Invalid input" },
-      ],
-    },
+    value: ApiError.validation([
+      { field: "inputUrl", message: "Invalid input" },
+      { field: "preset", message: "Invalid input" },
+    ]).body,
   },
   notAUrl: {
     summary: "Not an absolute URL",
-    value: { error: "Validation error", message: "Invalid request parameters", details: [{ field: "inputUrl", message: "Invalid input URL" }] },
+    value: ApiError.validation([{ field: "inputUrl", message: "Invalid input URL" }]).body,
   },
 };
 
 export const presetNotAllowedExample = {
   summary: "hls_abr_264_standard needs Indie/Pro",
-  value: {
-    error: "PRESET_NOT_ALLOWED",
-    code: "PRESET_NOT_ALLOWED",
-    message: "The preset 'hls_abr_264_standard' is not available on the Starter plan.",
-    availablePresets: freePresets,
-    requiredPlan: "pro",
-    yourPlan: "free",
-    upgradeMessage: upgradeMessage(findPreset("hls_abr_264_standard")!),
-  },
+  value: presetNotAllowed(findPreset("hls_abr_264_standard")!, "free").body,
 };
 
 const lifecycle = (startedAt: string | null, completedAt: string | null, lastCheckedAt: string | null) => ({
@@ -201,17 +189,11 @@ export const cancelExamples = {
 export const notCancellableExamples = {
   completed: {
     summary: "The job has finished",
-    value: {
-      error: "Invalid operation",
-      message: "Job cannot be cancelled: its status is 'completed'. Only queued or processing jobs can be cancelled.",
-    },
+    value: notCancellable("completed").body,
   },
   failed: {
     summary: "The job has failed",
-    value: {
-      error: "Invalid operation",
-      message: "Job cannot be cancelled: its status is 'failed'. Only queued or processing jobs can be cancelled.",
-    },
+    value: notCancellable("failed").body,
   },
 };
 

@@ -31,9 +31,9 @@ export const getJobRoute = createRoute({
 export function registerGetJob(app: OpenAPIHono<AppEnv>) {
   operation(app, getJobRoute, async (c) => {
     const caller = c.get("caller");
-    const { db, storage } = c.get("services");
-    const job = await findOwnJob(db, caller.accountId, c.req.param("id"));
+    const services = c.get("services");
+    const job = await findOwnJob(services.db, caller.accountId, c.req.param("id"));
     if (!job) throw ApiError.notFound();
-    return c.json(presentJob(job, await outputState(storage, job, caller.plan)), 200);
+    return c.json(presentJob(job, await outputState(services, job, caller.plan)), 200);
   });
 }

@@ -2,7 +2,7 @@ import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import { and, count, desc, eq, getTableColumns, sql, type SQL } from "drizzle-orm";
 import { jobs } from "../../../drizzle/schema";
 import type { AppEnv } from "../../context";
-import { outputState } from "../../lib/output-links";
+import { outputStates } from "../../lib/output-links";
 import { requireCaller } from "../../middleware/auth";
 import { authenticated, jsonResponse } from "../../openapi/common";
 import { authenticatedErrors } from "../../openapi/errors";
@@ -36,7 +36,8 @@ export const listJobsRoute = createRoute({
 export function registerListJobs(app: OpenAPIHono<AppEnv>) {
   operation(app, listJobsRoute, async (c) => {
     const caller = c.get("caller");
-    const { db, storage } = c.get("services");
+    const services = c.get("services");
+    const { db } = services;
     const { page, limit, status, preset } = listJobsQuery.parse(c.req.query());
 
     const filters: SQL[] = [eq(jobs.accountId, caller.accountId)];
@@ -54,9 +55,8 @@ export function registerListJobs(app: OpenAPIHono<AppEnv>) {
       .offset((page - 1) * limit);
     // A page past the end has no row to carry the total; only then is it counted on its own.
     const total = rows[0]?.total ?? (page > 1 ? (await db.select({ total: count() }).from(jobs).where(where))[0].total : 0);
-    const items = await Promise.all(
-      rows.map(async (job) => presentListItem(job, await outputState(storage, job, caller.plan))),
-    );
+    const outputs = await outputStates(services, rows, caller.plan);
+    const items = rows.map((job, i) => presentListItem(job, outputs[i]));
 
     const totalPages = Math.ceil(total / limit);
     const pageLink = (n: number) => {

@@ -1,0 +1,205 @@
+import { eq, sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { accounts, jobs, usage, type Job } from "../../drizzle/schema";
+import { JOB_DELIVERY_RETRIES, JOB_STATUSES, type JobStatus } from "../../domain/jobs";
+import * as jobStates from "../../worker/lib/job-states";
+import type { Database } from "../../worker/services/db";
+import { openScratchDatabase } from "../support/http-database";
+
+/**
+ * The Worker's state table (worker/lib/job-states.ts) against PostgreSQL, through the Neon HTTP
+ * stand-in and the driver the Worker uses. A database of its own, so counts are exact.
+ */
+let database: Awaited<ReturnType<typeof openScratchDatabase>>;
+let db: Database;
+/** Fixtures go straight to the database, not through the module under test. */
+let direct: typeof database.direct;
+
+beforeAll(async () => {
+  database = await openScratchDatabase("vep_transitions");
+  ({ db, direct } = database);
+});
+
+afterAll(() => database?.close());
+
+const PERIOD = "2026-11";
+const STALE = 120_000;
+const cutoff = () => new Date(Date.now() - 60_000);
+
+async function newAccount() {
+  const [account] = await direct.insert(accounts).values({ plan: "free" }).returning();
+  return account;
+}
+
+/** A job in `status`, written directly; heartbeat stale and attempts as the transition under test needs. */
+async function jobIn(status: JobStatus, opts: { stale?: boolean; retryCount?: number } = {}): Promise<Job> {
+  const account = await newAccount();
+  await direct.insert(usage).values({ accountId: account.id, period: PERIOD, count: 1 });
+  const [job] = await direct
+    .insert(jobs)
+    .values({
+      accountId: account.id,
+      status,
+      preset: "mp4_264_720p",
+      inputUrl: "https://media.example.com/a.mp4",
+      quotaPeriod: PERIOD,
+      retryCount: opts.retryCount ?? 0,
+      lastCheckedAt: new Date(Date.now() - (opts.stale ? STALE : 0)),
+    })
+    .returning();
+  return job;
+}
+
+const reread = async (id: string) => (await direct.select().from(jobs).where(eq(jobs.id, id)))[0];
+
+/** How each transition is invoked, and the fixture under which its own condition holds. */
+const transitions: Record<jobStates.TransitionName, { fixture?: { stale?: boolean; retryCount?: number }; run: (job: Job) => ReturnType<typeof jobStates.claim> }> = {
+  queueRefused: { run: (job) => jobStates.failUnqueued(db, job.id, "The job could not be queued.") },
+  claim: { run: (job) => jobStates.claim(db, job.id, 1) },
+  heartbeat: { run: (job) => jobStates.heartbeat(db, job.id, 0.5) },
+  complete: { run: (job) => jobStates.complete(db, job.id, { outputKey: "outputs/a/b/output.mp4", duration: 9.5 }) },
+  fail: { run: (job) => jobStates.fail(db, job.id, { errorMessage: "Download failed", attempt: 2, duration: null }) },
+  retry: { run: (job) => jobStates.retry(db, job.id) },
+  cancel: { run: (job) => jobStates.cancel(db, { id: job.id, accountId: job.accountId }) },
+  sweepRequeue: { fixture: { stale: true, retryCount: 0 }, run: (job) => jobStates.sweepRequeue(db, job.id, cutoff()) },
+  sweepFail: { fixture: { stale: true, retryCount: JOB_DELIVERY_RETRIES }, run: (job) => jobStates.sweepFail(db, job.id, cutoff()) },
+};
+
+/**
+ * The contract's table (spec, States and transitions), written out here rather than read from
+ * the module, so a change to the module's table shows as a failure. Beyond the contract's rows:
+ * a redelivered claim of a job already processing, the heartbeat (processing stays processing),
+ * the retry's wait in the queue and the sweep's two moves (README, Decisions).
+ */
+const CONTRACT: Record<jobStates.TransitionName, { from: JobStatus[]; to: JobStatus }> = {
+  queueRefused: { from: ["queued"], to: "failed" },
+  claim: { from: ["queued", "processing"], to: "processing" },
+  heartbeat: { from: ["processing"], to: "processing" },
+  complete: { from: ["processing"], to: "completed" },
+  fail: { from: ["processing"], to: "failed" },
+  retry: { from: ["processing"], to: "queued" },
+  cancel: { from: ["queued", "processing"], to: "cancelled" },
+  sweepRequeue: { from: ["processing"], to: "queued" },
+  sweepFail: { from: ["processing"], to: "failed" },
+};
+
+describe("spec: States and transitions › the table, walked against the database", () => {
+  it("the Worker's table is the contract's", () => {
+    expect(jobStates.TRANSITIONS).toEqual(CONTRACT);
+  });
+
+  const cases = Object.entries(CONTRACT).flatMap(([name, { from, to }]) =>
+    JOB_STATUSES.map((status) => ({ name: name as jobStates.TransitionName, status, from, to })),
+  );
+
+  it.each(cases)("$name from $status", async ({ name, status, from, to }) => {
+    const { fixture, run } = transitions[name];
+    const job = await jobIn(status, fixture);
+    const outcome = await run(job);
+    const after = await reread(job.id);
+    if (from.includes(status)) {
+      expect(outcome).toMatchObject({ moved: true, previous: status, job: { id: job.id, status: to } });
+      expect(after.status).toBe(to);
+    } else {
+      expect(outcome).toEqual({ moved: false, current: status });
+      expect(after).toEqual(job);
+    }
+  });
+
+  it("every state and every transition is walked", () => {
+    expect(cases).toHaveLength(Object.keys(CONTRACT).length * JOB_STATUSES.length);
+    expect(new Set(Object.values(CONTRACT).flatMap((t) => [...t.from, t.to]))).toEqual(new Set(JOB_STATUSES));
+  });
+
+  it("an unknown job, a malformed id, or another account's job: nothing moves, no state is told", async () => {
+    const job = await jobIn("queued");
+    const other = await newAccount();
+    expect(await jobStates.cancel(db, { id: job.id, accountId: other.id })).toEqual({ moved: false, current: null });
+    expect(await jobStates.claim(db, "6b1f3c1e-8c1a-4c63-9b8e-1d5a3f1e2c4b", 0)).toEqual({ moved: false, current: null });
+    expect(await jobStates.claim(db, "not-a-uuid", 0)).toEqual({ moved: false, current: null });
+    expect((await reread(job.id)).status).toBe("queued");
+  });
+
+  it("the sweep's conditions: a heartbeat since the cutoff, or attempts left (or none) decide", async () => {
+    const fresh = await jobIn("processing", { stale: false, retryCount: 0 });
+    expect(await jobStates.sweepRequeue(db, fresh.id, cutoff())).toEqual({ moved: false, current: "processing" });
+    const spent = await jobIn("processing", { stale: true, retryCount: JOB_DELIVERY_RETRIES });
+    expect(await jobStates.sweepRequeue(db, spent.id, cutoff())).toEqual({ moved: false, current: "processing" });
+    const left = await jobIn("processing", { stale: true, retryCount: 0 });
+    expect(await jobStates.sweepFail(db, left.id, cutoff())).toEqual({ moved: false, current: "processing" });
+    const requeued = await jobStates.sweepRequeue(db, left.id, cutoff());
+    expect(requeued).toMatchObject({ moved: true, job: { status: "queued", retryCount: 1 } });
+  });
+
+  it("claim keeps the first startedAt and never lowers the attempt count", async () => {
+    const job = await jobIn("queued", { retryCount: 2 });
+    const first = await jobStates.claim(db, job.id, 0, new Date("2026-11-20T09:30:00.000Z"));
+    const again = await jobStates.claim(db, job.id, 1, new Date("2026-11-20T09:31:00.000Z"));
+    expect(first).toMatchObject({ moved: true, job: { retryCount: 2, startedAt: new Date("2026-11-20T09:30:00.000Z") } });
+    expect(again).toMatchObject({ moved: true, previous: "processing", job: { retryCount: 2, startedAt: new Date("2026-11-20T09:30:00.000Z") } });
+  });
+
+  it("a job the queue refused gives its quota unit back in the same statement, once", async () => {
+    const job = await jobIn("queued");
+    const units = async () => (await direct.select({ count: usage.count }).from(usage).where(eq(usage.accountId, job.accountId)))[0].count;
+    expect(await units()).toBe(1);
+    expect((await jobStates.failUnqueued(db, job.id, "refused")).moved).toBe(true);
+    expect(await units()).toBe(0);
+    expect(await jobStates.failUnqueued(db, job.id, "refused")).toEqual({ moved: false, current: "failed" });
+    expect(await units()).toBe(0);
+  });
+
+  it("a cancel and a completion racing for one job: exactly one wins, and each sees the state it met", async () => {
+    for (let i = 0; i < 10; i++) {
+      const job = await jobIn("processing");
+      const [cancelled, completed] = await Promise.all([
+        jobStates.cancel(db, { id: job.id, accountId: job.accountId }),
+        jobStates.complete(db, job.id, { outputKey: "k", duration: 1 }),
+      ]);
+      expect([cancelled.moved, completed.moved].filter(Boolean)).toHaveLength(1);
+      const winner = cancelled.moved ? "cancelled" : "completed";
+      expect((await reread(job.id)).status).toBe(winner);
+      expect(cancelled.moved ? completed : cancelled).toEqual({ moved: false, current: winner });
+    }
+  });
+});
+
+describe("spec: States row 1 and rule 1 › creation: the quota unit and the queued job in one statement", () => {
+  const create = (accountId: string, limit: number) =>
+    jobStates.create(
+      db,
+      { accountId, preset: "mp4_264_720p", inputUrl: "https://media.example.com/a.mp4", clientMetadata: { orderId: 7 }, edl: null, createdAt: new Date() },
+      { period: PERIOD, limit },
+    );
+
+  it("inserts a queued job holding this month's unit, with what was sent", async () => {
+    const account = await newAccount();
+    const created = await create(account.id, 10);
+    expect(created).toEqual({ created: true, jobId: expect.any(String), used: 1 });
+    const job = await reread((created as { jobId: string }).jobId);
+    expect(job).toMatchObject({ status: "queued", accountId: account.id, quotaPeriod: PERIOD, clientMetadata: { orderId: 7 }, edl: null });
+  });
+
+  it("refuses at the limit without inserting, and tells the exact count, also above a lowered limit", async () => {
+    const account = await newAccount();
+    await direct.insert(usage).values({ accountId: account.id, period: PERIOD, count: 12 });
+    expect(await create(account.id, 10)).toEqual({ created: false, used: 12 });
+    expect(await create(account.id, 0)).toEqual({ created: false, used: 12 });
+    const fresh = await newAccount();
+    expect(await create(fresh.id, 0)).toEqual({ created: false, used: 0 });
+    const [{ n }] = await direct.select({ n: sql<number>`count(*)::int` }).from(jobs).where(sql`${jobs.accountId} in (${account.id}, ${fresh.id})`);
+    expect(n).toBe(0);
+  });
+
+  it("200 at once against 150 remaining units: exactly 150 jobs, every refusal told the full count", async () => {
+    const account = await newAccount();
+    await direct.insert(usage).values({ accountId: account.id, period: PERIOD, count: 850 });
+    const results = await Promise.all(Array.from({ length: 200 }, () => create(account.id, 1000)));
+    const created = results.filter((r) => r.created);
+    expect(created).toHaveLength(150);
+    expect(created.map((r) => r.used).sort((a, b) => a - b)).toEqual(Array.from({ length: 150 }, (_, i) => 851 + i));
+    expect(results.filter((r) => !r.created)).toEqual(Array.from({ length: 50 }, () => ({ created: false, used: 1000 })));
+    const [{ n }] = await direct.select({ n: sql<number>`count(*)::int` }).from(jobs).where(eq(jobs.accountId, account.id));
+    expect(n).toBe(150);
+  });
+});

@@ -1,0 +1,229 @@
+/**
+ * The contract's job state table (spec, States and transitions), and the only code in the Worker
+ * that writes a job's `status`. Each transition is one SQL statement, one round trip over
+ * Neon's HTTP path: it locks the job's row, moves it only from the states the table allows (and
+ * under the transition's own condition, such as a stale heartbeat), and reports the state it
+ * found. So two transitions racing for one job (a cancel and a completion) cannot both win, and
+ * a refusal says why without a second query.
+ */
+import { and, eq, getTableColumns, gt, gte, inArray, lt, sql, type SQL } from "drizzle-orm";
+import type { PgUpdateSetSource } from "drizzle-orm/pg-core";
+import { jobs, usage, type Job } from "../../drizzle/schema";
+import { isUuid } from "../../domain/ids";
+import { JOB_DELIVERY_RETRIES, type JobStatus } from "../../domain/jobs";
+import type { Database } from "../services/db";
+import { claimUnit, unitsUsed, type QuotaClaim } from "./quota";
+
+interface Transition {
+  from: readonly JobStatus[];
+  to: JobStatus;
+}
+
+/**
+ * Every move a job can make after it is created (creation itself, from no state to `queued`, is
+ * `create` below). test/api/job-transitions.test.ts walks this table against the
+ * database: each transition from each state.
+ */
+export const TRANSITIONS = {
+  /** The queue refused a job just created (spec row 2): failed, and its quota unit returned. */
+  queueRefused: { from: ["queued"], to: "failed" },
+  /** The encoder starts an attempt; a redelivered message may claim a job already processing again. */
+  claim: { from: ["queued", "processing"], to: "processing" },
+  /** The encoder is still working: no change of state, but only while the job is processing. */
+  heartbeat: { from: ["processing"], to: "processing" },
+  complete: { from: ["processing"], to: "completed" },
+  /** The last attempt failed, or a failure no attempt can fix. */
+  fail: { from: ["processing"], to: "failed" },
+  /** A failed attempt with attempts left: the job waits in the queue for its retry. */
+  retry: { from: ["processing"], to: "queued" },
+  cancel: { from: ["queued", "processing"], to: "cancelled" },
+  /** The sweep: a processing job whose heartbeat stopped goes back to the queue while attempts remain... */
+  sweepRequeue: { from: ["processing"], to: "queued" },
+  /** ...and fails once they are spent. */
+  sweepFail: { from: ["processing"], to: "failed" },
+} as const satisfies Record<string, Transition>;
+
+export type TransitionName = keyof typeof TRANSITIONS;
+
+export type TransitionOutcome =
+  | { moved: true; previous: JobStatus; job: Job }
+  /** `current` is null when there is no such job (or it belongs to another account). */
+  | { moved: false; current: JobStatus | null };
+
+type Changes = Omit<PgUpdateSetSource<typeof jobs>, "status" | "id">;
+
+const jobColumns = getTableColumns(jobs);
+
+interface MoveOptions {
+  /** What else must hold, beyond the state, for the move to happen. */
+  condition?: SQL;
+  /** Give the job's quota unit back, in the same statement, if the job moved. */
+  releaseUnit?: boolean;
+}
+
+/**
+ * `with before as (select … for update), moved as (update … from before where <allowed> returning …)
+ * select before.status, moved.* from before left join moved`: the row is locked first, so
+ * `before` holds the state the update was judged on (the latest, whatever committed meanwhile),
+ * and a refused move still returns it.
+ */
+async function move(
+  db: Database,
+  name: TransitionName,
+  target: { id: string; accountId?: string },
+  changes: Changes,
+  options: MoveOptions = {},
+): Promise<TransitionOutcome> {
+  if (!isUuid(target.id)) return { moved: false, current: null };
+  const { from, to } = TRANSITIONS[name];
+  const before = db.$with("before").as(
+    db
+      .select({ beforeId: sql<string>`${jobs.id}`.as("before_id"), previous: sql<JobStatus>`${jobs.status}`.as("previous") })
+      .from(jobs)
+      .where(and(eq(jobs.id, target.id), target.accountId === undefined ? undefined : eq(jobs.accountId, target.accountId)))
+      .for("update"),
+  );
+  const moved = db.$with("moved").as(
+    db
+      .update(jobs)
+      .set({ ...changes, status: to })
+      .from(before)
+      .where(and(eq(jobs.id, before.beforeId), inArray(before.previous, [...from]), options.condition))
+      .returning(jobColumns),
+  );
+  // Postgres runs a data-modifying WITH statement whether or not the main query reads it.
+  const released = db.$with("released").as(
+    db
+      .update(usage)
+      .set({ count: sql`${usage.count} - 1` })
+      .from(moved)
+      .where(and(eq(usage.accountId, moved.accountId), eq(usage.period, moved.quotaPeriod), gt(usage.count, 0)))
+      .returning({ count: usage.count }),
+  );
+  const movedJob = Object.fromEntries(Object.keys(jobColumns).map((key) => [key, moved[key as keyof typeof jobColumns]])) as typeof moved._.selectedFields;
+  const [row] = await db
+    .with(before, moved, ...(options.releaseUnit ? [released] : []))
+    .select({ previous: before.previous, job: movedJob })
+    .from(before)
+    .leftJoin(moved, sql`true`);
+  if (!row) return { moved: false, current: null };
+  return row.job ? { moved: true, previous: row.previous, job: row.job } : { moved: false, current: row.previous };
+}
+
+// ── Creation: (none) → queued ───────────────────────────────────────────────────────────────
+
+export interface NewJob {
+  accountId: string;
+  preset: string;
+  inputUrl: string;
+  clientMetadata: Record<string, unknown> | null;
+  edl: unknown;
+  createdAt: Date;
+}
+
+export type Creation = { created: true; jobId: string; used: number } | { created: false; used: number };
+
+const asJsonb = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
+
+/**
+ * Claims a quota unit and inserts the queued job in one statement: the job is inserted from the
+ * claim's row, so only when a unit was taken. The statement runs in a batch (one transaction,
+ * one round trip) with a read of the counter, which gives a refusal the exact `usage.current`.
+ */
+export async function create(db: Database, job: NewJob, quota: Omit<QuotaClaim, "accountId">): Promise<Creation> {
+  const claim = { ...quota, accountId: job.accountId };
+  const [inserted, counter] = await db.batch([
+    db.execute<{ id: string; used: number }>(sql`
+      with claim as (${claimUnit(claim)}),
+      created as (
+        insert into ${jobs} (account_id, status, preset, input_url, client_metadata, edl, quota_period, created_at)
+        select ${job.accountId}::uuid, ${"queued" satisfies JobStatus}, ${job.preset}, ${job.inputUrl}, ${asJsonb(job.clientMetadata)}::jsonb,
+          ${asJsonb(job.edl)}::jsonb, ${quota.period}, ${job.createdAt.toISOString()}::timestamptz
+        from claim
+        returning id
+      )
+      select created.id, claim.count as used from claim join created on true`),
+    unitsUsed(db, claim),
+  ]);
+  const row = inserted.rows[0];
+  if (row) return { created: true, jobId: row.id, used: Number(row.used) };
+  return { created: false, used: counter[0]?.count ?? 0 };
+}
+
+/** Records the queue message that carries the job, so a cancel can delete it. Not a change of state. */
+export async function recordMessage(db: Database, jobId: string, messageId: string): Promise<void> {
+  await db.update(jobs).set({ messageId }).where(eq(jobs.id, jobId));
+}
+
+// ── The transitions ─────────────────────────────────────────────────────────────────────────
+
+/** queued → failed when the queue refused the job; its quota unit is returned in the same statement. */
+export function failUnqueued(db: Database, jobId: string, errorMessage: string) {
+  return move(db, "queueRefused", { id: jobId }, { errorMessage }, { releaseUnit: true });
+}
+
+export function claim(db: Database, jobId: string, attempt: number, now = new Date()) {
+  return move(db, "claim", { id: jobId }, {
+    startedAt: sql`coalesce(${jobs.startedAt}, ${now.toISOString()}::timestamptz)`,
+    lastCheckedAt: now,
+    // Never lowers the count: a late redelivery of an earlier attempt must not undo a sweep's.
+    retryCount: sql`greatest(${jobs.retryCount}, ${attempt}::int)`,
+    progress: 0,
+  });
+}
+
+export function heartbeat(db: Database, jobId: string, progress: number | undefined, now = new Date()) {
+  return move(db, "heartbeat", { id: jobId }, { lastCheckedAt: now, ...(progress === undefined ? {} : { progress }) });
+}
+
+export function complete(db: Database, jobId: string, output: { outputKey: string; duration: number | null }, now = new Date()) {
+  return move(db, "complete", { id: jobId }, {
+    outputKey: output.outputKey,
+    duration: output.duration,
+    completedAt: now,
+    lastCheckedAt: now,
+    progress: 1,
+    storageLayout: "v2",
+  });
+}
+
+export function fail(db: Database, jobId: string, failure: { errorMessage: string; attempt: number; duration: number | null }, now = new Date()) {
+  return move(db, "fail", { id: jobId }, {
+    errorMessage: failure.errorMessage,
+    retryCount: failure.attempt,
+    duration: failure.duration,
+    lastCheckedAt: now,
+  });
+}
+
+export function retry(db: Database, jobId: string, now = new Date()) {
+  return move(db, "retry", { id: jobId }, { lastCheckedAt: now });
+}
+
+/** The caller's job only: another account's job is as unknown as a missing one. */
+export function cancel(db: Database, target: { id: string; accountId: string }, now = new Date()) {
+  return move(db, "cancel", target, { cancelledAt: now });
+}
+
+/** Stale: processing with no heartbeat since `cutoff`. A job that came back to life is left alone. */
+const staleSince = (cutoff: Date) => lt(jobs.lastCheckedAt, cutoff);
+
+export function sweepRequeue(db: Database, jobId: string, cutoff: Date, now = new Date()) {
+  return move(
+    db,
+    "sweepRequeue",
+    { id: jobId },
+    { retryCount: sql`${jobs.retryCount} + 1`, lastCheckedAt: now },
+    { condition: and(staleSince(cutoff), lt(jobs.retryCount, JOB_DELIVERY_RETRIES)) },
+  );
+}
+
+export function sweepFail(db: Database, jobId: string, cutoff: Date, now = new Date()) {
+  return move(
+    db,
+    "sweepFail",
+    { id: jobId },
+    { errorMessage: "The encoder stopped responding while processing this job.", lastCheckedAt: now },
+    { condition: and(staleSince(cutoff), gte(jobs.retryCount, JOB_DELIVERY_RETRIES)) },
+  );
+}

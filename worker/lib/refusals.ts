@@ -1,0 +1,42 @@
+/**
+ * Refusals whose wording both the answers and the OpenAPI document's examples use, so the two
+ * cannot drift apart.
+ */
+import type { JobStatus } from "../../domain/jobs";
+import { PLAN_DISPLAY_NAMES, planIncludes, type PlanId } from "../../domain/plans";
+import { PRESET_IDS, PRESETS, type CatalogueEntry } from "../../domain/presets/catalogue";
+import { upgradeMessage } from "../../domain/presets/view";
+import { ApiError } from "../errors";
+
+export function unknownPreset(requested: string) {
+  return ApiError.invalidPreset({
+    message: `Unknown preset '${requested}'. See availablePresets or GET /api/v1/presets.`,
+    availablePresets: [...PRESET_IDS],
+  });
+}
+
+export function presetNotAllowed(preset: CatalogueEntry, plan: PlanId) {
+  return ApiError.presetNotAllowed({
+    message: `The preset '${preset.id}' is not available on the ${PLAN_DISPLAY_NAMES[plan]} plan.`,
+    availablePresets: PRESETS.filter((p) => planIncludes(plan, p.requiredPlan)).map((p) => p.id),
+    requiredPlan: preset.requiredPlan,
+    yourPlan: plan,
+    upgradeMessage: upgradeMessage(preset),
+  });
+}
+
+export function quotaUsedUp(plan: PlanId, limit: number, current: number) {
+  return ApiError.usageLimitExceeded({
+    message: `You have used all ${limit} jobs of your ${PLAN_DISPLAY_NAMES[plan]} plan this month. The quota resets at the start of the next calendar month (UTC), or when the plan changes.`,
+    usage: { current, limit, plan: PLAN_DISPLAY_NAMES[plan] },
+  });
+}
+
+export function notCancellable(status: JobStatus) {
+  return ApiError.invalidOperation(`Job cannot be cancelled: its status is '${status}'. Only queued or processing jobs can be cancelled.`);
+}
+
+export const idempotencyConflict = {
+  otherBody: () => ApiError.conflict("This Idempotency-Key was used with a different request body."),
+  inProgress: () => ApiError.conflict("A request with this Idempotency-Key is still in progress; retry shortly."),
+};

@@ -1,5 +1,5 @@
 import { createMiddleware } from "hono/factory";
-import type { z } from "zod";
+import { z } from "zod";
 import { UNSTORABLE_TEXT_MESSAGE, unstorableTextPaths } from "../../domain/storable-text";
 import type { AppEnv } from "../context";
 import { ApiError } from "../errors";
@@ -31,6 +31,22 @@ export function toDetails(error: z.ZodError): { field: string; message: string }
     field: issue.path.length ? issue.path.join(".") : "body",
     message: issue.message,
   }));
+}
+
+const isJsonObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+/**
+ * A JSON object checked against `fields` and passed on as parsed. zod's record and loose objects
+ * build a copy key by key, and on the copy a `__proto__` key sets the prototype instead of a
+ * property: a caller's `{"__proto__": …}` would silently vanish from what is stored.
+ */
+export function jsonObject(fields: z.ZodObject = z.object({})) {
+  return z.custom<Record<string, unknown>>(isJsonObject, { error: "Expected an object" }).superRefine((value, ctx) => {
+    const checked = fields.safeParse(value);
+    if (checked.success) return;
+    for (const issue of checked.error.issues) ctx.addIssue({ code: "custom", message: issue.message, path: issue.path });
+  });
 }
 
 /** For fields stored as the client sent them (caller metadata): refuses what Postgres cannot hold. */

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { storable } from "../../lib/json-body";
+import { jsonObject, storable } from "../../lib/json-body";
 
 /** The envelope only; the timeline inside `edl` is judged by domain/edl/validate.ts. */
 export const validateEdlBody = z.object({
@@ -8,11 +8,11 @@ export const validateEdlBody = z.object({
 
 export const createEdlBody = validateEdlBody.extend({
   metadata: storable(
-    z
-      .object({
+    jsonObject(
+      z.object({
         name: z.string({ error: "Expected a string" }).optional(),
         description: z.string({ error: "Expected a string" }).optional(),
-      })
-      .passthrough(),
+      }),
+    ),
   ).optional(),
 });

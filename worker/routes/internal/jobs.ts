@@ -1,6 +1,7 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
 import { Hono } from "hono";
 import { accounts, jobs, type Job } from "../../../drizzle/schema";
+import { isUuid } from "../../../domain/ids";
 import { MAX_SOURCE_SECONDS } from "../../../domain/plans";
 import type { AppEnv, Services } from "../../context";
 import { ApiError } from "../../errors";
@@ -39,6 +40,11 @@ function waitUntilOf(c: { executionCtx: { waitUntil(p: Promise<unknown>): void }
 /** The encoder's side of the state table; every transition is a conditional update. */
 export const internalJobs = new Hono<AppEnv>()
   .use(verifyEncoder)
+  // Postgres refuses a malformed uuid with an error: such an id names no job.
+  .use("/jobs/:id/*", async (c, next) => {
+    if (!isUuid(c.req.param("id"))) throw ApiError.notFound();
+    await next();
+  })
   .post("/jobs/:id/claim", jsonBody(claimBody), async (c) => {
     const services = c.get("services");
     const { attempt } = c.req.valid("json");

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { isAbsoluteHttpUrl } from "../../../domain/urls";
-import { storable } from "../../lib/json-body";
+import { jsonObject, storable } from "../../lib/json-body";
 
 /** Missing fields read "Invalid input"; a bad URL reads "Invalid input URL" (spec, Errors). */
 const required = { error: (issue: { input: unknown }) => (issue.input === undefined ? "Invalid input" : undefined) };
@@ -13,7 +13,7 @@ export const createJobBody = z.object({
     .transform((v) => v as string),
   preset: z.string(required).min(1, "Invalid input"),
   // null is taken as "no metadata", like an absent field.
-  metadata: storable(z.record(z.string(), z.unknown(), { error: "Expected an object" })).nullish(),
+  metadata: storable(jsonObject()).nullish(),
 });
 
 /**

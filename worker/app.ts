@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import type { AppEnv } from "./context";
 import { renderError } from "./errors";
+import { BODY_LIMITS, limitBody } from "./middleware/body-limit";
 import { init } from "./middleware/init";
 import { registerCreateEdl } from "./routes/edl/create";
 import { registerValidateEdl } from "./routes/edl/validate";
@@ -34,6 +35,10 @@ export function createApp() {
   // No bindings touched: liveness, and the baseline route for bench/api.ts.
   app.get("/healthz", (c) => c.json({ ok: true }));
 
+  // Size first, before any work: the routes that read a body, and only them.
+  app.use("/api/v1/jobs", limitBody(BODY_LIMITS.job));
+  app.use("/api/v1/edl", limitBody(BODY_LIMITS.timeline));
+  app.use("/internal/*", limitBody(BODY_LIMITS.internal));
   app.use("/api/*", init);
   app.use("/internal/*", init);
   app.route("/api/v1", publicApi());

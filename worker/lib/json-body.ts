@@ -3,6 +3,26 @@ import { z } from "zod";
 import { UNSTORABLE_TEXT_MESSAGE, unstorableTextPaths } from "../../domain/storable-text";
 import type { AppEnv } from "../context";
 import { ApiError } from "../errors";
+import { jsonShapeProblem } from "./json-limits";
+
+const invalidJson = (message: string) => new ApiError(400, { error: "Invalid JSON", message });
+
+/** The body as parsed JSON; a body too deep or too large to parse safely is refused like one that is not JSON. */
+async function parseBody(text: Promise<string>): Promise<unknown> {
+  let raw: string;
+  try {
+    raw = await text;
+  } catch {
+    throw invalidJson("The request body could not be read");
+  }
+  const problem = jsonShapeProblem(raw);
+  if (problem) throw invalidJson(`The request body ${problem}`);
+  try {
+    return JSON.parse(raw);
+  } catch {
+    throw invalidJson("The request body is not valid JSON");
+  }
+}
 
 /**
  * Parses the body as JSON whatever its Content-Type, then validates it. Not zValidator: that
@@ -12,13 +32,7 @@ import { ApiError } from "../errors";
 export function jsonBody<T extends z.ZodType>(schema: T) {
   return createMiddleware<AppEnv, string, { in: { json: z.input<T> }; out: { json: z.output<T> } }>(
     async (c, next) => {
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(await c.req.text());
-      } catch {
-        throw new ApiError(400, { error: "Invalid JSON", message: "The request body is not valid JSON" });
-      }
-      const result = schema.safeParse(parsed);
+      const result = schema.safeParse(await parseBody(c.req.text()));
       if (!result.success) throw ApiError.validation(toDetails(result.error));
       c.req.addValidatedData("json", result.data as object);
       await next();

@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config";
+import { wranglerTextModules } from "./test/support/wrangler-text-modules";
 
 /**
  * Projects by what they need running:
@@ -14,8 +15,11 @@ export default defineConfig({
   test: {
     projects: [
       {
+        plugins: [wranglerTextModules("wrangler.toml")],
         test: {
           name: "unit",
+          // Let the text modules' `?raw` stylesheets through Vite instead of vitest's empty CSS stub.
+          css: { include: [/\?raw$/] },
           include: ["test/unit/**/*.test.ts"],
           testTimeout: 120_000,
         },

@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { OverlayClip, TextClip, VideoClip } from "../domain/edl/schema";
 import { validateEdl } from "../domain/edl/validate";
+import { inputArgs } from "../encoder/ffmpeg/args/command";
 import { probeFile } from "../encoder/ffmpeg/probe";
 import { compileTimeline, fontKey, type TimelineAssets } from "../encoder/timeline/compile";
 import { resolveFont } from "../encoder/timeline/fonts";
@@ -95,13 +96,13 @@ try {
     const d = (clip.out - clip.in) / clip.speed;
     const { video, audio } = buildVideoTrack(g, [{ ...clip, startTime: 0 }], media, compiled.frame, compiled.fps, d);
     const out = join(dir, `seg${i}.mp4`);
-    naive += await timeFfmpeg([...head, ...g.inputArgs(), ...graphThreads, "-filter_complex", g.filterGraph(), "-map", video, "-map", audio, ...encodeArgs(edl.output), out]);
+    naive += await timeFfmpeg([...head, ...g.inputs().flatMap(inputArgs), ...graphThreads, "-filter_complex", g.filterGraph(), "-map", video, "-map", audio, ...encodeArgs(edl.output), out]);
     segments.push(`file '${out}'`);
   }
   await writeFile(join(dir, "list.txt"), segments.join("\n"));
   naive += await timeFfmpeg([...head, "-f", "concat", "-safe", "0", "-i", join(dir, "list.txt"), "-c", "copy", join(dir, "joined.mp4")]);
   const g = new GraphBuilder();
-  g.input(["-i", join(dir, "joined.mp4")]);
+  g.input({ path: join(dir, "joined.mp4") });
   let picture = "[0:v]";
   const writes: Promise<void>[] = [];
   edl.timeline.tracks.forEach((track, t) => {
@@ -115,7 +116,7 @@ try {
     }
   });
   await Promise.all(writes);
-  naive += await timeFfmpeg([...head, ...g.inputArgs(), ...graphThreads, "-filter_complex", g.filterGraph(), "-map", picture, "-map", "0:a", ...encodeArgs(edl.output), join(dir, "naive.mp4")]);
+  naive += await timeFfmpeg([...head, ...g.inputs().flatMap(inputArgs), ...graphThreads, "-filter_complex", g.filterGraph(), "-map", picture, "-map", "0:a", ...encodeArgs(edl.output), join(dir, "naive.mp4")]);
 
   console.log(`\nTimeline benchmark: ${compiled.duration} s, 6 clips, 2 overlays, 2 text items, ${compiled.frame.width}x${compiled.frame.height}@${compiled.fps}\n`);
   console.log("| pipeline | seconds | realtime factor |");

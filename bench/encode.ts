@@ -10,7 +10,8 @@ import { mkdir, mkdtemp, readFile, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { findPreset } from "../domain/presets/catalogue";
-import { recipeFor, selectRungs, type LadderRecipe } from "../domain/presets/recipes";
+import { PRESET_DEFINITIONS } from "../domain/presets/definitions";
+import { selectRungs } from "../domain/presets/recipes";
 import { buildPresetCommands } from "../encoder/ffmpeg/args";
 import { ladderCommand } from "../encoder/ffmpeg/args/ladder";
 import { probeFile } from "../encoder/ffmpeg/probe";
@@ -69,7 +70,7 @@ try {
     rows.push([presetId, fmt(job), fmt(bare), fmt(job / bare), "≤ 1.05"]);
   }
 
-  const recipe = recipeFor("hls_abr_264_standard") as LadderRecipe;
+  const { recipe } = PRESET_DEFINITIONS.hls_abr_264_standard;
   const probe = await probeFile(sourcePath);
   const ctxFor = async (name: string) => {
     const outDir = join(await mkdtemp(join(tmpdir(), "ladder-")), name);

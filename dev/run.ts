@@ -1,15 +1,29 @@
 /**
  * npm run dev: the local cloud, the Worker under wrangler dev on :8787 (PORT overrides), the
- * encoder beside it, and a ready free-plan API key. Ctrl-C stops everything it started.
+ * encoder beside it, sample media to try it on, and a ready API key on a DEV_PLAN account (free
+ * unless set). Everything it keeps is under DATA_DIR (default .data/), which one run at a time
+ * may hold. Ctrl-C stops everything it started.
  */
+import { randomBytes } from "node:crypto";
 import { join } from "node:path";
+import { isJobStageLine } from "../encoder/jobs/stage-log";
+import { isPlanId, PLAN_IDS } from "../domain/plans";
 import { openAdmin } from "./admin/commands";
+import { DataDirInUse } from "./cloud/data-dir-lock";
+import { startFileServer } from "./cloud/file-server";
+import { prepareSampleMedia, SAMPLE_CLIP, SAMPLE_LOGO, writeSampleTimeline } from "./samples";
 import { startStack } from "./stack";
-import { PROJECT_ROOT, writeDevState } from "./state";
+import { DATA_DIR, writeDevState } from "./state";
+import { trySequence } from "./try-it";
 
 const port = Number(process.env.PORT ?? 8787);
 const verbose = process.env.VERBOSE === "1";
+const plan = process.env.DEV_PLAN ?? "free";
 const say = (line: string) => process.stdout.write(`${line}\n`);
+if (!isPlanId(plan)) {
+  console.error(`DEV_PLAN must be one of ${PLAN_IDS.join(", ")}; it was "${plan}".`);
+  process.exit(1);
+}
 
 // Handlers go in before anything starts: wrangler runs in its own process group, so a Ctrl-C
 // during start-up must stop it from here or it would outlive this process.
@@ -17,16 +31,26 @@ const starting = new AbortController();
 say("Starting the local cloud, the Worker (wrangler dev) and the encoder…");
 const started = startStack({
   databaseUrl: process.env.DATABASE_URL,
-  dataDir: join(PROJECT_ROOT, ".data"),
+  dataDir: DATA_DIR,
+  owner: { api: `http://127.0.0.1:${port}` },
+  // Redeliveries 3 s and 6 s after a failure, not 1 s and 2 s: an encoder the supervisor restarts
+  // on a busy machine is listening again before QStash spends the retries of its jobs.
+  qstashRetryBaseMs: 3000,
   redisUrl: process.env.REDIS_URL,
   workerPort: port,
-  encoder: { kind: "process", allowLoopbackSources: true, workDir: join(PROJECT_ROOT, ".data", "encoder") },
+  encoder: { kind: "process", allowLoopbackSources: true, workDir: join(DATA_DIR, "encoder") },
   log: (source, line) => {
-    if (verbose || /error|ready|listening/i.test(line)) say(`[${source}] ${line}`);
+    if (verbose || source === "supervisor" || isJobStageLine(line) || /error|ready|listening/i.test(line)) say(`[${source}] ${line}`);
   },
   signal: starting.signal,
 });
+// Made beside the start (only the first run has anything to make); a run refused the data
+// directory makes nothing new, as the files are renamed into place whole.
+const samplesDir = join(DATA_DIR, "samples");
+const samplesMade = prepareSampleMedia(samplesDir);
+samplesMade.catch(() => undefined);
 let sweep: ReturnType<typeof setInterval> | undefined;
+let samples: Awaited<ReturnType<typeof startFileServer>> | undefined;
 let stopping = false;
 async function shutDown(code: number) {
   if (stopping) return;
@@ -36,6 +60,7 @@ async function shutDown(code: number) {
   say("\nStopping…");
   // An aborted start stops what it had started before it rejects; a finished one is stopped here.
   const stack = await started.catch(() => undefined);
+  await samples?.stop();
   await stack?.stop();
   process.exit(code);
 }
@@ -47,31 +72,54 @@ try {
   await writeDevState({ databaseUrl: info.databaseUrl, redis: info.cloud.redis, apiUrl: info.apiUrl });
 
   const admin = openAdmin({ databaseUrl: info.databaseUrl, redis: info.cloud.redis });
-  const { accountId, apiKey } = await admin.createAccount("free");
+  const { accountId, apiKey } = await admin.createAccount(plan);
+  // A dashboard sign-in for the dev account; each run makes a new account, so the email names it.
+  const dashboardUser = { email: `dev-${accountId.slice(0, 8)}@example.com`, password: randomBytes(12).toString("base64url") };
+  await admin.addUser(accountId, dashboardUser);
   await admin.close();
+
+  await samplesMade;
+  const clip = join(samplesDir, SAMPLE_CLIP);
+  const logo = join(samplesDir, SAMPLE_LOGO);
+  samples = await startFileServer({ files: [clip, logo] });
+  const timeline = await writeSampleTimeline(samplesDir, plan, { clip: samples.url(clip), logo: samples.url(logo) });
 
   // wrangler dev does not fire cron triggers; fire the scheduled handler (the stale-job sweep) as the cron would.
   sweep = setInterval(() => {
     fetch(`${info.apiUrl}/cdn-cgi/handler/scheduled`).catch(() => undefined);
   }, 60_000);
 
+  const database = process.env.DATABASE_URL ? "DATABASE_URL" : `embedded PostgreSQL, data in ${join(DATA_DIR, "postgres")}`;
+  const steps = trySequence({ apiUrl: info.apiUrl, apiKey, sampleUrl: samples.url(clip), timelineFile: timeline.path, timelineSays: timeline.summary });
   say(`
 Ready.
   API        ${info.apiUrl}/api/v1
   Encoder    ${info.encoderUrl}  (loopback sources ALLOWED: development setting, never in production)
-  Database   ${process.env.DATABASE_URL ? "DATABASE_URL" : "PGlite under .data/pglite"}
-  Account    ${accountId} (free plan)
+  Database   ${database}
+             ${info.databaseUrl}
+  Samples    ${samples.url(clip)} (10 s, 720p), ${samples.url(logo)}
+  Account    ${accountId} (${plan} plan; DEV_PLAN=pro npm run dev for another)
   API key    ${apiKey}
+  Dashboard  ${info.apiUrl}/dashboard
+  Sign in    ${dashboardUser.email}  password ${dashboardUser.password}
 
-Try:
-  curl -s ${info.apiUrl}/api/v1/jobs -H 'Authorization: Bearer ${apiKey}' -H 'Content-Type: application/json' \\
-    -d '{"inputUrl":"https://example.com/video.mp4","preset":"mp4_264_720p"}'
+Try it (paste into a shell):
+${steps.map((line) => `  ${line}`).join("\n")}
 
 More keys and accounts: npm run admin -- account create --plan pro
+Every line of wrangler, encoder and database output: VERBOSE=1 npm run dev
 Press Ctrl-C to stop.`);
 } catch (err) {
   // A signal during start-up already has shutDown under way; anything else is a real failure.
   if (!stopping) {
+    if (err instanceof DataDirInUse) {
+      const { pid, about } = err.holder;
+      console.error(
+        `npm run dev is already running on ${err.dataDir} (pid ${pid}${about.api ? `, API ${about.api}` : ""}).\n` +
+          `Stop that one first (Ctrl-C in its terminal, or kill ${pid}), or give this one a data directory of its own with DATA_DIR.`,
+      );
+      process.exit(1); // nothing of this run is running: the refused start stopped what it had begun
+    }
     console.error(err);
     await shutDown(1);
   }

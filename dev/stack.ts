@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { startLocalCloud, type LocalCloud } from "./cloud";
 import { freePort } from "./cloud/free-port";
-import { startEncoderProcess } from "./encoder-process";
+import { superviseEncoder } from "./encoder-process";
 import { applyMigrations } from "./migrate";
 import { startWorkerProcess } from "./worker-process";
 import { workerVars } from "./worker-vars";
@@ -13,9 +13,11 @@ export type EncoderChoice =
   | { kind: "external"; url: string };
 
 export interface StackOptions {
-  /** Any Postgres; PGlite (under dataDir) when absent. */
+  /** Any Postgres; the embedded PostgreSQL (under dataDir) when absent. */
   databaseUrl?: string;
+  /** Taken for this stack alone (see startLocalCloud); `owner` is what its lock says about us. */
   dataDir?: string;
+  owner?: Record<string, unknown>;
   redisUrl?: string;
   workerPort?: number;
   encoder: EncoderChoice;
@@ -68,8 +70,10 @@ export async function startStack(opts: StackOptions) {
     const cloud = await startLocalCloud({
       databaseUrl: opts.databaseUrl,
       dataDir: opts.dataDir,
+      owner: opts.owner,
       redisUrl: opts.redisUrl,
       qstashRetryBaseMs: opts.qstashRetryBaseMs,
+      log,
     });
     stops.push(cloud.stop);
     await applyMigrations(cloud.databaseUrl);
@@ -89,25 +93,34 @@ export async function startStack(opts: StackOptions) {
     opts.signal?.throwIfAborted();
     const info: StackInfo = { apiUrl: worker.url, encoderUrl, databaseUrl: cloud.databaseUrl, internalSecret, cloud: cloudInfo };
 
-    let encoder: Awaited<ReturnType<typeof startEncoderProcess>> | undefined;
     const choice = opts.encoder;
     if (choice.kind === "process") {
-      const start = () => startEncoderProcess({ port: encoderPort, env: encoderEnv(info, choice), log: (l) => log("encoder", l) });
-      encoder = await start();
-      stops.push(() => encoder!.stop());
+      const encoder = await superviseEncoder({ port: encoderPort, env: encoderEnv(info, choice), log });
+      stops.push(encoder.stop);
       return {
         info,
         stop,
-        /** Kills the encoder outright (a crash) and starts a fresh one on the same port. */
-        async crashEncoder(restart = true) {
-          process.kill(encoder!.pid, "SIGKILL");
-          await new Promise((r) => setTimeout(r, 200));
-          if (restart) encoder = await start();
+        /** Kills the encoder outright (a crash) and resolves once its supervisor has a new one answering. */
+        async crashEncoder() {
+          const pid = encoder.pid();
+          process.kill(pid, "SIGKILL");
+          await encoder.readyAfter(pid);
         },
-        encoderPid: () => encoder!.pid,
+        encoderPid: (): number | undefined => encoder.pid(),
+        /** The encoder's unexpected exits, as its supervisor reported them. */
+        encoderCrashes: encoder.crashes,
+        /** Resolves once an encoder other than `pid` is answering (the supervisor restarted it). */
+        encoderReadyAfter: encoder.readyAfter,
       };
     }
-    return { info, stop, crashEncoder: async () => undefined, encoderPid: () => undefined };
+    return {
+      info,
+      stop,
+      crashEncoder: async () => undefined,
+      encoderPid: (): number | undefined => undefined,
+      encoderCrashes: () => [],
+      encoderReadyAfter: async () => undefined,
+    };
   } catch (err) {
     await stop();
     throw err;

@@ -1,9 +1,11 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
-import { dirname, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 export const PROJECT_ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
-const STATE_FILE = join(PROJECT_ROOT, ".data", "dev-state.json");
+/** Where `npm run dev` keeps everything it makes: DATA_DIR, or `.data/` in the checkout. */
+export const DATA_DIR = process.env.DATA_DIR ? resolve(process.env.DATA_DIR) : join(PROJECT_ROOT, ".data");
+const STATE_FILE = join(DATA_DIR, "dev-state.json");
 
 /** What `npm run dev` publishes so `npm run admin` can reach the running service's stores. */
 export interface DevState {

@@ -9,6 +9,7 @@ export function workerVars(
   return {
     DATABASE_URL: cloud.databaseUrl,
     NEON_WS_PROXY: cloud.neonWsProxy,
+    NEON_HTTP_ENDPOINT: cloud.neonHttp,
     S3_ENDPOINT: cloud.s3.endpoint,
     S3_REGION: cloud.s3.region,
     S3_BUCKET: cloud.s3.bucket,

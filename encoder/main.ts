@@ -1,4 +1,5 @@
 import { loadEncoderConfig } from "./config";
+import { installCrashGuard } from "./crash-guard";
 import { killRunningTools } from "./ffmpeg/run";
 import { createInternalApi } from "./internal-api";
 import { createRenderer } from "./jobs/render";
@@ -6,6 +7,7 @@ import { clearLeftovers } from "./leftovers";
 import { createEncoderServer } from "./server";
 import { createUploader } from "./upload/s3";
 
+installCrashGuard({ beforeExit: killRunningTools });
 const config = loadEncoderConfig();
 
 const orphans = await clearLeftovers(config.WORK_DIR);
@@ -24,6 +26,7 @@ const server = createEncoderServer(
     render: createRenderer(config),
     workRoot: config.WORK_DIR,
     heartbeatMs: config.HEARTBEAT_MS,
+    log: (line) => console.log(line),
   },
   {
     signingKeys: { current: config.QSTASH_CURRENT_SIGNING_KEY, next: config.QSTASH_NEXT_SIGNING_KEY },

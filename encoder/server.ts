@@ -2,7 +2,9 @@ import { createServer, type IncomingMessage, type Server } from "node:http";
 import { Receiver } from "@upstash/qstash";
 import { z } from "zod";
 import { semaphore, singleFlight } from "./concurrency";
+import { describeError } from "./crash-guard";
 import { processDelivery, type DeliveryResult, type PipelineDeps } from "./jobs/pipeline";
+import { formatStage } from "./jobs/stage-log";
 
 /** `firstAttempt`: where a re-dispatched job's attempts resume (worker/lib/sweep.ts). */
 const deliveryBody = z.object({ jobId: z.string().uuid(), firstAttempt: z.number().int().min(0).default(0) });
@@ -69,7 +71,7 @@ export function createEncoderServer(deps: PipelineDeps, opts: { signingKeys: { c
       const result = await once(jobId, () => limit(() => processDelivery(deps, jobId, attempt)));
       reply(result === "done" ? 200 : 500, { jobId, result });
     } catch (err) {
-      console.error(JSON.stringify({ level: "error", jobId, error: String(err) }));
+      deps.log(formatStage(jobId, { stage: "error", message: `the delivery could not be processed (answered 503, QStash delivers it again): ${describeError(err)}` }));
       reply(503, { error: "Delivery could not be processed; retry" });
     }
   });

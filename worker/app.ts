@@ -1,31 +1,13 @@
 import { Hono } from "hono";
 import type { AppEnv } from "./context";
+import { dashboardApp } from "./dashboard/app";
 import { renderError } from "./errors";
 import { BODY_LIMITS, limitBody } from "./middleware/body-limit";
 import { init } from "./middleware/init";
-import { registerCreateEdl } from "./routes/edl/create";
-import { registerValidateEdl } from "./routes/edl/validate";
-import { registerCancelJob } from "./routes/jobs/cancel";
-import { registerCreateJob } from "./routes/jobs/create";
-import { registerDownloadUrl } from "./routes/jobs/download-url";
-import { registerGetJob } from "./routes/jobs/get";
-import { registerListJobs } from "./routes/jobs/list";
+import { registerReference } from "./openapi/reference";
 import { internalJobs } from "./routes/internal/jobs";
 import { webhookDeliveries } from "./routes/internal/webhook-deliveries";
-import { registerListPresets } from "./routes/presets/list";
-
-function publicApi() {
-  const api = new Hono<AppEnv>();
-  registerCreateJob(api);
-  registerListJobs(api);
-  registerGetJob(api);
-  registerCancelJob(api);
-  registerDownloadUrl(api);
-  registerListPresets(api);
-  registerCreateEdl(api);
-  registerValidateEdl(api);
-  return api;
-}
+import { publicApi } from "./routes/public-api";
 
 export function createApp() {
   const app = new Hono<AppEnv>();
@@ -34,6 +16,8 @@ export function createApp() {
 
   // No bindings touched: liveness, and the baseline route for bench/api.ts.
   app.get("/healthz", (c) => c.json({ ok: true }));
+  // Before the init middleware: the reference needs no binding.
+  registerReference(app);
 
   // Size first, before any work: the routes that read a body, and only them.
   app.use("/api/v1/jobs", limitBody(BODY_LIMITS.job));
@@ -45,5 +29,7 @@ export function createApp() {
   // Before internalJobs: QStash signs these, not the encoder.
   app.route("/internal/webhook-deliveries", webhookDeliveries);
   app.route("/internal", internalJobs);
+  app.get("/", (c) => c.redirect("/dashboard"));
+  app.route("/dashboard", dashboardApp());
   return app;
 }

@@ -41,7 +41,7 @@ export function parseEnv(raw: unknown): Env {
 
 const quotaOverrides = z.partialRecord(z.enum(PLAN_IDS), z.number().int().nonnegative());
 
-export function monthlyQuota(env: Env, plan: PlanId): number {
+export function monthlyQuota(env: Pick<Env, "QUOTA_LIMITS">, plan: PlanId): number {
   if (!env.QUOTA_LIMITS) return DEFAULT_MONTHLY_QUOTA[plan];
   const parsed = quotaOverrides.safeParse(JSON.parse(env.QUOTA_LIMITS));
   if (!parsed.success) throw new Error("QUOTA_LIMITS must be a JSON object of plan → non-negative integer");

@@ -41,9 +41,30 @@ export function renderError(err: Error, c: Context): Response {
     return c.json({ error: "Bad request", message: err.message || "Bad request" }, err.status);
   }
   const requestId = crypto.randomUUID();
-  console.error(JSON.stringify({ level: "error", requestId, path: c.req.path, error: err.stack ?? String(err) }));
+  console.error(JSON.stringify({ level: "error", requestId, method: c.req.method, path: c.req.path, error: describeError(err) }));
   return c.json(
     { error: "Internal server error", message: "An unexpected error occurred. Retry with backoff.", requestId },
     500,
   );
 }
+
+/** Fields of the Postgres driver's errors worth a log line (drizzle's "Failed query" wraps one as its cause). */
+const DRIVER_FIELDS = ["code", "detail", "hint", "severity", "table", "column", "constraint", "routine"] as const;
+
+/**
+ * An error for the log: its stack, and down its chain of causes each one's name, message and
+ * whatever of the driver's fields it carries, so the log says why a query failed.
+ */
+export function describeError(err: unknown, depth = 0): Record<string, unknown> {
+  if (!(err instanceof Error)) return { message: String(err) };
+  const described: Record<string, unknown> = { name: err.name, message: err.message };
+  for (const key of DRIVER_FIELDS) {
+    const value = (err as unknown as Record<string, unknown>)[key];
+    if (value !== undefined && value !== null && value !== "") described[key] = value;
+  }
+  if (depth === 0) described.stack = err.stack;
+  if (err.cause !== undefined && depth < MAX_CAUSES) described.cause = describeError(err.cause, depth + 1);
+  return described;
+}
+
+const MAX_CAUSES = 5;

@@ -1,49 +1,52 @@
 import { Redis } from "@upstash/redis";
-import { and, eq, isNull } from "drizzle-orm";
+import { count, desc, eq, isNull } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/node-postgres";
 import pg from "pg";
 import * as schema from "../../drizzle/schema";
-import { accounts, apiKeys } from "../../drizzle/schema";
+import { accounts, apiKeys, users } from "../../drizzle/schema";
 import { isUuid } from "../../domain/ids";
-import { generateApiKey, generateWebhookSecret, hashApiKey } from "../../domain/keys";
+import { generateWebhookSecret, hashApiKey } from "../../domain/keys";
 import { isAbsoluteHttpUrl } from "../../domain/urls";
-import type { PlanId } from "../../domain/plans";
-import { keyCacheEntry } from "../../worker/middleware/auth";
+import { PLAN_DISPLAY_NAMES, type PlanId } from "../../domain/plans";
+import { iso, quotaPeriod } from "../../domain/time";
+import { forgetCachedKeys, issueApiKey, listApiKeys, revokeApiKey } from "../../worker/dashboard/lib/api-keys";
+import { addUser, createUserWithAccount, emailSchema, passwordSchema, setPassword } from "../../worker/dashboard/lib/users";
+import { usageThisMonth } from "../../worker/dashboard/lib/usage";
+import { saveWebhook } from "../../worker/dashboard/lib/webhook";
 
 export interface AdminConnections {
   databaseUrl: string;
   redis?: { url: string; token: string };
+  /** Monthly quota overrides, as the Worker's QUOTA_LIMITS (for `account show`). */
+  quotaLimits?: string;
+}
+
+/** Operator input read as the dashboard reads it: a clear message instead of a database error. */
+function valid<T>(result: { success: true; data: T } | { success: false; error: { issues: { message: string }[] } }, what: string): T {
+  if (!result.success) throw new Error(`${what}: ${result.error.issues[0].message}`);
+  return result.data;
 }
 
 /**
- * Account, key and webhook operations against the service's database. Every change that alters
- * what a cached key lookup returns also drops that account's cache entries.
+ * Account, user, key and webhook operations against the service's database, through the same
+ * functions the dashboard uses. Every change that alters what a cached key lookup returns also
+ * drops that account's cache entries.
  */
 export function openAdmin(conn: AdminConnections) {
   const pool = new pg.Pool({ connectionString: conn.databaseUrl, max: 2 });
   const db = drizzle(pool, { schema });
   const redis = conn.redis ? new Redis({ url: conn.redis.url, token: conn.redis.token }) : null;
 
-  async function forgetCachedKeys(accountId: string) {
-    if (!redis) return;
-    const rows = await db.select({ hash: apiKeys.hash }).from(apiKeys).where(eq(apiKeys.accountId, accountId));
-    if (rows.length) await redis.del(...rows.map((r) => keyCacheEntry(r.hash)));
-  }
-
   /** Operator mistakes read as such, not as database errors. */
   async function requireAccount(accountId: string) {
-    const [row] = isUuid(accountId) ? await db.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, accountId)) : [];
+    const [row] = isUuid(accountId) ? await db.select().from(accounts).where(eq(accounts.id, accountId)) : [];
     if (!row) throw new Error(`No account ${accountId}`);
+    return row;
   }
 
-  async function createKey(accountId: string, legacy = false) {
+  async function createKey(accountId: string, legacy = false, name: string | null = null) {
     await requireAccount(accountId);
-    const apiKey = generateApiKey(legacy ? "sk_" : "spk_");
-    const [row] = await db
-      .insert(apiKeys)
-      .values({ accountId, hash: await hashApiKey(apiKey), last4: apiKey.slice(-4) })
-      .returning({ id: apiKeys.id });
-    return { keyId: row.id, apiKey };
+    return issueApiKey(db, accountId, { name, prefix: legacy ? "sk_" : "spk_" });
   }
 
   return {
@@ -57,28 +60,77 @@ export function openAdmin(conn: AdminConnections) {
       const isKey = apiKeyOrId.startsWith("spk_") || apiKeyOrId.startsWith("sk_");
       if (!isKey && !isUuid(apiKeyOrId)) throw new Error("No active key matches");
       const match = isKey ? eq(apiKeys.hash, await hashApiKey(apiKeyOrId)) : eq(apiKeys.id, apiKeyOrId);
-      const [row] = await db
-        .update(apiKeys)
-        .set({ revokedAt: new Date() })
-        .where(and(match, isNull(apiKeys.revokedAt)))
-        .returning({ keyId: apiKeys.id, hash: apiKeys.hash });
+      const row = await revokeApiKey(db, redis, match);
       if (!row) throw new Error("No active key matches");
-      await redis?.del(keyCacheEntry(row.hash));
       return { keyId: row.keyId, revoked: true };
     },
     async setWebhook(accountId: string, url: string) {
       if (!isAbsoluteHttpUrl(url)) throw new Error(`The webhook URL must be an absolute http(s) URL: ${url}`);
       await requireAccount(accountId);
       const secret = generateWebhookSecret();
-      await db.update(accounts).set({ webhookUrl: url, webhookSecret: secret }).where(eq(accounts.id, accountId));
-      await forgetCachedKeys(accountId);
+      await saveWebhook(db, redis, accountId, { url, secret });
       return { webhookUrl: url, secret };
     },
     async setPlan(accountId: string, plan: PlanId) {
       await requireAccount(accountId);
       await db.update(accounts).set({ plan }).where(eq(accounts.id, accountId));
-      await forgetCachedKeys(accountId);
+      await forgetCachedKeys(db, redis, accountId);
       return { accountId, plan };
+    },
+    async listAccounts() {
+      const activeKeys = db
+        .select({ accountId: apiKeys.accountId, n: count().as("n") })
+        .from(apiKeys)
+        .where(isNull(apiKeys.revokedAt))
+        .groupBy(apiKeys.accountId)
+        .as("active_keys");
+      const rows = await db
+        .select({ accountId: accounts.id, plan: accounts.plan, email: users.email, activeKeys: activeKeys.n, webhookUrl: accounts.webhookUrl, createdAt: accounts.createdAt })
+        .from(accounts)
+        .leftJoin(users, eq(users.accountId, accounts.id))
+        .leftJoin(activeKeys, eq(activeKeys.accountId, accounts.id))
+        .orderBy(desc(accounts.createdAt), desc(accounts.id));
+      return rows.map((r) => ({ ...r, activeKeys: Number(r.activeKeys ?? 0), createdAt: iso(r.createdAt) }));
+    },
+    async showAccount(accountId: string) {
+      const account = await requireAccount(accountId);
+      const [user] = await db.select({ email: users.email }).from(users).where(eq(users.accountId, accountId));
+      const usage = await usageThisMonth(db, { QUOTA_LIMITS: conn.quotaLimits }, accountId, account.plan);
+      const keys = await listApiKeys(db, accountId);
+      return {
+        accountId,
+        plan: account.plan,
+        planName: PLAN_DISPLAY_NAMES[account.plan],
+        email: user?.email ?? null,
+        createdAt: iso(account.createdAt),
+        usage: { period: quotaPeriod(new Date()), used: usage.used, limit: usage.limit, resetsAt: iso(usage.resetsAt) },
+        // The secret is not printed: `webhook set` makes a new one when an operator needs it.
+        webhook: account.webhookUrl ? { url: account.webhookUrl, secretSet: Boolean(account.webhookSecret) } : null,
+        keys: { active: keys.filter((k) => !k.revokedAt).length, revoked: keys.filter((k) => k.revokedAt).length },
+      };
+    },
+    async listKeys(accountId: string) {
+      await requireAccount(accountId);
+      const keys = await listApiKeys(db, accountId);
+      return keys.map((k) => ({ keyId: k.id, name: k.name, last4: k.last4, createdAt: iso(k.createdAt), revokedAt: iso(k.revokedAt) }));
+    },
+    /** A dashboard user with a new account on `plan`. */
+    async createUser(input: { email: string; password: string; plan: PlanId }) {
+      const email = valid(emailSchema.safeParse(input.email), "email");
+      const password = valid(passwordSchema.safeParse(input.password), "password");
+      return createUserWithAccount(db, { email, password, plan: input.plan });
+    },
+    /** A dashboard sign-in for an existing account (npm run dev's account). */
+    async addUser(accountId: string, input: { email: string; password: string }) {
+      await requireAccount(accountId);
+      return addUser(db, { accountId, ...input });
+    },
+    async setUserPassword(rawEmail: string, rawPassword: string) {
+      const email = valid(emailSchema.safeParse(rawEmail), "email");
+      const password = valid(passwordSchema.safeParse(rawPassword), "password");
+      const done = await setPassword(db, email, password);
+      if (!done) throw new Error(`No user ${email}`);
+      return { email, ...done };
     },
     db,
     close: () => pool.end(),

@@ -1,26 +1,36 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { chmod, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { startNeonHttp } from "./neon-http";
+import { lockDataDir } from "./data-dir-lock";
+import { startEmbeddedPostgres } from "./embedded-postgres";
 import { startNeonWsProxy } from "./neon-ws-proxy";
-import { startPgliteServer } from "./pglite-server";
 import { startQStashEmulator } from "./qstash-emulator";
 import { startRedisRest } from "./redis-rest";
 import { startS3Server } from "./s3-server";
 
 export interface LocalCloudOptions {
-  /** Keep PGlite data (and S3 objects) here; a temporary folder otherwise. */
+  /**
+   * Keep the database (`postgres/`) and S3 objects (`s3/`) here, for this process alone: a
+   * second taker gets DataDirInUse. A temporary folder otherwise.
+   */
   dataDir?: string;
-  /** Use this Postgres instead of starting PGlite. */
+  /** What the data directory's lock says about its holder, for whoever finds it taken. */
+  owner?: Record<string, unknown>;
+  /** Use this Postgres instead of starting the embedded one. */
   databaseUrl?: string;
   /** Back the Upstash REST stand-in with this Redis; in memory otherwise. */
   redisUrl?: string;
   host?: string;
   qstashRetryBaseMs?: number;
+  log?: (source: string, line: string) => void;
 }
 
 export interface LocalCloud {
   databaseUrl: string;
   neonWsProxy: string;
+  /** Neon's SQL-over-HTTP endpoint (`neonConfig.fetchEndpoint`), e.g. `http://127.0.0.1:PORT/sql`. */
+  neonHttp: string;
   s3: { endpoint: string; region: string; bucket: string; accessKeyId: string; secretAccessKey: string };
   qstash: { url: string; token: string; currentSigningKey: string; nextSigningKey: string };
   redis: { url: string; token: string };
@@ -31,21 +41,26 @@ export interface LocalCloud {
 export async function startLocalCloud(opts: LocalCloudOptions = {}): Promise<LocalCloud> {
   const host = opts.host ?? "127.0.0.1";
   const temp = opts.dataDir ? undefined : await mkdtemp(join(tmpdir(), "local-cloud-"));
+  // As root, PostgreSQL runs as the user postgres, who must be able to reach its directory.
+  if (temp) await chmod(temp, 0o755);
   const dataDir = opts.dataDir ?? temp!;
   const stops: (() => Promise<void>)[] = [];
   const stop = async () => {
     for (const s of stops.splice(0).reverse()) await s().catch(() => undefined);
     if (temp) await rm(temp, { recursive: true, force: true });
   };
+  if (!temp) stops.push((await lockDataDir(dataDir, opts.owner)).release);
   try {
     let databaseUrl = opts.databaseUrl;
     if (!databaseUrl) {
-      const pglite = await startPgliteServer({ host, dataDir: join(dataDir, "pglite") });
-      stops.push(pglite.stop);
-      databaseUrl = pglite.databaseUrl;
+      const postgres = await startEmbeddedPostgres({ host, dataDir: join(dataDir, "postgres"), log: (line) => opts.log?.("postgres", line) });
+      stops.push(postgres.stop);
+      databaseUrl = postgres.databaseUrl;
     }
     const proxy = await startNeonWsProxy(host);
     stops.push(proxy.stop);
+    const neonHttp = await startNeonHttp({ host, databaseUrl });
+    stops.push(neonHttp.stop);
     const bucket = "outputs";
     const s3 = await startS3Server({ host, directory: join(dataDir, "s3"), bucket });
     stops.push(s3.stop);
@@ -56,6 +71,7 @@ export async function startLocalCloud(opts: LocalCloudOptions = {}): Promise<Loc
     return {
       databaseUrl,
       neonWsProxy: proxy.address,
+      neonHttp: neonHttp.endpoint,
       s3: { endpoint: s3.endpoint, region: "auto", bucket, accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },
       qstash: { url: qstash.url, token: qstash.token, currentSigningKey: qstash.currentSigningKey, nextSigningKey: qstash.nextSigningKey },
       redis: { url: redis.url, token: redis.token },

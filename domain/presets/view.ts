@@ -1,12 +1,13 @@
 import { PLAN_DISPLAY_NAMES, PLAN_IDS, planIncludes, type PlanId } from "../plans";
-import { PRESET_CATEGORIES, PRESET_TYPES, PRESETS, type PresetDefinition } from "./catalogue";
+import { PRESETS, type CatalogueEntry } from "./catalogue";
+import { PRESET_CATEGORIES, PRESET_TYPES } from "./definitions";
 
-export function upgradeMessage(preset: PresetDefinition): string {
+export function upgradeMessage(preset: CatalogueEntry): string {
   return `Upgrade to the ${PLAN_DISPLAY_NAMES[preset.requiredPlan]} plan to use ${preset.name} (${preset.id}).`;
 }
 
 /** A preset as GET /presets shows it to a caller on `plan` (spec, Preset). */
-export function presentPreset(preset: PresetDefinition, plan: PlanId) {
+export function presentPreset(preset: CatalogueEntry, plan: PlanId) {
   const available = planIncludes(plan, preset.requiredPlan);
   return {
     id: preset.id,
@@ -24,7 +25,7 @@ function withoutEmpty<T extends object>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined && v !== null && v !== "")) as Partial<T>;
 }
 
-function countBy<K extends string>(keys: readonly K[], keyOf: (p: PresetDefinition) => K): Record<K, number> {
+function countBy<K extends string>(keys: readonly K[], keyOf: (p: CatalogueEntry) => K): Record<K, number> {
   const counts = Object.fromEntries(keys.map((k) => [k, 0])) as Record<K, number>;
   for (const preset of PRESETS) counts[keyOf(preset)] += 1;
   return counts;

@@ -11,6 +11,8 @@ export const apiKeys = pgTable(
       .references(() => accounts.id, { onDelete: "cascade" }),
     /** Hex SHA-256 of the whole key; the key itself is never stored. */
     hash: text("hash").notNull().unique(),
+    /** What the owner called it in the dashboard; keys made by the admin CLI have none. */
+    name: text("name"),
     /** The last four characters, the only part visible after creation. */
     last4: text("last4").notNull(),
     revokedAt: tstz("revoked_at"),

@@ -1,4 +1,6 @@
 export * from "./accounts";
 export * from "./api-keys";
 export * from "./jobs";
+export * from "./sessions";
 export * from "./usage";
+export * from "./users";

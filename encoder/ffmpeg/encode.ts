@@ -1,12 +1,11 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { JobOutput } from "../jobs/output";
 import { buildPresetCommands, type PlanStep } from "./args";
 import { escapeVttCueText } from "./args/webvtt";
 import { parseLoudnormMeasurement } from "./args/loudness";
-import { collectOutput } from "./outputs";
+import { collectOutput, type JobOutput } from "./outputs";
 import type { ProbeSummary } from "./probe";
-import { runFfmpeg } from "./run";
+import { runFfmpeg, type FfmpegRunOptions } from "./run";
 
 export interface EncodePresetOptions {
   presetId: string;
@@ -17,6 +16,7 @@ export interface EncodePresetOptions {
   probe: ProbeSummary;
   signal?: AbortSignal;
   onProgress?(fraction: number): void;
+  log?: FfmpegRunOptions["log"];
   /** Hidden from error messages (defaults to the out dir). */
   workDir?: string;
 }
@@ -36,6 +36,7 @@ export async function encodePreset(options: EncodePresetOptions): Promise<JobOut
       workDir: options.workDir ?? outDir,
       durationSeconds: probe.duration,
       onProgress: (f) => options.onProgress?.((base + f) / total),
+      log: options.log,
     });
     done += 1;
     return result;

@@ -1,8 +1,12 @@
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
-import type { JobOutput } from "../jobs/output";
+import { JobFailure } from "../failure";
 import type { PlannedOutput } from "./args";
-import { FfmpegError } from "./run";
+
+/** What a job produced in its work dir: one file to upload as is, or many to upload as one ZIP. */
+export type JobOutput =
+  | { kind: "file"; path: string; fileName: string; contentType: string }
+  | { kind: "zip"; dir: string; files: string[]; fileName: string };
 
 /** Every file under `dir`, as sorted `/`-separated paths relative to it. */
 async function listFiles(dir: string): Promise<string[]> {
@@ -23,6 +27,6 @@ export async function collectOutput(presetId: string, outDir: string, planned: P
     return { kind: "file", path: join(outDir, planned.file), fileName: `${presetId}.${extension}`, contentType: planned.contentType };
   }
   const files = await listFiles(outDir);
-  if (files.length === 0) throw new FfmpegError("FFmpeg produced no output files.");
+  if (files.length === 0) throw JobFailure.ffmpeg("FFmpeg produced no output files.");
   return { kind: "zip", dir: outDir, files, fileName: `${presetId}.zip` };
 }

@@ -1,5 +1,6 @@
+import { JobFailure } from "../failure";
 import { assertSelfContainedFormat } from "../source/self-contained";
-import { FfmpegError, runFfprobe } from "./run";
+import { runFfprobe, type RunOptions } from "./run";
 
 export interface VideoStreamInfo {
   /** Absolute stream index, for `-map 0:<index>`. */
@@ -145,16 +146,38 @@ export function parseProbe(raw: unknown): ProbeSummary {
       textBased: TEXT_SUBTITLE_CODECS.has(s.codec_name ?? ""),
     }));
   const duration = positive(probe.format?.duration) ?? Math.max(0, ...streams.map((s) => positive(s.duration) ?? 0));
-  if (!(duration > 0)) throw new FfmpegError("FFmpeg could not determine the duration of the source file.");
-  if (!video && audio.length === 0) throw new FfmpegError("FFmpeg found no audio or video stream in the source file.");
+  if (!(duration > 0)) throw JobFailure.ffmpeg("FFmpeg could not determine the duration of the source file.");
+  if (!video && audio.length === 0) throw JobFailure.ffmpeg("FFmpeg found no audio or video stream in the source file.");
   return { duration, video, audio, subtitles };
 }
 
-/** Probes a local file (never a URL: only the file protocol is allowed). */
-export async function probeFile(path: string, options: { signal?: AbortSignal; workDir?: string } = {}): Promise<ProbeSummary> {
+/** ffprobe's JSON report on a local file (never a URL: only the file protocol is allowed). */
+async function probeJson(path: string, options: RunOptions): Promise<RawProbe> {
   const stdout = await runFfprobe(
     ["-v", "error", "-protocol_whitelist", "file", "-print_format", "json", "-show_format", "-show_streams", "-i", path],
     options,
   );
-  return parseProbe(JSON.parse(stdout));
+  return JSON.parse(stdout) as RawProbe;
+}
+
+/** Probes a local media file: a source, a timeline clip or its replacement audio. */
+export async function probeFile(path: string, options: RunOptions = {}): Promise<ProbeSummary> {
+  return parseProbe(await probeJson(path, options));
+}
+
+export interface ImageStreamInfo {
+  codec: string;
+  width: number;
+  height: number;
+}
+
+/**
+ * Probes a local still image (a timeline overlay): its first stream, or null when it has none
+ * with a size. A playlist or manifest is refused, as in parseProbe.
+ */
+export async function probeImage(path: string, options: RunOptions = {}): Promise<ImageStreamInfo | null> {
+  const probe = await probeJson(path, options);
+  assertSelfContainedFormat(probe.format?.format_name);
+  const stream = probe.streams?.[0];
+  return stream?.width && stream.height ? { codec: stream.codec_name ?? "unknown", width: stream.width, height: stream.height } : null;
 }

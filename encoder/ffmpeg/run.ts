@@ -1,26 +1,15 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { JobFailure } from "../failure";
 
 const STDERR_LINES_KEPT = 50;
 /** Lines of the kept stderr that go into the job's error message. */
 const MESSAGE_LINES = 3;
 const WORK_DIR_PLACEHOLDER = "<work>";
 
-/**
- * FFmpeg (or ffprobe) exited with an error. The spec retries "FFmpeg wording" failures, so this
- * is retryable. `message` is what the job's errorMessage shows: no internal paths or pointers.
- */
-export class FfmpegError extends Error {
-  readonly retryable = true;
-  constructor(
-    message: string,
-    /** The last lines of stderr, sanitised like the message, for logs. */
-    readonly stderr = "",
-    readonly exitCode: number | null = null,
-  ) {
-    super(message);
-    this.name = "FfmpegError";
-  }
-}
+/** What a run of FFmpeg tells the job's stage log. */
+export type FfmpegStage =
+  | { stage: "ffmpeg-start"; mediaSeconds: number }
+  | { stage: "ffmpeg-end"; mediaSeconds: number; wallSeconds: number };
 
 export interface RunOptions {
   signal?: AbortSignal;
@@ -32,6 +21,8 @@ export interface FfmpegRunOptions extends RunOptions {
   /** Source duration in seconds, to turn `out_time_us` into a fraction. */
   durationSeconds?: number;
   onProgress?(fraction: number): void;
+  /** Told when FFmpeg starts and when it finishes, with its speed over `durationSeconds`. */
+  log?: (stage: FfmpegStage) => void;
 }
 
 /** Output time in microseconds from one `-progress` line, or null for other keys and N/A. */
@@ -96,7 +87,7 @@ function spawnTool(tool: string, args: string[], options: RunOptions, onStdout?:
     child.on("error", (err) => {
       running.delete(child);
       signal?.removeEventListener("abort", onAbort);
-      reject(new FfmpegError(`${tool} could not be started: ${err.message}`));
+      reject(JobFailure.ffmpeg(`${tool} could not be started: ${err.message}`, err));
     });
     child.on("close", (code, killedBy) => {
       running.delete(child);
@@ -107,7 +98,7 @@ function spawnTool(tool: string, args: string[], options: RunOptions, onStdout?:
       const why = code === null ? `was killed by ${killedBy}` : `exited with code ${code}`;
       const detail = stderrLines.slice(-MESSAGE_LINES).join(" | ");
       const message = `FFmpeg could not process the source: ${tool} ${why}${detail ? `: ${detail}` : ""}`;
-      reject(new FfmpegError(message, stderrLines.join("\n"), code));
+      reject(JobFailure.ffmpeg(message));
     });
   });
 }
@@ -119,8 +110,10 @@ function spawnTool(tool: string, args: string[], options: RunOptions, onStdout?:
  * carry loudnorm's measurement.
  */
 export async function runFfmpeg(args: string[], options: FfmpegRunOptions = {}): Promise<{ stderr: string }> {
-  const { durationSeconds, onProgress } = options;
+  const { durationSeconds, onProgress, log } = options;
   const durationUs = (durationSeconds ?? 0) * 1e6;
+  const started = performance.now();
+  log?.({ stage: "ffmpeg-start", mediaSeconds: durationSeconds ?? 0 });
   let pending = "";
   const result = await spawnTool("ffmpeg", args, options, (chunk) => {
     const lines = (pending + chunk).split("\n");
@@ -130,6 +123,7 @@ export async function runFfmpeg(args: string[], options: FfmpegRunOptions = {}):
       if (outTime !== null && durationUs > 0 && onProgress) onProgress(Math.min(1, outTime / durationUs));
     }
   });
+  log?.({ stage: "ffmpeg-end", mediaSeconds: durationSeconds ?? 0, wallSeconds: (performance.now() - started) / 1000 });
   return { stderr: result.stderrLines.join("\n") };
 }
 

@@ -1,12 +1,23 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { JOB_DELIVERY_RETRIES, outputKeyFor } from "../../domain/jobs";
+import { JobFailure } from "../failure";
+import type { JobOutput } from "../ffmpeg/outputs";
 import { JobGoneError, type ClaimedJob, type InternalApi } from "../internal-api";
 import type { Uploader } from "../upload/s3";
 import { zipStream } from "../upload/zip";
-import { describeFailure } from "./failures";
 import { startHeartbeat } from "./heartbeat";
-import type { JobOutput, RenderContext } from "./output";
+import { runInJobScope } from "./job-scope";
+import { formatStage, type StageLog } from "./stage-log";
+
+/** What a renderer gets from the pipeline for one job. */
+export interface RenderContext {
+  workDir: string;
+  signal: AbortSignal;
+  onProgress(fraction: number): void;
+  /** One line per stage (download, probe, FFmpeg runs) in the job's log. */
+  log: StageLog;
+}
 
 export interface RenderResult {
   output: JobOutput;
@@ -22,59 +33,119 @@ export interface PipelineDeps {
   render: Renderer;
   workRoot: string;
   heartbeatMs: number;
+  /** Where the job-stage lines go (stdout in the encoder). */
+  log: (line: string) => void;
 }
 
 /** `retry`: answer QStash with an error so it delivers again; `done`: the delivery is settled. */
 export type DeliveryResult = "done" | "retry";
 
-/** A failed job's duration, when the failure came after the probe measured it. */
-function durationOf(err: unknown): number | null {
-  const d = (err as { duration?: unknown })?.duration;
-  return typeof d === "number" ? d : null;
+const ATTEMPTS = JOB_DELIVERY_RETRIES + 1;
+/** How long an aborted job's work may take to wind down (FFmpeg killed, requests closed) before its dir goes. */
+const WIND_DOWN_MS = 10_000;
+
+/** `promise`, or the signal's reason as soon as it aborts, whichever comes first. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
 }
+
+/** Waits for `promise` to settle, but no longer than `ms`. */
+async function settledWithin(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const waited = new Promise<void>((r) => (timer = setTimeout(r, ms)));
+  await Promise.race([promise.then(() => undefined, () => undefined), waited]);
+  clearTimeout(timer);
+}
+
+const since = (start: number) => (performance.now() - start) / 1000;
 
 /**
  * One delivery of one job: claim, render in a private work dir while heartbeating, upload,
- * report. The work dir is removed whatever happens; a cancel seen by the heartbeat aborts the
- * render (FFmpeg is killed) and the job is left as the Worker has it.
+ * report. It runs in the job's scope: an error thrown from anything the job started (a socket,
+ * a stream, a timer), which no try/catch sees, reaches the process's crash guard, which hands
+ * it back here through the scope's `fail`, and the job fails as any other failure would.
  */
-export async function processDelivery(deps: PipelineDeps, jobId: string, deliveryAttempt: number): Promise<DeliveryResult> {
+export function processDelivery(deps: PipelineDeps, jobId: string, deliveryAttempt: number): Promise<DeliveryResult> {
+  const abort = new AbortController();
+  let ended = false;
+  const scope = {
+    jobId,
+    fail(err: unknown) {
+      if (ended) return false;
+      abort.abort(err);
+      return true;
+    },
+  };
+  return runInJobScope(scope, () => deliver(deps, jobId, deliveryAttempt, abort)).finally(() => {
+    ended = true;
+  });
+}
+
+/**
+ * The work dir is removed whatever happens; a cancel seen by the heartbeat aborts the render
+ * (FFmpeg is killed) and the job is left as the Worker has it.
+ */
+async function deliver(deps: PipelineDeps, jobId: string, deliveryAttempt: number, abort: AbortController): Promise<DeliveryResult> {
+  const started = performance.now();
   let job: ClaimedJob;
   try {
-    job = await deps.api.claim(jobId, deliveryAttempt);
+    job = await untilAborted(deps.api.claim(jobId, deliveryAttempt), abort.signal);
   } catch (err) {
     if (err instanceof JobGoneError) return "done";
     throw err;
   }
+  const log: StageLog = (stage) => deps.log(formatStage(job.id, stage));
+  log({ stage: "claim", attempt: job.attempt, attempts: ATTEMPTS, preset: job.preset });
 
   const workDir = await mkdtemp(join(deps.workRoot, `job-${job.id}-`));
-  const abort = new AbortController();
   const heartbeat = startHeartbeat(deps.api, job.id, deps.heartbeatMs, (status) => abort.abort(new JobGoneError(status)));
   let duration: number | null = null;
-  try {
-    const rendered = await deps.render(job, { workDir, signal: abort.signal, onProgress: (f) => heartbeat.setProgress(f * 0.95) });
+  const work = (async () => {
+    const ctx: RenderContext = { workDir, signal: abort.signal, onProgress: (f) => heartbeat.setProgress(f * 0.95), log };
+    const rendered = await deps.render(job, ctx);
     duration = rendered.duration;
     abort.signal.throwIfAborted();
     const key = outputKeyFor(job.accountId, job.id, rendered.output.fileName);
     const out = rendered.output;
-    if (out.kind === "file") await deps.uploader.uploadFile(key, out.path, out.contentType);
-    else await deps.uploader.uploadStream(key, zipStream(out.dir, out.files), "application/zip");
+    const uploadStarted = performance.now();
+    const bytes =
+      out.kind === "file"
+        ? await deps.uploader.uploadFile(key, out.path, out.contentType, abort.signal)
+        : await deps.uploader.uploadStream(key, zipStream(out.dir, out.files), "application/zip", abort.signal);
+    log({ stage: "upload", bytes, seconds: since(uploadStarted) });
+    return key;
+  })();
+  try {
+    const key = await untilAborted(work, abort.signal);
     await heartbeat.stop();
     await deps.api.complete(job.id, key, duration);
+    log({ stage: "completed", seconds: since(started) });
     return "done";
   } catch (err) {
     await heartbeat.stop();
-    if (abort.signal.aborted || err instanceof JobGoneError) return "done";
-    const failure = describeFailure(err);
+    // An abort's reason is what ended the job: a cancel (the job is gone) or an error the crash guard handed over.
+    const cause = abort.signal.aborted ? abort.signal.reason : err;
+    if (cause instanceof JobGoneError) {
+      log({ stage: "cancelled", status: cause.status });
+      return "done";
+    }
+    const failure = JobFailure.of(cause);
     const final = !failure.retryable || job.attempt >= JOB_DELIVERY_RETRIES;
+    log({ stage: "failed", reason: failure.message, cause: failure.describeCause(), final, attempt: job.attempt, attempts: ATTEMPTS });
     try {
-      await deps.api.fail(job.id, { errorMessage: failure.message, attempt: job.attempt, final, duration: duration ?? durationOf(err) });
+      await deps.api.fail(job.id, { errorMessage: failure.message, attempt: job.attempt, final, duration: duration ?? failure.duration ?? null });
     } catch (reportErr) {
       if (reportErr instanceof JobGoneError) return "done";
       throw reportErr;
     }
     return final ? "done" : "retry";
   } finally {
+    await settledWithin(work, WIND_DOWN_MS);
     await rm(workDir, { recursive: true, force: true });
   }
 }

@@ -1,24 +1,23 @@
 import { join } from "node:path";
 import { PLAN_DISPLAY_NAMES } from "../../domain/plans";
+import { JobFailure } from "../failure";
 import { encodePreset } from "../ffmpeg/encode";
 import { probeFile } from "../ffmpeg/probe";
 import type { ClaimedJob } from "../internal-api";
 import { downloadSource, type DownloadPolicy } from "../source/download";
 import { assertSelfContained } from "../source/self-contained";
-import { durationExceeded } from "./failures";
-import type { RenderResult } from "./pipeline";
-import type { RenderContext } from "./output";
+import type { RenderContext, RenderResult } from "./pipeline";
 
 /** A preset job: download the source, probe it, check the plan's duration limit, encode. */
 export async function renderPresetJob(job: ClaimedJob, ctx: RenderContext, policy: DownloadPolicy): Promise<RenderResult> {
   const source = join(ctx.workDir, "source");
-  await downloadSource(job.inputUrl, source, policy, ctx.signal);
+  const downloaded = await downloadSource(job.inputUrl, source, policy, ctx.signal);
+  ctx.log({ stage: "download", bytes: downloaded.bytes, seconds: downloaded.seconds });
   await assertSelfContained(source);
   const probe = await probeFile(source, { signal: ctx.signal, workDir: ctx.workDir });
+  ctx.log({ stage: "probe", probe });
   if (probe.duration > job.maxSourceSeconds) {
-    throw Object.assign(durationExceeded(probe.duration, job.maxSourceSeconds, PLAN_DISPLAY_NAMES[job.plan]), {
-      duration: probe.duration,
-    });
+    throw JobFailure.durationExceeded(probe.duration, job.maxSourceSeconds, PLAN_DISPLAY_NAMES[job.plan]);
   }
   const output = await encodePreset({
     presetId: job.preset,
@@ -27,6 +26,7 @@ export async function renderPresetJob(job: ClaimedJob, ctx: RenderContext, polic
     probe,
     signal: ctx.signal,
     onProgress: ctx.onProgress,
+    log: ctx.log,
     workDir: ctx.workDir,
   });
   return { output, duration: probe.duration };

@@ -1,9 +1,9 @@
 import { EDL_PRESET_ID } from "../../domain/presets/catalogue";
 import type { EncoderConfig } from "../config";
 import type { DownloadPolicy } from "../source/download";
-import { renderTimelineJob } from "../timeline/render";
 import type { Renderer } from "./pipeline";
 import { renderPresetJob } from "./preset-job";
+import { renderTimelineJob } from "./timeline-job";
 
 export function downloadPolicy(config: EncoderConfig): DownloadPolicy {
   return {

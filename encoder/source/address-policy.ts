@@ -1,4 +1,5 @@
 import ipaddr from "ipaddr.js";
+import { JobFailure } from "../failure";
 
 /**
  * Which resolved addresses a source may be fetched from. Only globally routable unicast
@@ -15,20 +16,16 @@ export function isAllowedAddress(address: string, opts: { allowLoopback: boolean
   return range === "unicast";
 }
 
-export class SourceRefusedError extends Error {
-  readonly retryable = false;
-}
-
 export function assertAllowedUrl(raw: string): URL {
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    throw new SourceRefusedError("Source refused: not a valid URL");
+    throw JobFailure.sourceRefused("not a valid URL");
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw new SourceRefusedError(`Source refused: only http and https URLs are fetched (got ${url.protocol})`);
+    throw JobFailure.sourceRefused(`only http and https URLs are fetched (got ${url.protocol})`);
   }
-  if (url.username || url.password) throw new SourceRefusedError("Source refused: credentials in the URL are not accepted");
+  if (url.username || url.password) throw JobFailure.sourceRefused("credentials in the URL are not accepted");
   return url;
 }

@@ -1,5 +1,5 @@
 import { open } from "node:fs/promises";
-import { SourceRefusedError } from "./address-policy";
+import { JobFailure } from "../failure";
 
 /**
  * FFmpeg 5.1 demuxers that open further files or URLs named inside their input: HLS and DASH
@@ -17,18 +17,13 @@ const REFERENCING_DEMUXERS = new Set(["hls", "dash", "concat", "imf", "sdp", "vo
 const REFERENCING_TEXT = [/#EXTM3U/i, /ffconcat version/i, /<MPD/i, /<CompositionPlaylist/i, /^c=IN IP/im, /# VobSub index file/i];
 const SNIFF_BYTES = 4096;
 
-const refused = () =>
-  new SourceRefusedError(
-    "The source is a playlist or manifest, not a media file. Playlists (HLS, DASH, concat) reference further files and are not accepted as sources.",
-  );
-
 /** Refuses a downloaded file whose head reads as a playlist or manifest, before FFmpeg opens it. */
 export async function assertSelfContained(path: string): Promise<void> {
   const handle = await open(path, "r");
   try {
     const { buffer, bytesRead } = await handle.read(Buffer.alloc(SNIFF_BYTES), 0, SNIFF_BYTES, 0);
     const head = buffer.subarray(0, bytesRead).toString("latin1");
-    if (REFERENCING_TEXT.some((re) => re.test(head))) throw refused();
+    if (REFERENCING_TEXT.some((re) => re.test(head))) throw JobFailure.playlistSource();
   } finally {
     await handle.close();
   }
@@ -36,5 +31,5 @@ export async function assertSelfContained(path: string): Promise<void> {
 
 /** Refuses a source ffprobe read as a referencing format (`format_name` lists aliases: "mov,mp4,…"). */
 export function assertSelfContainedFormat(formatName: string | undefined): void {
-  if ((formatName ?? "").split(",").some((name) => REFERENCING_DEMUXERS.has(name.trim()))) throw refused();
+  if ((formatName ?? "").split(",").some((name) => REFERENCING_DEMUXERS.has(name.trim()))) throw JobFailure.playlistSource();
 }

@@ -1,6 +1,6 @@
 /**
  * atempo factors whose product is `speed`: a single instance above 2 (or below 0.5) drops
- * samples, so whole factors of 2 (or 0.5) come first and the remainder last (ffmpeg-notes).
+ * samples, so whole factors of 2 (or 0.5) come first and the remainder last.
  */
 export function atempoChain(speed: number): number[] {
   const factors: number[] = [];

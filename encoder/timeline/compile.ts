@@ -1,10 +1,13 @@
 import { clipEnd, type OverlayClip, type Resolution, type TextClip, type ValidatedEdl, type VideoClip } from "../../domain/edl/schema";
+import { JobFailure } from "../failure";
+import { head } from "../ffmpeg/args/command";
+import { even } from "../ffmpeg/args/sizes";
 import { round } from "./colour";
 import { GraphBuilder } from "./graph";
 import { encodeArgs } from "./output-args";
 import { drawOverlay, type ImageInfo } from "./overlays";
 import { drawText, textLines } from "./text";
-import { TimelineError, buildVideoTrack, type MediaInfo } from "./video-track";
+import { buildVideoTrack, type MediaInfo } from "./video-track";
 
 export interface TimelineAssets {
   /** Downloaded media by URL (clip sources and replaceAudio files). */
@@ -26,8 +29,6 @@ export interface CompiledTimeline {
 
 export const fontKey = (clip: Pick<TextClip, "fontFamily" | "fontWeight">) => `${clip.fontFamily}|${clip.fontWeight}`;
 
-const even = (n: number) => Math.max(2, Math.round(n / 2) * 2);
-
 /**
  * A validated timeline as ONE FFmpeg invocation with ONE filter graph: the video track
  * (clips, speed, gaps, audio) concatenated, then overlay and text tracks drawn on top in
@@ -39,7 +40,7 @@ export function compileTimeline(edl: ValidatedEdl, assets: TimelineAssets, paths
   const first = [...videoClips].sort((a, b) => a.startTime - b.startTime)[0];
   const media = (url: string, clipId: string) => {
     const info = assets.media.get(url);
-    if (!info) throw new TimelineError(`Asset for clip "${clipId}" was not downloaded`);
+    if (!info) throw JobFailure.invalidTimeline(`Asset for clip "${clipId}" was not downloaded`);
     return info;
   };
   const firstInfo = media(first.src, first.id);
@@ -58,14 +59,14 @@ export function compileTimeline(edl: ValidatedEdl, assets: TimelineAssets, paths
     if (track.type === "overlay") {
       for (const clip of track.clips as OverlayClip[]) {
         const image = assets.images.get(clip.src);
-        if (!image) throw new TimelineError(`Image for overlay "${clip.id}" was not downloaded`);
+        if (!image) throw JobFailure.invalidTimeline(`Image for overlay "${clip.id}" was not downloaded`);
         picture = drawOverlay(g, picture, clip, image, frame, fps, duration);
       }
     }
     if (track.type === "text") {
       (track.clips as TextClip[]).forEach((clip, c) => {
         const font = assets.fonts.get(fontKey(clip));
-        if (!font) throw new TimelineError(`No font resolved for text "${clip.id}"`);
+        if (!font) throw JobFailure.invalidTimeline(`No font resolved for text "${clip.id}"`);
         const fileOf = (line: number) => `${paths.workDir}/text-${t}-${c}-${line}.txt`;
         textLines(clip).forEach((content, line) => files.push({ path: fileOf(line), content }));
         picture = drawText(g, picture, clip, font, fileOf);
@@ -74,15 +75,7 @@ export function compileTimeline(edl: ValidatedEdl, assets: TimelineAssets, paths
   });
 
   const args = [
-    "-hide_banner",
-    "-nostdin",
-    "-y",
-    ...g.inputArgs(),
-    "-loglevel",
-    "warning",
-    "-progress",
-    "pipe:1",
-    "-nostats",
+    ...head(g.inputs()),
     // The graph in one thread: its slice threads only competed with x264's frame threads
     // (bench:edl on 2 cores: 10.2 s against 12.2 s).
     "-filter_complex_threads",
@@ -98,5 +91,3 @@ export function compileTimeline(edl: ValidatedEdl, assets: TimelineAssets, paths
   ];
   return { args, files, duration, frame, fps };
 }
-
-export { TimelineError };

@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
-import { PermanentJobError } from "../jobs/failures";
+import { JobFailure } from "../failure";
 
 const run = promisify(execFile);
 
@@ -22,7 +22,7 @@ async function match(pattern: string): Promise<{ families: string[]; file: strin
   const [families = "", file = ""] = stdout.split("|");
   // Missing, failing or answering nothing usable: the encoder's set-up is broken, and another
   // attempt on the same machine would fail the same way.
-  if (!file) throw new PermanentJobError("Text cannot be drawn: the encoder could not look up fonts (fontconfig's fc-match is missing or failed).");
+  if (!file) throw JobFailure.encoderSetup("Text cannot be drawn: the encoder could not look up fonts (fontconfig's fc-match is missing or failed).");
   return { families: families.split(",").map((f) => f.trim().toLowerCase()), file };
 }
 
@@ -39,7 +39,7 @@ export async function resolveFont(family: string, weight: "normal" | "bold"): Pr
   ]);
   const known = GENERIC_FAMILIES.has(family.toLowerCase()) || wanted.families.includes(family.toLowerCase());
   if (!known && wanted.families[0] === fallback.families[0]) {
-    throw new PermanentJobError(`Font family "${family}" is not available on the encoder; use a family fontconfig knows, such as Arial, Helvetica, Times New Roman, Courier New or DejaVu Sans.`);
+    throw JobFailure.invalidTimeline(`Font family "${family}" is not available on the encoder; use a family fontconfig knows, such as Arial, Helvetica, Times New Roman, Courier New or DejaVu Sans.`);
   }
   return wanted.file;
 }

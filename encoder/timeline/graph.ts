@@ -1,13 +1,15 @@
+import type { FfmpegInput } from "../ffmpeg/args/command";
+
 /** Collects inputs and filter chains for one FFmpeg invocation; labels are unique per graph. */
 export class GraphBuilder {
-  private readonly inputs: string[][] = [];
+  private readonly added: FfmpegInput[] = [];
   private readonly chains: string[] = [];
   private next = 0;
 
-  /** Adds an input (its options and `-i path`); returns its index. Only the file protocol is allowed. */
-  input(args: string[]): number {
-    this.inputs.push(["-protocol_whitelist", "file", ...args]);
-    return this.inputs.length - 1;
+  /** Adds an input; returns its index. */
+  input(input: FfmpegInput): number {
+    this.added.push(input);
+    return this.added.length - 1;
   }
 
   label(prefix: string): string {
@@ -25,8 +27,8 @@ export class GraphBuilder {
     this.chains.push(chain);
   }
 
-  inputArgs(): string[] {
-    return this.inputs.flat();
+  inputs(): readonly FfmpegInput[] {
+    return this.added;
   }
 
   filterGraph(): string {

@@ -3,7 +3,7 @@ import type { GraphBuilder } from "./graph";
 import { overlaySize, placeBox, visiblePart } from "./layout";
 import { ffSeconds } from "./time";
 
-/** The colour each blend mode leaves unchanged: the image is composited on it (ffmpeg-notes). */
+/** The colour each blend mode leaves unchanged: the image is composited on it. */
 const NEUTRAL: Record<Exclude<BlendMode, "normal">, string> = {
   multiply: "white",
   darken: "white",
@@ -52,7 +52,7 @@ export function drawOverlay(
   const at = placeBox(clip.position, size, frame);
   const { start, end } = shownDuring(clip);
   const enable = `enable='between(t,${ffSeconds(start)},${ffSeconds(end)})'`;
-  const input = g.input(["-loop", "1", "-framerate", String(fps), "-t", ffSeconds(timelineEnd), "-i", image.path]);
+  const input = g.input({ options: ["-loop", "1", "-framerate", String(fps), "-t", ffSeconds(timelineEnd)], path: image.path });
   const scaled = [`scale=${size.width}:${size.height}`, "format=rgba", `colorchannelmixer=aa=${clip.opacity}`];
 
   if (clip.blendMode === "normal") {

@@ -1,12 +1,9 @@
 import type { Resolution, VideoClip } from "../../domain/edl/schema";
+import { JobFailure } from "../failure";
 import { AUDIO_FORMAT, SAMPLE_RATE, atempoChain, silence } from "./audio";
 import type { GraphBuilder } from "./graph";
 import { round } from "./colour";
 import { ffSeconds } from "./time";
-
-export class TimelineError extends Error {
-  readonly retryable = false;
-}
 
 export interface MediaInfo {
   path: string;
@@ -86,7 +83,7 @@ function audioSegment(
   const fit = ["apad", `atrim=end_sample=${samples}`, "asetpts=PTS-STARTPTS"];
   if (clip.mute) return g.chain("", [silence(samples)], "a");
   if (replacement) {
-    if (!replacement.info.hasAudio) throw new TimelineError(`replaceAudio of clip "${clip.id}" has no audio stream`);
+    if (!replacement.info.hasAudio) throw JobFailure.unsuitableSource(`replaceAudio of clip "${clip.id}" has no audio stream`);
     return g.chain(`[${replacement.input}:a:0]`, ["asetpts=PTS-STARTPTS", AUDIO_FORMAT, ...gain, ...fit], "a");
   }
   if (!own.info.hasAudio) return g.chain("", [silence(samples)], "a");
@@ -126,10 +123,10 @@ export function buildVideoTrack(
     if (span.frames <= 0) continue;
     gapUntil(p.start);
     const info = media(p.clip.src, p.clip.id);
-    if (!info.hasVideo) throw new TimelineError(`Asset for clip "${p.clip.id}" has no video stream`);
-    const input = g.input(["-ss", ffSeconds(p.clip.in), "-t", ffSeconds(p.duration * p.clip.speed), "-i", info.path]);
+    if (!info.hasVideo) throw JobFailure.unsuitableSource(`Asset for clip "${p.clip.id}" has no video stream`);
+    const input = g.input({ options: ["-ss", ffSeconds(p.clip.in), "-t", ffSeconds(p.duration * p.clip.speed)], path: info.path });
     const replacement = p.clip.replaceAudio && !p.clip.mute ? media(p.clip.replaceAudio, p.clip.id) : undefined;
-    const replacementInput = replacement ? g.input(["-t", ffSeconds(p.duration), "-i", replacement.path]) : undefined;
+    const replacementInput = replacement ? g.input({ options: ["-t", ffSeconds(p.duration)], path: replacement.path }) : undefined;
     segments.push(
       videoSegment(g, input, p, span, frame, fps),
       audioSegment(g, p, span, { input, info }, replacement && { input: replacementInput!, info: replacement }),

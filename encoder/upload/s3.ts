@@ -1,8 +1,10 @@
 import { createReadStream } from "node:fs";
 import { readFile, stat } from "node:fs/promises";
 import type { Readable } from "node:stream";
-import { AwsClient } from "aws4fetch";
+import { AwsV4Signer } from "aws4fetch";
 import { s3ObjectUrl } from "../../domain/s3";
+import { JobFailure } from "../failure";
+import { httpRequest, readBody } from "../http/client";
 
 export interface S3Config {
   endpoint: string;
@@ -16,44 +18,73 @@ export interface S3Config {
 export const PART_SIZE = 16 * 1024 * 1024;
 /** Parts in flight at once: uploads overlap reading the next part, at most 3 × 16 MiB buffered. */
 const PARTS_IN_FLIGHT = 3;
-
-export class UploadError extends Error {
-  readonly retryable = true;
-}
+/** Storage's 5xx and 429 answers are tried again, with jittered doubling waits from 50 ms (as aws4fetch's client does). */
+const STORAGE_RETRIES = 10;
+const FIRST_RETRY_MS = 50;
 
 /**
  * A failure that is not storage's answer, as the job's errorMessage may show it. The cause's own
  * message can name work-dir paths (a read error says which file), so only its kind and error
  * code are told; the cause stays attached for logs.
  */
-function uploadFailure(err: unknown): UploadError {
-  if (err instanceof UploadError) return err;
+function uploadFailure(err: unknown): JobFailure {
+  if (err instanceof JobFailure) return err;
   const e = err as { code?: unknown; path?: unknown; cause?: { code?: unknown } } | undefined;
   const code = [e?.code, e?.cause?.code].find((c): c is string => typeof c === "string");
   const what = typeof e?.path === "string" ? "an output file could not be read" : "the output could not be sent to storage";
-  return new UploadError(`Upload failed: ${what}${code ? ` (${code})` : ""}`, { cause: err });
+  return JobFailure.upload(`${what}${code ? ` (${code})` : ""}`, err);
+}
+
+interface StorageRequest {
+  method: string;
+  body?: Buffer | string;
+  headers?: Record<string, string>;
+}
+
+interface StorageAnswer {
+  status: number;
+  etag: string | undefined;
+  text: string;
 }
 
 export function createUploader(config: S3Config) {
-  const client = new AwsClient({
-    accessKeyId: config.accessKeyId,
-    secretAccessKey: config.secretAccessKey,
-    service: "s3",
-    region: config.region,
-  });
   const objectUrl = (key: string) => s3ObjectUrl(config.endpoint, config.bucket, key);
+  const signingKeys = new Map<string, ArrayBuffer>();
 
-  async function send(url: string, init: RequestInit, what: string): Promise<Response> {
-    const res = await client.fetch(url, init);
-    if (!res.ok) throw new UploadError(`Upload failed: ${what} answered HTTP ${res.status}`);
-    return res;
+  /** Signs the request (SigV4, unsigned payload) and sends it with the encoder's HTTP client. */
+  async function signedRequest(url: string, init: StorageRequest, signal?: AbortSignal): Promise<StorageAnswer> {
+    const signed = await new AwsV4Signer({
+      url,
+      method: init.method,
+      headers: init.headers,
+      accessKeyId: config.accessKeyId,
+      secretAccessKey: config.secretAccessKey,
+      service: "s3",
+      region: config.region,
+      cache: signingKeys,
+    }).sign();
+    const res = await httpRequest(signed.url, { method: init.method, headers: Object.fromEntries(signed.headers), body: init.body, signal });
+    return { status: res.status, etag: res.headers.etag, text: (await readBody(res)).toString("utf8") };
+  }
+
+  async function send(url: string, init: StorageRequest, what: string, signal?: AbortSignal): Promise<StorageAnswer> {
+    for (let retry = 0; ; retry++) {
+      const res = await signedRequest(url, init, signal);
+      const retryable = res.status >= 500 || res.status === 429;
+      if (retryable && retry < STORAGE_RETRIES) {
+        await new Promise((r) => setTimeout(r, Math.random() * FIRST_RETRY_MS * 2 ** retry));
+        continue;
+      }
+      if (res.status < 200 || res.status > 299) throw JobFailure.upload(`${what} answered HTTP ${res.status}`);
+      return res;
+    }
   }
 
   /**
    * Uploads a stream of unknown length: single PUT when it fits in one part, multipart
    * otherwise, with a few parts in flight while the next is read.
    */
-  async function uploadStream(key: string, stream: Readable, contentType: string): Promise<number> {
+  async function uploadStream(key: string, stream: Readable, contentType: string, signal?: AbortSignal): Promise<number> {
     let buffered: Buffer[] = [];
     let bufferedBytes = 0;
     let total = 0;
@@ -67,14 +98,14 @@ export function createUploader(config: S3Config) {
       buffered = [];
       bufferedBytes = 0;
       if (!uploadId) {
-        const init = await send(`${objectUrl(key)}?uploads`, { method: "POST", headers: { "Content-Type": contentType } }, "multipart start");
-        uploadId = /<UploadId>([^<]+)<\/UploadId>/.exec(await init.text())?.[1];
-        if (!uploadId) throw new UploadError("Upload failed: no UploadId in the multipart start answer");
+        const init = await send(`${objectUrl(key)}?uploads`, { method: "POST", headers: { "Content-Type": contentType } }, "multipart start", signal);
+        uploadId = /<UploadId>([^<]+)<\/UploadId>/.exec(init.text)?.[1];
+        if (!uploadId) throw JobFailure.upload("no UploadId in the multipart start answer");
       }
       const number = ++partCount;
       const url = `${objectUrl(key)}?partNumber=${number}&uploadId=${encodeURIComponent(uploadId)}`;
-      const upload = send(url, { method: "PUT", body }, `part ${number}`).then((res) => {
-        parts.push({ number, etag: res.headers.get("etag") ?? "" });
+      const upload = send(url, { method: "PUT", body }, `part ${number}`, signal).then((res) => {
+        parts.push({ number, etag: res.etag ?? "" });
       });
       const tracked = upload.finally(() => inFlight.delete(tracked));
       // Observed later through race/all; this keeps a failure meanwhile from being "unhandled".
@@ -92,7 +123,7 @@ export function createUploader(config: S3Config) {
         if (bufferedBytes >= PART_SIZE) await flushPart();
       }
       if (!uploadId) {
-        await send(objectUrl(key), { method: "PUT", body: Buffer.concat(buffered, bufferedBytes), headers: { "Content-Type": contentType } }, "PUT");
+        await send(objectUrl(key), { method: "PUT", body: Buffer.concat(buffered, bufferedBytes), headers: { "Content-Type": contentType } }, "PUT", signal);
         return total;
       }
       if (bufferedBytes > 0) await flushPart();
@@ -102,15 +133,14 @@ export function createUploader(config: S3Config) {
         `<CompleteMultipartUpload>` +
         parts.map((p) => `<Part><PartNumber>${p.number}</PartNumber><ETag>${p.etag}</ETag></Part>`).join("") +
         `</CompleteMultipartUpload>`;
-      const done = await send(`${objectUrl(key)}?uploadId=${encodeURIComponent(uploadId)}`, { method: "POST", body: xml }, "multipart complete");
+      const done = await send(`${objectUrl(key)}?uploadId=${encodeURIComponent(uploadId)}`, { method: "POST", body: xml }, "multipart complete", signal);
       // S3 can answer 200 with an error document for a failed completion.
-      const text = await done.text();
-      if (text.includes("<Error>")) throw new UploadError("Upload failed: multipart completion was refused");
+      if (done.text.includes("<Error>")) throw JobFailure.upload("multipart completion was refused");
       return total;
     } catch (err) {
       await Promise.allSettled(inFlight);
       if (uploadId) {
-        await client.fetch(`${objectUrl(key)}?uploadId=${encodeURIComponent(uploadId)}`, { method: "DELETE" }).catch(() => undefined);
+        await signedRequest(`${objectUrl(key)}?uploadId=${encodeURIComponent(uploadId)}`, { method: "DELETE" }).catch(() => undefined);
       }
       throw uploadFailure(err);
     }
@@ -118,14 +148,14 @@ export function createUploader(config: S3Config) {
 
   return {
     uploadStream,
-    async uploadFile(key: string, path: string, contentType: string): Promise<number> {
+    async uploadFile(key: string, path: string, contentType: string, signal?: AbortSignal): Promise<number> {
       try {
         const { size } = await stat(path);
         if (size <= PART_SIZE) {
-          await send(objectUrl(key), { method: "PUT", body: await readFile(path), headers: { "Content-Type": contentType } }, "PUT");
+          await send(objectUrl(key), { method: "PUT", body: await readFile(path), headers: { "Content-Type": contentType } }, "PUT", signal);
           return size;
         }
-        return await uploadStream(key, createReadStream(path, { highWaterMark: 1024 * 1024 }), contentType);
+        return await uploadStream(key, createReadStream(path, { highWaterMark: 1024 * 1024 }), contentType, signal);
       } catch (err) {
         throw uploadFailure(err);
       }

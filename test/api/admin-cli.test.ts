@@ -1,6 +1,7 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
+import { DashboardSession } from "./dashboard-session";
 import { call, stack } from "./harness";
 
 const run = promisify(execFile);
@@ -9,15 +10,15 @@ const run = promisify(execFile);
  * Runs `npm run -s admin -- …` as an operator would; stdout must be exactly one JSON document
  * (-s keeps npm's own "> admin" banner off stdout).
  */
+const adminEnv = () => ({
+  ...process.env,
+  DATABASE_URL: stack.databaseUrl,
+  UPSTASH_REDIS_REST_URL: stack.cloud.redis.url,
+  UPSTASH_REDIS_REST_TOKEN: stack.cloud.redis.token,
+});
+
 async function admin(...args: string[]) {
-  const { stdout } = await run("npm", ["run", "--silent", "admin", "--", ...args], {
-    env: {
-      ...process.env,
-      DATABASE_URL: stack.databaseUrl,
-      UPSTASH_REDIS_REST_URL: stack.cloud.redis.url,
-      UPSTASH_REDIS_REST_TOKEN: stack.cloud.redis.token,
-    },
-  });
+  const { stdout } = await run("npm", ["run", "--silent", "admin", "--", ...args], { env: adminEnv() });
   return JSON.parse(stdout.trim());
 }
 
@@ -70,5 +71,83 @@ describe("operability: npm run admin", () => {
     await admin("webhook", "set", accountId, "https://hooks.example.com/new");
     const after = await call("POST", "/jobs", { key: apiKey, body: { inputUrl: "https://media.example.com/a.mp4", preset: "mp4_264_720p" } });
     expect(after.body.webhookUrl).toBe("https://hooks.example.com/new");
+  });
+});
+
+describe("operability: npm run admin, help and read commands", () => {
+  it("--help, help and <command> --help print usage on stdout and exit 0, without a database", async () => {
+    for (const args of [["--help"], ["help"], []]) {
+      const { stdout } = await run("npm", ["run", "--silent", "admin", "--", ...args], { env: { ...process.env, DATABASE_URL: "" } });
+      for (const command of ["account list", "account show <accountId>", "key list <accountId>", "user create --email", "user password <email>"]) {
+        expect(stdout, args.join(" ")).toContain(command);
+      }
+    }
+    for (const args of [["help", "key", "list"], ["key", "list", "--help"]]) {
+      const { stdout } = await run("npm", ["run", "--silent", "admin", "--", ...args]);
+      expect(stdout).toContain("usage: npm run admin -- key list <accountId>");
+      expect(stdout).toContain("last four characters");
+    }
+    const unknown = await run("npm", ["run", "--silent", "admin", "--", "account", "delete"]).catch((e) => e);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain("Unknown command: account delete");
+  });
+
+  it("account list, account show (plan, usage this month, webhook) and key list (last four only)", async () => {
+    const { accountId, apiKey } = await admin("account", "create", "--plan", "pro");
+    await call("POST", "/jobs", { key: apiKey, body: { inputUrl: "https://media.example.com/a.mp4", preset: "mp4_264_720p" } });
+    const listed = await admin("account", "list");
+    expect(listed.find((a: { accountId: string }) => a.accountId === accountId)).toMatchObject({ plan: "pro", activeKeys: 1, email: null, webhookUrl: null });
+
+    expect(await admin("account", "show", accountId)).toMatchObject({ plan: "pro", usage: { used: 1, limit: 1000 }, webhook: null, keys: { active: 1, revoked: 0 } });
+    await admin("webhook", "set", accountId, "https://hooks.example.com/show");
+    const shown = await admin("account", "show", accountId);
+    expect(shown.webhook).toEqual({ url: "https://hooks.example.com/show", secretSet: true });
+    expect(JSON.stringify(shown)).not.toContain("whsec_");
+
+    await admin("key", "create", accountId, "--name", "second");
+    const keys = await admin("key", "list", accountId);
+    expect(keys).toHaveLength(2);
+    for (const key of keys) expect(Object.keys(key).sort()).toEqual(["createdAt", "keyId", "last4", "name", "revokedAt"]);
+    expect(keys.map((k: { name: string | null }) => k.name)).toEqual(["second", null]);
+    expect(keys[1].last4).toBe(apiKey.slice(-4));
+    expect(JSON.stringify(keys)).not.toContain(apiKey.slice(4, 20));
+
+    const missing = await admin("account", "show", "00000000-0000-4000-8000-000000000000").catch((e) => e);
+    expect(missing.stderr).toMatch(/^No account 00000000-0000-4000-8000-000000000000$/m);
+  });
+});
+
+describe("operability: npm run admin, dashboard users", () => {
+  it("user create makes an account on the plan with a user who can sign in; the address is unique", async () => {
+    const email = `operator-made-${Date.now()}@example.com`;
+    const created = await admin("user", "create", "--email", email, "--plan", "business", "--password", "chosen by the operator");
+    expect(created).toMatchObject({ email, plan: "business", accountId: expect.any(String), userId: expect.any(String) });
+    expect((await admin("account", "show", created.accountId)).email).toBe(email);
+    expect((await new DashboardSession().signIn(email, "chosen by the operator")).status).toBe(303);
+
+    const again = await admin("user", "create", "--email", email.toUpperCase(), "--plan", "free", "--password", "another one").catch((e) => e);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain("already exists");
+    const bad = await admin("user", "create", "--email", "nope", "--plan", "free", "--password", "long enough").catch((e) => e);
+    expect(bad.stderr).toContain("email: Enter a valid email address.");
+  });
+
+  it("user password sets a new one (given, or read from stdin) and signs the user out everywhere", async () => {
+    const email = `forgetful-${Date.now()}@example.com`;
+    await admin("user", "create", "--email", email, "--plan", "free", "--password", "the first password");
+    const session = new DashboardSession();
+    await session.signIn(email, "the first password");
+
+    expect(await admin("user", "password", email, "the second password")).toMatchObject({ email, sessionsEnded: 1 });
+    expect((await session.get("/dashboard")).status).toBe(303);
+    expect((await new DashboardSession().signIn(email, "the first password")).status).toBe(401);
+
+    const piped = run("npm", ["run", "--silent", "admin", "--", "user", "password", email], { env: adminEnv() });
+    piped.child.stdin!.end("the third password\n");
+    expect(JSON.parse((await piped).stdout)).toMatchObject({ email });
+    expect((await new DashboardSession().signIn(email, "the third password")).status).toBe(303);
+
+    const unknown = await admin("user", "password", "nobody@example.com", "whatever123").catch((e) => e);
+    expect(unknown.stderr).toMatch(/^No user nobody@example.com$/m);
   });
 });

@@ -1,7 +1,10 @@
-import { Pool, neonConfig } from "@neondatabase/serverless";
+import { createServer, type Socket } from "node:net";
+import { Client, Pool, neonConfig } from "@neondatabase/serverless";
 import { AwsClient } from "aws4fetch";
+import { serialize } from "pg-protocol";
 import ws from "ws";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startLocalCloud, type LocalCloud } from "../../dev/cloud";
 import { startNeonWsProxy } from "../../dev/cloud/neon-ws-proxy";
 import { startS3Server } from "../../dev/cloud/s3-server";
@@ -11,6 +14,37 @@ import { POSTGRES_ADMIN_URL } from "../support/postgres";
 neonConfig.webSocketConstructor = ws as never;
 neonConfig.useSecureWebSocket = false;
 neonConfig.pipelineConnect = false;
+
+/**
+ * Lets any client in (AuthenticationOk, ReadyForQuery) and then only listens: it never hangs up,
+ * not after Terminate, not even when the other side ends (half-open), as PGlite's socket server
+ * did not. `ended`: the other side has ended the connection.
+ */
+async function serverThatNeverHangsUp() {
+  const connections: { received: Buffer; ended: boolean }[] = [];
+  const sockets = new Set<Socket>();
+  const server = createServer({ allowHalfOpen: true }, (socket) => {
+    const connection = { received: Buffer.alloc(0), ended: false };
+    connections.push(connection);
+    sockets.add(socket);
+    socket.on("data", (chunk) => {
+      if (connection.received.length === 0) socket.write(Buffer.from([0x52, 0, 0, 0, 8, 0, 0, 0, 0, 0x5a, 0, 0, 0, 5, 0x49]));
+      connection.received = Buffer.concat([connection.received, chunk]);
+    });
+    socket.on("end", () => (connection.ended = true));
+    socket.on("error", () => undefined);
+  });
+  server.on("error", () => undefined);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    port: (server.address() as { port: number }).port,
+    connections,
+    stop: async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
 
 async function exercise(databaseUrl: string, proxy: string) {
   neonConfig.wsProxy = (host, port) => `${proxy}/v1?address=${host}:${port}`;
@@ -38,6 +72,53 @@ describe("Neon WebSocket proxy, through the official @neondatabase/serverless Po
     await proxy.stop();
   });
 
+  it("ends the database connection at the client's Terminate, even with a server that does not hang up", async () => {
+    const server = await serverThatNeverHangsUp();
+    const proxy = await startNeonWsProxy();
+    neonConfig.wsProxy = (host, port) => `${proxy.address}/v1?address=${host}:${port}`;
+    try {
+      const client = new Client({ connectionString: `postgres://u:p@127.0.0.1:${server.port}/db` });
+      await client.connect();
+      // The driver's end() waits for the connection to close; it never closes its WebSocket itself.
+      await client.end();
+      const [connection] = server.connections;
+      expect(connection.ended).toBe(true);
+      expect(connection.received.subarray(-5)).toEqual(serialize.end());
+    } finally {
+      await proxy.stop();
+      await server.stop();
+    }
+  });
+
+  it("closes the database connection when the WebSocket closes without a Terminate", async () => {
+    const server = await serverThatNeverHangsUp();
+    const proxy = await startNeonWsProxy();
+    try {
+      const socket = new ws(`ws://${proxy.address}/v1?address=127.0.0.1:${server.port}`);
+      await new Promise((resolve, reject) => socket.once("open", resolve).once("error", reject));
+      socket.send(serialize.startup({ user: "u", database: "db" }));
+      await vi.waitFor(() => expect(server.connections).toHaveLength(1));
+      expect(server.connections[0].ended).toBe(false);
+      socket.terminate();
+      await vi.waitFor(() => expect(server.connections[0].ended).toBe(true), { timeout: 5000 });
+    } finally {
+      await proxy.stop();
+      await server.stop();
+    }
+  });
+
+  it("a database it cannot reach is a FATAL connection_failure for the client, naming the cause", async () => {
+    const proxy = await startNeonWsProxy();
+    neonConfig.wsProxy = (host, port) => `${proxy.address}/v1?address=${host}:${port}`;
+    const pool = new Pool({ connectionString: "postgres://u:p@127.0.0.1:9/db" });
+    try {
+      await expect(pool.query("select 1")).rejects.toMatchObject({ code: "08006", message: expect.stringMatching(/127\.0\.0\.1:9: connect ECONNREFUSED/) });
+    } finally {
+      await pool.end().catch(() => undefined);
+      await proxy.stop();
+    }
+  });
+
   it("refuses to connect anywhere but loopback", async () => {
     const proxy = await startNeonWsProxy();
     neonConfig.wsProxy = (host, port) => `${proxy.address}/v1?address=${host}:${port}`;
@@ -48,22 +129,52 @@ describe("Neon WebSocket proxy, through the official @neondatabase/serverless Po
   });
 });
 
-describe("startLocalCloud with PGlite", () => {
+describe("startLocalCloud with the embedded PostgreSQL", () => {
   let cloud: LocalCloud;
   beforeAll(async () => {
     cloud = await startLocalCloud();
   });
   afterAll(() => cloud.stop());
 
-  it("PGlite over the wire protocol, through the proxy: a query and a transaction", async () => {
+  it("PostgreSQL 17 through the proxy: a query and a transaction", async () => {
     await exercise(cloud.databaseUrl, cloud.neonWsProxy);
+    const client = new pg.Client(cloud.databaseUrl);
+    await client.connect();
+    const { rows } = await client.query("show server_version");
+    await client.end();
+    expect(rows[0].server_version).toMatch(/^17\./);
+  });
+
+  it("every Pool's connection leaves the server when the Pool ends: 20 at once, then back to the count before", async () => {
+    neonConfig.wsProxy = (host, port) => `${cloud.neonWsProxy}/v1?address=${host}:${port}`;
+    const watcher = new pg.Pool({ connectionString: cloud.databaseUrl, max: 1 });
+    const others = async () =>
+      Number((await watcher.query("select count(*) from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()")).rows[0].count);
+    try {
+      const before = await others();
+      let during = 0;
+      await Promise.all(
+        Array.from({ length: 20 }, async () => {
+          const pool = new Pool({ connectionString: cloud.databaseUrl });
+          await pool.query("select pg_sleep(0.2)");
+          during = Math.max(during, await others());
+          await pool.end();
+        }),
+      );
+      expect(during).toBeGreaterThan(before);
+      await vi.waitFor(async () => expect(await others()).toBe(before), { timeout: 15_000, interval: 100 });
+    } finally {
+      await watcher.end();
+    }
   });
 
   it("stops cleanly: its ports are closed afterwards", async () => {
     const other = await startLocalCloud();
-    const endpoint = other.s3.endpoint;
+    const { s3, databaseUrl } = other;
     await other.stop();
-    await expect(fetch(endpoint)).rejects.toThrow();
+    await expect(fetch(s3.endpoint)).rejects.toThrow();
+    const client = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: 3000 });
+    await expect(client.connect()).rejects.toThrow();
   });
 });
 

@@ -1,24 +1,45 @@
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type ChildProcess, execFile, execFileSync, spawn } from "node:child_process";
+import { access, chmod, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { freePort } from "../../dev/cloud/free-port";
 import { PROJECT_ROOT } from "../../dev/state";
-import { createScratchDatabase } from "../support/postgres";
+import { ffprobeJson } from "../support/media";
+import { startFixtureServer, type FixtureServer } from "./fixtures";
+
+const run = promisify(execFile);
 
 /**
- * `npm run dev` as a person runs it: in a terminal of its own (a process group), stopped by
- * Ctrl-C, which the terminal sends to that whole group. wrangler runs in a group of its own,
- * beyond Ctrl-C's reach, so these tests check that nothing of it is left listening.
+ * `npm run dev` as the README says, as a person runs it: no DATABASE_URL, no REDIS_URL, in a
+ * terminal of its own (a process group), stopped by Ctrl-C, which the terminal sends to that
+ * whole group. Its data goes to a temporary DATA_DIR, so a developer's own .data is untouched;
+ * the runs below share it, as one checkout's runs share .data. wrangler runs in a group of its
+ * own, beyond Ctrl-C's reach, so these tests check that nothing of it is left listening.
  */
-let database: Awaited<ReturnType<typeof createScratchDatabase>>;
+let dataDir: string;
+let fixtures: FixtureServer;
 beforeAll(async () => {
-  database = await createScratchDatabase("vep_dev");
+  dataDir = await mkdtemp(join(tmpdir(), "dev-runner-"));
+  await chmod(dataDir, 0o755); // as root, PostgreSQL runs as the user postgres
+  fixtures = await startFixtureServer();
 });
-afterAll(() => database.drop());
+afterAll(async () => {
+  await fixtures.stop();
+  await rm(dataDir, { recursive: true, force: true });
+});
 
-function startDev(port: number): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
+function devEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const { DATABASE_URL: _db, REDIS_URL: _redis, VERBOSE: _verbose, DEV_PLAN: _plan, ...env } = process.env;
+  return { ...env, DATA_DIR: dataDir, ...extra };
+}
+
+function startDev(port: number, extra: Record<string, string> = {}): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
   const child = spawn("npm", ["run", "dev"], {
     cwd: PROJECT_ROOT,
-    env: { ...process.env, PORT: String(port), DATABASE_URL: database.url, REDIS_URL: "redis://127.0.0.1:6379" },
+    env: devEnv({ PORT: String(port), ...extra }),
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -31,7 +52,7 @@ function startDev(port: number): { child: ChildProcess; output: () => string; ex
 
 const ctrlC = (child: ChildProcess) => process.kill(-child.pid!, "SIGINT");
 
-async function waitFor<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 120_000): Promise<T> {
+async function waitFor<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 180_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     const value = await probe();
@@ -41,14 +62,31 @@ async function waitFor<T>(what: string, probe: () => T | undefined | Promise<T |
   throw new Error(`timed out waiting for ${what}`);
 }
 
-/** Command lines of live processes serving `port` under wrangler or workerd. */
-function wranglerOn(port: number): string[] {
+const readyBanner = (dev: ReturnType<typeof startDev>) =>
+  waitFor("the ready banner", () => (/Ready\.[\s\S]*Press Ctrl-C/.test(dev.output()) ? dev.output() : undefined));
+
+/** The lines under "Try it", as printed, without the banner's indent. */
+function printedSequence(banner: string): string[] {
+  const block = banner.slice(banner.indexOf("Try it"));
+  const lines = block.split("\n").slice(1);
+  return lines.slice(0, lines.indexOf("")).map((line) => line.replace(/^ {2}/, ""));
+}
+
+/** Pasted into a shell: bash, stopping at the first command that fails. */
+async function paste(lines: string[], cwd: string) {
+  return run("bash", ["-e", "-c", lines.join("\n")], { cwd, timeout: 240_000, maxBuffer: 16 * 1024 * 1024 });
+}
+
+function processesMatching(pattern: string): string[] {
   try {
-    return execFileSync("pgrep", ["-af", `(wrangler|workerd).*${port}`], { encoding: "utf8" }).split("\n").filter(Boolean);
+    return execFileSync("pgrep", ["-af", pattern], { encoding: "utf8" }).split("\n").filter(Boolean);
   } catch {
     return []; // pgrep exits 1 when nothing matches
   }
 }
+
+/** Command lines of live processes serving `port` under wrangler or workerd. */
+const wranglerOn = (port: number) => processesMatching(`(wrangler|workerd).*${port}`);
 
 async function listening(port: number): Promise<boolean> {
   return fetch(`http://127.0.0.1:${port}/healthz`).then(
@@ -57,21 +95,177 @@ async function listening(port: number): Promise<boolean> {
   );
 }
 
-describe("npm run dev", () => {
-  it("serves the API on PORT, prints a working free-plan key and a curl line; Ctrl-C stops everything", async () => {
+async function api(port: number, key: string, method: string, path: string, body?: unknown) {
+  const res = await fetch(`http://127.0.0.1:${port}/api/v1${path}`, {
+    method,
+    headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: res.status, body: (await res.json()) as any };
+}
+
+/** The admin CLI as the README shows it, against the running dev service found through DATA_DIR. */
+async function adminCli(args: string[]) {
+  const { stdout } = await run("npm", ["run", "-s", "admin", "--", ...args], { cwd: PROJECT_ROOT, env: devEnv({}) });
+  return JSON.parse(stdout);
+}
+
+/** Every job of the account, page by page. */
+async function allJobs(port: number, key: string): Promise<any[]> {
+  const jobs: any[] = [];
+  for (let page = 1; ; page++) {
+    const { status, body } = await api(port, key, "GET", `/jobs?limit=100&page=${page}`);
+    expect(status).toBe(200);
+    jobs.push(...body.jobs);
+    if (!body.pagination.hasNext) return jobs;
+  }
+}
+
+/** The banner's dashboard sign-in works and opens the same account as its API key. */
+async function expectDashboardSignIn(banner: string, port: number, apiKey: string) {
+  const [, url, email, password] = banner.match(/Dashboard\s+(\S+)\s+Sign in\s+(\S+)\s+password (\S+)/)!;
+  expect(url).toBe(`http://127.0.0.1:${port}/dashboard`);
+  const form = await fetch(`${url}/signin`);
+  const formCookie = form.headers.getSetCookie()[0].split(";")[0];
+  const token = /name="_csrf" value="([^"]+)"/.exec(await form.text())![1];
+  const signIn = await fetch(`${url}/signin`, {
+    method: "POST",
+    redirect: "manual",
+    headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: `http://127.0.0.1:${port}`, Cookie: formCookie },
+    body: new URLSearchParams({ _csrf: token, email, password }),
+  });
+  expect(signIn.status).toBe(303);
+  const session = signIn.headers.getSetCookie()[0].split(";")[0];
+  const keys = await fetch(`${url}/keys`, { headers: { Cookie: session } });
+  expect(await keys.text()).toContain(`…${apiKey.slice(-4)}`);
+}
+
+const TERMINAL = ["completed", "failed", "cancelled"];
+const exists = (path: string) => access(path).then(() => true, () => false);
+
+/** Shared by the runs below, as one checkout's runs share its data. */
+let freeKey: string;
+let loadKey: string;
+const createdByLoad: string[] = [];
+
+describe("npm run dev with no configuration", () => {
+  it(
+    "runs an embedded PostgreSQL under DATA_DIR, prints a sequence that works as pasted, holds 50 concurrent clients without a 5xx, refuses a second run; Ctrl-C stops it all",
+    async () => {
+      // What a killed run leaves: a lock naming a process that is gone.
+      const gone = spawn("true");
+      await new Promise((resolve) => gone.once("exit", resolve));
+      await writeFile(join(dataDir, "in-use.json"), JSON.stringify({ pid: gone.pid, started: "1", about: {} }));
+
+      const port = await freePort();
+      const dev = startDev(port);
+      try {
+        const banner = await readyBanner(dev);
+        expect(banner).toContain(`http://127.0.0.1:${port}/api/v1`);
+        expect(banner).toMatch(/loopback sources ALLOWED/);
+        expect(banner).toContain(`embedded PostgreSQL, data in ${join(dataDir, "postgres")}`);
+        expect(banner).toMatch(/\(free plan/);
+        freeKey = banner.match(/API key\s+(spk_\w+)/)![1];
+        const databaseUrl = banner.match(/postgres:\/\/\S+/)![0];
+        await expectDashboardSignIn(banner, port, freeKey);
+
+        // One run per data directory: a second is told which one holds it, and exits.
+        const secondPort = await freePort();
+        const second = startDev(secondPort);
+        expect(await second.exited).not.toBe(0);
+        expect(second.output()).toMatch(new RegExp(`already running on ${dataDir} \\(pid \\d+, API http://127\\.0\\.0\\.1:${port}\\)`));
+        expect(await listening(secondPort)).toBe(false);
+
+        // The printed sequence, pasted as is: a preset job on the sample, the timeline validated and rendered.
+        const sequence = printedSequence(banner);
+        expect(sequence.join("\n")).not.toContain("example.com");
+        const work = await mkdtemp(join(tmpdir(), "dev-runner-paste-"));
+        try {
+          const { stdout } = await paste(sequence, work);
+          expect(stdout.match(/"status":"completed"/g)).toHaveLength(2);
+          expect(stdout).toMatch(/"valid":true.*"tracks":2/);
+          const encoded = await ffprobeJson(join(work, "sample-720p.mp4"));
+          expect(encoded.streams.map((s: any) => s.codec_type).sort()).toEqual(["audio", "video"]);
+          expect(encoded.streams.find((s: any) => s.codec_type === "video")).toMatchObject({ width: 1280, height: 720 });
+          expect(Number(encoded.format.duration)).toBeCloseTo(10, 0);
+          const rendered = await ffprobeJson(join(work, "timeline.mp4"));
+          expect(Number(rendered.format.duration)).toBeCloseTo(8, 0);
+        } finally {
+          await rm(work, { recursive: true, force: true });
+        }
+
+        // Every Worker request opens its own connection; once a burst is over, they are all gone again.
+        const watcher = new pg.Pool({ connectionString: databaseUrl, max: 1 });
+        const others = async () =>
+          Number((await watcher.query("select count(*) from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()")).rows[0].count);
+        try {
+          const before = await others();
+          const burst = await Promise.all(Array.from({ length: 50 }, () => api(port, freeKey, "GET", "/jobs")));
+          expect(burst.map((r) => r.status)).toEqual(Array(50).fill(200));
+          await vi.waitFor(async () => expect(await others()).toBe(before), { timeout: 30_000, interval: 250 });
+        } finally {
+          await watcher.end();
+        }
+
+        // 50 clients at once, each creating a job on a small local source, then reading it and
+        // listing jobs until the encoder has reported it finished.
+        loadKey = (await adminCli(["account", "create", "--plan", "pro"])).apiKey;
+        const source = await fixtures.source("tiny.mp4", { seconds: 1, width: 160, height: 90, fps: 15 });
+        const statuses: number[] = [];
+        await Promise.all(
+          Array.from({ length: 50 }, async () => {
+            const created = await api(port, loadKey, "POST", "/jobs", { inputUrl: source, preset: "mp4_264_240p" });
+            statuses.push(created.status);
+            if (created.status !== 201) return;
+            createdByLoad.push(created.body.id);
+            for (;;) {
+              const [read, list] = await Promise.all([api(port, loadKey, "GET", `/jobs/${created.body.id}`), api(port, loadKey, "GET", "/jobs?limit=20")]);
+              statuses.push(read.status, list.status);
+              if (read.status !== 200 || TERMINAL.includes(read.body.status)) return;
+              await new Promise((r) => setTimeout(r, 250));
+            }
+          }),
+        );
+        expect(statuses.filter((s) => s >= 500)).toEqual([]);
+        expect(createdByLoad).toHaveLength(50);
+        const listed = await allJobs(port, loadKey);
+        expect(listed.map((j) => j.id).sort()).toEqual([...createdByLoad].sort());
+        expect(listed.map((j) => j.status)).toEqual(Array(50).fill("completed"));
+      } finally {
+        ctrlC(dev.child);
+        await dev.exited;
+      }
+      expect(await listening(port)).toBe(false);
+      expect(wranglerOn(port)).toEqual([]);
+      expect(processesMatching(`postgres -D ${join(dataDir, "postgres")}`)).toEqual([]);
+      expect(await exists(join(dataDir, "in-use.json"))).toBe(false);
+    },
+    600_000,
+  );
+
+  it("keeps its data across runs; DEV_PLAN=pro makes a pro account, whose printed timeline adds a title track", async () => {
     const port = await freePort();
-    const dev = startDev(port);
+    const dev = startDev(port, { DEV_PLAN: "pro" });
     try {
-      const banner = await waitFor("the ready banner", () => (/Ready\.[\s\S]*Press Ctrl-C/.test(dev.output()) ? dev.output() : undefined));
-      expect(banner).toContain(`http://127.0.0.1:${port}/api/v1`);
-      expect(banner).toMatch(/loopback sources ALLOWED/);
-      const apiKey = banner.match(/API key\s+(spk_\w+)/)![1];
-      expect(banner).toContain(`curl -s http://127.0.0.1:${port}/api/v1/jobs -H 'Authorization: Bearer ${apiKey}'`);
-      const res = await fetch(`http://127.0.0.1:${port}/api/v1/jobs`, { headers: { Authorization: `Bearer ${apiKey}` } });
-      expect(res.status).toBe(200);
-      expect(await fetch(`http://127.0.0.1:${port}/api/v1/presets`, { headers: { Authorization: `Bearer ${apiKey}` } }).then((r) => r.json())).toMatchObject({
-        meta: { userPlan: "free" },
-      });
+      const banner = await readyBanner(dev);
+      expect(banner).toMatch(/\(pro plan/);
+      const proKey = banner.match(/API key\s+(spk_\w+)/)![1];
+
+      const validate = printedSequence(banner).filter((line) => line.startsWith("API=") || line.includes("-X PUT"));
+      expect(validate).toHaveLength(2);
+      const { stdout } = await paste(validate, dataDir);
+      expect(JSON.parse(stdout)).toMatchObject({ valid: true, stats: { tracks: 3 }, plan: { current: "pro", canProcess: true } });
+
+      // The same timeline is refused to the free account of the first run, which is still there with its jobs.
+      const timelineFile = banner.match(/-d "@([^"]+)"/)![1];
+      const timeline = JSON.parse(await readFile(timelineFile, "utf8"));
+      expect(timeline.edl.timeline.tracks.map((t: any) => t.type)).toEqual(["video", "overlay", "text"]);
+      const refused = await api(port, freeKey, "PUT", "/edl", timeline);
+      expect(refused.body).toMatchObject({ valid: false, plan: { current: "free", canProcess: false } });
+      expect(refused.body.errors).toContain("Too many tracks for the Starter plan: 3 (maximum 2)");
+      expect((await api(port, freeKey, "GET", "/jobs")).body.pagination.totalCount).toBe(2);
+      expect((await allJobs(port, loadKey)).map((j) => j.id).sort()).toEqual([...createdByLoad].sort());
+      expect((await api(port, proKey, "GET", "/presets")).body.meta.userPlan).toBe("pro");
     } finally {
       ctrlC(dev.child);
       await dev.exited;
@@ -80,7 +274,7 @@ describe("npm run dev", () => {
     expect(wranglerOn(port)).toEqual([]);
   });
 
-  it("Ctrl-C while it is still starting leaves no wrangler behind", async () => {
+  it("Ctrl-C while it is still starting leaves no wrangler and no PostgreSQL behind", async () => {
     const port = await freePort();
     const dev = startDev(port);
     await waitFor("wrangler to be spawned", () => (wranglerOn(port).length > 0 ? true : undefined));
@@ -89,5 +283,6 @@ describe("npm run dev", () => {
     expect(dev.output()).not.toMatch(/Ready\./);
     await waitFor("wrangler to be gone", () => (wranglerOn(port).length === 0 ? true : undefined), 10_000);
     expect(await listening(port)).toBe(false);
+    expect(processesMatching(`postgres -D ${join(dataDir, "postgres")}`)).toEqual([]);
   });
 });

@@ -15,13 +15,13 @@ export interface Client {
  * The whole service with the real encoder process, for one test file: the Worker under
  * wrangler dev, the local cloud on a scratch database, and the encoder beside them.
  */
-export async function startE2E(opts: { allowLoopbackSources: boolean; env?: Record<string, string> }) {
+export async function startE2E(opts: { allowLoopbackSources: boolean; env?: Record<string, string>; log?: (source: string, line: string) => void }) {
   const workDir = await mkdtemp(join(tmpdir(), "encoder-work-"));
   // Redeliveries 3 s and 6 s after a failure (real QStash waits longer still): a crashed encoder
   // restarting on a loaded machine is listening again before QStash gives up on its message.
   const stack = await startTestStack(
     { kind: "process", allowLoopbackSources: opts.allowLoopbackSources, workDir, env: opts.env },
-    { qstashRetryBaseMs: 3000 },
+    { qstashRetryBaseMs: 3000, log: opts.log },
   );
   const admin = openAdmin({ databaseUrl: stack.info.databaseUrl, redis: stack.info.cloud.redis });
   const api = stack.info.apiUrl;

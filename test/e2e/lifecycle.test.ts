@@ -147,7 +147,7 @@ describe("crash safety", () => {
     const orphans = await ffmpegPids(id);
     expect(orphans.length).toBeGreaterThan(0);
     // SIGKILL gives the encoder no chance to take FFmpeg with it; the restarted one cleans up.
-    await e2e.stack.crashEncoder(true);
+    await e2e.stack.crashEncoder();
     expect((await ffmpegPids(id)).filter((pid) => orphans.includes(pid))).toEqual([]);
     const job = await e2e.waitFor(c, id, undefined, 240_000);
     expect(job.status).toBe("completed");

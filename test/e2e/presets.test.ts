@@ -2,7 +2,7 @@ import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PRESETS, type PresetDefinition } from "../../domain/presets/catalogue";
+import { PRESETS, type CatalogueEntry } from "../../domain/presets/catalogue";
 import { ffmpeg, ffprobeJson } from "../support/media";
 import { checkHlsMaster, extract, loudnessLufs, parseM3u8, readZip } from "../support/outputs";
 import { startFixtureServer, type FixtureServer } from "./fixtures";
@@ -51,7 +51,7 @@ afterAll(async () => {
   await fixtures?.stop();
 });
 
-async function download(preset: PresetDefinition) {
+async function download(preset: CatalogueEntry) {
   const job = await jobs.get(preset.id)!;
   expect(job.status, `${preset.id}: ${job.errorMessage}`).toBe("completed");
   expect(job.duration).toBeCloseTo(SECONDS, 1);

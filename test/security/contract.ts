@@ -8,7 +8,7 @@ import { z } from "zod";
 import { COMPLEXITY_LEVELS } from "../../domain/edl/complexity";
 import { JOB_STATUSES } from "../../domain/jobs";
 import { PLAN_IDS } from "../../domain/plans";
-import { PRESET_CATEGORIES } from "../../domain/presets/catalogue";
+import { PRESET_CATEGORIES } from "../../domain/presets/definitions";
 import type { Incoming } from "./client";
 
 const iso = z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);

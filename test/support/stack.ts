@@ -4,7 +4,10 @@ import { createScratchDatabase } from "./postgres";
 export type { StackInfo } from "../../dev/stack";
 
 /** The stack on a scratch database of the machine's PostgreSQL, with the real Redis behind the REST stand-in. */
-export async function startTestStack(encoder: EncoderChoice, opts: { qstashRetryBaseMs?: number } = {}) {
+export async function startTestStack(
+  encoder: EncoderChoice,
+  opts: { qstashRetryBaseMs?: number; log?: (source: string, line: string) => void } = {},
+) {
   const database = await createScratchDatabase("vep_test");
   try {
     const stack = await startStack({
@@ -12,7 +15,10 @@ export async function startTestStack(encoder: EncoderChoice, opts: { qstashRetry
       redisUrl: "redis://127.0.0.1:6379",
       encoder,
       qstashRetryBaseMs: opts.qstashRetryBaseMs,
-      log: process.env.DEBUG_STACK ? (source, line) => console.error(`[${source}] ${line}`) : undefined,
+      log: (source, line) => {
+        opts.log?.(source, line);
+        if (process.env.DEBUG_STACK) console.error(`[${source}] ${line}`);
+      },
     });
     return {
       ...stack,

@@ -1,5 +1,5 @@
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
-import { describe, expect, inject, it } from "vitest";
+import { describe, expect, inject, it, vi } from "vitest";
 import { createApp } from "../../worker/app";
 import { workerVars } from "../../dev/worker-vars";
 
@@ -65,6 +65,30 @@ describe("inside workerd: the deployed app against the local cloud", () => {
     expect(a.status).toBe(500);
     expect(a.body.error).toBe("Internal server error");
     expect(a.body.requestId).not.toBe(b.body.requestId);
+  });
+
+  const missingDatabase = new URL(stack.databaseUrl);
+  missingDatabase.pathname = "/vep_no_such_database";
+  it.each([
+    { failure: "a database that does not exist", url: missingDatabase.toString(), cause: { code: "3D000", message: 'database "vep_no_such_database" does not exist' } },
+    { failure: "a server that is down", url: "postgres://postgres@127.0.0.1:9/none", cause: { code: "08006", message: expect.stringContaining("connect ECONNREFUSED") } },
+  ])("$failure: the log line with the response's requestId carries the driver's cause (code, message)", async ({ url, cause }) => {
+    const key = await newKey();
+    const logged = vi.spyOn(console, "error").mockImplementation(() => undefined);
+    try {
+      const res = await send({ ...goodEnv, DATABASE_URL: url }, "/api/v1/jobs", { headers: { Authorization: `Bearer ${key}` } });
+      expect(res.status).toBe(500);
+      expect(res.body).toEqual({ error: "Internal server error", message: expect.any(String), requestId: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+      const lines = logged.mock.calls.map((args) => String(args[0])).filter((line) => line.includes(res.body.requestId));
+      expect(lines).toHaveLength(1);
+      const entry = JSON.parse(lines[0]);
+      expect(entry).toMatchObject({ level: "error", requestId: res.body.requestId, method: "GET", path: "/api/v1/jobs" });
+      // drizzle's "Failed query: …" on top, the driver's own error beneath it.
+      expect(entry.error.message).toMatch(/^Failed query/);
+      expect(entry.error.cause).toMatchObject(cause);
+    } finally {
+      logged.mockRestore();
+    }
   });
 
   it("a missing binding fails the request as a 500 (its name goes to the log), never a half-configured success", async () => {

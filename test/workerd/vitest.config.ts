@@ -1,4 +1,5 @@
 import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
+import { fileURLToPath } from "node:url";
 import { defineProject } from "vitest/config";
 
 /**
@@ -7,11 +8,12 @@ import { defineProject } from "vitest/config";
  * broken ones, to exercise the failure paths).
  */
 export default defineProject({
-  plugins: [cloudflareTest({ wrangler: { configPath: "../../wrangler.toml" } })],
+  plugins: [cloudflareTest({ wrangler: { configPath: "./wrangler.toml" } })],
   test: {
     name: "workerd",
-    include: ["**/*.test.ts"],
-    globalSetup: ["../api/setup/global.ts"],
+    root: fileURLToPath(new URL("../..", import.meta.url)),
+    include: ["test/workerd/**/*.test.ts"],
+    globalSetup: ["test/api/setup/global.ts"],
     testTimeout: 60_000,
     hookTimeout: 120_000,
   },

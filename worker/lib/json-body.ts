@@ -25,12 +25,14 @@ async function parseBody(text: Promise<string>): Promise<unknown> {
 }
 
 /**
- * Parses the body as JSON whatever its Content-Type, then validates it. Not zValidator: that
- * skips bodies sent without a JSON Content-Type and reports malformed JSON as Hono's own
- * HTTPException, while the contract wants `Invalid JSON` and `Validation error` bodies.
+ * Parses the body as JSON whatever its Content-Type, then validates it. Not zValidator (nor the
+ * validators @hono/zod-openapi adds for a documented body): those refuse or skip bodies sent
+ * without a JSON Content-Type and report malformed JSON as Hono's own HTTPException, while the
+ * contract wants `Invalid JSON` and `Validation error` bodies. The middleware carries its schema
+ * so a route can be checked to validate with the very schema it documents.
  */
 export function jsonBody<T extends z.ZodType>(schema: T) {
-  return createMiddleware<AppEnv, string, { in: { json: z.input<T> }; out: { json: z.output<T> } }>(
+  const middleware = createMiddleware<AppEnv, string, { in: { json: z.input<T> }; out: { json: z.output<T> } }>(
     async (c, next) => {
       const result = schema.safeParse(await parseBody(c.req.text()));
       if (!result.success) throw ApiError.validation(toDetails(result.error));
@@ -38,6 +40,7 @@ export function jsonBody<T extends z.ZodType>(schema: T) {
       await next();
     },
   );
+  return Object.assign(middleware, { bodySchema: schema });
 }
 
 export function toDetails(error: z.ZodError): { field: string; message: string }[] {

@@ -56,15 +56,25 @@ export async function deliverWebhook(services: Services, jobId: string, now = ne
   if (!account.webhookUrl || !account.webhookSecret) return { dropped: "the account has no webhook now" };
 
   const { event, body } = await payloadOf(services, account, job);
-  const id = `msg_${job.id}_${event}`;
+  return postSignedWebhook(account.webhookUrl, account.webhookSecret, `msg_${job.id}_${event}`, body, now);
+}
+
+/** POSTs `body` to `url` signed per Standard Webhooks with `secret` at `now`; a 2xx is delivered. */
+export async function postSignedWebhook(
+  url: string,
+  secret: string,
+  id: string,
+  body: string,
+  now = new Date(),
+): Promise<{ delivered: true } | { delivered: false; reason: string }> {
   const headers = {
     "content-type": "application/json",
     "webhook-id": id,
     "webhook-timestamp": String(Math.floor(now.getTime() / 1000)),
-    "webhook-signature": new Webhook(account.webhookSecret).sign(id, now, body),
+    "webhook-signature": new Webhook(secret).sign(id, now, body),
   };
   try {
-    const res = await fetch(account.webhookUrl, { method: "POST", headers, body, signal: AbortSignal.timeout(ATTEMPT_TIMEOUT_MS) });
+    const res = await fetch(url, { method: "POST", headers, body, signal: AbortSignal.timeout(ATTEMPT_TIMEOUT_MS) });
     await res.body?.cancel();
     return res.ok ? { delivered: true } : { delivered: false, reason: `the endpoint answered ${res.status}` };
   } catch (err) {

@@ -8,7 +8,7 @@ export type Database = ReturnType<typeof drizzle<typeof schema>>;
 /**
  * A Pool per request over Neon's WebSocket transport: it supports interactive transactions,
  * which quota claiming needs. Locally NEON_WS_PROXY points the same driver at a proxy in front
- * of plain Postgres (PGlite or the machine's own server).
+ * of plain Postgres (the embedded PostgreSQL or the machine's own server).
  */
 export function openDatabase(env: Env): { db: Database; close: () => Promise<void> } {
   if (env.NEON_WS_PROXY) {

@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import type { AudioFilterRecipe, Mp3Recipe, PodcastRecipe } from "../../../domain/presets/recipes";
-import { FASTSTART, head, outputChannels, requireAudio, type BuildContext, type FfmpegCommand } from "./command";
+import { head, outputChannels, requireAudio, type BuildContext, type FfmpegCommand } from "./command";
+import { HVC1_TAG, faststart, isIsoBmff } from "./containers";
 import { loudnormApplyFilter, loudnormMeasureFilter, type LoudnormMeasurement } from "./loudness";
 
 /** A command whose arguments depend on what a first, measuring command found. */
@@ -36,10 +37,10 @@ export function podcastPlan(ctx: BuildContext, recipe: PodcastRecipe, outputFile
         `${layout},${loudnormApplyFilter(recipe.loudness, m)}`,
         ...RATE_48K,
         "-c:a",
-        "aac",
+        recipe.audioCodec,
         "-b:a",
         `${bitrate}k`,
-        ...FASTSTART,
+        ...faststart(recipe.container),
         join(ctx.outDir, outputFile),
       ],
     }),
@@ -54,7 +55,7 @@ export function mp3Command(ctx: BuildContext, recipe: Mp3Recipe, outputFile: str
       "-map",
       `0:${audio.index}`,
       "-c:a",
-      "libmp3lame",
+      recipe.audioCodec,
       "-q:a",
       String(recipe.vbrQuality),
       "-ac",
@@ -73,17 +74,17 @@ function audioFilterArgs(ctx: BuildContext, recipe: AudioFilterRecipe, filter: s
   const { video } = ctx.probe;
   return [
     ...head(ctx.input),
-    ...(video ? ["-map", `0:${video.index}`, "-c:v", "copy", ...(video.codec === "hevc" ? ["-tag:v", "hvc1"] : [])] : []),
+    ...(video ? ["-map", `0:${video.index}`, "-c:v", "copy", ...(video.codec === "hevc" && isIsoBmff(recipe.container) ? HVC1_TAG : [])] : []),
     "-map",
     `0:${audio.index}`,
     "-af",
     filter,
     ...RATE_48K,
     "-c:a",
-    "aac",
+    recipe.audioCodec,
     "-b:a",
     `${recipe.audioBitrate}k`,
-    ...FASTSTART,
+    ...faststart(recipe.container),
     join(ctx.outDir, outputFile),
   ];
 }

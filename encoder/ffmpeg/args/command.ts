@@ -1,6 +1,6 @@
 import type { AudioStreamInfo, ProbeSummary, VideoStreamInfo } from "../probe";
 import { MAX_AUDIO_CHANNELS } from "../../../domain/presets/recipes";
-import { PermanentJobError } from "../../jobs/failures";
+import { JobFailure } from "../../failure";
 
 export interface FfmpegCommand {
   args: string[];
@@ -18,21 +18,30 @@ export interface BuildContext {
 /** Used for keyframe intervals and frame arithmetic when the container states no frame rate. */
 export const FALLBACK_FPS = 30;
 
+/** One input of a command: its local path and the options that apply to it (seek, length, loop…). */
+export interface FfmpegInput {
+  path: string;
+  options?: readonly string[];
+}
+
+/** FFmpeg reads only the local file: an HLS or concat source cannot make it open other files or URLs. */
+export function inputArgs(input: FfmpegInput): string[] {
+  return ["-protocol_whitelist", "file", ...(input.options ?? []), "-i", input.path];
+}
+
 /**
- * The head every command shares. `logLevel` is "info" only where a filter reports at that
- * level (loudnorm's measurement); elsewhere warnings and errors are all the stderr we keep.
+ * The head every command shares, for one source path or several inputs (a timeline's clips and
+ * images). `logLevel` is "info" only where a filter reports at that level (loudnorm's
+ * measurement); elsewhere warnings and errors are all the stderr we keep.
  */
-export function head(input: string, logLevel: "warning" | "info" = "warning"): string[] {
+export function head(inputs: string | readonly FfmpegInput[], logLevel: "warning" | "info" = "warning"): string[] {
+  const list = typeof inputs === "string" ? [{ path: inputs }] : inputs;
   return [
     "-hide_banner",
     // Never read the terminal: FFmpeg would otherwise wait on an overwrite prompt or a keypress.
     "-nostdin",
     "-y",
-    // FFmpeg reads only the local file: an HLS or concat source cannot make it open other files or URLs.
-    "-protocol_whitelist",
-    "file",
-    "-i",
-    input,
+    ...list.flatMap(inputArgs),
     "-loglevel",
     logLevel,
     // Machine-readable key=value progress on stdout (out_time_us), and no human stats line.
@@ -43,13 +52,13 @@ export function head(input: string, logLevel: "warning" | "info" = "warning"): s
 }
 
 export function requireVideo(ctx: BuildContext): VideoStreamInfo {
-  if (!ctx.probe.video) throw new PermanentJobError(`The source has no video stream; preset ${ctx.presetId} needs one.`);
+  if (!ctx.probe.video) throw JobFailure.unsuitableSource(`The source has no video stream; preset ${ctx.presetId} needs one.`);
   return ctx.probe.video;
 }
 
 export function requireAudio(ctx: BuildContext): AudioStreamInfo {
   const audio = ctx.probe.audio[0];
-  if (!audio) throw new PermanentJobError(`The source has no audio stream; preset ${ctx.presetId} needs one.`);
+  if (!audio) throw JobFailure.unsuitableSource(`The source has no audio stream; preset ${ctx.presetId} needs one.`);
   return audio;
 }
 
@@ -67,14 +76,18 @@ export function outputChannels(audio: AudioStreamInfo): number {
   return Math.min(audio.channels, MAX_AUDIO_CHANNELS);
 }
 
+/** An FFmpeg audio encoder a video output can carry. */
+export type AudioEncoderName = "aac" | "libopus" | "libmp3lame";
+
 /** Audio of video outputs: stereo at 48 kHz, what every web and mobile player expects. */
-export function videoAudioFormat(codec: "aac" | "libopus" = "aac"): string[] {
+export function videoAudioFormat(codec: AudioEncoderName): string[] {
   return ["-c:a", codec, "-ar", "48000", "-ac", "2"];
 }
 
-export function videoAudioArgs(bitrate: number, codec: "aac" | "libopus" = "aac"): string[] {
-  return [...videoAudioFormat(codec), "-b:a", `${bitrate}k`];
+/** `bitrate` as FFmpeg takes it, e.g. "128k" (see kbit). */
+export function videoAudioArgs(codec: AudioEncoderName, bitrate: string): string[] {
+  return [...videoAudioFormat(codec), "-b:a", bitrate];
 }
 
-/** Moves the index before the media so playback starts before the download ends. */
-export const FASTSTART = ["-movflags", "+faststart"];
+/** Kilobits per second as FFmpeg's rate options take them. */
+export const kbit = (kbps: number) => `${kbps}k`;

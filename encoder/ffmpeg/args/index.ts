@@ -1,8 +1,8 @@
-import { findPreset } from "../../../domain/presets/catalogue";
-import { recipeFor } from "../../../domain/presets/recipes";
+import { findDefinition } from "../../../domain/presets/definitions";
 import type { ProbeSummary } from "../probe";
 import { mp3Command, denoiseCommand, loudnormFilterPlan, podcastPlan, type TwoPass } from "./audio";
 import type { BuildContext, FfmpegCommand } from "./command";
+import { CONTENT_TYPES, type Container } from "./containers";
 import { ladderCommand } from "./ladder";
 import { progressiveCommand } from "./progressive";
 import { SPRITE_VTT, spritePlan, thumbnailsCommand } from "./stills";
@@ -29,41 +29,41 @@ export interface PresetCommands {
   output: PlannedOutput;
 }
 
-const CONTENT_TYPES: Record<string, string> = {
-  mp4: "video/mp4",
-  webm: "video/webm",
-  m4a: "audio/mp4",
-  mp3: "audio/mpeg",
-};
+const fileOutput = (container: Container) =>
+  ({ kind: "file", file: `output.${container}`, contentType: CONTENT_TYPES[container] }) satisfies PlannedOutput;
 
 /**
  * The FFmpeg plan for `presetId` on a probed local source. Pure: arguments only, from the
- * catalogue, the recipe and the probe. Throws a non-retryable error when the source lacks a
+ * preset's recipe and the probe. Throws a non-retryable error when the source lacks a
  * stream the preset needs (audio presets on a silent video, video presets on audio).
  */
 export function buildPresetCommands(presetId: string, source: { input: string; outDir: string; probe: ProbeSummary }): PresetCommands {
-  const preset = findPreset(presetId);
-  if (!preset) throw new Error(`Unknown preset ${presetId}`);
-  const recipe = recipeFor(presetId);
+  const recipe = findDefinition(presetId)?.recipe;
+  if (!recipe) throw new Error(`Unknown preset ${presetId}`);
   const ctx: BuildContext = { presetId, ...source };
-  const fileName = `output.${preset.extension}`;
-  const file: PlannedOutput = { kind: "file", file: fileName, contentType: CONTENT_TYPES[preset.extension] };
   switch (recipe.kind) {
-    case "progressive":
-      return { steps: [{ kind: "run", command: progressiveCommand(ctx, recipe, fileName) }], output: file };
+    case "progressive": {
+      const output = fileOutput(recipe.container);
+      return { steps: [{ kind: "run", command: progressiveCommand(ctx, recipe, output.file) }], output };
+    }
     case "ladder":
       return { steps: [{ kind: "run", command: ladderCommand(ctx, recipe) }], output: { kind: "zip" } };
-    case "podcast":
-      return { steps: [{ kind: "two-pass", ...podcastPlan(ctx, recipe, fileName) }], output: file };
-    case "mp3":
-      return { steps: [{ kind: "run", command: mp3Command(ctx, recipe, fileName) }], output: file };
+    case "podcast": {
+      const output = fileOutput(recipe.container);
+      return { steps: [{ kind: "two-pass", ...podcastPlan(ctx, recipe, output.file) }], output };
+    }
+    case "mp3": {
+      const output = fileOutput(recipe.container);
+      return { steps: [{ kind: "run", command: mp3Command(ctx, recipe, output.file) }], output };
+    }
     case "audio-filter": {
       const { filter } = recipe;
+      const output = fileOutput(recipe.container);
       const step: PlanStep =
         filter.type === "loudnorm"
-          ? { kind: "two-pass", ...loudnormFilterPlan(ctx, { ...recipe, filter }, fileName) }
-          : { kind: "run", command: denoiseCommand(ctx, { ...recipe, filter }, fileName) };
-      return { steps: [step], output: file };
+          ? { kind: "two-pass", ...loudnormFilterPlan(ctx, { ...recipe, filter }, output.file) }
+          : { kind: "run", command: denoiseCommand(ctx, { ...recipe, filter }, output.file) };
+      return { steps: [step], output };
     }
     case "thumbnails":
       return { steps: [{ kind: "run", command: thumbnailsCommand(ctx, recipe) }], output: { kind: "zip" } };

@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { selectRungs, type LadderRecipe, type Packaging, type Rung } from "../../../domain/presets/recipes";
-import { fpsOf, head, requireVideo, videoAudioArgs, videoAudioFormat, type BuildContext, type FfmpegCommand } from "./command";
+import { fpsOf, head, kbit, requireVideo, videoAudioArgs, videoAudioFormat, type BuildContext, type FfmpegCommand } from "./command";
 import { videoEncoderArgs } from "./video-encoder";
 
 const variantName = (r: Rung) => `${r.height}p`;
@@ -98,6 +98,9 @@ export function ladderCommand(ctx: BuildContext, recipe: LadderRecipe): FfmpegCo
   const gopFrames = Math.round(recipe.gopSeconds * fpsOf(video));
   const { packaging } = recipe;
   const audioMap = audio ? ["-map", `0:${audio.index}`] : [];
+  // fMP4 segments (HLS fMP4, DASH, CMAF) are ISO BMFF; MPEG-TS segments are not.
+  const isoBmff = packaging.format !== "hls" || packaging.segmentType === "fmp4";
+  const encoder = videoEncoderArgs({ encoder: recipe.video, gopFrames, isoBmff });
   if (packaging.format === "hls") {
     return {
       args: [
@@ -106,9 +109,9 @@ export function ladderCommand(ctx: BuildContext, recipe: LadderRecipe): FfmpegCo
         ladderFilter(video.index, rungs),
         // Audio is muxed into every variant, so it is mapped (and encoded) once per rung.
         ...rungs.flatMap((_, i) => ["-map", `[v${i}]`, ...audioMap]),
-        ...videoEncoderArgs(recipe.video, gopFrames),
+        ...encoder,
         ...rungRateArgs(rungs),
-        ...(audio ? [...videoAudioFormat(), ...rungs.flatMap((r, i) => [`-b:a:${i}`, `${r.audioBitrate}k`])] : []),
+        ...(audio ? [...videoAudioFormat(recipe.audioCodec), ...rungs.flatMap((r, i) => [`-b:a:${i}`, `${r.audioBitrate}k`])] : []),
         ...hlsOutput(ctx.outDir, packaging, rungs, Boolean(audio)),
       ],
     };
@@ -121,9 +124,9 @@ export function ladderCommand(ctx: BuildContext, recipe: LadderRecipe): FfmpegCo
       ...rungs.flatMap((_, i) => ["-map", `[v${i}]`]),
       // One audio representation, at the top kept rung's bitrate, shared by every video rung.
       ...audioMap,
-      ...videoEncoderArgs(recipe.video, gopFrames),
+      ...encoder,
       ...rungRateArgs(rungs),
-      ...(audio ? videoAudioArgs(rungs[0].audioBitrate) : []),
+      ...(audio ? videoAudioArgs(recipe.audioCodec, kbit(rungs[0].audioBitrate)) : []),
       ...dashOutput(ctx.outDir, packaging, Boolean(audio)),
     ],
   };

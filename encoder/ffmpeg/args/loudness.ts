@@ -1,6 +1,5 @@
 import type { LoudnessTarget } from "../../../domain/presets/recipes";
-import { PermanentJobError } from "../../jobs/failures";
-import { FfmpegError } from "../run";
+import { JobFailure } from "../../failure";
 
 /** loudnorm's first-pass report (print_format=json), as numbers. */
 export interface LoudnormMeasurement {
@@ -45,7 +44,7 @@ export function loudnormApplyFilter(target: LoudnessTarget, m: LoudnormMeasureme
 export function parseLoudnormMeasurement(stderr: string): LoudnormMeasurement {
   const start = stderr.lastIndexOf("{");
   const end = stderr.indexOf("}", start);
-  if (start < 0 || end < 0) throw new FfmpegError("FFmpeg did not report the loudness measurement of the source.");
+  if (start < 0 || end < 0) throw JobFailure.ffmpeg("FFmpeg did not report the loudness measurement of the source.");
   const raw = JSON.parse(stderr.slice(start, end + 1)) as Record<string, string>;
   const m = {
     inputI: Number(raw.input_i),
@@ -56,7 +55,7 @@ export function parseLoudnormMeasurement(stderr: string): LoudnormMeasurement {
   };
   // loudnorm reports -inf for digital silence: there is no loudness to normalise.
   if (!Object.values(m).every(Number.isFinite)) {
-    throw new PermanentJobError("The source audio is silent, so its loudness cannot be normalised.");
+    throw JobFailure.unsuitableSource("The source audio is silent, so its loudness cannot be normalised.");
   }
   return m;
 }

@@ -1,18 +1,10 @@
 import { join } from "node:path";
-import { findPreset } from "../../../domain/presets/catalogue";
 import type { ProgressiveRecipe } from "../../../domain/presets/recipes";
 import type { VideoStreamInfo } from "../probe";
-import { FASTSTART, head, requireVideo, videoAudioArgs, type BuildContext, type FfmpegCommand } from "./command";
-import { videoEncoderArgs } from "./video-encoder";
-
-function catalogueSpecs(presetId: string) {
-  const specs = findPreset(presetId)?.specifications;
-  const [width, height] = (specs?.resolution ?? "").split("x").map(Number);
-  if (!specs || !width || !height || specs.crf === undefined) throw new Error(`Preset ${presetId} has no resolution or CRF in the catalogue`);
-  return { width, height, crf: specs.crf, maxrate: specs.maxrate };
-}
-
-const even = (x: number) => Math.max(2, 2 * Math.round(x / 2));
+import { head, kbit, requireVideo, videoAudioArgs, type BuildContext, type FfmpegCommand } from "./command";
+import { faststart, isIsoBmff } from "./containers";
+import { even } from "./sizes";
+import { videoEncoderArgs, type RateControl } from "./video-encoder";
 
 /**
  * `contain`: the largest size inside the box with the source's display aspect, rounded to even
@@ -20,7 +12,7 @@ const even = (x: number) => Math.max(2, 2 * Math.round(x / 2));
  * pixels. `cover` fills the box and crops the centre. Both end in 8-bit 4:2:0, the only format
  * every hardware decoder plays.
  */
-export function frameFilter(fit: ProgressiveRecipe["fit"], box: { width: number; height: number }, source: VideoStreamInfo): string {
+export function frameFilter(fit: ProgressiveRecipe["fit"], box: ProgressiveRecipe["size"], source: VideoStreamInfo): string {
   const { width, height } = box;
   if (fit === "cover") {
     return `scale=${width}:${height}:force_original_aspect_ratio=increase,crop=${width}:${height},setsar=1,format=yuv420p`;
@@ -34,15 +26,11 @@ export function frameFilter(fit: ProgressiveRecipe["fit"], box: { width: number;
 export function progressiveCommand(ctx: BuildContext, recipe: ProgressiveRecipe, outputFile: string): FfmpegCommand {
   const video = requireVideo(ctx);
   const audio = ctx.probe.audio[0];
-  const { width, height, crf, maxrate } = catalogueSpecs(ctx.presetId);
-  const rate =
-    maxrate === undefined
-      ? []
-      : recipe.video.codec === "libvpx-vp9"
-        ? // In libvpx's constrained-quality mode (crf with b:v) the bitrate is the ceiling.
-          ["-b:v", maxrate]
-        : ["-maxrate", maxrate, "-bufsize", `${parseInt(maxrate, 10) * recipe.bufsizeFactor}k`];
-  const isMp4 = recipe.video.codec !== "libvpx-vp9";
+  const { crf, maxrate, container } = recipe;
+  const rate: RateControl = {
+    crf,
+    ...(maxrate === undefined ? {} : { cap: { maxrate: kbit(maxrate), bufsize: kbit(maxrate * recipe.bufsizeFactor) } }),
+  };
   return {
     args: [
       ...head(ctx.input),
@@ -50,13 +38,10 @@ export function progressiveCommand(ctx: BuildContext, recipe: ProgressiveRecipe,
       `0:${video.index}`,
       ...(audio ? ["-map", `0:${audio.index}`] : []),
       "-vf",
-      frameFilter(recipe.fit, { width, height }, video),
-      ...videoEncoderArgs(recipe.video),
-      "-crf",
-      String(crf),
-      ...rate,
-      ...(audio ? videoAudioArgs(recipe.audio.bitrate, recipe.audio.codec) : []),
-      ...(isMp4 ? FASTSTART : []),
+      frameFilter(recipe.fit, recipe.size, video),
+      ...videoEncoderArgs({ encoder: recipe.video, rate, isoBmff: isIsoBmff(container) }),
+      ...(audio ? videoAudioArgs(recipe.audioCodec, kbit(recipe.audioBitrate)) : []),
+      ...faststart(container),
       join(ctx.outDir, outputFile),
     ],
   };

@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import type { SpriteRecipe, ThumbnailsRecipe } from "../../../domain/presets/recipes";
 import { fpsOf, frameCountOf, head, requireVideo, type BuildContext, type FfmpegCommand } from "./command";
+import { even } from "./sizes";
 import { spriteVtt, type SpriteCue } from "./webvtt";
 
 /** Picks exactly these frames (`fps=1/N` does not land on the frames one expects). */
@@ -57,7 +58,7 @@ export function spriteGrid(recipe: SpriteRecipe, duration: number, fps: number, 
   const columns = Math.min(recipe.columns, tiles);
   const rows = Math.ceil(tiles / columns);
   const tileWidth = Math.min(recipe.tileWidth, width - (width % 2));
-  const tileHeight = Math.max(2, 2 * Math.round((tileWidth * height) / width / 2));
+  const tileHeight = even((tileWidth * height) / width);
   const cues = Array.from({ length: tiles }, (_, i) => ({
     start: (i * frameStep) / fps,
     end: Math.min(((i + 1) * frameStep) / fps, duration),

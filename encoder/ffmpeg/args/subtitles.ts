@@ -1,7 +1,8 @@
 import { join } from "node:path";
 import type { SubtitleSidecarRecipe } from "../../../domain/presets/recipes";
 import type { SubtitleStreamInfo } from "../probe";
-import { FASTSTART, head, requireVideo, videoAudioArgs, type BuildContext, type FfmpegCommand } from "./command";
+import { head, kbit, requireVideo, videoAudioArgs, type BuildContext, type FfmpegCommand } from "./command";
+import { faststart } from "./containers";
 import { videoEncoderArgs } from "./video-encoder";
 
 export const SIDECAR_VIDEO = "video.mp4";
@@ -34,11 +35,9 @@ export function subtitleSidecarCommand(ctx: BuildContext, recipe: SubtitleSideca
         "-vf",
         // Fit in maxWidth × maxHeight without upscaling a smaller source.
         `scale=w='min(${maxWidth},iw)':h='min(${maxHeight},ih)':force_original_aspect_ratio=decrease:force_divisible_by=2,format=yuv420p`,
-        ...videoEncoderArgs(recipe.video),
-        "-crf",
-        String(recipe.crf),
-        ...(audio ? videoAudioArgs(recipe.audioBitrate) : []),
-        ...FASTSTART,
+        ...videoEncoderArgs({ encoder: recipe.video, rate: { crf: recipe.crf }, isoBmff: true }),
+        ...(audio ? videoAudioArgs(recipe.audioCodec, kbit(recipe.audioBitrate)) : []),
+        ...faststart("mp4"),
         join(ctx.outDir, SIDECAR_VIDEO),
         ...tracks.flatMap((t, i) => ["-map", `0:${t.index}`, "-c:s", "webvtt", "-f", "webvtt", join(ctx.outDir, sidecars[i])]),
       ],

@@ -1,10 +1,37 @@
 import type { VideoEncoder } from "../../../domain/presets/recipes";
+import { HVC1_TAG } from "./containers";
 
 /**
- * Encoder selection and speed. `gopFrames` is for ladders: a fixed keyframe interval with no
- * extra keyframes at scene cuts, so every rung's segments start at the same instants.
+ * How the encoder spends bits: constant quality (`crf`), optionally capped, or a target bitrate
+ * alone. Rates as FFmpeg takes them ("3000k").
  */
-export function videoEncoderArgs(video: VideoEncoder, gopFrames?: number): string[] {
+export type RateControl = { crf: number; cap?: { maxrate: string; bufsize: string } } | { bitrate: string };
+
+/** Everything about the video encoder of one output: presets and timelines alike. */
+export interface VideoEncoding {
+  encoder: VideoEncoder;
+  /**
+   * For ladders: a fixed keyframe interval with no extra keyframes at scene cuts, so every
+   * rung's segments start at the same instants.
+   */
+  gopFrames?: number;
+  /** Absent where the caller sets rates per output stream (a ladder's rungs). */
+  rate?: RateControl;
+  /** The output is ISO BMFF (MP4, MOV, fMP4 segments), where HEVC has to be tagged hvc1. */
+  isoBmff: boolean;
+}
+
+function rateArgs(codec: VideoEncoder["codec"], rate: RateControl | undefined): string[] {
+  if (!rate) return [];
+  if ("bitrate" in rate) return ["-b:v", rate.bitrate];
+  const crf = ["-crf", String(rate.crf)];
+  // libvpx: a CRF with -b:v 0 is constant quality; with a bitrate it is constrained quality,
+  // where the bitrate is the ceiling.
+  if (codec === "libvpx-vp9") return [...crf, "-b:v", rate.cap?.maxrate ?? "0"];
+  return rate.cap ? [...crf, "-maxrate", rate.cap.maxrate, "-bufsize", rate.cap.bufsize] : crf;
+}
+
+function codecArgs({ encoder: video, gopFrames, isoBmff }: VideoEncoding): string[] {
   const gop = gopFrames === undefined ? [] : ["-g", String(gopFrames)];
   switch (video.codec) {
     case "libx264":
@@ -27,9 +54,7 @@ export function videoEncoderArgs(video: VideoEncoder, gopFrames?: number): strin
         ...(gopFrames === undefined ? [] : [...gop, "-keyint_min", String(gopFrames)]),
         "-x265-params",
         params,
-        // Apple players only accept HEVC tagged hvc1 (parameter sets in the sample entry).
-        "-tag:v",
-        "hvc1",
+        ...(isoBmff ? HVC1_TAG : []),
       ];
     }
     case "libsvtav1":
@@ -39,4 +64,9 @@ export function videoEncoderArgs(video: VideoEncoder, gopFrames?: number): strin
       // row-mt: VP9 uses both cores within each tile row instead of one thread per tile.
       return ["-c:v", "libvpx-vp9", "-deadline", video.deadline, "-cpu-used", String(video.cpuUsed), "-row-mt", "1", ...gop];
   }
+}
+
+/** The video encoder's arguments: codec, speed, keyframes, rate control, tag. */
+export function videoEncoderArgs(encoding: VideoEncoding): string[] {
+  return [...codecArgs(encoding), ...rateArgs(encoding.encoder.codec, encoding.rate)];
 }

@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { PRESETS, PRESET_CATEGORIES, findPreset } from "../../../domain/presets/catalogue";
+import { PRESETS, findPreset } from "../../../domain/presets/catalogue";
+import { PRESET_CATEGORIES } from "../../../domain/presets/definitions";
 import { presentPreset, presetCatalogueView } from "../../../domain/presets/view";
 import { PLAN_IDS, planIncludes } from "../../../domain/plans";
+import golden from "./catalogue.golden.json";
 
 const count = <T>(items: readonly T[], pred: (t: T) => boolean) => items.filter(pred).length;
 
@@ -124,5 +126,17 @@ describe("spec: GET /presets › meta and visibility", () => {
       expect(view.meta.lockedPresets).toBe(locked);
       for (const p of view.presets) expect("upgradeMessage" in p).toBe(!p.available);
     }
+  });
+});
+
+describe("GET /presets payload, to the byte", () => {
+  // catalogue.golden.json was written from the catalogue before the presets became one typed
+  // definition each: the public view must not change by so much as the order of a key.
+  it.each(PLAN_IDS)("the %s view equals the recorded one", (plan) => {
+    expect(JSON.stringify(presetCatalogueView(plan))).toBe(JSON.stringify(golden.views[plan]));
+  });
+
+  it("every catalogue entry (output form and extension too) equals the recorded one", () => {
+    expect(JSON.stringify(PRESETS)).toBe(JSON.stringify(golden.presets));
   });
 });

@@ -39,6 +39,7 @@ async function until(what: string, check: () => boolean, timeoutMs = 10_000) {
 describe("encoder delivery server", () => {
   it("a redelivery of a job still encoding joins that encode: one claim, one render, one completion", async () => {
     const calls = { claim: 0, render: 0, complete: 0 };
+    const lines: string[] = [];
     let release!: () => void;
     const held = new Promise<void>((r) => (release = r));
     const api = {
@@ -62,6 +63,7 @@ describe("encoder delivery server", () => {
       },
       workRoot,
       heartbeatMs: 60_000,
+      log: (line) => lines.push(line),
     };
     const server = createEncoderServer(deps, {
       signingKeys: { current: emulator.currentSigningKey, next: emulator.nextSigningKey },
@@ -78,6 +80,7 @@ describe("encoder delivery server", () => {
       release();
       await until("both deliveries to be answered", () => states().every((s) => s === "delivered"));
       expect(calls).toEqual({ claim: 1, render: 1, complete: 1 });
+      expect(lines.map((l) => l.split(/\s+/).slice(0, 3).join(" "))).toEqual([`job ${jobId} claim`, `job ${jobId} upload`, `job ${jobId} completed`]);
     } finally {
       server.closeAllConnections();
       await new Promise((r) => server.close(r));

@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FfmpegError, killRunningTools, runFfmpeg } from "../../../encoder/ffmpeg/run";
+import { killRunningTools, runFfmpeg } from "../../../encoder/ffmpeg/run";
 import { clearLeftovers, isWorkDirTool } from "../../../encoder/leftovers";
 
 let root: string;
@@ -89,7 +89,7 @@ describe("shutting down", () => {
     await new Promise((r) => setTimeout(r, 300));
     killRunningTools();
     const err = await encoding;
-    expect(err).toBeInstanceOf(FfmpegError);
+    expect(err).toMatchObject({ kind: "ffmpeg", retryable: true });
     expect(err.message).toMatch(/killed by SIGKILL/);
   });
 });

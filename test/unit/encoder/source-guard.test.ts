@@ -3,8 +3,13 @@ import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SourceRefusedError, isAllowedAddress } from "../../../encoder/source/address-policy";
-import { DownloadError, downloadSource } from "../../../encoder/source/download";
+import { isAllowedAddress } from "../../../encoder/source/address-policy";
+import { downloadSource } from "../../../encoder/source/download";
+
+/** Refused for good: the same source is refused on every attempt. */
+const REFUSED = { kind: "source-refused", retryable: false };
+/** Worth another attempt: the network or the server may do better next time. */
+const DOWNLOAD_FAILED = { kind: "download", retryable: true };
 
 describe("source address policy (architecture: sources)", () => {
   it.each([
@@ -58,6 +63,11 @@ describe("guarded download", () => {
       if (url.pathname === "/missing") return res.writeHead(404).end();
       // Sends the headers and a first chunk, then nothing more: a source that hangs.
       if (url.pathname === "/stall") return res.writeHead(200).write(payload);
+      // Promises the whole payload, sends half, and drops the connection.
+      if (url.pathname === "/truncated") {
+        res.writeHead(200, { "content-length": payload.length }).write(payload.subarray(0, payload.length / 2));
+        return setTimeout(() => res.destroy(), 50);
+      }
       res.writeHead(500).end();
     });
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
@@ -80,21 +90,21 @@ describe("guarded download", () => {
   });
 
   it("refuses 127.0.0.1 and localhost without the development setting", async () => {
-    await expect(downloadSource(`${base}/file`, join(dir, "a"), prod)).rejects.toBeInstanceOf(SourceRefusedError);
+    await expect(downloadSource(`${base}/file`, join(dir, "a"), prod)).rejects.toMatchObject(REFUSED);
     const port = new URL(base).port;
-    await expect(downloadSource(`http://localhost:${port}/file`, join(dir, "b"), prod)).rejects.toBeInstanceOf(SourceRefusedError);
-    await expect(downloadSource(`http://[::ffff:127.0.0.1]:${port}/file`, join(dir, "c"), prod)).rejects.toBeInstanceOf(SourceRefusedError);
+    await expect(downloadSource(`http://localhost:${port}/file`, join(dir, "b"), prod)).rejects.toMatchObject(REFUSED);
+    await expect(downloadSource(`http://[::ffff:127.0.0.1]:${port}/file`, join(dir, "c"), prod)).rejects.toMatchObject(REFUSED);
   });
 
   it("refuses the cloud metadata address and private addresses before connecting", async () => {
     await expect(downloadSource("http://169.254.169.254/latest/meta-data/", join(dir, "m"), dev)).rejects.toThrow(/not a public address/);
-    await expect(downloadSource("http://10.0.0.5/video.mp4", join(dir, "p"), dev)).rejects.toBeInstanceOf(SourceRefusedError);
+    await expect(downloadSource("http://10.0.0.5/video.mp4", join(dir, "p"), dev)).rejects.toMatchObject(REFUSED);
   });
 
   it("checks every redirect hop: a redirect to a private or metadata address is refused", async () => {
     for (const to of ["http://169.254.169.254/latest/meta-data/", "http://192.168.0.10/x.mp4", "file:///etc/passwd"]) {
       const err = await downloadSource(`${base}/redirect?to=${encodeURIComponent(to)}`, join(dir, "r"), dev).catch((e) => e);
-      expect(err, to).toBeInstanceOf(SourceRefusedError);
+      expect(err, to).toMatchObject(REFUSED);
     }
     const followed = await downloadSource(`${base}/redirect?to=${encodeURIComponent(`${base}/file`)}`, join(dir, "f"), dev);
     expect(followed.bytes).toBe(payload.length);
@@ -102,7 +112,7 @@ describe("guarded download", () => {
 
   it("refuses other schemes and credentials in the URL", async () => {
     for (const url of ["ftp://example.com/a.mp4", "file:///etc/passwd", "data:text/plain,hi", "http://user:pw@example.com/a.mp4"]) {
-      await expect(downloadSource(url, join(dir, "s"), dev), url).rejects.toBeInstanceOf(SourceRefusedError);
+      await expect(downloadSource(url, join(dir, "s"), dev), url).rejects.toMatchObject(REFUSED);
     }
   });
 
@@ -114,19 +124,36 @@ describe("guarded download", () => {
     await expect(stat(dest)).rejects.toThrow();
   });
 
-  it("network and HTTP failures are retryable DownloadErrors with readable messages", async () => {
+  it("network and HTTP failures are retryable download failures with readable messages", async () => {
     const missing = await downloadSource(`${base}/missing`, join(dir, "n"), dev).catch((e) => e);
-    expect(missing).toBeInstanceOf(DownloadError);
+    expect(missing).toMatchObject(DOWNLOAD_FAILED);
     expect(missing.message).toBe("Download failed: the source answered HTTP 404");
     const closed = await downloadSource("http://127.0.0.1:9/nothing", join(dir, "c"), dev).catch((e) => e);
-    expect(closed).toBeInstanceOf(DownloadError);
+    expect(closed).toMatchObject(DOWNLOAD_FAILED);
     expect(closed.message).toBe("Download failed: connection refused");
+  });
+
+  it("a connection dropped before the promised length arrived: a retryable reset, no partial file", async () => {
+    const dest = join(dir, "truncated");
+    const err = await downloadSource(`${base}/truncated`, dest, dev).catch((e) => e);
+    expect(err).toMatchObject(DOWNLOAD_FAILED);
+    expect(err.message).toBe("Download failed: connection reset");
+    await expect(stat(dest)).rejects.toThrow();
+  });
+
+  it("a cancelled job's download stops with the job's own reason, leaving no partial file", async () => {
+    const dest = join(dir, "cancelled");
+    const job = new AbortController();
+    const cancelled = new Error("the job is cancelled");
+    setTimeout(() => job.abort(cancelled), 100);
+    await expect(downloadSource(`${base}/stall`, dest, dev, job.signal)).rejects.toBe(cancelled);
+    await expect(stat(dest)).rejects.toThrow();
   });
 
   it("a source that stops sending is given up at the timeout, retryably, leaving no partial file", async () => {
     const dest = join(dir, "stalled");
     const stalled = await downloadSource(`${base}/stall`, dest, { ...dev, timeoutMs: 500 }).catch((e) => e);
-    expect(stalled).toBeInstanceOf(DownloadError);
+    expect(stalled).toMatchObject(DOWNLOAD_FAILED);
     expect(stalled.message).toBe("Download failed: timed out");
     await expect(stat(dest)).rejects.toThrow();
   });

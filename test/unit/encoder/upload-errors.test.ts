@@ -5,8 +5,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { describeFailure } from "../../../encoder/jobs/failures";
-import { UploadError, createUploader, type Uploader } from "../../../encoder/upload/s3";
+import type { JobFailure } from "../../../encoder/failure";
+import { createUploader, type Uploader } from "../../../encoder/upload/s3";
 import { zipStream } from "../../../encoder/upload/zip";
 
 let dir: string;
@@ -30,10 +30,8 @@ afterAll(() => rm(dir, { recursive: true, force: true }));
 
 /** The failure as the job shows it: retried, and without any file system path. */
 async function failureOf(promise: Promise<unknown>) {
-  const err = await promise.then(() => expect.unreachable("the upload should fail"), (e) => e);
-  expect(err).toBeInstanceOf(UploadError);
-  const failure = describeFailure(err);
-  expect(failure.retryable).toBe(true);
+  const failure: JobFailure = await promise.then(() => expect.unreachable("the upload should fail"), (e) => e);
+  expect(failure).toMatchObject({ kind: "upload", retryable: true });
   expect(failure.message).not.toContain(dir);
   expect(failure.message).not.toMatch(/\/\w/);
   return failure;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { PRESETS } from "../../../domain/presets/catalogue";
-import { RECIPES } from "../../../domain/presets/recipes";
+import { PRESET_DEFINITIONS, findDefinition } from "../../../domain/presets/definitions";
 import { buildPresetCommands, type FfmpegCommand } from "../../../encoder/ffmpeg/args";
 import { parseLoudnormMeasurement } from "../../../encoder/ffmpeg/args/loudness";
 import { IN, OUT, PROBE_1080, valueOf } from "./fixtures";
@@ -15,8 +15,10 @@ function commandsOf(id: string): FfmpegCommand[] {
 }
 
 describe("all 23 presets", () => {
-  it("have a recipe, and nothing else does", () => {
-    expect(Object.keys(RECIPES).sort()).toEqual(PRESETS.map((p) => p.id).sort());
+  it("each catalogue entry is a definition with its recipe, and there is no other definition", () => {
+    expect(Object.keys(PRESET_DEFINITIONS)).toEqual(PRESETS.map((p) => p.id));
+    for (const p of PRESETS) expect(findDefinition(p.id)?.recipe.kind, p.id).toBeDefined();
+    expect(findDefinition("constructor")).toBeUndefined();
   });
 
   describe.each(PRESETS.map((p) => [p.id, p] as const))("%s", (id, preset) => {
@@ -39,6 +41,17 @@ describe("all 23 presets", () => {
       if (videoCodec && videoCodec !== "mjpeg") expect(valueOf(last, "-c:v")).toBe(videoCodec);
       if (audioCodec) expect(valueOf(last, "-c:a")).toBe(audioCodec);
     });
+
+    if (preset.specifications.resolution) {
+      it("encodes at the catalogue's resolution, CRF and maxrate (a 16:9 source fills the box)", () => {
+        const { resolution, crf, maxrate } = preset.specifications;
+        const args = commands.at(-1)!.args;
+        expect(valueOf(args, "-vf")).toMatch(new RegExp(`^scale=${resolution!.replace("x", ":")}[,:]`));
+        expect(valueOf(args, "-crf")).toBe(String(crf));
+        const cap = valueOf(args, "-c:v") === "libvpx-vp9" ? valueOf(args, "-b:v") : valueOf(args, "-maxrate");
+        expect(cap).toBe(maxrate);
+      });
+    }
 
     it("writes into the out dir, with the form the catalogue states", () => {
       const plan = buildPresetCommands(id, { input: IN, outDir: OUT, probe: PROBE_1080 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { buildPresetCommands } from "../../../encoder/ffmpeg/args";
-import { RECIPES, selectRungs, type LadderRecipe } from "../../../domain/presets/recipes";
+import { PRESET_DEFINITIONS, type PresetDefinition } from "../../../domain/presets/definitions";
+import { selectRungs, type LadderRecipe } from "../../../domain/presets/recipes";
 import { HEAD, IN, OUT, PROBE_1080, PROBE_480, PROBE_NO_AUDIO, valueOf } from "./fixtures";
 
 const argsOf = (id: string, probe = PROBE_1080) => {
@@ -11,7 +12,9 @@ const argsOf = (id: string, probe = PROBE_1080) => {
   if (step.kind !== "run") throw new Error("expected a run step");
   return step.command.args;
 };
-const LADDERS = Object.entries(RECIPES).filter((e): e is [string, LadderRecipe] => e[1].kind === "ladder");
+const LADDERS = Object.entries<PresetDefinition>(PRESET_DEFINITIONS).flatMap(([id, { recipe }]): [string, LadderRecipe][] =>
+  recipe.kind === "ladder" ? [[id, recipe]] : [],
+);
 
 describe("ladder presets: exact commands", () => {
   it("hls_abr_264_basic: one process, split, aligned GOPs, per-variant rates, muxed audio, master", () => {
@@ -144,7 +147,7 @@ describe("ladder rungs", () => {
   });
 
   it("keeps the lowest rung, scaled down to the source, when every rung is above it", () => {
-    const rungs = (RECIPES.hls_abr_264_basic as LadderRecipe).rungs;
+    const rungs = PRESET_DEFINITIONS.hls_abr_264_basic.recipe.rungs;
     expect(selectRungs(rungs, 241)).toEqual([{ ...rungs[2], height: 240 }]);
     const args = argsOf("hls_abr_264_basic", { ...PROBE_1080, video: { ...PROBE_1080.video!, width: 320, height: 180 } });
     expect(valueOf(args, "-filter_complex")).toBe("[0:0]scale=-2:180,format=yuv420p[v0]");

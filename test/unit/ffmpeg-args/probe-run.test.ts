@@ -1,6 +1,10 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { parseProbe } from "../../../encoder/ffmpeg/probe";
-import { FfmpegError, outTimeFromProgressLine, runFfmpeg, sanitizeFfmpegLog } from "../../../encoder/ffmpeg/run";
+import { parseProbe, probeImage } from "../../../encoder/ffmpeg/probe";
+import { outTimeFromProgressLine, runFfmpeg, sanitizeFfmpegLog } from "../../../encoder/ffmpeg/run";
+import { ffmpeg } from "../../support/media";
 
 const stream = (s: object) => ({ disposition: { attached_pic: 0 }, ...s });
 
@@ -50,8 +54,24 @@ describe("parseProbe", () => {
   });
 
   it("rejects a file with no duration or no media streams", () => {
-    expect(() => parseProbe({ format: {}, streams: [] })).toThrowError(FfmpegError);
+    expect(() => parseProbe({ format: {}, streams: [] })).toThrowError(expect.objectContaining({ kind: "ffmpeg" }));
     expect(() => parseProbe({ format: { duration: "2" }, streams: [stream({ index: 0, codec_type: "data" })] })).toThrowError(/no audio or video/);
+  });
+});
+
+describe("probeImage (timeline overlays)", () => {
+  it("names the codec and size of a PNG and a JPEG, and gives null for a file without a picture", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "probe-image-"));
+    try {
+      await ffmpeg(["-f", "lavfi", "-i", "color=c=red:size=48x20", "-frames:v", "1", join(dir, "a.png")]);
+      await ffmpeg(["-f", "lavfi", "-i", "color=c=red:size=64x32", "-frames:v", "1", join(dir, "b.jpg")]);
+      await ffmpeg(["-f", "lavfi", "-i", "sine=duration=0.2", join(dir, "c.wav")]);
+      expect(await probeImage(join(dir, "a.png"))).toEqual({ codec: "png", width: 48, height: 20 });
+      expect(await probeImage(join(dir, "b.jpg"))).toEqual({ codec: "mjpeg", width: 64, height: 32 });
+      expect(await probeImage(join(dir, "c.wav"))).toBeNull();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
 
@@ -68,13 +88,11 @@ describe("runner helpers", () => {
     );
   });
 
-  it("rejects with a readable FfmpegError that names no internal path", async () => {
+  it("rejects with a readable, retryable FFmpeg failure that names no internal path", async () => {
     const workDir = "/tmp";
     const err = await runFfmpeg(["-hide_banner", "-nostdin", "-protocol_whitelist", "file", "-i", `${workDir}/does-not-exist.mp4`, "-f", "null", "-"], { workDir }).catch((e) => e);
-    expect(err).toBeInstanceOf(FfmpegError);
-    expect(err.retryable).toBe(true);
-    expect(err.exitCode).not.toBe(0);
-    expect(err.message).toMatch(/^FFmpeg could not process the source: ffmpeg exited with code \d+: .*<work>\/does-not-exist\.mp4/);
+    expect(err).toMatchObject({ kind: "ffmpeg", retryable: true });
+    expect(err.message).toMatch(/^FFmpeg could not process the source: ffmpeg exited with code [1-9]\d*: .*<work>\/does-not-exist\.mp4/);
     expect(err.message).not.toContain("/tmp");
   });
 

@@ -2,11 +2,11 @@ import { describe, expect, it } from "vitest";
 import { buildPresetCommands } from "../../../encoder/ffmpeg/args";
 import { spriteGrid, thumbnailFrames } from "../../../encoder/ffmpeg/args/stills";
 import { escapeVttCueText, spriteVtt, vttTimestamp } from "../../../encoder/ffmpeg/args/webvtt";
-import { RECIPES, type SpriteRecipe, type ThumbnailsRecipe } from "../../../domain/presets/recipes";
+import { PRESET_DEFINITIONS } from "../../../domain/presets/definitions";
 import { HEAD, IN, OUT, PROBE_1080, valueOf } from "./fixtures";
 
-const THUMBS = RECIPES.util_thumbnails as ThumbnailsRecipe;
-const SPRITE = RECIPES.util_sprite_vtt as SpriteRecipe;
+const THUMBS = PRESET_DEFINITIONS.util_thumbnails.recipe;
+const SPRITE = PRESET_DEFINITIONS.util_sprite_vtt.recipe;
 const build = (id: string, probe = PROBE_1080) => buildPresetCommands(id, { input: IN, outDir: OUT, probe });
 
 describe("util_thumbnails", () => {

@@ -3,7 +3,8 @@ import { dirname, join } from "node:path";
 import { Parser } from "m3u8-parser";
 import { parse as parseMpd } from "mpd-parser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { RECIPES, type LadderRecipe } from "../../../domain/presets/recipes";
+import { findDefinition } from "../../../domain/presets/definitions";
+import type { LadderRecipe } from "../../../domain/presets/recipes";
 import { FRAME, SECONDS, ffprobe, makeSources, readText, render, type Sources } from "./media";
 
 let sources: Sources;
@@ -65,7 +66,7 @@ describe.each([
     expect(variants.map((v) => v.attributes.RESOLUTION?.height)).toEqual([...heights]);
     for (const variant of variants) {
       // BANDWIDTH is the peak: never below the variant's maxrate plus its audio.
-      const rung = (RECIPES[presetId] as LadderRecipe).rungs.find((r) => r.height === variant.attributes.RESOLUTION?.height)!;
+      const rung = (findDefinition(presetId)!.recipe as LadderRecipe).rungs.find((r) => r.height === variant.attributes.RESOLUTION?.height)!;
       expect(variant.attributes.BANDWIDTH).toBeGreaterThanOrEqual((rung.maxrate + rung.audioBitrate) * 1000);
       const playlistPath = join(outDir, variant.uri);
       const media = m3u8(await readText(playlistPath));

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { encodePreset } from "../../../encoder/ffmpeg/encode";
 import { probeFile, type ProbeSummary } from "../../../encoder/ffmpeg/probe";
-import type { JobOutput } from "../../../encoder/jobs/output";
+import type { JobOutput } from "../../../encoder/ffmpeg/outputs";
 
 const exec = promisify(execFile);
 

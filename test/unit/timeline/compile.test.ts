@@ -50,7 +50,7 @@ describe("timeline compiler: one FFmpeg invocation, one filter graph", () => {
     expect(c.args.slice(c.args.indexOf("-map"))).toEqual([
       "-map", "[v2]", "-map", "[a3]",
       "-c:v", "libx264", "-preset", "veryfast", "-crf", "23", "-pix_fmt", "yuv420p",
-      "-c:a", "aac", "-b:a", "128k", "-ar", "48000", "-ac", "2", "-movflags", "+faststart", "-f", "mp4", "/w/output.mp4",
+      "-c:a", "aac", "-ar", "48000", "-ac", "2", "-b:a", "128k", "-movflags", "+faststart", "-f", "mp4", "/w/output.mp4",
     ]);
   });
 

@@ -2,7 +2,6 @@ import { chmod, mkdir, mkdtemp, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { describeFailure } from "../../../encoder/jobs/failures";
 import { resolveFont } from "../../../encoder/timeline/fonts";
 
 let dir: string;
@@ -23,8 +22,8 @@ describe("resolveFont through fontconfig", () => {
   });
 
   it("a family fontconfig does not know fails the job naming it, not retried", async () => {
-    const failure = describeFailure(await resolveFont("No Such Family 123", "normal").catch((e) => e));
-    expect(failure.retryable).toBe(false);
+    const failure = await resolveFont("No Such Family 123", "normal").catch((e) => e);
+    expect(failure).toMatchObject({ kind: "invalid-timeline", retryable: false });
     expect(failure.message).toMatch(/^Font family "No Such Family 123" is not available/);
   });
 });
@@ -42,9 +41,8 @@ describe("when fc-match cannot answer", () => {
   }
 
   const expectClearFailure = (err: unknown) => {
-    const failure = describeFailure(err);
-    expect(failure.retryable).toBe(false);
-    expect(failure.message).toBe("Text cannot be drawn: the encoder could not look up fonts (fontconfig's fc-match is missing or failed).");
+    expect(err).toMatchObject({ kind: "encoder-setup", retryable: false });
+    expect((err as Error).message).toBe("Text cannot be drawn: the encoder could not look up fonts (fontconfig's fc-match is missing or failed).");
   };
 
   it("fc-match missing fails the job with a clear message, not retried", async () => {

@@ -4,8 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { ClaimedJob } from "../../../encoder/internal-api";
-import { describeFailure } from "../../../encoder/jobs/failures";
-import { renderTimelineJob } from "../../../encoder/timeline/render";
+import { JobFailure } from "../../../encoder/failure";
+import { renderTimelineJob } from "../../../encoder/jobs/timeline-job";
 import { ffmpeg, makeSource } from "../../support/media";
 
 let dir: string;
@@ -59,12 +59,12 @@ async function render(tracks: unknown[]) {
     maxSourceSeconds: 3600,
   };
   const workDir = await mkdtemp(join(dir, "job-"));
-  return renderTimelineJob(job, { workDir, signal: new AbortController().signal, onProgress: () => undefined }, policy);
+  return renderTimelineJob(job, { workDir, signal: new AbortController().signal, onProgress: () => undefined, log: () => undefined }, policy);
 }
 
 /** The failure as the job shows it: not retried, naming the clip, with no server path. */
 async function failureOf(promise: Promise<unknown>) {
-  const failure = describeFailure(await promise.then(() => expect.unreachable("the render should fail"), (e) => e));
+  const failure = JobFailure.of(await promise.then(() => expect.unreachable("the render should fail"), (e) => e));
   expect(failure.message).not.toContain(dir);
   expect(failure.message).not.toContain("/tmp");
   return failure;
@@ -75,7 +75,7 @@ const video = (clips: unknown[]) => ({ type: "video", clips });
 describe("timeline assets are refused when FFmpeg reads them as a playlist or manifest", () => {
   it("a video clip whose source is a padded DASH manifest", async () => {
     const failure = await failureOf(render([video([{ id: "sneaky", src: url("padded.mpd"), in: 0, out: 1, startTime: 0 }])]));
-    expect(failure.retryable).toBe(false);
+    expect(failure).toMatchObject({ kind: "source-refused", retryable: false });
     expect(failure.message).toMatch(/^Asset for clip "sneaky" was refused: .*playlist or manifest/);
   });
 
@@ -86,7 +86,7 @@ describe("timeline assets are refused when FFmpeg reads them as a playlist or ma
         { type: "overlay", clips: [{ id: "logo", src: url("padded.mpd"), startTime: 0, duration: 1 }] },
       ]),
     );
-    expect(failure.retryable).toBe(false);
+    expect(failure).toMatchObject({ kind: "source-refused", retryable: false });
     expect(failure.message).toMatch(/^Asset for clip "logo" was refused: .*playlist or manifest/);
   });
 });
@@ -120,7 +120,7 @@ describe("timeline assets: fetched once, only when used, and in-points checked a
         ]),
       ]),
     );
-    expect(failure.retryable).toBe(false);
+    expect(failure).toMatchObject({ kind: "invalid-timeline", retryable: false });
     expect(failure.message).toBe(
       'Clip "at-end" starts at 1 s into its source, but the source is only 1 s long; ' +
         'Clip "past" starts at 2.5 s into its source, but the source is only 1 s long',

@@ -1,4 +1,4 @@
-import type { Hono } from "hono";
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { postStats, validateEdl } from "../../../domain/edl/validate";
 import { EDL_PRESET_ID } from "../../../domain/presets/catalogue";
 import { PLAN_DISPLAY_NAMES } from "../../../domain/plans";
@@ -9,22 +9,44 @@ import { createQueuedJob } from "../../lib/create-job";
 import { jsonBody } from "../../lib/json-body";
 import { requireCaller } from "../../middleware/auth";
 import { idempotent } from "../../middleware/idempotency";
+import { authenticated, jsonRequest, jsonResponse } from "../../openapi/common";
+import { authenticatedErrors, EdlValidationFailedError, examples, InvalidJsonError, quotaErrors, ValidationError } from "../../openapi/errors";
+import { operation } from "../../openapi/route";
+import { idempotencyKeyHeader } from "../jobs/schema";
 import { jobPath } from "../jobs/present";
-import { createEdlBody } from "./schema";
+import { createdEdlExamples, createEdlExamples, createEdlRefusals } from "./examples";
+import { CreatedEdlJob, createEdlBody, edlValidationFailed } from "./schema";
+
+export const createEdlRoute = createRoute({
+  method: "post",
+  path: "/edl",
+  tags: ["Timelines (EDL)"],
+  operationId: "createEdlJob",
+  summary: "Create a timeline job",
+  description:
+    "Validates the timeline, then queues it as one job (preset `edl_custom`) for one quota unit however many clips it has. An invalid timeline takes no unit.",
+  security: authenticated,
+  middleware: [requireCaller, jsonBody(createEdlBody), idempotent] as const,
+  request: { headers: idempotencyKeyHeader, body: jsonRequest(createEdlBody, createEdlExamples) },
+  responses: {
+    201: jsonResponse("Created, status queued.", CreatedEdlJob, createdEdlExamples),
+    400: jsonResponse(
+      "An invalid timeline, malformed JSON, or no `edl` field.",
+      z.union([EdlValidationFailedError, InvalidJsonError, ValidationError]),
+      { ...createEdlRefusals, invalidJson: examples.invalidJson },
+    ),
+    ...quotaErrors,
+    ...authenticatedErrors,
+  },
+});
 
 /** POST /edl: one quota unit however many clips; an invalid timeline takes none. */
-export function registerCreateEdl(app: Hono<AppEnv>) {
-  app.post("/edl", requireCaller, jsonBody(createEdlBody), idempotent, async (c) => {
+export function registerCreateEdl(app: OpenAPIHono<AppEnv>) {
+  operation(app, createEdlRoute, async (c) => {
     const caller = c.get("caller");
     const body = c.req.valid("json");
     const result = validateEdl(body.edl, caller.plan);
-    if (!result.valid || !result.edl) {
-      throw new ApiError(400, {
-        error: "EDL validation failed",
-        message: `The timeline has ${result.errors.length} error(s); PUT /api/v1/edl validates without creating a job.`,
-        errors: result.errors,
-      });
-    }
+    if (!result.valid || !result.edl) throw new ApiError(400, edlValidationFailed(result.errors));
     const firstClip = result.edl.timeline.tracks.flatMap((t) => (t.type === "video" ? t.clips : []))[0];
     const { job, remainingJobs } = await createQueuedJob(c.get("services"), caller, {
       preset: EDL_PRESET_ID,
@@ -37,10 +59,10 @@ export function registerCreateEdl(app: Hono<AppEnv>) {
     return c.json(
       {
         id: job.id,
-        status: job.status,
+        status: "queued" as const,
         type: "edl" as const,
         webhookUrl: caller.webhookUrl,
-        createdAt: iso(job.createdAt),
+        createdAt: iso(job.createdAt)!,
         stats: postStats(result.stats),
         estimate: result.estimate,
         links: { self: jobPath(job.id), cancel: jobPath(job.id) },

@@ -1,6 +1,7 @@
-import type { Hono } from "hono";
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { findPreset, PRESET_IDS, PRESETS } from "../../../domain/presets/catalogue";
 import { PLAN_DISPLAY_NAMES, planIncludes } from "../../../domain/plans";
+import { upgradeMessage } from "../../../domain/presets/view";
 import { iso } from "../../../domain/time";
 import type { AppEnv } from "../../context";
 import { ApiError } from "../../errors";
@@ -8,12 +9,49 @@ import { createQueuedJob } from "../../lib/create-job";
 import { jsonBody } from "../../lib/json-body";
 import { requireCaller } from "../../middleware/auth";
 import { idempotent } from "../../middleware/idempotency";
-import { upgradeMessage } from "../../../domain/presets/view";
+import { authenticated, jsonRequest, jsonResponse } from "../../openapi/common";
+import {
+  authenticatedErrors,
+  examples,
+  InvalidJsonError,
+  InvalidPresetError,
+  type InvalidPresetBody,
+  PresetNotAllowedError,
+  type PresetNotAllowedBody,
+  quotaErrors,
+  ValidationError,
+} from "../../openapi/errors";
+import { operation } from "../../openapi/route";
+import { createdJobExamples, createJobExamples, createJobRefusals, presetNotAllowedExample } from "./examples";
 import { jobPath } from "./present";
-import { createJobBody } from "./schema";
+import { CreatedJob, createJobBody, idempotencyKeyHeader } from "./schema";
 
-export function registerCreateJob(app: Hono<AppEnv>) {
-  app.post("/jobs", requireCaller, jsonBody(createJobBody), idempotent, async (c) => {
+export const createJobRoute = createRoute({
+  method: "post",
+  path: "/jobs",
+  tags: ["Jobs"],
+  operationId: "createJob",
+  summary: "Create an encoding job",
+  description:
+    "Queues one source URL for encoding with one preset and takes one unit of the monthly quota. The source is not fetched now: an accepted job can still fail later (read its `errorMessage`).",
+  security: authenticated,
+  middleware: [requireCaller, jsonBody(createJobBody), idempotent] as const,
+  request: { headers: idempotencyKeyHeader, body: jsonRequest(createJobBody, createJobExamples) },
+  responses: {
+    201: jsonResponse("Created, status queued.", CreatedJob, createdJobExamples),
+    400: jsonResponse("Malformed JSON, a body that does not match the schema, or an unknown preset.", z.union([InvalidJsonError, ValidationError, InvalidPresetError]), {
+      ...createJobRefusals,
+      unknownPreset: examples.unknownPreset,
+      invalidJson: examples.invalidJson,
+    }),
+    403: jsonResponse("The preset exists but is not in the caller's plan.", PresetNotAllowedError, { presetAbovePlan: presetNotAllowedExample }),
+    ...quotaErrors,
+    ...authenticatedErrors,
+  },
+});
+
+export function registerCreateJob(app: OpenAPIHono<AppEnv>) {
+  operation(app, createJobRoute, async (c) => {
     const caller = c.get("caller");
     const body = c.req.valid("json");
 
@@ -22,8 +60,8 @@ export function registerCreateJob(app: Hono<AppEnv>) {
       throw new ApiError(400, {
         error: "Invalid preset",
         message: `Unknown preset '${body.preset}'. See availablePresets or GET /api/v1/presets.`,
-        availablePresets: PRESET_IDS,
-      });
+        availablePresets: [...PRESET_IDS],
+      } satisfies InvalidPresetBody);
     }
     if (!planIncludes(caller.plan, preset.requiredPlan)) {
       throw new ApiError(403, {
@@ -34,7 +72,7 @@ export function registerCreateJob(app: Hono<AppEnv>) {
         requiredPlan: preset.requiredPlan,
         yourPlan: caller.plan,
         upgradeMessage: upgradeMessage(preset),
-      });
+      } satisfies PresetNotAllowedBody);
     }
 
     const { job, remainingJobs } = await createQueuedJob(c.get("services"), caller, {
@@ -45,11 +83,11 @@ export function registerCreateJob(app: Hono<AppEnv>) {
     return c.json(
       {
         id: job.id,
-        status: job.status,
+        status: "queued" as const,
         preset: job.preset,
         inputUrl: job.inputUrl,
         webhookUrl: caller.webhookUrl,
-        createdAt: iso(job.createdAt),
+        createdAt: iso(job.createdAt)!,
         estimatedProcessingTime: preset.estimatedProcessingTime,
         links: { self: jobPath(job.id), cancel: jobPath(job.id) },
         user: { remainingJobs, plan: PLAN_DISPLAY_NAMES[caller.plan] },

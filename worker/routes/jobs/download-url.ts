@@ -1,14 +1,39 @@
-import type { Hono } from "hono";
+import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import { iso } from "../../../domain/time";
 import type { AppEnv } from "../../context";
 import { ApiError } from "../../errors";
 import { findOwnJob } from "../../lib/find-job";
 import { outputState } from "../../lib/output-links";
 import { requireCaller } from "../../middleware/auth";
+import { authenticated, jsonResponse } from "../../openapi/common";
+import { authenticatedErrors, BareMessageError } from "../../openapi/errors";
+import { operation } from "../../openapi/route";
+import { downloadGoneExamples, downloadLinkExamples, downloadNotFoundExamples, downloadRefusals } from "./examples";
+import { DownloadLink, jobIdParam } from "./schema";
+
+export const downloadUrlRoute = createRoute({
+  method: "get",
+  path: "/jobs/{id}/download-url",
+  tags: ["Jobs"],
+  operationId: "getDownloadUrl",
+  summary: "Sign a fresh download link",
+  description:
+    "Signs a new link to a completed job's output (free plan: 4 hours; other plans: 7 days). The link needs no Authorization header. Errors here are a bare `{message}` with no `error` field.",
+  security: authenticated,
+  middleware: [requireCaller] as const,
+  request: { params: jobIdParam },
+  responses: {
+    200: jsonResponse("A signed link.", DownloadLink, downloadLinkExamples),
+    400: jsonResponse("The job is not completed, or its output has been removed.", BareMessageError, downloadRefusals),
+    404: jsonResponse("No such job for this account.", BareMessageError, downloadNotFoundExamples),
+    410: jsonResponse("The output was stored under an older layout and can no longer be signed; run the job again.", BareMessageError, downloadGoneExamples),
+    ...authenticatedErrors,
+  },
+});
 
 /** Errors here are bare `{message}` bodies (spec, GET /jobs/{id}/download-url). */
-export function registerDownloadUrl(app: Hono<AppEnv>) {
-  app.get("/jobs/:id/download-url", requireCaller, async (c) => {
+export function registerDownloadUrl(app: OpenAPIHono<AppEnv>) {
+  operation(app, downloadUrlRoute, async (c) => {
     const caller = c.get("caller");
     const { db, storage } = c.get("services");
     const job = await findOwnJob(db, caller.accountId, c.req.param("id"));
@@ -26,11 +51,14 @@ export function registerDownloadUrl(app: Hono<AppEnv>) {
           "This job's output was stored under an older storage layout and can no longer be signed. Run the job again.",
         );
       case "signed":
-        return c.json({
-          downloadUrl: output.link.url,
-          expiresAt: iso(output.link.expiresAt),
-          message: "Download link signed; it needs no Authorization header and works until expiresAt.",
-        });
+        return c.json(
+          {
+            downloadUrl: output.link.url,
+            expiresAt: iso(output.link.expiresAt)!,
+            message: "Download link signed; it needs no Authorization header and works until expiresAt.",
+          },
+          200,
+        );
     }
   });
 }

@@ -1,17 +1,39 @@
-import type { Hono } from "hono";
+import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context";
 import { ApiError } from "../../errors";
 import { findOwnJob } from "../../lib/find-job";
 import { outputState } from "../../lib/output-links";
 import { requireCaller } from "../../middleware/auth";
+import { authenticated, jsonResponse } from "../../openapi/common";
+import { authenticatedErrors, examples, NotFoundError } from "../../openapi/errors";
+import { operation } from "../../openapi/route";
+import { jobReadExamples } from "./examples";
 import { presentJob } from "./present";
+import { Job, jobIdParam } from "./schema";
 
-export function registerGetJob(app: Hono<AppEnv>) {
-  app.get("/jobs/:id", requireCaller, async (c) => {
+export const getJobRoute = createRoute({
+  method: "get",
+  path: "/jobs/{id}",
+  tags: ["Jobs"],
+  operationId: "getJob",
+  summary: "Read a job",
+  description: "The job's status, its signed output link once completed (signed afresh on every read), and its progress. Poll every 10–15 seconds.",
+  security: authenticated,
+  middleware: [requireCaller] as const,
+  request: { params: jobIdParam },
+  responses: {
+    200: jsonResponse("The job.", Job, jobReadExamples),
+    404: jsonResponse("No such job for this account.", NotFoundError, { unknown: examples.notFound }),
+    ...authenticatedErrors,
+  },
+});
+
+export function registerGetJob(app: OpenAPIHono<AppEnv>) {
+  operation(app, getJobRoute, async (c) => {
     const caller = c.get("caller");
     const { db, storage } = c.get("services");
     const job = await findOwnJob(db, caller.accountId, c.req.param("id"));
     if (!job) throw ApiError.notFound();
-    return c.json(presentJob(job, await outputState(storage, job, caller.plan)));
+    return c.json(presentJob(job, await outputState(storage, job, caller.plan)), 200);
   });
 }

@@ -1,7 +1,9 @@
-import type { Job } from "../../../drizzle/schema";
+import type { z } from "@hono/zod-openapi";
+import type { Job as JobRow } from "../../../drizzle/schema";
 import { isCancellable } from "../../../domain/jobs";
 import { iso } from "../../../domain/time";
 import type { OutputState } from "../../lib/output-links";
+import type { Job, JobListItem } from "./schema";
 
 export const API_PREFIX = "/api/v1";
 export const jobPath = (id: string) => `${API_PREFIX}/jobs/${id}`;
@@ -13,10 +15,7 @@ function signed(output: OutputState) {
 }
 
 /** GET /jobs/{id} (spec, Job, full read). */
-export function presentJob(job: Job, output: OutputState) {
-  const links: Record<string, string> = { self: jobPath(job.id) };
-  if (isCancellable(job.status)) links.cancel = jobPath(job.id);
-  if (output.kind === "signed") links.output = `${jobPath(job.id)}/download-url`;
+export function presentJob(job: JobRow, output: OutputState): z.infer<typeof Job> {
   return {
     id: job.id,
     status: job.status,
@@ -28,18 +27,22 @@ export function presentJob(job: Job, output: OutputState) {
     retryCount: job.retryCount,
     progress: job.progress,
     metadata: {
-      createdAt: iso(job.createdAt),
+      createdAt: iso(job.createdAt)!,
       startedAt: iso(job.startedAt),
       completedAt: iso(job.completedAt),
       lastCheckedAt: iso(job.lastCheckedAt),
     },
     clientMetadata: job.clientMetadata ?? {},
-    links,
+    links: {
+      self: jobPath(job.id),
+      ...(isCancellable(job.status) && { cancel: jobPath(job.id) }),
+      ...(output.kind === "signed" && { output: `${jobPath(job.id)}/download-url` }),
+    },
   };
 }
 
 /** GET /jobs item: no retryCount, lifecycle timestamps at the top level (spec, Job, list item). */
-export function presentListItem(job: Job, output: OutputState) {
+export function presentListItem(job: JobRow, output: OutputState): z.infer<typeof JobListItem> {
   return {
     id: job.id,
     status: job.status,
@@ -48,7 +51,7 @@ export function presentListItem(job: Job, output: OutputState) {
     ...signed(output),
     duration: job.duration,
     errorMessage: job.errorMessage,
-    createdAt: iso(job.createdAt),
+    createdAt: iso(job.createdAt)!,
     startedAt: iso(job.startedAt),
     completedAt: iso(job.completedAt),
     links: { self: jobPath(job.id) },

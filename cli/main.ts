@@ -1,0 +1,193 @@
+import { Command, CommanderError, Option } from "commander";
+import { ApiError, createVepClient, DEFAULT_BASE_URL, DEFAULT_POLL_INTERVAL_MS, type Job, type VepClient, VepError } from "../client";
+import { CliFailure, EXIT, EXIT_BY_KIND, LABEL_BY_KIND } from "./exit-codes";
+import { parseJsonOption, readJsonFile, saveResponse } from "./files";
+import { describeCreated, describeJob, describeJobList, describePresets, describeValidation } from "./output";
+import { jobProgressBar } from "./progress";
+
+interface GlobalOptions {
+  api: string;
+  key?: string;
+  json?: boolean;
+}
+
+interface WaitFlags {
+  wait?: boolean;
+  out?: string;
+  interval: string;
+}
+
+const program = new Command("vep")
+  .description("Encode videos and render timelines with the video encoding API.")
+  .addOption(new Option("--api <url>", "the service's base URL").env("VEP_API_URL").default(DEFAULT_BASE_URL))
+  .addOption(new Option("--key <apiKey>", "API key (spk_… or sk_…)").env("VEP_API_KEY"))
+  .option("--json", "print the API's JSON on stdout, for scripts")
+  .showHelpAfterError()
+  .exitOverride();
+
+const globals = () => program.opts<GlobalOptions>();
+const client = (): VepClient => createVepClient({ baseUrl: globals().api, apiKey: globals().key });
+
+function print(human: string, json: unknown) {
+  process.stdout.write(globals().json ? `${JSON.stringify(json, null, 2)}\n` : `${human}\n`);
+}
+
+function waitOptions<C extends Command>(command: C): C {
+  return command
+    .option("--wait", "wait for the job to finish, with a progress bar")
+    .option("--out <file>", "when it completes, download the output here (implies --wait)")
+    .option("--interval <seconds>", "seconds between status reads while waiting", String(DEFAULT_POLL_INTERVAL_MS / 1000));
+}
+
+function intervalMs(flags: WaitFlags): number {
+  const seconds = Number(flags.interval);
+  if (!Number.isFinite(seconds) || seconds <= 0) throw new CliFailure(EXIT.usage, "--interval must be a positive number of seconds");
+  return seconds * 1000;
+}
+
+/** Waits with a progress bar (Ctrl-C stops waiting, not the job), downloads if asked, prints the job. */
+async function waitAndSave(api: VepClient, jobId: string, flags: WaitFlags) {
+  const stop = new AbortController();
+  const onSigint = () => stop.abort(new CliFailure(EXIT.interrupted, `stopped waiting; the job goes on (vep jobs get ${jobId})`));
+  process.once("SIGINT", onSigint);
+  const bar = jobProgressBar(jobId);
+  let job: Job;
+  try {
+    job = await api.waitForJob(jobId, { intervalMs: intervalMs(flags), signal: stop.signal, onProgress: (j) => bar.update(j) });
+  } finally {
+    bar.stop();
+    process.off("SIGINT", onSigint);
+  }
+  let saved = "";
+  if (job.status === "completed" && flags.out) {
+    const bytes = await saveResponse(await api.fetchOutput(jobId), flags.out);
+    saved = `\nsaved ${flags.out} (${bytes} bytes)`;
+  }
+  print(describeJob(job) + saved, job);
+  if (job.status === "failed") throw new CliFailure(EXIT.jobFailed, `job ${jobId} failed: ${job.errorMessage}`);
+  if (job.status === "cancelled") throw new CliFailure(EXIT.jobCancelled, `job ${jobId} was cancelled`);
+}
+
+waitOptions(
+  program
+    .command("encode <url>")
+    .description("encode a video file from a public URL with a preset")
+    .requiredOption("--preset <id>", "preset identifier (see `vep presets`)")
+    .option("--metadata <json>", "a JSON object stored with the job")
+    .option("--idempotency-key <key>", "makes retrying this command safe: the same key never creates a second job"),
+).action(async (url: string, flags: WaitFlags & { preset: string; metadata?: string; idempotencyKey?: string }) => {
+  const api = client();
+  const metadata = flags.metadata === undefined ? undefined : (parseJsonOption("metadata", flags.metadata) as Record<string, unknown>);
+  const created = await api.createJob({ inputUrl: url, preset: flags.preset, metadata }, { idempotencyKey: flags.idempotencyKey });
+  if (!flags.wait && !flags.out) return print(describeCreated(created), created);
+  if (!globals().json) process.stderr.write(`${describeCreated(created)}\n`);
+  await waitAndSave(api, created.id, flags);
+});
+
+const edl = program.command("edl").description("timelines (EDL documents)");
+
+edl
+  .command("validate <file>")
+  .description("check a timeline against the rules and your plan; exits 3 when it is invalid")
+  .action(async (file: string) => {
+    const result = await client().validateEdl((await readJsonFile(file)) as never);
+    print(describeValidation(result), result);
+    if (!result.valid) throw new CliFailure(EXIT.badRequest, `${file}: the timeline is invalid`);
+  });
+
+waitOptions(
+  edl
+    .command("render <file>")
+    .description("render a timeline as a job")
+    .option("--name <name>", "a name stored with the job")
+    .option("--description <text>", "a description stored with the job")
+    .option("--idempotency-key <key>", "makes retrying this command safe"),
+).action(async (file: string, flags: WaitFlags & { name?: string; description?: string; idempotencyKey?: string }) => {
+  const api = client();
+  const edlDocument = (await readJsonFile(file)) as never;
+  const metadata = flags.name || flags.description ? { name: flags.name, description: flags.description } : undefined;
+  const created = await api.createEdlJob({ edl: edlDocument, metadata }, { idempotencyKey: flags.idempotencyKey });
+  for (const warning of created.warnings ?? []) process.stderr.write(`warning: ${warning}\n`);
+  if (!flags.wait && !flags.out) return print(describeCreated(created), created);
+  if (!globals().json) process.stderr.write(`${describeCreated(created)}\n`);
+  await waitAndSave(api, created.id, flags);
+});
+
+const jobs = program.command("jobs").description("your jobs");
+
+jobs
+  .command("list")
+  .description("list jobs, newest first")
+  .option("--status <status>", "only jobs with this status")
+  .option("--preset <id>", "only jobs with this preset")
+  .option("--page <n>", "page number", "1")
+  .option("--limit <n>", "jobs per page (at most 100)", "10")
+  .action(async (flags: { status?: string; preset?: string; page: string; limit: string }) => {
+    const list = await client().listJobs({ status: flags.status, preset: flags.preset, page: Number(flags.page), limit: Number(flags.limit) });
+    print(describeJobList(list), list);
+  });
+
+jobs
+  .command("get <id>")
+  .description("show a job")
+  .action(async (id: string) => {
+    const job = await client().getJob(id);
+    print(describeJob(job), job);
+  });
+
+waitOptions(jobs.command("wait <id>").description("wait for a job to finish")).action(async (id: string, flags: WaitFlags) => {
+  await waitAndSave(client(), id, flags);
+});
+
+jobs
+  .command("cancel <id>")
+  .description("cancel a queued or processing job")
+  .action(async (id: string) => {
+    const result = await client().cancelJob(id);
+    print(`${result.message} (${result.id}, ${result.cancelledAt})`, result);
+  });
+
+jobs
+  .command("download <id>")
+  .description("download a completed job's output")
+  .requiredOption("--out <file>", "where to write it")
+  .action(async (id: string, flags: { out: string }) => {
+    const bytes = await saveResponse(await client().fetchOutput(id), flags.out);
+    print(`saved ${flags.out} (${bytes} bytes)`, { jobId: id, file: flags.out, bytes });
+  });
+
+program
+  .command("presets")
+  .description("list the presets, and which your plan includes")
+  .action(async () => {
+    const catalogue = await client().listPresets();
+    print(describePresets(catalogue), catalogue);
+  });
+
+/** One line on stderr (and the error as JSON on stdout with --json), and the class's exit code. */
+function fail(err: unknown): number {
+  const json = program.opts<GlobalOptions>().json;
+  if (err instanceof VepError) {
+    const status = err instanceof ApiError ? ` (HTTP ${err.status})` : "";
+    const hint = err.kind === "unauthorized" && !program.opts<GlobalOptions>().key ? "; pass --key or set VEP_API_KEY" : "";
+    process.stderr.write(`vep: ${LABEL_BY_KIND[err.kind]}: ${err.message}${status}${hint}\n`);
+    if (json) process.stdout.write(`${JSON.stringify({ error: { kind: err.kind, retryable: err.retryable, message: err.message, ...(err instanceof ApiError ? { status: err.status, body: err.body } : {}) } })}\n`);
+    return EXIT_BY_KIND[err.kind];
+  }
+  if (err instanceof CliFailure) {
+    process.stderr.write(`vep: ${err.message}\n`);
+    return err.exitCode;
+  }
+  process.stderr.write(`vep: unexpected failure: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  return EXIT.unexpected;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  try {
+    await program.parseAsync(argv);
+    return EXIT.ok;
+  } catch (err) {
+    if (err instanceof CommanderError) return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
+    return fail(err);
+  }
+}

@@ -1,0 +1,82 @@
+import type { ErrorBody } from "./types";
+
+/** What went wrong, by the status the service answered; each says whether retrying can help. */
+export type ErrorKind =
+  | "bad-request" // 400: the request (or the job's state) is wrong as sent
+  | "unauthorized" // 401: no key, or a malformed, unknown or revoked one
+  | "forbidden" // 403: the plan does not include the preset
+  | "not-found" // 404: no such job for this key
+  | "conflict" // 409: an Idempotency-Key reused with another body, or still in progress
+  | "gone" // 410: the output can no longer be signed; run the job again
+  | "quota-exceeded" // 429: the monthly quota is used up (not a rate limit)
+  | "server" // 5xx: unexpected; retry with backoff
+  | "network"; // no answer at all: retry with backoff
+
+const KIND_BY_STATUS: Record<number, ErrorKind> = {
+  400: "bad-request",
+  401: "unauthorized",
+  403: "forbidden",
+  404: "not-found",
+  409: "conflict",
+  410: "gone",
+  429: "quota-exceeded",
+};
+
+/** Only failures on the service's side or the way there are worth retrying (with backoff). */
+const RETRYABLE: ReadonlySet<ErrorKind> = new Set(["server", "network"]);
+
+export class VepError extends Error {
+  override name = "VepError";
+  /** Whether the same request may succeed later: true for 5xx and network failures only. */
+  readonly retryable: boolean;
+
+  constructor(
+    readonly kind: ErrorKind,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.retryable = RETRYABLE.has(kind);
+  }
+}
+
+/** The service answered with an error status. */
+export class ApiError extends VepError {
+  override name = "ApiError";
+  /** The contract's class of problem (`Validation error`, `PRESET_NOT_ALLOWED`, …); absent on download-url errors. */
+  readonly error: string | undefined;
+
+  constructor(
+    readonly status: number,
+    readonly body: ErrorBody | undefined,
+  ) {
+    const fields = (body ?? {}) as { message?: unknown; error?: unknown };
+    const error = typeof fields.error === "string" ? fields.error : undefined;
+    // The contract's advice: read `message` first, `error` is optional.
+    super(kindOf(status), typeof fields.message === "string" ? fields.message : (error ?? `HTTP ${status}`));
+    this.error = error;
+  }
+
+  /** The failure's id on a 500, to quote to support. */
+  get requestId(): string | undefined {
+    return this.body && "requestId" in this.body ? this.body.requestId : undefined;
+  }
+}
+
+/** No answer: the service could not be reached, or the connection broke. */
+export class NetworkError extends VepError {
+  override name = "NetworkError";
+  constructor(cause: unknown) {
+    super("network", `The service could not be reached: ${cause instanceof Error ? (cause.cause instanceof Error ? cause.cause.message : cause.message) : String(cause)}`, { cause });
+  }
+}
+
+function kindOf(status: number): ErrorKind {
+  return KIND_BY_STATUS[status] ?? (status >= 500 ? "server" : "bad-request");
+}
+
+/** An error body as parsed by openapi-fetch: JSON when the service sent JSON, else its text. */
+export function toApiError(response: Response, parsed: unknown): ApiError {
+  const body = typeof parsed === "object" && parsed !== null ? (parsed as ErrorBody) : parsed ? ({ message: String(parsed) } as ErrorBody) : undefined;
+  return new ApiError(response.status, body);
+}

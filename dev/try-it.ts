@@ -1,0 +1,29 @@
+/**
+ * The ready-to-paste shell sequence `npm run dev` prints: encode the sample clip with a preset,
+ * wait for it, download it; validate and render the sample timeline, wait, download. Plain curl,
+ * grep and cut (no jq), each line whole in itself.
+ */
+export function trySequence(o: { apiUrl: string; apiKey: string; sampleUrl: string; timelineFile: string; timelineSays: string }): string[] {
+  const jobBody = JSON.stringify({ inputUrl: o.sampleUrl, preset: "mp4_264_720p" });
+  const timeline = `-d "@${o.timelineFile}"`;
+  return [
+    `API=${o.apiUrl}/api/v1 AUTH='Authorization: Bearer ${o.apiKey}' JSON='Content-Type: application/json'`,
+    "# 1. Encode the sample clip (10 s, 720p, with a tone) with a preset, wait for it, download the result",
+    `JOB=$(curl -s $API/jobs -H "$AUTH" -H "$JSON" -d '${jobBody}' ${KEEP_ID}); echo`,
+    ...waitAndDownload("sample-720p.mp4"),
+    `# 2. A timeline (${o.timelineSays}): validate it, render it, wait, download`,
+    `curl -s -X PUT $API/edl -H "$AUTH" -H "$JSON" ${timeline}; echo`,
+    `JOB=$(curl -s $API/edl -H "$AUTH" -H "$JSON" ${timeline} ${KEEP_ID}); echo`,
+    ...waitAndDownload("timeline.mp4"),
+  ];
+}
+
+/** Shows the creation response and keeps its id (the first "id" of the body). */
+const KEEP_ID = `| tee /dev/stderr | grep -o '"id":"[^"]*"' | head -1 | cut -d'"' -f4`;
+
+function waitAndDownload(file: string): string[] {
+  return [
+    `until curl -s $API/jobs/\${JOB:?no job was created} -H "$AUTH" | grep -E '"status":"(completed|failed|cancelled)"'; do sleep 2; done`,
+    `curl -s -o ${file} "$(curl -s $API/jobs/$JOB/download-url -H "$AUTH" | grep -o '"downloadUrl":"[^"]*"' | cut -d'"' -f4)" && ls -l ${file}`,
+  ];
+}

@@ -1,0 +1,123 @@
+import http, { type IncomingHttpHeaders, type IncomingMessage } from "node:http";
+import https from "node:https";
+import type { LookupFunction } from "node:net";
+
+/**
+ * Every outbound request the encoder makes (sources, the Worker's /internal API, storage) goes
+ * through Node's own http/https. The fetch bundled with Node 20 is undici, whose HTTP/1 parser
+ * can throw from a socket event handler when a server closes the connection while a response is
+ * paused for backpressure (undici #5360, fixed only in undici 8, which needs Node 22): nothing
+ * can catch that, and it takes the whole process down. Node's client reports every failure as
+ * an error on the request or response, which the promise below turns into a rejection.
+ */
+
+export interface HttpRequestOptions {
+  method?: string;
+  headers?: Record<string, string>;
+  body?: Buffer | string;
+  signal?: AbortSignal;
+  /**
+   * Resolves host names for this request's connection. A request with its own lookup gets a
+   * connection of its own (no pooling), so every connection it makes has been resolved by it.
+   */
+  lookup?: LookupFunction;
+  /** From the request's start until the TCP connection is open (DNS included). */
+  connectTimeoutMs?: number;
+  /** Longest silence on the connection, at any stage, before the request is given up. */
+  idleTimeoutMs?: number;
+}
+
+export interface HttpResponse {
+  status: number;
+  headers: IncomingHttpHeaders;
+  /** The body as a stream: read it to the end, or destroy it (which closes the connection). */
+  body: IncomingMessage;
+}
+
+/** A request that timed out; `code` says which limit it hit. */
+export class HttpTimeoutError extends Error {
+  constructor(readonly code: "ECONNECTTIMEOUT" | "EIDLETIMEOUT") {
+    super(code === "ECONNECTTIMEOUT" ? "connection timed out" : "no data within the idle timeout");
+  }
+}
+
+const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
+/** undici's default headers and body timeouts, which these requests had before. */
+const DEFAULT_IDLE_TIMEOUT_MS = 300_000;
+
+/** Pooled connections for the repeated calls to the Worker and to storage. */
+const pooled = {
+  "http:": new http.Agent({ keepAlive: true }),
+  "https:": new https.Agent({ keepAlive: true }),
+};
+
+function send(url: URL, options: HttpRequestOptions): Promise<{ response: HttpResponse; reusedSocket: boolean }> {
+  const client = url.protocol === "https:" ? https : http;
+  const agent = options.lookup ? false : pooled[url.protocol as keyof typeof pooled];
+  if (agent === undefined) return Promise.reject(new TypeError(`Unsupported protocol ${url.protocol}`));
+  return new Promise((resolve, reject) => {
+    const req = client.request(url, {
+      method: options.method ?? "GET",
+      headers: options.headers,
+      signal: options.signal,
+      lookup: options.lookup,
+      agent,
+    });
+    let response: IncomingMessage | undefined;
+    // A response being read gets the error itself; otherwise its reader would see only "aborted".
+    const timedOut = (code: HttpTimeoutError["code"]) => {
+      const err = new HttpTimeoutError(code);
+      if (response && !response.complete) response.destroy(err);
+      req.destroy(err);
+    };
+    const connectTimer = setTimeout(() => timedOut("ECONNECTTIMEOUT"), options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS);
+    req.on("socket", (socket) => {
+      if (socket.connecting) socket.once("connect", () => clearTimeout(connectTimer));
+      else clearTimeout(connectTimer);
+    });
+    req.setTimeout(options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS, () => timedOut("EIDLETIMEOUT"));
+    // Stays attached for the request's whole life: an error after the response has arrived
+    // (the connection dropping mid-body) also reaches the body stream, whose reader sees it.
+    req.on("error", (err) => {
+      clearTimeout(connectTimer);
+      reject(Object.assign(err, { reusedSocket: req.reusedSocket }));
+    });
+    req.on("close", () => clearTimeout(connectTimer));
+    req.on("response", (res) => {
+      response = res;
+      resolve({ response: { status: res.statusCode ?? 0, headers: res.headers, body: res }, reusedSocket: req.reusedSocket });
+    });
+    req.end(options.body);
+  });
+}
+
+/**
+ * One HTTP request; resolves once the response headers are in. Redirects are not followed. A
+ * request that fails because the server had closed the pooled connection it was sent on is
+ * sent once more on a new one, as Node's documentation advises (its body is in memory).
+ */
+export async function httpRequest(url: URL | string, options: HttpRequestOptions = {}): Promise<HttpResponse> {
+  const target = typeof url === "string" ? new URL(url) : url;
+  try {
+    return (await send(target, options)).response;
+  } catch (err) {
+    const e = err as { code?: string; reusedSocket?: boolean };
+    if (!e.reusedSocket || (e.code !== "ECONNRESET" && e.code !== "EPIPE") || options.signal?.aborted) throw err;
+    return (await send(target, options)).response;
+  }
+}
+
+/** The whole body, refusing one larger than `maxBytes` (answers here are small documents). */
+export async function readBody(res: HttpResponse, maxBytes = 1024 * 1024): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of res.body) {
+    size += (chunk as Buffer).length;
+    if (size > maxBytes) {
+      res.body.destroy();
+      throw new Error(`response body larger than ${maxBytes} bytes`);
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}

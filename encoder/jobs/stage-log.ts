@@ -1,0 +1,101 @@
+import type { ProbeSummary } from "../ffmpeg/probe";
+import type { FfmpegStage } from "../ffmpeg/run";
+
+/**
+ * One line per stage of a job, for a person reading the encoder's log in a terminal (and
+ * `npm run dev`, which shows these lines). Each starts with `job <id>`, so one job's story can be
+ * grepped out of a busy log.
+ */
+export type JobStage =
+  | { stage: "claim"; attempt: number; attempts: number; preset: string }
+  | { stage: "download"; bytes: number; seconds: number; asset?: string }
+  | { stage: "probe"; probe: ProbeSummary; asset?: string }
+  | FfmpegStage
+  | { stage: "upload"; bytes: number; seconds: number }
+  | { stage: "completed"; seconds: number }
+  | { stage: "cancelled"; status: string }
+  | { stage: "failed"; reason: string; cause?: string; final: boolean; attempt: number; attempts: number }
+  | { stage: "error"; message: string };
+
+export type StageLog = (stage: JobStage) => void;
+
+const STAGE_WIDTH = "completed".length;
+
+export function formatBytes(bytes: number): string {
+  const units = ["B", "KiB", "MiB", "GiB", "TiB"];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  return unit === 0 ? `${bytes} B` : `${value.toFixed(1)} ${units[unit]}`;
+}
+
+const seconds = (s: number) => `${s.toFixed(s < 10 ? 2 : 1)} s`;
+
+/** FFmpeg's own notion of speed: seconds of media processed per second of wall time. */
+export function ffmpegSpeed(mediaSeconds: number, wallSeconds: number): string {
+  return wallSeconds > 0 && mediaSeconds > 0 ? `speed=${(mediaSeconds / wallSeconds).toFixed(2)}x` : "speed=n/a";
+}
+
+/** What the probe found: duration and one entry per stream kind. */
+export function describeProbe(probe: ProbeSummary): string {
+  const parts = [seconds(probe.duration)];
+  const v = probe.video;
+  if (v) parts.push(`video ${v.codec} ${v.width}x${v.height}${v.fps ? ` ${Number(v.fps.toFixed(2))} fps` : ""}`);
+  for (const a of probe.audio) parts.push(`audio ${a.codec} ${a.channels} ch ${a.sampleRate / 1000} kHz`);
+  if (probe.subtitles.length > 0) parts.push(`${probe.subtitles.length} subtitle track${probe.subtitles.length === 1 ? "" : "s"}`);
+  return parts.join("; ");
+}
+
+const forAsset = (asset: string | undefined) => (asset ? `${asset}: ` : "");
+
+function detail(s: JobStage): string {
+  switch (s.stage) {
+    case "claim":
+      return `attempt ${s.attempt + 1} of ${s.attempts}, preset ${s.preset}`;
+    case "download":
+      return `${forAsset(s.asset)}${formatBytes(s.bytes)} in ${seconds(s.seconds)}`;
+    case "probe":
+      return `${forAsset(s.asset)}${describeProbe(s.probe)}`;
+    case "ffmpeg-start":
+      return `started on ${seconds(s.mediaSeconds)} of media`;
+    case "ffmpeg-end":
+      return `finished in ${seconds(s.wallSeconds)}, ${ffmpegSpeed(s.mediaSeconds, s.wallSeconds)}`;
+    case "upload":
+      return `${formatBytes(s.bytes)} in ${seconds(s.seconds)}`;
+    case "completed":
+      return `in ${seconds(s.seconds)}`;
+    case "cancelled":
+      return `the job is ${s.status}; work stopped`;
+    case "failed": {
+      const next = s.final ? "not retried" : "will be retried";
+      return `attempt ${s.attempt + 1} of ${s.attempts}, ${next}: ${s.reason}${s.cause ? ` [cause: ${s.cause}]` : ""}`;
+    }
+    case "error":
+      return s.message;
+  }
+}
+
+const STAGE_NAMES: Record<JobStage["stage"], string> = {
+  claim: "claim",
+  download: "download",
+  probe: "probe",
+  "ffmpeg-start": "ffmpeg",
+  "ffmpeg-end": "ffmpeg",
+  upload: "upload",
+  completed: "completed",
+  cancelled: "cancelled",
+  failed: "failed",
+  error: "error",
+};
+
+export function formatStage(jobId: string, stage: JobStage): string {
+  return `job ${jobId}  ${STAGE_NAMES[stage.stage].padEnd(STAGE_WIDTH)}  ${detail(stage)}`;
+}
+
+const STAGE_LINE = /^job [0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}  /;
+
+/** Whether a log line is one of the lines above (the dev runner shows these without VERBOSE). */
+export const isJobStageLine = (line: string): boolean => STAGE_LINE.test(line);

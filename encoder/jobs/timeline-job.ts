@@ -1,0 +1,94 @@
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { validateEdl } from "../../domain/edl/validate";
+import { JobFailure } from "../failure";
+import { CONTENT_TYPES } from "../ffmpeg/args/containers";
+import { probeFile, probeImage } from "../ffmpeg/probe";
+import { runFfmpeg } from "../ffmpeg/run";
+import type { ClaimedJob } from "../internal-api";
+import { downloadSource, type DownloadPolicy } from "../source/download";
+import { assertSelfContained } from "../source/self-contained";
+import { planAssets, planFonts, inPointErrors, type AssetNeed } from "../timeline/assets";
+import { compileTimeline, fontKey, type TimelineAssets } from "../timeline/compile";
+import { resolveFont } from "../timeline/fonts";
+import type { RenderContext, RenderResult } from "./pipeline";
+
+/** The asset's failure, of the same kind, naming the clip the asset belongs to. */
+const forClip = (clipId: string, what: string, err: unknown) => JobFailure.of(err).within(`Asset for clip "${clipId}" ${what}`);
+
+/** A probe's failure: the source guard refused the asset, or FFmpeg could not read it. */
+const probeFailure = (err: unknown) => (err instanceof JobFailure && err.kind === "source-refused" ? "was refused" : "could not be decoded");
+
+async function overlayImage(path: string, clipId: string, ctx: RenderContext) {
+  const image = await probeImage(path, { signal: ctx.signal, workDir: ctx.workDir }).catch((err) => {
+    throw forClip(clipId, probeFailure(err), err);
+  });
+  if (!image || !["png", "mjpeg"].includes(image.codec)) throw JobFailure.unsuitableSource(`Overlay "${clipId}" is not a PNG or JPEG image`);
+  return { path, width: image.width, height: image.height };
+}
+
+/**
+ * An EDL job, in the spec's order: validate, download assets (each distinct URL once, through
+ * the source guard), process clips, assemble and encode in one FFmpeg run.
+ */
+export async function renderTimelineJob(job: ClaimedJob, ctx: RenderContext, policy: DownloadPolicy): Promise<RenderResult> {
+  const validation = validateEdl(job.edl, job.plan);
+  if (!validation.valid || !validation.edl) {
+    throw JobFailure.invalidTimeline(`The timeline is not valid: ${validation.errors.slice(0, 3).join("; ")}`);
+  }
+  const edl = validation.edl;
+  const assets: TimelineAssets = { media: new Map(), images: new Map(), fonts: new Map() };
+  const durations = new Map<string, number>();
+
+  let n = 0;
+  const fetchAsset = async ({ url, uses }: AssetNeed) => {
+    const path = join(ctx.workDir, `asset-${n++}`);
+    const firstClip = uses[0].clipId;
+    try {
+      const downloaded = await downloadSource(url, path, policy, ctx.signal);
+      ctx.log({ stage: "download", bytes: downloaded.bytes, seconds: downloaded.seconds, asset: `clip "${firstClip}"` });
+    } catch (err) {
+      throw forClip(firstClip, "could not be downloaded", err);
+    }
+    await assertSelfContained(path).catch((err) => {
+      throw forClip(firstClip, "was refused", err);
+    });
+    for (const { as, clipId } of uses) {
+      if (as === "image") {
+        assets.images.set(url, await overlayImage(path, clipId, ctx));
+        continue;
+      }
+      const probe = await probeFile(path, { signal: ctx.signal, workDir: ctx.workDir }).catch((err) => {
+        throw forClip(clipId, probeFailure(err), err);
+      });
+      ctx.log({ stage: "probe", probe, asset: `clip "${clipId}"` });
+      durations.set(url, probe.duration);
+      assets.media.set(url, {
+        path,
+        hasVideo: probe.video !== null,
+        hasAudio: probe.audio.length > 0,
+        width: probe.video?.width,
+        height: probe.video?.height,
+        fps: probe.video?.fps,
+      });
+    }
+  };
+  await Promise.all([
+    ...planAssets(edl).map(fetchAsset),
+    ...planFonts(edl).map(async (font) => {
+      assets.fonts.set(fontKey(font), await resolveFont(font.fontFamily, font.fontWeight));
+    }),
+  ]);
+  const errors = inPointErrors(edl, durations);
+  if (errors.length > 0) throw JobFailure.invalidTimeline(errors.join("; "));
+
+  const ext = edl.output.container;
+  const output = join(ctx.workDir, `output.${ext}`);
+  const compiled = compileTimeline(edl, assets, { workDir: ctx.workDir, output });
+  await Promise.all(compiled.files.map((f) => writeFile(f.path, f.content)));
+  await runFfmpeg(compiled.args, { signal: ctx.signal, workDir: ctx.workDir, durationSeconds: compiled.duration, onProgress: ctx.onProgress, log: ctx.log });
+  return {
+    output: { kind: "file", path: output, fileName: `output.${ext}`, contentType: CONTENT_TYPES[ext] },
+    duration: compiled.duration,
+  };
+}

@@ -1,0 +1,158 @@
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort } from "../../dev/cloud/free-port";
+import { startWorkerProcess } from "../../dev/worker-process";
+import { workerVars } from "../../dev/worker-vars";
+import { usage } from "../../drizzle/schema";
+import { quotaPeriod } from "../../domain/time";
+import { EXIT } from "../../cli/exit-codes";
+import { vep } from "../support/cli";
+import { admin, completeJob, createJob, newAccount, SOURCE, stack } from "./harness";
+import { jobsInEveryState } from "./job-states";
+
+const api = stack.apiUrl;
+const timeline = (clips: number) => ({
+  version: "1.0",
+  timeline: { tracks: [{ type: "video", clips: Array.from({ length: clips }, (_, i) => ({ id: `c${i}`, src: SOURCE, in: 0, out: 2, startTime: 2 * i })) }] },
+});
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "vep-cli-"));
+});
+
+describe("vep: commands that need no encoder", () => {
+  it("presets, with and without a key, as text and as JSON", async () => {
+    const text = await vep(["presets"], { api });
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(/mp4_264_720p\s+standard\s+free\s+available/);
+    expect(text.stdout).toMatch(/7 of 23 presets available on the free plan/);
+    const { apiKey } = await newAccount("business");
+    const json = await vep(["--json", "presets"], { api, key: apiKey });
+    expect(json.code).toBe(0);
+    expect(json.json.meta).toMatchObject({ userPlan: "business", availablePresets: 19 });
+  });
+
+  it("encode without --wait, jobs list, get and cancel", async () => {
+    const { apiKey } = await newAccount("free");
+    const created = await vep(["--json", "encode", SOURCE, "--preset", "mp4_264_480p", "--metadata", '{"orderId":1}'], { api, key: apiKey });
+    expect(created.code).toBe(0);
+    expect(created.json).toMatchObject({ status: "queued", preset: "mp4_264_480p", user: { remainingJobs: 9 } });
+    const id = created.json.id;
+    const list = await vep(["--json", "jobs", "list", "--status", "queued"], { api, key: apiKey });
+    expect(list.json.jobs.map((j: { id: string }) => j.id)).toEqual([id]);
+    const text = await vep(["jobs", "list"], { api, key: apiKey });
+    expect(text.stdout).toContain(id);
+    const get = await vep(["--json", "jobs", "get", id], { api, key: apiKey });
+    expect(get.json).toMatchObject({ id, status: "queued", clientMetadata: { orderId: 1 } });
+    const cancel = await vep(["jobs", "cancel", id], { api, key: apiKey });
+    expect(cancel.code).toBe(0);
+    expect(cancel.stdout).toMatch(/Job cancelled successfully/);
+  });
+
+  it("edl validate: exit 0 and the stats for a valid timeline, 3 and the errors for an invalid one", async () => {
+    const { apiKey } = await newAccount("free");
+    const good = join(dir, "good.json");
+    const tooLong = join(dir, "too-many-clips.json");
+    await writeFile(good, JSON.stringify(timeline(2)));
+    await writeFile(tooLong, JSON.stringify(timeline(6)));
+    const valid = await vep(["edl", "validate", good], { api, key: apiKey });
+    expect(valid.code).toBe(0);
+    expect(valid.stdout).toMatch(/^valid: 2 clips, 1 tracks, 4 s/);
+    const invalid = await vep(["--json", "edl", "validate", tooLong], { api, key: apiKey });
+    expect(invalid.code).toBe(EXIT.badRequest);
+    expect(invalid.json.valid).toBe(false);
+    expect(invalid.stderr).toMatch(/invalid/);
+  });
+
+  it("jobs download writes a completed job's output", async () => {
+    const { apiKey, accountId } = await newAccount("free");
+    const job = await createJob(apiKey);
+    await completeJob(job.id, accountId, "the bytes");
+    const out = join(dir, "download.mp4");
+    const res = await vep(["jobs", "download", job.id, "--out", out], { api, key: apiKey });
+    expect(res.code).toBe(0);
+    expect(res.stdout).toMatch(/saved .* \(9 bytes\)/);
+  });
+});
+
+describe("vep: one clear line and a distinct exit code per error class", () => {
+  let broken: Awaited<ReturnType<typeof startWorkerProcess>>;
+  beforeAll(async () => {
+    // The real Worker with its database unreachable: every authenticated call is a 500.
+    const vars = workerVars(stack.cloud, { publicUrl: stack.apiUrl, encoderUrl: stack.encoderUrl }, stack.internalSecret);
+    broken = await startWorkerProcess({ port: await freePort(), vars: { ...vars, DATABASE_URL: "postgres://postgres@127.0.0.1:9/none" } });
+  });
+  afterAll(async () => {
+    await broken?.stop();
+  });
+
+  const oneLine = (stderr: string) => {
+    const lines = stderr.trim().split("\n");
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^vep: /);
+    return lines[0];
+  };
+
+  it("every class has its own code", () => {
+    const codes = Object.values(EXIT);
+    expect(new Set(codes).size).toBe(codes.length);
+  });
+
+  it("usage errors: 2", async () => {
+    const res = await vep(["encode", SOURCE], { api });
+    expect(res.code).toBe(EXIT.usage);
+    expect(res.stderr).toMatch(/required option '--preset <id>'/);
+    const badFile = await vep(["edl", "validate", join(dir, "missing.json")], { api, key: "spk_x" });
+    expect(badFile.code).toBe(EXIT.usage);
+    expect(oneLine(badFile.stderr)).toMatch(/cannot read .*missing\.json: ENOENT/);
+  });
+
+  it("400 refused: 3; 401: 4; 403: 5; 404: 6; 410: 7; 429: 8; 409: 9", async () => {
+    const free = await newAccount("free");
+    const invalidPreset = await vep(["encode", SOURCE, "--preset", "mp4_999p"], { api, key: free.apiKey });
+    expect(invalidPreset.code).toBe(EXIT.badRequest);
+    expect(oneLine(invalidPreset.stderr)).toBe("vep: refused: Unknown preset 'mp4_999p'. See availablePresets or GET /api/v1/presets. (HTTP 400)");
+
+    const noKey = await vep(["jobs", "list"], { api });
+    expect(noKey.code).toBe(EXIT.unauthorized);
+    expect(oneLine(noKey.stderr)).toMatch(/^vep: unauthorized: .*\(HTTP 401\); pass --key or set VEP_API_KEY$/);
+
+    const aboveplan = await vep(["encode", SOURCE, "--preset", "hls_abr_264_standard"], { api, key: free.apiKey });
+    expect(aboveplan.code).toBe(EXIT.forbidden);
+    expect(oneLine(aboveplan.stderr)).toMatch(/^vep: not in your plan: The preset 'hls_abr_264_standard' is not available on the Starter plan/);
+
+    const unknown = await vep(["--json", "jobs", "get", crypto.randomUUID()], { api, key: free.apiKey });
+    expect(unknown.code).toBe(EXIT.notFound);
+    expect(unknown.json.error).toMatchObject({ kind: "not-found", status: 404, retryable: false });
+
+    const pro = await newAccount("pro");
+    const { legacy } = await jobsInEveryState(pro.apiKey, pro.accountId);
+    const gone = await vep(["jobs", "download", legacy, "--out", join(dir, "legacy.mp4")], { api, key: pro.apiKey });
+    expect(gone.code).toBe(EXIT.gone);
+    expect(oneLine(gone.stderr)).toMatch(/^vep: gone: .*older storage layout.*\(HTTP 410\)$/);
+
+    const spent = await newAccount("free");
+    await admin.db.insert(usage).values({ accountId: spent.accountId, period: quotaPeriod(new Date()), count: 10 });
+    const quota = await vep(["encode", SOURCE, "--preset", "mp4_264_720p"], { api, key: spent.apiKey });
+    expect(quota.code).toBe(EXIT.quotaExceeded);
+    expect(oneLine(quota.stderr)).toMatch(/^vep: monthly quota used up: You have used all 10 jobs/);
+
+    const key = `cli-${crypto.randomUUID()}`;
+    expect((await vep(["encode", SOURCE, "--preset", "mp4_264_720p", "--idempotency-key", key], { api, key: free.apiKey })).code).toBe(0);
+    const conflict = await vep(["encode", SOURCE, "--preset", "mp4_264_480p", "--idempotency-key", key], { api, key: free.apiKey });
+    expect(conflict.code).toBe(EXIT.conflict);
+  });
+
+  it("a 500 from the service and no service at all: 10, retry with backoff", async () => {
+    const { apiKey } = await newAccount("free");
+    const failing = await vep(["jobs", "list"], { api: broken.url, key: apiKey });
+    expect(failing.code).toBe(EXIT.unavailable);
+    expect(oneLine(failing.stderr)).toMatch(/^vep: service error \(retry with backoff\): An unexpected error occurred\. Retry with backoff\. \(HTTP 500\)$/);
+    const nowhere = await vep(["presets"], { api: `http://127.0.0.1:${await freePort()}` });
+    expect(nowhere.code).toBe(EXIT.unavailable);
+    expect(oneLine(nowhere.stderr)).toMatch(/^vep: service unreachable \(retry with backoff\): The service could not be reached/);
+  });
+});

@@ -1,0 +1,232 @@
+import { randomUUID } from "node:crypto";
+import { eq, sql } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { sessions, users } from "../../drizzle/schema";
+import { tokenDigest } from "../../worker/dashboard/auth/tokens";
+import { admin, call, stack } from "./harness";
+import { DashboardSession, formToken, signedUp } from "./dashboard-session";
+
+const sessionRow = async (token: string) => (await admin.db.select().from(sessions).where(eq(sessions.tokenHash, await tokenDigest(token))))[0];
+
+describe("dashboard: sign-up", () => {
+  it("creates a free account, signs in at once with an HttpOnly SameSite=Lax session cookie, and stores only a PBKDF2 hash", async () => {
+    const session = new DashboardSession();
+    const email = `New.User-${randomUUID()}@Example.com`;
+    const form = await session.get("/dashboard/signup");
+    expect(form.status).toBe(200);
+    const res = await session.post("/dashboard/signup", { _csrf: formToken(form.html), email, password: "a long enough password" });
+    expect(res.status).toBe(303);
+    expect(res.location).toBe("/dashboard");
+    const cookie = res.headers.getSetCookie().find((c) => c.startsWith("vep_session="))!;
+    expect(cookie).toMatch(/HttpOnly/i);
+    expect(cookie).toMatch(/SameSite=Lax/i);
+    expect(cookie).toMatch(/Path=\//);
+    // Plain http (local wrangler dev) is the one place the cookie is not Secure; see the workerd test for https.
+    expect(cookie).not.toMatch(/Secure/i);
+
+    const home = await session.get("/dashboard");
+    expect(home.status).toBe(200);
+    expect(home.html).toContain(email.toLowerCase());
+    expect(home.html).toContain("0 of 10 jobs used");
+
+    const [user] = await admin.db.select().from(users).where(eq(users.email, email.toLowerCase()));
+    expect(user.passwordHash).toMatch(/^pbkdf2-sha256\$100000\$[A-Za-z0-9+/]{22}==\$[A-Za-z0-9+/]{43}=$/);
+    expect(user.passwordHash).not.toContain("a long enough password");
+    const account = await admin.showAccount(user.accountId);
+    expect(account).toMatchObject({ plan: "free", email: email.toLowerCase() });
+  });
+
+  it("refuses a malformed email, a short password, and an address already in use (any case), creating nothing", async () => {
+    const { email } = await signedUp();
+    const cases: [Record<string, string>, number, string][] = [
+      [{ email: "not-an-email", password: "long enough pw" }, 400, "Enter a valid email address."],
+      [{ email: `x-${randomUUID()}@example.com`, password: "short" }, 400, "Password: Use at least 8 characters."],
+      [{ email: `x-${randomUUID()}@example.com`, password: "x".repeat(257) }, 400, "Use at most 256 characters."],
+      [{ email: email.toUpperCase(), password: "another password" }, 409, "already exists"],
+    ];
+    for (const [fields, status, message] of cases) {
+      const session = new DashboardSession();
+      const res = await session.submit("/dashboard/signup", "/dashboard/signup", fields);
+      expect(res.status, JSON.stringify(fields)).toBe(status);
+      expect(res.html).toContain(message);
+      expect(session.cookies.has("vep_session")).toBe(false);
+    }
+    const [{ n }] = await admin.db.select({ n: sql<number>`count(*)::int` }).from(users).where(eq(users.email, "not-an-email"));
+    expect(n).toBe(0);
+  });
+});
+
+describe("dashboard: sign-in and sign-out", () => {
+  it("a wrong password and an unknown email get the same refusal; the right one gets a fresh session", async () => {
+    const { session: first, email, password } = await signedUp();
+    const other = new DashboardSession();
+    const wrong = await other.signIn(email, "not the password");
+    const unknown = await other.signIn(`nobody-${randomUUID()}@example.com`, password);
+    for (const res of [wrong, unknown]) {
+      expect(res.status).toBe(401);
+      expect(res.html).toContain("The email or password is not right.");
+    }
+    expect(other.cookies.has("vep_session")).toBe(false);
+
+    const ok = await other.signIn(email.toUpperCase(), password);
+    expect(ok.status).toBe(303);
+    expect(other.sessionToken()).not.toBe(first.sessionToken());
+    expect((await other.get("/dashboard")).status).toBe(200);
+  });
+
+  it("sign-out ends the session on the server: the old cookie, replayed, no longer signs in", async () => {
+    const { session } = await signedUp();
+    const token = session.sessionToken();
+    const home = await session.get("/dashboard");
+    const out = await session.post("/dashboard/signout", { _csrf: formToken(home.html) });
+    expect(out.status).toBe(303);
+    expect(out.location).toBe("/dashboard/signin");
+    expect(await sessionRow(token)).toBeUndefined();
+
+    const replay = new DashboardSession();
+    replay.cookies.set("vep_session", token);
+    const res = await replay.get("/dashboard/keys");
+    expect(res.status).toBe(303);
+    expect(res.location).toBe("/dashboard/signin");
+  });
+
+  it("a session past its expiry is refused; one in use slides forward, never past its absolute limit", async () => {
+    const { session } = await signedUp();
+    const token = session.sessionToken();
+    const row = await sessionRow(token);
+    const now = Date.now();
+    expect(row.expiresAt.getTime()).toBeGreaterThan(now + 6.9 * 86400_000);
+    expect(row.absoluteExpiresAt.getTime()).toBeGreaterThan(now + 29.9 * 86400_000);
+
+    // Used a day before it would expire: pushed to a week from now, and the cookie sent again.
+    await admin.db.update(sessions).set({ expiresAt: new Date(now + 86400_000) }).where(eq(sessions.id, row.id));
+    const used = await session.get("/dashboard");
+    expect(used.status).toBe(200);
+    expect(used.headers.getSetCookie().some((c) => c.startsWith("vep_session="))).toBe(true);
+    expect((await sessionRow(token)).expiresAt.getTime()).toBeGreaterThan(now + 6.9 * 86400_000);
+
+    // Near the absolute limit it slides only up to it.
+    const limit = new Date(now + 2 * 3600_000);
+    await admin.db.update(sessions).set({ expiresAt: new Date(now + 60_000), absoluteExpiresAt: limit }).where(eq(sessions.id, row.id));
+    await session.get("/dashboard");
+    expect((await sessionRow(token)).expiresAt.getTime()).toBe(limit.getTime());
+
+    await admin.db.update(sessions).set({ expiresAt: new Date(now - 1000) }).where(eq(sessions.id, row.id));
+    const expired = await session.get("/dashboard");
+    expect(expired.status).toBe(303);
+    expect(expired.location).toBe("/dashboard/signin");
+  });
+
+  it("admin `user password` sets a new password and ends the user's sessions", async () => {
+    const { session, email, password } = await signedUp();
+    const result = await admin.setUserPassword(email, "a brand new password");
+    expect(result.sessionsEnded).toBe(1);
+    expect((await session.get("/dashboard")).status).toBe(303);
+    expect((await new DashboardSession().signIn(email, password)).status).toBe(401);
+    expect((await new DashboardSession().signIn(email, "a brand new password")).status).toBe(303);
+  });
+});
+
+describe("dashboard: sign-in throttling", () => {
+  it("per email: the 11th attempt in 15 minutes is a 429 page with Retry-After, even with the right password", async () => {
+    const { email, password } = await signedUp();
+    // Each attempt from its own address, so only the per-email count can trip.
+    for (let i = 0; i < 10; i++) expect((await new DashboardSession().signIn(email, "wrong password")).status).toBe(401);
+    const refused = await new DashboardSession().signIn(email, password);
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(refused.html).toContain("Too many sign-in attempts for this email");
+    // Another user is not affected.
+    const other = await signedUp();
+    expect((await new DashboardSession().signIn(other.email, other.password)).status).toBe(303);
+  });
+
+  it("per address: the 31st attempt from one address is a 429, whatever email it names", async () => {
+    const session = new DashboardSession();
+    const { email, password } = await signedUp();
+    for (let i = 0; i < 30; i++) expect((await session.signIn(`guess-${i}-${randomUUID()}@example.com`, "password1")).status).toBe(401);
+    const refused = await session.signIn(email, password);
+    expect(refused.status).toBe(429);
+    expect(refused.html).toContain("Too many sign-in attempts from your network");
+    expect((await new DashboardSession().signIn(email, password)).status).toBe(303);
+  });
+});
+
+describe("dashboard: sign-up throttling", () => {
+  it("the 11th sign-up in an hour from one address is a 429, and creates no account", async () => {
+    const address = new DashboardSession().address;
+    for (let i = 0; i < 10; i++) await new DashboardSession(address).signUp();
+    const email = `one-too-many-${randomUUID()}@example.com`;
+    const refused = await new DashboardSession(address).submit("/dashboard/signup", "/dashboard/signup", { email, password: "long enough password" });
+    expect(refused.status).toBe(429);
+    expect(refused.html).toContain("Too many sign-ups from your network");
+    expect(await admin.db.select().from(users).where(eq(users.email, email))).toEqual([]);
+  });
+});
+
+describe("dashboard: CSRF", () => {
+  it("a form posted without its token, with another session's token, or from another origin is refused (403) and does nothing", async () => {
+    const { session } = await signedUp();
+    const other = await signedUp();
+    const token = formToken((await session.get("/dashboard/keys")).html);
+    const otherToken = formToken((await other.session.get("/dashboard/keys")).html);
+    const attempts: [Record<string, string>, Record<string, string> | undefined][] = [
+      [{ name: "no token" }, undefined],
+      [{ name: "empty token", _csrf: "" }, undefined],
+      [{ name: "other session's token", _csrf: otherToken }, undefined],
+      [{ name: "cross-site", _csrf: token }, { Origin: "https://evil.example" }],
+      [{ name: "cross-site, no origin", _csrf: token }, { "Sec-Fetch-Site": "cross-site" }],
+    ];
+    for (const [fields, headers] of attempts) {
+      const res = await session.post("/dashboard/keys", fields, headers);
+      expect(res.status, fields.name).toBe(403);
+      expect(res.html).toContain("This form could not be verified");
+    }
+    const keys = await session.get("/dashboard/keys");
+    expect(keys.html).toContain("No keys yet.");
+    // The same form with its token and a same-origin post works.
+    expect((await session.post("/dashboard/keys", { name: "fine", _csrf: token })).status).toBe(201);
+  });
+
+  it("the sign-in form needs its double-submit token too", async () => {
+    const { email, password } = await signedUp();
+    const session = new DashboardSession();
+    await session.get("/dashboard/signin");
+    const res = await session.post("/dashboard/signin", { email, password });
+    expect(res.status).toBe(403);
+    expect(session.cookies.has("vep_session")).toBe(false);
+  });
+});
+
+describe("dashboard: headers and routing", () => {
+  it("pages carry secure headers and are never cached; / leads to the dashboard; unknown pages are a 404 page", async () => {
+    const session = new DashboardSession();
+    const page = await session.get("/dashboard/signin");
+    expect(page.headers.get("content-security-policy")).toContain("default-src 'self'");
+    expect(page.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
+    expect(page.headers.get("x-content-type-options")).toBe("nosniff");
+    expect(page.headers.get("x-frame-options")).toBe("SAMEORIGIN");
+    expect(page.headers.get("cache-control")).toBe("no-store");
+    expect(page.html.startsWith("<!doctype html>")).toBe(true);
+
+    const root = await session.get("/");
+    expect(root.status).toBe(302);
+    expect(root.location).toBe("/dashboard");
+    expect((await session.get("/dashboard")).location).toBe("/dashboard/signin");
+
+    const { session: signedIn } = await signedUp();
+    const missing = await signedIn.get("/dashboard/no-such-page");
+    expect(missing.status).toBe(404);
+    expect(missing.html).toContain("There is no such page.");
+  });
+
+  it("serves its script, stylesheet and hls.js itself", async () => {
+    for (const [name, type] of [["dashboard.js", "text/javascript"], ["dashboard.css", "text/css"], ["hls.light.min.js", "text/javascript"]]) {
+      const res = await call("GET", `${stack.apiUrl}/dashboard/assets/${name}`);
+      expect(res.status, name).toBe(200);
+      expect(res.headers.get("content-type")).toContain(type);
+      expect(String(res.body).length).toBeGreaterThan(500);
+    }
+    expect((await call("GET", `${stack.apiUrl}/dashboard/assets/nope.js`)).status).toBe(404);
+  });
+});

@@ -1,0 +1,122 @@
+import { spawn } from "node:child_process";
+import { access, chmod, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startLocalCloud } from "../../dev/cloud";
+import { DataDirInUse, lockDataDir } from "../../dev/cloud/data-dir-lock";
+import { processStartTime } from "../../dev/cloud/processes";
+import { PROJECT_ROOT } from "../../dev/state";
+
+/**
+ * The embedded PostgreSQL of `npm run dev`, through startLocalCloud as the dev runner uses it:
+ * one data directory, taken by one process at a time, kept across restarts.
+ */
+let dataDir: string;
+beforeAll(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), "embedded-pg-"));
+  await chmod(dataDir, 0o755); // as root, the server runs as the user postgres
+});
+afterAll(() => rm(dataDir, { recursive: true, force: true }));
+
+async function query(databaseUrl: string, sql: string) {
+  const client = new pg.Client(databaseUrl);
+  await client.connect();
+  try {
+    return (await client.query(sql)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+const postmasterPid = async () => Number((await readFile(join(dataDir, "postgres", "postmaster.pid"), "utf8")).split("\n")[0]);
+const running = (pid: number) => processStartTime(pid).then((started) => started !== undefined);
+const exists = (path: string) => access(path).then(() => true, () => false);
+
+/** A process that has come and gone: its pid names nothing now. */
+async function deadPid(): Promise<number> {
+  const child = spawn("true");
+  await new Promise((resolve) => child.once("exit", resolve));
+  return child.pid!;
+}
+
+describe("the embedded PostgreSQL under a data directory", () => {
+  it("is created on first start and keeps its data across a restart; stop() ends the server and releases the directory", async () => {
+    const first = await startLocalCloud({ dataDir });
+    expect(await exists(join(dataDir, "postgres", "PG_VERSION"))).toBe(true);
+    await query(first.databaseUrl, "create table kept (note text); insert into kept values ('from the first run')");
+    const pid = await postmasterPid();
+    await first.stop();
+    expect(await running(pid)).toBe(false);
+    expect(await exists(join(dataDir, "postgres", "postmaster.pid"))).toBe(false);
+    expect(await exists(join(dataDir, "in-use.json"))).toBe(false);
+
+    const second = await startLocalCloud({ dataDir });
+    try {
+      expect(await query(second.databaseUrl, "select note from kept")).toEqual([{ note: "from the first run" }]);
+    } finally {
+      await second.stop();
+    }
+  });
+
+  it("a second taker is refused, told who holds it, and nothing of its own is left running", async () => {
+    const holder = await startLocalCloud({ dataDir, owner: { api: "http://127.0.0.1:8787" } });
+    try {
+      const pid = await postmasterPid();
+      const refused = await startLocalCloud({ dataDir }).then(
+        () => undefined,
+        (err: unknown) => err,
+      );
+      expect(refused).toBeInstanceOf(DataDirInUse);
+      expect((refused as DataDirInUse).holder).toMatchObject({ pid: process.pid, about: { api: "http://127.0.0.1:8787" } });
+      // The holder's server was not touched.
+      expect(await postmasterPid()).toBe(pid);
+      expect(await query(holder.databaseUrl, "select count(*)::int as n from kept")).toEqual([{ n: 1 }]);
+    } finally {
+      await holder.stop();
+    }
+  });
+
+  it("a lock whose process is gone is taken over, and so is one whose pid now names another process", async () => {
+    for (const stale of [{ pid: await deadPid(), started: "1" }, { pid: process.pid, started: "not when this process started" }]) {
+      await writeFile(join(dataDir, "in-use.json"), JSON.stringify({ ...stale, about: {} }));
+      const lock = await lockDataDir(dataDir);
+      expect(JSON.parse(await readFile(join(dataDir, "in-use.json"), "utf8"))).toMatchObject({ pid: process.pid, started: await processStartTime(process.pid) });
+      await lock.release();
+    }
+  });
+
+  it("after its owner is killed (SIGKILL), the next start stops the server it left running and serves the same data", async () => {
+    const owner = spawn(
+      process.execPath,
+      [
+        "--import",
+        "tsx",
+        "--input-type=module",
+        "-e",
+        `const { startLocalCloud } = await import(${JSON.stringify(join(PROJECT_ROOT, "dev/cloud/index.ts"))});
+         await startLocalCloud({ dataDir: ${JSON.stringify(dataDir)} });
+         console.log("started");`,
+      ],
+      { cwd: PROJECT_ROOT, stdio: ["ignore", "pipe", "inherit"] },
+    );
+    await new Promise<void>((resolve, reject) => {
+      owner.stdout!.on("data", (d) => String(d).includes("started") && resolve());
+      owner.once("exit", (code) => reject(new Error(`the owner exited early (${code})`)));
+    });
+    const leftBehind = await postmasterPid();
+    owner.kill("SIGKILL");
+    await new Promise((resolve) => owner.once("exit", resolve));
+    expect(await running(leftBehind)).toBe(true);
+
+    const next = await startLocalCloud({ dataDir });
+    try {
+      expect(await running(leftBehind)).toBe(false);
+      expect(await postmasterPid()).not.toBe(leftBehind);
+      expect(await query(next.databaseUrl, "select note from kept")).toEqual([{ note: "from the first run" }]);
+    } finally {
+      await next.stop();
+    }
+  });
+});

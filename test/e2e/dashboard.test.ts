@@ -1,0 +1,228 @@
+import { randomBytes } from "node:crypto";
+import { mkdir, readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import { Webhook } from "standardwebhooks";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PROJECT_ROOT } from "../../dev/state";
+import { startWebhookReceiver } from "../support/webhook-receiver";
+import { startFixtureServer, type FixtureServer } from "./fixtures";
+import { startE2E, type E2E } from "./harness";
+
+/** Screenshots of each step, kept for people to look at (gitignored). */
+const ARTIFACTS = join(PROJECT_ROOT, "test-artifacts", "dashboard");
+
+let e2e: E2E;
+let fixtures: FixtureServer;
+let receiver: Awaited<ReturnType<typeof startWebhookReceiver>>;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+/** Anything the page logged as an error, including Content-Security-Policy refusals. */
+const pageErrors: string[] = [];
+
+const email = `browser-${Date.now()}@example.com`;
+const password = "a password for the browser test";
+
+async function shot(name: string) {
+  await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+}
+
+/** The API called as a developer's program would (plain fetch; a typed client comes later). */
+async function api(key: string, method: string, path: string, body?: unknown) {
+  const res = await fetch(`${e2e.stack.info.apiUrl}/api/v1${path}`, {
+    method,
+    headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: res.status, body: (await res.json()) as any };
+}
+
+beforeAll(async () => {
+  await mkdir(ARTIFACTS, { recursive: true });
+  [e2e, fixtures, receiver] = await Promise.all([startE2E({ allowLoopbackSources: true }), startFixtureServer(), startWebhookReceiver()]);
+  browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--autoplay-policy=no-user-gesture-required",
+    ],
+  });
+  context = await browser.newContext({
+    baseURL: e2e.stack.info.apiUrl,
+    acceptDownloads: true,
+    viewport: { width: 1280, height: 900 },
+    // The address the sign-up throttle counts (Cloudflare sets it in production): one per run, as
+    // the counters live in the machine's Redis beyond this stack.
+    extraHTTPHeaders: { "CF-Connecting-IP": `2001:db8::${randomBytes(8).toString("hex").match(/.{4}/g)!.join(":")}` },
+  });
+  await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: e2e.stack.info.apiUrl });
+  page = await context.newPage();
+  page.on("console", (m) => {
+    if (m.type() === "error") pageErrors.push(m.text());
+  });
+  page.on("pageerror", (err) => pageErrors.push(String(err)));
+  page.on("response", (res) => {
+    if (res.status() >= 400) pageErrors.push(`${res.status()} ${res.url()}`);
+  });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await receiver?.stop();
+  await fixtures?.stop();
+  await e2e?.stop();
+});
+
+/** Steps run in order on one signed-in browser, as a new user would go. */
+describe("the dashboard in headless Chromium", () => {
+  let apiKey: string;
+  let mp4Job: string;
+  let hlsJob: string;
+
+  it("signs up from the sign-in page and lands on the overview", async () => {
+    await page.goto("/dashboard");
+    expect(new URL(page.url()).pathname).toBe("/dashboard/signin");
+    await page.click("text=Sign up");
+    await page.fill('input[name="email"]', email);
+    await page.fill('input[name="password"]', password);
+    await shot("01-sign-up");
+    await page.click('button:has-text("Create account")');
+    await page.waitForURL("**/dashboard");
+    await expect(page.textContent("[data-testid=usage-text]")).resolves.toContain("0 of 10 jobs used");
+    await shot("02-overview");
+  });
+
+  it("creates a named key, shown whole once with a working copy button", async () => {
+    await page.click("nav >> text=API keys");
+    await page.fill('input[name="name"]', "browser test");
+    await page.click('button:has-text("Create key")');
+    apiKey = (await page.textContent("#new-key"))!.trim();
+    expect(apiKey).toMatch(/^spk_[A-Za-z0-9]{43}$/);
+    await page.click('button[data-copy="#new-key"]');
+    await expect(page.evaluate(() => navigator.clipboard.readText())).resolves.toBe(apiKey);
+    await shot("03-key-created");
+    await page.click("text=Done");
+    const listed = await page.textContent("#keys");
+    expect(listed).toContain(`…${apiKey.slice(-4)}`);
+    expect(listed).not.toContain(apiKey);
+  });
+
+  it("jobs submitted with the key appear and complete in the list without a reload", async () => {
+    const clip = await fixtures.source("dashboard-clip.mp4", { seconds: 8, width: 854, height: 480 });
+    const mp4 = await api(apiKey, "POST", "/jobs", { inputUrl: clip, preset: "mp4_264_480p" });
+    const hls = await api(apiKey, "POST", "/jobs", { inputUrl: clip, preset: "hls_abr_264_basic" });
+    expect([mp4.status, hls.status]).toEqual([201, 201]);
+    [mp4Job, hlsJob] = [mp4.body.id, hls.body.id];
+
+    await page.click("nav >> text=Jobs");
+    await page.waitForSelector(`tr[data-job-id="${mp4Job}"]`);
+    await shot("04-jobs-running");
+    await page.evaluate(() => ((window as any).sameDocument = true));
+    for (const id of [mp4Job, hlsJob]) {
+      await page.waitForSelector(`tr[data-job-id="${id}"][data-status="completed"]`, { timeout: 240_000 });
+    }
+    expect(await page.evaluate(() => (window as any).sameDocument)).toBe(true);
+    const row = await page.textContent(`tr[data-job-id="${mp4Job}"]`);
+    expect(row).toMatch(/mp4_264_480p/);
+    expect(row).toMatch(/0:08/);
+    expect(row).toMatch(/\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC.*\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC/);
+
+    // Thumbnails: the MP4's first frames, the HLS ladder's lowest level, decoded in the page.
+    await page.waitForFunction(
+      (ids) => ids.every((id) => (document.querySelector(`tr[data-job-id="${id}"] video.thumb`) as HTMLVideoElement | null)?.videoWidth),
+      [mp4Job, hlsJob],
+      { timeout: 30_000 },
+    );
+    await shot("05-jobs-completed");
+  });
+
+  it("downloads the output: the same bytes the API's signed link serves", async () => {
+    const [download] = await Promise.all([page.waitForEvent("download"), page.click(`tr[data-job-id="${mp4Job}"] >> text=Download`)]);
+    expect(download.suggestedFilename()).toBe("mp4_264_480p.mp4");
+    const saved = await readFile((await download.path())!);
+    const viaApi = await api(apiKey, "GET", `/jobs/${mp4Job}`);
+    const original = Buffer.from(await (await fetch(viaApi.body.outputUrl)).arrayBuffer());
+    expect(saved.length).toBeGreaterThan(10_000);
+    expect(saved.equals(original)).toBe(true);
+  });
+
+  it("plays the MP4 output and the HLS output (hls.js, members served from the ZIP) in the page", async () => {
+    for (const [id, name] of [
+      [mp4Job, "06-play-mp4"],
+      [hlsJob, "07-play-hls"],
+    ]) {
+      await page.goto(`/dashboard/jobs/${id}`);
+      await page.evaluate(() => {
+        const video = document.getElementById("player") as HTMLVideoElement;
+        video.muted = true;
+        return video.play().catch(() => undefined);
+      });
+      await page.waitForFunction(() => {
+        const video = document.getElementById("player") as HTMLVideoElement;
+        return video.currentTime > 1.5 || video.dataset.error !== undefined;
+      }, undefined, { timeout: 30_000 });
+      const state = await page.evaluate(() => {
+        const video = document.getElementById("player") as HTMLVideoElement;
+        return { time: video.currentTime, error: video.dataset.error ?? null, levels: video.dataset.levels ?? null, width: video.videoWidth };
+      });
+      expect(state.error, id).toBeNull();
+      expect(state.time).toBeGreaterThan(1.5);
+      expect(state.width).toBeGreaterThan(0);
+      if (id === hlsJob) expect(Number(state.levels)).toBeGreaterThanOrEqual(2);
+      await shot(name);
+    }
+  });
+
+  it("revokes the key after confirming; the API then refuses it with 401", async () => {
+    expect((await api(apiKey, "GET", "/jobs")).status).toBe(200);
+    await page.goto("/dashboard/keys");
+    await page.click(`tr:has-text("browser test") >> text=Revoke…`);
+    await shot("08-revoke-confirm");
+    await page.click('button:has-text("Revoke key")');
+    await expect(page.textContent(".notice.ok")).resolves.toContain(`Key …${apiKey.slice(-4)} revoked.`);
+    await shot("09-key-revoked");
+    const refused = await api(apiKey, "GET", "/jobs");
+    expect(refused.status).toBe(401);
+    expect(refused.body.error).toBe("Unauthorized");
+  });
+
+  it("sets a webhook, reveals and rotates its secret, and a test event verifies only with the new one", async () => {
+    await page.click("nav >> text=Webhook");
+    await page.fill('input[name="url"]', receiver.url);
+    await page.click('button:has-text("Save")');
+    await expect(page.textContent(".notice.ok")).resolves.toContain("Webhook saved.");
+    await page.click('button:has-text("Reveal")');
+    const first = (await page.textContent("#webhook-secret"))!.trim();
+    expect(first).toMatch(/^whsec_/);
+
+    await page.click('button:has-text("Rotate secret")');
+    const rotated = (await page.textContent("#webhook-secret"))!.trim();
+    expect(rotated).toMatch(/^whsec_/);
+    expect(rotated).not.toBe(first);
+    await shot("10-webhook-rotated");
+
+    const before = receiver.received.length;
+    await page.click('button:has-text("Send test event")');
+    await expect(page.textContent("#test-result")).resolves.toContain("Test event delivered");
+    await shot("11-webhook-test");
+    const hook = receiver.received[before];
+    expect((new Webhook(rotated).verify(hook.body, hook.headers) as { event: string }).event).toBe("test");
+    expect(() => new Webhook(first).verify(hook.body, hook.headers)).toThrow();
+  });
+
+  it("signs out, and the page logged no error (no Content-Security-Policy refusal) on the way", async () => {
+    await page.click('button:has-text("Sign out")');
+    await page.waitForURL("**/dashboard/signin");
+    await page.goto("/dashboard/keys");
+    expect(new URL(page.url()).pathname).toBe("/dashboard/signin");
+    expect(pageErrors).toEqual([]);
+  });
+});

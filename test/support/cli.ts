@@ -1,0 +1,31 @@
+import { execFile } from "node:child_process";
+import { fileURLToPath } from "node:url";
+
+const BIN = fileURLToPath(new URL("../../bin/vep.mjs", import.meta.url));
+
+export interface CliRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+  /** stdout parsed as JSON (for --json runs). */
+  json: any;
+}
+
+/** Runs the vep CLI as a user would: a separate process, its key and service from the environment. */
+export function vep(args: string[], env: { api: string; key?: string }, timeoutMs = 240_000): Promise<CliRun> {
+  return new Promise((resolve) => {
+    const childEnv: NodeJS.ProcessEnv = { ...process.env, VEP_API_URL: env.api };
+    if (env.key) childEnv.VEP_API_KEY = env.key;
+    else delete childEnv.VEP_API_KEY;
+    execFile(process.execPath, [BIN, ...args], { env: childEnv, timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
+      let json: unknown;
+      try {
+        json = JSON.parse(stdout);
+      } catch {
+        json = undefined;
+      }
+      const code = error ? (typeof error.code === "number" ? error.code : -1) : 0;
+      resolve({ code, stdout, stderr, json });
+    });
+  });
+}

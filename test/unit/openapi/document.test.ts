@@ -1,0 +1,95 @@
+import SwaggerParser from "@apidevtools/swagger-parser";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { validateEdl } from "../../../domain/edl/validate";
+import { createApp } from "../../../worker/app";
+import { openApiDocument } from "../../../worker/openapi/document";
+import { OPENAPI_PATH } from "../../../worker/openapi/reference";
+import { describeErrors, dereferencedDocument, operationsOf, schemaValidator, type Operation, type Schema } from "../../support/openapi";
+import { validEdl } from "../edl/arbitraries";
+
+const API = "/api/v1";
+
+describe("the OpenAPI document", () => {
+  it("is a valid OpenAPI 3.1 document", async () => {
+    const document = openApiDocument();
+    expect(document.openapi).toBe("3.1.0");
+    await expect(SwaggerParser.validate(structuredClone(document) as never)).resolves.toBeTruthy();
+  });
+
+  it("documents exactly the routes the app serves under /api/v1, and no internal route", () => {
+    const served = new Set(
+      createApp()
+        .routes.filter((r) => r.method !== "ALL" && r.path.startsWith(`${API}/`) && r.path !== OPENAPI_PATH)
+        .map((r) => `${r.method} ${r.path.slice(API.length).replaceAll(/:(\w+)/g, "{$1}")}`),
+    );
+    const documented = operationsOf(openApiDocument() as never).map(({ method, path }) => `${method.toUpperCase()} ${path}`);
+    expect(documented.sort()).toEqual([...served].sort());
+    expect(documented).toHaveLength(8);
+    expect(documented.some((op) => op.includes("internal"))).toBe(false);
+  });
+
+  it("every operation documents 401 (or optional auth) and 500, each with a JSON schema and example", async () => {
+    for (const { method, path, operation } of operationsOf(await dereferencedDocument())) {
+      const statuses = Object.keys(operation.responses ?? {});
+      expect(statuses, `${method} ${path}`).toEqual(expect.arrayContaining(["401", "500"]));
+      for (const [status, response] of Object.entries(operation.responses ?? {})) {
+        const media = (response as { content?: Record<string, { schema?: unknown; examples?: object }> }).content?.["application/json"];
+        expect(media?.schema, `${method} ${path} ${status}`).toBeDefined();
+        expect(Object.keys(media?.examples ?? {}).length, `${method} ${path} ${status} has an example`).toBeGreaterThan(0);
+      }
+    }
+  });
+
+  it("every documented example matches its schema: bodies, responses, parameters and the webhook", async () => {
+    const document = await dereferencedDocument();
+    const validator = schemaValidator();
+    const checked: string[] = [];
+    const check = (where: string, schema: Schema | undefined, examples: Record<string, { value?: unknown }> | undefined) => {
+      for (const [name, example] of Object.entries(examples ?? {})) {
+        const validate = validator(schema as Schema);
+        expect(validate(example.value), `${where} example ${name}: ${describeErrors(validate)}`).toBe(true);
+        checked.push(`${where} ${name}`);
+      }
+    };
+    type Media = { schema?: Schema; examples?: Record<string, { value?: unknown }> };
+    const operations = [
+      ...operationsOf(document).map((o) => ({ ...o, where: `${o.method} ${o.path}` })),
+      ...Object.entries(document.webhooks ?? {}).map(([name, item]) => ({ where: `webhook ${name}`, operation: (item as { post: Operation }).post })),
+    ];
+    for (const { where, operation } of operations) {
+      for (const parameter of (operation.parameters ?? []) as { name: string; schema?: Schema; examples?: Record<string, { value?: unknown }> }[]) {
+        check(`${where} parameter ${parameter.name}`, parameter.schema, parameter.examples);
+      }
+      const body = (operation.requestBody as { content?: Record<string, Media> } | undefined)?.content?.["application/json"];
+      check(`${where} request`, body?.schema, body?.examples);
+      for (const [status, response] of Object.entries(operation.responses ?? {})) {
+        const media = (response as { content?: Record<string, Media> }).content?.["application/json"];
+        check(`${where} ${status}`, media?.schema, media?.examples);
+      }
+    }
+    // Enough to know the loop saw the examples at all: every operation has several.
+    expect(checked.length).toBeGreaterThan(60);
+  });
+
+  it("a schema rejects what the service would not send (the examples check can fail)", async () => {
+    const document = await dereferencedDocument();
+    const jobSchema = (document.paths!["/jobs/{id}"]!.get!.responses!["200"] as { content: Record<string, { schema: Schema }> }).content["application/json"].schema;
+    const validate = schemaValidator()(jobSchema);
+    expect(validate({ id: "not-a-uuid", status: "done" })).toBe(false);
+    const bare = (document.paths!["/jobs/{id}/download-url"]!.get!.responses!["404"] as { content: Record<string, { schema: Schema }> }).content["application/json"].schema;
+    expect(schemaValidator()(bare)({ error: "Not found", message: "Job not found" })).toBe(false);
+  });
+
+  it("every timeline the validator accepts fits the documented EDL document schema", async () => {
+    const document = await dereferencedDocument();
+    const validate = schemaValidator()(document.components!.schemas!.EdlDocument as Schema);
+    fc.assert(
+      fc.property(validEdl({ maxVideoClips: 4, maxExtraTracks: 3, maxClipsPerExtraTrack: 3, urls: 4 }), (edl) => {
+        expect(validateEdl(edl, "enterprise").errors).toEqual([]);
+        expect(validate(edl), describeErrors(validate)).toBe(true);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});

@@ -1,0 +1,13 @@
+/** Imported as text (wrangler.toml [[rules]] type Text): served by the Worker, no CDN. */
+declare module "*.css" {
+  const text: string;
+  export default text;
+}
+declare module "*/dashboard.js" {
+  const text: string;
+  export default text;
+}
+declare module "hls.js/dist/hls.light.min.js" {
+  const text: string;
+  export default text;
+}

@@ -1,0 +1,35 @@
+import type { Redis } from "@upstash/redis/cloudflare";
+
+export interface ThrottleRule {
+  /** What is counted, e.g. `signin:email`; the subject (an address, an email) is appended. */
+  name: string;
+  limit: number;
+  windowSeconds: number;
+}
+
+/** Sign-in attempts, successful or not, per client address and per email. */
+export const SIGN_IN_PER_ADDRESS: ThrottleRule = { name: "signin:ip", limit: 30, windowSeconds: 15 * 60 };
+export const SIGN_IN_PER_EMAIL: ThrottleRule = { name: "signin:email", limit: 10, windowSeconds: 15 * 60 };
+/** Each sign-up is an account with a free quota: a cap per address keeps scripts from farming them. */
+export const SIGN_UP_PER_ADDRESS: ThrottleRule = { name: "signup:ip", limit: 10, windowSeconds: 60 * 60 };
+
+export type ThrottleVerdict = { allowed: true } | { allowed: false; retryAfterSeconds: number };
+
+/**
+ * Counts one attempt against a fixed window in Redis (INCR, then EXPIRE on the window's key, in
+ * one round trip). A Redis outage lets the attempt through, logged: the password hash's cost
+ * still bounds guessing, and a cache failure must not lock every user out.
+ */
+export async function countAttempt(cache: Redis, rule: ThrottleRule, subject: string, now = Date.now()): Promise<ThrottleVerdict> {
+  const window = Math.floor(now / 1000 / rule.windowSeconds);
+  const key = `throttle:${rule.name}:${window}:${subject}`;
+  try {
+    const [count] = await cache.pipeline().incr(key).expire(key, rule.windowSeconds).exec<[number, number]>();
+    if (count <= rule.limit) return { allowed: true };
+    const windowEnds = (window + 1) * rule.windowSeconds * 1000;
+    return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((windowEnds - now) / 1000)) };
+  } catch (err) {
+    console.error(JSON.stringify({ level: "error", message: "throttle counter unavailable", rule: rule.name, error: String(err) }));
+    return { allowed: true };
+  }
+}

@@ -1,0 +1,53 @@
+import { and, desc, eq, isNull, type SQL } from "drizzle-orm";
+import { apiKeys } from "../../../drizzle/schema";
+import { generateApiKey, hashApiKey, type KeyPrefix } from "../../../domain/keys";
+import { keyCacheEntry } from "../../middleware/auth";
+import type { AnyDatabase, KeyCache } from "./database";
+
+export const KEY_NAME_MAX_LENGTH = 80;
+
+/** A new key for the account. The full key exists only in the return value; the database keeps its hash. */
+export async function issueApiKey(db: AnyDatabase, accountId: string, opts: { name?: string | null; prefix?: KeyPrefix } = {}) {
+  const apiKey = generateApiKey(opts.prefix);
+  const [row] = await db
+    .insert(apiKeys)
+    .values({ accountId, hash: await hashApiKey(apiKey), last4: apiKey.slice(-4), name: opts.name ?? null })
+    .returning({ id: apiKeys.id });
+  return { keyId: row.id, apiKey };
+}
+
+/**
+ * Revokes the active key `match` selects and drops its cached lookup, so the API refuses it on
+ * the next request rather than up to a cache lifetime later. Null when no active key matched.
+ */
+export async function revokeApiKey(db: AnyDatabase, cache: KeyCache | null, match: SQL) {
+  const [row] = await db
+    .update(apiKeys)
+    .set({ revokedAt: new Date() })
+    .where(and(match, isNull(apiKeys.revokedAt)))
+    .returning({ keyId: apiKeys.id, hash: apiKeys.hash, last4: apiKeys.last4 });
+  if (!row) return null;
+  await cache?.del(keyCacheEntry(row.hash));
+  return { keyId: row.keyId, last4: row.last4 };
+}
+
+/**
+ * Drops every cached key lookup of the account: each holds the account's plan and webhook URL,
+ * so a change to either must not wait out the cache lifetime.
+ */
+export async function forgetCachedKeys(db: AnyDatabase, cache: KeyCache | null, accountId: string) {
+  if (!cache) return;
+  const rows = await db.select({ hash: apiKeys.hash }).from(apiKeys).where(eq(apiKeys.accountId, accountId));
+  if (rows.length) await cache.del(...rows.map((r) => keyCacheEntry(r.hash)));
+}
+
+/** The account's keys, newest first, as they may be shown: never the hash, only the last four. */
+export function listApiKeys(db: AnyDatabase, accountId: string) {
+  return db
+    .select({ id: apiKeys.id, name: apiKeys.name, last4: apiKeys.last4, createdAt: apiKeys.createdAt, revokedAt: apiKeys.revokedAt })
+    .from(apiKeys)
+    .where(eq(apiKeys.accountId, accountId))
+    .orderBy(desc(apiKeys.createdAt), desc(apiKeys.id));
+}
+
+export type ListedKey = Awaited<ReturnType<typeof listApiKeys>>[number];

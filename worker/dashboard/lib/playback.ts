@@ -1,0 +1,46 @@
+import type { Job } from "../../../drizzle/schema";
+import { findDefinition } from "../../../domain/presets/definitions";
+
+/**
+ * How the dashboard can show a finished job's output: a browser plays single MP4/WebM/MOV
+ * files and audio files itself; an HLS ladder (ZIP in storage) plays through hls.js from its
+ * members served one by one; anything else (DASH, images, subtitles) is download only.
+ */
+export type Playback = { kind: "video" } | { kind: "audio" } | { kind: "hls"; master: string } | { kind: "none" };
+
+const VIDEO_EXTENSIONS = new Set(["mp4", "webm", "mov"]);
+const AUDIO_EXTENSIONS = new Set(["m4a", "mp3"]);
+export const HLS_MASTER = "master.m3u8";
+
+export function outputExtension(outputKey: string | null): string | null {
+  const match = outputKey ? /\.([a-z0-9]+)$/i.exec(outputKey) : null;
+  return match ? match[1].toLowerCase() : null;
+}
+
+export function playbackOf(job: Pick<Job, "status" | "outputKey" | "preset" | "storageLayout">): Playback {
+  if (job.status !== "completed" || job.storageLayout !== "v2") return { kind: "none" };
+  const extension = outputExtension(job.outputKey);
+  if (extension && VIDEO_EXTENSIONS.has(extension)) return { kind: "video" };
+  if (extension && AUDIO_EXTENSIONS.has(extension)) return { kind: "audio" };
+  const recipe = findDefinition(job.preset)?.recipe;
+  if (extension === "zip" && recipe?.kind === "ladder" && (recipe.packaging.format === "hls" || recipe.packaging.format === "cmaf")) {
+    return { kind: "hls", master: HLS_MASTER };
+  }
+  return { kind: "none" };
+}
+
+/** Content types for the members of output ZIPs that the page fetches; the rest download as bytes. */
+const MEMBER_TYPES: Record<string, string> = {
+  m3u8: "application/vnd.apple.mpegurl",
+  ts: "video/mp2t",
+  m4s: "video/iso.segment",
+  mp4: "video/mp4",
+  m4a: "audio/mp4",
+  mpd: "application/dash+xml",
+  jpg: "image/jpeg",
+  vtt: "text/vtt",
+};
+
+export function memberContentType(name: string): string {
+  return MEMBER_TYPES[outputExtension(name) ?? ""] ?? "application/octet-stream";
+}

@@ -1,0 +1,55 @@
+import type { Context } from "hono";
+import { createMiddleware } from "hono/factory";
+import { HTTPException } from "hono/http-exception";
+import { timingSafeEqual } from "hono/utils/buffer";
+import { readFormCookie, readSessionCookie, writeSessionCookie } from "./auth/cookies";
+import { resumeSession } from "./auth/session";
+import type { DashboardEnv } from "./context";
+import { paths } from "./paths";
+
+/** Who is signed in (or null); a session whose expiry slid gets its cookie sent again. */
+export const loadSession = createMiddleware<DashboardEnv>(async (c, next) => {
+  const token = readSessionCookie(c);
+  const signedIn = token ? await resumeSession(c.get("services").db, token) : null;
+  if (signedIn?.renewed) writeSessionCookie(c, token!, signedIn.expiresAt);
+  c.set("signedIn", signedIn);
+  await next();
+});
+
+/** Pages need a session: without one, to the sign-in page (303, so a refused POST becomes a GET). */
+export const requireSignIn = createMiddleware<DashboardEnv>(async (c, next) => {
+  if (!c.get("signedIn")) return c.redirect(paths.signIn, 303);
+  await next();
+});
+
+export class FormTokenError extends HTTPException {
+  constructor() {
+    super(403, { message: "This form could not be verified (its security token is missing or out of date). Reload the page and try again." });
+  }
+}
+
+/**
+ * Every form carries `_csrf`, compared in constant time with what this request should carry:
+ * the session's synchronizer token, or before sign-in the double-submit cookie. The Origin
+ * check (hono/csrf) already stops cross-site posts in current browsers; the token also covers
+ * clients that send no Origin.
+ */
+function formToken(expected: (c: Context<DashboardEnv>) => string | undefined) {
+  return createMiddleware<DashboardEnv>(async (c, next) => {
+    if (c.req.method !== "POST") return next();
+    const body = await c.req.parseBody();
+    const sent = body._csrf;
+    const wanted = expected(c);
+    if (typeof sent !== "string" || !wanted || !(await timingSafeEqual(sent, wanted))) throw new FormTokenError();
+    await next();
+  });
+}
+
+export const sessionFormToken = formToken((c) => c.get("signedIn")?.csrfToken);
+export const anonymousFormToken = formToken(readFormCookie);
+
+/** Pages show keys, secrets and signed links: never cached, by the browser or anyone between. */
+export const noStore = createMiddleware(async (c, next) => {
+  await next();
+  if (!c.res.headers.has("Cache-Control")) c.header("Cache-Control", "no-store");
+});

@@ -1,0 +1,20 @@
+/** Where app.ts mounts the dashboard; every link and form action is built from it. */
+export const DASHBOARD = "/dashboard";
+
+export const paths = {
+  home: DASHBOARD,
+  signIn: `${DASHBOARD}/signin`,
+  signUp: `${DASHBOARD}/signup`,
+  signOut: `${DASHBOARD}/signout`,
+  keys: `${DASHBOARD}/keys`,
+  revokeKey: (id: string) => `${DASHBOARD}/keys/${id}/revoke`,
+  webhook: `${DASHBOARD}/webhook`,
+  plan: `${DASHBOARD}/plan`,
+  jobs: `${DASHBOARD}/jobs`,
+  jobsTable: `${DASHBOARD}/jobs/table`,
+  job: (id: string) => `${DASHBOARD}/jobs/${id}`,
+  download: (id: string) => `${DASHBOARD}/jobs/${id}/download`,
+  output: (id: string) => `${DASHBOARD}/jobs/${id}/output`,
+  file: (id: string, name: string) => `${DASHBOARD}/jobs/${id}/files/${name}`,
+  asset: (name: string) => `${DASHBOARD}/assets/${name}`,
+};

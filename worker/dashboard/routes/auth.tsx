@@ -1,0 +1,104 @@
+import { Hono, type Context } from "hono";
+import { z } from "zod";
+import { burnPasswordCheck, PASSWORD_MAX_LENGTH, verifyPassword } from "../auth/password";
+import { clearSessionCookie, readFormCookie, writeFormCookie, writeSessionCookie } from "../auth/cookies";
+import { endSession, startSession } from "../auth/session";
+import { countAttempt, SIGN_IN_PER_ADDRESS, SIGN_IN_PER_EMAIL, SIGN_UP_PER_ADDRESS, type ThrottleVerdict } from "../auth/throttle";
+import { randomToken } from "../auth/tokens";
+import { me, type DashboardEnv } from "../context";
+import { createUserWithAccount, EmailTakenError, emailSchema, findUserByEmail, passwordSchema } from "../lib/users";
+import { anonymousFormToken, requireSignIn, sessionFormToken } from "../middleware";
+import { SignInPage, SignUpPage, ThrottledPage } from "../pages/auth";
+import { renderPage } from "../pages/render";
+import { paths } from "../paths";
+
+type Ctx = Context<DashboardEnv>;
+
+/** The double-submit token of a sign-in or sign-up form: the one already in the cookie, or a new one. */
+function formTokenFor(c: Ctx): string {
+  const existing = readFormCookie(c);
+  if (existing && /^[A-Za-z0-9_-]{43}$/.test(existing)) return existing;
+  const token = randomToken();
+  writeFormCookie(c, token);
+  return token;
+}
+
+/** Workers set CF-Connecting-IP to the client's address. */
+const clientAddress = (c: Ctx) => c.req.header("CF-Connecting-IP") ?? "unknown";
+
+function throttled(c: Ctx, verdict: Extract<ThrottleVerdict, { allowed: false }>, what: string, back: string) {
+  c.header("Retry-After", String(verdict.retryAfterSeconds));
+  return renderPage(c, { title: "Please wait", body: <ThrottledPage what={what} retryAfterSeconds={verdict.retryAfterSeconds} back={back} /> }, 429);
+}
+
+async function signInAs(c: Ctx, userId: string) {
+  const { token, expiresAt } = await startSession(c.get("services").db, userId);
+  writeSessionCookie(c, token, expiresAt);
+  return c.redirect(paths.home, 303);
+}
+
+const formText = (value: unknown) => (typeof value === "string" ? value : "");
+
+const signInForm = z.object({ email: z.string().trim().toLowerCase().max(254), password: z.string().max(PASSWORD_MAX_LENGTH) });
+
+export const authRoutes = new Hono<DashboardEnv>()
+  .get("/signin", (c) => {
+    if (c.get("signedIn")) return c.redirect(paths.home, 303);
+    return renderPage(c, { title: "Sign in", body: <SignInPage formToken={formTokenFor(c)} /> });
+  })
+  .post("/signin", anonymousFormToken, async (c) => {
+    const body = await c.req.parseBody();
+    const { cache, db } = c.get("services");
+    const email = formText(body.email).trim().toLowerCase();
+    const refuse = (status: 400 | 401, message: string) =>
+      renderPage(c, { title: "Sign in", body: <SignInPage formToken={formTokenFor(c)} email={email} errors={[message]} /> }, status);
+
+    const byAddress = await countAttempt(cache, SIGN_IN_PER_ADDRESS, clientAddress(c));
+    if (!byAddress.allowed) return throttled(c, byAddress, "sign-in attempts from your network", paths.signIn);
+    const parsed = signInForm.safeParse({ email: body.email, password: body.password });
+    if (!parsed.success || !parsed.data.email || !parsed.data.password) return refuse(400, "Enter your email and password.");
+    const byEmail = await countAttempt(cache, SIGN_IN_PER_EMAIL, parsed.data.email);
+    if (!byEmail.allowed) return throttled(c, byEmail, "sign-in attempts for this email", paths.signIn);
+
+    const user = await findUserByEmail(db, parsed.data.email);
+    if (!user) {
+      await burnPasswordCheck(parsed.data.password);
+      return refuse(401, "The email or password is not right.");
+    }
+    if (!(await verifyPassword(parsed.data.password, user.passwordHash))) return refuse(401, "The email or password is not right.");
+    return signInAs(c, user.id);
+  })
+  .get("/signup", (c) => {
+    if (c.get("signedIn")) return c.redirect(paths.home, 303);
+    return renderPage(c, { title: "Create an account", body: <SignUpPage formToken={formTokenFor(c)} /> });
+  })
+  .post("/signup", anonymousFormToken, async (c) => {
+    const body = await c.req.parseBody();
+    const { cache, db } = c.get("services");
+    const typed = formText(body.email);
+    const refuse = (status: 400 | 409, errors: string[]) =>
+      renderPage(c, { title: "Create an account", body: <SignUpPage formToken={formTokenFor(c)} email={typed} errors={errors} /> }, status);
+
+    const email = emailSchema.safeParse(body.email);
+    const password = passwordSchema.safeParse(body.password);
+    const errors = [
+      ...(email.success ? [] : [email.error.issues[0].message]),
+      ...(password.success ? [] : [`Password: ${password.error.issues[0].message}`]),
+    ];
+    if (!email.success || !password.success) return refuse(400, errors);
+
+    const verdict = await countAttempt(cache, SIGN_UP_PER_ADDRESS, clientAddress(c));
+    if (!verdict.allowed) return throttled(c, verdict, "sign-ups from your network", paths.signUp);
+    try {
+      const created = await createUserWithAccount(db, { email: email.data, password: password.data, plan: "free" });
+      return signInAs(c, created.userId);
+    } catch (err) {
+      if (err instanceof EmailTakenError) return refuse(409, ["An account with this email already exists. Sign in instead."]);
+      throw err;
+    }
+  })
+  .post("/signout", requireSignIn, sessionFormToken, async (c) => {
+    await endSession(c.get("services").db, me(c).sessionId);
+    clearSessionCookie(c);
+    return c.redirect(paths.signIn, 303);
+  });

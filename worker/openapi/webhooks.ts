@@ -1,0 +1,63 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { EXAMPLE_JOB_IDS, SIGNED_OUTPUT_URL } from "../routes/jobs/examples";
+import { Timestamp } from "./common";
+
+/** The body of a job notification, as worker/lib/webhooks.ts builds it. */
+export const WebhookEvent = z
+  .object({
+    event: z.enum(["job.completed", "job.failed"]),
+    jobId: z.uuid(),
+    status: z.enum(["completed", "failed"]),
+    preset: z.string(),
+    outputUrl: z.url().nullable().openapi({ description: "Downloads directly, no key needed; signed when this attempt was sent." }),
+    expiresAt: Timestamp.nullable(),
+    errorMessage: z.string().nullable(),
+    duration: z.number().nullable(),
+    createdAt: Timestamp,
+    completedAt: Timestamp.nullable(),
+  })
+  .openapi("WebhookEvent");
+
+const headers = z.object({
+  "webhook-id": z.string().openapi({ description: "The same on every attempt of one notification: dedupe on it." }),
+  "webhook-timestamp": z.string().openapi({ description: "Unix seconds when this attempt was signed." }),
+  "webhook-signature": z.string().openapi({ description: "`v1,<base64 HMAC-SHA256 of id.timestamp.body>` with the account's `whsec_` secret." }),
+});
+
+export const jobFinishedWebhook = createRoute({
+  method: "post",
+  path: "jobFinished",
+  tags: ["Webhooks"],
+  operationId: "jobFinished",
+  summary: "A job finished",
+  description:
+    "Sent to the account's webhook when a job completes or fails, signed per Standard Webhooks. Answer with any 2xx; anything else is retried (5 retries), each attempt signed afresh.",
+  request: {
+    headers,
+    body: {
+      content: {
+        "application/json": {
+          schema: WebhookEvent,
+          examples: {
+            completed: {
+              summary: "Completed",
+              value: {
+                event: "job.completed",
+                jobId: EXAMPLE_JOB_IDS.completed,
+                status: "completed",
+                preset: "mp4_264_720p",
+                outputUrl: SIGNED_OUTPUT_URL,
+                expiresAt: "2026-11-20T13:33:10.000Z",
+                errorMessage: null,
+                duration: 62.5,
+                createdAt: "2026-11-20T09:30:00.000Z",
+                completedAt: "2026-11-20T09:32:51.906Z",
+              },
+            },
+          },
+        },
+      },
+    },
+  },
+  responses: { 200: { description: "Any 2xx acknowledges the notification." } },
+});

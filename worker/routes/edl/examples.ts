@@ -1,0 +1,142 @@
+/**
+ * Timelines the reference shows, and the service's own verdicts on them, computed with the same
+ * validator the routes use. Request and response examples share names (see the replay test).
+ */
+import { canProcess, postStats, validateEdl } from "../../../domain/edl/validate";
+import type { PlanId } from "../../../domain/plans";
+import { EXAMPLE_JOB_IDS } from "../jobs/examples";
+import { edlValidationFailed } from "./schema";
+
+const CLIP = "https://media.example.com/clip.mp4";
+const LOGO = "https://media.example.com/logo.png";
+
+const captioned = {
+  version: "1.0",
+  output: { resolution: "1280x720", fps: 30 },
+  timeline: {
+    tracks: [
+      {
+        type: "video",
+        clips: [
+          { id: "intro", src: CLIP, in: 0, out: 4, startTime: 0 },
+          { id: "fast", src: CLIP, in: 4, out: 10, startTime: 4, speed: 2, volume: -6 },
+        ],
+      },
+      {
+        type: "text",
+        clips: [
+          {
+            id: "title",
+            text: "Spring launch",
+            startTime: 0.5,
+            duration: 3,
+            fontSize: 64,
+            fontWeight: "bold",
+            position: { x: "center", y: "bottom" },
+            background: { color: "#000000", opacity: 0.5, padding: 16 },
+            fadeIn: 0.5,
+            fadeOut: 0.5,
+          },
+        ],
+      },
+    ],
+  },
+};
+
+const withLogo = {
+  ...captioned,
+  timeline: {
+    tracks: [
+      ...captioned.timeline.tracks,
+      {
+        type: "overlay",
+        clips: [{ id: "logo", src: LOGO, startTime: 0, duration: 7, position: { x: "right", y: "top" }, size: { width: "15%" }, opacity: 0.8 }],
+      },
+    ],
+  },
+};
+
+const experimental = {
+  version: "1.0",
+  timeline: { tracks: [{ type: "video", clips: [{ id: "a", src: CLIP, in: 0, out: 5, startTime: 0, transform: { rotate: 90 } }] }] },
+};
+
+const broken = {
+  version: "1.0",
+  timeline: {
+    tracks: [
+      {
+        type: "video",
+        clips: [
+          { id: "a", src: CLIP, in: 5, out: 2, startTime: 0 },
+          { id: "a", src: CLIP, in: 0, out: 2, startTime: 3 },
+        ],
+      },
+    ],
+  },
+};
+
+export const EDL_EXAMPLE_PLAN: PlanId = "free";
+
+function verdict(edl: unknown) {
+  const result = validateEdl(edl, EDL_EXAMPLE_PLAN);
+  return {
+    valid: result.valid,
+    ...(result.errors.length ? { errors: result.errors } : {}),
+    ...(result.warnings.length ? { warnings: result.warnings } : {}),
+    stats: result.stats,
+    estimate: result.estimate,
+    plan: { current: EDL_EXAMPLE_PLAN, canProcess: canProcess(result) },
+  };
+}
+
+export const validateEdlExamples = {
+  captioned: { summary: "Two clips and a caption", value: { edl: captioned } },
+  experimental: { summary: "An accepted-but-not-applied property", value: { edl: experimental } },
+  tooManyTracks: { summary: "Video, text and an overlay: three tracks, over Starter's two", value: { edl: withLogo } },
+  broken: { summary: "out before in, and a clip id used twice", value: { edl: broken } },
+};
+
+export const edlValidationExamples = Object.fromEntries(
+  Object.entries(validateEdlExamples).map(([name, { summary, value }]) => [name, { summary, value: verdict(value.edl) }]),
+);
+
+export const createEdlExamples = {
+  captioned: { summary: "Two clips and a caption", value: { edl: captioned, metadata: { name: "Launch teaser", description: "16:9 cut" } } },
+  experimental: validateEdlExamples.experimental,
+  tooManyTracks: validateEdlExamples.tooManyTracks,
+  broken: validateEdlExamples.broken,
+};
+
+function created(edl: unknown) {
+  const result = validateEdl(edl, EDL_EXAMPLE_PLAN);
+  const id = EXAMPLE_JOB_IDS.queued;
+  return {
+    id,
+    status: "queued",
+    type: "edl",
+    webhookUrl: null,
+    createdAt: "2026-11-20T09:30:00.000Z",
+    stats: postStats(result.stats),
+    estimate: result.estimate,
+    links: { self: `/api/v1/jobs/${id}`, cancel: `/api/v1/jobs/${id}` },
+    user: { remainingJobs: 9, plan: "Starter" },
+    ...(result.warnings.length ? { warnings: result.warnings } : {}),
+  };
+}
+
+export const createdEdlExamples = {
+  captioned: { summary: "Queued", value: created(captioned) },
+  experimental: { summary: "Queued, with a warning", value: created(experimental) },
+};
+
+const refused = (edl: unknown) => edlValidationFailed(validateEdl(edl, EDL_EXAMPLE_PLAN).errors);
+
+export const createEdlRefusals = {
+  tooManyTracks: { summary: "Over the plan's track limit", value: refused(withLogo) },
+  broken: { summary: "Invalid clip fields", value: refused(broken) },
+  missingEdl: {
+    summary: "A body without edl",
+    value: { error: "Validation error", message: "Invalid request parameters", details: [{ field: "edl", message: "Invalid input" }] },
+  },
+};

@@ -11,8 +11,16 @@ const MiB = 1024 * 1024;
  */
 export const BODY_LIMITS = { job: 1 * MiB, timeline: 4 * MiB, internal: 64 * 1024 } as const;
 
-function describeSize(bytes: number): string {
+export function describeSize(bytes: number): string {
   return bytes >= MiB ? `${bytes / MiB} MiB` : `${bytes / 1024} KiB`;
+}
+
+/** The 413 body for a route whose limit is `maxSize` bytes. */
+export function payloadTooLarge(maxSize: number) {
+  return {
+    error: "Payload too large" as const,
+    message: `The request body is larger than the ${describeSize(maxSize)} this endpoint accepts.`,
+  };
 }
 
 /**
@@ -23,10 +31,7 @@ export function limitBody(maxSize: number) {
   return bodyLimit({
     maxSize,
     onError: () => {
-      throw new ApiError(413, {
-        error: "Payload too large",
-        message: `The request body is larger than the ${describeSize(maxSize)} this endpoint accepts.`,
-      });
+      throw new ApiError(413, payloadTooLarge(maxSize));
     },
   });
 }

@@ -9,9 +9,11 @@ import { createQueuedJob } from "../../lib/create-job";
 import { jsonBody } from "../../lib/json-body";
 import { requireCaller } from "../../middleware/auth";
 import { idempotent } from "../../middleware/idempotency";
+import { BODY_LIMITS } from "../../middleware/body-limit";
 import { authenticated, jsonRequest, jsonResponse } from "../../openapi/common";
 import {
   authenticatedErrors,
+  bodyLimitError,
   examples,
   InvalidJsonError,
   InvalidPresetError,
@@ -46,6 +48,7 @@ export const createJobRoute = createRoute({
     }),
     403: jsonResponse("The preset exists but is not in the caller's plan.", PresetNotAllowedError, { presetAbovePlan: presetNotAllowedExample }),
     ...quotaErrors,
+    ...bodyLimitError(BODY_LIMITS.job),
     ...authenticatedErrors,
   },
 });

@@ -6,6 +6,7 @@
  */
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
+import { BODY_LIMITS } from "../../worker/middleware/body-limit";
 import { edlShapedJunk, mutate, pathsOf, type TimelineShape, validEdl } from "../unit/edl/arbitraries";
 import { account, seedVictim } from "./accounts";
 import { anyBody, contentType, extraHeaders, headerValue, hostileKey, jsonText, objectText, shortHostileString, type JsonText } from "./arbitraries";
@@ -75,7 +76,7 @@ function refusedForgery(who: Sender, res: Incoming): boolean {
 describe("campaign: hostile input on the timeline routes", () => {
   it("PUT /edl: any body and headers → 200 with the contract's verdict, or the contract's 400", async () => {
     await fuzz(
-      fc.tuple(sender, anyBody(envelope)),
+      fc.tuple(sender, anyBody(envelope, BODY_LIMITS.timeline)),
       async ([who, body]) => {
         countCase("PUT /edl");
         const res = await send(request(who, "PUT", body));
@@ -89,7 +90,7 @@ describe("campaign: hostile input on the timeline routes", () => {
 
   it("POST /edl: any body and headers → 201 with the contract's job, or the contract's error", async () => {
     await fuzz(
-      fc.tuple(sender, anyBody(envelope)),
+      fc.tuple(sender, anyBody(envelope, BODY_LIMITS.timeline)),
       async ([who, body]) => {
         countCase("POST /edl");
         const res = await send(request(who, "POST", body));

@@ -58,10 +58,10 @@ const isJsonObject = (value: unknown): value is Record<string, unknown> =>
  * build a copy key by key, and on the copy a `__proto__` key sets the prototype instead of a
  * property: a caller's `{"__proto__": …}` would silently vanish from what is stored.
  */
-export function jsonObject(fields: z.ZodObject = z.object({})) {
+export function jsonObject(fields?: z.ZodObject) {
   return z.custom<Record<string, unknown>>(isJsonObject, { error: "Expected an object" }).superRefine((value, ctx) => {
-    const checked = fields.safeParse(value);
-    if (checked.success) return;
+    const checked = fields?.safeParse(value);
+    if (!checked || checked.success) return;
     for (const issue of checked.error.issues) ctx.addIssue({ code: "custom", message: issue.message, path: issue.path });
   });
 }

@@ -6,8 +6,9 @@
  * That the app stops reading at the limit is measured inside workerd (test/workerd/
  * body-limit.test.ts): over the wire, wrangler dev drains whatever body a Worker leaves unread
  * before it answers (its workaround for a workerd bug that breaks the next request), so here a
- * 413 comes once the whole body has been sent and discarded, and a body that never ends would
- * never be answered.
+ * 413 comes once the whole body has been sent and discarded, a body that never ends would never
+ * be answered, and a client that hangs up during the drain takes the Worker down with whatever
+ * else is in flight: these bodies are sent one at a time, whole.
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { signInternal } from "../../domain/internal-auth";

@@ -30,16 +30,20 @@ export const creationResponse = z.strictObject({
   user,
 });
 
-const signedOutput = { outputUrl: z.string().url().nullable(), expiration: iso.nullable() };
-
-export const jobRead = z.strictObject({
+/** What the full read and the list item share. */
+const jobFields = {
   id: uuid,
   status: z.enum(JOB_STATUSES),
   preset: z.string(),
   inputUrl: z.string(),
-  ...signedOutput,
+  outputUrl: z.string().url().nullable(),
+  expiration: iso.nullable(),
   duration: z.number().nullable(),
   errorMessage: z.string().nullable(),
+};
+
+export const jobRead = z.strictObject({
+  ...jobFields,
   retryCount: count,
   progress: z.number().min(0).max(1).nullable(),
   metadata: z.strictObject({ createdAt: iso, startedAt: iso.nullable(), completedAt: iso.nullable(), lastCheckedAt: iso.nullable() }),
@@ -48,13 +52,7 @@ export const jobRead = z.strictObject({
 });
 
 const listItem = z.strictObject({
-  id: uuid,
-  status: z.enum(JOB_STATUSES),
-  preset: z.string(),
-  inputUrl: z.string(),
-  ...signedOutput,
-  duration: z.number().nullable(),
-  errorMessage: z.string().nullable(),
+  ...jobFields,
   createdAt: iso,
   startedAt: iso.nullable(),
   completedAt: iso.nullable(),

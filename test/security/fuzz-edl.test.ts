@@ -74,33 +74,32 @@ function refusedForgery(who: Sender, res: Incoming): boolean {
 }
 
 describe("campaign: hostile input on the timeline routes", () => {
-  it("PUT /edl: any body and headers → 200 with the contract's verdict, or the contract's 400", async () => {
-    await fuzz(
-      fc.tuple(sender, anyBody(envelope, BODY_LIMITS.timeline)),
-      async ([who, body]) => {
-        countCase("PUT /edl");
-        const res = await send(request(who, "PUT", body));
-        if (refusedForgery(who, res)) return;
-        if (res.status === 200) expectContractBody(edlValidation, res);
-        else expectContractError(res, { allowed: ["Invalid JSON", "Validation error"] });
-      },
-      { runs: RUNS.validate },
-    );
-  });
-
-  it("POST /edl: any body and headers → 201 with the contract's job, or the contract's error", async () => {
-    await fuzz(
-      fc.tuple(sender, anyBody(envelope, BODY_LIMITS.timeline)),
-      async ([who, body]) => {
-        countCase("POST /edl");
-        const res = await send(request(who, "POST", body));
-        if (refusedForgery(who, res)) return;
-        if (res.status === 201) expectContractBody(edlCreation, res, 201);
-        else expectContractError(res, { allowed: ["Invalid JSON", "Validation error", "EDL validation failed", "Usage limit exceeded", "Conflict"] });
-      },
-      { runs: RUNS.create },
-    );
-  });
+  const routes = [
+    { method: "PUT", runs: RUNS.validate, expected: "200 with the contract's verdict", success: 200, body: edlValidation, errors: ["Invalid JSON", "Validation error"] as const },
+    {
+      method: "POST",
+      runs: RUNS.create,
+      expected: "201 with the contract's job",
+      success: 201,
+      body: edlCreation,
+      errors: ["Invalid JSON", "Validation error", "EDL validation failed", "Usage limit exceeded", "Conflict"] as const,
+    },
+  ];
+  for (const route of routes) {
+    it(`${route.method} /edl: any body and headers → ${route.expected}, or the contract's error`, async () => {
+      await fuzz(
+        fc.tuple(sender, anyBody(envelope, BODY_LIMITS.timeline)),
+        async ([who, body]) => {
+          countCase(`${route.method} /edl`);
+          const res = await send(request(who, route.method, body));
+          if (refusedForgery(who, res)) return;
+          if (res.status === route.success) expectContractBody(route.body, res, route.success);
+          else expectContractError(res, { allowed: [...route.errors] });
+        },
+        { runs: route.runs },
+      );
+    });
+  }
 
   it("PUT's verdict and POST's outcome agree for the same timeline: valid ⇔ 201, errors ⇔ 400 with the same errors", async () => {
     // Paid callers with no Idempotency-Key, so quota and replays stay out of it.

@@ -44,7 +44,7 @@ async function createTimeline(victim: Caller, marker: string): Promise<string> {
   return (res.json as { id: string }).id;
 }
 
-async function expectOk(what: string, res: { status: number; body: unknown }) {
+function expectOk(what: string, res: { status: number; body: unknown }) {
   if (res.status !== 200) throw new Error(`${what}: ${res.status} ${JSON.stringify(res.body)}`);
 }
 
@@ -56,11 +56,11 @@ export async function seedVictim(): Promise<Victim> {
   const ids = await Promise.all(VICTIM_STATES.map((state) => (state === "edl" ? createTimeline(victim, marker) : create(victim, marker))));
   const byState = Object.fromEntries(VICTIM_STATES.map((state, i) => [state, ids[i]])) as Record<VictimState, string>;
 
-  await expectOk("claim", await internal(`/jobs/${byState.processing}/claim`, { attempt: 0 }));
+  expectOk("claim", await internal(`/jobs/${byState.processing}/claim`, { attempt: 0 }));
   const outputKeys = [await completeJob(byState.completed, victim.accountId), await completeJob(byState.legacy, victim.accountId)];
   await admin.db.update(jobs).set({ storageLayout: "legacy" }).where(eq(jobs.id, byState.legacy));
-  await expectOk("claim", await internal(`/jobs/${byState.failed}/claim`, { attempt: 0 }));
-  await expectOk("fail", await internal(`/jobs/${byState.failed}/fail`, { errorMessage: `download failed: ${marker}`, attempt: 0, final: true }));
+  expectOk("claim", await internal(`/jobs/${byState.failed}/claim`, { attempt: 0 }));
+  expectOk("fail", await internal(`/jobs/${byState.failed}/fail`, { errorMessage: `download failed: ${marker}`, attempt: 0, final: true }));
   const cancelled = await send({ method: "DELETE", path: `/jobs/${byState.cancelled}`, caller: victim });
   if (cancelled.status !== 200) throw new Error(`victim cancel: ${cancelled.status} ${cancelled.text}`);
 

@@ -1,8 +1,7 @@
 /**
  * The campaign's one HTTP client. node:http rather than fetch: it sends header values and
- * bodies byte for byte as given (Latin-1 strings are the bytes on the wire), lets a test lie
- * about Content-Length or stream a chunked body, and reports a response that arrives before the
- * request body is finished. Every response is checked for leaks, and a request that gets no
+ * bodies byte for byte as given (Latin-1 strings are the bytes on the wire), lets a test stream
+ * a chunked body, and reports a response that arrives before the request body is finished. Every response is checked for leaks, and a request that gets no
  * answer within REQUEST_TIMEOUT_MS fails as a hang.
  */
 import { Agent, request, type ClientRequest, type IncomingHttpHeaders, type OutgoingHttpHeaders } from "node:http";

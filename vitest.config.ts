@@ -6,6 +6,8 @@ import { wranglerTextModules } from "./test/support/wrangler-text-modules";
  * - unit: pure code and FFmpeg on generated media; nothing else.
  * - cloud: each local stand-in, exercised with the official client library.
  * - api: the Worker under wrangler dev against the local cloud and the machine's PostgreSQL.
+ * - security: the API-level campaigns (authentication and isolation, hostile input) against the
+ *   same stack as api.
  * - workerd: the app inside workerd (@cloudflare/vitest-pool-workers) against the same stack.
  * - e2e: the whole service with the real encoder; each file starts its own stack.
  */
@@ -36,6 +38,15 @@ export default defineConfig({
           include: ["test/api/**/*.test.ts"],
           globalSetup: ["test/api/setup/global.ts"],
           testTimeout: 60_000,
+          hookTimeout: 120_000,
+        },
+      },
+      {
+        test: {
+          name: "security",
+          include: ["test/security/**/*.test.ts"],
+          globalSetup: ["test/api/setup/global.ts"],
+          testTimeout: 120_000,
           hookTimeout: 120_000,
         },
       },

@@ -8,15 +8,53 @@ import { fieldPath } from "./edl/fields";
 
 export const UNSTORABLE_TEXT_MESSAGE = "must not contain NUL (\\u0000) or unpaired surrogate characters";
 
+/** One is enough to refuse the input and a few help to fix it; a body full of them must not make a huge answer. */
+export const MAX_UNSTORABLE_PATHS = 20;
+
 const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
-/** Paths (`a.b[0].c`; `""` for the value itself) of every key or string value holding such text. */
-export function unstorableTextPaths(value: unknown, path = ""): string[] {
-  if (typeof value === "string") return UNSTORABLE.test(value) ? [path] : [];
-  if (Array.isArray(value)) return value.flatMap((item, i) => unstorableTextPaths(item, fieldPath(path, i)));
-  if (typeof value !== "object" || value === null) return [];
-  return Object.entries(value).flatMap(([key, item]) => {
-    const here = fieldPath(path, key);
-    return UNSTORABLE.test(key) ? [here] : unstorableTextPaths(item, here);
-  });
+/** A container being walked: the next of its keys (objects) or indexes (arrays) to look at. */
+interface Frame {
+  path: string;
+  container: Record<string, unknown> | unknown[];
+  keys: string[] | null;
+  next: number;
+}
+
+/**
+ * Paths (`a.b[0].c`; `""` for the value itself) of the keys and string values holding such
+ * text, in document order, at most `limit` of them. Walked with a stack of its own, so no
+ * nesting depth overflows the call stack; a path is built only for what is reported or
+ * descended into, so a body of a million empty objects costs no strings.
+ */
+export function unstorableTextPaths(value: unknown, limit = MAX_UNSTORABLE_PATHS): string[] {
+  const found: string[] = [];
+  const frames: Frame[] = [];
+  const visit = (item: unknown, path: () => string) => {
+    if (typeof item === "string") {
+      if (UNSTORABLE.test(item)) found.push(path());
+    } else if (typeof item === "object" && item !== null) {
+      const keys = Array.isArray(item) ? null : Object.keys(item);
+      if ((keys ?? (item as unknown[])).length > 0) frames.push({ path: path(), container: item as Frame["container"], keys, next: 0 });
+    }
+  };
+  visit(value, () => "");
+  while (frames.length > 0 && found.length < limit) {
+    const frame = frames[frames.length - 1];
+    const { keys, container } = frame;
+    if (frame.next === (keys ?? (container as unknown[])).length) {
+      frames.pop();
+      continue;
+    }
+    const i = frame.next++;
+    if (keys === null) {
+      visit((container as unknown[])[i], () => fieldPath(frame.path, i));
+    } else if (UNSTORABLE.test(keys[i])) {
+      // The key itself cannot be stored: the field is refused, whatever its value.
+      found.push(fieldPath(frame.path, keys[i]));
+    } else {
+      visit((container as Record<string, unknown>)[keys[i]], () => fieldPath(frame.path, keys[i]));
+    }
+  }
+  return found;
 }

@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import type { AppEnv } from "./context";
 import { dashboardApp } from "./dashboard/app";
 import { ApiError, renderError } from "./errors";
+import { BODY_LIMITS, limitBody } from "./middleware/body-limit";
 import { init } from "./middleware/init";
 import { registerReference } from "./openapi/reference";
 import { internalJobs } from "./routes/internal/jobs";
@@ -20,6 +21,10 @@ export function createApp() {
   // Before the init middleware: the reference needs no binding.
   registerReference(app);
 
+  // Size first, before any work: the routes that read a body, and only them.
+  app.use("/api/v1/jobs", limitBody(BODY_LIMITS.job));
+  app.use("/api/v1/edl", limitBody(BODY_LIMITS.timeline));
+  app.use("/internal/*", limitBody(BODY_LIMITS.internal));
   app.use("/api/*", init);
   app.use("/internal/*", init);
   app.route("/api/v1", publicApi());

@@ -55,8 +55,8 @@ export class ApiError extends Error {
     super(body.message);
   }
 
-  static invalidJson() {
-    return new ApiError(400, { error: ERROR_KINDS.invalidJson, message: "The request body is not valid JSON" });
+  static invalidJson(message = "The request body is not valid JSON") {
+    return new ApiError(400, { error: ERROR_KINDS.invalidJson, message });
   }
 
   static validation(details: ValidationBody["details"]) {

@@ -435,6 +435,13 @@ export interface components {
             /** @description Text for a person; clients should read this first. */
             message: string;
         };
+        /** @description The body is over the operation's size limit; it is refused before it is read whole. */
+        PayloadTooLargeError: {
+            /** @enum {string} */
+            error: "Payload too large";
+            /** @description Text for a person; clients should read this first. */
+            message: string;
+        };
         /** @description The monthly quota is used up. A quota, not a rate limit: retrying does not help until the month rolls over or the plan changes. */
         UsageLimitError: {
             /** @enum {string} */
@@ -905,6 +912,15 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
+            /** @description The body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
             /** @description The monthly quota is used up. */
             429: {
                 headers: {
@@ -1180,6 +1196,15 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedError"];
                 };
             };
+            /** @description The body is over 4 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
             /** @description Unexpected failure; retry with backoff. */
             500: {
                 headers: {
@@ -1241,6 +1266,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ConflictError"];
+                };
+            };
+            /** @description The body is over 4 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
                 };
             };
             /** @description The monthly quota is used up. */

@@ -1,6 +1,7 @@
 /** `timeline.tracks`: track types, the single video track, clip id uniqueness, overlaps, features. */
 import { type ClipReading, readOverlayClip, readTextClip, readVideoClip } from "./clips";
 import { fieldPath, fieldsOf, type Issues, isObject, type JsonObject, own } from "./fields";
+import { EDL_LIMITS } from "./limits";
 import {
   type Clip,
   type OverlayClip,
@@ -162,6 +163,30 @@ function completeTrack(track: TrackReading): Track | undefined {
   }
 }
 
+/**
+ * The most tracks and clips any plan allows. A timeline beyond them is judged on its counts
+ * alone: the plan-limit errors say what is wrong with it, while reading 100,000 clips one by one
+ * (each malformed one adding its own errors to the answer) would cost seconds of CPU and a
+ * response of megabytes for nothing more.
+ */
+export const READ_CEILING = {
+  tracks: Math.max(...Object.values(EDL_LIMITS).map((l) => l.tracks)),
+  clips: Math.max(...Object.values(EDL_LIMITS).map((l) => l.clips)),
+};
+
+function clipCountOf(track: unknown): number {
+  const clips = isObject(track) ? own(track, "clips") : undefined;
+  return Array.isArray(clips) ? clips.length : 0;
+}
+
+/** Each track counted, none read: what the stats and limit errors of an oversized timeline need. */
+function countedOnly(raws: unknown[]): TimelineReading | undefined {
+  const counts = raws.map(clipCountOf);
+  const clips = counts.reduce((sum, n) => sum + n, 0);
+  if (raws.length <= READ_CEILING.tracks && clips <= READ_CEILING.clips) return undefined;
+  return { tracks: counts.map((clipCount, index) => ({ index, clipCount, type: undefined, clips: [] })), features: [] };
+}
+
 export function readTimeline(value: unknown, issues: Issues): TimelineReading {
   const empty: TimelineReading = { tracks: [], features: [] };
   if (value === undefined || value === null) {
@@ -174,6 +199,8 @@ export function readTimeline(value: unknown, issues: Issues): TimelineReading {
   }
   const raws = fieldsOf(value, "timeline", issues.errors).array("tracks", true);
   if (!raws) return empty;
+  const oversized = countedOnly(raws);
+  if (oversized) return oversized;
 
   const context: Context = { issues, ids: new Map(), features: new Set() };
   const tracks = raws.map((raw, i) => readTrack(raw, i, context));

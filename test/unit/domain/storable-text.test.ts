@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { UNSTORABLE_TEXT_MESSAGE, unstorableTextPaths } from "../../../domain/storable-text";
+import { MAX_UNSTORABLE_PATHS, UNSTORABLE_TEXT_MESSAGE, unstorableTextPaths } from "../../../domain/storable-text";
 import { CLIP0, errorsOf, videoClip, videoEdl } from "../edl/fixtures";
 
 describe("text Postgres cannot store", () => {
@@ -14,6 +14,18 @@ describe("text Postgres cannot store", () => {
     ).toEqual(["list[1]", "nested.\u0000key", "nested.low", "nul"]);
     expect(unstorableTextPaths("\u0000")).toEqual([""]);
     expect(unstorableTextPaths([1, null, true, "plain"])).toEqual([]);
+  });
+
+  it("reports in document order, and at most a handful: a body full of NULs makes a short answer", () => {
+    expect(unstorableTextPaths({ b: "\u0000", a: ["ok", { c: "\ud800" }], "\u0000": { d: "\u0000" } })).toEqual(["b", "a[1].c", "\u0000"]);
+    const many = Array.from({ length: 100_000 }, () => "\u0000");
+    expect(unstorableTextPaths(many)).toEqual(Array.from({ length: MAX_UNSTORABLE_PATHS }, (_, i) => `[${i}]`));
+  });
+
+  it("walks 100,000 levels of nesting without overflowing the stack", () => {
+    let deep: unknown = "\u0000";
+    for (let i = 0; i < 100_000; i++) deep = [deep];
+    expect(unstorableTextPaths(deep)).toEqual(["[0]".repeat(100_000)]);
   });
 
   it("makes an otherwise valid timeline invalid, naming the field", () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { EDL_LIMITS } from "../../../domain/edl/limits";
+import { READ_CEILING } from "../../../domain/edl/timeline";
 import { validateEdl } from "../../../domain/edl/validate";
 import { PLAN_DISPLAY_NAMES, PLAN_IDS } from "../../../domain/plans";
 import { edl, media, overlayClip, textClip, track, videoClip, withTrack } from "./fixtures";
@@ -83,6 +84,31 @@ describe("spec: Limits › EDL plan limits", () => {
       "timeline.tracks[0].clips[6].speed: must be between 0.1 and 100",
       "Too many clips for the Starter plan: 7 (maximum 5)",
       "Too many tracks for the Starter plan: 3 (maximum 2)",
+    ]);
+  });
+
+  it("decision: past the most any plan allows, a timeline is judged on its counts alone, its clips not read", () => {
+    const emptyClips = edl([track("video", Array.from({ length: 100_000 }, () => ({})))]);
+    expect(validateEdl(emptyClips, "free")).toMatchObject({
+      valid: false,
+      errors: ["Too many clips for the Starter plan: 100000 (maximum 5)"],
+      warnings: [],
+      stats: { clips: 100_000, tracks: 1, assets: 0, duration: 0 },
+    });
+    const overlapping = edl([track("video", Array.from({ length: READ_CEILING.clips + 1 }, (_, i) => videoClip({ id: `c${i}`, startTime: 0 })))]);
+    expect(validateEdl(overlapping, "enterprise")).toMatchObject({ errors: ["Too many clips for the Enterprise plan: 1001 (maximum 1000)"], warnings: [] });
+    const emptyTracks = { version: "1.0", timeline: { tracks: Array.from({ length: 100_000 }, () => ({})) } };
+    expect(validateEdl(emptyTracks, "pro").errors).toEqual(["Too many tracks for the Indie/Pro plan: 100000 (maximum 5)"]);
+  });
+
+  it("at the most any plan allows, every clip is still read and its errors reported", () => {
+    expect(READ_CEILING).toEqual({ clips: 1000, tracks: 50 });
+    const clips = Array.from({ length: READ_CEILING.clips }, (_, i) => videoClip({ id: `c${i}`, in: 0, out: 1, startTime: i }));
+    clips[999] = videoClip({ id: "last", in: 0, out: 1, startTime: 999, speed: 0 });
+    expect(validateEdl(edl([track("video", clips)]), "free").errors).toEqual([
+      "timeline.tracks[0].clips[999].speed: must be between 0.1 and 100",
+      "Too many clips for the Starter plan: 1000 (maximum 5)",
+      "Timeline too long for the Starter plan: 1000 seconds (maximum 600 seconds)",
     ]);
   });
 

@@ -8,8 +8,9 @@ import { createQueuedJob } from "../../lib/create-job";
 import { jsonBody } from "../../lib/json-body";
 import { requireCaller } from "../../middleware/auth";
 import { idempotent } from "../../middleware/idempotency";
+import { BODY_LIMITS } from "../../middleware/body-limit";
 import { authenticated, jsonRequest, jsonResponse } from "../../openapi/common";
-import { authenticatedErrors, EdlValidationFailedError, examples, InvalidJsonError, quotaErrors, ValidationError } from "../../openapi/errors";
+import { authenticatedErrors, bodyLimitError, EdlValidationFailedError, examples, InvalidJsonError, quotaErrors, ValidationError } from "../../openapi/errors";
 import { operation } from "../../openapi/route";
 import { idempotencyKeyHeader } from "../jobs/schema";
 import { jobPath } from "../jobs/present";
@@ -35,6 +36,7 @@ export const createEdlRoute = createRoute({
       { ...createEdlRefusals, invalidJson: examples.invalidJson },
     ),
     ...quotaErrors,
+    ...bodyLimitError(BODY_LIMITS.timeline),
     ...authenticatedErrors,
   },
 });

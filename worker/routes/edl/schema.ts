@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { COMPLEXITY_LEVELS } from "../../../domain/edl/complexity";
 import { UNAPPLIED_FEATURES } from "../../../domain/edl/schema";
-import { storable } from "../../lib/json-body";
+import { jsonObject, storable } from "../../lib/json-body";
 import { PlanId, Timestamp } from "../../openapi/common";
 import { ApiError } from "../../errors";
 
@@ -21,15 +21,21 @@ export const validateEdlBody = z
 export const createEdlBody = validateEdlBody
   .extend({
     metadata: storable(
-      z
-        .object({
+      jsonObject(
+        z.object({
           name: z.string({ error: "Expected a string" }).optional(),
           description: z.string({ error: "Expected a string" }).optional(),
-        })
-        .passthrough(),
+        }),
+      ),
     )
       .optional()
-      .openapi({ description: "Stored with the job and returned on read as `clientMetadata`." }),
+      .openapi({
+        // jsonObject is a custom schema, so its JSON shape is spelt out here.
+        type: "object",
+        properties: { name: { type: "string" }, description: { type: "string" } },
+        additionalProperties: {},
+        description: "Stored with the job and returned on read as `clientMetadata`.",
+      }),
   })
   .openapi("CreateEdlRequest");
 

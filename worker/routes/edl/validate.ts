@@ -3,8 +3,9 @@ import { canProcess, validateEdl } from "../../../domain/edl/validate";
 import type { AppEnv } from "../../context";
 import { jsonBody } from "../../lib/json-body";
 import { requireCaller } from "../../middleware/auth";
+import { BODY_LIMITS } from "../../middleware/body-limit";
 import { authenticated, jsonRequest, jsonResponse } from "../../openapi/common";
-import { authenticatedErrors, examples, InvalidJsonError, ValidationError } from "../../openapi/errors";
+import { authenticatedErrors, bodyLimitError, examples, InvalidJsonError, ValidationError } from "../../openapi/errors";
 import { operation } from "../../openapi/route";
 import { edlValidationExamples, validateEdlExamples } from "./examples";
 import { EdlValidation, validateEdlBody } from "./schema";
@@ -23,6 +24,7 @@ export const validateEdlRoute = createRoute({
   responses: {
     200: jsonResponse("The verdict, valid or not.", EdlValidation, edlValidationExamples),
     400: jsonResponse("Malformed JSON, or no `edl` field.", z.union([InvalidJsonError, ValidationError]), { invalidJson: examples.invalidJson }),
+    ...bodyLimitError(BODY_LIMITS.timeline),
     ...authenticatedErrors,
   },
 });

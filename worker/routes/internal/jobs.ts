@@ -1,6 +1,7 @@
 import { eq } from "drizzle-orm";
 import { Hono } from "hono";
 import { accounts, type Job } from "../../../drizzle/schema";
+import { isUuid } from "../../../domain/ids";
 import { MAX_SOURCE_SECONDS } from "../../../domain/plans";
 import type { AppEnv, Services } from "../../context";
 import { ApiError } from "../../errors";
@@ -30,6 +31,11 @@ function notifyAfterResponse(services: Services, job: Job, wait: (work: Promise<
 /** The encoder's side of the state table (lib/job-states.ts). */
 export const internalJobs = new Hono<AppEnv>()
   .use(verifyEncoder)
+  // Postgres refuses a malformed uuid with an error: such an id names no job.
+  .use("/jobs/:id/*", async (c, next) => {
+    if (!isUuid(c.req.param("id"))) throw ApiError.notFound();
+    await next();
+  })
   .post("/jobs/:id/claim", jsonBody(claimBody), async (c) => {
     const services = c.get("services");
     const claimed = movedJob(await jobStates.claim(services.db, c.req.param("id"), c.req.valid("json").attempt));

@@ -8,9 +8,11 @@ import { jsonBody } from "../../lib/json-body";
 import { presetNotAllowed, unknownPreset } from "../../lib/refusals";
 import { requireCaller } from "../../middleware/auth";
 import { idempotent } from "../../middleware/idempotency";
+import { BODY_LIMITS } from "../../middleware/body-limit";
 import { authenticated, jsonRequest, jsonResponse } from "../../openapi/common";
 import {
   authenticatedErrors,
+  bodyLimitError,
   examples,
   InvalidJsonError,
   InvalidPresetError,
@@ -43,6 +45,7 @@ export const createJobRoute = createRoute({
     }),
     403: jsonResponse("The preset exists but is not in the caller's plan.", PresetNotAllowedError, { presetAbovePlan: presetNotAllowedExample }),
     ...quotaErrors,
+    ...bodyLimitError(BODY_LIMITS.job),
     ...authenticatedErrors,
   },
 });

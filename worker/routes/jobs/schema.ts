@@ -3,7 +3,7 @@ import { JOB_STATUSES } from "../../../domain/jobs";
 import { isAbsoluteHttpUrl } from "../../../domain/urls";
 import { Timestamp } from "../../openapi/common";
 import { jobIdExamples } from "./examples";
-import { storable } from "../../lib/json-body";
+import { jsonObject, storable } from "../../lib/json-body";
 
 /** Missing fields read "Invalid input"; a bad URL reads "Invalid input URL" (spec, Errors). */
 const required = { error: (issue: { input: unknown }) => (issue.input === undefined ? "Invalid input" : undefined) };
@@ -23,9 +23,14 @@ export const createJobBody = z
       }),
     preset: z.string(required).min(1, "Invalid input").openapi({ description: "Preset identifier (GET /presets).", example: "mp4_264_720p" }),
     // null is taken as "no metadata", like an absent field.
-    metadata: storable(z.record(z.string(), z.unknown(), { error: "Expected an object" }))
+    metadata: storable(jsonObject())
       .nullish()
-      .openapi({ description: "Free-form key/value pairs stored with the job; returned on read as `clientMetadata`." }),
+      .openapi({
+        // jsonObject is a custom schema, so its JSON shape is spelt out here.
+        type: ["object", "null"],
+        additionalProperties: {},
+        description: "Free-form key/value pairs stored with the job; returned on read as `clientMetadata`.",
+      }),
   })
   .openapi("CreateJobRequest", { description: "Unknown fields are ignored; a `webhookUrl` here has no effect." });
 

@@ -1,0 +1,208 @@
+/**
+ * Campaign: bodies too large, too deep or too many. Oversized bodies get 413, whether they
+ * declare their length or stream it chunked; deeply nested JSON is a 400, not a 500; a timeline
+ * far past its plan's limits is refused on its counts, cheaply.
+ *
+ * That the app stops reading at the limit is measured inside workerd (test/workerd/
+ * body-limit.test.ts): over the wire, wrangler dev drains whatever body a Worker leaves unread
+ * before it answers (its workaround for a workerd bug that breaks the next request), so here a
+ * 413 comes once the whole body has been sent and discarded, a body that never ends would never
+ * be answered, and a client that hangs up during the drain takes the Worker down with whatever
+ * else is in flight: these bodies are sent one at a time, whole.
+ */
+import { beforeAll, describe, expect, it } from "vitest";
+import { signInternal } from "../../domain/internal-auth";
+import { BODY_LIMITS } from "../../worker/middleware/body-limit";
+import { MAX_JSON_DEPTH, MAX_JSON_CONTAINERS } from "../../worker/lib/json-limits";
+import { account } from "./accounts";
+import { type Caller, type Outgoing, send, sendStreaming, stack } from "./client";
+import { edlCreation, edlValidation, expectContractBody, expectContractError, creationResponse } from "./contract";
+
+let caller: Caller;
+let free: Caller;
+
+beforeAll(async () => {
+  caller = await account("enterprise");
+  free = await account("free");
+});
+
+const clip = (i: number) => ({ id: `c${i}`, src: "https://media.example.com/a.mp4", in: 0, out: 1, startTime: i });
+const timeline = (clips: unknown[]) => ({ version: "1.0", timeline: { tracks: [{ type: "video", clips }] } });
+
+/** `document` with `pad` spaces inside, so the body is exactly `size` bytes of valid JSON. */
+function exactly(size: number, document: object): string {
+  const text = JSON.stringify(document);
+  if (text.length > size) throw new Error(`the document alone is ${text.length} bytes`);
+  return `${text.slice(0, -1)}${" ".repeat(size - text.length)}}`;
+}
+
+interface LimitedRoute {
+  name: string;
+  method: string;
+  path: string;
+  limit: number;
+  /** A body the route accepts, made exactly `size` bytes long. */
+  body: (size: number) => string;
+  accepted: (res: Awaited<ReturnType<typeof send>>) => void;
+  headers?: (body: string) => Promise<Record<string, string>>;
+}
+
+const ROUTES: LimitedRoute[] = [
+  {
+    name: "POST /jobs",
+    method: "POST",
+    path: "/jobs",
+    limit: BODY_LIMITS.job,
+    body: (size) => exactly(size, { inputUrl: "https://media.example.com/a.mp4", preset: "mp4_264_720p" }),
+    accepted: (res) => expectContractBody(creationResponse, res, 201),
+  },
+  {
+    name: "PUT /edl",
+    method: "PUT",
+    path: "/edl",
+    limit: BODY_LIMITS.timeline,
+    body: (size) => exactly(size, { edl: timeline([clip(0)]) }),
+    accepted: (res) => expectContractBody(edlValidation, res),
+  },
+  {
+    name: "POST /edl",
+    method: "POST",
+    path: "/edl",
+    limit: BODY_LIMITS.timeline,
+    body: (size) => exactly(size, { edl: timeline([clip(0)]) }),
+    accepted: (res) => expectContractBody(edlCreation, res, 201),
+  },
+  {
+    name: "POST /internal/sweep",
+    method: "POST",
+    path: "/internal/sweep",
+    limit: BODY_LIMITS.internal,
+    body: (size) => exactly(size, {}),
+    accepted: (res) => expect(res.status, res.text).toBe(200),
+    headers: (body) => signInternal(stack.internalSecret, body),
+  },
+];
+
+function expectTooLarge(res: Awaited<ReturnType<typeof send>>) {
+  expectContractError(res, { allowed: ["Payload too large"] });
+}
+
+describe("campaign: request bodies over the limit get 413", () => {
+  for (const route of ROUTES) {
+    const base = async (body: string): Promise<Outgoing> => ({
+      method: route.method,
+      path: route.path,
+      caller,
+      headers: { "Content-Type": "application/json", ...(await route.headers?.(body)) },
+    });
+
+    it(`${route.name}: a body of exactly the limit is read; one byte more is 413, with or without Content-Length`, async () => {
+      const atLimit = route.body(route.limit);
+      route.accepted(await send({ ...(await base(atLimit)), body: atLimit }));
+      const over = route.body(route.limit + 1);
+      expectTooLarge(await send({ ...(await base(over)), body: over }));
+      // Chunked: no Content-Length, so the limit is found while reading.
+      for (const body of [atLimit, over]) {
+        const res = await sendStreaming(await base(body), async (outgoing) => {
+          for (let i = 0; i < body.length; i += 64 * 1024) outgoing.write(body.slice(i, i + 64 * 1024));
+          outgoing.end();
+        });
+        if (body === atLimit) route.accepted(res);
+        else expectTooLarge(res);
+      }
+    });
+  }
+
+  it("the size is judged before the key: an oversized body without one is 413 too", async () => {
+    const body = ROUTES[0].body(BODY_LIMITS.job + 1);
+    expectTooLarge(await send({ method: "POST", path: "/jobs", body }));
+  });
+});
+
+describe("campaign: JSON too deep or too large to parse safely is a 400, never a 500", () => {
+  const nestedArrays = (depth: number) => `${"[".repeat(depth)}${"]".repeat(depth)}`;
+
+  for (const [method, path] of [["POST", "/jobs"], ["PUT", "/edl"], ["POST", "/edl"]]) {
+    it(`${method} ${path}: 100,000 levels of arrays, objects and both → 400 Invalid JSON naming the depth`, async () => {
+      for (const body of [nestedArrays(100_000), `${'{"a":'.repeat(100_000)}1${"}".repeat(100_000)}`, `{"edl":${'[{"a":'.repeat(50_000)}1${"}]".repeat(50_000)}}`]) {
+        const res = await send({ method, path, caller, body });
+        expectContractError(res, { allowed: ["Invalid JSON"] });
+        expect((res.json as { message: string }).message).toContain(`nests deeper than ${MAX_JSON_DEPTH} levels`);
+      }
+    });
+  }
+
+  it(`metadata nested to the depth limit is stored; one level more is refused`, async () => {
+    // The body's own object is the first level.
+    const metadata = (depth: number) => `${'{"a":'.repeat(depth)}1${"}".repeat(depth)}`;
+    const body = (depth: number) => `{"inputUrl":"https://media.example.com/a.mp4","preset":"mp4_264_720p","metadata":${metadata(depth)}}`;
+    expectContractBody(creationResponse, await send({ method: "POST", path: "/jobs", caller, body: body(MAX_JSON_DEPTH - 1) }), 201);
+    expectContractError(await send({ method: "POST", path: "/jobs", caller, body: body(MAX_JSON_DEPTH) }), { allowed: ["Invalid JSON"] });
+  });
+
+  it(`4 MiB of empty objects (1.3 million) → 400, not parsed`, async () => {
+    const body = `{"edl":[${Array.from({ length: 1_300_000 }, () => "{}").join(",")}]}`;
+    expect(body.length).toBeLessThanOrEqual(BODY_LIMITS.timeline);
+    const res = await send({ method: "PUT", path: "/edl", caller, body });
+    expectContractError(res, { allowed: ["Invalid JSON"] });
+    expect((res.json as { message: string }).message).toContain(`holds more than ${MAX_JSON_CONTAINERS} arrays and objects`);
+  });
+});
+
+describe("campaign: timelines far past their plan's limits are refused on their counts", () => {
+  const hundredThousand = timeline(Array.from({ length: 100_000 }, () => ({})));
+
+  it("PUT /edl: 100,000 empty clips on the free plan → valid false with the one plan-limit error", async () => {
+    const res = await send({ method: "PUT", path: "/edl", caller: free, body: JSON.stringify({ edl: hundredThousand }) });
+    expectContractBody(edlValidation, res);
+    expect(res.json).toMatchObject({ valid: false, errors: ["Too many clips for the Starter plan: 100000 (maximum 5)"], stats: { clips: 100_000 } });
+    expect(res.text.length).toBeLessThan(2000);
+  });
+
+  it("POST /edl: the same is 400 EDL validation failed with that error alone, and takes no quota", async () => {
+    const res = await send({ method: "POST", path: "/edl", caller: free, body: JSON.stringify({ edl: hundredThousand }) });
+    expectContractError(res, { allowed: ["EDL validation failed"] });
+    expect((res.json as { errors: string[] }).errors).toEqual(["Too many clips for the Starter plan: 100000 (maximum 5)"]);
+    const created = await send({ method: "POST", path: "/jobs", caller: free, body: JSON.stringify({ inputUrl: "https://media.example.com/a.mp4", preset: "mp4_264_720p" }) });
+    expect((created.json as { user: { remainingJobs: number } }).user.remainingJobs).toBe(9);
+  });
+
+  it("100,000 empty tracks → valid false with the track-limit error alone", async () => {
+    const edl = { version: "1.0", timeline: { tracks: Array.from({ length: 100_000 }, () => ({})) } };
+    const res = await send({ method: "PUT", path: "/edl", caller: free, body: JSON.stringify({ edl }) });
+    expect(res.json).toMatchObject({ valid: false, errors: ["Too many tracks for the Starter plan: 100000 (maximum 2)"] });
+  });
+});
+
+describe("the limits leave room for the largest real timeline", () => {
+  /** 1,000 clips, 500 distinct 1,500-character signed URLs, every field set: about 3 MiB. */
+  function largestEnterpriseTimeline() {
+    const url = (i: number) => `https://bucket.s3.eu-west-1.amazonaws.com/media/${i}.mp4?X-Amz-Signature=${"0".repeat(1400)}`;
+    const clips = Array.from({ length: 1000 }, (_, i) => ({
+      id: `clip-${i}`,
+      src: url(i % 250),
+      in: 0,
+      out: 5,
+      startTime: i * 5,
+      speed: 1.5,
+      mute: false,
+      volume: -3.5,
+      replaceAudio: url(250 + (i % 250)),
+      transform: { scale: 1 },
+      crop: { x: 0 },
+      filters: ["x"],
+      transition: { type: "fade" },
+    }));
+    const output = { resolution: "1920x1080", fps: 30, container: "mp4", videoCodec: "libx264", audioCodec: "aac", videoBitrate: "5000k", audioBitrate: "192k", preset: "veryfast", crf: 23 };
+    return { version: "1.0", output, timeline: { tracks: [{ type: "video", clips }] } };
+  }
+
+  it("PUT and POST /edl accept a 1,000-clip, 500-asset Enterprise timeline of about 3 MiB", async () => {
+    const body = JSON.stringify({ edl: largestEnterpriseTimeline(), metadata: { name: "largest" } });
+    expect(body.length).toBeGreaterThan(2.5 * 1024 * 1024);
+    const validated = await send({ method: "PUT", path: "/edl", caller, body });
+    expectContractBody(edlValidation, validated);
+    expect(validated.json).toMatchObject({ valid: true, stats: { clips: 1000, assets: 500 } });
+    expectContractBody(edlCreation, await send({ method: "POST", path: "/edl", caller, body }), 201);
+  });
+});

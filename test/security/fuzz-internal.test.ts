@@ -1,0 +1,98 @@
+/**
+ * Campaign: the internal API under attack. Outside /api/v1, but on the same host: unsigned or
+ * forged calls are refused whatever they carry, and even a signed caller (a confused encoder)
+ * sending junk gets a 4xx in the common error shape, never a 5xx.
+ */
+import fc from "fast-check";
+import { beforeAll, describe, expect, it } from "vitest";
+import { INTERNAL_SIGNATURE_HEADER, INTERNAL_TIMESTAMP_HEADER, signInternal } from "../../domain/internal-auth";
+import { BODY_LIMITS } from "../../worker/middleware/body-limit";
+import { account, seedVictim } from "./accounts";
+import { anyBody, headerValue, jsonText, objectText, pathId, type Body } from "./arbitraries";
+import { type Incoming, send, stack } from "./client";
+import { countCase, fuzz } from "./fuzz";
+
+const RUNS = { forged: 300, signed: 300 };
+const ACTIONS = ["claim", "heartbeat", "complete", "fail"];
+
+let ownIds: string[];
+
+beforeAll(async () => {
+  await seedVictim();
+  const caller = await account("enterprise");
+  ownIds = [];
+  for (let i = 0; i < 3; i++) {
+    const res = await send({ method: "POST", path: "/jobs", caller, body: JSON.stringify({ inputUrl: "https://media.example.com/a.mp4", preset: "mp4_264_720p" }) });
+    ownIds.push((res.json as { id: string }).id);
+  }
+});
+
+/** The encoder's routes, and the QStash-signed one. */
+const internalPath = (ids: string[]) =>
+  fc.oneof(
+    { arbitrary: fc.tuple(pathId(ids), fc.constantFrom(...ACTIONS)).map(([id, action]) => `/internal/jobs/${id}/${action}`), weight: 6 },
+    { arbitrary: fc.constant("/internal/sweep"), weight: 1 },
+    { arbitrary: fc.constant("/internal/webhook-deliveries"), weight: 1 },
+  );
+
+/** A body in the encoder's vocabulary with any values, or anything at all. */
+const encoderBody: fc.Arbitrary<Body> = anyBody(
+  objectText(fc.array(fc.tuple(fc.constantFrom("attempt", "progress", "outputKey", "duration", "errorMessage", "final"), jsonText), { maxLength: 5 })),
+  BODY_LIMITS.internal,
+);
+
+/** An error in the common shape: `{error, message}` strings, and a 4xx status. */
+function expectErrorShape(res: Incoming) {
+  expect(res.status, res.text.slice(0, 500)).toBeGreaterThanOrEqual(400);
+  expect(res.status, res.text.slice(0, 500)).toBeLessThan(500);
+  const body = res.json as { error?: unknown; message?: unknown };
+  expect(typeof body?.error, res.text.slice(0, 500)).toBe("string");
+  expect(typeof body?.message, res.text.slice(0, 500)).toBe("string");
+}
+
+/** A route the HTTP layer normalised onto no route at all (`/jobs/../claim`). */
+const noRoute = (res: Incoming) => res.status === 404 && String((res.json as { message?: unknown })?.message).startsWith("No route for ");
+
+describe("campaign: the internal API", () => {
+  it("unsigned, forged, stale or replayed-elsewhere signatures → 401, whatever the body", async () => {
+    const forgery = fc.oneof(
+      fc.constant({}),
+      fc.record({ [INTERNAL_TIMESTAMP_HEADER]: headerValue, [INTERNAL_SIGNATURE_HEADER]: headerValue }, { requiredKeys: [] }),
+      fc.constant("stale" as const),
+      fc.constant("other body" as const),
+      fc.record({ "Upstash-Signature": headerValue }),
+    );
+    await fuzz(
+      fc.tuple(internalPath([]), encoderBody, forgery),
+      async ([path, body, forged]) => {
+        countCase("POST /internal/*");
+        const text = Buffer.isBuffer(body) ? body.toString("utf8") : body;
+        const headers =
+          forged === "stale"
+            ? await signInternal(stack.internalSecret, text, Date.now() - 10 * 60 * 1000)
+            : forged === "other body"
+              ? await signInternal(stack.internalSecret, `${text} `)
+              : forged;
+        const res = await send({ method: "POST", path, headers: { "Content-Type": "application/json", ...headers }, body });
+        if (noRoute(res)) return expectErrorShape(res);
+        expect(res.status, res.text).toBe(401);
+        expectErrorShape(res);
+      },
+      { runs: RUNS.forged },
+    );
+  });
+
+  it("signed junk (a confused encoder) → a 4xx in the common shape or a 200, never a 5xx", async () => {
+    await fuzz(
+      fc.tuple(internalPath(ownIds).filter((p) => !p.endsWith("webhook-deliveries")), encoderBody),
+      async ([path, body]) => {
+        countCase("POST /internal/*");
+        const signed = await signInternal(stack.internalSecret, Buffer.isBuffer(body) ? new TextDecoder().decode(body) : Buffer.from(body, "utf8").toString("utf8"));
+        const res = await send({ method: "POST", path, headers: { "Content-Type": "application/json", ...signed }, body });
+        if (res.status === 200) return;
+        expectErrorShape(res);
+      },
+      { runs: RUNS.signed },
+    );
+  });
+});

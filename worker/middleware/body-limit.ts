@@ -1,0 +1,35 @@
+import { bodyLimit } from "hono/body-limit";
+import { ApiError } from "../errors";
+
+const MiB = 1024 * 1024;
+
+/**
+ * The most bytes a request body may have, by what it carries. A job is a URL and caller
+ * metadata. The largest timeline the Enterprise plan allows (1,000 clips, 500 distinct assets)
+ * with every field set and 1,500-character signed URLs is about 3 MiB. The encoder's calls are
+ * small JSON objects.
+ */
+export const BODY_LIMITS = { job: 1 * MiB, timeline: 4 * MiB, internal: 64 * 1024 } as const;
+
+export function describeSize(bytes: number): string {
+  return bytes >= MiB ? `${bytes / MiB} MiB` : `${bytes / 1024} KiB`;
+}
+
+/** The 413 body for a route whose limit is `maxSize` bytes. */
+export function payloadTooLarge(maxSize: number): ApiError {
+  return ApiError.payloadTooLarge(`The request body is larger than the ${describeSize(maxSize)} this endpoint accepts.`);
+}
+
+/**
+ * 413 before the body is read whole: a Content-Length over the limit is refused at once, and a
+ * body without one (chunked) is read only until it passes the limit.
+ */
+export function limitBody(maxSize: number) {
+  return bodyLimit({
+    maxSize,
+    onError: () => {
+      throw payloadTooLarge(maxSize);
+    },
+  });
+}
+

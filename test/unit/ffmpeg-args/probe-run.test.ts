@@ -2,8 +2,12 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { parseProbe, probeImage } from "../../../encoder/ffmpeg/probe";
+import { writeFile } from "node:fs/promises";
+import { MAX_PICTURE_PIXELS, parseProbe, probeFile, probeImage } from "../../../encoder/ffmpeg/probe";
 import { FfmpegError, outTimeFromProgressLine, runFfmpeg, sanitizeFfmpegLog } from "../../../encoder/ffmpeg/run";
+import { describeFailure } from "../../../encoder/jobs/failures";
+import { SourceRefusedError } from "../../../encoder/source/address-policy";
+import { bombPng, hugePictureVideo } from "../../support/hostile-media";
 import { ffmpeg } from "../../support/media";
 
 const stream = (s: object) => ({ disposition: { attached_pic: 0 }, ...s });
@@ -56,6 +60,59 @@ describe("parseProbe", () => {
   it("rejects a file with no duration or no media streams", () => {
     expect(() => parseProbe({ format: {}, streams: [] })).toThrowError(FfmpegError);
     expect(() => parseProbe({ format: { duration: "2" }, streams: [stream({ index: 0, codec_type: "data" })] })).toThrowError(/no audio or video/);
+  });
+});
+
+describe("picture size limits: 8192 a side, 8192x4320 in all", () => {
+  const video = (width: number, height: number) =>
+    parseProbe({ format: { duration: "2" }, streams: [stream({ index: 0, codec_type: "video", codec_name: "h264", width, height })] });
+
+  it("accepts DCI 8K either way up", () => {
+    expect(video(8192, 4320).video).toMatchObject({ width: 8192, height: 4320 });
+    expect(video(4320, 8192).video).toMatchObject({ width: 4320, height: 8192 });
+  });
+
+  it.each([
+    [16000, 16000],
+    [8193, 64],
+    [64, 8193],
+    [8192, 4321],
+    [6000, 6000],
+  ])("refuses %ix%i for good, saying both sizes", (width, height) => {
+    let err: unknown;
+    try {
+      video(width, height);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(SourceRefusedError);
+    expect(describeFailure(err)).toEqual({
+      retryable: false,
+      message: `Source refused: the video is ${width}x${height} pixels; the largest accepted is 8192 pixels a side and 35.4 megapixels in all (8192x4320).`,
+    });
+  });
+
+  it("a stream whose decoder refused its picture is refused with the size ffprobe's log gives", () => {
+    const raw = { format: { duration: "2" }, streams: [stream({ index: 0, codec_type: "video", codec_name: "png", width: 0, height: 0 })] };
+    expect(() => parseProbe(raw, ["[png] [IMGUTILS] Picture size 30000x30000 is invalid"])).toThrowError(/the video is 30000x30000 pixels/);
+    expect(() => parseProbe(raw, [`[png] [IMGUTILS] Picture size 16000x9000 exceeds specified max pixel count ${MAX_PICTURE_PIXELS}`])).toThrowError(
+      /the video is 16000x9000 pixels/,
+    );
+  });
+
+  it("real files: a video of 16000x16000 PNG frames and a PNG decompression bomb are refused by their probes", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "probe-huge-"));
+    try {
+      await hugePictureVideo(join(dir, "huge.mkv"), 16000, { seconds: 1, fps: 5 });
+      await expect(probeFile(join(dir, "huge.mkv"))).rejects.toThrowError(/the video is 16000x16000 pixels/);
+      await writeFile(join(dir, "bomb.png"), bombPng(16000, 16000));
+      await expect(probeImage(join(dir, "bomb.png"))).rejects.toThrowError(/the image is 16000x16000 pixels/);
+      // Over FFmpeg's own bound: its decoder refuses, and the log still names the size.
+      await writeFile(join(dir, "bigger.png"), bombPng(30000, 30000));
+      await expect(probeImage(join(dir, "bigger.png"))).rejects.toThrowError(/the image is 30000x30000 pixels/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -81,6 +81,7 @@ interface RawStream {
   r_frame_rate?: string;
   nb_frames?: string;
   duration?: string;
+  bit_rate?: string;
   channels?: number;
   sample_rate?: string;
   tags?: Record<string, string>;
@@ -90,26 +91,25 @@ interface RawStream {
 
 interface RawProbe {
   streams?: RawStream[];
-  format?: { duration?: string; format_name?: string };
+  format?: { duration?: string; format_name?: string; size?: string };
 }
 
 /**
- * Refuses a picture over the limits. `stream` is the one that would be decoded; when it has no
- * size, ffprobe's log says whether that is because its decoder refused an oversized picture
- * (over `-max_pixels`, or over FFmpeg's own bound, "is invalid").
+ * Refuses an MP4/MOV file cut short. FFmpeg encodes such a file without an error (the samples
+ * past the end are "partial file" warnings) into an output that silently stops where the file
+ * does. Its index (moov) still lists every sample, and the demuxer derives each stream's
+ * bit_rate from their sizes, so Σ bit_rate × duration is the media the file should hold; an
+ * intact file holds at least that. The tenth of slack covers edit lists that stretch a
+ * stream's duration. A file cut before its index (moov at the end) fails at the probe already.
  */
-function assertPictureSize(stream: RawStream | undefined, log: readonly string[], what: "video" | "image"): void {
-  let size = stream?.width && stream.height ? { width: stream.width, height: stream.height } : undefined;
-  if (stream && !size) {
-    const claimed = log.map((line) => /Picture size (\d+)x(\d+) (?:exceeds|is invalid)/.exec(line)).find(Boolean);
-    if (claimed) size = { width: Number(claimed[1]), height: Number(claimed[2]) };
-  }
-  if (!size) return;
-  const { width, height } = size;
-  if (width <= MAX_PICTURE_SIDE && height <= MAX_PICTURE_SIDE && width * height <= MAX_PICTURE_PIXELS) return;
+function assertComplete(probe: RawProbe, streams: RawStream[]): void {
+  if (!(probe.format?.format_name ?? "").split(",").includes("mov")) return;
+  const fileBytes = positive(probe.format?.size);
+  const indexedBytes = streams.reduce((sum, s) => sum + ((positive(s.bit_rate) ?? 0) * (positive(s.duration) ?? 0)) / 8, 0);
+  if (!fileBytes || indexedBytes <= fileBytes * 1.1) return;
+  const mib = (bytes: number) => `${(bytes / 1024 ** 2).toFixed(1)} MiB`;
   throw new SourceRefusedError(
-    `Source refused: the ${what} is ${width}x${height} pixels; the largest accepted is ${MAX_PICTURE_SIDE} pixels a side ` +
-      `and ${(MAX_PICTURE_PIXELS / 1e6).toFixed(1)} megapixels in all (${MAX_PICTURE_SIDE}x${MAX_PICTURE_PIXELS / MAX_PICTURE_SIDE}).`,
+    `Source refused: the file is truncated: its index lists ${mib(indexedBytes)} of media, but the file holds ${mib(fileBytes)} in all.`,
   );
 }
 
@@ -136,6 +136,26 @@ function language(stream: RawStream): string | null {
 }
 
 /**
+ * Refuses a picture over the limits. `stream` is the one that would be decoded; when it has no
+ * size, ffprobe's log says whether that is because its decoder refused an oversized picture
+ * (over `-max_pixels`, or over FFmpeg's own bound, "is invalid").
+ */
+function assertPictureSize(stream: RawStream | undefined, log: readonly string[], what: "video" | "image"): void {
+  let size = stream?.width && stream.height ? { width: stream.width, height: stream.height } : undefined;
+  if (stream && !size) {
+    const claimed = log.map((line) => /Picture size (\d+)x(\d+) (?:exceeds|is invalid)/.exec(line)).find(Boolean);
+    if (claimed) size = { width: Number(claimed[1]), height: Number(claimed[2]) };
+  }
+  if (!size) return;
+  const { width, height } = size;
+  if (width <= MAX_PICTURE_SIDE && height <= MAX_PICTURE_SIDE && width * height <= MAX_PICTURE_PIXELS) return;
+  throw new SourceRefusedError(
+    `Source refused: the ${what} is ${width}x${height} pixels; the largest accepted is ${MAX_PICTURE_SIDE} pixels a side ` +
+      `and ${(MAX_PICTURE_PIXELS / 1e6).toFixed(1)} megapixels in all (${MAX_PICTURE_SIDE}x${MAX_PICTURE_PIXELS / MAX_PICTURE_SIDE}).`,
+  );
+}
+
+/**
  * The summary the preset builders need, from `ffprobe -print_format json -show_format -show_streams`
  * and the lines ffprobe logged. A playlist or manifest is refused here, whatever its head looked
  * like: FFmpeg would read the files it names. So is a picture over the size limits.
@@ -147,6 +167,7 @@ export function parseProbe(raw: unknown, log: readonly string[] = []): ProbeSumm
   // Cover art in audio files is a video stream flagged attached_pic: not a picture to encode.
   const v = streams.find((s) => s.codec_type === "video" && !s.disposition?.attached_pic);
   assertPictureSize(v, log, "video");
+  assertComplete(probe, streams);
   const video: VideoStreamInfo | null =
     v && v.width && v.height
       ? {

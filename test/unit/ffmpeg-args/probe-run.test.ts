@@ -1,14 +1,13 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { writeFile } from "node:fs/promises";
 import { MAX_PICTURE_PIXELS, parseProbe, probeFile, probeImage } from "../../../encoder/ffmpeg/probe";
 import { FfmpegError, outTimeFromProgressLine, runFfmpeg, sanitizeFfmpegLog } from "../../../encoder/ffmpeg/run";
 import { describeFailure } from "../../../encoder/jobs/failures";
 import { SourceRefusedError } from "../../../encoder/source/address-policy";
 import { bombPng, hugePictureVideo } from "../../support/hostile-media";
-import { ffmpeg } from "../../support/media";
+import { ffmpeg, makeSource } from "../../support/media";
 
 const stream = (s: object) => ({ disposition: { attached_pic: 0 }, ...s });
 
@@ -110,6 +109,42 @@ describe("picture size limits: 8192 a side, 8192x4320 in all", () => {
       // Over FFmpeg's own bound: its decoder refuses, and the log still names the size.
       await writeFile(join(dir, "bigger.png"), bombPng(30000, 30000));
       await expect(probeImage(join(dir, "bigger.png"))).rejects.toThrowError(/the image is 30000x30000 pixels/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("truncated MP4/MOV files", () => {
+  const probe = (formatName: string, size: number) => ({
+    format: { duration: "4", format_name: formatName, size: String(size) },
+    streams: [
+      stream({ index: 0, codec_type: "video", codec_name: "h264", width: 320, height: 240, duration: "4", bit_rate: "800000" }),
+      stream({ index: 1, codec_type: "audio", codec_name: "aac", duration: "4", bit_rate: "64000" }),
+    ],
+  });
+  const indexed = ((800_000 + 64_000) * 4) / 8;
+
+  it("an MP4 holding less than its index lists is refused for good", () => {
+    expect(() => parseProbe(probe("mov,mp4,m4a,3gp,3g2,mj2", indexed / 2))).toThrowError(
+      new SourceRefusedError("Source refused: the file is truncated: its index lists 0.4 MiB of media, but the file holds 0.2 MiB in all."),
+    );
+  });
+
+  it("an intact one passes, as do formats whose bit rates are not counted from an index", () => {
+    expect(parseProbe(probe("mov,mp4,m4a,3gp,3g2,mj2", indexed + 4096)).duration).toBe(4);
+    expect(parseProbe(probe("matroska,webm", indexed / 2)).duration).toBe(4);
+  });
+
+  it("real files: a faststart MP4 cut in half is refused (FFmpeg would encode its first half and exit 0)", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "probe-truncated-"));
+    try {
+      const whole = join(dir, "whole.mp4");
+      await makeSource(whole, { seconds: 4, width: 320, height: 240 });
+      expect((await probeFile(whole)).duration).toBeCloseTo(4, 1);
+      const bytes = await readFile(whole);
+      await writeFile(join(dir, "half.mp4"), bytes.subarray(0, bytes.length / 2));
+      await expect(probeFile(join(dir, "half.mp4"))).rejects.toThrowError(/^Source refused: the file is truncated/);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

@@ -25,6 +25,14 @@ describe("source address policy (architecture: sources)", () => {
     ["fe80::1", false],
     ["::ffff:127.0.0.1", false],
     ["::ffff:10.0.0.1", false],
+    // IPv4-compatible (deprecated), NAT64, 6to4 and Teredo forms of loopback, and unallocated space.
+    ["::7f00:1", false],
+    ["::a00:1", false],
+    ["64:ff9b::7f00:1", false],
+    ["2002:7f00:1::", false],
+    ["2001:0:4136:e378:8000:63bf:3fff:fdd2", false],
+    ["4000::1", false],
+    ["::", false],
     ["not-an-ip", false],
   ])("%s allowed=%s", (address, allowed) => {
     expect(isAllowedAddress(address, { allowLoopback: false })).toBe(allowed);

@@ -1,8 +1,11 @@
 import { spawn } from "node:child_process";
+import { EXIT_WITH_PARENT_ARGS, exitWithParentEnv } from "./exit-with-parent";
 import { PROJECT_ROOT } from "./state";
 
 export interface WorkerProcess {
   url: string;
+  /** wrangler's pid, which is also its process group's id. */
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -15,7 +18,8 @@ export const WRANGLER_ENV = {
 
 /**
  * Runs the Worker under `wrangler dev` (workerd). It gets its own process group so stopping it
- * stops workerd too, which otherwise outlives wrangler.
+ * stops workerd too, which otherwise outlives wrangler; and that group ends when this process
+ * does, however it ends (dev/exit-with-parent.mjs).
  */
 export async function startWorkerProcess(opts: {
   port: number;
@@ -28,6 +32,7 @@ export async function startWorkerProcess(opts: {
   const child = spawn(
     process.execPath,
     [
+      ...EXIT_WITH_PARENT_ARGS,
       `${PROJECT_ROOT}/node_modules/wrangler/bin/wrangler.js`,
       "dev",
       "--ip",
@@ -39,7 +44,7 @@ export async function startWorkerProcess(opts: {
       "--show-interactive-dev-session=false",
       ...varArgs,
     ],
-    { cwd: PROJECT_ROOT, env: { ...process.env, ...WRANGLER_ENV }, detached: true, stdio: ["ignore", "pipe", "pipe"] },
+    { cwd: PROJECT_ROOT, env: { ...process.env, ...WRANGLER_ENV, ...exitWithParentEnv("group") }, detached: true, stdio: ["pipe", "pipe", "pipe"] },
   );
   const log = opts.log ?? (() => undefined);
   child.stdout.on("data", (d) => String(d).split("\n").filter(Boolean).forEach(log));
@@ -74,7 +79,7 @@ export async function startWorkerProcess(opts: {
     }
     try {
       const res = await fetch(`${url}/healthz`);
-      if (res.ok) return { url, stop };
+      if (res.ok) return { url, pid: child.pid!, stop };
     } catch {
       // not listening yet
     }

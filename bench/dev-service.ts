@@ -1,4 +1,5 @@
 import { execFile, spawn } from "node:child_process";
+import { createWriteStream } from "node:fs";
 import { chmod, mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -12,18 +13,23 @@ const READY_TIMEOUT_MS = 300_000;
 /**
  * `npm run dev` as the README's quick start runs it: no DATABASE_URL or REDIS_URL (the embedded
  * PostgreSQL and the in-memory stand-ins), its data in a temporary DATA_DIR, in a process group
- * of its own that a Ctrl-C stops.
+ * of its own that a Ctrl-C stops. What it prints goes to `logFile`.
  */
-export async function startDevService() {
+export async function startDevService(logFile: string) {
   const dataDir = await mkdtemp(join(tmpdir(), "bench-dev-"));
   await chmod(dataDir, 0o755); // as root, PostgreSQL runs as the user postgres
   const port = await freePort();
   const { DATABASE_URL: _db, REDIS_URL: _redis, VERBOSE: _verbose, ...inherited } = process.env;
   const env = { ...inherited, DATA_DIR: dataDir, PORT: String(port) };
   const child = spawn("npm", ["run", "dev"], { cwd: PROJECT_ROOT, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  const log = createWriteStream(logFile);
   let output = "";
-  child.stdout.on("data", (d) => (output += d));
-  child.stderr.on("data", (d) => (output += d));
+  for (const stream of [child.stdout, child.stderr]) {
+    stream.on("data", (d) => {
+      if (output.length < 64 * 1024) output += d;
+      log.write(d);
+    });
+  }
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
 
   const stop = async () => {
@@ -33,6 +39,7 @@ export async function startDevService() {
       // already gone
     }
     await exited;
+    log.end();
     await rm(dataDir, { recursive: true, force: true });
   };
 

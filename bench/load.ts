@@ -180,16 +180,19 @@ async function soak(dev: DevService, source: string) {
     console.log(`| ${s.seconds.toFixed(0)} | ${s.done} | ${s.pid} | ${s.rssMiB.toFixed(1)} | ${s.fds} |`);
     nextRow = Math.floor(s.done / 25) * 25 + 25;
   }
-  // After warm-up (the first quarter of the jobs), the last quarter against the second.
-  const quarter = (q: number) => samples.filter((s) => s.done >= (q * SOAK_JOBS) / 4 && s.done < ((q + 1) * SOAK_JOBS) / 4);
-  const [second, last] = [quarter(1), quarter(3).length > 0 ? quarter(3) : samples.slice(-3)];
-  const rssGrowth = median(last.map((s) => s.rssMiB)) / median(second.map((s) => s.rssMiB));
+  // After warm-up (the first quarter of the jobs): the later half of the samples against the earlier.
+  const steady = samples.filter((s) => s.done >= SOAK_JOBS / 4);
+  const half = Math.floor(steady.length / 2);
+  const rssGrowth = half > 0 ? median(steady.slice(half).map((s) => s.rssMiB)) / median(steady.slice(0, half).map((s) => s.rssMiB)) : NaN;
   const fdSpread = Math.max(...samples.slice(1).map((s) => s.fds)) - Math.min(...samples.slice(1).map((s) => s.fds));
   const restarted = new Set(samples.map((s) => s.pid)).size > 1;
   console.log(
     `\njobs: ${counts.completed} completed, ${counts.ended - counts.completed} failed or cancelled, ${counts.jobs - counts.ended} not ended, in ${((Date.now() - started) / 1000).toFixed(0)} s`,
   );
-  console.log(`RSS, median of the last quarter over the second quarter: ${rssGrowth.toFixed(2)}; open fds ranged over ${fdSpread}; encoder restarted: ${restarted}`);
+  console.log(
+    `RSS after warm-up, median of the later half of the samples over the earlier half: ${rssGrowth.toFixed(2)} (${steady.length} samples); ` +
+      `open fds ranged over ${fdSpread}; encoder restarted: ${restarted}`,
+  );
   const bounded = rssGrowth < 1.25 && fdSpread <= 10 && !restarted && counts.completed === SOAK_JOBS;
   console.log(`verdict: ${bounded ? "bounded (RSS grew less than 25% after warm-up, fds within 10, no restart, every job completed)" : "NOT BOUNDED"}`);
 }
@@ -197,7 +200,8 @@ async function soak(dev: DevService, source: string) {
 const sources = await mkdtemp(join(tmpdir(), "bench-load-sources-"));
 await makeSource(join(sources, "tiny.mp4"), { seconds: 1, width: 160, height: 90, fps: 15 });
 const files = await startFileServer({ files: [join(sources, "tiny.mp4")] });
-const dev = await startDevService();
+const devLog = join(tmpdir(), `bench-load-dev-${Date.now()}.log`);
+const dev = await startDevService(devLog);
 try {
   const source = files.url("tiny.mp4");
   if (runSoak) await soak(dev, source);
@@ -206,4 +210,5 @@ try {
   await dev.stop();
   await files.stop();
   await rm(sources, { recursive: true, force: true });
+  console.log(`\nnpm run dev's output: ${devLog}`);
 }

@@ -37,6 +37,16 @@ interface Sample {
   what: string;
   status: number | "network error";
   ms: number;
+  /** For a 5xx or a network error: the body or the error, to say what it was. */
+  detail?: string;
+}
+
+function parseJson(text: string): any {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -62,11 +72,13 @@ async function drive(clients: number, seconds: number, body: (request: (what: st
     const started = performance.now();
     try {
       const res = await fetch(url, init);
-      const json = await res.json().catch(() => null);
-      samples.push({ what, status: res.status, ms: performance.now() - started });
-      return { status: res.status, body: json };
-    } catch {
-      samples.push({ what, status: "network error", ms: performance.now() - started });
+      const text = await res.text();
+      const ms = performance.now() - started;
+      samples.push({ what, status: res.status, ms, ...(res.status >= 500 ? { detail: text.slice(0, 300) } : {}) });
+      return { status: res.status, body: parseJson(text) };
+    } catch (err) {
+      const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+      samples.push({ what, status: "network error", ms: performance.now() - started, detail: `${err} ${cause?.code ?? cause?.message ?? ""}` });
       return { status: 0, body: null };
     }
   };
@@ -133,6 +145,9 @@ async function load(dev: DevService, source: string) {
   for (const row of rows) console.log(`| ${row.join(" | ")} |`);
   console.log(`\nanswers by status: ${JSON.stringify(statuses)} (baseline: ${JSON.stringify(byStatus(baseline.samples))})`);
   console.log(`5xx and network errors: ${serverErrors}`);
+  const details = new Map<string, number>();
+  for (const s of run.samples) if (s.detail) details.set(`${s.what} ${s.status}: ${s.detail}`, (details.get(`${s.what} ${s.status}: ${s.detail}`) ?? 0) + 1);
+  for (const [detail, count] of details) console.log(`  ${count} × ${detail}`);
   console.log(`jobs created (201): ${created}; quota units taken: ${counts.units}; jobs in the database: ${counts.jobs}; ended meanwhile: ${counts.ended}`);
   console.log(`verdict: ${serverErrors === 0 && counts.units === created && counts.jobs === created ? "held (no 5xx, one quota unit per job created)" : "NOT HELD"}`);
 }

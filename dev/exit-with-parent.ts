@@ -1,6 +1,6 @@
 import { fileURLToPath } from "node:url";
 
-const preload = fileURLToPath(new URL("./exit-with-parent.mjs", import.meta.url));
+const preload = fileURLToPath(new URL("./exit-with-parent-preload.mjs", import.meta.url));
 
 /**
  * Node arguments that make a child of `npm run dev` end when the runner's process does,

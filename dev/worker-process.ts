@@ -19,7 +19,7 @@ export const WRANGLER_ENV = {
 /**
  * Runs the Worker under `wrangler dev` (workerd). It gets its own process group so stopping it
  * stops workerd too, which otherwise outlives wrangler; and that group ends when this process
- * does, however it ends (dev/exit-with-parent.mjs).
+ * does, however it ends (dev/exit-with-parent-preload.mjs).
  */
 export async function startWorkerProcess(opts: {
   port: number;

@@ -10,6 +10,10 @@ import { wranglerTextModules } from "./test/support/wrangler-text-modules";
  *   same stack as api.
  * - workerd: the app inside workerd (@cloudflare/vitest-pool-workers) against the same stack.
  * - e2e: the whole service with the real encoder; each file starts its own stack.
+ * - security-media: hostile sources and media against that whole service (SSRF, playlists,
+ *   truncated files, huge pictures, trickling sources).
+ * - faults: the whole service while its parts fail (the encoder killed, PostgreSQL restarted,
+ *   storage refusing uploads, a webhook endpoint failing).
  */
 export default defineConfig({
   test: {
@@ -58,6 +62,24 @@ export default defineConfig({
           testTimeout: 300_000,
           hookTimeout: 180_000,
           // Files start their own stacks and encode on two cores: one file at a time.
+          fileParallelism: false,
+        },
+      },
+      {
+        test: {
+          name: "security-media",
+          include: ["test/security-media/**/*.test.ts"],
+          testTimeout: 180_000,
+          hookTimeout: 180_000,
+          fileParallelism: false,
+        },
+      },
+      {
+        test: {
+          name: "faults",
+          include: ["test/faults/**/*.test.ts"],
+          testTimeout: 300_000,
+          hookTimeout: 180_000,
           fileParallelism: false,
         },
       },

@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
+import { EXIT_WITH_PARENT_ARGS, exitWithParentEnv } from "./exit-with-parent";
 import { PROJECT_ROOT } from "./state";
 
 /** How an encoder process ended. */
@@ -45,10 +46,10 @@ interface Run {
 
 function startRun(opts: { port: number; env: Record<string, string>; log: (source: string, line: string) => void }): Run {
   const started = Date.now();
-  const child = spawn(process.execPath, ["--import", "tsx", "encoder/main.ts"], {
+  const child = spawn(process.execPath, [...EXIT_WITH_PARENT_ARGS, "--import", "tsx", "encoder/main.ts"], {
     cwd: PROJECT_ROOT,
-    env: { ...process.env, ...opts.env, PORT: String(opts.port), HOST: "127.0.0.1" },
-    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, ...opts.env, PORT: String(opts.port), HOST: "127.0.0.1", ...exitWithParentEnv("process") },
+    stdio: ["pipe", "pipe", "pipe"],
   });
   const tail: string[] = [];
   createInterface({ input: child.stdout }).on("line", (line) => opts.log("encoder", line));
@@ -115,6 +116,8 @@ export async function superviseEncoder(opts: {
   port: number;
   env: Record<string, string>;
   log?: (source: string, line: string) => void;
+  /** Told the pid of each encoder process as it is started, the first and every restart. */
+  onStart?: (pid: number) => void;
 }): Promise<SupervisedEncoder> {
   const log = opts.log ?? (() => undefined);
   const say = (line: string) => log("supervisor", line);
@@ -123,7 +126,12 @@ export async function superviseEncoder(opts: {
   let stopping = false;
   let streak = 0;
   let restartTimer: NodeJS.Timeout | undefined;
-  let current = startRun({ port: opts.port, env: opts.env, log });
+  const start = () => {
+    const run = startRun({ port: opts.port, env: opts.env, log });
+    opts.onStart?.(run.pid);
+    return run;
+  };
+  let current = start();
   let readyPid = 0;
 
   const watch = (run: Run) => {
@@ -139,7 +147,7 @@ export async function superviseEncoder(opts: {
       for (const line of describeCrash(exit, delay, opts.port)) say(line);
       restartTimer = setTimeout(() => {
         if (stopping) return;
-        current = startRun({ port: opts.port, env: opts.env, log });
+        current = start();
         watch(current);
         current.ready.then(
           () => say(`encoder restarted: pid ${current.pid} is answering on port ${opts.port}.`),

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { startLocalCloud, type LocalCloud } from "./cloud";
+import { startLocalCloud, type LocalCloudInfo } from "./cloud";
 import { freePort } from "./cloud/free-port";
 import { superviseEncoder } from "./encoder-process";
 import { applyMigrations } from "./migrate";
@@ -34,7 +34,7 @@ export interface StackInfo {
   encoderUrl: string;
   databaseUrl: string;
   internalSecret: string;
-  cloud: Omit<LocalCloud, "stop">;
+  cloud: LocalCloudInfo;
 }
 
 export function encoderEnv(info: StackInfo, choice: Extract<EncoderChoice, { kind: "process" }>): Record<string, string> {
@@ -81,7 +81,7 @@ export async function startStack(opts: StackOptions) {
     const encoderPort = opts.encoder.kind === "process" ? (opts.encoder.port ?? (await freePort())) : 0;
     const encoderUrl = opts.encoder.kind === "process" ? `http://127.0.0.1:${encoderPort}` : opts.encoder.url;
     const internalSecret = randomBytes(24).toString("hex");
-    const { stop: _cloudStop, ...cloudInfo } = cloud;
+    const { stop: _cloudStop, holdProcesses: _hold, ...cloudInfo } = cloud;
     const workerPort = opts.workerPort ?? (await freePort());
     const worker = await startWorkerProcess({
       port: workerPort,
@@ -90,12 +90,24 @@ export async function startStack(opts: StackOptions) {
       signal: opts.signal,
     });
     stops.push(worker.stop);
+    // What a run that finds this one killed must stop: wrangler's process group, the encoder now running.
+    const held = { worker: { pid: worker.pid, group: true }, encoder: undefined as { pid: number; group: boolean } | undefined };
+    const hold = () => cloud.holdProcesses([held.worker, ...(held.encoder ? [held.encoder] : [])]);
+    await hold();
     opts.signal?.throwIfAborted();
     const info: StackInfo = { apiUrl: worker.url, encoderUrl, databaseUrl: cloud.databaseUrl, internalSecret, cloud: cloudInfo };
 
     const choice = opts.encoder;
     if (choice.kind === "process") {
-      const encoder = await superviseEncoder({ port: encoderPort, env: encoderEnv(info, choice), log });
+      const encoder = await superviseEncoder({
+        port: encoderPort,
+        env: encoderEnv(info, choice),
+        log,
+        onStart: (pid) => {
+          held.encoder = { pid, group: false };
+          hold().catch((err) => log("supervisor", `could not record encoder pid ${pid} in the data directory's lock: ${err}`));
+        },
+      });
       stops.push(encoder.stop);
       return {
         info,

@@ -1,8 +1,11 @@
 import { spawn } from "node:child_process";
+import { EXIT_WITH_PARENT_ARGS, exitWithParentEnv } from "./exit-with-parent";
 import { PROJECT_ROOT } from "./state";
 
 export interface WorkerProcess {
   url: string;
+  /** wrangler's pid, which is also its process group's id. */
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -16,7 +19,8 @@ export const WRANGLER_ENV = {
 /**
  * Runs the Worker under wrangler's dev server (workerd), without the DevTools inspector (see
  * dev/wrangler-dev.mjs). It gets its own process group so stopping it stops workerd too, which
- * otherwise outlives wrangler.
+ * otherwise outlives wrangler; and that group ends when this process does, however it ends
+ * (dev/exit-with-parent-preload.mjs).
  */
 export async function startWorkerProcess(opts: {
   port: number;
@@ -25,12 +29,12 @@ export async function startWorkerProcess(opts: {
   /** Aborting while waiting for it to be ready stops it: its process group is beyond Ctrl-C's reach. */
   signal?: AbortSignal;
 }): Promise<WorkerProcess> {
-  const child = spawn(process.execPath, [`${PROJECT_ROOT}/dev/wrangler-dev.mjs`, "--port", String(opts.port)], {
+  const child = spawn(process.execPath, [...EXIT_WITH_PARENT_ARGS, `${PROJECT_ROOT}/dev/wrangler-dev.mjs`, "--port", String(opts.port)], {
     cwd: PROJECT_ROOT,
     // The bindings go through the environment rather than the command line, where `ps` would show the secrets.
-    env: { ...process.env, ...WRANGLER_ENV, WORKER_DEV_VARS: JSON.stringify(opts.vars) },
+    env: { ...process.env, ...WRANGLER_ENV, ...exitWithParentEnv("group"), WORKER_DEV_VARS: JSON.stringify(opts.vars) },
     detached: true,
-    stdio: ["ignore", "pipe", "pipe"],
+    stdio: ["pipe", "pipe", "pipe"],
   });
   const log = opts.log ?? (() => undefined);
   child.stdout.on("data", (d) => String(d).split("\n").filter(Boolean).forEach(log));
@@ -65,7 +69,7 @@ export async function startWorkerProcess(opts: {
     }
     try {
       const res = await fetch(`${url}/healthz`);
-      if (res.ok) return { url, stop };
+      if (res.ok) return { url, pid: child.pid!, stop };
     } catch {
       // not listening yet
     }

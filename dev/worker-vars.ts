@@ -1,8 +1,8 @@
-import type { LocalCloud } from "./cloud";
+import type { LocalCloudInfo } from "./cloud";
 
 /** The Worker's bindings for a local cloud; no imports beyond types, so workerd tests can use it. */
 export function workerVars(
-  cloud: Omit<LocalCloud, "stop">,
+  cloud: LocalCloudInfo,
   urls: { publicUrl: string; encoderUrl: string },
   internalSecret: string,
 ): Record<string, string> {

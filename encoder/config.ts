@@ -24,6 +24,9 @@ export const encoderConfigSchema = z.object({
   ALLOW_LOOPBACK_SOURCES: bool,
   MAX_SOURCE_BYTES: z.coerce.number().int().positive().default(5 * 1024 ** 3),
   DOWNLOAD_TIMEOUT_MS: z.coerce.number().int().positive().default(30 * 60_000),
+  /** A download slower than DOWNLOAD_MIN_BYTES_PER_SECOND over any DOWNLOAD_STALL_MS is given up. */
+  DOWNLOAD_STALL_MS: z.coerce.number().int().positive().default(30_000),
+  DOWNLOAD_MIN_BYTES_PER_SECOND: z.coerce.number().int().nonnegative().default(32 * 1024),
   HEARTBEAT_MS: z.coerce.number().int().positive().default(2_000),
   /** Jobs encoded at once by this process; QStash flow control keeps the service-wide total at 2. */
   CONCURRENCY: z.coerce.number().int().positive().default(2),

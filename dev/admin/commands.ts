@@ -34,6 +34,9 @@ function valid<T>(result: { success: true; data: T } | { success: false; error: 
  */
 export function openAdmin(conn: AdminConnections) {
   const pool = new pg.Pool({ connectionString: conn.databaseUrl, max: 2 });
+  // An idle connection the server ended (a restart) is dropped by the pool, which opens a new one
+  // for the next query; unheard, its error would take the whole process down.
+  pool.on("error", () => undefined);
   const db = drizzle(pool, { schema });
   const redis = conn.redis ? new Redis({ url: conn.redis.url, token: conn.redis.token }) : null;
 

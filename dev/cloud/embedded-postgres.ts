@@ -30,11 +30,17 @@ const DATABASE = "postgres";
  * must hold dataDir for itself (lockDataDir): a postmaster still running there is taken for
  * one a killed owner left behind, and stopped.
  */
-export async function startEmbeddedPostgres(opts: { dataDir: string; host: string; log?: (line: string) => void }) {
+export async function startEmbeddedPostgres(opts: {
+  dataDir: string;
+  host: string;
+  /** A free one when absent; given, e.g. to start a stopped server again where its clients look. */
+  port?: number;
+  log?: (line: string) => void;
+}) {
   const log = opts.log ?? (() => undefined);
   const dataDir = resolve(opts.dataDir);
   await stopPostmaster(dataDir);
-  const port = await freePort(opts.host);
+  const port = opts.port ?? (await freePort(opts.host));
   const recent: string[] = [];
   const server = new EmbeddedPostgres({
     databaseDir: dataDir,

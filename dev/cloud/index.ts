@@ -34,8 +34,16 @@ export interface LocalCloud {
   s3: { endpoint: string; region: string; bucket: string; accessKeyId: string; secretAccessKey: string };
   qstash: { url: string; token: string; currentSigningKey: string; nextSigningKey: string };
   redis: { url: string; token: string };
+  /**
+   * Records the processes started beside the cloud that must not outlive this one (see
+   * lockDataDir); nothing to do without a data directory of its own.
+   */
+  holdProcesses(processes: { pid: number; group: boolean }[]): Promise<void>;
   stop(): Promise<void>;
 }
+
+/** What a client of the running cloud may be told: the addresses and credentials, no controls. */
+export type LocalCloudInfo = Omit<LocalCloud, "stop" | "holdProcesses">;
 
 /** The managed services, stood in for on this machine (architecture: Local shape). */
 export async function startLocalCloud(opts: LocalCloudOptions = {}): Promise<LocalCloud> {
@@ -49,7 +57,8 @@ export async function startLocalCloud(opts: LocalCloudOptions = {}): Promise<Loc
     for (const s of stops.splice(0).reverse()) await s().catch(() => undefined);
     if (temp) await rm(temp, { recursive: true, force: true });
   };
-  if (!temp) stops.push((await lockDataDir(dataDir, opts.owner)).release);
+  const lock = temp ? undefined : await lockDataDir(dataDir, opts.owner);
+  if (lock) stops.push(lock.release);
   try {
     let databaseUrl = opts.databaseUrl;
     if (!databaseUrl) {
@@ -75,6 +84,7 @@ export async function startLocalCloud(opts: LocalCloudOptions = {}): Promise<Loc
       s3: { endpoint: s3.endpoint, region: "auto", bucket, accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },
       qstash: { url: qstash.url, token: qstash.token, currentSigningKey: qstash.currentSigningKey, nextSigningKey: qstash.nextSigningKey },
       redis: { url: redis.url, token: redis.token },
+      holdProcesses: async (processes) => lock?.hold(processes),
       stop,
     };
   } catch (err) {

@@ -16,8 +16,13 @@ import { FrontendSession } from "./pg-frontend";
  * PostgreSQL hangs up on Terminate, but a server that does not (PGlite's socket server did
  * not) would keep every connection a Worker request ever opened. So on Terminate the proxy
  * ends the connection itself, and the WebSocket closes with it.
+ *
+ * At most `maxConnections` database connections are open at once; a client beyond them waits
+ * for one to come free (up to `queueTimeoutMs`), as at Neon's pooled endpoint.
  */
-export async function startNeonWsProxy(host = "127.0.0.1") {
+export async function startNeonWsProxy(host = "127.0.0.1", opts: { maxConnections?: number; queueTimeoutMs?: number } = {}) {
+  const slots = connectionSlots(opts.maxConnections ?? DEFAULT_MAX_CONNECTIONS);
+  const queueTimeoutMs = opts.queueTimeoutMs ?? DEFAULT_QUEUE_TIMEOUT_MS;
   const server = createServer((_req, res) => res.writeHead(426).end("WebSocket only"));
   const wss = new WebSocketServer({ server });
   wss.on("connection", (ws, req) => {
@@ -30,28 +35,60 @@ export async function startNeonWsProxy(host = "127.0.0.1") {
       ws.close(1008, "only loopback targets");
       return;
     }
-    // Writes made while the socket is still connecting are queued by the socket itself.
-    const socket = connect(targetPort, targetHost);
     const session = new FrontendSession();
+    // What the client sends before its turn comes is held, and written once connected.
+    const early: Buffer[] = [];
+    let socket: Socket | undefined;
+    let gone = false;
     ws.on("message", (data: Buffer) => {
       if (session.ended) return;
+      const ended = session.push(data);
+      if (!socket) {
+        early.push(data);
+        if (ended) ws.close(); // done before it ever got a connection
+        return;
+      }
       socket.write(data);
-      if (session.push(data)) hangUp(socket);
+      if (ended) hangUp(socket);
     });
-    let answered = false;
-    socket.on("data", (chunk) => {
-      answered = true;
-      if (ws.readyState === ws.OPEN) ws.send(chunk);
+    ws.on("close", () => {
+      gone = true;
+      socket?.destroy();
     });
-    socket.on("close", () => ws.close());
-    socket.on("error", (err) => {
-      // As Neon's proxy does, a database it cannot reach is told to the client in the protocol's
-      // own words, so the client's error (and the log) says why rather than "terminated".
-      if (!answered && ws.readyState === ws.OPEN) ws.send(errorResponse(CONNECTION_FAILURE, `cannot reach the database at ${address}: ${err.message}`));
-      ws.close();
+    ws.on("error", () => {
+      gone = true;
+      socket?.destroy();
     });
-    ws.on("close", () => socket.destroy());
-    ws.on("error", () => socket.destroy());
+
+    slots.acquire(queueTimeoutMs).then(
+      (release) => {
+        if (gone) return release();
+        // Writes made while the socket is still connecting are queued by the socket itself.
+        const upstream = connect(targetPort, targetHost);
+        socket = upstream;
+        for (const data of early.splice(0)) upstream.write(data);
+        if (session.ended) hangUp(upstream);
+        let answered = false;
+        upstream.on("data", (chunk) => {
+          answered = true;
+          if (ws.readyState === ws.OPEN) ws.send(chunk);
+        });
+        upstream.on("close", () => {
+          release();
+          ws.close();
+        });
+        upstream.on("error", (err) => {
+          // As Neon's proxy does, a database it cannot reach is told to the client in the protocol's
+          // own words, so the client's error (and the log) says why rather than "terminated".
+          if (!answered && ws.readyState === ws.OPEN) ws.send(errorResponse(CONNECTION_FAILURE, `cannot reach the database at ${address}: ${err.message}`));
+          ws.close();
+        });
+      },
+      () => {
+        if (ws.readyState === ws.OPEN) ws.send(errorResponse(CONNECTION_FAILURE, `no database connection came free within ${queueTimeoutMs / 1000} s (query_wait_timeout)`));
+        ws.close();
+      },
+    );
   });
   const port = await listen(server, host);
   return {
@@ -60,6 +97,51 @@ export async function startNeonWsProxy(host = "127.0.0.1") {
       for (const client of wss.clients) client.terminate();
       wss.close();
       await close(server);
+    },
+  };
+}
+
+/**
+ * Database connections the proxy holds open at once. Neon's pooled endpoint (PgBouncer, which
+ * the production DATABASE_URL names) has clients wait for a connection rather than refusing them
+ * once the server's are taken; so does the proxy. Without the limit, 200 clients of `npm run dev`
+ * took every one of the embedded server's 200 connections and were refused "too many clients
+ * already" (53300). The server keeps the rest for the Neon HTTP stand-in's pool and the admin CLI.
+ */
+const DEFAULT_MAX_CONNECTIONS = 100;
+/** How long a client waits for a connection, as PgBouncer's query_wait_timeout (120 s). */
+const DEFAULT_QUEUE_TIMEOUT_MS = 120_000;
+
+/** `limit` slots; `acquire` waits for one (at most `timeoutMs`) and resolves with its release. */
+function connectionSlots(limit: number) {
+  let inUse = 0;
+  const waiting: { grant: () => void }[] = [];
+  const grant = (): (() => void) => {
+    inUse += 1;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      inUse -= 1;
+      waiting.shift()?.grant();
+    };
+  };
+  return {
+    acquire(timeoutMs: number): Promise<() => void> {
+      if (inUse < limit) return Promise.resolve(grant());
+      return new Promise((resolve, reject) => {
+        const waiter = {
+          grant: () => {
+            clearTimeout(timer);
+            resolve(grant());
+          },
+        };
+        const timer = setTimeout(() => {
+          waiting.splice(waiting.indexOf(waiter), 1);
+          reject(new Error("timed out"));
+        }, timeoutMs);
+        waiting.push(waiter);
+      });
     },
   };
 }

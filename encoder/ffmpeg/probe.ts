@@ -2,6 +2,16 @@ import { JobFailure } from "../failure";
 import { assertSelfContainedFormat } from "../source/self-contained";
 import { runFfprobe, type RunOptions } from "./run";
 
+/**
+ * The largest picture the encoder decodes: 8192 pixels a side and 8192×4320 (DCI 8K, 35.4
+ * megapixels) in all, twice the 4K of the largest preset each way. A file can claim any size in
+ * a few bytes (a PNG of 16000×16000 zeros deflates to 31 KB and decodes to 1 GB as RGBA, a frame
+ * FFmpeg would decode again for every output frame of a looped overlay). ffprobe is told the
+ * limit too (`-max_pixels`), so not even the probe decodes a larger picture.
+ */
+export const MAX_PICTURE_SIDE = 8192;
+export const MAX_PICTURE_PIXELS = 8192 * 4320;
+
 export interface VideoStreamInfo {
   /** Absolute stream index, for `-map 0:<index>`. */
   index: number;
@@ -71,6 +81,7 @@ interface RawStream {
   r_frame_rate?: string;
   nb_frames?: string;
   duration?: string;
+  bit_rate?: string;
   channels?: number;
   sample_rate?: string;
   tags?: Record<string, string>;
@@ -80,7 +91,26 @@ interface RawStream {
 
 interface RawProbe {
   streams?: RawStream[];
-  format?: { duration?: string; format_name?: string };
+  format?: { duration?: string; format_name?: string; size?: string };
+}
+
+/**
+ * Refuses an MP4/MOV file cut short. FFmpeg encodes such a file without an error (the samples
+ * past the end are "partial file" warnings) into an output that silently stops where the file
+ * does. Its index (moov) still lists every sample, and the demuxer derives each stream's
+ * bit_rate from their sizes, so Σ bit_rate × duration is the media the file should hold; an
+ * intact file holds at least that. The tenth of slack covers edit lists that stretch a
+ * stream's duration. A file cut before its index (moov at the end) fails at the probe already.
+ */
+function assertComplete(probe: RawProbe, streams: RawStream[]): void {
+  if (!(probe.format?.format_name ?? "").split(",").includes("mov")) return;
+  const fileBytes = positive(probe.format?.size);
+  const indexedBytes = streams.reduce((sum, s) => sum + ((positive(s.bit_rate) ?? 0) * (positive(s.duration) ?? 0)) / 8, 0);
+  if (!fileBytes || indexedBytes <= fileBytes * 1.1) return;
+  const mib = (bytes: number) => `${(bytes / 1024 ** 2).toFixed(1)} MiB`;
+  throw JobFailure.sourceRefused(
+    `the file is truncated: its index lists ${mib(indexedBytes)} of media, but the file holds ${mib(fileBytes)} in all.`,
+  );
 }
 
 function rate(value: string | undefined, separator = "/"): number | null {
@@ -106,16 +136,38 @@ function language(stream: RawStream): string | null {
 }
 
 /**
- * The summary the preset builders need, from `ffprobe -print_format json -show_format -show_streams`.
- * A playlist or manifest is refused here, whatever its head looked like: FFmpeg would read the
- * files it names.
+ * Refuses a picture over the limits. `stream` is the one that would be decoded; when it has no
+ * size, ffprobe's log says whether that is because its decoder refused an oversized picture
+ * (over `-max_pixels`, or over FFmpeg's own bound, "is invalid").
  */
-export function parseProbe(raw: unknown): ProbeSummary {
+function assertPictureSize(stream: RawStream | undefined, log: readonly string[], what: "video" | "image"): void {
+  let size = stream?.width && stream.height ? { width: stream.width, height: stream.height } : undefined;
+  if (stream && !size) {
+    const claimed = log.map((line) => /Picture size (\d+)x(\d+) (?:exceeds|is invalid)/.exec(line)).find(Boolean);
+    if (claimed) size = { width: Number(claimed[1]), height: Number(claimed[2]) };
+  }
+  if (!size) return;
+  const { width, height } = size;
+  if (width <= MAX_PICTURE_SIDE && height <= MAX_PICTURE_SIDE && width * height <= MAX_PICTURE_PIXELS) return;
+  throw JobFailure.sourceRefused(
+    `the ${what} is ${width}x${height} pixels; the largest accepted is ${MAX_PICTURE_SIDE} pixels a side ` +
+      `and ${(MAX_PICTURE_PIXELS / 1e6).toFixed(1)} megapixels in all (${MAX_PICTURE_SIDE}x${MAX_PICTURE_PIXELS / MAX_PICTURE_SIDE}).`,
+  );
+}
+
+/**
+ * The summary the preset builders need, from `ffprobe -print_format json -show_format -show_streams`
+ * and the lines ffprobe logged. A playlist or manifest is refused here, whatever its head looked
+ * like: FFmpeg would read the files it names. So is a picture over the size limits.
+ */
+export function parseProbe(raw: unknown, log: readonly string[] = []): ProbeSummary {
   const probe = raw as RawProbe;
   assertSelfContainedFormat(probe.format?.format_name);
   const streams = probe.streams ?? [];
   // Cover art in audio files is a video stream flagged attached_pic: not a picture to encode.
   const v = streams.find((s) => s.codec_type === "video" && !s.disposition?.attached_pic);
+  assertPictureSize(v, log, "video");
+  assertComplete(probe, streams);
   const video: VideoStreamInfo | null =
     v && v.width && v.height
       ? {
@@ -151,18 +203,25 @@ export function parseProbe(raw: unknown): ProbeSummary {
   return { duration, video, audio, subtitles };
 }
 
-/** ffprobe's JSON report on a local file (never a URL: only the file protocol is allowed). */
-async function probeJson(path: string, options: RunOptions): Promise<RawProbe> {
-  const stdout = await runFfprobe(
-    ["-v", "error", "-protocol_whitelist", "file", "-print_format", "json", "-show_format", "-show_streams", "-i", path],
+/**
+ * ffprobe's JSON report on a local file (never a URL: only the file protocol is allowed), and
+ * its log. Its decoders refuse pictures over the pixel limit.
+ */
+async function probeJson(path: string, options: RunOptions): Promise<{ probe: RawProbe; log: string[] }> {
+  const { stdout, stderrLines } = await runFfprobe(
+    [
+      "-v", "error", "-protocol_whitelist", "file", "-max_pixels", String(MAX_PICTURE_PIXELS),
+      "-print_format", "json", "-show_format", "-show_streams", "-i", path,
+    ],
     options,
   );
-  return JSON.parse(stdout) as RawProbe;
+  return { probe: JSON.parse(stdout) as RawProbe, log: stderrLines };
 }
 
 /** Probes a local media file: a source, a timeline clip or its replacement audio. */
 export async function probeFile(path: string, options: RunOptions = {}): Promise<ProbeSummary> {
-  return parseProbe(await probeJson(path, options));
+  const { probe, log } = await probeJson(path, options);
+  return parseProbe(probe, log);
 }
 
 export interface ImageStreamInfo {
@@ -173,11 +232,13 @@ export interface ImageStreamInfo {
 
 /**
  * Probes a local still image (a timeline overlay): its first stream, or null when it has none
- * with a size. A playlist or manifest is refused, as in parseProbe.
+ * with a size. A playlist or manifest is refused, as in parseProbe, and so is a picture over
+ * the size limits (a decompression bomb).
  */
 export async function probeImage(path: string, options: RunOptions = {}): Promise<ImageStreamInfo | null> {
-  const probe = await probeJson(path, options);
+  const { probe, log } = await probeJson(path, options);
   assertSelfContainedFormat(probe.format?.format_name);
   const stream = probe.streams?.[0];
+  assertPictureSize(stream, log, "image");
   return stream?.width && stream.height ? { codec: stream.codec_name ?? "unknown", width: stream.width, height: stream.height } : null;
 }

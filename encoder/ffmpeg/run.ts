@@ -127,6 +127,7 @@ export async function runFfmpeg(args: string[], options: FfmpegRunOptions = {}):
   return { stderr: result.stderrLines.join("\n") };
 }
 
-export async function runFfprobe(args: string[], options: RunOptions = {}): Promise<string> {
-  return (await spawnTool("ffprobe", args, options)).stdout;
+/** ffprobe's report (stdout), and its kept stderr lines: where it says why a stream has no size. */
+export async function runFfprobe(args: string[], options: RunOptions = {}): Promise<Spawned> {
+  return spawnTool("ffprobe", args, options);
 }

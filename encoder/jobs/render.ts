@@ -10,6 +10,7 @@ export function downloadPolicy(config: EncoderConfig): DownloadPolicy {
     allowLoopback: config.ALLOW_LOOPBACK_SOURCES,
     maxBytes: config.MAX_SOURCE_BYTES,
     timeoutMs: config.DOWNLOAD_TIMEOUT_MS,
+    minRate: { bytesPerSecond: config.DOWNLOAD_MIN_BYTES_PER_SECOND, windowMs: config.DOWNLOAD_STALL_MS },
   };
 }
 

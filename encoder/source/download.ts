@@ -14,6 +14,11 @@ export interface DownloadPolicy {
   maxBytes: number;
   timeoutMs: number;
   maxRedirects?: number;
+  /**
+   * The slowest download kept going: one that receives fewer than `bytesPerSecond` over a
+   * window of `windowMs` (headers included, from the first request on) is given up.
+   */
+  minRate?: { bytesPerSecond: number; windowMs: number };
 }
 
 export interface Downloaded {
@@ -48,60 +53,93 @@ function checkLiteralHost(url: URL, allowLoopback: boolean) {
 }
 
 /**
+ * Aborts `stalled` when a window of `windowMs` passes with fewer than `bytesPerSecond` on
+ * average, as curl's --speed-limit/--speed-time do. A source that trickles a byte every few
+ * seconds never trips the connection's idle timeout, and would otherwise hold its job (and an
+ * encode slot) until the whole-download timeout, 30 minutes by default.
+ */
+function watchRate(minRate: DownloadPolicy["minRate"], stalled: AbortController) {
+  let received = 0;
+  const timer = minRate
+    ? setInterval(() => {
+        if (received < (minRate.bytesPerSecond * minRate.windowMs) / 1000) stalled.abort();
+        received = 0;
+      }, minRate.windowMs)
+    : undefined;
+  return {
+    count: (bytes: number) => (received += bytes),
+    stop: () => clearInterval(timer),
+  };
+}
+
+function describeStall({ bytesPerSecond, windowMs }: NonNullable<DownloadPolicy["minRate"]>): string {
+  const rate = bytesPerSecond >= 1024 ? `${+(bytesPerSecond / 1024).toFixed(1)} KiB/s` : `${bytesPerSecond} bytes/s`;
+  return `the source sent less than ${rate} for ${+(windowMs / 1000).toFixed(1)} s`;
+}
+
+/**
  * Streams a public http(s) source to `dest`, never holding it in memory. Every redirect hop is
  * checked like the first URL; the size cap holds whether or not the server sends a length.
  */
 export async function downloadSource(source: string, dest: string, policy: DownloadPolicy, signal?: AbortSignal): Promise<Downloaded> {
   const started = performance.now();
   const timeout = AbortSignal.timeout(policy.timeoutMs);
-  const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
+  const stalled = new AbortController();
+  const combined = AbortSignal.any([timeout, stalled.signal, ...(signal ? [signal] : [])]);
   const lookup = guardedLookup(policy.allowLoopback);
   /** A cancelled job ends with its own reason; anything else is a refusal or a retryable failure. */
   const failure = (err: unknown) => {
     if (signal?.aborted) return signal.reason;
     if (err instanceof JobFailure) return err;
+    if (stalled.signal.aborted && policy.minRate) return JobFailure.download(describeStall(policy.minRate), err);
     return JobFailure.download(describeNetworkError(err, timeout), err);
   };
+  const rate = watchRate(policy.minRate, stalled);
   let url = assertAllowedUrl(source);
-  for (let hop = 0; hop <= (policy.maxRedirects ?? 5); hop++) {
-    checkLiteralHost(url, policy.allowLoopback);
-    let res: HttpResponse;
-    try {
-      res = await httpRequest(url, { signal: combined, lookup, headers: { "user-agent": "video-encoder/1" } });
-    } catch (err) {
-      throw failure(err);
+  try {
+    for (let hop = 0; hop <= (policy.maxRedirects ?? 5); hop++) {
+      checkLiteralHost(url, policy.allowLoopback);
+      let res: HttpResponse;
+      try {
+        res = await httpRequest(url, { signal: combined, lookup, headers: { "user-agent": "video-encoder/1" } });
+      } catch (err) {
+        throw failure(err);
+      }
+      if (res.status >= 300 && res.status < 400 && res.headers.location) {
+        res.body.destroy();
+        url = assertAllowedUrl(new URL(res.headers.location, url).toString());
+        continue;
+      }
+      if (res.status !== 200) {
+        res.body.destroy();
+        throw JobFailure.download(`the source answered HTTP ${res.status}`);
+      }
+      const length = Number(res.headers["content-length"] ?? NaN);
+      if (length > policy.maxBytes) {
+        res.body.destroy();
+        throw JobFailure.sourceRefused(`${length} bytes is over the ${policy.maxBytes}-byte limit`);
+      }
+      let seen = 0;
+      const cap = new Transform({
+        transform(chunk: Buffer, _enc, done) {
+          seen += chunk.length;
+          rate.count(chunk.length);
+          if (seen > policy.maxBytes) done(JobFailure.sourceRefused(`larger than the ${policy.maxBytes}-byte limit`));
+          else done(null, chunk);
+        },
+      });
+      try {
+        await pipeline(res.body, cap, createWriteStream(dest), { signal: combined });
+      } catch (err) {
+        await rm(dest, { force: true });
+        throw failure(err);
+      }
+      return { bytes: seen, finalUrl: url.toString(), seconds: (performance.now() - started) / 1000 };
     }
-    if (res.status >= 300 && res.status < 400 && res.headers.location) {
-      res.body.destroy();
-      url = assertAllowedUrl(new URL(res.headers.location, url).toString());
-      continue;
-    }
-    if (res.status !== 200) {
-      res.body.destroy();
-      throw JobFailure.download(`the source answered HTTP ${res.status}`);
-    }
-    const length = Number(res.headers["content-length"] ?? NaN);
-    if (length > policy.maxBytes) {
-      res.body.destroy();
-      throw JobFailure.sourceRefused(`${length} bytes is over the ${policy.maxBytes}-byte limit`);
-    }
-    let seen = 0;
-    const cap = new Transform({
-      transform(chunk: Buffer, _enc, done) {
-        seen += chunk.length;
-        if (seen > policy.maxBytes) done(JobFailure.sourceRefused(`larger than the ${policy.maxBytes}-byte limit`));
-        else done(null, chunk);
-      },
-    });
-    try {
-      await pipeline(res.body, cap, createWriteStream(dest), { signal: combined });
-    } catch (err) {
-      await rm(dest, { force: true });
-      throw failure(err);
-    }
-    return { bytes: seen, finalUrl: url.toString(), seconds: (performance.now() - started) / 1000 };
+    throw JobFailure.download("too many redirects");
+  } finally {
+    rate.stop();
   }
-  throw JobFailure.download("too many redirects");
 }
 
 function describeNetworkError(err: unknown, timeout: AbortSignal): string {

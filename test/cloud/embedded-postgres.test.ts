@@ -1,9 +1,9 @@
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { access, chmod, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startLocalCloud } from "../../dev/cloud";
 import { DataDirInUse, lockDataDir } from "../../dev/cloud/data-dir-lock";
 import { processStartTime } from "../../dev/cloud/processes";
@@ -85,6 +85,32 @@ describe("the embedded PostgreSQL under a data directory", () => {
       expect(JSON.parse(await readFile(join(dataDir, "in-use.json"), "utf8"))).toMatchObject({ pid: process.pid, started: await processStartTime(process.pid) });
       await lock.release();
     }
+  });
+
+  it("a lock taken over stops the processes its killed holder recorded, and no process whose pid has since been reused", async () => {
+    // What a killed `npm run dev` can leave: a process group of its own (wrangler's) and a process (the encoder).
+    const group = spawn("sh", ["-c", "sleep 300 & sleep 300"], { detached: true, stdio: "ignore" });
+    const single = spawn("sleep", ["300"], { stdio: "ignore" });
+    const ended = (child: typeof single) => new Promise((resolve) => child.once("exit", resolve));
+    const [groupEnded, singleEnded] = [ended(group), ended(single)];
+    const record = async (pid: number, group: boolean) => ({ pid, group, started: (await processStartTime(pid))! });
+    await writeFile(
+      join(dataDir, "in-use.json"),
+      JSON.stringify({
+        pid: await deadPid(),
+        started: "1",
+        about: {},
+        processes: [await record(group.pid!, true), await record(single.pid!, false), { pid: process.pid, group: false, started: "another process's start" }],
+      }),
+    );
+    const groupMembers = () => execFileSync("pgrep", ["-g", String(group.pid)], { encoding: "utf8" }).split("\n").filter(Boolean);
+    await vi.waitFor(() => expect(groupMembers()).toHaveLength(3));
+
+    const lock = await lockDataDir(dataDir);
+    await lock.release();
+    await Promise.all([groupEnded, singleEnded]);
+    expect(() => groupMembers()).toThrow(); // pgrep finds nothing: the background sleep went with the group
+    expect(await running(process.pid)).toBe(true);
   });
 
   it("after its owner is killed (SIGKILL), the next start stops the server it left running and serves the same data", async () => {

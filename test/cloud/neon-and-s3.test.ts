@@ -119,6 +119,49 @@ describe("Neon WebSocket proxy, through the official @neondatabase/serverless Po
     }
   });
 
+  it("holds at most maxConnections database connections: further clients wait their turn, as at Neon's pooler, and are not refused", async () => {
+    const proxy = await startNeonWsProxy("127.0.0.1", { maxConnections: 2 });
+    neonConfig.wsProxy = (host, port) => `${proxy.address}/v1?address=${host}:${port}`;
+    const clients = Array.from({ length: 5 }, () => new Client({ connectionString: POSTGRES_ADMIN_URL }));
+    const watcher = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
+    await watcher.connect();
+    const mine = async () =>
+      Number((await watcher.query("select count(*) from pg_stat_activity where application_name = 'held-by-test'")).rows[0].count);
+    try {
+      // Each client takes a connection and keeps it a while; five of them through two slots.
+      const done = clients.map(async (client) => {
+        await client.connect();
+        await client.query("set application_name = 'held-by-test'");
+        await client.query("select pg_sleep(0.3)");
+        await client.end();
+      });
+      await vi.waitFor(async () => expect(await mine()).toBe(2));
+      let most = 0;
+      const watching = setInterval(() => void mine().then((n) => (most = Math.max(most, n))), 20);
+      await Promise.all(done);
+      clearInterval(watching);
+      expect(most).toBeLessThanOrEqual(2);
+    } finally {
+      await watcher.end();
+      await proxy.stop();
+    }
+  });
+
+  it("a client that waits longer than the queue timeout is told so, FATAL, rather than left hanging", async () => {
+    const proxy = await startNeonWsProxy("127.0.0.1", { maxConnections: 1, queueTimeoutMs: 300 });
+    neonConfig.wsProxy = (host, port) => `${proxy.address}/v1?address=${host}:${port}`;
+    const holder = new Client({ connectionString: POSTGRES_ADMIN_URL });
+    const waiter = new Client({ connectionString: POSTGRES_ADMIN_URL });
+    try {
+      await holder.connect();
+      await expect(waiter.connect()).rejects.toMatchObject({ code: "08006", message: expect.stringMatching(/no database connection came free within 0\.3 s/) });
+      expect((await holder.query("select 1 as one")).rows).toEqual([{ one: 1 }]);
+    } finally {
+      await holder.end();
+      await proxy.stop();
+    }
+  });
+
   it("refuses to connect anywhere but loopback", async () => {
     const proxy = await startNeonWsProxy();
     neonConfig.wsProxy = (host, port) => `${proxy.address}/v1?address=${host}:${port}`;

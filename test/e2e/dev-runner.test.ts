@@ -287,6 +287,44 @@ describe("npm run dev with no configuration", () => {
     expect(wranglerOn(port)).toEqual([]);
   });
 
+  it("a run killed outright (SIGKILL) takes wrangler, workerd and the encoder with it; the next run on the same port takes over", async () => {
+    const port = await freePort();
+    const killed = startDev(port);
+    await readyBanner(killed);
+    const lock = JSON.parse(await readFile(join(dataDir, "in-use.json"), "utf8"));
+    const held: { pid: number; group: boolean }[] = lock.processes;
+    expect(held).toEqual([
+      { pid: expect.any(Number), group: true, started: expect.any(String) },
+      { pid: expect.any(Number), group: false, started: expect.any(String) },
+    ]);
+    expect(wranglerOn(port).length).toBeGreaterThan(0);
+    process.kill(lock.pid, "SIGKILL");
+
+    const gone = (p: { pid: number; group: boolean }) => {
+      try {
+        process.kill(p.group ? -p.pid : p.pid, 0);
+        return false;
+      } catch {
+        return true;
+      }
+    };
+    await waitFor("its processes to end", () => (held.every(gone) && wranglerOn(port).length === 0 ? true : undefined), 15_000);
+    expect(await listening(port)).toBe(false);
+    await killed.exited; // npm, whose script's process was killed
+
+    const next = startDev(port);
+    try {
+      const banner = await readyBanner(next);
+      const key = banner.match(/API key\s+(spk_\w+)/)![1];
+      expect((await api(port, key, "GET", "/jobs")).status).toBe(200);
+      expect((await api(port, freeKey, "GET", "/jobs")).body.pagination.totalCount).toBe(2);
+    } finally {
+      ctrlC(next.child);
+      await next.exited;
+    }
+    expect(wranglerOn(port)).toEqual([]);
+  });
+
   it("Ctrl-C while it is still starting leaves no wrangler and no PostgreSQL behind", async () => {
     const port = await freePort();
     const dev = startDev(port);

@@ -3,7 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openAdmin } from "../../dev/admin/commands";
 import type { PlanId } from "../../domain/plans";
-import { startTestStack } from "../support/stack";
+import { startStack } from "../../dev/stack";
+import { stackLog, startTestStack, TEST_REDIS_URL } from "../support/stack";
 
 export interface Client {
   key: string;
@@ -15,14 +16,20 @@ export interface Client {
  * The whole service with the real encoder process, for one test file: the Worker under
  * wrangler dev, the local cloud on a scratch database, and the encoder beside them.
  */
-export async function startE2E(opts: { allowLoopbackSources: boolean; env?: Record<string, string>; log?: (source: string, line: string) => void }) {
+export async function startE2E(opts: {
+  allowLoopbackSources: boolean;
+  env?: Record<string, string>;
+  log?: (source: string, line: string) => void;
+  /** A database of the caller's (migrated here); a scratch database of the machine's PostgreSQL otherwise. */
+  databaseUrl?: string;
+}) {
   const workDir = await mkdtemp(join(tmpdir(), "encoder-work-"));
+  const encoder = { kind: "process", allowLoopbackSources: opts.allowLoopbackSources, workDir, env: opts.env } as const;
   // Redeliveries 3 s and 6 s after a failure (real QStash waits longer still): a crashed encoder
   // restarting on a loaded machine is listening again before QStash gives up on its message.
-  const stack = await startTestStack(
-    { kind: "process", allowLoopbackSources: opts.allowLoopbackSources, workDir, env: opts.env },
-    { qstashRetryBaseMs: 3000, log: opts.log },
-  );
+  const stack = opts.databaseUrl
+    ? await startStack({ encoder, qstashRetryBaseMs: 3000, log: stackLog(opts.log), databaseUrl: opts.databaseUrl, redisUrl: TEST_REDIS_URL })
+    : await startTestStack(encoder, { qstashRetryBaseMs: 3000, log: opts.log });
   const admin = openAdmin({ databaseUrl: stack.info.databaseUrl, redis: stack.info.cloud.redis });
   const api = stack.info.apiUrl;
 

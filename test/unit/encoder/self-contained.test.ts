@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseProbe, probeFile } from "../../../encoder/ffmpeg/probe";
+import { JobFailure } from "../../../encoder/failure";
 import { assertSelfContained } from "../../../encoder/source/self-contained";
 import { makeSource } from "../../support/media";
 
@@ -39,6 +40,8 @@ describe("the sniff reads the head as FFmpeg's probes do: anywhere, in any case"
     ["a comment before <MPD", `<!-- x -->${mpd(clip)}`],
     ["a lower-case <mpd", mpd(clip, "mpd")],
     ["padding before <MPD", `${" ".repeat(3000)}\n${mpd(clip)}`],
+    ["padding past the first 4 KiB (FFmpeg's probe reads up to 1 MiB)", `<!-- ${"x".repeat(500_000)} -->\n${mpd(clip)}`],
+    ["an SDP line after a NUL inside a line", "v=0\nx\u0000y\nc=IN IP4 127.0.0.1\nm=video 5004 RTP/AVP 96\n"],
     ["an XML declaration", `<?xml version="1.0"?>\n${mpd(clip)}`],
     ["a lower-case HLS tag", `#extm3u\n#EXTINF:1,\n${clip}\n`],
     ["a concat list", `ffconcat version 1.0\nfile clip.mp4\n`],
@@ -51,13 +54,21 @@ describe("the sniff reads the head as FFmpeg's probes do: anywhere, in any case"
   it("a media file passes", async () => {
     await expect(assertSelfContained(clip)).resolves.toBeUndefined();
   });
+
+  it("markers after a NUL byte pass, as FFmpeg's probes (which read a C string) never see them", async () => {
+    await expect(assertSelfContained(await file("binary", `\u0000\u0000\u0000 ftypisom ${mpd(clip)} #EXTM3U ffconcat version 1.0`))).resolves.toBeUndefined();
+  });
 });
 
 describe("after ffprobe, a source read as a referencing format is refused", () => {
-  it("a DASH manifest padded past the sniffed head is refused once probed", async () => {
-    const padded = await file("padded.mpd", `<!-- ${"x".repeat(9000)} -->\n${mpd(clip)}`);
+  it("a DASH manifest padded past the 1 MiB FFmpeg's format probe reads is not read as one: ffprobe never opens the clip it names", async () => {
+    const padded = await file("far-padded.mpd", `<!-- ${"x".repeat(1 << 20)} -->\n${mpd(clip)}`);
     await expect(assertSelfContained(padded)).resolves.toBeUndefined();
-    expectRefusal(await probeFile(padded, { workDir: dir }).catch((e) => e));
+    // Read as DASH, it would have opened the clip and probed fine (as format "dash", refused).
+    const err = await probeFile(padded, { workDir: dir }).catch((e) => e);
+    expect(err).toBeInstanceOf(JobFailure);
+    expect(err.kind).toBe("ffmpeg");
+    expect(err.message).toMatch(/Invalid data found when processing input/);
   });
 
   it("HLS and concat, probed, are refused", async () => {

@@ -30,6 +30,14 @@ describe("source address policy (architecture: sources)", () => {
     ["fe80::1", false],
     ["::ffff:127.0.0.1", false],
     ["::ffff:10.0.0.1", false],
+    // IPv4-compatible (deprecated), NAT64, 6to4 and Teredo forms of loopback, and unallocated space.
+    ["::7f00:1", false],
+    ["::a00:1", false],
+    ["64:ff9b::7f00:1", false],
+    ["2002:7f00:1::", false],
+    ["2001:0:4136:e378:8000:63bf:3fff:fdd2", false],
+    ["4000::1", false],
+    ["::", false],
     ["not-an-ip", false],
   ])("%s allowed=%s", (address, allowed) => {
     expect(isAllowedAddress(address, { allowLoopback: false })).toBe(allowed);
@@ -63,6 +71,33 @@ describe("guarded download", () => {
       if (url.pathname === "/missing") return res.writeHead(404).end();
       // Sends the headers and a first chunk, then nothing more: a source that hangs.
       if (url.pathname === "/stall") return res.writeHead(200).write(payload);
+      // A byte at a time, forever: never silent long enough for an idle timeout.
+      if (url.pathname === "/trickle") {
+        res.writeHead(200);
+        const timer = setInterval(() => res.write("x"), 50);
+        return res.on("close", () => clearInterval(timer));
+      }
+      // The status line and headers themselves, a byte at a time.
+      if (url.pathname === "/trickle-headers") {
+        const head = `HTTP/1.1 200 OK\r\nX-Padding: ${"a".repeat(10_000)}\r\n\r\n`;
+        let at = 0;
+        const timer = setInterval(() => req.socket.write(head[at++ % head.length]), 50);
+        return req.socket.on("close", () => clearInterval(timer));
+      }
+      // Slow but steady: 8 KiB every 100 ms, well above the minimum rate the test sets.
+      if (url.pathname === "/steady") {
+        res.writeHead(200);
+        let sent = 0;
+        const timer = setInterval(() => {
+          res.write(payload.subarray(sent, sent + 8192));
+          sent += 8192;
+          if (sent >= 96 * 1024) {
+            clearInterval(timer);
+            res.end();
+          }
+        }, 100);
+        return res.on("close", () => clearInterval(timer));
+      }
       // Promises the whole payload, sends half, and drops the connection.
       if (url.pathname === "/truncated") {
         res.writeHead(200, { "content-length": payload.length }).write(payload.subarray(0, payload.length / 2));
@@ -148,6 +183,30 @@ describe("guarded download", () => {
     setTimeout(() => job.abort(cancelled), 100);
     await expect(downloadSource(`${base}/stall`, dest, dev, job.signal)).rejects.toBe(cancelled);
     await expect(stat(dest)).rejects.toThrow();
+  });
+
+  describe("minimum rate", () => {
+    const slowest = { ...dev, minRate: { bytesPerSecond: 1024, windowMs: 400 } };
+
+    it("a source that trickles its body a byte at a time is given up after one window, retryably, leaving no partial file", async () => {
+      const dest = join(dir, "trickled");
+      const err = await downloadSource(`${base}/trickle`, dest, slowest).catch((e) => e);
+      expect(err).toMatchObject({ kind: "download", retryable: true });
+      expect(err.message).toBe("Download failed: the source sent less than 1 KiB/s for 0.4 s");
+      await expect(stat(dest)).rejects.toThrow();
+    });
+
+    it("so is one that trickles its status line and headers", async () => {
+      const err = await downloadSource(`${base}/trickle-headers`, join(dir, "trickled-head"), slowest).catch((e) => e);
+      expect(err).toMatchObject({ kind: "download", retryable: true });
+      expect(err.message).toBe("Download failed: the source sent less than 1 KiB/s for 0.4 s");
+    });
+
+    it("a slow source above the minimum completes, over several windows", async () => {
+      const result = await downloadSource(`${base}/steady`, join(dir, "steady"), slowest);
+      expect(result.bytes).toBe(96 * 1024);
+      expect(result.seconds).toBeGreaterThan(0.8);
+    });
   });
 
   it("a source that stops sending is given up at the timeout, retryably, leaving no partial file", async () => {

@@ -1,10 +1,12 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { parseProbe, probeImage } from "../../../encoder/ffmpeg/probe";
+import { JobFailure } from "../../../encoder/failure";
+import { MAX_PICTURE_PIXELS, parseProbe, probeFile, probeImage } from "../../../encoder/ffmpeg/probe";
 import { outTimeFromProgressLine, runFfmpeg, sanitizeFfmpegLog } from "../../../encoder/ffmpeg/run";
-import { ffmpeg } from "../../support/media";
+import { bombPng, hugePictureVideo } from "../../support/hostile-media";
+import { ffmpeg, makeSource } from "../../support/media";
 
 const stream = (s: object) => ({ disposition: { attached_pic: 0 }, ...s });
 
@@ -56,6 +58,96 @@ describe("parseProbe", () => {
   it("rejects a file with no duration or no media streams", () => {
     expect(() => parseProbe({ format: {}, streams: [] })).toThrowError(expect.objectContaining({ kind: "ffmpeg" }));
     expect(() => parseProbe({ format: { duration: "2" }, streams: [stream({ index: 0, codec_type: "data" })] })).toThrowError(/no audio or video/);
+  });
+});
+
+describe("picture size limits: 8192 a side, 8192x4320 in all", () => {
+  const video = (width: number, height: number) =>
+    parseProbe({ format: { duration: "2" }, streams: [stream({ index: 0, codec_type: "video", codec_name: "h264", width, height })] });
+
+  it("accepts DCI 8K either way up", () => {
+    expect(video(8192, 4320).video).toMatchObject({ width: 8192, height: 4320 });
+    expect(video(4320, 8192).video).toMatchObject({ width: 4320, height: 8192 });
+  });
+
+  it.each([
+    [16000, 16000],
+    [8193, 64],
+    [64, 8193],
+    [8192, 4321],
+    [6000, 6000],
+  ])("refuses %ix%i for good, saying both sizes", (width, height) => {
+    let err: unknown;
+    try {
+      video(width, height);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(JobFailure);
+    expect(err).toMatchObject({
+      kind: "source-refused",
+      retryable: false,
+      message: `Source refused: the video is ${width}x${height} pixels; the largest accepted is 8192 pixels a side and 35.4 megapixels in all (8192x4320).`,
+    });
+  });
+
+  it("a stream whose decoder refused its picture is refused with the size ffprobe's log gives", () => {
+    const raw = { format: { duration: "2" }, streams: [stream({ index: 0, codec_type: "video", codec_name: "png", width: 0, height: 0 })] };
+    expect(() => parseProbe(raw, ["[png] [IMGUTILS] Picture size 30000x30000 is invalid"])).toThrowError(/the video is 30000x30000 pixels/);
+    expect(() => parseProbe(raw, [`[png] [IMGUTILS] Picture size 16000x9000 exceeds specified max pixel count ${MAX_PICTURE_PIXELS}`])).toThrowError(
+      /the video is 16000x9000 pixels/,
+    );
+  });
+
+  it("real files: a video of 16000x16000 PNG frames and a PNG decompression bomb are refused by their probes", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "probe-huge-"));
+    try {
+      await hugePictureVideo(join(dir, "huge.mkv"), 16000, { seconds: 1, fps: 5 });
+      await expect(probeFile(join(dir, "huge.mkv"))).rejects.toThrowError(/the video is 16000x16000 pixels/);
+      await writeFile(join(dir, "bomb.png"), bombPng(16000, 16000));
+      await expect(probeImage(join(dir, "bomb.png"))).rejects.toThrowError(/the image is 16000x16000 pixels/);
+      // Over FFmpeg's own bound: its decoder refuses, and the log still names the size.
+      await writeFile(join(dir, "bigger.png"), bombPng(30000, 30000));
+      await expect(probeImage(join(dir, "bigger.png"))).rejects.toThrowError(/the image is 30000x30000 pixels/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("truncated MP4/MOV files", () => {
+  const probe = (formatName: string, size: number) => ({
+    format: { duration: "4", format_name: formatName, size: String(size) },
+    streams: [
+      stream({ index: 0, codec_type: "video", codec_name: "h264", width: 320, height: 240, duration: "4", bit_rate: "800000" }),
+      stream({ index: 1, codec_type: "audio", codec_name: "aac", duration: "4", bit_rate: "64000" }),
+    ],
+  });
+  const indexed = ((800_000 + 64_000) * 4) / 8;
+
+  it("an MP4 holding less than its index lists is refused for good", () => {
+    const refusal = () => parseProbe(probe("mov,mp4,m4a,3gp,3g2,mj2", indexed / 2));
+    expect(refusal).toThrowError(JobFailure.sourceRefused("the file is truncated: its index lists 0.4 MiB of media, but the file holds 0.2 MiB in all."));
+    expect(refusal).toThrowError(expect.objectContaining({ kind: "source-refused", retryable: false }));
+  });
+
+  it("an intact one passes, as do formats whose bit rates are not counted from an index", () => {
+    expect(parseProbe(probe("mov,mp4,m4a,3gp,3g2,mj2", indexed + 4096)).duration).toBe(4);
+    expect(parseProbe(probe("matroska,webm", indexed / 2)).duration).toBe(4);
+  });
+
+  it("real files: a faststart MP4 cut in half is refused (FFmpeg would encode its first half and exit 0)", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "probe-truncated-"));
+    try {
+      const whole = join(dir, "whole.mp4");
+      await makeSource(whole, { seconds: 4, width: 320, height: 240 });
+      expect((await probeFile(whole)).duration).toBeCloseTo(4, 1);
+      const bytes = await readFile(whole);
+      await writeFile(join(dir, "half.mp4"), bytes.subarray(0, bytes.length / 2));
+      await expect(probeFile(join(dir, "half.mp4"))).rejects.toThrowError(/^Source refused: the file is truncated/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
 

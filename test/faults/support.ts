@@ -1,0 +1,154 @@
+import { createServer, request, type Server } from "node:http";
+import type { Socket } from "node:net";
+import pg from "pg";
+import { Webhook } from "standardwebhooks";
+import { expect } from "vitest";
+
+async function listen(server: Server): Promise<number> {
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return (server.address() as { port: number }).port;
+}
+
+function trackSockets(server: Server): Set<Socket> {
+  const sockets = new Set<Socket>();
+  server.on("connection", (socket) => {
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
+  });
+  return sockets;
+}
+
+async function close(server: Server, sockets: Set<Socket>) {
+  for (const socket of sockets) socket.destroy();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+}
+
+interface Delivery {
+  id: string;
+  body: string;
+  headers: Record<string, string>;
+  answered: number;
+}
+
+/**
+ * A webhook receiver written as receivers are told to write them: idempotent, keyed by
+ * `webhook-id`. It is also a struggling one: the first delivery of each id is answered 500,
+ * the next 200. `accepted()` is what its application would act on: one payload per id.
+ */
+export async function startIdempotentReceiver() {
+  const deliveries: Delivery[] = [];
+  const server = createServer((req, res) => {
+    let body = "";
+    req.on("data", (chunk) => (body += chunk));
+    req.on("end", () => {
+      const id = String(req.headers["webhook-id"]);
+      const answered = deliveries.some((d) => d.id === id) ? 200 : 500;
+      deliveries.push({ id, body, headers: req.headers as Record<string, string>, answered });
+      res.writeHead(answered).end();
+    });
+  });
+  const sockets = trackSockets(server);
+  const port = await listen(server);
+  return {
+    url: `http://127.0.0.1:${port}/hooks`,
+    deliveries: () => [...deliveries],
+    /** The payload of every webhook-id answered 2xx, the first time it was. */
+    accepted(): Map<string, { jobId: string; event: string; status: string }> {
+      const accepted = new Map<string, { jobId: string; event: string; status: string }>();
+      for (const d of deliveries) if (d.answered === 200 && !accepted.has(d.id)) accepted.set(d.id, JSON.parse(d.body));
+      return accepted;
+    },
+    stop: () => close(server, sockets),
+  };
+}
+
+export type IdempotentReceiver = Awaited<ReturnType<typeof startIdempotentReceiver>>;
+
+/**
+ * The webhook side of the campaign's invariants, for the jobs one account made: every delivery
+ * is signed with the account's secret; each job's final state was accepted exactly once, its
+ * first (refused) delivery retried under the same webhook-id; nothing was delivered again
+ * once accepted.
+ */
+export function expectOneWebhookPerFinalState(receiver: IdempotentReceiver, secret: string, jobs: { id: string; status: string }[]) {
+  const deliveries = receiver.deliveries();
+  for (const d of deliveries) expect(() => new Webhook(secret).verify(d.body, d.headers), d.id).not.toThrow();
+  const accepted = [...receiver.accepted().values()];
+  for (const job of jobs) {
+    const forJob = accepted.filter((payload) => payload.jobId === job.id);
+    expect(forJob, job.id).toEqual([expect.objectContaining({ jobId: job.id, status: job.status, event: `job.${job.status}` })]);
+    const ids = new Set(deliveries.filter((d) => JSON.parse(d.body).jobId === job.id).map((d) => d.id));
+    expect(ids.size, job.id).toBe(1);
+  }
+  for (const [id] of receiver.accepted()) {
+    expect(deliveries.filter((d) => d.id === id).map((d) => d.answered), id).toEqual([500, 200]);
+  }
+}
+
+/**
+ * The quota side: the account's usage counter holds exactly one unit per job that holds one
+ * (every job but those whose creation failed and returned its unit), so no unit was counted
+ * twice or lost.
+ */
+export async function expectOneUnitPerJob(databaseUrl: string, accountId: string, created: number) {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  client.on("error", () => undefined);
+  await client.connect();
+  try {
+    const usage = await client.query("select coalesce(sum(count), 0)::int as units from usage where account_id = $1", [accountId]);
+    const jobs = await client.query(
+      "select count(*)::int as holding from jobs where account_id = $1 and coalesce(error_message, '') not like 'The job could not be queued%'",
+      [accountId],
+    );
+    expect(usage.rows[0].units).toBe(jobs.rows[0].holding);
+    expect(jobs.rows[0].holding).toBeGreaterThanOrEqual(created);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * A front between the encoder and the S3 server that can refuse: `answer503` answers every
+ * request 503 SlowDown, `close` drops every connection without an answer; `pass` forwards
+ * requests unchanged (the Host header too, so SigV4 signatures still verify behind it).
+ */
+export async function startStorageFront() {
+  let target: URL | undefined;
+  let mode: "pass" | "answer503" | "close" = "pass";
+  const refused = { answer503: 0, close: 0 };
+  const server = createServer((req, res) => {
+    if (mode === "close") {
+      refused.close += 1;
+      req.socket.destroy();
+      return;
+    }
+    if (mode === "answer503") {
+      refused.answer503 += 1;
+      req.resume();
+      res.writeHead(503, { "content-type": "application/xml" }).end("<Error><Code>SlowDown</Code></Error>");
+      return;
+    }
+    const upstream = request({ host: target!.hostname, port: target!.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    });
+    upstream.on("error", () => res.destroy());
+    req.pipe(upstream);
+  });
+  const sockets = trackSockets(server);
+  const port = await listen(server);
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    /** Where `pass` forwards to: the S3 server, known once the stack behind the encoder runs. */
+    forwardTo(endpoint: string) {
+      target = new URL(endpoint);
+    },
+    set(next: typeof mode) {
+      mode = next;
+      // Pooled connections from before would otherwise carry on in the old mode's spirit.
+      for (const socket of sockets) socket.destroy();
+    },
+    refused: () => ({ ...refused }),
+    stop: () => close(server, sockets),
+  };
+}

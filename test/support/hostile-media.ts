@@ -1,0 +1,56 @@
+import { rm, writeFile } from "node:fs/promises";
+import { deflateSync } from "node:zlib";
+import { ffmpeg } from "./media";
+
+const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
+  let c = n;
+  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+  return c >>> 0;
+});
+
+function crc32(data: Buffer): number {
+  let c = 0xffffffff;
+  for (const byte of data) c = CRC_TABLE[(c ^ byte) & 0xff] ^ (c >>> 8);
+  return (c ^ 0xffffffff) >>> 0;
+}
+
+function pngChunk(type: string, data: Buffer): Buffer {
+  const typed = Buffer.concat([Buffer.from(type, "latin1"), data]);
+  const length = Buffer.alloc(4);
+  length.writeUInt32BE(data.length);
+  const crc = Buffer.alloc(4);
+  crc.writeUInt32BE(crc32(typed));
+  return Buffer.concat([length, typed, crc]);
+}
+
+/**
+ * A valid PNG of `width`x`height` black pixels, 1 bit each: a decompression bomb. 16000x16000
+ * is 31 KB on disk, 32 MB as FFmpeg decodes it and 1 GB once converted to RGBA for an overlay.
+ * Written by hand (FFmpeg would have to hold the whole picture to make it).
+ */
+export function bombPng(width: number, height: number): Buffer {
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(width, 0);
+  header.writeUInt32BE(height, 4);
+  header[8] = 1; // bit depth
+  header[9] = 0; // greyscale; compression, filter and interlace stay 0
+  const row = 1 + Math.ceil(width / 8); // a filter byte, then the packed pixels
+  const pixels = deflateSync(Buffer.alloc(row * height), { level: 9 });
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    pngChunk("IHDR", header),
+    pngChunk("IDAT", pixels),
+    pngChunk("IEND", Buffer.alloc(0)),
+  ]);
+}
+
+/**
+ * A Matroska video whose frames are that PNG (muxed without decoding, `-c copy`): a few KB a
+ * frame that claim `size`x`size` pixels each.
+ */
+export async function hugePictureVideo(path: string, size: number, opts: { seconds: number; fps: number }): Promise<void> {
+  const png = `${path}.png`;
+  await writeFile(png, bombPng(size, size));
+  await ffmpeg(["-framerate", String(opts.fps), "-loop", "1", "-i", png, "-t", String(opts.seconds), "-c", "copy", path]);
+  await rm(png);
+}

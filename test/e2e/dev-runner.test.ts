@@ -317,7 +317,7 @@ describe("npm run dev with no configuration", () => {
       const banner = await readyBanner(next);
       const key = banner.match(/API key\s+(spk_\w+)/)![1];
       expect((await api(port, key, "GET", "/jobs")).status).toBe(200);
-      expect((await api(port, freeKey, "GET", "/jobs")).body.pagination.totalCount).toBe(2);
+      expect((await api(port, freeKey, "GET", "/jobs")).body.pagination.totalCount).toBe(3);
     } finally {
       ctrlC(next.child);
       await next.exited;

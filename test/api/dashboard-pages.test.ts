@@ -224,3 +224,12 @@ describe("dashboard: jobs", () => {
     expect((await session.get(`/dashboard/jobs/${job.id}/files/master.m3u8`)).status).toBe(404);
   });
 });
+
+describe("dashboard: navigation", () => {
+  it("links the interactive API reference, which the same Worker serves", async () => {
+    const { session } = await signedUp();
+    const page = await session.get("/dashboard");
+    expect(page.html).toContain('<a href="/docs">API reference</a>');
+    expect((await fetch(`${stack.apiUrl}/docs`)).status).toBe(200);
+  });
+});

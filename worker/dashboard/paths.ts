@@ -17,4 +17,6 @@ export const paths = {
   output: (id: string) => `${DASHBOARD}/jobs/${id}/output`,
   file: (id: string, name: string) => `${DASHBOARD}/jobs/${id}/files/${name}`,
   asset: (name: string) => `${DASHBOARD}/assets/${name}`,
+  /** The interactive API reference the Worker serves beside the dashboard (worker/openapi/reference.ts). */
+  reference: "/docs",
 };

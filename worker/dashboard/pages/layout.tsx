@@ -16,6 +16,7 @@ const NAV: [string, string][] = [
   [paths.webhook, "Webhook"],
   [paths.jobs, "Jobs"],
   [paths.plan, "Plan & presets"],
+  [paths.reference, "API reference"],
 ];
 
 /** A form that posts with the session's CSRF token, for one-button actions. */

@@ -28,6 +28,8 @@ export const encoderConfigSchema = z.object({
   DOWNLOAD_STALL_MS: z.coerce.number().int().positive().default(30_000),
   DOWNLOAD_MIN_BYTES_PER_SECOND: z.coerce.number().int().nonnegative().default(32 * 1024),
   HEARTBEAT_MS: z.coerce.number().int().positive().default(2_000),
+  /** How long a claim or a report to the Worker is asked again while the Worker or its database fails. */
+  WORKER_RETRY_MS: z.coerce.number().int().nonnegative().default(120_000),
   /** Jobs encoded at once by this process; QStash flow control keeps the service-wide total at 2. */
   CONCURRENCY: z.coerce.number().int().positive().default(2),
 });

@@ -25,17 +25,16 @@ async function deliveriesOf(jobId: string) {
 /** The webhook stays unsent: the account has none while the job finishes (its lookup is not cached: the internal routes read the account). */
 const withoutWebhook = (accountId: string) => admin.db.update(accounts).set({ webhookUrl: null }).where(eq(accounts.id, accountId));
 
-const sweep = async () => {
-  const res = await internal("/sweep", {});
-  expect(res.status).toBe(200);
-  return res.body;
-};
+/** The sweep as the cron runs it (other files' sweeps may get to a job first: the tests look at what it did to the job). */
+const sweep = async () => expect((await internal("/sweep", {})).status).toBe(200);
 
 describe("a report sent again finds the job where the first one put it", () => {
   it("complete: the same output answers 200 and changes nothing; another output is a 409", async () => {
     const { apiKey, accountId } = await newAccount();
     const job = await createJob(apiKey);
     const key = await completeJob(job.id, accountId);
+    // Once the step after the response has taken it out of the webhook outbox (no webhook: nothing to send).
+    await expect.poll(async () => (await row(job.id)).webhookPendingSince, { timeout: 10_000 }).toBeNull();
     const before = await row(job.id);
     const again = await internal(`/jobs/${job.id}/complete`, { outputKey: key, duration: 12.5 });
     expect(again).toMatchObject({ status: 200, body: { status: "completed" } });
@@ -100,7 +99,7 @@ describe("the webhook outbox", () => {
     await admin.setWebhook(accountId, hooks.url);
     await admin.db.update(jobs).set({ webhookPendingSince: longAgo() }).where(eq(jobs.id, job.id));
 
-    expect((await sweep()).webhooks.settled).toBeGreaterThanOrEqual(1);
+    await sweep();
     const [hook] = await hooks.waitForAttempts(job.id, 1);
     expect(JSON.parse(hook.body)).toMatchObject({ event: "job.failed", jobId: job.id, status: "failed" });
     expect((await row(job.id)).webhookPendingSince).toBeNull();
@@ -140,7 +139,7 @@ describe("a lost dispatch", () => {
     const { messageId } = await row(job.id);
     // The Worker failed between the publish and its record.
     await admin.db.update(jobs).set({ messageId: null, createdAt: longAgo() }).where(eq(jobs.id, job.id));
-    expect((await sweep()).dispatched).toBeGreaterThanOrEqual(1);
+    await sweep();
     expect((await row(job.id)).messageId).toBe(messageId);
     await new Promise((r) => setTimeout(r, 1500));
     expect(await deliveriesOf(job.id)).toHaveLength(1);

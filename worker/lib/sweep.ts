@@ -2,7 +2,7 @@ import { and, asc, eq, isNull, lt, sql } from "drizzle-orm";
 import { jobs } from "../../drizzle/schema";
 import { JOB_DELIVERY_RETRIES } from "../../domain/jobs";
 import type { Services } from "../context";
-import { describeError } from "../errors";
+import { logJobError } from "../errors";
 import * as jobStates from "./job-states";
 import { notifyJobFinished, publishPendingWebhooks } from "./webhooks";
 
@@ -16,9 +16,6 @@ export const STALE_AFTER_MS = 60_000;
 export const UNDISPATCHED_AFTER_MS = 30_000;
 /** Jobs one sweep dispatches again at most; the next sweep takes the rest. */
 const DISPATCHES_PER_SWEEP = 100;
-
-const logFailure = (msg: string, jobId: string, err: unknown) =>
-  console.error(JSON.stringify({ level: "error", msg, jobId, error: describeError(err) }));
 
 /**
  * The cron's sweep (every minute), the backstop for every step that can be interrupted: jobs of
@@ -62,7 +59,7 @@ export async function sweepStaleJobs(services: Services, now = new Date(), stale
       }
     } catch (err) {
       // The move is committed or not; what it left undone (a dispatch, a webhook) the next sweep finds.
-      logFailure("sweep: a stale job was not settled; the next sweep tries again", id, err);
+      logJobError("sweep: a stale job was not settled; the next sweep tries again", id, err);
     }
   }
   return outcome;
@@ -88,7 +85,7 @@ async function dispatchUndispatched(services: Services, now: Date): Promise<numb
       await jobStates.recordMessage(db, id, await queue.publishJob(id, retryCount));
       dispatched += 1;
     } catch (err) {
-      logFailure("sweep: a queued job could not be dispatched; the next sweep tries again", id, err);
+      logJobError("sweep: a queued job could not be dispatched; the next sweep tries again", id, err);
     }
   }
   return dispatched;

@@ -3,7 +3,7 @@ import { Webhook } from "standardwebhooks";
 import { accounts, jobs, type Account, type Job } from "../../drizzle/schema";
 import { iso } from "../../domain/time";
 import type { Services } from "../context";
-import { describeError } from "../errors";
+import { logJobError } from "../errors";
 import * as jobStates from "./job-states";
 import { outputState } from "./output-links";
 
@@ -53,7 +53,7 @@ export async function publishPendingWebhooks(services: Services, now = new Date(
       outcome.settled += 1;
     } catch (err) {
       outcome.failed += 1;
-      console.error(JSON.stringify({ level: "error", msg: "webhook publish failed; the next sweep tries again", jobId: job.id, error: describeError(err) }));
+      logJobError("webhook publish failed; the next sweep tries again", job.id, err);
     }
   }
   return outcome;

@@ -5,7 +5,7 @@ import type { JobStatus } from "../../../domain/jobs";
 import { isUuid } from "../../../domain/ids";
 import { MAX_SOURCE_SECONDS } from "../../../domain/plans";
 import type { AppEnv, Services } from "../../context";
-import { ApiError, describeError } from "../../errors";
+import { ApiError, logJobError } from "../../errors";
 import * as jobStates from "../../lib/job-states";
 import { jsonBody } from "../../lib/json-body";
 import { sweep } from "../../lib/sweep";
@@ -29,11 +29,7 @@ function movedJob(outcome: jobStates.TransitionOutcome): Job {
  * does. A failure leaves the job in the webhook outbox, which the sweep empties.
  */
 function notifyAfterResponse(services: Services, job: Pick<Job, "id" | "accountId" | "status">, wait: (work: Promise<unknown>) => void) {
-  wait(
-    notifyJobFinished(services, job).catch((err) =>
-      console.error(JSON.stringify({ level: "error", msg: "webhook publish failed; the sweep publishes it", jobId: job.id, error: describeError(err) })),
-    ),
-  );
+  wait(notifyJobFinished(services, job).catch((err) => logJobError("webhook publish failed; the sweep publishes it", job.id, err)));
 }
 
 /**
@@ -84,7 +80,7 @@ export const internalJobs = new Hono<AppEnv>()
     const report = c.req.valid("json");
     const outcome = await jobStates.complete(services.db, id, report);
     const job = (await repeatedReport(services, id, outcome, "completed", (j) => j.outputKey === report.outputKey)) ?? movedJob(outcome);
-    if (outcome.moved || job.webhookPendingSince) notifyAfterResponse(services, job, waitUntilOf(c));
+    if (job.webhookPendingSince) notifyAfterResponse(services, job, waitUntilOf(c));
     return c.json({ status: job.status });
   })
   .post("/jobs/:id/fail", jsonBody(failBody), async (c) => {
@@ -99,7 +95,7 @@ export const internalJobs = new Hono<AppEnv>()
       : // A job the sweep requeued meanwhile has a new message and one attempt more: not this report's doing.
         await repeatedReport(services, id, outcome, "queued", (j) => j.retryCount === attempt);
     const job = repeated ?? movedJob(outcome);
-    if (final && (outcome.moved || job.webhookPendingSince)) notifyAfterResponse(services, job, waitUntilOf(c));
+    if (job.webhookPendingSince) notifyAfterResponse(services, job, waitUntilOf(c));
     return c.json({ status: job.status });
   })
   .post("/sweep", async (c) => c.json(await sweep(c.get("services"))));

@@ -24,6 +24,8 @@ export interface StackOptions {
   log?: (source: string, line: string) => void;
   /** The QStash emulator's first retry delay (each later one doubles). */
   qstashRetryBaseMs?: number;
+  /** Bindings of the Worker to use instead of the local cloud's (the fault campaign puts fronts between it and its services). */
+  workerEnv?: Record<string, string>;
   /** Abandons the start: whatever had started is stopped and startStack rejects. */
   signal?: AbortSignal;
 }
@@ -85,7 +87,7 @@ export async function startStack(opts: StackOptions) {
     const workerPort = opts.workerPort ?? (await freePort());
     const worker = await startWorkerProcess({
       port: workerPort,
-      vars: workerVars(cloudInfo, { publicUrl: `http://127.0.0.1:${workerPort}`, encoderUrl }, internalSecret),
+      vars: { ...workerVars(cloudInfo, { publicUrl: `http://127.0.0.1:${workerPort}`, encoderUrl }, internalSecret), ...opts.workerEnv },
       log: (l) => log("worker", l),
       signal: opts.signal,
     });

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { DEFAULT_WATCHDOG } from "./ffmpeg/watchdog";
 
 const bool = z
   .enum(["true", "false", "1", "0"])
@@ -28,6 +29,12 @@ export const encoderConfigSchema = z.object({
   DOWNLOAD_STALL_MS: z.coerce.number().int().positive().default(30_000),
   DOWNLOAD_MIN_BYTES_PER_SECOND: z.coerce.number().int().nonnegative().default(32 * 1024),
   HEARTBEAT_MS: z.coerce.number().int().positive().default(2_000),
+  /** A run of FFmpeg or ffprobe that makes no progress (nothing encoded, nothing read) for this long is stopped (ffmpeg/watchdog.ts). */
+  FFMPEG_STALL_MS: z.coerce.number().int().positive().default(DEFAULT_WATCHDOG.stallMs),
+  /** An FFmpeg run on N seconds of media is stopped after N × this many seconds, plus FFMPEG_STALL_MS. */
+  FFMPEG_TIME_LIMIT_FACTOR: z.coerce.number().positive().default(DEFAULT_WATCHDOG.timeLimitFactor),
+  /** How long a claim or a report to the Worker is asked again while the Worker or its database fails. */
+  WORKER_RETRY_MS: z.coerce.number().int().nonnegative().default(120_000),
   /** Jobs encoded at once by this process; QStash flow control keeps the service-wide total at 2. */
   CONCURRENCY: z.coerce.number().int().positive().default(2),
 });

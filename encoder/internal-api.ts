@@ -24,11 +24,56 @@ export class JobGoneError extends Error {
   }
 }
 
+/** The Worker answered a call with a status that is not a success (the job's refusals aside: JobGoneError). */
+export class InternalApiError extends Error {
+  constructor(
+    readonly path: string,
+    readonly status: number,
+    body: unknown,
+  ) {
+    super(`internal API ${path} answered ${status}: ${JSON.stringify(body)}`);
+  }
+}
+
+/**
+ * Whether asking again may get another answer: the Worker, its database or the network failing
+ * (5xx, 429, no answer) may pass; a refusal (4xx) will not.
+ */
+export function isTransient(err: unknown): boolean {
+  if (err instanceof JobGoneError) return false;
+  if (err instanceof InternalApiError) return err.status >= 500 || err.status === 429;
+  return true;
+}
+
+/** An error in one line for the job's log: its class and message, and its code when it has one. */
+export function briefly(err: unknown): string {
+  if (!(err instanceof Error)) return String(err);
+  const code = (err as { code?: unknown }).code;
+  return `${err.name}: ${err.message}${typeof code === "string" && !err.message.includes(code) ? ` (${code})` : ""}`;
+}
+
 /**
  * A Worker that accepted a call and then says nothing is treated as failed after this long: a
  * heartbeat or a report must not hold a job forever.
  */
 const REQUEST_IDLE_TIMEOUT_MS = 60_000;
+/** The first wait before asking again; each later one doubles, up to the last. */
+const FIRST_RETRY_DELAY_MS = 500;
+const MAX_RETRY_DELAY_MS = 10_000;
+
+export interface InternalApiOptions {
+  /**
+   * How long a claim or a report (complete, fail) is asked again while the Worker's answers are
+   * transient (see isTransient): the job's work is done or about to start, and an outage of the
+   * Worker or its database must not cost it an attempt.
+   */
+  retryForMs: number;
+  /** Told before each wait, for the job's log. */
+  onRetry?: (jobId: string, call: InternalCall, err: unknown, waitMs: number) => void;
+}
+
+/** The calls asked again while the Worker fails (the heartbeat is not: its next beat is its retry). */
+export type InternalCall = "claim" | "complete" | "fail";
 
 function parseObject(body: Buffer): Record<string, unknown> {
   try {
@@ -39,8 +84,10 @@ function parseObject(body: Buffer): Record<string, unknown> {
   }
 }
 
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 /** The Worker's /internal API, HMAC-signed with the shared secret. */
-export function createInternalApi(baseUrl: string, secret: string) {
+export function createInternalApi(baseUrl: string, secret: string, options: InternalApiOptions) {
   async function post<T>(path: string, body: unknown): Promise<T> {
     const raw = JSON.stringify(body);
     const res = await httpRequest(`${baseUrl.replace(/\/$/, "")}/internal${path}`, {
@@ -53,16 +100,36 @@ export function createInternalApi(baseUrl: string, secret: string) {
     if (res.status === 409) throw new JobGoneError(String(json.status));
     // A job the Worker does not know (deleted with its account) will never be workable.
     if (res.status === 404) throw new JobGoneError("missing");
-    if (res.status < 200 || res.status > 299) throw new Error(`internal API ${path} answered ${res.status}: ${JSON.stringify(json)}`);
+    if (res.status < 200 || res.status > 299) throw new InternalApiError(path, res.status, json);
     return json as T;
   }
+
+  /**
+   * `post`, asked again with jittered doubling waits while the failure is transient and the
+   * retry window lasts. The Worker answers a repeated report as it answered the first, so a
+   * report whose answer was lost is safe to send again.
+   */
+  async function postRetrying<T>(jobId: string, call: InternalCall, body: unknown): Promise<T> {
+    const deadline = Date.now() + options.retryForMs;
+    for (let delay = FIRST_RETRY_DELAY_MS; ; delay = Math.min(delay * 2, MAX_RETRY_DELAY_MS)) {
+      try {
+        return await post<T>(`/jobs/${jobId}/${call}`, body);
+      } catch (err) {
+        const wait = Math.round(delay * (0.5 + Math.random() / 2));
+        if (!isTransient(err) || Date.now() + wait > deadline) throw err;
+        options.onRetry?.(jobId, call, err, wait);
+        await sleep(wait);
+      }
+    }
+  }
+
   return {
-    claim: (id: string, attempt: number) => post<{ job: ClaimedJob }>(`/jobs/${id}/claim`, { attempt }).then((r) => r.job),
+    claim: (id: string, attempt: number) => postRetrying<{ job: ClaimedJob }>(id, "claim", { attempt }).then((r) => r.job),
     heartbeat: (id: string, progress?: number) => post<{ status: string }>(`/jobs/${id}/heartbeat`, { progress }),
     complete: (id: string, outputKey: string, duration: number | null) =>
-      post<{ status: string }>(`/jobs/${id}/complete`, { outputKey, duration }),
+      postRetrying<{ status: string }>(id, "complete", { outputKey, duration }),
     fail: (id: string, body: { errorMessage: string; attempt: number; final: boolean; duration?: number | null }) =>
-      post<{ status: string }>(`/jobs/${id}/fail`, body),
+      postRetrying<{ status: string }>(id, "fail", body),
   };
 }
 

@@ -1,8 +1,9 @@
 import { loadEncoderConfig } from "./config";
 import { installCrashGuard } from "./crash-guard";
 import { killRunningTools } from "./ffmpeg/run";
-import { createInternalApi } from "./internal-api";
+import { briefly, createInternalApi } from "./internal-api";
 import { createRenderer } from "./jobs/render";
+import { formatStage } from "./jobs/stage-log";
 import { clearLeftovers } from "./leftovers";
 import { createEncoderServer } from "./server";
 import { createUploader } from "./upload/s3";
@@ -15,7 +16,11 @@ if (orphans.length > 0) console.log(JSON.stringify({ level: "info", msg: "killed
 
 const server = createEncoderServer(
   {
-    api: createInternalApi(config.API_INTERNAL_URL, config.INTERNAL_SECRET),
+    api: createInternalApi(config.API_INTERNAL_URL, config.INTERNAL_SECRET, {
+      retryForMs: config.WORKER_RETRY_MS,
+      onRetry: (jobId, call, err, waitMs) =>
+        console.log(formatStage(jobId, { stage: "worker-retry", call, reason: briefly(err), waitSeconds: waitMs / 1000 })),
+    }),
     uploader: createUploader({
       endpoint: config.S3_ENDPOINT,
       region: config.S3_REGION,

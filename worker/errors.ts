@@ -162,3 +162,8 @@ export function describeError(err: unknown, depth = 0): Record<string, unknown> 
 }
 
 const MAX_CAUSES = 5;
+
+/** A failure of work about one job that no request answers for (after the response, in the sweep): a log line with its cause. */
+export function logJobError(msg: string, jobId: string, err: unknown): void {
+  console.error(JSON.stringify({ level: "error", msg, jobId, error: describeError(err) }));
+}

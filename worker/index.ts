@@ -1,13 +1,13 @@
 import { createApp } from "./app";
-import { sweepStaleJobs } from "./lib/sweep";
+import { sweep } from "./lib/sweep";
 import { openServices } from "./services";
 
 const app = createApp();
 
 export default {
   fetch: app.fetch,
-  /** Cron (wrangler.toml [triggers]): the stale-job sweep. */
+  /** Cron (wrangler.toml [triggers]): the sweep (stale jobs, lost dispatches, pending webhooks). */
   async scheduled(_controller: unknown, env: unknown, ctx: { waitUntil(p: Promise<unknown>): void }) {
-    ctx.waitUntil(sweepStaleJobs(openServices(env)));
+    ctx.waitUntil(sweep(openServices(env)));
   },
 };

@@ -46,7 +46,9 @@ async function readBody(req: IncomingMessage): Promise<Buffer> {
 /**
  * QStash's publish API on this machine: the real `@upstash/qstash` Client publishes to it and
  * cancels through it; deliveries carry an `Upstash-Signature` the real `Receiver` verifies,
- * `Upstash-Retried`, retries with backoff, and flow-control parallelism per key.
+ * `Upstash-Retried`, retries with backoff, and flow-control parallelism per key. A publish with
+ * an `Upstash-Deduplication-Id` already seen is accepted but not enqueued: 202 with the first
+ * message's id, as QStash answers (which keeps the ids for far longer than this process lives).
  */
 export async function startQStashEmulator(opts: QStashEmulatorOptions) {
   const token = `qstash_${randomBytes(16).toString("hex")}`;
@@ -55,6 +57,8 @@ export async function startQStashEmulator(opts: QStashEmulatorOptions) {
   const retryBaseMs = opts.retryBaseMs ?? 1000;
   const maxRetryDelayMs = opts.maxRetryDelayMs ?? 30_000;
   const messages = new Map<string, Message>();
+  /** Deduplication id → the message first published under it. */
+  const deduplicated = new Map<string, string>();
   const inFlight = new Map<string, AbortController>();
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
@@ -145,6 +149,15 @@ export async function startQStashEmulator(opts: QStashEmulatorOptions) {
     if (req.method === "POST" && url.startsWith("/v2/publish/")) {
       const destination = decodeURIComponent(url.slice("/v2/publish/".length));
       if (!/^https?:\/\//.test(destination)) return send(400, { error: `invalid destination url: ${destination}` });
+      const deduplicationId = req.headers["upstash-deduplication-id"];
+      const first = typeof deduplicationId === "string" ? deduplicated.get(deduplicationId) : undefined;
+      if (first) {
+        req.resume();
+        return send(202, { messageId: first, url: destination, deduplicated: true });
+      }
+      const messageId = `msg_${randomUUID()}`;
+      // Taken before the body is read, so a concurrent publish under the same id is a duplicate too.
+      if (typeof deduplicationId === "string") deduplicated.set(deduplicationId, messageId);
       const headers: Record<string, string> = {};
       const contentType = req.headers["content-type"];
       if (contentType) headers["Content-Type"] = String(contentType);
@@ -155,7 +168,7 @@ export async function startQStashEmulator(opts: QStashEmulatorOptions) {
       const parallelism = Number(/parallelism=(\d+)/.exec(flowValue)?.[1] ?? NaN);
       const now = Date.now();
       const message: Message = {
-        messageId: `msg_${randomUUID()}`,
+        messageId,
         url: destination,
         method: String(req.headers["upstash-method"] ?? "POST"),
         body: await readBody(req),

@@ -1,3 +1,4 @@
+import { isNotNull } from "drizzle-orm";
 import { doublePrecision, index, integer, jsonb, pgTable, real, text, uuid } from "drizzle-orm/pg-core";
 import { JOB_STATUSES } from "../../domain/jobs";
 import { accounts } from "./accounts";
@@ -36,10 +37,18 @@ export const jobs = pgTable(
     completedAt: tstz("completed_at"),
     lastCheckedAt: tstz("last_checked_at"),
     cancelledAt: tstz("cancelled_at"),
+    /**
+     * The webhook outbox: set by the transition that finishes the job (in the same statement),
+     * cleared once the job's webhook is handed to QStash or its account turns out to have none.
+     * The sweep publishes for jobs left pending (lib/webhooks.ts).
+     */
+    webhookPendingSince: tstz("webhook_pending_since"),
   },
   (t) => [
     index("jobs_account_created_idx").on(t.accountId, t.createdAt.desc(), t.id.desc()),
     index("jobs_status_checked_idx").on(t.status, t.lastCheckedAt),
+    // Only the few jobs whose webhook is on its way: the sweep's lookup stays small.
+    index("jobs_webhook_pending_idx").on(t.webhookPendingSince).where(isNotNull(t.webhookPendingSince)),
   ],
 );
 

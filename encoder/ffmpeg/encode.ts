@@ -19,6 +19,7 @@ export interface EncodePresetOptions {
   log?: FfmpegRunOptions["log"];
   /** Hidden from error messages (defaults to the out dir). */
   workDir?: string;
+  watchdog?: FfmpegRunOptions["watchdog"];
 }
 
 const ffmpegRuns = (steps: PlanStep[]) => steps.reduce((n, s) => n + (s.kind === "run" ? 1 : s.kind === "two-pass" ? 2 : 0), 0);
@@ -34,6 +35,7 @@ export async function encodePreset(options: EncodePresetOptions): Promise<JobOut
     const result = await runFfmpeg(args, {
       signal,
       workDir: options.workDir ?? outDir,
+      watchdog: options.watchdog,
       durationSeconds: probe.duration,
       onProgress: (f) => options.onProgress?.((base + f) / total),
       log: options.log,

@@ -1,16 +1,7 @@
 import { JobFailure } from "../failure";
 import { assertSelfContainedFormat } from "../source/self-contained";
+import { MAX_PICTURE_PIXELS, pictureTooLarge, refusedPictureSize, withinPictureLimits } from "./picture-limits";
 import { runFfprobe, type RunOptions } from "./run";
-
-/**
- * The largest picture the encoder decodes: 8192 pixels a side and 8192×4320 (DCI 8K, 35.4
- * megapixels) in all, twice the 4K of the largest preset each way. A file can claim any size in
- * a few bytes (a PNG of 16000×16000 zeros deflates to 31 KB and decodes to 1 GB as RGBA, a frame
- * FFmpeg would decode again for every output frame of a looped overlay). ffprobe is told the
- * limit too (`-max_pixels`), so not even the probe decodes a larger picture.
- */
-export const MAX_PICTURE_SIDE = 8192;
-export const MAX_PICTURE_PIXELS = 8192 * 4320;
 
 export interface VideoStreamInfo {
   /** Absolute stream index, for `-map 0:<index>`. */
@@ -142,17 +133,9 @@ function language(stream: RawStream): string | null {
  */
 function assertPictureSize(stream: RawStream | undefined, log: readonly string[], what: "video" | "image"): void {
   let size = stream?.width && stream.height ? { width: stream.width, height: stream.height } : undefined;
-  if (stream && !size) {
-    const claimed = log.map((line) => /Picture size (\d+)x(\d+) (?:exceeds|is invalid)/.exec(line)).find(Boolean);
-    if (claimed) size = { width: Number(claimed[1]), height: Number(claimed[2]) };
-  }
-  if (!size) return;
-  const { width, height } = size;
-  if (width <= MAX_PICTURE_SIDE && height <= MAX_PICTURE_SIDE && width * height <= MAX_PICTURE_PIXELS) return;
-  throw JobFailure.sourceRefused(
-    `the ${what} is ${width}x${height} pixels; the largest accepted is ${MAX_PICTURE_SIDE} pixels a side ` +
-      `and ${(MAX_PICTURE_PIXELS / 1e6).toFixed(1)} megapixels in all (${MAX_PICTURE_SIDE}x${MAX_PICTURE_PIXELS / MAX_PICTURE_SIDE}).`,
-  );
+  if (stream && !size) size = log.map(refusedPictureSize).find((refused) => refused !== null) ?? undefined;
+  if (!size || withinPictureLimits(size.width, size.height)) return;
+  throw pictureTooLarge(`the ${what}`, size.width, size.height);
 }
 
 /**

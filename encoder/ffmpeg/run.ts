@@ -1,5 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { JobFailure } from "../failure";
+import { pictureTooLarge, refusedPictureSize } from "./picture-limits";
+import { DEFAULT_WATCHDOG, watchProgress, type Watchdog } from "./watchdog";
 
 const STDERR_LINES_KEPT = 50;
 /** Lines of the kept stderr that go into the job's error message. */
@@ -15,10 +17,12 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** Replaced by a placeholder in error text, so no server path reaches a customer. */
   workDir?: string;
+  /** When the run is given up; DEFAULT_WATCHDOG unless told. */
+  watchdog?: Watchdog;
 }
 
 export interface FfmpegRunOptions extends RunOptions {
-  /** Source duration in seconds, to turn `out_time_us` into a fraction. */
+  /** Source duration in seconds, to turn `out_time_us` into a fraction (and for the watchdog's time limit). */
   durationSeconds?: number;
   onProgress?(fraction: number): void;
   /** Told when FFmpeg starts and when it finishes, with its speed over `durationSeconds`. */
@@ -37,8 +41,8 @@ export function sanitizeFfmpegLog(text: string, workDir?: string): string {
   return withoutPaths.replace(/ @ 0x[0-9a-f]+\]/g, "]");
 }
 
-/** The last `max` lines of a stream, without holding more than that. */
-function lineTail(max: number) {
+/** The last `max` lines of a stream, without holding more than that; `onLine` sees each as it completes. */
+function lineTail(max: number, onLine: (line: string) => void = () => undefined) {
   const lines: string[] = [];
   let partial = "";
   return {
@@ -47,6 +51,7 @@ function lineTail(max: number) {
       partial = parts.pop() ?? "";
       for (const line of parts) {
         if (line.trim() === "") continue;
+        onLine(line);
         lines.push(line);
         if (lines.length > max) lines.shift();
       }
@@ -68,7 +73,18 @@ interface Spawned {
   stderrLines: string[];
 }
 
-function spawnTool(tool: string, args: string[], options: RunOptions, onStdout?: (chunk: string) => void): Promise<Spawned> {
+/** What a run is watched for beyond its exit; a failure found ends it (the tool is killed). */
+interface Supervision {
+  watchdog: Watchdog;
+  /** Media seconds of the run, for the watchdog's time limit (none without it). */
+  mediaSeconds?: number;
+  /** Each chunk of stdout, instead of keeping it (FFmpeg's `-progress` report); `progressed` restarts the stall clock. */
+  onStdout?(chunk: string, progressed: () => void): void;
+  /** Each line of stderr as it comes. */
+  onStderrLine?(line: string): JobFailure | undefined;
+}
+
+function spawnTool(tool: string, args: string[], options: RunOptions, supervision: Supervision): Promise<Spawned> {
   return new Promise((resolve, reject) => {
     const { signal } = options;
     if (signal?.aborted) return reject(signal.reason);
@@ -78,21 +94,36 @@ function spawnTool(tool: string, args: string[], options: RunOptions, onStdout?:
       env: { ...process.env, SVT_LOG: "2" },
     });
     running.add(child);
-    const stderr = lineTail(STDERR_LINES_KEPT);
+    let ended: JobFailure | undefined;
+    const end = (failure: JobFailure) => {
+      if (ended) return;
+      ended = failure;
+      child.kill("SIGKILL");
+    };
+    const watch = watchProgress(child, tool, supervision.watchdog, supervision.mediaSeconds, end);
+    const stderr = lineTail(STDERR_LINES_KEPT, (line) => {
+      const failure = supervision.onStderrLine?.(line);
+      if (failure) end(failure);
+    });
     let stdout = "";
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (onStdout ? onStdout(chunk) : (stdout += chunk)));
+    const { onStdout } = supervision;
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (onStdout ? onStdout(chunk, watch.progressed) : (stdout += chunk)));
     child.stderr.setEncoding("utf8").on("data", (chunk: string) => stderr.push(chunk));
     const onAbort = () => child.kill("SIGKILL");
     signal?.addEventListener("abort", onAbort, { once: true });
-    child.on("error", (err) => {
+    const settle = () => {
       running.delete(child);
+      watch.stop();
       signal?.removeEventListener("abort", onAbort);
+    };
+    child.on("error", (err) => {
+      settle();
       reject(JobFailure.ffmpeg(`${tool} could not be started: ${err.message}`, err));
     });
     child.on("close", (code, killedBy) => {
-      running.delete(child);
-      signal?.removeEventListener("abort", onAbort);
+      settle();
       if (signal?.aborted) return reject(signal.reason);
+      if (ended) return reject(ended);
       const stderrLines = stderr.lines().map((l) => sanitizeFfmpegLog(l, options.workDir));
       if (code === 0) return resolve({ stdout, stderrLines });
       const why = code === null ? `was killed by ${killedBy}` : `exited with code ${code}`;
@@ -103,11 +134,19 @@ function spawnTool(tool: string, args: string[], options: RunOptions, onStdout?:
   });
 }
 
+/** A picture over the size limit, refused by a decoder while FFmpeg encodes (the probe saw only the first frame). */
+function pictureRefusal(line: string): JobFailure | undefined {
+  const refused = refusedPictureSize(line);
+  return refused ? pictureTooLarge("a frame of the source", refused.width, refused.height) : undefined;
+}
+
 /**
  * Runs FFmpeg: the one place the encoder spawns it. Progress comes from `-progress pipe:1`
  * (the builders add it); on abort FFmpeg is killed with SIGKILL and the promise rejects with
- * the signal's reason once the process is gone. Resolves with the kept stderr lines, which
- * carry loudnorm's measurement.
+ * the signal's reason once the process is gone. A decoder refusing an oversized picture ends
+ * the run at once (FFmpeg would skip the frame and carry on, and the job complete with frames
+ * missing); so does the watchdog. Resolves with the kept stderr lines, which carry loudnorm's
+ * measurement.
  */
 export async function runFfmpeg(args: string[], options: FfmpegRunOptions = {}): Promise<{ stderr: string }> {
   const { durationSeconds, onProgress, log } = options;
@@ -115,13 +154,22 @@ export async function runFfmpeg(args: string[], options: FfmpegRunOptions = {}):
   const started = performance.now();
   log?.({ stage: "ffmpeg-start", mediaSeconds: durationSeconds ?? 0 });
   let pending = "";
-  const result = await spawnTool("ffmpeg", args, options, (chunk) => {
-    const lines = (pending + chunk).split("\n");
-    pending = lines.pop() ?? "";
-    for (const line of lines) {
-      const outTime = outTimeFromProgressLine(line);
-      if (outTime !== null && durationUs > 0 && onProgress) onProgress(Math.min(1, outTime / durationUs));
-    }
+  let furthest = -1;
+  const result = await spawnTool("ffmpeg", args, options, {
+    watchdog: options.watchdog ?? DEFAULT_WATCHDOG,
+    mediaSeconds: durationSeconds,
+    onStderrLine: pictureRefusal,
+    onStdout(chunk, progressed) {
+      const lines = (pending + chunk).split("\n");
+      pending = lines.pop() ?? "";
+      for (const line of lines) {
+        const outTime = outTimeFromProgressLine(line);
+        if (outTime === null || outTime <= furthest) continue;
+        furthest = outTime;
+        progressed();
+        if (durationUs > 0 && onProgress) onProgress(Math.min(1, outTime / durationUs));
+      }
+    },
   });
   log?.({ stage: "ffmpeg-end", mediaSeconds: durationSeconds ?? 0, wallSeconds: (performance.now() - started) / 1000 });
   return { stderr: result.stderrLines.join("\n") };
@@ -129,5 +177,5 @@ export async function runFfmpeg(args: string[], options: FfmpegRunOptions = {}):
 
 /** ffprobe's report (stdout), and its kept stderr lines: where it says why a stream has no size. */
 export async function runFfprobe(args: string[], options: RunOptions = {}): Promise<Spawned> {
-  return spawnTool("ffprobe", args, options);
+  return spawnTool("ffprobe", args, options, { watchdog: options.watchdog ?? DEFAULT_WATCHDOG });
 }

@@ -86,9 +86,14 @@ export function processDelivery(deps: PipelineDeps, jobId: string, deliveryAttem
   });
 }
 
+/** How a job's attempt ended, before the Worker is told. */
+type Outcome = { kind: "completed"; key: string } | { kind: "failed"; failure: JobFailure } | { kind: "gone"; status: string };
+
 /**
  * The work dir is removed whatever happens; a cancel seen by the heartbeat aborts the render
- * (FFmpeg is killed) and the job is left as the Worker has it.
+ * (FFmpeg is killed) and the job is left as the Worker has it. The heartbeat runs until the
+ * Worker has the report, so a report that waits out an outage of the Worker does not leave the
+ * job looking abandoned to the sweep once the Worker is back.
  */
 async function deliver(deps: PipelineDeps, jobId: string, deliveryAttempt: number, abort: AbortController): Promise<DeliveryResult> {
   const started = performance.now();
@@ -97,6 +102,7 @@ async function deliver(deps: PipelineDeps, jobId: string, deliveryAttempt: numbe
     job = await untilAborted(deps.api.claim(jobId, deliveryAttempt), abort.signal);
   } catch (err) {
     if (err instanceof JobGoneError) return "done";
+    // The Worker could not be reached for the whole retry window: QStash delivers the job again.
     throw err;
   }
   const log: StageLog = (stage) => deps.log(formatStage(job.id, stage));
@@ -121,31 +127,49 @@ async function deliver(deps: PipelineDeps, jobId: string, deliveryAttempt: numbe
     return key;
   })();
   try {
-    const key = await untilAborted(work, abort.signal);
-    await heartbeat.stop();
-    await deps.api.complete(job.id, key, duration);
-    log({ stage: "completed", seconds: since(started) });
-    return "done";
-  } catch (err) {
-    await heartbeat.stop();
-    // An abort's reason is what ended the job: a cancel (the job is gone) or an error the crash guard handed over.
-    const cause = abort.signal.aborted ? abort.signal.reason : err;
-    if (cause instanceof JobGoneError) {
-      log({ stage: "cancelled", status: cause.status });
-      return "done";
-    }
-    const failure = JobFailure.of(cause);
-    const final = !failure.retryable || job.attempt >= JOB_DELIVERY_RETRIES;
-    log({ stage: "failed", reason: failure.message, cause: failure.describeCause(), final, attempt: job.attempt, attempts: ATTEMPTS });
-    try {
-      await deps.api.fail(job.id, { errorMessage: failure.message, attempt: job.attempt, final, duration: duration ?? failure.duration ?? null });
-    } catch (reportErr) {
-      if (reportErr instanceof JobGoneError) return "done";
-      throw reportErr;
-    }
-    return final ? "done" : "retry";
+    const outcome = await untilAborted(work, abort.signal).then(
+      (key): Outcome => ({ kind: "completed", key }),
+      (err): Outcome => {
+        // An abort's reason is what ended the job: a cancel (the job is gone) or an error the crash guard handed over.
+        const cause = abort.signal.aborted ? abort.signal.reason : err;
+        return cause instanceof JobGoneError ? { kind: "gone", status: cause.status } : { kind: "failed", failure: JobFailure.of(cause) };
+      },
+    );
+    return await report(deps, job, outcome, duration, log, started);
   } finally {
+    await heartbeat.stop();
     await settledWithin(work, WIND_DOWN_MS);
     await rm(workDir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Tells the Worker how the attempt ended. The API client asks again while the Worker fails, so
+ * an outage shorter than its window costs nothing; a report that still fails is thrown, QStash
+ * delivers the job again, and that delivery is the next attempt. A report never turns into a
+ * failure of the job: the job's work is not what failed.
+ */
+async function report(deps: PipelineDeps, job: ClaimedJob, outcome: Outcome, duration: number | null, log: StageLog, started: number): Promise<DeliveryResult> {
+  try {
+    switch (outcome.kind) {
+      case "gone":
+        log({ stage: "cancelled", status: outcome.status });
+        return "done";
+      case "completed":
+        await deps.api.complete(job.id, outcome.key, duration);
+        log({ stage: "completed", seconds: since(started) });
+        return "done";
+      case "failed": {
+        const { failure } = outcome;
+        const final = !failure.retryable || job.attempt >= JOB_DELIVERY_RETRIES;
+        log({ stage: "failed", reason: failure.message, cause: failure.describeCause(), final, attempt: job.attempt, attempts: ATTEMPTS });
+        await deps.api.fail(job.id, { errorMessage: failure.message, attempt: job.attempt, final, duration: duration ?? failure.duration ?? null });
+        return final ? "done" : "retry";
+      }
+    }
+  } catch (err) {
+    if (!(err instanceof JobGoneError)) throw err;
+    log({ stage: "cancelled", status: err.status });
+    return "done";
   }
 }

@@ -1,5 +1,6 @@
 import { EDL_PRESET_ID } from "../../domain/presets/catalogue";
 import type { EncoderConfig } from "../config";
+import type { Watchdog } from "../ffmpeg/watchdog";
 import type { DownloadPolicy } from "../source/download";
 import type { Renderer } from "./pipeline";
 import { renderPresetJob } from "./preset-job";
@@ -14,11 +15,16 @@ export function downloadPolicy(config: EncoderConfig): DownloadPolicy {
   };
 }
 
+export function ffmpegWatchdog(config: EncoderConfig): Watchdog {
+  return { stallMs: config.FFMPEG_STALL_MS, timeLimitFactor: config.FFMPEG_TIME_LIMIT_FACTOR };
+}
+
 /** Timelines go to the timeline renderer; every other job is a catalogue preset. */
 export function createRenderer(config: EncoderConfig): Renderer {
   const policy = downloadPolicy(config);
+  const watchdog = ffmpegWatchdog(config);
   return (job, ctx) => {
-    if (job.preset === EDL_PRESET_ID) return renderTimelineJob(job, ctx, policy);
-    return renderPresetJob(job, ctx, policy);
+    if (job.preset === EDL_PRESET_ID) return renderTimelineJob(job, ctx, policy, watchdog);
+    return renderPresetJob(job, ctx, policy, watchdog);
   };
 }

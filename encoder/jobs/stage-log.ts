@@ -1,5 +1,6 @@
 import type { ProbeSummary } from "../ffmpeg/probe";
 import type { FfmpegStage } from "../ffmpeg/run";
+import type { InternalCall } from "../internal-api";
 
 /**
  * One line per stage of a job, for a person reading the encoder's log in a terminal (and
@@ -15,7 +16,9 @@ export type JobStage =
   | { stage: "completed"; seconds: number }
   | { stage: "cancelled"; status: string }
   | { stage: "failed"; reason: string; cause?: string; final: boolean; attempt: number; attempts: number }
-  | { stage: "error"; message: string };
+  | { stage: "error"; message: string }
+  /** A claim or report the Worker did not take, asked again after a wait. */
+  | { stage: "worker-retry"; call: InternalCall; reason: string; waitSeconds: number };
 
 export type StageLog = (stage: JobStage) => void;
 
@@ -75,6 +78,8 @@ function detail(s: JobStage): string {
     }
     case "error":
       return s.message;
+    case "worker-retry":
+      return `${s.call} not taken (${s.reason}); asking again in ${seconds(s.waitSeconds)}`;
   }
 }
 
@@ -89,6 +94,7 @@ const STAGE_NAMES: Record<JobStage["stage"], string> = {
   cancelled: "cancelled",
   failed: "failed",
   error: "error",
+  "worker-retry": "worker",
 };
 
 export function formatStage(jobId: string, stage: JobStage): string {

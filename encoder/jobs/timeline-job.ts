@@ -5,6 +5,7 @@ import { JobFailure } from "../failure";
 import { CONTENT_TYPES } from "../ffmpeg/args/containers";
 import { probeFile, probeImage } from "../ffmpeg/probe";
 import { runFfmpeg } from "../ffmpeg/run";
+import { DEFAULT_WATCHDOG, type Watchdog } from "../ffmpeg/watchdog";
 import type { ClaimedJob } from "../internal-api";
 import { downloadSource, type DownloadPolicy } from "../source/download";
 import { assertSelfContained } from "../source/self-contained";
@@ -19,8 +20,8 @@ const forClip = (clipId: string, what: string, err: unknown) => JobFailure.of(er
 /** A probe's failure: the source guard refused the asset, or FFmpeg could not read it. */
 const probeFailure = (err: unknown) => (err instanceof JobFailure && err.kind === "source-refused" ? "was refused" : "could not be decoded");
 
-async function overlayImage(path: string, clipId: string, ctx: RenderContext) {
-  const image = await probeImage(path, { signal: ctx.signal, workDir: ctx.workDir }).catch((err) => {
+async function overlayImage(path: string, clipId: string, ctx: RenderContext, watchdog: Watchdog) {
+  const image = await probeImage(path, { signal: ctx.signal, workDir: ctx.workDir, watchdog }).catch((err) => {
     throw forClip(clipId, probeFailure(err), err);
   });
   if (!image || !["png", "mjpeg"].includes(image.codec)) throw JobFailure.unsuitableSource(`Overlay "${clipId}" is not a PNG or JPEG image`);
@@ -31,7 +32,7 @@ async function overlayImage(path: string, clipId: string, ctx: RenderContext) {
  * An EDL job, in the spec's order: validate, download assets (each distinct URL once, through
  * the source guard), process clips, assemble and encode in one FFmpeg run.
  */
-export async function renderTimelineJob(job: ClaimedJob, ctx: RenderContext, policy: DownloadPolicy): Promise<RenderResult> {
+export async function renderTimelineJob(job: ClaimedJob, ctx: RenderContext, policy: DownloadPolicy, watchdog = DEFAULT_WATCHDOG): Promise<RenderResult> {
   const validation = validateEdl(job.edl, job.plan);
   if (!validation.valid || !validation.edl) {
     throw JobFailure.invalidTimeline(`The timeline is not valid: ${validation.errors.slice(0, 3).join("; ")}`);
@@ -55,10 +56,10 @@ export async function renderTimelineJob(job: ClaimedJob, ctx: RenderContext, pol
     });
     for (const { as, clipId } of uses) {
       if (as === "image") {
-        assets.images.set(url, await overlayImage(path, clipId, ctx));
+        assets.images.set(url, await overlayImage(path, clipId, ctx, watchdog));
         continue;
       }
-      const probe = await probeFile(path, { signal: ctx.signal, workDir: ctx.workDir }).catch((err) => {
+      const probe = await probeFile(path, { signal: ctx.signal, workDir: ctx.workDir, watchdog }).catch((err) => {
         throw forClip(clipId, probeFailure(err), err);
       });
       ctx.log({ stage: "probe", probe, asset: `clip "${clipId}"` });
@@ -86,7 +87,7 @@ export async function renderTimelineJob(job: ClaimedJob, ctx: RenderContext, pol
   const output = join(ctx.workDir, `output.${ext}`);
   const compiled = compileTimeline(edl, assets, { workDir: ctx.workDir, output });
   await Promise.all(compiled.files.map((f) => writeFile(f.path, f.content)));
-  await runFfmpeg(compiled.args, { signal: ctx.signal, workDir: ctx.workDir, durationSeconds: compiled.duration, onProgress: ctx.onProgress, log: ctx.log });
+  await runFfmpeg(compiled.args, { signal: ctx.signal, workDir: ctx.workDir, watchdog, durationSeconds: compiled.duration, onProgress: ctx.onProgress, log: ctx.log });
   return {
     output: { kind: "file", path: output, fileName: `output.${ext}`, contentType: CONTENT_TYPES[ext] },
     duration: compiled.duration,

@@ -124,6 +124,24 @@ describe("QStash emulator, through the official @upstash/qstash Client and Recei
     await dest.close();
   });
 
+  it("a publish under a deduplication id already used is accepted, answered with the first message's id, and never delivered", async () => {
+    const dest = await destination(() => ({ status: 200 }));
+    const first = await client.publishJSON({ url: dest.url, body: { n: 1 }, deduplicationId: "webhook-job-1-completed" });
+    const [again, concurrent] = await Promise.all([
+      client.publishJSON({ url: dest.url, body: { n: 2 }, deduplicationId: "webhook-job-1-completed" }),
+      client.publishJSON({ url: dest.url, body: { n: 3 }, deduplicationId: "webhook-job-1-completed" }),
+    ]);
+    const other = await client.publishJSON({ url: dest.url, body: { n: 4 }, deduplicationId: "webhook-job-1-failed" });
+    expect(first.deduplicated).toBeFalsy();
+    expect(again).toMatchObject({ messageId: first.messageId, deduplicated: true });
+    expect(concurrent).toMatchObject({ messageId: first.messageId, deduplicated: true });
+    expect(other.messageId).not.toBe(first.messageId);
+    await until(() => dest.received.length === 2);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(dest.received.map((r) => JSON.parse(r.body).n).sort()).toEqual([1, 4]);
+    await dest.close();
+  });
+
   it("refuses a wrong token", async () => {
     const stranger = new Client({ baseUrl: emulator.url, token: "wrong", retry: false });
     await expect(stranger.publishJSON({ url: "http://127.0.0.1:9/x", body: {} })).rejects.toThrow();

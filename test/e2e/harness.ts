@@ -22,14 +22,16 @@ export async function startE2E(opts: {
   log?: (source: string, line: string) => void;
   /** A database of the caller's (migrated here); a scratch database of the machine's PostgreSQL otherwise. */
   databaseUrl?: string;
+  /** Worker bindings overriding the local cloud's (see StackOptions.workerEnv). */
+  workerEnv?: Record<string, string>;
 }) {
   const workDir = await mkdtemp(join(tmpdir(), "encoder-work-"));
   const encoder = { kind: "process", allowLoopbackSources: opts.allowLoopbackSources, workDir, env: opts.env } as const;
   // Redeliveries 3 s and 6 s after a failure (real QStash waits longer still): a crashed encoder
   // restarting on a loaded machine is listening again before QStash gives up on its message.
   const stack = opts.databaseUrl
-    ? await startStack({ encoder, qstashRetryBaseMs: 3000, log: stackLog(opts.log), databaseUrl: opts.databaseUrl, redisUrl: TEST_REDIS_URL })
-    : await startTestStack(encoder, { qstashRetryBaseMs: 3000, log: opts.log });
+    ? await startStack({ encoder, qstashRetryBaseMs: 3000, log: stackLog(opts.log), databaseUrl: opts.databaseUrl, redisUrl: TEST_REDIS_URL, workerEnv: opts.workerEnv })
+    : await startTestStack(encoder, { qstashRetryBaseMs: 3000, log: opts.log, workerEnv: opts.workerEnv });
   const admin = openAdmin({ databaseUrl: stack.info.databaseUrl, redis: stack.info.cloud.redis });
   const api = stack.info.apiUrl;
 

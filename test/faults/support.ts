@@ -1,4 +1,4 @@
-import { createServer, request, type Server } from "node:http";
+import { createServer, request, type IncomingMessage, type Server } from "node:http";
 import type { Socket } from "node:net";
 import pg from "pg";
 import { Webhook } from "standardwebhooks";
@@ -151,4 +151,67 @@ export async function startStorageFront() {
     refused: () => ({ ...refused }),
     stop: () => close(server, sockets),
   };
+}
+
+/** What a service front does with one request: forward it, refuse it unforwarded, or forward it and lose the answer. */
+export type FrontVerdict = "pass" | "refuse" | "lose-answer";
+
+export interface FrontRequest {
+  method: string;
+  url: string;
+  body: string;
+}
+
+/**
+ * A front between the Worker and one of its services (the Neon HTTP endpoint, QStash) that fails
+ * the requests `judge` picks, at the moment they are made: `refuse` drops the connection before
+ * anything reaches the service (the service was unreachable); `lose-answer` lets the service do
+ * the work and drops the connection instead of its answer (the Worker cannot tell it was done).
+ */
+export async function startServiceFront() {
+  let target: URL | undefined;
+  let judge: (req: FrontRequest) => FrontVerdict = () => "pass";
+  const verdicts: { request: FrontRequest; verdict: FrontVerdict }[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk) => chunks.push(chunk));
+    req.on("end", () => {
+      const request = { method: req.method ?? "GET", url: req.url ?? "/", body: Buffer.concat(chunks).toString("utf8") };
+      const verdict = judge(request);
+      verdicts.push({ request, verdict });
+      if (verdict === "refuse") return req.socket.destroy();
+      const upstream = forward(target!, req, Buffer.concat(chunks), (answer) => {
+        if (verdict === "lose-answer") {
+          answer.resume();
+          answer.on("end", () => req.socket.destroy());
+          return;
+        }
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      });
+      upstream.on("error", () => res.destroy());
+    });
+  });
+  const sockets = trackSockets(server);
+  const port = await listen(server);
+  return {
+    url: `http://127.0.0.1:${port}`,
+    /** Where requests go: the service, known once the stack behind the front runs. */
+    forwardTo(url: string) {
+      target = new URL(url);
+    },
+    judge(next: (req: FrontRequest) => FrontVerdict) {
+      judge = next;
+    },
+    /** Every request seen, with what was done to it. */
+    verdicts: () => [...verdicts],
+    stop: () => close(server, sockets),
+  };
+}
+
+/** `req` with its body sent on to `target` (Host rewritten to it). */
+function forward(target: URL, req: IncomingMessage, body: Buffer, onAnswer: (answer: IncomingMessage) => void) {
+  const upstream = request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: { ...req.headers, host: target.host } }, onAnswer);
+  upstream.end(body);
+  return upstream;
 }

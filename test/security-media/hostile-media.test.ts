@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startFixtureServer, type FixtureServer } from "../e2e/fixtures";
 import { startE2E, type Client, type E2E } from "../e2e/harness";
-import { bombPng, hugePictureVideo } from "../support/hostile-media";
+import { bombPng, growingPictureVideo, hugePictureVideo } from "../support/hostile-media";
 import { ffmpeg, makeSource } from "../support/media";
 import { startTrickleServer } from "./servers";
 
@@ -44,6 +44,7 @@ beforeAll(async () => {
       "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", join(dir, "moov-last.mp4"),
     ]),
     hugePictureVideo(join(dir, "huge.mkv"), 16000, { seconds: 2, fps: 5 }),
+    growingPictureVideo(join(dir, "grows.mkv"), { first: { size: "320x240", seconds: 1 }, then: { size: 16000, seconds: 1 }, fps: 5 }),
     writeFile(join(dir, "bomb.png"), bombPng(16000, 16000)),
     writeFile(join(dir, "bigger-bomb.png"), bombPng(30000, 30000)),
   ]);
@@ -116,6 +117,14 @@ describe.concurrent("pictures claiming a huge size", () => {
     expect(job.retryCount).toBe(0);
     expect(job.errorMessage).toBe(
       "Source refused: the video is 16000x16000 pixels; the largest accepted is 8192 pixels a side and 35.4 megapixels in all (8192x4320).",
+    );
+  });
+
+  it("a video whose frames grow to 16000x16000 after the first second (the probe sees 320x240): refused by the decoder mid-encode, not retried", async () => {
+    const job = await preset(fixtures.url("grows.mkv"));
+    expect(job.retryCount).toBe(0);
+    expect(job.errorMessage).toBe(
+      "Source refused: a frame of the source is 16000x16000 pixels; the largest accepted is 8192 pixels a side and 35.4 megapixels in all (8192x4320).",
     );
   });
 

@@ -54,3 +54,22 @@ export async function hugePictureVideo(path: string, size: number, opts: { secon
   await ffmpeg(["-framerate", String(opts.fps), "-loop", "1", "-i", png, "-t", String(opts.seconds), "-c", "copy", path]);
   await rm(png);
 }
+
+/**
+ * A Matroska video of PNG frames whose size changes mid-stream: `first.seconds` of lavfi's test
+ * pattern at `first.size`, then `then.seconds` of a `then.size`-square PNG (as bombPng writes
+ * it), joined without decoding (`-c copy`). Its stream header, and so the probe, gives the first
+ * size; the later frames claim the other.
+ */
+export async function growingPictureVideo(
+  path: string,
+  opts: { first: { size: string; seconds: number }; then: { size: number; seconds: number }; fps: number },
+): Promise<void> {
+  const [head, tail, png, list] = [`${path}.head.mkv`, `${path}.tail.mkv`, `${path}.png`, `${path}.txt`];
+  await writeFile(png, bombPng(opts.then.size, opts.then.size));
+  await ffmpeg(["-f", "lavfi", "-i", `testsrc2=size=${opts.first.size}:rate=${opts.fps}:duration=${opts.first.seconds}`, "-c:v", "png", head]);
+  await ffmpeg(["-framerate", String(opts.fps), "-loop", "1", "-i", png, "-t", String(opts.then.seconds), "-c", "copy", tail]);
+  await writeFile(list, `file '${head}'\nfile '${tail}'\n`);
+  await ffmpeg(["-f", "concat", "-safe", "0", "-i", list, "-c", "copy", path]);
+  await Promise.all([head, tail, png, list].map((file) => rm(file)));
+}

@@ -17,7 +17,7 @@ export function stackLog(log?: (source: string, line: string) => void) {
 /** The stack on a scratch database of the machine's PostgreSQL, with the real Redis behind the REST stand-in. */
 export async function startTestStack(
   encoder: EncoderChoice,
-  opts: { qstashRetryBaseMs?: number; log?: (source: string, line: string) => void } = {},
+  opts: { qstashRetryBaseMs?: number; log?: (source: string, line: string) => void; workerEnv?: Record<string, string> } = {},
 ) {
   const database = await createScratchDatabase("vep_test");
   try {
@@ -26,6 +26,7 @@ export async function startTestStack(
       redisUrl: TEST_REDIS_URL,
       encoder,
       qstashRetryBaseMs: opts.qstashRetryBaseMs,
+      workerEnv: opts.workerEnv,
       log: stackLog(opts.log),
     });
     return {

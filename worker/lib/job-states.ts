@@ -6,7 +6,7 @@
  * found. So two transitions racing for one job (a cancel and a completion) cannot both win, and
  * a refusal says why without a second query.
  */
-import { and, eq, getTableColumns, gt, gte, inArray, lt, sql, type SQL } from "drizzle-orm";
+import { and, eq, getTableColumns, gt, gte, inArray, isNotNull, lt, sql, type SQL } from "drizzle-orm";
 import type { PgUpdateSetSource } from "drizzle-orm/pg-core";
 import { jobs, usage, type Job } from "../../drizzle/schema";
 import { isUuid } from "../../domain/ids";
@@ -155,6 +155,11 @@ export async function recordMessage(db: Database, jobId: string, messageId: stri
   await db.update(jobs).set({ messageId }).where(eq(jobs.id, jobId));
 }
 
+/** Takes a finished job's webhook out of the outbox: QStash has it, or there was none to send. Not a change of state. */
+export async function webhookSettled(db: Database, jobId: string): Promise<void> {
+  await db.update(jobs).set({ webhookPendingSince: null }).where(and(eq(jobs.id, jobId), isNotNull(jobs.webhookPendingSince)));
+}
+
 // ── The transitions ─────────────────────────────────────────────────────────────────────────
 
 /** queued → failed when the queue refused the job; its quota unit is returned in the same statement. */
@@ -176,6 +181,10 @@ export function heartbeat(db: Database, jobId: string, progress: number | undefi
   return move(db, "heartbeat", { id: jobId }, { lastCheckedAt: now, ...(progress === undefined ? {} : { progress }) });
 }
 
+/**
+ * The transitions that finish a job also put its webhook in the outbox, in the same statement:
+ * a webhook cannot be lost between the job's commit and its publication (see lib/webhooks.ts).
+ */
 export function complete(db: Database, jobId: string, output: { outputKey: string; duration: number | null }, now = new Date()) {
   return move(db, "complete", { id: jobId }, {
     outputKey: output.outputKey,
@@ -184,6 +193,7 @@ export function complete(db: Database, jobId: string, output: { outputKey: strin
     lastCheckedAt: now,
     progress: 1,
     storageLayout: "v2",
+    webhookPendingSince: now,
   });
 }
 
@@ -193,6 +203,7 @@ export function fail(db: Database, jobId: string, failure: { errorMessage: strin
     retryCount: failure.attempt,
     duration: failure.duration,
     lastCheckedAt: now,
+    webhookPendingSince: now,
   });
 }
 
@@ -208,12 +219,16 @@ export function cancel(db: Database, target: { id: string; accountId: string }, 
 /** Stale: processing with no heartbeat since `cutoff`. A job that came back to life is left alone. */
 const staleSince = (cutoff: Date) => lt(jobs.lastCheckedAt, cutoff);
 
+/**
+ * Back to the queue without a message: the old one is spent. `messageId` stays null until the
+ * new message is recorded, which is how the sweep finds a job whose dispatch was lost.
+ */
 export function sweepRequeue(db: Database, jobId: string, cutoff: Date, now = new Date()) {
   return move(
     db,
     "sweepRequeue",
     { id: jobId },
-    { retryCount: sql`${jobs.retryCount} + 1`, lastCheckedAt: now },
+    { retryCount: sql`${jobs.retryCount} + 1`, lastCheckedAt: now, messageId: null },
     { condition: and(staleSince(cutoff), lt(jobs.retryCount, JOB_DELIVERY_RETRIES)) },
   );
 }
@@ -223,7 +238,7 @@ export function sweepFail(db: Database, jobId: string, cutoff: Date, now = new D
     db,
     "sweepFail",
     { id: jobId },
-    { errorMessage: "The encoder stopped responding while processing this job.", lastCheckedAt: now },
+    { errorMessage: "The encoder stopped responding while processing this job.", lastCheckedAt: now, webhookPendingSince: now },
     { condition: and(staleSince(cutoff), gte(jobs.retryCount, JOB_DELIVERY_RETRIES)) },
   );
 }

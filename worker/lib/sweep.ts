@@ -1,17 +1,39 @@
-import { and, eq, lt } from "drizzle-orm";
+import { and, asc, eq, isNull, lt, sql } from "drizzle-orm";
 import { jobs } from "../../drizzle/schema";
 import { JOB_DELIVERY_RETRIES } from "../../domain/jobs";
 import type { Services } from "../context";
+import { logJobError } from "../errors";
 import * as jobStates from "./job-states";
-import { notifyJobFinished } from "./webhooks";
+import { notifyJobFinished, publishPendingWebhooks } from "./webhooks";
 
 /** A processing job whose encoder sent no heartbeat for this long is presumed abandoned. */
 export const STALE_AFTER_MS = 60_000;
+/**
+ * A queued job without a recorded message this long after it was queued lost its dispatch (the
+ * publish or its record failed); creation and the sweep's own requeue record theirs in well
+ * under a second.
+ */
+export const UNDISPATCHED_AFTER_MS = 30_000;
+/** Jobs one sweep dispatches again at most; the next sweep takes the rest. */
+const DISPATCHES_PER_SWEEP = 100;
 
 /**
- * The backstop for encoders that died mid-job: their jobs are dispatched again while attempts
- * remain, and failed after that, so no job stays `processing` forever. Each move is conditional
- * on the stale heartbeat, so a job that came back to life is left alone.
+ * The cron's sweep (every minute), the backstop for every step that can be interrupted: jobs of
+ * encoders that died mid-job, dispatches lost between a job's queueing and its message, and
+ * webhooks lost between a job's end and their publication. A failure on one job is logged and
+ * left for the next sweep; it does not stop the others.
+ */
+export async function sweep(services: Services, now = new Date()) {
+  const stale = await sweepStaleJobs(services, now);
+  const dispatched = await dispatchUndispatched(services, now);
+  const webhooks = await publishPendingWebhooks(services, now);
+  return { ...stale, dispatched, webhooks };
+}
+
+/**
+ * Jobs of encoders that died: dispatched again while attempts remain, failed after that, so no
+ * job stays `processing` forever. Each move is conditional on the stale heartbeat, so a job
+ * that came back to life is left alone.
  */
 export async function sweepStaleJobs(services: Services, now = new Date(), staleAfterMs = STALE_AFTER_MS) {
   const { db, queue } = services;
@@ -23,17 +45,48 @@ export async function sweepStaleJobs(services: Services, now = new Date(), stale
 
   const outcome = { redispatched: 0, failed: 0 };
   for (const { id, retryCount } of stale) {
-    if (retryCount < JOB_DELIVERY_RETRIES) {
-      const requeued = await jobStates.sweepRequeue(db, id, cutoff, now);
-      if (!requeued.moved) continue;
-      await jobStates.recordMessage(db, id, await queue.publishJob(id, requeued.job.retryCount));
-      outcome.redispatched += 1;
-    } else {
-      const failed = await jobStates.sweepFail(db, id, cutoff, now);
-      if (!failed.moved) continue;
-      await notifyJobFinished(services, failed.job);
-      outcome.failed += 1;
+    try {
+      if (retryCount < JOB_DELIVERY_RETRIES) {
+        const requeued = await jobStates.sweepRequeue(db, id, cutoff, now);
+        if (!requeued.moved) continue;
+        outcome.redispatched += 1;
+        await jobStates.recordMessage(db, id, await queue.publishJob(id, requeued.job.retryCount));
+      } else {
+        const failed = await jobStates.sweepFail(db, id, cutoff, now);
+        if (!failed.moved) continue;
+        outcome.failed += 1;
+        await notifyJobFinished(services, failed.job);
+      }
+    } catch (err) {
+      // The move is committed or not; what it left undone (a dispatch, a webhook) the next sweep finds.
+      logJobError("sweep: a stale job was not settled; the next sweep tries again", id, err);
     }
   }
   return outcome;
+}
+
+/**
+ * Queued jobs whose message was never recorded: the publish failed after a sweep's requeue, or
+ * the Worker failed between creating a job and recording its message. Published again under
+ * the dispatch's deduplication id, so a message that did reach QStash is not enqueued twice.
+ */
+async function dispatchUndispatched(services: Services, now: Date): Promise<number> {
+  const { db, queue } = services;
+  const cutoff = new Date(now.getTime() - UNDISPATCHED_AFTER_MS);
+  const lost = await db
+    .select({ id: jobs.id, retryCount: jobs.retryCount })
+    .from(jobs)
+    .where(and(eq(jobs.status, "queued"), isNull(jobs.messageId), sql`coalesce(${jobs.lastCheckedAt}, ${jobs.createdAt}) < ${cutoff.toISOString()}::timestamptz`))
+    .orderBy(asc(jobs.createdAt))
+    .limit(DISPATCHES_PER_SWEEP);
+  let dispatched = 0;
+  for (const { id, retryCount } of lost) {
+    try {
+      await jobStates.recordMessage(db, id, await queue.publishJob(id, retryCount));
+      dispatched += 1;
+    } catch (err) {
+      logJobError("sweep: a queued job could not be dispatched; the next sweep tries again", id, err);
+    }
+  }
+  return dispatched;
 }

@@ -1,8 +1,10 @@
-import { eq } from "drizzle-orm";
+import { asc, eq, lt } from "drizzle-orm";
 import { Webhook } from "standardwebhooks";
 import { accounts, jobs, type Account, type Job } from "../../drizzle/schema";
 import { iso } from "../../domain/time";
 import type { Services } from "../context";
+import { logJobError } from "../errors";
+import * as jobStates from "./job-states";
 import { outputState } from "./output-links";
 
 export type WebhookEvent = "job.completed" | "job.failed";
@@ -12,17 +14,49 @@ const ATTEMPT_TIMEOUT_MS = 15_000;
 
 /**
  * The one step after a job finishes (completed or failed, by the encoder or the sweep): if its
- * account has a webhook now, queue it. QStash (which retries) carries only the job id: each
- * attempt is built and signed when it is made (see deliverWebhook), so a late retry still has
- * a timestamp inside the receivers' 5-minute tolerance and an outputUrl that has not expired.
+ * account has a webhook now, queue it; either way, take the job out of the outbox. QStash (which
+ * retries) carries only the job id: each attempt is built and signed when it is made (see
+ * deliverWebhook), so a late retry still has a timestamp inside the receivers' 5-minute
+ * tolerance and an outputUrl that has not expired.
+ *
+ * The transition that finished the job put it in the outbox (`webhook_pending_since`) in the
+ * same statement, so if this step fails (the database or QStash down, the Worker gone), the
+ * sweep runs it again (publishPendingWebhooks). A publish that succeeded but was not recorded
+ * is published again under the same deduplication id, which QStash does not enqueue twice.
  */
-export async function notifyJobFinished(services: Services, job: Pick<Job, "id" | "accountId">): Promise<void> {
+export async function notifyJobFinished(services: Services, job: Pick<Job, "id" | "accountId" | "status">): Promise<void> {
   const [account] = await services.db
     .select({ webhookUrl: accounts.webhookUrl, webhookSecret: accounts.webhookSecret })
     .from(accounts)
     .where(eq(accounts.id, job.accountId));
-  if (!account?.webhookUrl || !account.webhookSecret) return;
-  await services.queue.publishWebhook(job.id);
+  if (account?.webhookUrl && account.webhookSecret) await services.queue.publishWebhook(job.id, job.status);
+  await jobStates.webhookSettled(services.db, job.id);
+}
+
+/** A webhook left in the outbox this long was not published by the step that should have (it failed). */
+export const WEBHOOK_PENDING_GRACE_MS = 10_000;
+/** Jobs whose webhooks one sweep publishes at most; the next sweep takes the rest. */
+const PENDING_PER_SWEEP = 100;
+
+/** The sweep's part: publishes the webhooks left in the outbox, oldest first. One failure does not stop the others. */
+export async function publishPendingWebhooks(services: Services, now = new Date()): Promise<{ settled: number; failed: number }> {
+  const pending = await services.db
+    .select({ id: jobs.id, accountId: jobs.accountId, status: jobs.status })
+    .from(jobs)
+    .where(lt(jobs.webhookPendingSince, new Date(now.getTime() - WEBHOOK_PENDING_GRACE_MS)))
+    .orderBy(asc(jobs.webhookPendingSince))
+    .limit(PENDING_PER_SWEEP);
+  const outcome = { settled: 0, failed: 0 };
+  for (const job of pending) {
+    try {
+      await notifyJobFinished(services, job);
+      outcome.settled += 1;
+    } catch (err) {
+      outcome.failed += 1;
+      logJobError("webhook publish failed; the next sweep tries again", job.id, err);
+    }
+  }
+  return outcome;
 }
 
 async function payloadOf(services: Services, account: Account, job: Job): Promise<{ event: WebhookEvent; body: string }> {

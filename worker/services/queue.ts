@@ -9,13 +9,22 @@ export interface Queue {
   /**
    * `firstAttempt` > 0 re-dispatches a job whose earlier attempts were spent (see lib/sweep.ts):
    * the message carries it, and gets only the retries that remain, so a job never has more
-   * than JOB_DELIVERY_RETRIES + 1 attempts in all.
+   * than JOB_DELIVERY_RETRIES + 1 attempts in all. Deduplicated by job and first attempt: a
+   * dispatch published again (its first publish's answer lost) enqueues nothing.
    */
   publishJob(jobId: string, firstAttempt?: number): Promise<string>;
   deleteMessage(messageId: string): Promise<void>;
-  /** Hands QStash a finished job's webhook; each attempt comes back to /internal/webhook-deliveries. */
-  publishWebhook(jobId: string): Promise<string>;
+  /**
+   * Hands QStash a finished job's webhook; each attempt comes back to /internal/webhook-deliveries.
+   * Deduplicated by job and final state: the sweep may publish one again whose first publish
+   * succeeded unrecorded, and the receiver still gets one webhook.
+   */
+  publishWebhook(jobId: string, status: string): Promise<string>;
 }
+
+/** QStash's deduplication ids: one message per dispatch of a job, one per job's final state. */
+export const dispatchDeduplicationId = (jobId: string, firstAttempt: number) => `job-${jobId}-${firstAttempt}`;
+export const webhookDeduplicationId = (jobId: string, status: string) => `webhook-${jobId}-${status}`;
 
 export function createQueue(env: Env): Queue {
   // A failed publish must surface quickly so the job can be failed and its unit released.
@@ -27,17 +36,19 @@ export function createQueue(env: Env): Queue {
         body: { jobId, firstAttempt },
         retries: Math.max(0, JOB_DELIVERY_RETRIES - firstAttempt),
         flowControl: { key: "encoder", parallelism: ENCODER_PARALLELISM },
+        deduplicationId: dispatchDeduplicationId(jobId, firstAttempt),
       }));
       return res.messageId;
     },
     async deleteMessage(messageId) {
       await measured("queue", () => client.messages.cancel(messageId));
     },
-    async publishWebhook(jobId) {
+    async publishWebhook(jobId, status) {
       const res = await measured("queue", () => client.publishJSON({
         url: `${env.PUBLIC_URL.replace(/\/$/, "")}/internal/webhook-deliveries`,
         body: { jobId },
         retries: WEBHOOK_DELIVERY_RETRIES,
+        deduplicationId: webhookDeduplicationId(jobId, status),
       }));
       return res.messageId;
     },

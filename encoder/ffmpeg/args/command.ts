@@ -1,6 +1,7 @@
 import type { AudioStreamInfo, ProbeSummary, VideoStreamInfo } from "../probe";
 import { MAX_AUDIO_CHANNELS } from "../../../domain/presets/recipes";
 import { JobFailure } from "../../failure";
+import { MAX_PICTURE_PIXELS } from "../picture-limits";
 
 export interface FfmpegCommand {
   args: string[];
@@ -24,9 +25,14 @@ export interface FfmpegInput {
   options?: readonly string[];
 }
 
-/** FFmpeg reads only the local file: an HLS or concat source cannot make it open other files or URLs. */
+/**
+ * FFmpeg reads only the local file: an HLS or concat source cannot make it open other files or
+ * URLs. Its decoders refuse a picture over the size limit, a later frame as much as the first
+ * the probe saw (a PNG or Matroska stream may change size at any frame); run.ts turns their
+ * refusal into the job's failure.
+ */
 export function inputArgs(input: FfmpegInput): string[] {
-  return ["-protocol_whitelist", "file", ...(input.options ?? []), "-i", input.path];
+  return ["-protocol_whitelist", "file", "-max_pixels", String(MAX_PICTURE_PIXELS), ...(input.options ?? []), "-i", input.path];
 }
 
 /**

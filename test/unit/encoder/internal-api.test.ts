@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { INTERNAL_SIGNATURE_HEADER, INTERNAL_TIMESTAMP_HEADER, verifyInternal } from "../../../domain/internal-auth";
-import { JobGoneError, createInternalApi } from "../../../encoder/internal-api";
+import { InternalApiError, JobGoneError, createInternalApi, type InternalCall } from "../../../encoder/internal-api";
 
 /**
  * The encoder's client of the Worker's /internal API, against a server that checks the HMAC
@@ -12,6 +12,9 @@ const jobId = "5b0f3c1e-8d2a-4c1b-9e7f-0a1b2c3d4e5f";
 let server: Server;
 let base: string;
 const seen: { path: string; body: unknown }[] = [];
+/** Answers scripted per test for /complete on the retrying job: a status, or "drop" to close the connection unanswered. */
+let script: (number | "drop")[] = [];
+const retryingJob = "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a";
 
 beforeAll(async () => {
   server = createServer(async (req, res) => {
@@ -24,9 +27,15 @@ beforeAll(async () => {
       req.headers[INTERNAL_SIGNATURE_HEADER] as string | undefined,
     );
     if (!ok) return res.writeHead(401).end(JSON.stringify({ error: "Unauthorized" }));
+    const answer = (status: number, body: string) => res.writeHead(status, { "content-type": "application/json" }).end(body);
+    if (req.url === `/internal/jobs/${retryingJob}/complete`) {
+      seen.push({ path: "/complete (retrying job)", body: JSON.parse(raw) });
+      const next = script.shift() ?? 200;
+      if (next === "drop") return req.socket.destroy();
+      return answer(next, next === 200 ? JSON.stringify({ status: "completed" }) : JSON.stringify({ error: "Internal server error", requestId: "r-1" }));
+    }
     const path = req.url!.replace(`/internal/jobs/${jobId}`, "");
     seen.push({ path, body: JSON.parse(raw) });
-    const answer = (status: number, body: string) => res.writeHead(status, { "content-type": "application/json" }).end(body);
     if (path === "/claim") return answer(200, JSON.stringify({ job: { id: jobId, attempt: 1, preset: "mp4_264_720p" } }));
     if (path === "/heartbeat") return answer(409, JSON.stringify({ status: "cancelled" }));
     if (path === "/complete") return answer(404, "{}");
@@ -41,7 +50,7 @@ afterAll(async () => {
 });
 
 describe("internal API client", () => {
-  const api = () => createInternalApi(base, SECRET);
+  const api = () => createInternalApi(base, SECRET, { retryForMs: 0 });
 
   it("sends signed JSON and returns the claimed job", async () => {
     const job = await api().claim(jobId, 1);
@@ -66,6 +75,59 @@ describe("internal API client", () => {
   });
 
   it("a wrong secret is refused by the Worker", async () => {
-    await expect(createInternalApi(base, "another-secret-entirely").claim(jobId, 0)).rejects.toThrow(/answered 401/);
+    await expect(createInternalApi(base, "another-secret-entirely", { retryForMs: 0 }).claim(jobId, 0)).rejects.toThrow(/answered 401/);
+  });
+});
+
+describe("internal API client › claims and reports are asked again while the Worker fails", () => {
+  function retrying(retryForMs: number) {
+    const retries: { call: InternalCall; reason: string; waitMs: number }[] = [];
+    const client = createInternalApi(base, SECRET, {
+      retryForMs,
+      onRetry: (id, call, err, waitMs) => {
+        expect(id).toBe(retryingJob);
+        retries.push({ call, reason: String(err), waitMs });
+      },
+    });
+    return { client, retries };
+  }
+  const completions = () => seen.filter((s) => s.path === "/complete (retrying job)");
+
+  it("5xx answers and a dropped connection are asked again, each time freshly signed, until the Worker takes the report", async () => {
+    // Two drops: the HTTP client itself sends a request once more when a pooled connection was dropped.
+    script = [503, "drop", "drop", 500];
+    const before = completions().length;
+    const { client, retries } = retrying(30_000);
+    await expect(client.complete(retryingJob, "outputs/a/b/out.mp4", 2)).resolves.toEqual({ status: "completed" });
+    expect(completions().length - before).toBe(5);
+    expect(retries.every((r) => r.call === "complete")).toBe(true);
+    expect(retries[0].reason).toMatch(/answered 503/);
+    expect(retries[1].reason).toMatch(/socket hang up|ECONNRESET/);
+    expect(retries.at(-1)!.reason).toMatch(/answered 500/);
+    // Jittered doubling waits: the second wait is drawn from twice the first's range.
+    expect(retries[0].waitMs).toBeGreaterThanOrEqual(250);
+    expect(retries[0].waitMs).toBeLessThanOrEqual(500);
+    expect(retries[1].waitMs).toBeGreaterThanOrEqual(500);
+  });
+
+  it("gives up once the retry window is spent, with the Worker's last answer", async () => {
+    script = Array(20).fill(503);
+    const { client, retries } = retrying(1_200);
+    const started = Date.now();
+    const err = await client.complete(retryingJob, "outputs/a/b/out.mp4", 2).catch((e) => e);
+    expect(err).toBeInstanceOf(InternalApiError);
+    expect(err.status).toBe(503);
+    expect(retries.length).toBeGreaterThanOrEqual(1);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    script = [];
+  });
+
+  it("a refusal is final at once: 4xx is not asked again, and 409 is the job gone", async () => {
+    script = [400];
+    const { client, retries } = retrying(30_000);
+    await expect(client.complete(retryingJob, "outputs/a/b/out.mp4", 2)).rejects.toMatchObject({ status: 400 });
+    script = [409];
+    await expect(client.complete(retryingJob, "outputs/a/b/out.mp4", 2)).rejects.toBeInstanceOf(JobGoneError);
+    expect(retries).toEqual([]);
   });
 });

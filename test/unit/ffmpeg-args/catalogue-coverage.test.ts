@@ -3,7 +3,7 @@ import { PRESETS } from "../../../domain/presets/catalogue";
 import { PRESET_DEFINITIONS, findDefinition } from "../../../domain/presets/definitions";
 import { buildPresetCommands, type FfmpegCommand } from "../../../encoder/ffmpeg/args";
 import { parseLoudnormMeasurement } from "../../../encoder/ffmpeg/args/loudness";
-import { IN, OUT, PROBE_1080, valueOf } from "./fixtures";
+import { IN, MAX_PICTURE, OUT, PROBE_1080, valueOf } from "./fixtures";
 
 const MEASURED = parseLoudnormMeasurement('{"input_i":"-20","input_tp":"-5","input_lra":"4","input_thresh":"-30","target_offset":"0.1"}');
 
@@ -24,10 +24,10 @@ describe("all 23 presets", () => {
   describe.each(PRESETS.map((p) => [p.id, p] as const))("%s", (id, preset) => {
     const commands = commandsOf(id);
 
-    it("reads only the local file and reports progress", () => {
+    it("reads only the local file, decodes no picture over the size limit, and reports progress", () => {
       expect(commands.length).toBeGreaterThan(0);
       for (const { args } of commands) {
-        expect(args.slice(0, 7)).toEqual(["-hide_banner", "-nostdin", "-y", "-protocol_whitelist", "file", "-i", IN]);
+        expect(args.slice(0, 9)).toEqual(["-hide_banner", "-nostdin", "-y", "-protocol_whitelist", "file", "-max_pixels", MAX_PICTURE, "-i", IN]);
         expect(args.filter((a) => a === "-i")).toHaveLength(1);
         expect(valueOf(args, "-progress")).toBe("pipe:1");
         expect(args).toContain("-nostats");

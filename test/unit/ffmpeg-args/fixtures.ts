@@ -1,3 +1,4 @@
+import { MAX_PICTURE_PIXELS } from "../../../encoder/ffmpeg/picture-limits";
 import type { ProbeSummary } from "../../../encoder/ffmpeg/probe";
 
 export const IN = "/work/job-1/source.mp4";
@@ -22,6 +23,9 @@ export const PROBE_480: ProbeSummary = {
 
 export const PROBE_NO_AUDIO: ProbeSummary = { ...PROBE_1080, audio: [] };
 
+/** The input option every command gives each input: decoders refuse larger pictures. */
+export const MAX_PICTURE = String(MAX_PICTURE_PIXELS);
+
 /** The head every command shares. */
 export const HEAD = [
   "-hide_banner",
@@ -29,6 +33,8 @@ export const HEAD = [
   "-y",
   "-protocol_whitelist",
   "file",
+  "-max_pixels",
+  MAX_PICTURE,
   "-i",
   IN,
   "-loglevel",

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { buildPresetCommands } from "../../../encoder/ffmpeg/args";
 import { PRESET_DEFINITIONS, type PresetDefinition } from "../../../domain/presets/definitions";
 import { selectRungs, type LadderRecipe } from "../../../domain/presets/recipes";
-import { HEAD, IN, OUT, PROBE_1080, PROBE_480, PROBE_NO_AUDIO, valueOf } from "./fixtures";
+import { HEAD, IN, MAX_PICTURE, OUT, PROBE_1080, PROBE_480, PROBE_NO_AUDIO, valueOf } from "./fixtures";
 
 const argsOf = (id: string, probe = PROBE_1080) => {
   const plan = buildPresetCommands(id, { input: IN, outDir: OUT, probe });
@@ -123,7 +123,7 @@ describe("ladder presets: exact commands", () => {
 
   it.each(LADDERS)("%s: key flags", (id, recipe) => {
     const args = argsOf(id);
-    expect(args.slice(0, 5)).toEqual(["-hide_banner", "-nostdin", "-y", "-protocol_whitelist", "file"]);
+    expect(args.slice(0, 7)).toEqual(["-hide_banner", "-nostdin", "-y", "-protocol_whitelist", "file", "-max_pixels", MAX_PICTURE]);
     expect(args.filter((a) => a === "-i")).toHaveLength(1);
     expect(valueOf(args, "-filter_complex")).toContain("split=2");
     expect(valueOf(args, "-progress")).toBe("pipe:1");

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { validateEdl } from "../../../domain/edl/validate";
+import { MAX_PICTURE_PIXELS } from "../../../encoder/ffmpeg/picture-limits";
 import { atempoChain } from "../../../encoder/timeline/audio";
 import { compileTimeline, fontKey, type TimelineAssets } from "../../../encoder/timeline/compile";
 import { placeBox, overlaySize } from "../../../encoder/timeline/layout";
@@ -40,7 +41,7 @@ describe("timeline compiler: one FFmpeg invocation, one filter graph", () => {
     expect(c.fps).toBe(25);
     expect(c.duration).toBe(3);
     expect(c.args.slice(0, 3)).toEqual(["-hide_banner", "-nostdin", "-y"]);
-    expect(c.args.slice(3, 11)).toEqual(["-protocol_whitelist", "file", "-ss", "2", "-t", "3", "-i", "/w/a"]);
+    expect(c.args.slice(3, 13)).toEqual(["-protocol_whitelist", "file", "-max_pixels", String(MAX_PICTURE_PIXELS), "-ss", "2", "-t", "3", "-i", "/w/a"]);
     expect(c.args.filter((a) => a === "-i")).toHaveLength(1);
     expect(graphOf(c)).toBe(
       "[0:v:0]setpts=(PTS-STARTPTS)/1,fps=25,scale=1280:720:force_original_aspect_ratio=decrease:force_divisible_by=2,pad=1280:720:(ow-iw)/2:(oh-ih)/2:color=black,setsar=1,format=yuv420p,tpad=stop_mode=clone:stop=75,trim=end_frame=75,setpts=PTS-STARTPTS[v0];" +
@@ -119,7 +120,7 @@ describe("timeline compiler: one FFmpeg invocation, one filter graph", () => {
     const g = graphOf(c);
     expect(g).toContain("anullsrc=r=48000:cl=stereo,atrim=end_sample=48000[a1]");
     expect(g).toContain("volume=6dB,apad,atrim=end_sample=48000");
-    expect(c.args.join(" ")).toContain("-protocol_whitelist file -t 1 -i /w/t");
+    expect(c.args.join(" ")).toContain(`-protocol_whitelist file -max_pixels ${MAX_PICTURE_PIXELS} -t 1 -i /w/t`);
     expect(g).toMatch(/\[3:a:0\]asetpts=PTS-STARTPTS,aresample=48000,aformat=sample_fmts=fltp:channel_layouts=stereo,volume=-3dB,apad/);
     expect(g.match(/anullsrc/g)).toHaveLength(2);
   });
@@ -135,7 +136,7 @@ describe("timeline compiler: one FFmpeg invocation, one filter graph", () => {
       },
     });
     const g = graphOf(c);
-    expect(c.args.join(" ")).toContain("-protocol_whitelist file -loop 1 -framerate 25 -t 10 -i /w/logo");
+    expect(c.args.join(" ")).toContain(`-protocol_whitelist file -max_pixels ${MAX_PICTURE_PIXELS} -loop 1 -framerate 25 -t 10 -i /w/logo`);
     expect(g).toContain("[1:v:0]scale=128:64,format=rgba,colorchannelmixer=aa=0.8,fade=t=in:st=2:d=1:alpha=1,fade=t=out:st=5.5:d=0.5:alpha=1[ov4]");
     expect(g).toContain("[v2][ov4]overlay=x=1152:y=0:enable='between(t,2,6)':eof_action=pass[v5]");
   });

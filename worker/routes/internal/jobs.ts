@@ -1,13 +1,14 @@
 import { eq } from "drizzle-orm";
 import { Hono } from "hono";
-import { accounts, type Job } from "../../../drizzle/schema";
+import { accounts, jobs, type Job } from "../../../drizzle/schema";
+import type { JobStatus } from "../../../domain/jobs";
 import { isUuid } from "../../../domain/ids";
 import { MAX_SOURCE_SECONDS } from "../../../domain/plans";
 import type { AppEnv, Services } from "../../context";
-import { ApiError } from "../../errors";
+import { ApiError, logJobError } from "../../errors";
 import * as jobStates from "../../lib/job-states";
 import { jsonBody } from "../../lib/json-body";
-import { sweepStaleJobs } from "../../lib/sweep";
+import { sweep } from "../../lib/sweep";
 import { waitUntilOf } from "../../lib/wait-until";
 import { notifyJobFinished } from "../../lib/webhooks";
 import { claimBody, completeBody, failBody, heartbeatBody } from "./schema";
@@ -23,9 +24,24 @@ function movedJob(outcome: jobStates.TransitionOutcome): Job {
   throw ApiError.conflict(`Job is ${outcome.current}`, { status: outcome.current });
 }
 
-/** The webhook goes out after the answer: the encoder's report is settled whatever the queue does. */
-function notifyAfterResponse(services: Services, job: Job, wait: (work: Promise<unknown>) => void) {
-  wait(notifyJobFinished(services, job).catch((err) => console.error("webhook publish failed", job.id, err)));
+/**
+ * The webhook goes out after the answer: the encoder's report is settled whatever the queue
+ * does. A failure leaves the job in the webhook outbox, which the sweep empties.
+ */
+function notifyAfterResponse(services: Services, job: Pick<Job, "id" | "accountId" | "status">, wait: (work: Promise<unknown>) => void) {
+  wait(notifyJobFinished(services, job).catch((err) => logJobError("webhook publish failed; the sweep publishes it", job.id, err)));
+}
+
+/**
+ * A report the encoder sends again because it did not hear the first answer (a network error,
+ * the Worker failing after the commit) finds the job already where the report would put it.
+ * That is the same report, so it is answered as the first was, and the job's webhook, should
+ * it still be in the outbox, is published now rather than at the next sweep.
+ */
+async function repeatedReport(services: Services, jobId: string, outcome: jobStates.TransitionOutcome, to: JobStatus, same: (job: Job) => boolean) {
+  if (outcome.moved || outcome.current !== to) return null;
+  const [job] = await services.db.select().from(jobs).where(eq(jobs.id, jobId));
+  return job && same(job) ? job : null;
 }
 
 /** The encoder's side of the state table (lib/job-states.ts). */
@@ -60,20 +76,26 @@ export const internalJobs = new Hono<AppEnv>()
   })
   .post("/jobs/:id/complete", jsonBody(completeBody), async (c) => {
     const services = c.get("services");
-    const done = movedJob(await jobStates.complete(services.db, c.req.param("id"), c.req.valid("json")));
-    notifyAfterResponse(services, done, waitUntilOf(c));
-    return c.json({ status: done.status });
+    const id = c.req.param("id");
+    const report = c.req.valid("json");
+    const outcome = await jobStates.complete(services.db, id, report);
+    const job = (await repeatedReport(services, id, outcome, "completed", (j) => j.outputKey === report.outputKey)) ?? movedJob(outcome);
+    if (job.webhookPendingSince) notifyAfterResponse(services, job, waitUntilOf(c));
+    return c.json({ status: job.status });
   })
   .post("/jobs/:id/fail", jsonBody(failBody), async (c) => {
     const services = c.get("services");
     const { errorMessage, attempt, final, duration } = c.req.valid("json");
     const id = c.req.param("id");
-    const job = movedJob(
-      final
-        ? await jobStates.fail(services.db, id, { errorMessage, attempt, duration: duration ?? null })
-        : await jobStates.retry(services.db, id),
-    );
-    if (final) notifyAfterResponse(services, job, waitUntilOf(c));
+    const outcome = final
+      ? await jobStates.fail(services.db, id, { errorMessage, attempt, duration: duration ?? null })
+      : await jobStates.retry(services.db, id);
+    const repeated = final
+      ? await repeatedReport(services, id, outcome, "failed", (j) => j.errorMessage === errorMessage)
+      : // A job the sweep requeued meanwhile has a new message and one attempt more: not this report's doing.
+        await repeatedReport(services, id, outcome, "queued", (j) => j.retryCount === attempt);
+    const job = repeated ?? movedJob(outcome);
+    if (job.webhookPendingSince) notifyAfterResponse(services, job, waitUntilOf(c));
     return c.json({ status: job.status });
   })
-  .post("/sweep", async (c) => c.json(await sweepStaleJobs(c.get("services"))));
+  .post("/sweep", async (c) => c.json(await sweep(c.get("services"))));

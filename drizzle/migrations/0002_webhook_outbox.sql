@@ -1,0 +1,2 @@
+ALTER TABLE "jobs" ADD COLUMN "webhook_pending_since" timestamp (3) with time zone;--> statement-breakpoint
+CREATE INDEX "jobs_webhook_pending_idx" ON "jobs" USING btree ("webhook_pending_since") WHERE "jobs"."webhook_pending_since" is not null;

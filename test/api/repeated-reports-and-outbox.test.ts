@@ -1,0 +1,159 @@
+import { Client } from "@upstash/qstash";
+import { eq } from "drizzle-orm";
+import { afterAll, describe, expect, it } from "vitest";
+import { accounts, jobs } from "../../drizzle/schema";
+import { startWebhookReceiver } from "../support/webhook-receiver";
+import { admin, call, completeJob, createJob, internal, newAccount, stack } from "./harness";
+
+/**
+ * The encoder sends a report again when it did not hear the answer to the first; the sweep
+ * publishes what a failed step left undone (a webhook, a dispatch), under QStash
+ * deduplication ids, so nothing is sent twice.
+ */
+const hooks = await startWebhookReceiver();
+afterAll(() => hooks.stop());
+
+const qstash = new Client({ baseUrl: stack.cloud.qstash.url, token: stack.cloud.qstash.token });
+const longAgo = () => new Date(Date.now() - 5 * 60_000);
+const row = async (jobId: string) => (await admin.db.select().from(jobs).where(eq(jobs.id, jobId)))[0];
+
+async function deliveriesOf(jobId: string) {
+  const all = (await (await fetch(`${stack.encoderUrl}/deliveries`)).json()) as { body: string }[];
+  return all.filter((d) => JSON.parse(d.body).jobId === jobId);
+}
+
+/** The webhook stays unsent: the account has none while the job finishes (its lookup is not cached: the internal routes read the account). */
+const withoutWebhook = (accountId: string) => admin.db.update(accounts).set({ webhookUrl: null }).where(eq(accounts.id, accountId));
+
+/** The sweep as the cron runs it (other files' sweeps may get to a job first: the tests look at what it did to the job). */
+const sweep = async () => expect((await internal("/sweep", {})).status).toBe(200);
+
+describe("a report sent again finds the job where the first one put it", () => {
+  it("complete: the same output answers 200 and changes nothing; another output is a 409", async () => {
+    const { apiKey, accountId } = await newAccount();
+    const job = await createJob(apiKey);
+    const key = await completeJob(job.id, accountId);
+    // Once the step after the response has taken it out of the webhook outbox (no webhook: nothing to send).
+    await expect.poll(async () => (await row(job.id)).webhookPendingSince, { timeout: 10_000 }).toBeNull();
+    const before = await row(job.id);
+    const again = await internal(`/jobs/${job.id}/complete`, { outputKey: key, duration: 12.5 });
+    expect(again).toMatchObject({ status: 200, body: { status: "completed" } });
+    expect(await row(job.id)).toEqual(before);
+    const other = await internal(`/jobs/${job.id}/complete`, { outputKey: `${key}.other`, duration: 12.5 });
+    expect(other).toMatchObject({ status: 409, body: { error: "Conflict", status: "completed" } });
+  });
+
+  it("a final fail: the same message answers 200; a job the sweep failed is a 409 to the encoder's late report", async () => {
+    const { apiKey } = await newAccount();
+    const job = await createJob(apiKey);
+    await internal(`/jobs/${job.id}/claim`, { attempt: 2 });
+    const report = { errorMessage: "Download failed: the source answered HTTP 503", attempt: 2, final: true };
+    expect((await internal(`/jobs/${job.id}/fail`, report)).body).toEqual({ status: "failed" });
+    expect(await internal(`/jobs/${job.id}/fail`, report)).toMatchObject({ status: 200, body: { status: "failed" } });
+
+    const swept = await createJob(apiKey);
+    await internal(`/jobs/${swept.id}/claim`, { attempt: 2 });
+    await admin.db.update(jobs).set({ lastCheckedAt: longAgo() }).where(eq(jobs.id, swept.id));
+    await sweep();
+    expect(await internal(`/jobs/${swept.id}/fail`, { ...report })).toMatchObject({ status: 409, body: { status: "failed" } });
+  });
+
+  it("a retry (not final): the same attempt answers 200 queued; after the sweep requeued the job it is a 409", async () => {
+    const { apiKey } = await newAccount();
+    const job = await createJob(apiKey);
+    await internal(`/jobs/${job.id}/claim`, { attempt: 0 });
+    const report = { errorMessage: "Download failed: the source answered HTTP 503", attempt: 0, final: false };
+    expect((await internal(`/jobs/${job.id}/fail`, report)).body).toEqual({ status: "queued" });
+    expect(await internal(`/jobs/${job.id}/fail`, report)).toMatchObject({ status: 200, body: { status: "queued" } });
+
+    const requeued = await createJob(apiKey);
+    await internal(`/jobs/${requeued.id}/claim`, { attempt: 0 });
+    await admin.db.update(jobs).set({ lastCheckedAt: longAgo() }).where(eq(jobs.id, requeued.id));
+    await sweep();
+    expect((await row(requeued.id)).retryCount).toBe(1);
+    expect(await internal(`/jobs/${requeued.id}/fail`, { ...report })).toMatchObject({ status: 409, body: { status: "queued" } });
+  });
+});
+
+describe("the webhook outbox", () => {
+  it("finishing a job puts its webhook in the outbox, and publishing it takes it out, with or without a webhook", async () => {
+    const withHook = await newAccount();
+    await admin.setWebhook(withHook.accountId, hooks.url);
+    const without = await newAccount();
+    const [a, b] = [await createJob(withHook.apiKey), await createJob(without.apiKey)];
+    await completeJob(a.id, withHook.accountId);
+    await completeJob(b.id, without.accountId);
+    await hooks.waitFor(a.id);
+    await expect.poll(async () => [(await row(a.id)).webhookPendingSince, (await row(b.id)).webhookPendingSince], { timeout: 10_000 }).toEqual([null, null]);
+  });
+
+  it("a webhook left in the outbox is published by the sweep, once, however often the sweep publishes it", async () => {
+    const { apiKey, accountId } = await newAccount();
+    await admin.setWebhook(accountId, hooks.url);
+    const job = await createJob(apiKey);
+    await internal(`/jobs/${job.id}/claim`, { attempt: 2 });
+    // As if the Worker had failed right after the commit: the job failed, its webhook only in the outbox.
+    await withoutWebhook(accountId);
+    await internal(`/jobs/${job.id}/fail`, { errorMessage: "FFmpeg could not process the source", attempt: 2, final: true });
+    await expect.poll(async () => (await row(job.id)).webhookPendingSince, { timeout: 10_000 }).toBeNull();
+    await admin.setWebhook(accountId, hooks.url);
+    await admin.db.update(jobs).set({ webhookPendingSince: longAgo() }).where(eq(jobs.id, job.id));
+
+    await sweep();
+    const [hook] = await hooks.waitForAttempts(job.id, 1);
+    expect(JSON.parse(hook.body)).toMatchObject({ event: "job.failed", jobId: job.id, status: "failed" });
+    expect((await row(job.id)).webhookPendingSince).toBeNull();
+
+    // Its publication succeeded but went unrecorded: the sweep publishes it again, QStash enqueues nothing.
+    await admin.db.update(jobs).set({ webhookPendingSince: longAgo() }).where(eq(jobs.id, job.id));
+    await sweep();
+    expect((await row(job.id)).webhookPendingSince).toBeNull();
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(hooks.received.filter((h) => JSON.parse(h.body).jobId === job.id)).toHaveLength(1);
+  });
+
+  it("a repeated complete publishes a webhook still in the outbox at once", async () => {
+    const { apiKey, accountId } = await newAccount();
+    await admin.setWebhook(accountId, hooks.url);
+    const job = await createJob(apiKey);
+    const key = await completeJob(job.id, accountId);
+    await hooks.waitFor(job.id);
+    const repeated = await createJob(apiKey);
+    await internal(`/jobs/${repeated.id}/claim`, { attempt: 0 });
+    await withoutWebhook(accountId);
+    const repeatedKey = key.replace(job.id, repeated.id);
+    await internal(`/jobs/${repeated.id}/complete`, { outputKey: repeatedKey, duration: 1 });
+    await expect.poll(async () => (await row(repeated.id)).webhookPendingSince, { timeout: 10_000 }).toBeNull();
+    await admin.setWebhook(accountId, hooks.url);
+    await admin.db.update(jobs).set({ webhookPendingSince: new Date() }).where(eq(jobs.id, repeated.id));
+    expect((await internal(`/jobs/${repeated.id}/complete`, { outputKey: repeatedKey, duration: 1 })).status).toBe(200);
+    expect(JSON.parse((await hooks.waitFor(repeated.id)).body)).toMatchObject({ event: "job.completed", jobId: repeated.id });
+  });
+});
+
+describe("a lost dispatch", () => {
+  it("a queued job whose message was never recorded is dispatched by the sweep; one already in QStash is not enqueued twice", async () => {
+    const { apiKey } = await newAccount();
+    const job = await createJob(apiKey);
+    await expect.poll(() => deliveriesOf(job.id), { timeout: 10_000 }).toHaveLength(1);
+    const { messageId } = await row(job.id);
+    // The Worker failed between the publish and its record.
+    await admin.db.update(jobs).set({ messageId: null, createdAt: longAgo() }).where(eq(jobs.id, job.id));
+    await sweep();
+    expect((await row(job.id)).messageId).toBe(messageId);
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(await deliveriesOf(job.id)).toHaveLength(1);
+
+    // The sweep requeued a stale job, and its publish failed: the next sweep dispatches it.
+    await internal(`/jobs/${job.id}/claim`, { attempt: 0 });
+    await admin.db.update(jobs).set({ status: "queued", retryCount: 1, messageId: null, lastCheckedAt: longAgo() }).where(eq(jobs.id, job.id));
+    await sweep();
+    const redispatched = await row(job.id);
+    expect(redispatched.messageId).not.toBe(messageId);
+    const message = (await qstash.messages.get(redispatched.messageId!)) as unknown as { body: string; maxRetries: number };
+    expect(message).toMatchObject({ maxRetries: 1 });
+    expect(JSON.parse(message.body)).toEqual({ jobId: job.id, firstAttempt: 1 });
+    await expect.poll(() => deliveriesOf(job.id), { timeout: 10_000 }).toHaveLength(2);
+    expect((await call("GET", `/jobs/${job.id}`, { key: apiKey })).body).toMatchObject({ status: "queued", retryCount: 1 });
+  });
+});

@@ -1,0 +1,199 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { startFixtureServer, type FixtureServer } from "../e2e/fixtures";
+import { startE2E, type Client, type E2E } from "../e2e/harness";
+import {
+  expectOneUnitPerJob,
+  expectOneWebhookPerFinalState,
+  startIdempotentReceiver,
+  startServiceFront,
+  type FrontRequest,
+  type FrontVerdict,
+  type IdempotentReceiver,
+} from "./support";
+
+/**
+ * The Worker's own services failing at the worst moment: its database (the Neon HTTP endpoint)
+ * and QStash, each behind a front that fails the very statement or publish the test picks. A
+ * job's webhook is never lost and never sent twice, whenever the failure falls; an outage while
+ * the encoder claims or reports costs the job no attempt.
+ */
+let e2e: E2E;
+let fixtures: FixtureServer;
+let receiver: IdempotentReceiver;
+let database: Awaited<ReturnType<typeof startServiceFront>>;
+let queue: Awaited<ReturnType<typeof startServiceFront>>;
+let client: Client;
+let secret: string;
+const finished: { id: string; status: string }[] = [];
+const logs: { source: string; line: string }[] = [];
+
+beforeAll(async () => {
+  [fixtures, receiver, database, queue] = await Promise.all([startFixtureServer(), startIdempotentReceiver(), startServiceFront(), startServiceFront()]);
+  e2e = await startE2E({
+    allowLoopbackSources: true,
+    workerEnv: { NEON_HTTP_ENDPOINT: `${database.url}/sql`, QSTASH_URL: queue.url },
+    log: (source, line) => logs.push({ source, line }),
+  });
+  database.forwardTo(e2e.stack.info.cloud.neonHttp);
+  queue.forwardTo(e2e.stack.info.cloud.qstash.url);
+  client = await e2e.client();
+  secret = (await e2e.admin.setWebhook(client.accountId, receiver.url)).secret;
+  await fixtures.source("short.mp4", { seconds: 1, width: 160, height: 90, fps: 15 });
+});
+afterAll(async () => {
+  await e2e?.stop();
+  await Promise.all([fixtures?.stop(), receiver?.stop(), database?.stop(), queue?.stop()]);
+});
+
+/** The statements of one request to the Neon HTTP endpoint (one, or a batch). */
+function statements(req: FrontRequest): { query: string; params: unknown[] }[] {
+  try {
+    const payload = JSON.parse(req.body);
+    return payload.queries ?? [payload];
+  } catch {
+    return [];
+  }
+}
+const anyStatement = (req: FrontRequest, test: (s: { query: string; params: unknown[] }) => boolean) => statements(req).some(test);
+
+/** The state table's moves (lib/job-states.ts) as they reach the database. */
+const isCompletion = (req: FrontRequest) => anyStatement(req, (s) => s.query.includes('update "jobs"') && s.params.includes("completed"));
+const isClaim = (req: FrontRequest) => anyStatement(req, (s) => s.query.includes('update "jobs"') && s.query.includes('"started_at"'));
+/** The step after a job finishes: its account's webhook looked up. */
+const isWebhookLookup = (req: FrontRequest) => anyStatement(req, (s) => s.query.startsWith('select "webhook_url", "webhook_secret" from "accounts"'));
+const isWebhookPublish = (req: FrontRequest) => req.url.startsWith("/v2/publish/") && decodeURIComponent(req.url).includes("/internal/webhook-deliveries");
+
+/** `verdict` for the first `times` requests `picked`; everything else passes. */
+function failFirst(times: number, picked: (req: FrontRequest) => boolean, verdict: FrontVerdict) {
+  let left = times;
+  return (req: FrontRequest): FrontVerdict => {
+    if (left === 0 || !picked(req)) return "pass";
+    left -= 1;
+    return verdict;
+  };
+}
+
+/** From the first request `picked`, every request is refused for `ms`: the database is down. */
+function outageFrom(picked: (req: FrontRequest) => boolean, ms: number) {
+  let until: number | undefined;
+  return (req: FrontRequest): FrontVerdict => {
+    if (until === undefined && picked(req)) until = Date.now() + ms;
+    return until !== undefined && Date.now() < until ? "refuse" : "pass";
+  };
+}
+
+const passAll = () => "pass" as const;
+
+async function createJob(inputUrl = fixtures.url("short.mp4")) {
+  const res = await client.call("POST", "/jobs", { inputUrl, preset: "mp4_264_240p" });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body.id as string;
+}
+
+async function finish(jobId: string) {
+  const job = await e2e.waitFor(client, jobId);
+  finished.push({ id: job.id, status: job.status });
+  return job;
+}
+
+const stageLines = (jobId: string) => logs.filter((l) => l.source === "encoder" && l.line.startsWith(`job ${jobId}  `)).map((l) => l.line.slice(`job ${jobId}  `.length));
+const accepted = (jobId: string) => [...receiver.accepted().values()].filter((payload) => payload.jobId === jobId);
+
+/** What the cron does every minute in production: the sweep (here every 2 s, as the test waits). */
+async function whileSweeping<T>(work: () => Promise<T>): Promise<T> {
+  const tick = () => fetch(`${e2e.stack.info.apiUrl}/cdn-cgi/handler/scheduled`).catch(() => undefined);
+  const cron = setInterval(tick, 2000);
+  try {
+    return await work();
+  } finally {
+    clearInterval(cron);
+  }
+}
+
+const webhookArrives = (jobId: string, timeout = 60_000) =>
+  vi.waitFor(() => expect(accepted(jobId)).toHaveLength(1), { timeout, interval: 250 });
+
+describe("the webhook of a finished job is never lost", () => {
+  it("the Worker commits a completion and loses its answer: the encoder reports again, is told it is done, and the webhook goes out", async () => {
+    database.judge(failFirst(1, isCompletion, "lose-answer"));
+    const jobId = await createJob();
+    const job = await finish(jobId);
+    database.judge(passAll);
+    expect(job, job.errorMessage).toMatchObject({ status: "completed", retryCount: 0 });
+    await webhookArrives(jobId, 30_000);
+    const lines = stageLines(jobId);
+    expect(lines.filter((l) => l.startsWith("claim "))).toHaveLength(1);
+    expect(lines.some((l) => /^worker +complete not taken/.test(l)), lines.join("\n")).toBe(true);
+    expect(lines.at(-1)).toMatch(/^completed /);
+    expect(lines.filter((l) => l.startsWith("failed "))).toEqual([]);
+  });
+
+  it("the account lookup after a completion and after a final failure fails: the sweep publishes both webhooks", async () => {
+    database.judge(failFirst(2, isWebhookLookup, "refuse"));
+    // Credentials in the URL are refused at once, not retried: a final failure.
+    const [completed, failed] = await Promise.all([createJob(), createJob(fixtures.url("short.mp4").replace("http://", "http://user:pw@"))]);
+    const jobs = await Promise.all([finish(completed), finish(failed)]);
+    expect(jobs.map((j) => j.status)).toEqual(["completed", "failed"]);
+    expect(database.verdicts().filter((v) => v.verdict === "refuse" && isWebhookLookup(v.request))).toHaveLength(2);
+    await whileSweeping(() => Promise.all([webhookArrives(completed), webhookArrives(failed)]));
+    database.judge(passAll);
+  });
+
+  it("QStash cannot be reached for the publish: the sweep publishes it once QStash is back", async () => {
+    queue.judge(failFirst(2, isWebhookPublish, "refuse"));
+    const jobId = await createJob();
+    expect((await finish(jobId)).status).toBe("completed");
+    await whileSweeping(() => webhookArrives(jobId));
+    expect(queue.verdicts().filter((v) => isWebhookPublish(v.request) && v.verdict === "refuse")).toHaveLength(2);
+    queue.judge(passAll);
+  });
+
+  it("QStash takes the publish but its answers are lost: published again under the same deduplication id, one webhook", async () => {
+    const before = queue.verdicts().length;
+    queue.judge(failFirst(2, isWebhookPublish, "lose-answer"));
+    const jobId = await createJob();
+    expect((await finish(jobId)).status).toBe("completed");
+    await whileSweeping(async () => {
+      await webhookArrives(jobId);
+      // The sweep published it again (its publications looked lost to the Worker).
+      await vi.waitFor(() => expect(queue.verdicts().slice(before).filter((v) => isWebhookPublish(v.request)).length).toBeGreaterThanOrEqual(3), { timeout: 60_000 });
+    });
+    queue.judge(passAll);
+    // Long enough for a second message, had QStash enqueued one, to reach the receiver (its first attempt and retry).
+    await new Promise((r) => setTimeout(r, 5000));
+    expect(receiver.deliveries().filter((d) => JSON.parse(d.body).jobId === jobId).map((d) => d.answered)).toEqual([500, 200]);
+  });
+});
+
+describe("an outage of the Worker's database while the encoder claims or reports costs no attempt", () => {
+  it("down from the completion's report for 6 s: the report is asked again until it is taken, and the job completes on its first attempt", async () => {
+    database.judge(outageFrom(isCompletion, 6000));
+    const jobId = await createJob();
+    const job = await finish(jobId);
+    database.judge(passAll);
+    expect(job, job.errorMessage).toMatchObject({ status: "completed", retryCount: 0 });
+    const lines = stageLines(jobId);
+    expect(lines.filter((l) => l.startsWith("claim "))).toEqual([expect.stringMatching(/attempt 1 of 3/)]);
+    expect(lines.filter((l) => /^worker +complete not taken/.test(l)).length).toBeGreaterThan(0);
+    await webhookArrives(jobId, 30_000);
+  });
+
+  it("down from the claim for 6 s: the claim is asked again, no delivery is spent, and the job completes on its first attempt", async () => {
+    database.judge(outageFrom(isClaim, 6000));
+    const jobId = await createJob();
+    const job = await finish(jobId);
+    database.judge(passAll);
+    expect(job, job.errorMessage).toMatchObject({ status: "completed", retryCount: 0 });
+    const lines = stageLines(jobId);
+    expect(lines.filter((l) => /^worker +claim not taken/.test(l)).length).toBeGreaterThan(0);
+    expect(lines.filter((l) => l.startsWith("claim "))).toEqual([expect.stringMatching(/attempt 1 of 3/)]);
+    await webhookArrives(jobId, 30_000);
+  });
+});
+
+describe("across every fault above", () => {
+  it("one quota unit per job, and one webhook per final state, each retried under one webhook-id", async () => {
+    await expectOneUnitPerJob(e2e.stack.info.databaseUrl, client.accountId, finished.length);
+    expectOneWebhookPerFinalState(receiver, secret, finished);
+  });
+});

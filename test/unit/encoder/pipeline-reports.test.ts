@@ -1,0 +1,122 @@
+import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { InternalApiError, JobGoneError, type ClaimedJob, type InternalApi } from "../../../encoder/internal-api";
+import { processDelivery, type PipelineDeps } from "../../../encoder/jobs/pipeline";
+import type { Uploader } from "../../../encoder/upload/s3";
+
+/**
+ * What the pipeline does when the Worker does not take a claim or a report (its own retries,
+ * in the internal API client, spent): the job's work is not what failed, so it is never
+ * reported as a failure of the job; the delivery is answered with an error and QStash delivers
+ * it again. Only the encoder's collaborators stand in.
+ */
+const jobId = "7e6d5c4b-3a29-4817-a6b5-c4d3e2f1a0b9";
+let workRoot: string;
+
+beforeAll(async () => {
+  workRoot = await mkdtemp(join(tmpdir(), "pipeline-reports-"));
+});
+afterAll(() => rm(workRoot, { recursive: true, force: true }));
+
+const claimed = (id: string): ClaimedJob => ({
+  id, attempt: 0, accountId: "acct", preset: "mp4_264_720p", inputUrl: "https://media.example.com/a.mp4", edl: null, plan: "free", maxSourceSeconds: 600,
+});
+
+function pipeline(api: Partial<InternalApi>) {
+  const calls: string[] = [];
+  const lines: string[] = [];
+  const deps: PipelineDeps = {
+    api: {
+      claim: async (id: string) => (calls.push("claim"), claimed(id)),
+      heartbeat: async () => (calls.push("heartbeat"), { status: "processing" }),
+      complete: async () => (calls.push("complete"), { status: "completed" }),
+      fail: async () => (calls.push("fail"), { status: "queued" }),
+      ...api,
+    } as InternalApi,
+    uploader: { uploadFile: async () => 1, uploadStream: async () => 1 } as unknown as Uploader,
+    render: async (_job, ctx) => {
+      const path = join(ctx.workDir, "out.mp4");
+      await writeFile(path, "output");
+      return { output: { kind: "file", path, fileName: "out.mp4", contentType: "video/mp4" }, duration: 2 };
+    },
+    workRoot,
+    heartbeatMs: 20,
+    log: (line) => lines.push(line),
+  };
+  return { deps, calls, lines };
+}
+
+const workerDown = () => new InternalApiError("/jobs/x/complete", 503, { error: "Internal server error" });
+
+describe("reports the Worker did not take", () => {
+  it("a completion the Worker never took is not reported as a failure: the delivery errs and QStash delivers it again", async () => {
+    const { deps, calls, lines } = pipeline({
+      complete: async () => {
+        throw workerDown();
+      },
+    });
+    await expect(processDelivery(deps, jobId, 0)).rejects.toBeInstanceOf(InternalApiError);
+    expect(calls).not.toContain("fail");
+    expect(lines.filter((l) => / failed /.test(l))).toEqual([]);
+    expect(await readdir(workRoot)).toEqual([]);
+  });
+
+  it("the heartbeat goes on while a report waits for the Worker, so the sweep does not take the job for abandoned", async () => {
+    const { deps, calls } = pipeline({});
+    deps.api.complete = async () => {
+      calls.push("complete");
+      await new Promise((r) => setTimeout(r, 300));
+      calls.push("completed");
+      return { status: "completed" };
+    };
+    await expect(processDelivery(deps, jobId, 0)).resolves.toBe("done");
+    const during = calls.slice(calls.indexOf("complete"), calls.indexOf("completed"));
+    expect(during.filter((c) => c === "heartbeat").length).toBeGreaterThan(0);
+    // Stopped once the report is in.
+    const after = calls.length;
+    await new Promise((r) => setTimeout(r, 100));
+    expect(calls.length).toBe(after);
+  });
+
+  it("a failure report the Worker never took errs the delivery too, so the attempt is not lost", async () => {
+    const { deps, calls } = pipeline({
+      fail: async () => {
+        throw workerDown();
+      },
+    });
+    deps.render = async () => {
+      throw new Error("boom");
+    };
+    await expect(processDelivery(deps, jobId, 0)).rejects.toBeInstanceOf(InternalApiError);
+    expect(calls).not.toContain("complete");
+  });
+
+  it("a job gone by the time of the report (cancelled) ends the delivery quietly", async () => {
+    const { deps, lines } = pipeline({
+      complete: async () => {
+        throw new JobGoneError("cancelled");
+      },
+    });
+    await expect(processDelivery(deps, jobId, 0)).resolves.toBe("done");
+    expect(lines.at(-1)).toMatch(/cancelled +the job is cancelled; work stopped$/);
+  });
+
+  it("a claim the Worker never took starts no work: the delivery errs and QStash delivers it again", async () => {
+    let rendered = false;
+    const { deps, calls } = pipeline({
+      claim: async () => {
+        throw workerDown();
+      },
+    });
+    deps.render = async () => {
+      rendered = true;
+      throw new Error("not reached");
+    };
+    await expect(processDelivery(deps, jobId, 0)).rejects.toBeInstanceOf(InternalApiError);
+    expect(rendered).toBe(false);
+    expect(calls).toEqual([]);
+    expect(await readdir(workRoot)).toEqual([]);
+  });
+});

@@ -1,7 +1,8 @@
 import { mkdir } from "node:fs/promises";
 import { chromium } from "playwright-core";
 import { describe, expect, it } from "vitest";
-import { call, stack } from "./harness";
+import { expectStatus } from "../support/api-client";
+import { api, stack } from "./harness";
 
 const ENDPOINTS = [
   ["POST", "/jobs"],
@@ -16,8 +17,8 @@ const ENDPOINTS = [
 
 describe("the reference at /docs", () => {
   it("serves the OpenAPI document and the reference's script itself, without a key", async () => {
-    const doc = await call("GET", "/api/v1/openapi.json");
-    expect(doc.status).toBe(200);
+    const doc = await api().raw<{ openapi: string }>({ method: "GET", path: "/api/v1/openapi.json" });
+    expectStatus(doc, 200);
     expect(doc.body.openapi).toBe("3.1.0");
     const page = await fetch(`${stack.apiUrl}/docs`);
     expect(page.headers.get("content-type")).toMatch(/text\/html/);

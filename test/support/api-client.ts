@@ -199,13 +199,29 @@ export function createApiClient(options: ApiClientOptions) {
 
 export type ApiClient = ReturnType<typeof createApiClient>;
 
+/** An operation's answer at one status; a raw answer (any status) stays as it is. */
+export type AnswerAt<A extends Answer<unknown>, S> = number extends A["status"] ? A : Extract<A, { status: S }>;
+
 /** Fails unless the answer has this status (its body in the message); narrows the body to that status's shape. */
-export function expectStatus<A extends Answer<unknown>, S extends A["status"]>(answer: A, status: S, message?: string): asserts answer is Extract<A, { status: S }> {
+export function expectStatus<A extends Answer<unknown>, S extends A["status"]>(answer: A, status: S, message?: string): asserts answer is AnswerAt<A, S> {
   expect(answer.status, message ?? answer.text.slice(0, 1000)).toBe(status);
 }
 
+type ErrorClassIn<B> = B extends { error: infer E } ? E : never;
+
+/** Fails unless the answer has this status and this `error` class; narrows the body to that class's shape. */
+export function expectError<A extends Answer<unknown>, S extends A["status"], const E extends string>(
+  answer: A,
+  status: S,
+  error: E & ErrorClassIn<AnswerAt<A, S>["body"]>,
+  message?: string,
+): asserts answer is AnswerAt<A, S> & { body: { error: E } } {
+  expectStatus(answer, status, message);
+  expect((answer.body as { error?: unknown }).error, message ?? answer.text.slice(0, 1000)).toBe(error);
+}
+
 /** The body of an answer that must have this status. */
-export function bodyOf<A extends Answer<unknown>, S extends A["status"]>(answer: A, status: S): Extract<A, { status: S }>["body"] {
+export function bodyOf<A extends Answer<unknown>, S extends A["status"]>(answer: A, status: S): AnswerAt<A, S>["body"] {
   expectStatus(answer, status);
   return answer.body;
 }

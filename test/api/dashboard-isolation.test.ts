@@ -95,7 +95,7 @@ describe("dashboard: one account never sees another's keys or jobs", () => {
     const html = await both.text();
     expect(html.includes(a.jobId) && html.includes(b.jobId)).toBe(false);
     // A dashboard session is not an API credential.
-    const api = await fetch(`${a.session.origin}/api/v1/jobs`, { headers: { Cookie: `vep_session=${token}` } });
-    expect(api.status).toBe(401);
+    const viaApi = await api().listJobs({}, { headers: { Cookie: `vep_session=${token}` } });
+    expectStatus(viaApi, 401);
   });
 });

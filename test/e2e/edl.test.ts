@@ -7,7 +7,8 @@ import { fakeDnsEnv } from "../support/fake-dns";
 import { closeTo, decodedAudioSeconds, everyFrame, frameAt, largestAudioHole, pixelAt, volume, type Frame, type Rgb } from "../support/frames";
 import { ffmpeg, ffprobeJson } from "../support/media";
 import { startFixtureServer, type FixtureServer } from "./fixtures";
-import { startE2E, type E2E } from "./harness";
+import { expectStatus, unchecked } from "../support/api-client";
+import { type E2E, startE2E } from "./harness";
 
 let e2e: E2E;
 let fixtures: FixtureServer;
@@ -47,8 +48,8 @@ async function makeAssets() {
 
 async function render(edl: unknown, plan: "free" | "pro" = "pro") {
   const c = await e2e.client(plan);
-  const created = await c.call("POST", "/edl", { edl });
-  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  const created = await c.createEdlJob(unchecked({ edl }));
+  expectStatus(created, 201, JSON.stringify(created.body));
   const job = await e2e.waitFor(c, created.body.id);
   return job;
 }

@@ -78,15 +78,19 @@ export async function answerOf(response: Response): Promise<Answer> {
   return { status: response.status, body: parseBody(text), text, headers: response.headers };
 }
 
-/** Over fetch: the global one, or any function that answers a Request (the app inside workerd). */
-export function fetchExchange(fetchFn: (request: Request) => Promise<Response> = (request) => fetch(request)): Exchange {
+/**
+ * Over fetch: the global one, or any function that answers a Request (the app inside workerd).
+ * With `timeoutMs`, a request not answered in time rejects with a TimeoutError.
+ */
+export function fetchExchange(fetchFn: (request: Request) => Promise<Response> = (request) => fetch(request), options: { timeoutMs?: number } = {}): Exchange {
   return async (request) => {
     const headers = new Headers();
     for (const [name, value] of Object.entries(request.headers)) {
       for (const one of [value ?? []].flat()) headers.append(name, one);
     }
     // A stream needs half-duplex in Node's fetch; workerd ignores it.
-    const init = { method: request.method, headers, body: request.body, duplex: "half" } as RequestInit;
+    const signal = options.timeoutMs === undefined ? undefined : AbortSignal.timeout(options.timeoutMs);
+    const init = { method: request.method, headers, body: request.body, duplex: "half", signal } as RequestInit;
     return answerOf(await fetchFn(new Request(`${request.origin}${request.path}`, init)));
   };
 }
@@ -126,6 +130,17 @@ export interface ApiClientOptions {
 }
 
 const hasHeader = (headers: HeaderValues, name: string) => Object.keys(headers).some((h) => h.toLowerCase() === name.toLowerCase());
+
+/** The request `raw()` sends: the key's Authorization unless the request has its own, JSON encoded. */
+export function wireRequest(origin: string, request: RawRequest, apiKey?: string): WireRequest {
+  const headers: HeaderValues = { ...(apiKey && !hasHeader(request.headers ?? {}, "Authorization") ? { Authorization: `Bearer ${apiKey}` } : {}), ...request.headers };
+  let body = request.body;
+  if (request.json !== undefined) {
+    body = JSON.stringify(request.json);
+    if (!hasHeader(headers, "Content-Type")) headers["Content-Type"] = "application/json";
+  }
+  return { method: request.method, origin, path: servicePath(request.path), headers, body };
+}
 
 export function createApiClient(options: ApiClientOptions) {
   const origin = options.baseUrl.replace(/\/+$/, "");
@@ -186,13 +201,7 @@ export function createApiClient(options: ApiClientOptions) {
 
     /** Anything at all; the body's type is the caller's to state (unknown unless it does). */
     async raw<B = unknown>(request: RawRequest): Promise<Answer<B>> {
-      const headers: HeaderValues = { ...(hasHeader(request.headers ?? {}, "Authorization") ? {} : authorization), ...request.headers };
-      let body = request.body;
-      if (request.json !== undefined) {
-        body = JSON.stringify(request.json);
-        if (!hasHeader(headers, "Content-Type")) headers["Content-Type"] = "application/json";
-      }
-      return (await send({ method: request.method, origin, path: servicePath(request.path), headers, body })) as Answer<B>;
+      return (await send(wireRequest(origin, request, options.apiKey))) as Answer<B>;
     },
   };
 }

@@ -8,7 +8,7 @@ import { Agent, request, type ClientRequest, type IncomingMessage } from "node:h
 import { brotliDecompressSync, gunzipSync, inflateSync } from "node:zlib";
 import { parseBody, type Answer, type Exchange, type WireRequest } from "./api-client";
 
-export const REQUEST_TIMEOUT_MS = 60_000;
+const REQUEST_TIMEOUT_MS = 60_000;
 
 const agent = new Agent({ keepAlive: true, maxSockets: 16 });
 

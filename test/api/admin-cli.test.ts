@@ -1,8 +1,8 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { DashboardSession } from "./dashboard-session";
 import { expectStatus } from "../support/api-client";
+import { DashboardSession } from "./dashboard-session";
 import { api, stack } from "./harness";
 
 const run = promisify(execFile);

@@ -8,7 +8,7 @@ import { createVepClient } from "../../client";
 import { PROJECT_ROOT } from "../../dev/state";
 import { startWebhookReceiver } from "../support/webhook-receiver";
 import { startFixtureServer, type FixtureServer } from "./fixtures";
-import { type E2E, startE2E } from "./harness";
+import { startE2E, type E2E } from "./harness";
 
 /** Screenshots of each step, kept for people to look at (gitignored). */
 const ARTIFACTS = join(PROJECT_ROOT, "test-artifacts", "dashboard");

@@ -6,9 +6,9 @@ import { COUNTER_DB_PER_SECOND, COUNTER_GRID, makeCounterSource, readCounter } f
 import { fakeDnsEnv } from "../support/fake-dns";
 import { closeTo, decodedAudioSeconds, everyFrame, frameAt, largestAudioHole, pixelAt, volume, type Frame, type Rgb } from "../support/frames";
 import { ffmpeg, ffprobeJson } from "../support/media";
-import { startFixtureServer, type FixtureServer } from "./fixtures";
 import { expectStatus, unchecked } from "../support/api-client";
-import { type E2E, startE2E } from "./harness";
+import { startFixtureServer, type FixtureServer } from "./fixtures";
+import { startE2E, type E2E } from "./harness";
 
 let e2e: E2E;
 let fixtures: FixtureServer;

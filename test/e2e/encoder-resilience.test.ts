@@ -5,9 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isJobStageLine } from "../../encoder/jobs/stage-log";
 import { crashOnSignalEnv } from "../support/crash-on-signal";
 import { ffmpeg } from "../support/media";
-import { startFixtureServer, type FixtureServer } from "./fixtures";
 import { bodyOf } from "../support/api-client";
-import { type E2E, startE2E } from "./harness";
+import { startFixtureServer, type FixtureServer } from "./fixtures";
+import { startE2E, type E2E } from "./harness";
 
 /**
  * The encoder process under faults from outside: sources that close the connection right after

@@ -6,9 +6,9 @@ import { extname, join } from "node:path";
 import { chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { extract, readZip } from "../support/outputs";
-import { startFixtureServer, type FixtureServer } from "./fixtures";
 import { expectStatus } from "../support/api-client";
-import { type E2E, startE2E } from "./harness";
+import { startFixtureServer, type FixtureServer } from "./fixtures";
+import { startE2E, type E2E } from "./harness";
 
 const hlsJs = createRequire(import.meta.url).resolve("hls.js/dist/hls.min.js");
 const TYPES: Record<string, string> = { ".m3u8": "application/vnd.apple.mpegurl", ".ts": "video/mp2t", ".js": "text/javascript", ".html": "text/html" };

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startWebhookReceiver } from "../support/webhook-receiver";
 import { bodyOf, expectStatus } from "../support/api-client";
 import { startFixtureServer, type FixtureServer } from "./fixtures";
-import { type E2E, startE2E } from "./harness";
+import { startE2E, type E2E } from "./harness";
 
 const exec = promisify(execFile);
 let e2e: E2E;

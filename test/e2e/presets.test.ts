@@ -5,9 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PRESETS, type CatalogueEntry } from "../../domain/presets/catalogue";
 import { ffmpeg, ffprobeJson } from "../support/media";
 import { checkHlsMaster, extract, loudnessLufs, parseM3u8, readZip } from "../support/outputs";
-import { startFixtureServer, type FixtureServer } from "./fixtures";
 import { expectStatus } from "../support/api-client";
-import { type Client, type E2E, startE2E } from "./harness";
+import { startFixtureServer, type FixtureServer } from "./fixtures";
+import { startE2E, type Client, type E2E } from "./harness";
 
 const SECONDS = 4;
 const FPS = 30;

@@ -3,9 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ffprobeJson } from "../support/media";
-import { startFixtureServer, type FixtureServer } from "./fixtures";
 import { expectStatus } from "../support/api-client";
-import { type E2E, startE2E } from "./harness";
+import { startFixtureServer, type FixtureServer } from "./fixtures";
+import { startE2E, type E2E } from "./harness";
 
 let e2e: E2E;
 let fixtures: FixtureServer;

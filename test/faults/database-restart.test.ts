@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startEmbeddedPostgres } from "../../dev/cloud/embedded-postgres";
 import { startFixtureServer, type FixtureServer } from "../e2e/fixtures";
-import { type Client, type E2E, startE2E } from "../e2e/harness";
+import { startE2E, type Client, type E2E } from "../e2e/harness";
 import { type Answer, type ApiClient, createApiClient, fetchExchange } from "../support/api-client";
 import { expectOneUnitPerJob, expectOneWebhookPerFinalState, startIdempotentReceiver, type IdempotentReceiver } from "./support";
 

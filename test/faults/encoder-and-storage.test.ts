@@ -6,7 +6,7 @@ import { AwsClient } from "aws4fetch";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startFixtureServer, type FixtureServer } from "../e2e/fixtures";
 import { expectStatus } from "../support/api-client";
-import { type Client, type E2E, startE2E } from "../e2e/harness";
+import { startE2E, type Client, type E2E } from "../e2e/harness";
 import { ffprobeJson } from "../support/media";
 import { expectOneUnitPerJob, expectOneWebhookPerFinalState, startIdempotentReceiver, startStorageFront, type IdempotentReceiver } from "./support";
 

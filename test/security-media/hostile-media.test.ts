@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startFixtureServer, type FixtureServer } from "../e2e/fixtures";
 import { expectStatus, unchecked } from "../support/api-client";
-import { type Client, type E2E, startE2E } from "../e2e/harness";
+import { startE2E, type Client, type E2E } from "../e2e/harness";
 import { bombPng, hugePictureVideo } from "../support/hostile-media";
 import { ffmpeg, makeSource } from "../support/media";
 import { startTrickleServer } from "./servers";

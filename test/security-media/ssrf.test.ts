@@ -2,7 +2,7 @@ import { readdir } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startFixtureServer, type FixtureServer } from "../e2e/fixtures";
 import { expectStatus } from "../support/api-client";
-import { type Client, type E2E, startE2E } from "../e2e/harness";
+import { startE2E, type Client, type E2E } from "../e2e/harness";
 import { fakeDnsEnv } from "../support/fake-dns";
 import { startCanary } from "./servers";
 

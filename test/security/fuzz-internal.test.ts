@@ -7,9 +7,9 @@ import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { INTERNAL_SIGNATURE_HEADER, INTERNAL_TIMESTAMP_HEADER, signInternal } from "../../domain/internal-auth";
 import { BODY_LIMITS } from "../../worker/middleware/body-limit";
+import { bodyOf } from "../support/api-client";
 import { account, seedVictim } from "./accounts";
 import { anyBody, headerValue, jsonText, objectText, pathId, type Body } from "./arbitraries";
-import { bodyOf } from "../support/api-client";
 import { clientAs, type Incoming, send, stack } from "./client";
 import { countCase, fuzz } from "./fuzz";
 

@@ -8,6 +8,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { PRESET_IDS } from "../../domain/presets/catalogue";
 import { BODY_LIMITS } from "../../worker/middleware/body-limit";
 import { completeJob } from "../api/harness";
+import { expectStatus } from "../support/api-client";
 import { account, seedVictim, type Victim } from "./accounts";
 import {
   anyBody,
@@ -24,7 +25,6 @@ import {
   type Body,
   type JsonText,
 } from "./arbitraries";
-import { expectStatus } from "../support/api-client";
 import { type Caller, clientAs, type Incoming, type Outgoing, send } from "./client";
 import { cancelResponse, creationResponse, downloadUrlResponse, expectContractBody, expectContractError, jobList, jobRead } from "./contract";
 import { countCase, fuzz } from "./fuzz";

@@ -2,7 +2,8 @@
  * The suites' one client for the API. Each operation of the OpenAPI document is a method typed by
  * the client's generated types (requests built by openapi-fetch), and answers come back whatever
  * their status, never thrown: `{status, body, text, headers}`, the body typed per documented
- * status. `expectStatus` checks the status and narrows the body to that status's shape.
+ * status. `expectStatus` (and `expectError`, with the error class; `bodyOf`, returning the body)
+ * check the status and narrow the body to that status's shape.
  *
  * Tests need what the typed client will not send: `unchecked(value)` and `rawBody(text)` stand
  * where a typed body goes (a body off the contract, malformed JSON, another Content-Type), and
@@ -61,7 +62,7 @@ export type Exchange = (request: WireRequest) => Promise<Answer>;
 
 const OTHER_ROOTS = /^\/(api|internal|healthz|docs|dashboard)(\/|$|\?)/;
 
-export function servicePath(path: string): string {
+function servicePath(path: string): string {
   return OTHER_ROOTS.test(path) ? path : `/api/v1${path}`;
 }
 
@@ -73,7 +74,7 @@ export function parseBody(text: string): unknown {
   }
 }
 
-export async function answerOf(response: Response): Promise<Answer> {
+async function answerOf(response: Response): Promise<Answer> {
   const text = await response.text();
   return { status: response.status, body: parseBody(text), text, headers: response.headers };
 }
@@ -145,7 +146,6 @@ export function wireRequest(origin: string, request: RawRequest, apiKey?: string
 export function createApiClient(options: ApiClientOptions) {
   const origin = options.baseUrl.replace(/\/+$/, "");
   const exchange = options.exchange ?? fetchExchange();
-  const authorization: HeaderValues = options.apiKey ? { Authorization: `Bearer ${options.apiKey}` } : {};
 
   async function send(request: WireRequest): Promise<Answer> {
     const answer = await exchange(request);
@@ -155,7 +155,7 @@ export function createApiClient(options: ApiClientOptions) {
 
   const openapi = createClient<paths>({
     baseUrl: `${origin}/api/v1`,
-    headers: authorization as Record<string, string>,
+    headers: options.apiKey ? { Authorization: `Bearer ${options.apiKey}` } : {},
     bodySerializer: (body: unknown) => (body instanceof Unchecked ? body.text : JSON.stringify(body)),
   });
 
@@ -181,7 +181,6 @@ export function createApiClient(options: ApiClientOptions) {
   });
 
   return {
-    baseUrl: origin,
     createJob: (body: Body<CreateJobRequest>, o?: CreationOptions) =>
       operation<"createJob">((fetch) => openapi.POST("/jobs", { body: body as CreateJobRequest, headers: headersFor(body, o), fetch })),
     /** A string is sent as the query string exactly as written. */

@@ -15,7 +15,8 @@ import { signInternal } from "../../domain/internal-auth";
 import { BODY_LIMITS } from "../../worker/middleware/body-limit";
 import { MAX_JSON_DEPTH, MAX_JSON_CONTAINERS } from "../../worker/lib/json-limits";
 import { account } from "./accounts";
-import { type Caller, type Outgoing, send, sendStreaming, stack } from "./client";
+import { expectStatus } from "../support/api-client";
+import { type Caller, clientAs, type Outgoing, send, sendStreaming, stack } from "./client";
 import { edlCreation, edlValidation, expectContractBody, expectContractError, creationResponse } from "./contract";
 
 let caller: Caller;
@@ -163,8 +164,9 @@ describe("campaign: timelines far past their plan's limits are refused on their 
     const res = await send({ method: "POST", path: "/edl", caller: free, body: JSON.stringify({ edl: hundredThousand }) });
     expectContractError(res, { allowed: ["EDL validation failed"] });
     expect((res.body as { errors: string[] }).errors).toEqual(["Too many clips for the Starter plan: 100000 (maximum 5)"]);
-    const created = await send({ method: "POST", path: "/jobs", caller: free, body: JSON.stringify({ inputUrl: "https://media.example.com/a.mp4", preset: "mp4_264_720p" }) });
-    expect((created.body as { user: { remainingJobs: number } }).user.remainingJobs).toBe(9);
+    const created = await clientAs(free).createJob({ inputUrl: "https://media.example.com/a.mp4", preset: "mp4_264_720p" });
+    expectStatus(created, 201);
+    expect(created.body.user.remainingJobs).toBe(9);
   });
 
   it("100,000 empty tracks → valid false with the track-limit error alone", async () => {

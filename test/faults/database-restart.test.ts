@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startEmbeddedPostgres } from "../../dev/cloud/embedded-postgres";
 import { startFixtureServer, type FixtureServer } from "../e2e/fixtures";
 import { startE2E, type Client, type E2E } from "../e2e/harness";
-import { type Answer, type ApiClient, createApiClient, fetchExchange } from "../support/api-client";
+import { type Answer, type ApiClient, bodyOf, createApiClient, fetchExchange } from "../support/api-client";
 import { expectOneUnitPerJob, expectOneWebhookPerFinalState, startIdempotentReceiver, type IdempotentReceiver } from "./support";
 
 /**
@@ -105,9 +105,10 @@ describe("PostgreSQL restarted under load", () => {
       }
     });
 
-    // The database goes while both encodes run and the load has been answered.
-    for (const id of inFlight) expect((await e2e.waitFor(client, id, (job) => job.status !== "queued", 60_000)).status).toBe("processing");
+    // The database goes once both encodes have started and the load has been answered, while the encodes still run.
+    for (const id of inFlight) await e2e.waitFor(client, id, (job) => job.status !== "queued", 60_000);
     await vi.waitFor(() => expect(answers.filter((a) => a.status === 200).length).toBeGreaterThan(10), { timeout: 30_000, interval: 50 });
+    for (const id of inFlight) expect(bodyOf(await client.getJob(id), 200).status, `${id} still encoding when the database goes`).toBe("processing");
     const down = Date.now();
     const linesAtDown = workerLines.length;
     await postgres.stop();

@@ -3,7 +3,9 @@ import { wranglerTextModules } from "./test/support/wrangler-text-modules";
 
 /**
  * Projects by what they need running:
- * - unit: pure code and FFmpeg on generated media; nothing else.
+ * - unit: pure code; its setup refuses to start FFmpeg or ffprobe.
+ * - render: FFmpeg on media generated with lavfi: every preset, the blend modes, the probe and
+ *   the runner on real files, the timeline renderer.
  * - cloud: each local stand-in, exercised with the official client library.
  * - api: the Worker under wrangler dev against the local cloud and the machine's PostgreSQL.
  * - security: the API-level campaigns (authentication and isolation, hostile input) against the
@@ -25,6 +27,14 @@ export default defineConfig({
           // Let the text modules' `?raw` stylesheets through Vite instead of vitest's empty CSS stub.
           css: { include: [/\?raw$/] },
           include: ["test/unit/**/*.test.ts"],
+          setupFiles: ["test/unit/no-ffmpeg-setup.ts"],
+          testTimeout: 120_000,
+        },
+      },
+      {
+        test: {
+          name: "render",
+          include: ["test/render/**/*.test.ts"],
           testTimeout: 120_000,
         },
       },

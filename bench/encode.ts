@@ -19,6 +19,7 @@ import { ffmpeg } from "../test/support/media";
 import { timeFfmpeg } from "./ffmpeg-time";
 import { startFixtureServer } from "../test/e2e/fixtures";
 import { startE2E } from "../test/e2e/harness";
+import { bodyOf } from "../test/support/api-client";
 import { startWebhookReceiver } from "../test/support/webhook-receiver";
 
 const SOURCE_SECONDS = Number(process.env.BENCH_SOURCE_SECONDS ?? 60);
@@ -50,8 +51,8 @@ try {
 
   async function jobSeconds(presetId: string): Promise<number> {
     const started = performance.now();
-    const created = await client.call("POST", "/jobs", { inputUrl: sourceUrl, preset: presetId });
-    const event = JSON.parse((await hooks.waitFor(created.body.id, 900_000)).body);
+    const created = bodyOf(await client.createJob({ inputUrl: sourceUrl, preset: presetId }), 201);
+    const event = JSON.parse((await hooks.waitFor(created.id, 900_000)).body);
     if (event.status !== "completed") throw new Error(`${presetId}: ${event.errorMessage}`);
     await (await fetch(event.outputUrl)).arrayBuffer();
     return (performance.now() - started) / 1000;
@@ -100,8 +101,8 @@ try {
   const bigBytes = (await stat(bigPath)).size;
   const pid = e2e.stack.encoderPid()!;
   const started = performance.now();
-  const created = await client.call("POST", "/jobs", { inputUrl: fixtures.url("big.mkv"), preset: "audio_mp3_hq" });
-  const done = JSON.parse((await hooks.waitFor(created.body.id, 900_000)).body);
+  const created = bodyOf(await client.createJob({ inputUrl: fixtures.url("big.mkv"), preset: "audio_mp3_hq" }), 201);
+  const done = JSON.parse((await hooks.waitFor(created.id, 900_000)).body);
   if (done.status !== "completed") throw new Error(`1 GB job: ${done.errorMessage}`);
   const status = await readFile(`/proc/${pid}/status`, "utf8");
   const peakMb = Number(/VmHWM:\s+(\d+) kB/.exec(status)![1]) / 1024;

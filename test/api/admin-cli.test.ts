@@ -1,8 +1,9 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
+import { expectStatus } from "../support/api-client";
 import { DashboardSession } from "./dashboard-session";
-import { call, stack } from "./harness";
+import { api, stack } from "./harness";
 
 const run = promisify(execFile);
 
@@ -27,7 +28,8 @@ describe("operability: npm run admin", () => {
     const out = await admin("account", "create", "--plan", "business");
     expect(Object.keys(out).sort()).toEqual(["accountId", "apiKey"]);
     expect(out.apiKey).toMatch(/^spk_/);
-    const presets = await call("GET", "/presets", { key: out.apiKey });
+    const presets = await api(out.apiKey).listPresets();
+    expectStatus(presets, 200);
     expect(presets.body.meta.userPlan).toBe("business");
   });
 
@@ -37,11 +39,11 @@ describe("operability: npm run admin", () => {
     expect(Object.keys(modern).sort()).toEqual(["apiKey", "keyId"]);
     const legacy = await admin("key", "create", accountId, "--legacy");
     expect(legacy.apiKey).toMatch(/^sk_/);
-    expect((await call("GET", "/jobs", { key: legacy.apiKey })).status).toBe(200);
+    expect((await api(legacy.apiKey).listJobs()).status).toBe(200);
     await admin("key", "revoke", legacy.apiKey);
-    expect((await call("GET", "/jobs", { key: legacy.apiKey })).status).toBe(401);
+    expect((await api(legacy.apiKey).listJobs()).status).toBe(401);
     await admin("key", "revoke", modern.keyId);
-    expect((await call("GET", "/jobs", { key: modern.apiKey })).status).toBe(401);
+    expect((await api(modern.apiKey).listJobs()).status).toBe(401);
     const hook = await admin("webhook", "set", accountId, "https://hooks.example.com/x");
     expect(hook).toEqual({ webhookUrl: "https://hooks.example.com/x", secret: expect.stringMatching(/^whsec_/) });
   });
@@ -66,10 +68,12 @@ describe("operability: npm run admin", () => {
 
   it("webhook set drops the cached key lookups, so the next creation echoes the new URL", async () => {
     const { accountId, apiKey } = await admin("account", "create", "--plan", "free");
-    const before = await call("POST", "/jobs", { key: apiKey, body: { inputUrl: "https://media.example.com/a.mp4", preset: "mp4_264_720p" } });
+    const before = await api(apiKey).createJob({ inputUrl: "https://media.example.com/a.mp4", preset: "mp4_264_720p" });
+    expectStatus(before, 201);
     expect(before.body.webhookUrl).toBeNull();
     await admin("webhook", "set", accountId, "https://hooks.example.com/new");
-    const after = await call("POST", "/jobs", { key: apiKey, body: { inputUrl: "https://media.example.com/a.mp4", preset: "mp4_264_720p" } });
+    const after = await api(apiKey).createJob({ inputUrl: "https://media.example.com/a.mp4", preset: "mp4_264_720p" });
+    expectStatus(after, 201);
     expect(after.body.webhookUrl).toBe("https://hooks.example.com/new");
   });
 });
@@ -94,7 +98,7 @@ describe("operability: npm run admin, help and read commands", () => {
 
   it("account list, account show (plan, usage this month, webhook) and key list (last four only)", async () => {
     const { accountId, apiKey } = await admin("account", "create", "--plan", "pro");
-    await call("POST", "/jobs", { key: apiKey, body: { inputUrl: "https://media.example.com/a.mp4", preset: "mp4_264_720p" } });
+    await api(apiKey).createJob({ inputUrl: "https://media.example.com/a.mp4", preset: "mp4_264_720p" });
     const listed = await admin("account", "list");
     expect(listed.find((a: { accountId: string }) => a.accountId === accountId)).toMatchObject({ plan: "pro", activeKeys: 1, email: null, webhookUrl: null });
 

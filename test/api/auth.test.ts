@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { generateApiKey } from "../../domain/keys";
-import { admin, call, createJob, newAccount } from "./harness";
+import { expectError, expectStatus } from "../support/api-client";
+import { admin, api, createJob, newAccount, readJob } from "./harness";
 
 const UNAUTHORIZED = {
   error: "Unauthorized",
@@ -33,8 +34,8 @@ describe("spec: Authentication rule 4 › five failures, one 401 body, on every 
   for (const [method, path] of ROUTES) {
     for (const [name, headers] of cases) {
       it(`${method} ${path}: ${name} → 401`, async () => {
-        const res = await call(method, path, { headers, body: method === "GET" ? undefined : {} });
-        expect(res.status).toBe(401);
+        const res = await api().raw({ method, path, headers, json: method === "GET" ? undefined : {} });
+        expectStatus(res, 401);
         expect(res.body).toEqual(UNAUTHORIZED);
       });
     }
@@ -46,40 +47,39 @@ describe("spec: Authentication rules 2 and 5", () => {
     const { accountId } = await newAccount();
     const legacy = await admin.createKey(accountId, true);
     expect(legacy.apiKey).toMatch(/^sk_/);
-    const res = await call("GET", "/jobs", { key: legacy.apiKey });
-    expect(res.status).toBe(200);
+    const res = await api(legacy.apiKey).listJobs();
+    expectStatus(res, 200);
   });
 
   it("a key revoked after use is refused at once (the lookup cache is dropped)", async () => {
     const { accountId } = await newAccount();
     const key = await admin.createKey(accountId);
-    expect((await call("GET", "/jobs", { key: key.apiKey })).status).toBe(200);
+    expect((await api(key.apiKey).listJobs()).status).toBe(200);
     await admin.revokeKey(key.keyId);
-    expect((await call("GET", "/jobs", { key: key.apiKey })).status).toBe(401);
+    expect((await api(key.apiKey).listJobs()).status).toBe(401);
   });
 
   it("another account's job is a 404 to read, cancel and sign", async () => {
     const owner = await newAccount();
     const other = await newAccount();
     const job = await createJob(owner.apiKey);
-    const read = await call("GET", `/jobs/${job.id}`, { key: other.apiKey });
-    expect(read.status).toBe(404);
-    expect(read.body.error).toBe("Not found");
-    const cancel = await call("DELETE", `/jobs/${job.id}`, { key: other.apiKey });
-    expect(cancel.status).toBe(404);
-    const sign = await call("GET", `/jobs/${job.id}/download-url`, { key: other.apiKey });
-    expect(sign.status).toBe(404);
+    const read = await api(other.apiKey).getJob(job.id);
+    expectError(read, 404, "Not found");
+    const cancel = await api(other.apiKey).cancelJob(job.id);
+    expectStatus(cancel, 404);
+    const sign = await api(other.apiKey).getDownloadUrl(job.id);
+    expectStatus(sign, 404);
     expect(sign.body).toEqual({ message: expect.any(String) });
-    const list = await call("GET", "/jobs", { key: other.apiKey });
+    const list = await api(other.apiKey).listJobs();
+    expectStatus(list, 200);
     expect(list.body.jobs).toEqual([]);
     // The owner still sees it, untouched.
-    expect((await call("GET", `/jobs/${job.id}`, { key: owner.apiKey })).body.status).toBe("queued");
+    expect((await readJob(owner.apiKey, job.id)).status).toBe("queued");
   });
 
   it("a job id that is not a UUID is a 404, not an error", async () => {
     const { apiKey } = await newAccount();
-    const res = await call("GET", "/jobs/not-a-uuid", { key: apiKey });
-    expect(res.status).toBe(404);
-    expect(res.body.error).toBe("Not found");
+    const res = await api(apiKey).getJob("not-a-uuid");
+    expectError(res, 404, "Not found");
   });
 });

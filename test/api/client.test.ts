@@ -1,5 +1,5 @@
 import { createServer } from "node:net";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { ApiError, createVepClient, NetworkError, type Job } from "../../client";
 import { usage } from "../../drizzle/schema";
 import { quotaPeriod } from "../../domain/time";
@@ -132,20 +132,22 @@ describe("client: waitForJob", () => {
     const waiting = api.waitForJob(job.id, { intervalMs: 150, onProgress: (j) => seen.push(j) });
     await internal(`/jobs/${job.id}/claim`, { attempt: 0 });
     await internal(`/jobs/${job.id}/heartbeat`, { progress: 0.5 });
-    await new Promise((r) => setTimeout(r, 600));
+    const seenHalfway = () => seen.some((j) => j.status === "processing" && j.progress === 0.5);
+    await vi.waitFor(() => expect(seenHalfway()).toBe(true), { timeout: 10_000, interval: 50 });
     await completeJob(job.id, accountId);
     const done = await waiting;
     expect(done).toMatchObject({ id: job.id, status: "completed" });
     expect(seen.at(-1)?.status).toBe("completed");
-    expect(seen.some((j) => j.status === "processing" && j.progress === 0.5)).toBe(true);
+    expect(seenHalfway()).toBe(true);
   });
 
   it("stops when its signal aborts, and returns failed and cancelled jobs as they are", async () => {
     const { api } = await clientFor();
     const job = await api.createJob({ inputUrl: SOURCE, preset: "mp4_264_720p" });
     const controller = new AbortController();
-    setTimeout(() => controller.abort(new Error("gave up")), 300);
-    await expect(api.waitForJob(job.id, { intervalMs: 100, signal: controller.signal })).rejects.toThrow("gave up");
+    // Aborted after its first read, while it waits for the next one.
+    const abortAfterRead = () => queueMicrotask(() => controller.abort(new Error("gave up")));
+    await expect(api.waitForJob(job.id, { intervalMs: 100, signal: controller.signal, onProgress: abortAfterRead })).rejects.toThrow("gave up");
     await api.cancelJob(job.id);
     expect((await api.waitForJob(job.id, { intervalMs: 100 })).status).toBe("cancelled");
   });

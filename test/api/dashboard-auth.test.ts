@@ -3,7 +3,8 @@ import { eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { sessions, users } from "../../drizzle/schema";
 import { tokenDigest } from "../../worker/dashboard/auth/tokens";
-import { admin, call, stack } from "./harness";
+import { expectStatus } from "../support/api-client";
+import { admin, api, stack } from "./harness";
 import { DashboardSession, formToken, signedUp } from "./dashboard-session";
 
 const sessionRow = async (token: string) => (await admin.db.select().from(sessions).where(eq(sessions.tokenHash, await tokenDigest(token))))[0];
@@ -222,11 +223,11 @@ describe("dashboard: headers and routing", () => {
 
   it("serves its script, stylesheet and hls.js itself", async () => {
     for (const [name, type] of [["dashboard.js", "text/javascript"], ["dashboard.css", "text/css"], ["hls.light.min.js", "text/javascript"]]) {
-      const res = await call("GET", `${stack.apiUrl}/dashboard/assets/${name}`);
-      expect(res.status, name).toBe(200);
+      const res = await api().raw({ method: "GET", path: `/dashboard/assets/${name}` });
+      expectStatus(res, 200, name);
       expect(res.headers.get("content-type")).toContain(type);
       expect(String(res.body).length).toBeGreaterThan(500);
     }
-    expect((await call("GET", `${stack.apiUrl}/dashboard/assets/nope.js`)).status).toBe(404);
+    expect((await api().raw({ method: "GET", path: "/dashboard/assets/nope.js" })).status).toBe(404);
   });
 });

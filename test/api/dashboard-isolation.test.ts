@@ -2,7 +2,8 @@ import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { sessions, users } from "../../drizzle/schema";
 import { tokenDigest } from "../../worker/dashboard/auth/tokens";
-import { admin, call, createJob } from "./harness";
+import { expectStatus } from "../support/api-client";
+import { admin, api, createJob } from "./harness";
 import { DashboardSession, formToken, signedUp } from "./dashboard-session";
 import { completeWith, storedZip } from "./dashboard-outputs";
 
@@ -65,7 +66,7 @@ describe("dashboard: one account never sees another's keys or jobs", () => {
     const token = formToken((await b.session.get("/dashboard/keys")).html);
     const res = await b.session.post(`/dashboard/keys/${a.keyId}/revoke`, { _csrf: token });
     expect(res.status).toBe(404);
-    expect((await call("GET", "/jobs", { key: a.key })).status).toBe(200);
+    expect((await api(a.key).listJobs()).status).toBe(200);
   });
 
   it("a session cookie belongs to one account: altered, swapped for the session's id, or sent with the API, it grants nothing", async () => {
@@ -94,7 +95,7 @@ describe("dashboard: one account never sees another's keys or jobs", () => {
     const html = await both.text();
     expect(html.includes(a.jobId) && html.includes(b.jobId)).toBe(false);
     // A dashboard session is not an API credential.
-    const api = await fetch(`${a.session.origin}/api/v1/jobs`, { headers: { Cookie: `vep_session=${token}` } });
-    expect(api.status).toBe(401);
+    const viaApi = await api().listJobs({}, { headers: { Cookie: `vep_session=${token}` } });
+    expectStatus(viaApi, 401);
   });
 });

@@ -3,7 +3,8 @@ import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { users } from "../../drizzle/schema";
 import { startWebhookReceiver } from "../support/webhook-receiver";
-import { call, createJob, stack } from "./harness";
+import { bodyOf, expectStatus } from "../support/api-client";
+import { api, createJob, stack } from "./harness";
 import { DashboardSession, formToken, signedUp } from "./dashboard-session";
 import { completeWith, storedZip } from "./dashboard-outputs";
 import { admin } from "./harness";
@@ -21,7 +22,7 @@ describe("dashboard: API keys", () => {
     const { session } = await signedUp();
     const key = await session.createKey("ci server");
     expect(key).toMatch(/^spk_[A-Za-z0-9]{43}$/);
-    expect((await call("GET", "/jobs", { key })).status).toBe(200);
+    expect((await api(key).listJobs()).status).toBe(200);
 
     const list = await session.get("/dashboard/keys");
     expect(list.html).toContain("ci server");
@@ -42,19 +43,19 @@ describe("dashboard: API keys", () => {
   it("revoking asks first, then the API refuses the key at once although its lookup was cached", async () => {
     const { session } = await signedUp();
     const key = await session.createKey("short-lived");
-    expect((await call("GET", "/jobs", { key })).status).toBe(200);
+    expect((await api(key).listJobs()).status).toBe(200);
     const list = await session.get("/dashboard/keys");
     const id = /data-key-id="([^"]+)"/.exec(list.html)![1];
 
     const confirm = await session.get(`/dashboard/keys/${id}/revoke`);
     expect(confirm.status).toBe(200);
     expect(confirm.html).toContain("This cannot be undone.");
-    expect((await call("GET", "/jobs", { key })).status).toBe(200);
+    expect((await api(key).listJobs()).status).toBe(200);
 
     const revoked = await session.post(`/dashboard/keys/${id}/revoke`, { _csrf: formToken(confirm.html) });
     expect(revoked.status).toBe(303);
     expect(revoked.location).toBe(`/dashboard/keys?revoked=${key.slice(-4)}`);
-    expect((await call("GET", "/jobs", { key })).status).toBe(401);
+    expect((await api(key).listJobs()).status).toBe(401);
     const after = await session.get(revoked.location!);
     expect(after.html).toContain(`Key …${key.slice(-4)} revoked.`);
     expect(after.html).toMatch(/revoked \d{4}-\d{2}-\d{2}/);
@@ -76,14 +77,14 @@ describe("dashboard: webhook", () => {
   it("set, reveal, rotate, test: the test event is signed with the current secret; the API sees the new URL at once", async () => {
     const { session } = await signedUp();
     const key = await session.createKey();
-    expect((await call("POST", "/jobs", { key, body: { inputUrl: "https://media.example.com/a.mp4", preset: "mp4_264_720p" } })).body.webhookUrl).toBeNull();
+    expect(bodyOf(await api(key).createJob({ inputUrl: "https://media.example.com/a.mp4", preset: "mp4_264_720p" }), 201).webhookUrl).toBeNull();
 
     const saved = await session.submit("/dashboard/webhook", "/dashboard/webhook", { url: receiver.url });
     expect(saved.status).toBe(303);
     const page = await session.get(saved.location!);
     expect(page.html).toContain("Webhook saved.");
     expect(page.html).not.toMatch(/whsec_[A-Za-z0-9+/]{10}/);
-    expect((await call("POST", "/jobs", { key, body: { inputUrl: "https://media.example.com/a.mp4", preset: "mp4_264_720p" } })).body.webhookUrl).toBe(receiver.url);
+    expect(bodyOf(await api(key).createJob({ inputUrl: "https://media.example.com/a.mp4", preset: "mp4_264_720p" }), 201).webhookUrl).toBe(receiver.url);
 
     const revealed = await session.post("/dashboard/webhook/reveal", { _csrf: formToken(page.html) });
     const secret = /<code id="webhook-secret">(whsec_[^<]+)<\/code>/.exec(revealed.html)![1];

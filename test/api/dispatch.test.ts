@@ -1,8 +1,9 @@
 import { Client, Receiver } from "@upstash/qstash";
 import { eq } from "drizzle-orm";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { jobs } from "../../drizzle/schema";
-import { admin, call, createJob, internal, newAccount, stack } from "./harness";
+import { expectStatus } from "../support/api-client";
+import { admin, api, createJob, internal, newAccount, readJob, stack } from "./harness";
 
 interface Delivery {
   body: string;
@@ -13,14 +14,15 @@ async function deliveries(): Promise<Delivery[]> {
   return (await fetch(`${stack.encoderUrl}/deliveries`)).json() as Promise<Delivery[]>;
 }
 
-async function deliveryFor(jobId: string, timeoutMs = 10_000): Promise<Delivery | undefined> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const hit = (await deliveries()).find((d) => JSON.parse(d.body).jobId === jobId);
-    if (hit) return hit;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return undefined;
+async function deliveryFor(jobId: string): Promise<Delivery> {
+  return vi.waitFor(
+    async () => {
+      const hit = (await deliveries()).find((d) => JSON.parse(d.body).jobId === jobId);
+      if (!hit) throw new Error(`no delivery for job ${jobId} yet`);
+      return hit;
+    },
+    { timeout: 10_000, interval: 100 },
+  );
 }
 
 const messageIdOf = async (jobId: string) =>
@@ -55,7 +57,7 @@ describe("dispatch: accepted jobs go to the encoder through QStash", () => {
     // One attempt was spent by the encoder that stopped: this message carries attempts 1 and 2.
     expect(message.maxRetries).toBe(1);
     expect(JSON.parse(message.body)).toEqual({ jobId: job.id, firstAttempt: 1 });
-    expect((await call("GET", `/jobs/${job.id}`, { key: apiKey })).body).toMatchObject({ status: "queued", retryCount: 1 });
+    expect(await readJob(apiKey, job.id)).toMatchObject({ status: "queued", retryCount: 1 });
   });
 
   it("cancelling a queued job cancels its QStash message: it is never delivered", async () => {
@@ -68,16 +70,17 @@ describe("dispatch: accepted jobs go to the encoder through QStash", () => {
       const first = await createJob(apiKey);
       const second = await createJob(apiKey);
       for (const job of [first, second]) {
-        const deadline = Date.now() + 10_000;
-        while ((await stateOf(job.id)) === "waiting" && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+        await vi.waitFor(async () => expect(await stateOf(job.id)).not.toBe("waiting"), { timeout: 10_000, interval: 50 });
       }
       const third = await createJob(apiKey);
       expect(await stateOf(third.id)).toBe("waiting");
-      const cancel = await call("DELETE", `/jobs/${third.id}`, { key: apiKey });
+      const cancel = await api(apiKey).cancelJob(third.id);
+      expectStatus(cancel, 200);
       expect(cancel.body.message).toMatch(/cancelled successfully/i);
       expect(await stateOf(third.id)).toBe("cancelled");
       await fetch(`${stack.encoderUrl}/release`, { method: "POST" });
-      await new Promise((r) => setTimeout(r, 1500));
+      // QStash delivers first in, first out: once a job created after it has been delivered, the third's turn has passed.
+      await deliveryFor((await createJob(apiKey)).id);
       expect((await deliveries()).some((d) => JSON.parse(d.body).jobId === third.id)).toBe(false);
     } finally {
       await fetch(`${stack.encoderUrl}/release`, { method: "POST" });

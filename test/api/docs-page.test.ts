@@ -1,7 +1,8 @@
 import { mkdir } from "node:fs/promises";
 import { chromium } from "playwright-core";
 import { describe, expect, it } from "vitest";
-import { call, stack } from "./harness";
+import { expectStatus } from "../support/api-client";
+import { api, stack } from "./harness";
 
 const ENDPOINTS = [
   ["POST", "/jobs"],
@@ -16,17 +17,17 @@ const ENDPOINTS = [
 
 describe("the reference at /docs", () => {
   it("serves the OpenAPI document and the reference's script itself, without a key", async () => {
-    const doc = await call("GET", "/api/v1/openapi.json");
-    expect(doc.status).toBe(200);
+    const doc = await api().raw<{ openapi: string }>({ method: "GET", path: "/api/v1/openapi.json" });
+    expectStatus(doc, 200);
     expect(doc.body.openapi).toBe("3.1.0");
-    const page = await fetch(`${stack.apiUrl}/docs`);
+    const page = await api().raw({ method: "GET", path: "/docs" });
     expect(page.headers.get("content-type")).toMatch(/text\/html/);
-    const html = await page.text();
+    const html = page.text;
     expect(html).toContain('src="/docs/scalar.js"');
     expect(html).not.toMatch(/cdn\.jsdelivr|unpkg\.com/);
-    const script = await fetch(`${stack.apiUrl}/docs/scalar.js`);
+    const script = await api().raw({ method: "GET", path: "/docs/scalar.js" });
     expect(script.headers.get("content-type")).toMatch(/javascript/);
-    expect((await script.text()).length).toBeGreaterThan(1_000_000);
+    expect(script.text.length).toBeGreaterThan(1_000_000);
   });
 
   it("renders in headless Chromium with every request outside this machine blocked, listing all eight endpoints", async () => {

@@ -4,7 +4,8 @@ import { describe, expect, it } from "vitest";
 import { jobs } from "../../drizzle/schema";
 import { FOUND_OUTPUT_TTL_SECONDS, foundOutputEntry } from "../../worker/lib/output-links";
 import { createStorage } from "../../worker/services/storage";
-import { ISO_MS, admin, call, completeJob, createJob, newAccount, objectUrl, s3, stack } from "./harness";
+import { bodyOf, expectStatus } from "../support/api-client";
+import { admin, api, completeJob, createJob, ISO_MS, newAccount, objectUrl, readJob, s3, stack } from "./harness";
 
 const HOUR = 3600_000;
 
@@ -24,8 +25,8 @@ describe("spec: GET /jobs/{id}/download-url › signed links", () => {
     const job = await createJob(apiKey);
     await completeJob(job.id, accountId, "the output bytes");
     const before = Date.now();
-    const res = await call("GET", `/jobs/${job.id}/download-url`, { key: apiKey });
-    expect(res.status).toBe(200);
+    const res = await api(apiKey).getDownloadUrl(job.id);
+    expectStatus(res, 200);
     expect(Object.keys(res.body).sort()).toEqual(["downloadUrl", "expiresAt", "message"]);
     expect(res.body.expiresAt).toMatch(ISO_MS);
     const ttl = Date.parse(res.body.expiresAt) - before;
@@ -44,7 +45,8 @@ describe("spec: GET /jobs/{id}/download-url › signed links", () => {
       const { apiKey, accountId } = await newAccount(plan);
       const job = await createJob(apiKey);
       await completeJob(job.id, accountId);
-      const res = await call("GET", `/jobs/${job.id}/download-url`, { key: apiKey });
+      const res = await api(apiKey).getDownloadUrl(job.id);
+      expectStatus(res, 200);
       expect(new URL(res.body.downloadUrl).searchParams.get("X-Amz-Expires"), plan).toBe(String(7 * 24 * 3600));
     }
   });
@@ -53,7 +55,7 @@ describe("spec: GET /jobs/{id}/download-url › signed links", () => {
     const { apiKey, accountId } = await newAccount();
     const job = await createJob(apiKey);
     const key = await completeJob(job.id, accountId);
-    const { body } = await call("GET", `/jobs/${job.id}/download-url`, { key: apiKey });
+    const body = bodyOf(await api(apiKey).getDownloadUrl(job.id), 200);
     const tampered = new URL(body.downloadUrl);
     tampered.searchParams.set("X-Amz-Expires", "604800");
     expect((await fetch(tampered)).status).toBe(403);
@@ -66,15 +68,15 @@ describe("spec: GET /jobs/{id}/download-url › signed links", () => {
   it("a job that is not completed → 400 with a bare message", async () => {
     const { apiKey } = await newAccount();
     const job = await createJob(apiKey);
-    const res = await call("GET", `/jobs/${job.id}/download-url`, { key: apiKey });
-    expect(res.status).toBe(400);
+    const res = await api(apiKey).getDownloadUrl(job.id);
+    expectStatus(res, 400);
     expect(res.body).toEqual({ message: expect.any(String) });
   });
 
   it("an unknown job → 404 with a bare message", async () => {
     const { apiKey } = await newAccount();
-    const res = await call("GET", `/jobs/6b1f3c1e-8c1a-4c63-9b8e-1d5a3f1e2c4b/download-url`, { key: apiKey });
-    expect(res.status).toBe(404);
+    const res = await api(apiKey).getDownloadUrl("6b1f3c1e-8c1a-4c63-9b8e-1d5a3f1e2c4b");
+    expectStatus(res, 404);
     expect(res.body).toEqual({ message: expect.any(String) });
   });
 
@@ -83,11 +85,12 @@ describe("spec: GET /jobs/{id}/download-url › signed links", () => {
     const job = await createJob(apiKey);
     const key = await completeJob(job.id, accountId);
     expect((await s3.fetch(objectUrl(key), { method: "DELETE" })).status).toBeLessThan(300);
-    const read = await call("GET", `/jobs/${job.id}`, { key: apiKey });
+    const read = await api(apiKey).getJob(job.id);
+    expectStatus(read, 200);
     expect(read.body).toMatchObject({ status: "completed", outputUrl: null, expiration: null });
     expect(read.body.links.output).toBeUndefined();
-    const sign = await call("GET", `/jobs/${job.id}/download-url`, { key: apiKey });
-    expect(sign.status).toBe(400);
+    const sign = await api(apiKey).getDownloadUrl(job.id);
+    expectStatus(sign, 400);
     expect(sign.body).toEqual({ message: expect.any(String) });
   });
 
@@ -96,12 +99,13 @@ describe("spec: GET /jobs/{id}/download-url › signed links", () => {
     const job = await createJob(apiKey);
     await completeJob(job.id, accountId);
     await admin.db.update(jobs).set({ storageLayout: "legacy", outputKey: `legacy-bucket/${job.id}.mp4` }).where(eq(jobs.id, job.id));
-    const read = await call("GET", `/jobs/${job.id}`, { key: apiKey });
+    const read = await api(apiKey).getJob(job.id);
+    expectStatus(read, 200);
     expect(read.body).toMatchObject({ status: "completed", outputUrl: null, expiration: null });
-    const sign = await call("GET", `/jobs/${job.id}/download-url`, { key: apiKey });
-    expect(sign.status).toBe(410);
+    const sign = await api(apiKey).getDownloadUrl(job.id);
+    expectStatus(sign, 410);
     expect(sign.body).toEqual({ message: expect.any(String) });
-    expect(sign.body.error).toBeUndefined();
+    expect((sign.body as Record<string, unknown>).error).toBeUndefined();
   });
 });
 
@@ -119,22 +123,25 @@ describe("reads that sign a link: the storage HEAD, remembered for a minute when
     const job = await createJob(apiKey);
     const key = await completeJob(job.id, accountId);
 
-    const first = await call("GET", `/jobs/${job.id}`, { key: apiKey });
+    const first = await api(apiKey).getJob(job.id);
+    expectStatus(first, 200);
     expect(first.body.outputUrl).toEqual(expect.any(String));
     expect(subrequests(first)).toMatchObject({ "storage-head": 1, sign: 1 });
     const ttl = await redis.ttl(foundOutputEntry(key));
     expect(ttl).toBeGreaterThan(0);
     expect(ttl).toBeLessThanOrEqual(FOUND_OUTPUT_TTL_SECONDS);
 
-    const polled = await call("GET", `/jobs/${job.id}`, { key: apiKey });
+    const polled = await api(apiKey).getJob(job.id);
+    expectStatus(polled, 200);
     expect(polled.body.outputUrl).toEqual(expect.any(String));
     expect(subrequests(polled)["storage-head"]).toBeUndefined();
-    const listed = await call("GET", "/jobs", { key: apiKey });
+    const listed = await api(apiKey).listJobs();
+    expectStatus(listed, 200);
     expect(listed.body.jobs[0].outputUrl).toEqual(expect.any(String));
     expect(subrequests(listed)["storage-head"]).toBeUndefined();
 
-    const signed = await call("GET", `/jobs/${job.id}/download-url`, { key: apiKey });
-    expect(signed.status).toBe(200);
+    const signed = await api(apiKey).getDownloadUrl(job.id);
+    expectStatus(signed, 200);
     expect(subrequests(signed)).toMatchObject({ "storage-head": 1 });
   });
 
@@ -142,24 +149,25 @@ describe("reads that sign a link: the storage HEAD, remembered for a minute when
     const { apiKey, accountId } = await newAccount();
     const job = await createJob(apiKey);
     const key = await completeJob(job.id, accountId);
-    expect((await call("GET", `/jobs/${job.id}`, { key: apiKey })).body.outputUrl).toEqual(expect.any(String));
+    expect((await readJob(apiKey, job.id)).outputUrl).toEqual(expect.any(String));
     expect((await s3.fetch(objectUrl(key), { method: "DELETE" })).status).toBeLessThan(300);
 
-    expect((await call("GET", `/jobs/${job.id}/download-url`, { key: apiKey })).status).toBe(400);
+    expect((await api(apiKey).getDownloadUrl(job.id)).status).toBe(400);
     // Within the minute the read still signs a link (which storage answers 404), as one signed just before the removal would.
-    expect((await call("GET", `/jobs/${job.id}`, { key: apiKey })).body.outputUrl).toEqual(expect.any(String));
+    expect((await readJob(apiKey, job.id)).outputUrl).toEqual(expect.any(String));
     await redis.del(foundOutputEntry(key));
-    const read = await call("GET", `/jobs/${job.id}`, { key: apiKey });
+    const read = await api(apiKey).getJob(job.id);
+    expectStatus(read, 200);
     expect(read.body).toMatchObject({ outputUrl: null, expiration: null });
     expect(subrequests(read)).toMatchObject({ "storage-head": 1 });
     expect(await redis.exists(foundOutputEntry(key))).toBe(0);
-    expect(subrequests(await call("GET", `/jobs/${job.id}`, { key: apiKey }))).toMatchObject({ "storage-head": 1 });
+    expect(subrequests(await api(apiKey).getJob(job.id))).toMatchObject({ "storage-head": 1 });
   });
 
   it("every API answer says where its time went: the database and cache calls of a read", async () => {
     const { apiKey } = await newAccount();
     const job = await createJob(apiKey);
-    const read = await call("GET", `/jobs/${job.id}`, { key: apiKey });
+    const read = await api(apiKey).getJob(job.id);
     expect(subrequests(read)).toEqual({ db: 1, cache: 1 });
     expect(read.headers.get("Server-Timing")).toMatch(/total;dur=[\d.]+/);
   });

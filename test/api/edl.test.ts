@@ -1,9 +1,14 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ISO_MS, UUID, call, newAccount } from "./harness";
+import type { EdlDocument } from "../../client/types";
+import type { components } from "../../client/generated/openapi";
+import { expectError, expectStatus, rawBody, unchecked } from "../support/api-client";
+import { api, ISO_MS, newAccount, UUID } from "./harness";
+
+type EdlVideoClip = components["schemas"]["EdlVideoClip"];
 
 const SRC = "https://media.example.com/a.mp4";
-const timeline = (clips = 1, extra: Record<string, unknown> = {}) => ({
+const timeline = (clips = 1, extra: Partial<EdlVideoClip> = {}): EdlDocument => ({
   version: "1.0",
   timeline: {
     tracks: [
@@ -18,8 +23,8 @@ const timeline = (clips = 1, extra: Record<string, unknown> = {}) => ({
 describe("spec: PUT /edl › validate", () => {
   it("a valid timeline: valid true, errors and warnings omitted, stats, estimate and plan", async () => {
     const { apiKey } = await newAccount("free");
-    const res = await call("PUT", "/edl", { key: apiKey, body: { edl: timeline(2) } });
-    expect(res.status).toBe(200);
+    const res = await api(apiKey).validateEdl({ edl: timeline(2) });
+    expectStatus(res, 200);
     expect(res.body.valid).toBe(true);
     expect("errors" in res.body).toBe(false);
     expect("warnings" in res.body).toBe(false);
@@ -32,61 +37,65 @@ describe("spec: PUT /edl › validate", () => {
     const { apiKey } = await newAccount("free");
     const bad = timeline(1);
     (bad.timeline.tracks[0].clips[0] as Record<string, unknown>).out = -1;
-    const res = await call("PUT", "/edl", { key: apiKey, body: { edl: bad } });
-    expect(res.status).toBe(200);
+    const res = await api(apiKey).validateEdl({ edl: bad });
+    expectStatus(res, 200);
     expect(res.body.valid).toBe(false);
-    expect(res.body.errors.some((e: string) => e.includes("timeline.tracks[0].clips[0]"))).toBe(true);
+    expect(res.body.errors!.some((e) => e.includes("timeline.tracks[0].clips[0]"))).toBe(true);
     expect(res.body.plan).toEqual({ current: "free", canProcess: false });
   });
 
   it("plan limits: six clips are too many for Starter but fine for Indie/Pro", async () => {
     const free = await newAccount("free");
     const pro = await newAccount("pro");
-    const onFree = await call("PUT", "/edl", { key: free.apiKey, body: { edl: timeline(6) } });
+    const onFree = await api(free.apiKey).validateEdl({ edl: timeline(6) });
+    expectStatus(onFree, 200);
     expect(onFree.body.valid).toBe(false);
-    expect(onFree.body.errors.join(" ")).toMatch(/clips/i);
+    expect(onFree.body.errors!.join(" ")).toMatch(/clips/i);
     expect(onFree.body.plan.canProcess).toBe(false);
-    const onPro = await call("PUT", "/edl", { key: pro.apiKey, body: { edl: timeline(6) } });
+    const onPro = await api(pro.apiKey).validateEdl({ edl: timeline(6) });
+    expectStatus(onPro, 200);
     expect(onPro.body.valid).toBe(true);
     expect(onPro.body.plan).toEqual({ current: "pro", canProcess: true });
   });
 
   it("accepted-but-not-applied properties pass, appear in stats.features and in a warning", async () => {
     const { apiKey } = await newAccount("free");
-    const res = await call("PUT", "/edl", { key: apiKey, body: { edl: timeline(1, { transform: { rotate: 90 }, crop: {} }) } });
+    const res = await api(apiKey).validateEdl({ edl: timeline(1, { transform: { rotate: 90 }, crop: {} }) });
+    expectStatus(res, 200);
     expect(res.body.valid).toBe(true);
     expect(res.body.stats.features).toEqual(["transform", "crop"]);
-    expect(res.body.warnings.join(" ")).toMatch(/transform.*crop/);
+    expect(res.body.warnings!.join(" ")).toMatch(/transform.*crop/);
   });
 
   it("never touches the quota", async () => {
     const { apiKey } = await newAccount("free");
-    for (let i = 0; i < 12; i++) await call("PUT", "/edl", { key: apiKey, body: { edl: timeline(1) } });
-    const job = await call("POST", "/jobs", { key: apiKey, body: { inputUrl: SRC, preset: "mp4_264_720p" } });
+    for (let i = 0; i < 12; i++) await api(apiKey).validateEdl({ edl: timeline(1) });
+    const job = await api(apiKey).createJob({ inputUrl: SRC, preset: "mp4_264_720p" });
+    expectStatus(job, 201);
     expect(job.body.user.remainingJobs).toBe(9);
   });
 
   it("a body without edl is a Validation error; malformed JSON is Invalid JSON", async () => {
     const { apiKey } = await newAccount("free");
-    const missing = await call("PUT", "/edl", { key: apiKey, body: {} });
-    expect(missing.status).toBe(400);
+    const missing = await api(apiKey).validateEdl(unchecked({}));
+    expectStatus(missing, 400);
     expect(missing.body).toMatchObject({ error: "Validation error", details: [{ field: "edl", message: "Invalid input" }] });
-    const broken = await call("PUT", "/edl", { key: apiKey, rawBody: "{", headers: { "Content-Type": "application/json" } });
-    expect(broken.body.error).toBe("Invalid JSON");
+    const broken = await api(apiKey).validateEdl(rawBody("{"));
+    expect((broken.body as { error?: string }).error).toBe("Invalid JSON");
   });
 
   it("there is no /edl/validate path", async () => {
     const { apiKey } = await newAccount("free");
-    const res = await call("POST", "/edl/validate", { key: apiKey, body: { edl: timeline(1) } });
-    expect(res.status).toBe(404);
+    const res = await api(apiKey).raw({ method: "POST", path: "/edl/validate", json: { edl: timeline(1) } });
+    expectStatus(res, 404);
   });
 });
 
 describe("spec: POST /edl › create", () => {
   it("201 with type edl, stats, estimate, links and user; one unit however many clips; read as an edl_custom job", async () => {
     const { apiKey } = await newAccount("free");
-    const res = await call("POST", "/edl", { key: apiKey, body: { edl: timeline(5), metadata: { name: "Promo", description: "five clips" } } });
-    expect(res.status).toBe(201);
+    const res = await api(apiKey).createEdlJob({ edl: timeline(5), metadata: { name: "Promo", description: "five clips" } });
+    expectStatus(res, 201);
     expect(Object.keys(res.body).sort()).toEqual(["createdAt", "estimate", "id", "links", "stats", "status", "type", "user", "webhookUrl"]);
     expect(res.body).toMatchObject({ status: "queued", type: "edl", webhookUrl: null });
     expect(res.body.id).toMatch(UUID);
@@ -94,29 +103,32 @@ describe("spec: POST /edl › create", () => {
     expect(res.body.stats).toEqual({ clips: 5, duration: 20, tracks: 1, complexity: expect.any(String) });
     expect(res.body.user).toEqual({ remainingJobs: 9, plan: "Starter" });
     expect(res.body.links).toEqual({ self: `/api/v1/jobs/${res.body.id}`, cancel: `/api/v1/jobs/${res.body.id}` });
-    const read = await call("GET", `/jobs/${res.body.id}`, { key: apiKey });
+    const read = await api(apiKey).getJob(res.body.id);
+    expectStatus(read, 200);
     expect(read.body).toMatchObject({ status: "queued", preset: "edl_custom", inputUrl: SRC });
     expect(read.body.clientMetadata).toEqual({ name: "Promo", description: "five clips" });
-    const cancel = await call("DELETE", `/jobs/${res.body.id}`, { key: apiKey });
+    const cancel = await api(apiKey).cancelJob(res.body.id);
+    expectStatus(cancel, 200);
     expect(cancel.body.status).toBe("cancelled");
   });
 
   it("warnings appear only when there are some (overlapping clips)", async () => {
     const { apiKey } = await newAccount("pro");
     const overlapping = timeline(2);
-    overlapping.timeline.tracks[0].clips[1].startTime = 1;
-    const res = await call("POST", "/edl", { key: apiKey, body: { edl: overlapping } });
-    expect(res.status).toBe(201);
-    expect(res.body.warnings.join(" ")).toMatch(/overlap/i);
+    (overlapping.timeline.tracks[0].clips[1] as EdlVideoClip).startTime = 1;
+    const res = await api(apiKey).createEdlJob({ edl: overlapping });
+    expectStatus(res, 201);
+    expect(res.body.warnings!.join(" ")).toMatch(/overlap/i);
   });
 
   it("an invalid timeline → 400 EDL validation failed with errors, and no quota unit taken", async () => {
     const { apiKey } = await newAccount("free");
-    const res = await call("POST", "/edl", { key: apiKey, body: { edl: { version: "2.0", timeline: {} } } });
-    expect(res.status).toBe(400);
+    const res = await api(apiKey).createEdlJob(unchecked({ edl: { version: "2.0", timeline: {} } }));
+    expectError(res, 400, "EDL validation failed");
     expect(res.body).toMatchObject({ error: "EDL validation failed", message: expect.any(String) });
     expect(res.body.errors.length).toBeGreaterThan(0);
-    const ok = await call("POST", "/edl", { key: apiKey, body: { edl: timeline(1) } });
+    const ok = await api(apiKey).createEdlJob({ edl: timeline(1) });
+    expectStatus(ok, 201);
     expect(ok.body.user.remainingJobs).toBe(9);
   });
 });
@@ -124,18 +136,19 @@ describe("spec: POST /edl › create", () => {
 describe("spec: PUT and POST /edl › text Postgres cannot store", () => {
   it("U+0000 anywhere in the document is an error naming the field for both, never a 500", async () => {
     const { apiKey } = await newAccount("free");
-    const edl = timeline(1, { note: "a\u0000b" });
-    const put = await call("PUT", "/edl", { key: apiKey, body: { edl } });
-    expect(put.status).toBe(200);
+    const edl = timeline(1);
+    (edl.timeline.tracks[0].clips[0] as Record<string, unknown>).note = "a\u0000b";
+    const put = await api(apiKey).validateEdl({ edl });
+    expectStatus(put, 200);
     expect(put.body.valid).toBe(false);
     expect(put.body.errors).toContain("timeline.tracks[0].clips[0].note: must not contain NUL (\\u0000) or unpaired surrogate characters");
-    const post = await call("POST", "/edl", { key: apiKey, body: { edl } });
-    expect(post.status).toBe(400);
-    expect(post.body.error).toBe("EDL validation failed");
-    const meta = await call("POST", "/edl", { key: apiKey, body: { edl: timeline(1), metadata: { name: "x\u0000" } } });
-    expect(meta.status).toBe(400);
+    const post = await api(apiKey).createEdlJob({ edl });
+    expectError(post, 400, "EDL validation failed");
+    const meta = await api(apiKey).createEdlJob({ edl: timeline(1), metadata: { name: "x\u0000" } });
+    expectError(meta, 400, "Validation error");
     expect(meta.body.details).toEqual([{ field: "metadata.name", message: "must not contain NUL (\\u0000) or unpaired surrogate characters" }]);
-    const ok = await call("POST", "/edl", { key: apiKey, body: { edl: timeline(1) } });
+    const ok = await api(apiKey).createEdlJob({ edl: timeline(1) });
+    expectStatus(ok, 201);
     expect(ok.body.user.remainingJobs).toBe(9);
   });
 });
@@ -165,12 +178,12 @@ describe("property: any JSON a client sends gets 200 from PUT and 201/400 from P
     await fc.assert(
       // Strings of any code unit, NUL and lone surrogates included, not only printable ones.
       fc.asyncProperty(fc.oneof(fc.jsonValue(), fc.jsonValue({ stringUnit: "binary" }), mutated), async (edl) => {
-        const put = await call("PUT", "/edl", { key: apiKey, body: { edl } });
-        expect(put.status).toBe(200);
-        const post = await call("POST", "/edl", { key: apiKey, body: { edl } });
+        const put = await api(apiKey).validateEdl(unchecked({ edl }));
+        expectStatus(put, 200);
+        const post = await api(apiKey).createEdlJob(unchecked({ edl }));
         expect([201, 400]).toContain(post.status);
         expect(post.status === 201).toBe(put.body.valid);
-        if (post.status === 201) await call("DELETE", `/jobs/${post.body.id}`, { key: apiKey });
+        if (post.status === 201) await api(apiKey).cancelJob(post.body.id);
       }),
       { numRuns: 60 },
     );

@@ -1,52 +1,33 @@
 import { afterAll, inject } from "vitest";
 import { openAdmin } from "../../dev/admin/commands";
+import type { CreateJobRequest } from "../../client/types";
 import { signInternal } from "../../domain/internal-auth";
 import type { PlanId } from "../../domain/plans";
+import type { ClaimedJob } from "../../encoder/internal-api";
+import { bodyOf, createApiClient } from "../support/api-client";
 
 export const stack = inject("stack");
 
 export const admin = openAdmin({ databaseUrl: stack.databaseUrl, redis: stack.cloud.redis });
 afterAll(() => admin.close());
 
-export interface ApiResponse<T = any> {
-  status: number;
-  body: T;
-  headers: Headers;
-}
-
-export async function call<T = any>(
-  method: string,
-  path: string,
-  opts: { key?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> } = {},
-): Promise<ApiResponse<T>> {
-  const headers: Record<string, string> = { ...opts.headers };
-  if (opts.key) headers.Authorization = `Bearer ${opts.key}`;
-  let body: string | undefined = opts.rawBody;
-  if (opts.body !== undefined) {
-    body = JSON.stringify(opts.body);
-    headers["Content-Type"] ??= "application/json";
-  }
-  const url = path.startsWith("http") ? path : `${stack.apiUrl}${path.startsWith("/api") || path.startsWith("/internal") || path.startsWith("/healthz") ? path : `/api/v1${path}`}`;
-  const res = await fetch(url, { method, headers, body });
-  const text = await res.text();
-  let parsed: unknown = text;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    // not JSON: keep the text
-  }
-  return { status: res.status, body: parsed as T, headers: res.headers };
-}
+/** The API as the caller with this key (none: no Authorization header). */
+export const api = (key?: string) => createApiClient({ baseUrl: stack.apiUrl, apiKey: key });
 
 export async function newAccount(plan: PlanId = "free") {
   return admin.createAccount(plan);
 }
 
+/** What the internal API answers, its routes' fields together (it is not in the OpenAPI document). */
+export type InternalReply = Partial<{ job: ClaimedJob; status: string; failed: number; error: string; message: string }>;
+
 /** Calls the Worker's internal API as the encoder does: HMAC over the raw body. */
-export async function internal<T = any>(path: string, body: unknown, secret = stack.internalSecret) {
+export async function internal(path: string, body: unknown, secret = stack.internalSecret) {
   const raw = JSON.stringify(body);
-  return call<T>("POST", `/internal${path}`, {
-    rawBody: raw,
+  return api().raw<InternalReply>({
+    method: "POST",
+    path: `/internal${path}`,
+    body: raw,
     headers: { "Content-Type": "application/json", ...(await signInternal(secret, raw)) },
   });
 }
@@ -55,10 +36,15 @@ export const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 export const SOURCE = "https://media.example.com/source.mp4";
 
-export async function createJob(key: string, preset = "mp4_264_720p", extra: Record<string, unknown> = {}) {
-  const res = await call("POST", "/jobs", { key, body: { inputUrl: SOURCE, preset, ...extra } });
-  if (res.status !== 201) throw new Error(`job creation failed: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body as { id: string; [k: string]: unknown };
+export async function createJob(key: string, preset = "mp4_264_720p", extra: Partial<CreateJobRequest> = {}) {
+  const res = await api(key).createJob({ inputUrl: SOURCE, preset, ...extra });
+  if (res.status !== 201) throw new Error(`job creation failed: ${res.status} ${res.text}`);
+  return res.body;
+}
+
+/** The job as its owner reads it (GET /jobs/{id} must answer 200). */
+export async function readJob(key: string, id: string) {
+  return bodyOf(await api(key).getJob(id), 200);
 }
 
 import { AwsClient } from "aws4fetch";

@@ -1,8 +1,9 @@
 import { Client } from "@upstash/qstash";
 import { Webhook } from "standardwebhooks";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { startWebhookReceiver } from "../support/webhook-receiver";
-import { ISO_MS, admin, call, completeJob, createJob, internal, newAccount, stack } from "./harness";
+import { expectStatus } from "../support/api-client";
+import { admin, api, completeJob, createJob, internal, ISO_MS, newAccount, readJob, stack } from "./harness";
 
 /** QStash (the emulator) delivers webhooks to this receiver. */
 const hooks = await startWebhookReceiver();
@@ -13,9 +14,10 @@ describe("spec: States and transitions › driven through the internal API", () 
     const { apiKey } = await newAccount();
     const job = await createJob(apiKey);
     const claim = await internal(`/jobs/${job.id}/claim`, { attempt: 0 });
-    expect(claim.status).toBe(200);
+    expectStatus(claim, 200);
     expect(claim.body.job).toMatchObject({ id: job.id, preset: "mp4_264_720p", plan: "free", maxSourceSeconds: 600, attempt: 0 });
-    const read = await call("GET", `/jobs/${job.id}`, { key: apiKey });
+    const read = await api(apiKey).getJob(job.id);
+    expectStatus(read, 200);
     expect(read.body.status).toBe("processing");
     expect(read.body.metadata.startedAt).toMatch(ISO_MS);
     expect(read.body.metadata.lastCheckedAt).toMatch(ISO_MS);
@@ -23,7 +25,7 @@ describe("spec: States and transitions › driven through the internal API", () 
     expect(read.body.links.cancel).toBe(`/api/v1/jobs/${job.id}`);
     const hb = await internal(`/jobs/${job.id}/heartbeat`, { progress: 0.4 });
     expect(hb.body).toEqual({ status: "processing" });
-    expect((await call("GET", `/jobs/${job.id}`, { key: apiKey })).body.progress).toBeCloseTo(0.4);
+    expect((await readJob(apiKey, job.id)).progress).toBeCloseTo(0.4);
   });
 
   it("processing → completed sends a Standard Webhooks–signed job.completed whose outputUrl downloads directly", async () => {
@@ -47,13 +49,14 @@ describe("spec: States and transitions › driven through the internal API", () 
     await internal(`/jobs/${job.id}/claim`, { attempt: 0 });
     const retry = await internal(`/jobs/${job.id}/fail`, { errorMessage: "Download failed: connection refused", attempt: 0, final: false });
     expect(retry.body.status).toBe("queued");
-    expect((await call("GET", `/jobs/${job.id}`, { key: apiKey })).body).toMatchObject({ status: "queued", errorMessage: null });
+    expect(await readJob(apiKey, job.id)).toMatchObject({ status: "queued", errorMessage: null });
     await internal(`/jobs/${job.id}/claim`, { attempt: 1 });
-    expect((await call("GET", `/jobs/${job.id}`, { key: apiKey })).body.retryCount).toBe(1);
+    expect((await readJob(apiKey, job.id)).retryCount).toBe(1);
     await internal(`/jobs/${job.id}/claim`, { attempt: 2 });
     const fail = await internal(`/jobs/${job.id}/fail`, { errorMessage: "Download failed: connection refused", attempt: 2, final: true });
     expect(fail.body.status).toBe("failed");
-    const read = await call("GET", `/jobs/${job.id}`, { key: apiKey });
+    const read = await api(apiKey).getJob(job.id);
+    expectStatus(read, 200);
     expect(read.body).toMatchObject({ status: "failed", retryCount: 2, errorMessage: "Download failed: connection refused", outputUrl: null });
     const hook = await hooks.waitFor(job.id);
     const payload = new Webhook(secret).verify(hook.body, hook.headers) as Record<string, unknown>;
@@ -69,14 +72,15 @@ describe("spec: States and transitions › driven through the internal API", () 
     await admin.db.update(jobs).set({ lastCheckedAt: new Date(Date.now() - 5 * 60_000) }).where(eq(jobs.id, job.id));
     const sweep = await internal("/sweep", {});
     expect(sweep.body.failed).toBeGreaterThanOrEqual(1);
-    const read = await call("GET", `/jobs/${job.id}`, { key: apiKey });
+    const read = await api(apiKey).getJob(job.id);
+    expectStatus(read, 200);
     expect(read.body).toMatchObject({ status: "failed", errorMessage: expect.stringMatching(/encoder stopped/i) });
 
     const second = await createJob(apiKey);
     await internal(`/jobs/${second.id}/claim`, { attempt: 0 });
     await admin.db.update(jobs).set({ lastCheckedAt: new Date(Date.now() - 5 * 60_000) }).where(eq(jobs.id, second.id));
     await internal("/sweep", {});
-    expect((await call("GET", `/jobs/${second.id}`, { key: apiKey })).body).toMatchObject({ status: "queued", retryCount: 1 });
+    expect(await readJob(apiKey, second.id)).toMatchObject({ status: "queued", retryCount: 1 });
   });
 });
 
@@ -107,18 +111,21 @@ describe("webhook delivery attempts", () => {
   it("the delivery route takes only QStash-signed messages, and gives up on malformed ones at once", async () => {
     const { apiKey } = await newAccount();
     const job = await createJob(apiKey);
-    const unsigned = await call("POST", "/internal/webhook-deliveries", { body: { jobId: job.id } });
-    expect(unsigned.status).toBe(401);
+    const unsigned = await api().raw({ method: "POST", path: "/internal/webhook-deliveries", json: { jobId: job.id } });
+    expectStatus(unsigned, 401);
     const encoderSigned = await internal("/webhook-deliveries", { jobId: job.id });
-    expect(encoderSigned.status).toBe(401);
+    expectStatus(encoderSigned, 401);
 
     const qstash = new Client({ baseUrl: stack.cloud.qstash.url, token: stack.cloud.qstash.token });
     const { messageId } = await qstash.publishJSON({ url: `${stack.apiUrl}/internal/webhook-deliveries`, body: { nope: 1 }, retries: 3 });
-    let message: { state: string; lastStatus?: number; retried?: number } | undefined;
-    for (let i = 0; i < 100 && message?.state !== "failed"; i++) {
-      await new Promise((r) => setTimeout(r, 100));
-      message = (await qstash.messages.get(messageId)) as unknown as typeof message;
-    }
+    const message = await vi.waitFor(
+      async () => {
+        const current = (await qstash.messages.get(messageId)) as unknown as { state: string; lastStatus?: number; retried?: number };
+        expect(current.state).toBe("failed");
+        return current;
+      },
+      { timeout: 10_000, interval: 100 },
+    );
     expect(message).toMatchObject({ state: "failed", lastStatus: 489, retried: 0 });
   });
 });
@@ -127,12 +134,12 @@ describe("internal API › only the encoder may call it", () => {
   it("refuses a missing or wrong signature, and is not reachable under /api/v1", async () => {
     const { apiKey } = await newAccount();
     const job = await createJob(apiKey);
-    const unsigned = await call("POST", `/internal/jobs/${job.id}/claim`, { body: { attempt: 0 } });
-    expect(unsigned.status).toBe(401);
+    const unsigned = await api().raw({ method: "POST", path: `/internal/jobs/${job.id}/claim`, json: { attempt: 0 } });
+    expectStatus(unsigned, 401);
     const forged = await internal(`/jobs/${job.id}/claim`, { attempt: 0 }, "wrong-secret-wrong-secret-wrong");
-    expect(forged.status).toBe(401);
-    const viaPublic = await call("POST", `/api/v1/internal/jobs/${job.id}/claim`, { key: apiKey, body: { attempt: 0 } });
-    expect(viaPublic.status).toBe(404);
-    expect((await call("GET", `/jobs/${job.id}`, { key: apiKey })).body.status).toBe("queued");
+    expectStatus(forged, 401);
+    const viaPublic = await api(apiKey).raw({ method: "POST", path: `/api/v1/internal/jobs/${job.id}/claim`, json: { attempt: 0 } });
+    expectStatus(viaPublic, 404);
+    expect((await readJob(apiKey, job.id)).status).toBe("queued");
   });
 });

@@ -10,7 +10,8 @@ import { quotaPeriod } from "../../domain/time";
 import { EXAMPLE_JOB_IDS } from "../../worker/routes/jobs/examples";
 import { EDL_EXAMPLE_PLAN } from "../../worker/routes/edl/examples";
 import { describeErrors, dereferencedDocument, operationsOf, schemaValidator, type Operation, type Schema } from "../support/openapi";
-import { admin, call, newAccount, type ApiResponse } from "./harness";
+import { type Answer, expectStatus } from "../support/api-client";
+import { admin, api, newAccount } from "./harness";
 import { jobsInEveryState } from "./job-states";
 
 type Examples = Record<string, { value: unknown }>;
@@ -61,16 +62,17 @@ function replaysOf(path: string, operation: Operation, jobIds: Record<string, st
   return [...queries, ...bodies, ...(bodies.length ? [] : [{ name: "bare call", path }])];
 }
 
-async function send(method: string, replay: Replay, key: string): Promise<ApiResponse> {
-  return call(method.toUpperCase(), replay.path, {
-    key: replay.key === null ? undefined : (replay.key ?? key),
-    body: replay.body,
-    rawBody: replay.rawBody,
+async function send(method: string, replay: Replay, key: string): Promise<Answer> {
+  return api(replay.key === null ? undefined : (replay.key ?? key)).raw({
+    method: method.toUpperCase(),
+    path: replay.path,
+    json: replay.body,
+    body: replay.rawBody,
     headers: replay.headers,
   });
 }
 
-function expectDocumented(method: string, path: string, operation: Operation, replay: Replay, res: ApiResponse) {
+function expectDocumented(method: string, path: string, operation: Operation, replay: Replay, res: Answer) {
   const where = `${method.toUpperCase()} ${path} (${replay.name}) answered ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`;
   const expected = documentedStatusOf(operation, replay.name);
   if (expected !== undefined) expect(res.status, where).toBe(expected);
@@ -114,14 +116,14 @@ describe("OpenAPI: every documented example request, replayed against the servic
         expectDocumented(method, path, operation, { name: "first use of a key", path, body: a.value, headers }, await send(method, { name: "", path, body: a.value, headers }, apiKey));
         const reused: Replay = { name: "key reused with another body", path, body: b.value, headers };
         const res = await send(method, reused, apiKey);
-        expect(res.status).toBe(409);
+        expectStatus(res, 409);
         expectDocumented(method, path, operation, reused, res);
       }
       if (operation.responses?.["429"]) {
         const exhausted = await newAccount(EDL_EXAMPLE_PLAN);
         await admin.db.insert(usage).values({ accountId: exhausted.accountId, period: quotaPeriod(new Date()), count: 10 });
         const res = await send(method, first, exhausted.apiKey);
-        expect(res.status).toBe(429);
+        expectStatus(res, 429);
         expectDocumented(method, path, operation, { ...first, name: "quota used up" }, res);
       }
     });

@@ -1,9 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { usage } from "../../drizzle/schema";
 import { quotaPeriod } from "../../domain/time";
-import { SOURCE, admin, call, createJob, newAccount } from "./harness";
+import { expectStatus } from "../support/api-client";
+import { admin, api, createJob, newAccount, SOURCE } from "./harness";
 
-const create = (key: string) => call("POST", "/jobs", { key, body: { inputUrl: SOURCE, preset: "mp4_264_720p" } });
+const create = (key: string) => api(key).createJob({ inputUrl: SOURCE, preset: "mp4_264_720p" });
 
 describe("spec: States rule 1 and Limits › the monthly quota", () => {
   it("60 concurrent creations against 10 remaining units: exactly 10 × 201 and 50 × 429", async () => {
@@ -21,7 +22,8 @@ describe("spec: States rule 1 and Limits › the monthly quota", () => {
         usage: { current: 10, limit: 10, plan: "Starter" },
       });
     }
-    const list = await call("GET", "/jobs?limit=100", { key: apiKey });
+    const list = await api(apiKey).listJobs("limit=100");
+    expectStatus(list, 200);
     expect(list.body.pagination.totalCount).toBe(10);
   });
 
@@ -44,7 +46,8 @@ describe("spec: States rule 1 and Limits › the monthly quota", () => {
     const refused = results.filter((r) => r.status === 429);
     expect(refused).toHaveLength(80);
     for (const r of refused) expect(r.body.usage).toEqual({ current: 1000, limit: 1000, plan: "Indie/Pro" });
-    const list = await call("GET", "/jobs?limit=100", { key: apiKey });
+    const list = await api(apiKey).listJobs("limit=100");
+    expectStatus(list, 200);
     expect(list.body.pagination.totalCount).toBe(120);
   });
 
@@ -54,7 +57,7 @@ describe("spec: States rule 1 and Limits › the monthly quota", () => {
     const lastMonth = quotaPeriod(new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 15)));
     await admin.db.insert(usage).values({ accountId, period: lastMonth, count: 10 });
     const res = await create(apiKey);
-    expect(res.status).toBe(201);
+    expectStatus(res, 201);
     expect(res.body.user.remainingJobs).toBe(9);
   });
 
@@ -62,9 +65,9 @@ describe("spec: States rule 1 and Limits › the monthly quota", () => {
     const { apiKey } = await newAccount("free");
     const jobs = [];
     for (let i = 0; i < 10; i++) jobs.push(await createJob(apiKey));
-    await call("DELETE", `/jobs/${jobs[0].id}`, { key: apiKey });
+    await api(apiKey).cancelJob(jobs[0].id);
     const res = await create(apiKey);
-    expect(res.status).toBe(429);
+    expectStatus(res, 429);
     expect(res.body.usage.current).toBe(10);
   });
 
@@ -74,7 +77,7 @@ describe("spec: States rule 1 and Limits › the monthly quota", () => {
     expect((await create(apiKey)).status).toBe(429);
     await admin.setPlan(accountId, "pro");
     const res = await create(apiKey);
-    expect(res.status).toBe(201);
+    expectStatus(res, 201);
     expect(res.body.user).toEqual({ remainingJobs: 989, plan: "Indie/Pro" });
   });
 });

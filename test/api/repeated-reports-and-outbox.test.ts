@@ -3,7 +3,7 @@ import { eq } from "drizzle-orm";
 import { afterAll, describe, expect, it } from "vitest";
 import { accounts, jobs } from "../../drizzle/schema";
 import { startWebhookReceiver } from "../support/webhook-receiver";
-import { admin, call, completeJob, createJob, internal, newAccount, stack } from "./harness";
+import { admin, api, completeJob, createJob, internal, newAccount, stack } from "./harness";
 
 /**
  * The encoder sends a report again when it did not hear the answer to the first; the sweep
@@ -154,6 +154,6 @@ describe("a lost dispatch", () => {
     expect(message).toMatchObject({ maxRetries: 1 });
     expect(JSON.parse(message.body)).toEqual({ jobId: job.id, firstAttempt: 1 });
     await expect.poll(() => deliveriesOf(job.id), { timeout: 10_000 }).toHaveLength(2);
-    expect((await call("GET", `/jobs/${job.id}`, { key: apiKey })).body).toMatchObject({ status: "queued", retryCount: 1 });
+    expect((await api(apiKey).getJob(job.id)).body).toMatchObject({ status: "queued", retryCount: 1 });
   });
 });

@@ -1,6 +1,6 @@
 import { NeonDbError, neon, neonConfig } from "@neondatabase/serverless";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startLocalCloud } from "../../dev/cloud";
 import { NEON_HTTP_APPLICATION_NAME, startNeonHttp, type NeonHttpOptions } from "../../dev/cloud/neon-http";
 import { mayConnect } from "../../dev/cloud/neon-http-protocol";
@@ -54,11 +54,7 @@ const standInBackends = async () =>
   ).rows;
 
 async function until(condition: () => Promise<boolean>, what: string) {
-  const deadline = Date.now() + 20_000;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
+  await vi.waitFor(async () => expect(await condition(), `waiting for ${what}`).toBe(true), { timeout: 20_000, interval: 25 });
 }
 
 /** The protocol as the driver sends it, for what the driver never sends. */

@@ -1,6 +1,6 @@
 import { createServer, type IncomingHttpHeaders } from "node:http";
 import { Client, Receiver } from "@upstash/qstash";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startQStashEmulator } from "../../dev/cloud/qstash-emulator";
 
 type Received = { body: string; headers: IncomingHttpHeaders; at: number };
@@ -34,13 +34,7 @@ async function destination(answer: (req: Received, n: number) => { status: numbe
   };
 }
 
-const until = async (cond: () => boolean, timeoutMs = 10_000) => {
-  const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error("timed out");
-    await new Promise((r) => setTimeout(r, 20));
-  }
-};
+const until = (cond: () => boolean, timeoutMs = 10_000) => vi.waitFor(() => expect(cond()).toBe(true), { timeout: timeoutMs, interval: 20 });
 
 describe("QStash emulator, through the official @upstash/qstash Client and Receiver", () => {
   let emulator: Awaited<ReturnType<typeof startQStashEmulator>>;
@@ -52,6 +46,10 @@ describe("QStash emulator, through the official @upstash/qstash Client and Recei
     receiver = new Receiver({ currentSigningKey: emulator.currentSigningKey, nextSigningKey: emulator.nextSigningKey });
   });
   afterAll(() => emulator.stop());
+
+  /** Once a message is delivered, failed or cancelled, the emulator sends nothing more for it. */
+  const settled = (messageId: string, state: string) =>
+    vi.waitFor(async () => expect(((await client.messages.get(messageId)) as unknown as { state: string }).state).toBe(state), { timeout: 10_000, interval: 20 });
 
   it("delivers a published message with a signature the real Receiver verifies, and forwarded headers", async () => {
     const dest = await destination(() => ({ status: 200 }));
@@ -84,7 +82,7 @@ describe("QStash emulator, through the official @upstash/qstash Client and Recei
     const dest = await destination(() => ({ status: 500 }));
     const { messageId } = await client.publishJSON({ url: dest.url, body: {}, retries: 2 });
     await until(() => dest.received.length === 3);
-    await new Promise((r) => setTimeout(r, 400));
+    await settled(messageId, "failed");
     expect(dest.received.map((r) => r.headers["upstash-retried"])).toEqual(["0", "1", "2"]);
     expect(dest.received[1].at - dest.received[0].at).toBeGreaterThanOrEqual(45);
     const message = await client.messages.get(messageId);
@@ -94,9 +92,9 @@ describe("QStash emulator, through the official @upstash/qstash Client and Recei
 
   it("stops retrying on 489 with Upstash-NonRetryable-Error", async () => {
     const dest = await destination(() => ({ status: 489, headers: { "Upstash-NonRetryable-Error": "true" } }));
-    await client.publishJSON({ url: dest.url, body: {}, retries: 3 });
+    const { messageId } = await client.publishJSON({ url: dest.url, body: {}, retries: 3 });
     await until(() => dest.received.length === 1);
-    await new Promise((r) => setTimeout(r, 300));
+    await settled(messageId, "failed");
     expect(dest.received).toHaveLength(1);
     await dest.close();
   });
@@ -119,8 +117,10 @@ describe("QStash emulator, through the official @upstash/qstash Client and Recei
     await client.publishJSON({ url: dest.url, body: { n: 1 }, flowControl: flow });
     const second = await client.publishJSON({ url: dest.url, body: { n: 2 }, flowControl: flow });
     expect(await client.messages.cancel(second.messageId)).toEqual({ cancelled: 1 });
-    await new Promise((r) => setTimeout(r, 800));
-    expect(dest.received.map((r) => JSON.parse(r.body).n)).toEqual([1]);
+    // One at a time, first in first out: once a third published after it has arrived, the second's turn has passed.
+    await client.publishJSON({ url: dest.url, body: { n: 3 }, flowControl: flow });
+    await until(() => dest.received.length === 2);
+    expect(dest.received.map((r) => JSON.parse(r.body).n)).toEqual([1, 3]);
     await dest.close();
   });
 

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createVepClient } from "../../client";
 import { PROJECT_ROOT } from "../../dev/state";
 import { startWebhookReceiver } from "../support/webhook-receiver";
 import { startFixtureServer, type FixtureServer } from "./fixtures";
@@ -28,15 +29,8 @@ async function shot(name: string) {
   await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
 }
 
-/** The API called as a developer's program would (plain fetch; a typed client comes later). */
-async function api(key: string, method: string, path: string, body?: unknown) {
-  const res = await fetch(`${e2e.stack.info.apiUrl}/api/v1${path}`, {
-    method,
-    headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: res.status, body: (await res.json()) as any };
-}
+/** The API called as a developer's program would: the project's client with the key the dashboard made. */
+const vep = (apiKey: string) => createVepClient({ baseUrl: e2e.stack.info.apiUrl, apiKey });
 
 beforeAll(async () => {
   await mkdir(ARTIFACTS, { recursive: true });
@@ -117,10 +111,10 @@ describe("the dashboard in headless Chromium", () => {
 
   it("jobs submitted with the key appear and complete in the list without a reload", async () => {
     const clip = await fixtures.source("dashboard-clip.mp4", { seconds: 8, width: 854, height: 480 });
-    const mp4 = await api(apiKey, "POST", "/jobs", { inputUrl: clip, preset: "mp4_264_480p" });
-    const hls = await api(apiKey, "POST", "/jobs", { inputUrl: clip, preset: "hls_abr_264_basic" });
-    expect([mp4.status, hls.status]).toEqual([201, 201]);
-    [mp4Job, hlsJob] = [mp4.body.id, hls.body.id];
+    const mp4 = await vep(apiKey).createJob({ inputUrl: clip, preset: "mp4_264_480p" });
+    const hls = await vep(apiKey).createJob({ inputUrl: clip, preset: "hls_abr_264_basic" });
+    expect([mp4.status, hls.status]).toEqual(["queued", "queued"]);
+    [mp4Job, hlsJob] = [mp4.id, hls.id];
 
     await page.click("nav >> text=Jobs");
     await page.waitForSelector(`tr[data-job-id="${mp4Job}"]`);
@@ -148,8 +142,8 @@ describe("the dashboard in headless Chromium", () => {
     const [download] = await Promise.all([page.waitForEvent("download"), page.click(`tr[data-job-id="${mp4Job}"] >> text=Download`)]);
     expect(download.suggestedFilename()).toBe("mp4_264_480p.mp4");
     const saved = await readFile((await download.path())!);
-    const viaApi = await api(apiKey, "GET", `/jobs/${mp4Job}`);
-    const original = Buffer.from(await (await fetch(viaApi.body.outputUrl)).arrayBuffer());
+    const viaApi = await vep(apiKey).getJob(mp4Job);
+    const original = Buffer.from(await (await fetch(viaApi.outputUrl!)).arrayBuffer());
     expect(saved.length).toBeGreaterThan(10_000);
     expect(saved.equals(original)).toBe(true);
   });
@@ -182,16 +176,14 @@ describe("the dashboard in headless Chromium", () => {
   });
 
   it("revokes the key after confirming; the API then refuses it with 401", async () => {
-    expect((await api(apiKey, "GET", "/jobs")).status).toBe(200);
+    await expect(vep(apiKey).listJobs()).resolves.toMatchObject({ jobs: expect.any(Array) });
     await page.goto("/dashboard/keys");
     await page.click(`tr:has-text("browser test") >> text=Revoke…`);
     await shot("08-revoke-confirm");
     await page.click('button:has-text("Revoke key")');
     await expect(page.textContent(".notice.ok")).resolves.toContain(`Key …${apiKey.slice(-4)} revoked.`);
     await shot("09-key-revoked");
-    const refused = await api(apiKey, "GET", "/jobs");
-    expect(refused.status).toBe(401);
-    expect(refused.body.error).toBe("Unauthorized");
+    await expect(vep(apiKey).listJobs()).rejects.toMatchObject({ status: 401, error: "Unauthorized" });
   });
 
   it("sets a webhook, reveals and rotates its secret, and a test event verifies only with the new one", async () => {

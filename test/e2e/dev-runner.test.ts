@@ -8,6 +8,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { freePort } from "../../dev/cloud/free-port";
 import { NEON_HTTP_APPLICATION_NAME, NEON_HTTP_POOL_SIZE } from "../../dev/cloud/neon-http";
 import { PROJECT_ROOT } from "../../dev/state";
+import { TERMINAL_STATUSES, type JobListItem } from "../../client";
+import { bodyOf, createApiClient, expectStatus, unchecked } from "../support/api-client";
 import { ffprobeJson } from "../support/media";
 import { startFixtureServer, type FixtureServer } from "./fixtures";
 
@@ -54,13 +56,14 @@ function startDev(port: number, extra: Record<string, string> = {}): { child: Ch
 const ctrlC = (child: ChildProcess) => process.kill(-child.pid!, "SIGINT");
 
 async function waitFor<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 180_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`timed out waiting for ${what}`);
+  return vi.waitFor(
+    async () => {
+      const value = await probe();
+      if (value === undefined) throw new Error(`timed out waiting for ${what}`);
+      return value;
+    },
+    { timeout: timeoutMs, interval: 200 },
+  );
 }
 
 const readyBanner = (dev: ReturnType<typeof startDev>) =>
@@ -96,14 +99,7 @@ async function listening(port: number): Promise<boolean> {
   );
 }
 
-async function api(port: number, key: string, method: string, path: string, body?: unknown) {
-  const res = await fetch(`http://127.0.0.1:${port}/api/v1${path}`, {
-    method,
-    headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: res.status, body: (await res.json()) as any };
-}
+const api = (port: number, key: string) => createApiClient({ baseUrl: `http://127.0.0.1:${port}`, apiKey: key });
 
 /** The admin CLI as the README shows it, against the running dev service found through DATA_DIR. */
 async function adminCli(args: string[]) {
@@ -112,13 +108,13 @@ async function adminCli(args: string[]) {
 }
 
 /** Every job of the account, page by page. */
-async function allJobs(port: number, key: string): Promise<any[]> {
-  const jobs: any[] = [];
+async function allJobs(port: number, key: string): Promise<JobListItem[]> {
+  const jobs: JobListItem[] = [];
   for (let page = 1; ; page++) {
-    const { status, body } = await api(port, key, "GET", `/jobs?limit=100&page=${page}`);
-    expect(status).toBe(200);
-    jobs.push(...body.jobs);
-    if (!body.pagination.hasNext) return jobs;
+    const res = await api(port, key).listJobs(`limit=100&page=${page}`);
+    expectStatus(res, 200);
+    jobs.push(...res.body.jobs);
+    if (!res.body.pagination.hasNext) return jobs;
   }
 }
 
@@ -141,7 +137,6 @@ async function expectDashboardSignIn(banner: string, port: number, apiKey: strin
   expect(await keys.text()).toContain(`…${apiKey.slice(-4)}`);
 }
 
-const TERMINAL = ["completed", "failed", "cancelled"];
 const exists = (path: string) => access(path).then(() => true, () => false);
 
 /** Shared by the runs below, as one checkout's runs share its data. */
@@ -211,7 +206,7 @@ describe("npm run dev with no configuration", () => {
           );
         try {
           const before = await connections(false);
-          const burst = await Promise.all(Array.from({ length: 50 }, () => api(port, freeKey, "GET", "/jobs")));
+          const burst = await Promise.all(Array.from({ length: 50 }, () => api(port, freeKey).listJobs()));
           expect(burst.map((r) => r.status)).toEqual(Array(50).fill(200));
           expect(await connections(true)).toBeGreaterThan(0);
           expect(await connections(true)).toBeLessThanOrEqual(NEON_HTTP_POOL_SIZE);
@@ -227,16 +222,20 @@ describe("npm run dev with no configuration", () => {
         const statuses: number[] = [];
         await Promise.all(
           Array.from({ length: 50 }, async () => {
-            const created = await api(port, loadKey, "POST", "/jobs", { inputUrl: source, preset: "mp4_264_240p" });
+            const client = api(port, loadKey);
+            const created = await client.createJob({ inputUrl: source, preset: "mp4_264_240p" });
             statuses.push(created.status);
             if (created.status !== 201) return;
             createdByLoad.push(created.body.id);
-            for (;;) {
-              const [read, list] = await Promise.all([api(port, loadKey, "GET", `/jobs/${created.body.id}`), api(port, loadKey, "GET", "/jobs?limit=20")]);
-              statuses.push(read.status, list.status);
-              if (read.status !== 200 || TERMINAL.includes(read.body.status)) return;
-              await new Promise((r) => setTimeout(r, 250));
-            }
+            // A client polling every 250 ms, as long as its job runs.
+            await vi.waitFor(
+              async () => {
+                const [read, list] = await Promise.all([client.getJob(created.body.id), client.listJobs({ limit: 20 })]);
+                statuses.push(read.status, list.status);
+                if (read.status === 200 && !TERMINAL_STATUSES.includes(read.body.status)) throw new Error(`job ${created.body.id} still ${read.body.status}`);
+              },
+              { timeout: 300_000, interval: 250 },
+            );
           }),
         );
         expect(statuses.filter((s) => s >= 500)).toEqual([]);
@@ -273,12 +272,12 @@ describe("npm run dev with no configuration", () => {
       const timelineFile = banner.match(/-d "@([^"]+)"/)![1];
       const timeline = JSON.parse(await readFile(timelineFile, "utf8"));
       expect(timeline.edl.timeline.tracks.map((t: any) => t.type)).toEqual(["video", "overlay", "text"]);
-      const refused = await api(port, freeKey, "PUT", "/edl", timeline);
-      expect(refused.body).toMatchObject({ valid: false, plan: { current: "free", canProcess: false } });
-      expect(refused.body.errors).toContain("Too many tracks for the Starter plan: 3 (maximum 2)");
-      expect((await api(port, freeKey, "GET", "/jobs")).body.pagination.totalCount).toBe(3);
+      const refused = bodyOf(await api(port, freeKey).validateEdl(unchecked(timeline)), 200);
+      expect(refused).toMatchObject({ valid: false, plan: { current: "free", canProcess: false } });
+      expect(refused.errors).toContain("Too many tracks for the Starter plan: 3 (maximum 2)");
+      expect(bodyOf(await api(port, freeKey).listJobs(), 200).pagination.totalCount).toBe(3);
       expect((await allJobs(port, loadKey)).map((j) => j.id).sort()).toEqual([...createdByLoad].sort());
-      expect((await api(port, proKey, "GET", "/presets")).body.meta.userPlan).toBe("pro");
+      expect(bodyOf(await api(port, proKey).listPresets(), 200).meta.userPlan).toBe("pro");
     } finally {
       ctrlC(dev.child);
       await dev.exited;
@@ -316,8 +315,8 @@ describe("npm run dev with no configuration", () => {
     try {
       const banner = await readyBanner(next);
       const key = banner.match(/API key\s+(spk_\w+)/)![1];
-      expect((await api(port, key, "GET", "/jobs")).status).toBe(200);
-      expect((await api(port, freeKey, "GET", "/jobs")).body.pagination.totalCount).toBe(3);
+      expectStatus(await api(port, key).listJobs(), 200);
+      expect(bodyOf(await api(port, freeKey).listJobs(), 200).pagination.totalCount).toBe(3);
     } finally {
       ctrlC(next.child);
       await next.exited;

@@ -6,6 +6,7 @@ import { COUNTER_DB_PER_SECOND, COUNTER_GRID, makeCounterSource, readCounter } f
 import { fakeDnsEnv } from "../support/fake-dns";
 import { closeTo, decodedAudioSeconds, everyFrame, frameAt, largestAudioHole, pixelAt, volume, type Frame, type Rgb } from "../support/frames";
 import { ffmpeg, ffprobeJson } from "../support/media";
+import { expectStatus, unchecked } from "../support/api-client";
 import { startFixtureServer, type FixtureServer } from "./fixtures";
 import { startE2E, type E2E } from "./harness";
 
@@ -47,8 +48,8 @@ async function makeAssets() {
 
 async function render(edl: unknown, plan: "free" | "pro" = "pro") {
   const c = await e2e.client(plan);
-  const created = await c.call("POST", "/edl", { edl });
-  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  const created = await c.createEdlJob(unchecked({ edl }));
+  expectStatus(created, 201, JSON.stringify(created.body));
   const job = await e2e.waitFor(c, created.body.id);
   return job;
 }

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isJobStageLine } from "../../encoder/jobs/stage-log";
 import { crashOnSignalEnv } from "../support/crash-on-signal";
 import { ffmpeg } from "../support/media";
+import { bodyOf } from "../support/api-client";
 import { startFixtureServer, type FixtureServer } from "./fixtures";
 import { startE2E, type E2E } from "./harness";
 
@@ -75,7 +76,7 @@ describe("a source that closes the connection right after its body", () => {
     const c = await e2e.client();
     const ids: string[] = [];
     for (let i = 0; i < 4; i++) {
-      ids.push((await c.call("POST", "/jobs", { inputUrl: closing.url(`source-${i}.mp4`), preset: "mp4_264_240p" })).body.id);
+      ids.push(bodyOf(await c.createJob({ inputUrl: closing.url(`source-${i}.mp4`), preset: "mp4_264_240p" }), 201).id);
     }
     for (const id of ids) {
       const job = await e2e.waitFor(c, id);
@@ -92,7 +93,7 @@ describe("encoder job-stage log", () => {
   it("one line per stage, each prefixed with the job id, in order, with sizes, durations and FFmpeg's speed", async () => {
     const c = await e2e.client();
     const src = await fixtures.source("stages.mp4", { seconds: 3, width: 320, height: 240 });
-    const id = (await c.call("POST", "/jobs", { inputUrl: src, preset: "mp4_264_240p" })).body.id;
+    const id = bodyOf(await c.createJob({ inputUrl: src, preset: "mp4_264_240p" }), 201).id;
     expect((await e2e.waitFor(c, id)).status).toBe("completed");
     const size = (await readFile(join(fixtures.dir, "stages.mp4"))).length;
     const lines = stageLines(id);
@@ -109,7 +110,7 @@ describe("encoder job-stage log", () => {
 
   it("a failure is logged with the job id and the reason, and whether it is retried", async () => {
     const c = await e2e.client();
-    const id = (await c.call("POST", "/jobs", { inputUrl: "http://10.0.0.1/video.mp4", preset: "mp4_264_240p" })).body.id;
+    const id = bodyOf(await c.createJob({ inputUrl: "http://10.0.0.1/video.mp4", preset: "mp4_264_240p" }), 201).id;
     expect((await e2e.waitFor(c, id)).status).toBe("failed");
     expect(stageLines(id).at(-1)).toBe(`job ${id}  failed     attempt 1 of 3, not retried: Source refused: 10.0.0.1 is not a public address`);
   });
@@ -131,7 +132,7 @@ describe("supervision", () => {
     // The new encoder serves jobs.
     const c = await e2e.client();
     const src = await fixtures.source("after-restart.mp4", { seconds: 2, width: 320, height: 240 });
-    const id = (await c.call("POST", "/jobs", { inputUrl: src, preset: "mp4_264_240p" })).body.id;
+    const id = bodyOf(await c.createJob({ inputUrl: src, preset: "mp4_264_240p" }), 201).id;
     expect((await e2e.waitFor(c, id)).status).toBe("completed");
   });
 });

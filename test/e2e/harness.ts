@@ -4,13 +4,13 @@ import { join } from "node:path";
 import { openAdmin } from "../../dev/admin/commands";
 import type { PlanId } from "../../domain/plans";
 import { startStack } from "../../dev/stack";
+import { vi } from "vitest";
+import { TERMINAL_STATUSES, type Job } from "../../client";
+import { type ApiClient, bodyOf, createApiClient } from "../support/api-client";
 import { stackLog, startTestStack, TEST_REDIS_URL } from "../support/stack";
 
-export interface Client {
-  key: string;
-  accountId: string;
-  call<T = any>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }>;
-}
+/** The suites' API client as one account's key. */
+export type Client = ApiClient & { key: string; accountId: string };
 
 /**
  * The whole service with the real encoder process, for one test file: the Worker under
@@ -37,29 +37,19 @@ export async function startE2E(opts: {
 
   async function client(plan: PlanId = "enterprise"): Promise<Client> {
     const { accountId, apiKey } = await admin.createAccount(plan);
-    return {
-      key: apiKey,
-      accountId,
-      async call(method, path, body) {
-        const res = await fetch(`${api}/api/v1${path}`, {
-          method,
-          headers: { Authorization: `Bearer ${apiKey}`, "Content-Type": "application/json" },
-          body: body === undefined ? undefined : JSON.stringify(body),
-        });
-        return { status: res.status, body: (await res.json()) as any };
-      },
-    };
+    return Object.assign(createApiClient({ baseUrl: api, apiKey }), { key: apiKey, accountId });
   }
 
-  /** Polls the job until `until` says stop (default: a terminal status). */
-  async function waitFor(c: Client, jobId: string, until = (job: any) => ["completed", "failed", "cancelled"].includes(job.status), timeoutMs = 180_000) {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const { body } = await c.call("GET", `/jobs/${jobId}`);
-      if (until(body)) return body;
-      if (Date.now() > deadline) throw new Error(`job ${jobId} still ${body.status} after ${timeoutMs} ms`);
-      await new Promise((r) => setTimeout(r, 250));
-    }
+  /** Reads the job every 250 ms until `until` says stop (default: a terminal status), and returns that read. */
+  async function waitFor(c: Client, jobId: string, until = (job: Job) => TERMINAL_STATUSES.includes(job.status), timeoutMs = 180_000): Promise<Job> {
+    return vi.waitFor(
+      async () => {
+        const job = bodyOf(await c.getJob(jobId), 200);
+        if (!until(job)) throw new Error(`job ${jobId} still ${job.status}`);
+        return job;
+      },
+      { timeout: timeoutMs, interval: 250 },
+    );
   }
 
   return {

@@ -6,6 +6,7 @@ import { extname, join } from "node:path";
 import { chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { extract, readZip } from "../support/outputs";
+import { expectStatus } from "../support/api-client";
 import { startFixtureServer, type FixtureServer } from "./fixtures";
 import { startE2E, type E2E } from "./harness";
 
@@ -54,10 +55,11 @@ describe("HLS output plays in a browser", () => {
   it("hls_abr_264_basic: headless Chromium with hls.js starts playback and advances", async () => {
     const src = await fixtures.source("play.mp4", { seconds: 12, width: 1280, height: 720 });
     const c = await e2e.client("free");
-    const created = await c.call("POST", "/jobs", { inputUrl: src, preset: "hls_abr_264_basic" });
+    const created = await c.createJob({ inputUrl: src, preset: "hls_abr_264_basic" });
+    expectStatus(created, 201);
     const job = await e2e.waitFor(c, created.body.id);
     expect(job.status).toBe("completed");
-    const dir = await extract(await readZip(Buffer.from(await (await fetch(job.outputUrl)).arrayBuffer())));
+    const dir = await extract(await readZip(Buffer.from(await (await fetch(job.outputUrl!)).arrayBuffer())));
     const url = await serve(dir);
 
     const browser = await chromium.launch({

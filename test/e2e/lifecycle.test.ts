@@ -2,8 +2,9 @@ import { execFile } from "node:child_process";
 import { readdir } from "node:fs/promises";
 import { promisify } from "node:util";
 import { Webhook } from "standardwebhooks";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startWebhookReceiver } from "../support/webhook-receiver";
+import { bodyOf, expectStatus } from "../support/api-client";
 import { startFixtureServer, type FixtureServer } from "./fixtures";
 import { startE2E, type E2E } from "./harness";
 
@@ -40,7 +41,8 @@ describe("spec: Failures after acceptance", () => {
   it("DURATION_EXCEEDED: fails at once, names both durations, is not retried, and still costs its unit", async () => {
     const src = await fixtures.long("eleven-minutes.mp4", 660);
     const c = await e2e.client("free");
-    const created = await c.call("POST", "/jobs", { inputUrl: src, preset: "mp4_264_240p" });
+    const created = await c.createJob({ inputUrl: src, preset: "mp4_264_240p" });
+    expectStatus(created, 201);
     const job = await e2e.waitFor(c, created.body.id);
     expect(job.status).toBe("failed");
     expect(job.errorMessage).toMatch(/^DURATION_EXCEEDED/);
@@ -49,13 +51,15 @@ describe("spec: Failures after acceptance", () => {
     expect(job.retryCount).toBe(0);
     expect(job.duration).toBeCloseTo(660, 0);
     expect(fixtures.hits("/eleven-minutes.mp4")).toBe(1);
-    const next = await c.call("POST", "/jobs", { inputUrl: short, preset: "mp4_264_240p" });
+    const next = await c.createJob({ inputUrl: short, preset: "mp4_264_240p" });
+    expectStatus(next, 201);
     expect(next.body.user.remainingJobs).toBe(8);
   });
 
   it("an unreachable source: 3 attempts, then failed with retryCount 2 and download wording", async () => {
     const c = await e2e.client();
-    const created = await c.call("POST", "/jobs", { inputUrl: fixtures.url("status/503/source.mp4"), preset: "mp4_264_240p" });
+    const created = await c.createJob({ inputUrl: fixtures.url("status/503/source.mp4"), preset: "mp4_264_240p" });
+    expectStatus(created, 201);
     const job = await e2e.waitFor(c, created.body.id);
     expect(job).toMatchObject({ status: "failed", retryCount: 2 });
     expect(job.errorMessage).toBe("Download failed: the source answered HTTP 503");
@@ -65,7 +69,8 @@ describe("spec: Failures after acceptance", () => {
   it("a corrupt source: FFmpeg wording, retried, no stack traces or internal paths", async () => {
     const src = await fixtures.corrupt("corrupt.mp4");
     const c = await e2e.client();
-    const created = await c.call("POST", "/jobs", { inputUrl: src, preset: "mp4_264_240p" });
+    const created = await c.createJob({ inputUrl: src, preset: "mp4_264_240p" });
+    expectStatus(created, 201);
     const job = await e2e.waitFor(c, created.body.id);
     expect(job).toMatchObject({ status: "failed", retryCount: 2 });
     expect(job.errorMessage).toMatch(/ffmpeg|ffprobe|decode|invalid data/i);
@@ -77,34 +82,36 @@ describe("spec: Failures after acceptance", () => {
 describe("spec: States and transitions › cancel", () => {
   it("cancel while processing: FFmpeg is killed within 5 s, temp files go, the job never completes", async () => {
     const c = await e2e.client();
-    const created = await c.call("POST", "/jobs", { inputUrl: long, preset: "mp4_264_1080p" });
+    const created = await c.createJob({ inputUrl: long, preset: "mp4_264_1080p" });
+    expectStatus(created, 201);
     const id = created.body.id;
-    await e2e.waitFor(c, id, (j) => j.status === "processing" && j.progress > 0.05);
+    await e2e.waitFor(c, id, (j) => j.status === "processing" && (j.progress ?? 0) > 0.05);
     expect(await ffmpegFor(id)).toBeGreaterThan(0);
-    const cancel = await c.call("DELETE", `/jobs/${id}`);
+    const cancel = await c.cancelJob(id);
+    expectStatus(cancel, 200);
     expect(cancel.body.message).toMatch(/stop shortly/);
-    const cancelledAt = Date.now();
-    while ((await ffmpegFor(id)) > 0) {
-      expect(Date.now() - cancelledAt).toBeLessThan(5000);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    await new Promise((r) => setTimeout(r, 1500));
-    expect(await workDirsFor(id)).toEqual([]);
-    const job = await c.call("GET", `/jobs/${id}`);
+    await vi.waitFor(async () => expect(await ffmpegFor(id)).toBe(0), { timeout: 5000, interval: 100 });
+    await vi.waitFor(async () => expect(await workDirsFor(id)).toEqual([]), { timeout: 10_000, interval: 100 });
+    const job = await c.getJob(id);
+    expectStatus(job, 200);
     expect(job.body).toMatchObject({ status: "cancelled", outputUrl: null });
   });
 
   it("cancel while queued: the job never starts", async () => {
     const c = await e2e.client();
     const busy = [];
-    for (let i = 0; i < 2; i++) busy.push((await c.call("POST", "/jobs", { inputUrl: long, preset: "mp4_264_720p" })).body.id);
-    const waiting = (await c.call("POST", "/jobs", { inputUrl: short, preset: "mp4_264_240p" })).body.id;
+    for (let i = 0; i < 2; i++) busy.push(bodyOf(await c.createJob({ inputUrl: long, preset: "mp4_264_720p" }), 201).id);
+    const waiting = bodyOf(await c.createJob({ inputUrl: short, preset: "mp4_264_240p" }), 201).id;
     await e2e.waitFor(c, busy[1], (j) => j.status === "processing");
-    const cancel = await c.call("DELETE", `/jobs/${waiting}`);
+    const cancel = await c.cancelJob(waiting);
+    expectStatus(cancel, 200);
     expect(cancel.body.message).toMatch(/cancelled successfully/i);
-    for (const id of busy) await c.call("DELETE", `/jobs/${id}`);
-    await new Promise((r) => setTimeout(r, 3000));
-    const job = await c.call("GET", `/jobs/${waiting}`);
+    for (const id of busy) await c.cancelJob(id);
+    // Deliveries go first in, first out: once a job submitted after it has run, the cancelled one's turn has passed.
+    const later = bodyOf(await c.createJob({ inputUrl: short, preset: "mp4_264_240p" }), 201).id;
+    expect((await e2e.waitFor(c, later)).status).toBe("completed");
+    const job = await c.getJob(waiting);
+    expectStatus(job, 200);
     expect(job.body).toMatchObject({ status: "cancelled" });
     expect(job.body.metadata.startedAt).toBeNull();
   });
@@ -114,24 +121,25 @@ describe("spec: Limits › worker concurrency", () => {
   it("five jobs submitted at once: never more than two processing, the rest wait queued", async () => {
     const c = await e2e.client();
     const ids: string[] = [];
-    for (let i = 0; i < 5; i++) ids.push((await c.call("POST", "/jobs", { inputUrl: short, preset: "mp4_264_720p" })).body.id);
+    for (let i = 0; i < 5; i++) ids.push(bodyOf(await c.createJob({ inputUrl: short, preset: "mp4_264_720p" }), 201).id);
     let maxProcessing = 0;
     let sawQueuedWhileTwoRan = false;
-    for (;;) {
-      const { body } = await c.call("GET", "/jobs?limit=100");
-      const mine = body.jobs.filter((j: any) => ids.includes(j.id));
-      const processing = mine.filter((j: any) => j.status === "processing").length;
-      maxProcessing = Math.max(maxProcessing, processing);
-      if (processing === 2 && mine.some((j: any) => j.status === "queued")) sawQueuedWhileTwoRan = true;
-      if (mine.every((j: any) => j.status === "completed")) {
-        // Interval check as well: at no instant did three encodes overlap.
-        const spans = mine.map((j: any) => [Date.parse(j.startedAt), Date.parse(j.completedAt)]);
-        for (const [start] of spans) {
-          expect(spans.filter(([s, e]: number[]) => s <= start && start < e).length).toBeLessThanOrEqual(2);
-        }
-        break;
-      }
-      await new Promise((r) => setTimeout(r, 100));
+    // Sampled every 100 ms until all five have completed.
+    const mine = await vi.waitFor(
+      async () => {
+        const sample = bodyOf(await c.listJobs("limit=100"), 200).jobs.filter((j) => ids.includes(j.id));
+        const processing = sample.filter((j) => j.status === "processing").length;
+        maxProcessing = Math.max(maxProcessing, processing);
+        if (processing === 2 && sample.some((j) => j.status === "queued")) sawQueuedWhileTwoRan = true;
+        if (!sample.every((j) => j.status === "completed")) throw new Error(`${sample.filter((j) => j.status !== "completed").length} jobs not completed yet`);
+        return sample;
+      },
+      { timeout: 240_000, interval: 100 },
+    );
+    // Interval check as well: at no instant did three encodes overlap.
+    const spans = mine.map((j) => [Date.parse(j.startedAt!), Date.parse(j.completedAt!)]);
+    for (const [start] of spans) {
+      expect(spans.filter(([s, e]) => s <= start && start < e).length).toBeLessThanOrEqual(2);
     }
     expect(maxProcessing).toBe(2);
     expect(sawQueuedWhileTwoRan).toBe(true);
@@ -143,8 +151,8 @@ describe("spec: Events › webhooks", () => {
     const hooks = await startWebhookReceiver();
     const c = await e2e.client();
     const { secret } = await e2e.admin.setWebhook(c.accountId, hooks.url);
-    const ok = (await c.call("POST", "/jobs", { inputUrl: short, preset: "mp4_264_240p" })).body.id;
-    const bad = (await c.call("POST", "/jobs", { inputUrl: fixtures.url("status/404/nothing.mp4"), preset: "mp4_264_240p" })).body.id;
+    const ok = bodyOf(await c.createJob({ inputUrl: short, preset: "mp4_264_240p" }), 201).id;
+    const bad = bodyOf(await c.createJob({ inputUrl: fixtures.url("status/404/nothing.mp4"), preset: "mp4_264_240p" }), 201).id;
     await e2e.waitFor(c, ok);
     await e2e.waitFor(c, bad);
     const verified = async (jobId: string) => {

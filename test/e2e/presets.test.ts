@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PRESETS, type CatalogueEntry } from "../../domain/presets/catalogue";
 import { ffmpeg, ffprobeJson } from "../support/media";
 import { checkHlsMaster, extract, loudnessLufs, parseM3u8, readZip } from "../support/outputs";
+import { expectStatus } from "../support/api-client";
 import { startFixtureServer, type FixtureServer } from "./fixtures";
 import { startE2E, type Client, type E2E } from "./harness";
 
@@ -41,8 +42,8 @@ beforeAll(async () => {
   client = await e2e.client("enterprise");
   // All 23 submitted at once; the service encodes two at a time.
   for (const preset of PRESETS) {
-    const created = await client.call("POST", "/jobs", { inputUrl: sourceUrl, preset: preset.id });
-    expect(created.status).toBe(201);
+    const created = await client.createJob({ inputUrl: sourceUrl, preset: preset.id });
+    expectStatus(created, 201);
     jobs.set(preset.id, e2e.waitFor(client, created.body.id, undefined, 600_000));
   }
 });

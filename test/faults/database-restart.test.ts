@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startEmbeddedPostgres } from "../../dev/cloud/embedded-postgres";
 import { startFixtureServer, type FixtureServer } from "../e2e/fixtures";
 import { startE2E, type Client, type E2E } from "../e2e/harness";
+import { type Answer, type ApiClient, bodyOf, createApiClient, fetchExchange } from "../support/api-client";
 import { expectOneUnitPerJob, expectOneWebhookPerFinalState, startIdempotentReceiver, type IdempotentReceiver } from "./support";
 
 /**
@@ -24,7 +25,8 @@ let secret: string;
 
 /** A request that takes longer than this counts as hung. */
 const ANSWER_BOUND_MS = 30_000;
-const OUTAGE_MS = 4000;
+/** What the Worker logged: only its error lines (a 500's) name a request's path. */
+const workerLines: string[] = [];
 
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), "faults-postgres-"));
@@ -34,7 +36,7 @@ beforeAll(async () => {
     startFixtureServer(),
     startIdempotentReceiver(),
   ]);
-  e2e = await startE2E({ allowLoopbackSources: true, databaseUrl: postgres.databaseUrl });
+  e2e = await startE2E({ allowLoopbackSources: true, databaseUrl: postgres.databaseUrl, log: (source, line) => source === "worker" && workerLines.push(line) });
   client = await e2e.client();
   secret = (await e2e.admin.setWebhook(client.accountId, receiver.url)).secret;
   await Promise.all([
@@ -50,27 +52,27 @@ afterAll(async () => {
   await rm(dataDir, { recursive: true, force: true });
 });
 
-interface Answer {
+interface Asked {
   what: string;
   status: number | "hung" | "no answer";
-  body: any;
+  body: unknown;
   at: number;
 }
 
-async function ask(method: string, path: string, body?: unknown): Promise<Answer> {
+/** The client's request, its answer or why there was none, and when it was sent. */
+async function ask(what: string, request: (api: ApiClient) => Promise<Answer>): Promise<Asked> {
   const at = Date.now();
+  const api = createApiClient({ baseUrl: e2e.stack.info.apiUrl, apiKey: client.key, exchange: fetchExchange(undefined, { timeoutMs: ANSWER_BOUND_MS }) });
   try {
-    const res = await fetch(`${e2e.stack.info.apiUrl}/api/v1${path}`, {
-      method,
-      headers: { Authorization: `Bearer ${client.key}`, "Content-Type": "application/json" },
-      body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(ANSWER_BOUND_MS),
-    });
-    return { what: `${method} ${path}`, status: res.status, body: await res.json().catch(() => null), at };
+    const res = await request(api);
+    return { what, status: res.status, body: res.body, at };
   } catch (err) {
-    return { what: `${method} ${path}`, status: (err as Error).name === "TimeoutError" ? "hung" : "no answer", body: String(err), at };
+    return { what, status: (err as Error).name === "TimeoutError" ? "hung" : "no answer", body: String(err), at };
   }
 }
+
+/** Whether the Worker logged a failed request to this path among its lines from `since` on. */
+const failedSince = (since: number, path: string) => workerLines.slice(since).some((line) => line.includes(`"path":"${path}"`));
 
 /** What a cron trigger does every minute in production: the stale-job sweep. */
 const cronTick = () => fetch(`${e2e.stack.info.apiUrl}/cdn-cgi/handler/scheduled`).catch(() => undefined);
@@ -78,15 +80,16 @@ const cronTick = () => fetch(`${e2e.stack.info.apiUrl}/cdn-cgi/handler/scheduled
 describe("PostgreSQL restarted under load", () => {
   it("requests get an answer (500 with a requestId while it is down), everything works once it is back, and every job ends", async () => {
     const created: string[] = [];
-    const answers: Answer[] = [];
+    const answers: Asked[] = [];
     const createJob = async (source: string) => {
-      const answer = await ask("POST", "/jobs", { inputUrl: fixtures.url(source), preset: "mp4_264_240p" });
+      const answer = await ask("POST /jobs", (api) => api.createJob({ inputUrl: fixtures.url(source), preset: "mp4_264_240p" }));
       answers.push(answer);
-      if (answer.status === 201) created.push(answer.body.id);
+      if (answer.status === 201) created.push((answer.body as { id: string }).id);
       return answer;
     };
     // Encodes in flight when the database goes: their heartbeats, reports and redeliveries meet it down.
     for (let i = 0; i < 2; i++) expect((await createJob("in-flight.mp4")).status).toBe(201);
+    const inFlight = [...created];
 
     // Six clients read and list as fast as they are answered; two of them also create a job a second.
     let loading = true;
@@ -97,17 +100,30 @@ describe("PostgreSQL restarted under load", () => {
           nextCreation = Date.now() + 1000;
           await createJob("short.mp4");
         }
-        answers.push(await ask("GET", `/jobs/${created.at(-1)}`), await ask("GET", "/jobs?limit=5"));
+        const id = created.at(-1)!;
+        answers.push(await ask(`GET /jobs/${id}`, (api) => api.getJob(id)), await ask("GET /jobs?limit=5", (api) => api.listJobs({ limit: 5 })));
       }
     });
 
-    await new Promise((r) => setTimeout(r, 1500));
+    // The database goes once both encodes have started and the load has been answered, while the encodes still run.
+    for (const id of inFlight) await e2e.waitFor(client, id, (job) => job.status !== "queued", 60_000);
+    await vi.waitFor(() => expect(answers.filter((a) => a.status === 200).length).toBeGreaterThan(10), { timeout: 30_000, interval: 50 });
+    for (const id of inFlight) expect(bodyOf(await client.getJob(id), 200).status, `${id} still encoding when the database goes`).toBe("processing");
     const down = Date.now();
+    const linesAtDown = workerLines.length;
     await postgres.stop();
-    await new Promise((r) => setTimeout(r, OUTAGE_MS));
+    // Down until the load's requests have failed, and each encode's heartbeat or report has met the outage.
+    await vi.waitFor(
+      () => {
+        expect(answers.some((a) => a.at >= down && a.status === 500)).toBe(true);
+        for (const id of inFlight) expect(failedSince(linesAtDown, `/internal/jobs/${id}/heartbeat`) || failedSince(linesAtDown, `/internal/jobs/${id}/complete`), id).toBe(true);
+      },
+      { timeout: 60_000, interval: 100 },
+    );
     postgres = await startEmbeddedPostgres({ dataDir: join(dataDir, "postgres"), host: "127.0.0.1", port: Number(new URL(postgres.databaseUrl).port) });
     const up = Date.now();
-    await new Promise((r) => setTimeout(r, 3000));
+    // The load runs on until it is answered again: a job created and read after the restart.
+    await vi.waitFor(() => expect(answers.some((a) => a.at >= up && a.what.startsWith("GET /jobs/") && a.status === 200)).toBe(true), { timeout: 60_000, interval: 100 });
     loading = false;
     await Promise.all(clients);
 
@@ -126,8 +142,9 @@ describe("PostgreSQL restarted under load", () => {
     // Back: creating, reading and listing work again.
     const after = await createJob("short.mp4");
     expect(after.status).toBe(201);
-    expect((await ask("GET", `/jobs/${after.body.id}`)).status).toBe(200);
-    expect((await ask("GET", "/jobs?limit=100")).status).toBe(200);
+    const afterId = (after.body as { id: string }).id;
+    expect((await ask(`GET /jobs/${afterId}`, (api) => api.getJob(afterId))).status).toBe(200);
+    expect((await ask("GET /jobs?limit=100", (api) => api.listJobs({ limit: 100 }))).status).toBe(200);
 
     // Every job ends completed or failed, none stuck (the sweep runs as the cron would run it).
     const cron = setInterval(cronTick, 5000);

@@ -5,6 +5,7 @@ import { promisify } from "node:util";
 import { AwsClient } from "aws4fetch";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startFixtureServer, type FixtureServer } from "../e2e/fixtures";
+import { expectStatus } from "../support/api-client";
 import { startE2E, type Client, type E2E } from "../e2e/harness";
 import { ffprobeJson } from "../support/media";
 import { expectOneUnitPerJob, expectOneWebhookPerFinalState, startIdempotentReceiver, startStorageFront, type IdempotentReceiver } from "./support";
@@ -47,8 +48,8 @@ afterAll(async () => {
 });
 
 async function createJob(source: string) {
-  const res = await client.call("POST", "/jobs", { inputUrl: fixtures.url(source), preset: "mp4_264_240p" });
-  expect(res.status).toBe(201);
+  const res = await client.createJob({ inputUrl: fixtures.url(source), preset: "mp4_264_240p" });
+  expectStatus(res, 201);
   created.push(res.body.id);
   return res.body.id as string;
 }
@@ -146,7 +147,7 @@ describe("storage refusing uploads", () => {
     expect(job).toMatchObject({ status: "failed", retryCount: 2, outputUrl: null });
     expect(job.errorMessage).toMatch(/^Upload failed: the output could not be sent to storage \(E[A-Z]+\)$/);
     expect(await storedOutputs(id)).toEqual([]);
-    expect((await client.call("GET", `/jobs/${id}/download-url`)).status).toBe(400);
+    expect((await client.getDownloadUrl(id)).status).toBe(400);
     await vi.waitFor(async () => expect(await workDirsFor(id)).toEqual([]));
   });
 });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startFixtureServer, type FixtureServer } from "../e2e/fixtures";
 import { startE2E, type Client, type E2E } from "../e2e/harness";
+import { bodyOf } from "../support/api-client";
 import {
   expectOneUnitPerJob,
   expectOneWebhookPerFinalState,
@@ -85,9 +86,7 @@ function outageFrom(picked: (req: FrontRequest) => boolean, ms: number) {
 const passAll = () => "pass" as const;
 
 async function createJob(inputUrl = fixtures.url("short.mp4")) {
-  const res = await client.call("POST", "/jobs", { inputUrl, preset: "mp4_264_240p" });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body.id as string;
+  return bodyOf(await client.createJob({ inputUrl, preset: "mp4_264_240p" }), 201).id;
 }
 
 async function finish(jobId: string) {
@@ -119,7 +118,7 @@ describe("the webhook of a finished job is never lost", () => {
     const jobId = await createJob();
     const job = await finish(jobId);
     database.judge(passAll);
-    expect(job, job.errorMessage).toMatchObject({ status: "completed", retryCount: 0 });
+    expect(job, job.errorMessage ?? undefined).toMatchObject({ status: "completed", retryCount: 0 });
     await webhookArrives(jobId, 30_000);
     const lines = stageLines(jobId);
     expect(lines.filter((l) => l.startsWith("claim "))).toHaveLength(1);
@@ -171,7 +170,7 @@ describe("an outage of the Worker's database while the encoder claims or reports
     const jobId = await createJob();
     const job = await finish(jobId);
     database.judge(passAll);
-    expect(job, job.errorMessage).toMatchObject({ status: "completed", retryCount: 0 });
+    expect(job, job.errorMessage ?? undefined).toMatchObject({ status: "completed", retryCount: 0 });
     const lines = stageLines(jobId);
     expect(lines.filter((l) => l.startsWith("claim "))).toEqual([expect.stringMatching(/attempt 1 of 3/)]);
     expect(lines.filter((l) => /^worker +complete not taken/.test(l)).length).toBeGreaterThan(0);
@@ -183,7 +182,7 @@ describe("an outage of the Worker's database while the encoder claims or reports
     const jobId = await createJob();
     const job = await finish(jobId);
     database.judge(passAll);
-    expect(job, job.errorMessage).toMatchObject({ status: "completed", retryCount: 0 });
+    expect(job, job.errorMessage ?? undefined).toMatchObject({ status: "completed", retryCount: 0 });
     const lines = stageLines(jobId);
     expect(lines.filter((l) => /^worker +claim not taken/.test(l)).length).toBeGreaterThan(0);
     expect(lines.filter((l) => l.startsWith("claim "))).toEqual([expect.stringMatching(/attempt 1 of 3/)]);

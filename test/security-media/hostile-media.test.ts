@@ -2,6 +2,7 @@ import { readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startFixtureServer, type FixtureServer } from "../e2e/fixtures";
+import { expectStatus, unchecked } from "../support/api-client";
 import { startE2E, type Client, type E2E } from "../e2e/harness";
 import { bombPng, growingPictureVideo, hugePictureVideo } from "../support/hostile-media";
 import { ffmpeg, makeSource } from "../support/media";
@@ -60,8 +61,8 @@ afterAll(async () => {
 });
 
 async function failed(kind: "job" | "timeline", body: unknown) {
-  const created = await client.call("POST", kind === "job" ? "/jobs" : "/edl", body);
-  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  const created = await (kind === "job" ? client.createJob(unchecked(body)) : client.createEdlJob(unchecked(body)));
+  expectStatus(created, 201, JSON.stringify(created.body));
   const job = await e2e.waitFor(client, created.body.id, undefined, BOUND_MS);
   expect(job, JSON.stringify(job)).toMatchObject({ status: "failed", outputUrl: null });
   // Words for a person: no stack, no server path, no file contents.

@@ -1,6 +1,7 @@
 import { readdir } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startFixtureServer, type FixtureServer } from "../e2e/fixtures";
+import { expectStatus } from "../support/api-client";
 import { startE2E, type Client, type E2E } from "../e2e/harness";
 import { fakeDnsEnv } from "../support/fake-dns";
 import { startCanary } from "./servers";
@@ -48,8 +49,8 @@ const withPort = (url: string) => url.replaceAll("PORT", String(canary.port));
 
 /** The job made from `inputUrl`, once it has ended. */
 async function finished(e2e: E2E, c: Client, inputUrl: string) {
-  const created = await c.call("POST", "/jobs", { inputUrl, preset: "mp4_264_240p" });
-  expect(created.status, inputUrl).toBe(201);
+  const created = await c.createJob({ inputUrl, preset: "mp4_264_240p" });
+  expectStatus(created, 201, inputUrl);
   return e2e.waitFor(c, created.body.id, undefined, 60_000);
 }
 
@@ -131,8 +132,8 @@ describe.concurrent("addresses inside, as the source itself (production settings
     ["//127.0.0.1:PORT/scheme-relative.mp4"],
     ["http://[fe80::1%25lo]:PORT/zone-id.mp4"],
   ])("not an http(s) URL the service fetches: %s is a 400 at creation", async (url) => {
-    const created = await prodClient.call("POST", "/jobs", { inputUrl: withPort(url), preset: "mp4_264_240p" });
-    expect(created.status).toBe(400);
+    const created = await prodClient.createJob({ inputUrl: withPort(url), preset: "mp4_264_240p" });
+    expectStatus(created, 400);
     expect(created.body).toMatchObject({ error: "Validation error", details: [{ field: "inputUrl", message: "Invalid input URL" }] });
   });
 });

@@ -5,10 +5,11 @@
  */
 import { randomUUID } from "node:crypto";
 import { eq } from "drizzle-orm";
+import type { EdlDocument } from "../../client/types";
 import { jobs } from "../../drizzle/schema";
 import type { PlanId } from "../../domain/plans";
 import { admin, completeJob, internal, newAccount } from "../api/harness";
-import { type Caller, send } from "./client";
+import { type Caller, clientAs } from "./client";
 import { forbid } from "./leaks";
 
 export async function account(plan: PlanId = "enterprise"): Promise<Caller> {
@@ -24,24 +25,19 @@ export interface Victim extends Caller {
 }
 
 async function create(victim: Caller, marker: string): Promise<string> {
-  const res = await send({
-    method: "POST",
-    path: "/jobs",
-    caller: victim,
-    body: JSON.stringify({ inputUrl: `https://media.example.com/${marker}.mp4`, preset: "mp4_264_720p", metadata: { marker } }),
-  });
+  const res = await clientAs(victim).createJob({ inputUrl: `https://media.example.com/${marker}.mp4`, preset: "mp4_264_720p", metadata: { marker } });
   if (res.status !== 201) throw new Error(`victim job: ${res.status} ${res.text}`);
-  return (res.json as { id: string }).id;
+  return res.body.id;
 }
 
 async function createTimeline(victim: Caller, marker: string): Promise<string> {
-  const edl = {
+  const edl: EdlDocument = {
     version: "1.0",
     timeline: { tracks: [{ type: "video", clips: [{ id: marker, src: `https://media.example.com/${marker}.mp4`, in: 0, out: 5, startTime: 0 }] }] },
   };
-  const res = await send({ method: "POST", path: "/edl", caller: victim, body: JSON.stringify({ edl, metadata: { name: marker } }) });
+  const res = await clientAs(victim).createEdlJob({ edl, metadata: { name: marker } });
   if (res.status !== 201) throw new Error(`victim timeline: ${res.status} ${res.text}`);
-  return (res.json as { id: string }).id;
+  return res.body.id;
 }
 
 function expectOk(what: string, res: { status: number; body: unknown }) {
@@ -61,7 +57,7 @@ export async function seedVictim(): Promise<Victim> {
   await admin.db.update(jobs).set({ storageLayout: "legacy" }).where(eq(jobs.id, byState.legacy));
   expectOk("claim", await internal(`/jobs/${byState.failed}/claim`, { attempt: 0 }));
   expectOk("fail", await internal(`/jobs/${byState.failed}/fail`, { errorMessage: `download failed: ${marker}`, attempt: 0, final: true }));
-  const cancelled = await send({ method: "DELETE", path: `/jobs/${byState.cancelled}`, caller: victim });
+  const cancelled = await clientAs(victim).cancelJob(byState.cancelled);
   if (cancelled.status !== 200) throw new Error(`victim cancel: ${cancelled.status} ${cancelled.text}`);
 
   const owner = victim.accountId;

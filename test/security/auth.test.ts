@@ -7,7 +7,8 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { generateApiKey } from "../../domain/keys";
 import { admin } from "../api/harness";
 import { account, seedVictim, VICTIM_STATES, type Victim } from "./accounts";
-import { type Caller, type Incoming, type Outgoing, send, sendAll } from "./client";
+import { bodyOf, expectStatus } from "../support/api-client";
+import { type Caller, clientAs, type Incoming, type Outgoing, send, sendAll } from "./client";
 import { expectContractBody, expectContractError, jobList, jobRead, UNAUTHORIZED } from "./contract";
 
 interface Route {
@@ -89,7 +90,7 @@ function badAuthorizations(live: string, revoked: string[]): [string, string | s
 
 function expectUnauthorized(res: Incoming, name: string) {
   expect(res.status, name).toBe(401);
-  expect(res.json, name).toEqual(UNAUTHORIZED);
+  expect(res.body, name).toEqual(UNAUTHORIZED);
   expectContractError(res, { allowed: ["Unauthorized"] });
 }
 
@@ -126,16 +127,14 @@ describe("campaign: every route × every bad credential gives the contract's 401
   }
 
   it("the refused DELETEs left the victim's queued job queued, and the refused POSTs created nothing", async () => {
-    const job = await send({ method: "GET", path: `/jobs/${victim.jobs.queued}`, caller: victim });
-    expect((job.json as { status: string }).status).toBe("queued");
-    const list = await send({ method: "GET", path: "/jobs?limit=100", caller: victim });
-    expect((list.json as { pagination: { totalCount: number } }).pagination.totalCount).toBe(VICTIM_STATES.length);
+    expect(bodyOf(await clientAs(victim).getJob(victim.jobs.queued), 200).status).toBe("queued");
+    expect(bodyOf(await clientAs(victim).listJobs({ limit: 100 }), 200).pagination.totalCount).toBe(VICTIM_STATES.length);
   });
 
   it("GET /presets with no header at all is the free view, not a 401", async () => {
-    const res = await send({ method: "GET", path: "/presets" });
-    expect(res.status).toBe(200);
-    expect((res.json as { meta: { userPlan: string } }).meta.userPlan).toBe("free");
+    const res = await clientAs().listPresets();
+    expectStatus(res, 200);
+    expect(res.body.meta.userPlan).toBe("free");
   });
 });
 
@@ -146,9 +145,10 @@ describe("campaign: another account's jobs are 404 on every job route and stay a
 
   /** What the owner sees of a job, without the parts signed afresh on every read. */
   async function ownerView(id: string) {
-    const res = await send({ method: "GET", path: `/jobs/${id}`, caller: victim });
+    const res = await clientAs(victim).getJob(id);
     expectContractBody(jobRead, res);
-    const { outputUrl, expiration, ...rest } = res.json as Record<string, unknown>;
+    expectStatus(res, 200);
+    const { outputUrl, expiration, ...rest } = res.body;
     return { ...rest, signed: outputUrl !== null && expiration !== null };
   }
 
@@ -192,8 +192,8 @@ describe("campaign: another account's jobs are 404 on every job route and stay a
     const filters = ["", "status=queued", "status=completed", "status=failed", "status=cancelled", "status=processing", "preset=mp4_264_720p", "preset=edl_custom", "page=2&limit=1"];
     for (const res of await sendAll(filters.map((q) => ({ method: "GET", path: `/jobs?limit=100&${q}`, caller: attacker })))) {
       expectContractBody(jobList, res);
-      const ids = (res.json as { jobs: { id: string }[] }).jobs.map((j) => j.id);
-      expect(ids.every((id) => id === (own.json as { id: string }).id)).toBe(true);
+      const ids = (res.body as { jobs: { id: string }[] }).jobs.map((j) => j.id);
+      expect(ids.every((id) => id === (own.body as { id: string }).id)).toBe(true);
     }
   });
 
@@ -203,7 +203,7 @@ describe("campaign: another account's jobs are 404 on every job route and stay a
     expect(first.status).toBe(201);
     const second = await send({ method: "POST", path: "/jobs", caller: attacker, headers, body: JOB_BODY });
     expect(second.status).toBe(201);
-    expect(second.headers["idempotent-replayed"]).toBeUndefined();
-    expect((second.json as { id: string }).id).not.toBe((first.json as { id: string }).id);
+    expect(second.headers.get("idempotent-replayed")).toBeNull();
+    expect((second.body as { id: string }).id).not.toBe((first.body as { id: string }).id);
   });
 });

@@ -15,7 +15,8 @@ import { signInternal } from "../../domain/internal-auth";
 import { BODY_LIMITS } from "../../worker/middleware/body-limit";
 import { MAX_JSON_DEPTH, MAX_JSON_CONTAINERS } from "../../worker/lib/json-limits";
 import { account } from "./accounts";
-import { type Caller, type Outgoing, send, sendStreaming, stack } from "./client";
+import { expectStatus } from "../support/api-client";
+import { type Caller, clientAs, type Outgoing, send, sendStreaming, stack } from "./client";
 import { edlCreation, edlValidation, expectContractBody, expectContractError, creationResponse } from "./contract";
 
 let caller: Caller;
@@ -127,7 +128,7 @@ describe("campaign: JSON too deep or too large to parse safely is a 400, never a
       for (const body of [nestedArrays(100_000), `${'{"a":'.repeat(100_000)}1${"}".repeat(100_000)}`, `{"edl":${'[{"a":'.repeat(50_000)}1${"}]".repeat(50_000)}}`]) {
         const res = await send({ method, path, caller, body });
         expectContractError(res, { allowed: ["Invalid JSON"] });
-        expect((res.json as { message: string }).message).toContain(`nests deeper than ${MAX_JSON_DEPTH} levels`);
+        expect((res.body as { message: string }).message).toContain(`nests deeper than ${MAX_JSON_DEPTH} levels`);
       }
     });
   }
@@ -145,7 +146,7 @@ describe("campaign: JSON too deep or too large to parse safely is a 400, never a
     expect(body.length).toBeLessThanOrEqual(BODY_LIMITS.timeline);
     const res = await send({ method: "PUT", path: "/edl", caller, body });
     expectContractError(res, { allowed: ["Invalid JSON"] });
-    expect((res.json as { message: string }).message).toContain(`holds more than ${MAX_JSON_CONTAINERS} arrays and objects`);
+    expect((res.body as { message: string }).message).toContain(`holds more than ${MAX_JSON_CONTAINERS} arrays and objects`);
   });
 });
 
@@ -155,22 +156,23 @@ describe("campaign: timelines far past their plan's limits are refused on their 
   it("PUT /edl: 100,000 empty clips on the free plan → valid false with the one plan-limit error", async () => {
     const res = await send({ method: "PUT", path: "/edl", caller: free, body: JSON.stringify({ edl: hundredThousand }) });
     expectContractBody(edlValidation, res);
-    expect(res.json).toMatchObject({ valid: false, errors: ["Too many clips for the Starter plan: 100000 (maximum 5)"], stats: { clips: 100_000 } });
+    expect(res.body).toMatchObject({ valid: false, errors: ["Too many clips for the Starter plan: 100000 (maximum 5)"], stats: { clips: 100_000 } });
     expect(res.text.length).toBeLessThan(2000);
   });
 
   it("POST /edl: the same is 400 EDL validation failed with that error alone, and takes no quota", async () => {
     const res = await send({ method: "POST", path: "/edl", caller: free, body: JSON.stringify({ edl: hundredThousand }) });
     expectContractError(res, { allowed: ["EDL validation failed"] });
-    expect((res.json as { errors: string[] }).errors).toEqual(["Too many clips for the Starter plan: 100000 (maximum 5)"]);
-    const created = await send({ method: "POST", path: "/jobs", caller: free, body: JSON.stringify({ inputUrl: "https://media.example.com/a.mp4", preset: "mp4_264_720p" }) });
-    expect((created.json as { user: { remainingJobs: number } }).user.remainingJobs).toBe(9);
+    expect((res.body as { errors: string[] }).errors).toEqual(["Too many clips for the Starter plan: 100000 (maximum 5)"]);
+    const created = await clientAs(free).createJob({ inputUrl: "https://media.example.com/a.mp4", preset: "mp4_264_720p" });
+    expectStatus(created, 201);
+    expect(created.body.user.remainingJobs).toBe(9);
   });
 
   it("100,000 empty tracks → valid false with the track-limit error alone", async () => {
     const edl = { version: "1.0", timeline: { tracks: Array.from({ length: 100_000 }, () => ({})) } };
     const res = await send({ method: "PUT", path: "/edl", caller: free, body: JSON.stringify({ edl }) });
-    expect(res.json).toMatchObject({ valid: false, errors: ["Too many tracks for the Starter plan: 100000 (maximum 2)"] });
+    expect(res.body).toMatchObject({ valid: false, errors: ["Too many tracks for the Starter plan: 100000 (maximum 2)"] });
   });
 });
 
@@ -202,7 +204,7 @@ describe("the limits leave room for the largest real timeline", () => {
     expect(body.length).toBeGreaterThan(2.5 * 1024 * 1024);
     const validated = await send({ method: "PUT", path: "/edl", caller, body });
     expectContractBody(edlValidation, validated);
-    expect(validated.json).toMatchObject({ valid: true, stats: { clips: 1000, assets: 500 } });
+    expect(validated.body).toMatchObject({ valid: true, stats: { clips: 1000, assets: 500 } });
     expectContractBody(edlCreation, await send({ method: "POST", path: "/edl", caller, body }), 201);
   });
 });

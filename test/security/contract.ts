@@ -180,7 +180,7 @@ const STATUS_OF: Record<ErrorClass, number> = {
 };
 
 function expectShape(schema: z.ZodType, res: Incoming, what: string) {
-  const result = schema.safeParse(res.json);
+  const result = schema.safeParse(res.body);
   if (!result.success) {
     throw new Error(`${what}: ${res.status} body does not match the contract: ${z.prettifyError(result.error)}\n${res.text.slice(0, 1500)}`);
   }
@@ -194,8 +194,8 @@ function expectShape(schema: z.ZodType, res: Incoming, what: string) {
 export function expectContractError(res: Incoming, opts: { bare?: boolean; allowed?: ErrorClass[] } = {}) {
   expect(res.status, res.text.slice(0, 500)).toBeGreaterThanOrEqual(400);
   expect(res.status, res.text.slice(0, 500)).toBeLessThan(500);
-  expect(String(res.headers["content-type"])).toMatch(/^application\/json/);
-  const body = res.json as Record<string, unknown> | undefined;
+  expect(String(res.headers.get("content-type"))).toMatch(/^application\/json/);
+  const body = res.body as Record<string, unknown> | undefined;
   if (opts.bare && (res.status === 400 || res.status === 404 || res.status === 410)) {
     expectShape(z.strictObject({ message }), res, "bare error");
     return;
@@ -212,6 +212,6 @@ export function expectContractError(res: Incoming, opts: { bare?: boolean; allow
 /** A 2xx body of the given shape, served as JSON. */
 export function expectContractBody(schema: z.ZodType, res: Incoming, status = 200) {
   expect(res.status, res.text.slice(0, 1500)).toBe(status);
-  expect(String(res.headers["content-type"])).toMatch(/^application\/json/);
+  expect(String(res.headers.get("content-type"))).toMatch(/^application\/json/);
   expectShape(schema, res, `${status} body`);
 }

@@ -17,7 +17,7 @@ beforeAll(async () => {
 async function clientMetadataOf(id: string) {
   const read = await send({ method: "GET", path: `/jobs/${id}`, caller });
   expectContractBody(jobRead, read);
-  return (read.json as { clientMetadata: unknown }).clientMetadata;
+  return (read.body as { clientMetadata: unknown }).clientMetadata;
 }
 
 describe("found: a `__proto__` key in caller metadata was silently dropped", () => {
@@ -28,14 +28,14 @@ describe("found: a `__proto__` key in caller metadata was silently dropped", () 
   it("POST /jobs stores it and reads it back", async () => {
     const res = await send({ method: "POST", path: "/jobs", caller, body: `{"inputUrl":"https://media.example.com/a.mp4","preset":"mp4_264_720p","metadata":${metadata}}` });
     expectContractBody(creationResponse, res, 201);
-    expect(await clientMetadataOf((res.json as { id: string }).id)).toEqual(expected);
+    expect(await clientMetadataOf((res.body as { id: string }).id)).toEqual(expected);
   });
 
   it("POST /edl stores it and reads it back", async () => {
     const edl = { version: "1.0", timeline: { tracks: [{ type: "video", clips: [{ id: "a", src: "https://media.example.com/a.mp4", in: 0, out: 1, startTime: 0 }] }] } };
     const res = await send({ method: "POST", path: "/edl", caller, body: `{"edl":${JSON.stringify(edl)},"metadata":${metadata}}` });
     expectContractBody(edlCreation, res, 201);
-    expect(await clientMetadataOf((res.json as { id: string }).id)).toEqual(expected);
+    expect(await clientMetadataOf((res.body as { id: string }).id)).toEqual(expected);
   });
 });
 
@@ -45,7 +45,7 @@ describe("found: a signed internal call with a job id that is not a UUID was a 5
       const body = JSON.stringify({ attempt: 0, outputKey: "x", duration: 1, errorMessage: "x", final: true });
       const res = await send({ method: "POST", path: `/internal/jobs/not-a-uuid/${action}`, headers: await signInternal(stack.internalSecret, body), body });
       expect(res.status, res.text).toBe(404);
-      expect(res.json).toEqual({ error: "Not found", message: "Job not found" });
+      expect(res.body).toEqual({ error: "Not found", message: "Job not found" });
     });
   }
 });

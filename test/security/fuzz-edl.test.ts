@@ -113,12 +113,12 @@ describe("campaign: hostile input on the timeline routes", () => {
         const verdict = await send(request(who, "PUT", body));
         expectContractBody(edlValidation, verdict);
         const created = await send(request(who, "POST", body));
-        const { valid, errors } = verdict.json as { valid: boolean; errors?: string[] };
+        const { valid, errors } = verdict.body as { valid: boolean; errors?: string[] };
         if (valid) {
           expectContractBody(edlCreation, created, 201);
         } else {
           expectContractError(created, { allowed: ["EDL validation failed"] });
-          expect((created.json as { errors: string[] }).errors).toEqual(errors);
+          expect((created.body as { errors: string[] }).errors).toEqual(errors);
         }
       },
       { runs: RUNS.agree },
@@ -132,7 +132,7 @@ describe("campaign: hostile input on the timeline routes", () => {
         countCase("PUT /edl");
         const res = await send({ method: "PUT", path: "/edl", caller: callers[caller % callers.length], body: `{"edl":${asJson(edl)}}` });
         expectContractBody(edlValidation, res);
-        expect(res.json).toMatchObject({ valid: true, plan: { canProcess: true } });
+        expect(res.body).toMatchObject({ valid: true, plan: { canProcess: true } });
       },
       { runs: RUNS.agree },
     );

@@ -7,9 +7,10 @@ import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { INTERNAL_SIGNATURE_HEADER, INTERNAL_TIMESTAMP_HEADER, signInternal } from "../../domain/internal-auth";
 import { BODY_LIMITS } from "../../worker/middleware/body-limit";
+import { bodyOf } from "../support/api-client";
 import { account, seedVictim } from "./accounts";
 import { anyBody, headerValue, jsonText, objectText, pathId, type Body } from "./arbitraries";
-import { type Incoming, send, stack } from "./client";
+import { clientAs, type Incoming, send, stack } from "./client";
 import { countCase, fuzz } from "./fuzz";
 
 const RUNS = { forged: 300, signed: 300 };
@@ -22,8 +23,7 @@ beforeAll(async () => {
   const caller = await account("enterprise");
   ownIds = [];
   for (let i = 0; i < 3; i++) {
-    const res = await send({ method: "POST", path: "/jobs", caller, body: JSON.stringify({ inputUrl: "https://media.example.com/a.mp4", preset: "mp4_264_720p" }) });
-    ownIds.push((res.json as { id: string }).id);
+    ownIds.push(bodyOf(await clientAs(caller).createJob({ inputUrl: "https://media.example.com/a.mp4", preset: "mp4_264_720p" }), 201).id);
   }
 });
 
@@ -45,13 +45,13 @@ const encoderBody: fc.Arbitrary<Body> = anyBody(
 function expectErrorShape(res: Incoming) {
   expect(res.status, res.text.slice(0, 500)).toBeGreaterThanOrEqual(400);
   expect(res.status, res.text.slice(0, 500)).toBeLessThan(500);
-  const body = res.json as { error?: unknown; message?: unknown };
+  const body = res.body as { error?: unknown; message?: unknown };
   expect(typeof body?.error, res.text.slice(0, 500)).toBe("string");
   expect(typeof body?.message, res.text.slice(0, 500)).toBe("string");
 }
 
 /** A route the HTTP layer normalised onto no route at all (`/jobs/../claim`). */
-const noRoute = (res: Incoming) => res.status === 404 && String((res.json as { message?: unknown })?.message).startsWith("No route for ");
+const noRoute = (res: Incoming) => res.status === 404 && String((res.body as { message?: unknown })?.message).startsWith("No route for ");
 
 describe("campaign: the internal API", () => {
   it("unsigned, forged, stale or replayed-elsewhere signatures → 401, whatever the body", async () => {

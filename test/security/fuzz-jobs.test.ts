@@ -8,6 +8,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { PRESET_IDS } from "../../domain/presets/catalogue";
 import { BODY_LIMITS } from "../../worker/middleware/body-limit";
 import { completeJob } from "../api/harness";
+import { expectStatus } from "../support/api-client";
 import { account, seedVictim, type Victim } from "./accounts";
 import {
   anyBody,
@@ -24,7 +25,7 @@ import {
   type Body,
   type JsonText,
 } from "./arbitraries";
-import { type Caller, type Incoming, type Outgoing, send } from "./client";
+import { type Caller, clientAs, type Incoming, type Outgoing, send } from "./client";
 import { cancelResponse, creationResponse, downloadUrlResponse, expectContractBody, expectContractError, jobList, jobRead } from "./contract";
 import { countCase, fuzz } from "./fuzz";
 
@@ -38,9 +39,9 @@ let victim: Victim;
 async function createOwnJobs(caller: Caller): Promise<string[]> {
   const ids: string[] = [];
   for (let i = 0; i < 3; i++) {
-    const res = await send({ method: "POST", path: "/jobs", caller, body: JSON.stringify({ inputUrl: "https://media.example.com/own.mp4", preset: "mp4_264_720p" }) });
-    expect(res.status).toBe(201);
-    ids.push((res.json as { id: string }).id);
+    const res = await clientAs(caller).createJob({ inputUrl: "https://media.example.com/own.mp4", preset: "mp4_264_720p" });
+    expectStatus(res, 201);
+    ids.push(res.body.id);
   }
   await completeJob(ids[0], caller.accountId);
   return ids;
@@ -146,10 +147,10 @@ function hasUnstorableText(value: unknown): boolean {
 /** A job that was created must read back as sent: its URL, preset and caller metadata, as JSON keeps them. */
 async function expectStoredAsSent(who: Sender, created: Incoming, body: Body) {
   const sent = parsedAsSent(body) as { inputUrl: string; preset: string; metadata?: unknown };
-  const job = created.json as { id: string };
+  const job = created.body as { id: string };
   const read = await send(request({ ...who, authorization: undefined }, "GET", `/jobs/${job.id}`));
   expectContractBody(jobRead, read);
-  const stored = read.json as { inputUrl: string; preset: string; clientMetadata: unknown };
+  const stored = read.body as { inputUrl: string; preset: string; clientMetadata: unknown };
   expect(stored.inputUrl).toBe(sent.inputUrl);
   expect(stored.preset).toBe(sent.preset);
   expect(stored.clientMetadata).toEqual(JSON.parse(JSON.stringify(sent.metadata ?? {})));
@@ -190,7 +191,7 @@ describe("campaign: hostile input on the job routes", () => {
           await expectStoredAsSent(who, res, body);
         } else {
           expectContractError(res, { allowed: ["Validation error"] });
-          const { details } = res.json as { details: { field: string }[] };
+          const { details } = res.body as { details: { field: string }[] };
           expect(details.every((d) => d.field.startsWith("metadata"))).toBe(true);
         }
       },
@@ -206,7 +207,7 @@ describe("campaign: hostile input on the job routes", () => {
         const res = await send(request(who, "GET", `/jobs${query}`));
         if (refusedForgery(who, res)) return;
         expectContractBody(jobList, res);
-        const { jobs, pagination } = res.json as { jobs: unknown[]; pagination: { limit: number } };
+        const { jobs, pagination } = res.body as { jobs: unknown[]; pagination: { limit: number } };
         expect(jobs.length).toBeLessThanOrEqual(pagination.limit);
       },
       { runs: RUNS.list },
@@ -250,7 +251,7 @@ describe("campaign: hostile input on the job routes", () => {
           expectAnswer(res);
           // A hostile spelling of a UUID that the route took for a job must name one of the caller's own.
           if (res.status === 200 && route !== "GET /jobs/{id}/download-url") {
-            expect(ownIds.get(callers[who.caller % callers.length].accountId)).toContain((res.json as { id: string }).id);
+            expect(ownIds.get(callers[who.caller % callers.length].accountId)).toContain((res.body as { id: string }).id);
           }
         },
         { runs: RUNS.jobRoute },

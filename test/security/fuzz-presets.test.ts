@@ -48,7 +48,7 @@ describe("campaign: hostile input on GET /presets", () => {
         }
         expectContractBody(presetList, res);
         const plan = sender.kind === "key" ? PLANS[sender.plan] : "free";
-        expect((res.json as { meta: { userPlan: string } }).meta.userPlan).toBe(plan);
+        expect((res.body as { meta: { userPlan: string } }).meta.userPlan).toBe(plan);
       },
       { runs: RUNS },
     );

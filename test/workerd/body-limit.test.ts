@@ -4,15 +4,14 @@
  * whole" is measured, not inferred. (Over the wire, wrangler dev drains every unread body itself
  * before it answers; see test/security/body-limits.test.ts.)
  */
-import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { createApp } from "../../worker/app";
 import { BODY_LIMITS } from "../../worker/middleware/body-limit";
+import { expectStatus } from "../support/api-client";
+import { appClient } from "./app-client";
 
 /** workerd's own: a stream whose readable side has a known length. */
 declare const FixedLengthStream: new (length: number) => TransformStream<Uint8Array, Uint8Array>;
 
-const app = createApp();
 const CHUNK = 64 * 1024;
 
 /** A body that never ends, and how many bytes of it were pulled. */
@@ -30,13 +29,9 @@ function endlessBody() {
   return { stream, pulled: () => pulled };
 }
 
-async function send(path: string, body: ReadableStream<Uint8Array>, headers: Record<string, string> = {}) {
-  const ctx = createExecutionContext();
-  const request = new Request(`http://api.test${path}`, { method: "POST", body, headers: { "Content-Type": "application/json", ...headers } });
-  const res = await app.fetch(request, {}, ctx);
-  await waitOnExecutionContext(ctx);
-  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
-}
+/** No bindings: the limit is applied before anything needs one. */
+const send = (path: string, body: ReadableStream<Uint8Array>, headers: Record<string, string> = {}) =>
+  appClient({}).raw<{ error: string; message: string }>({ method: "POST", path, body, headers: { "Content-Type": "application/json", ...headers } });
 
 const ROUTES: [string, number][] = [
   ["/api/v1/jobs", BODY_LIMITS.job],
@@ -49,7 +44,7 @@ describe("inside workerd: request bodies over the limit", () => {
     it(`${path}: a body without end is read only until it passes ${limit} bytes, then 413`, async () => {
       const body = endlessBody();
       const res = await send(path, body.stream);
-      expect(res.status).toBe(413);
+      expectStatus(res, 413);
       expect(res.body).toEqual({ error: "Payload too large", message: expect.stringContaining("larger than") });
       expect(body.pulled()).toBeGreaterThan(limit);
       expect(body.pulled()).toBeLessThanOrEqual(limit + 2 * CHUNK);
@@ -59,7 +54,7 @@ describe("inside workerd: request bodies over the limit", () => {
       // Nothing is ever written: had the app waited for the body, no answer would come.
       const declared = new FixedLengthStream(limit + 1);
       const res = await send(path, declared.readable, { "Content-Length": String(limit + 1) });
-      expect(res.status).toBe(413);
+      expectStatus(res, 413);
       expect(res.body.error).toBe("Payload too large");
     });
   }

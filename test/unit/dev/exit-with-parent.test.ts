@@ -41,10 +41,13 @@ describe("dev/exit-with-parent: a child of npm run dev ends when its parent's pi
   });
 
   it("without EXIT_WITH_PARENT, the preload does nothing: its stdin may be anything", async () => {
-    const { proc, exited, ready } = child({}, "setInterval(() => {}, 1000); console.log('up')");
+    // The script hears its stdin end after the preload would have: had the preload acted, SIGTERM would have come first.
+    const script = "setInterval(() => {}, 1000); process.stdin.on('end', () => console.log('stdin ended')).resume(); console.log('up')";
+    const { proc, exited, ready } = child({}, script);
     await ready;
+    const stdinEnded = new Promise<void>((resolve) => proc.stdout!.on("data", (d) => String(d).includes("stdin ended") && resolve()));
     proc.stdin!.end();
-    await new Promise((r) => setTimeout(r, 500));
+    await stdinEnded;
     expect(proc.exitCode).toBeNull();
     proc.kill("SIGKILL");
     expect(await exited).toBe("SIGKILL");

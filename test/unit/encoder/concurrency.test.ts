@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { semaphore, singleFlight } from "../../../encoder/concurrency";
 
 const deferred = <T>() => {
@@ -21,8 +21,7 @@ describe("encoder concurrency", () => {
         active -= 1;
       }),
     );
-    await new Promise((r) => setTimeout(r, 10));
-    expect(active).toBe(2);
+    await vi.waitFor(() => expect(active).toBe(2));
     gates.forEach((g) => g.resolve());
     await Promise.all(runs);
     expect(peak).toBe(2);

@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client } from "@upstash/qstash";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startQStashEmulator } from "../../../dev/cloud/qstash-emulator";
 import type { ClaimedJob, InternalApi } from "../../../encoder/internal-api";
 import type { PipelineDeps } from "../../../encoder/jobs/pipeline";
@@ -29,11 +29,7 @@ afterAll(async () => {
 });
 
 async function until(what: string, check: () => boolean, timeoutMs = 10_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  await vi.waitFor(() => expect(check(), `waiting for ${what}`).toBe(true), { timeout: timeoutMs, interval: 20 });
 }
 
 describe("encoder delivery server", () => {

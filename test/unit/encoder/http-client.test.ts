@@ -82,10 +82,14 @@ describe("encoder HTTP client", () => {
   });
 
   it("an aborted request rejects with the abort", async () => {
-    const base = await rawServer(() => undefined);
+    let requested!: () => void;
+    const arrived = new Promise<void>((resolve) => (requested = resolve));
+    const base = await rawServer(() => requested());
     const controller = new AbortController();
     const pending = httpRequest(`${base}/x`, { signal: controller.signal });
-    setTimeout(() => controller.abort(), 50);
+    // Aborted while it waits for an answer that never comes.
+    await arrived;
+    controller.abort();
     await expect(pending).rejects.toMatchObject({ name: "AbortError" });
   });
 

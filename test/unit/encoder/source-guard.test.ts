@@ -2,7 +2,7 @@ import { createServer, type Server } from "node:http";
 import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { isAllowedAddress } from "../../../encoder/source/address-policy";
 import { downloadSource } from "../../../encoder/source/download";
 
@@ -180,8 +180,11 @@ describe("guarded download", () => {
     const dest = join(dir, "cancelled");
     const job = new AbortController();
     const cancelled = new Error("the job is cancelled");
-    setTimeout(() => job.abort(cancelled), 100);
-    await expect(downloadSource(`${base}/stall`, dest, dev, job.signal)).rejects.toBe(cancelled);
+    const downloading = downloadSource(`${base}/stall`, dest, dev, job.signal);
+    // Cancelled mid-body: once the first bytes are on disk.
+    await vi.waitFor(async () => expect((await stat(dest)).size).toBeGreaterThan(0), { timeout: 10_000, interval: 10 });
+    job.abort(cancelled);
+    await expect(downloading).rejects.toBe(cancelled);
     await expect(stat(dest)).rejects.toThrow();
   });
 

@@ -39,7 +39,10 @@ export const requireCaller = createMiddleware<AppEnv>(async (c, next) => {
 /** GET /presets: a key is optional, but one that is sent must be valid. */
 export const optionalCaller = createMiddleware<AppEnv>(async (c, next) => {
   const header = c.req.header("Authorization");
-  if (header === undefined) {
+  // Blank (nothing but HTTP's spaces and tabs) is no credential at all, and proxies (wrangler dev
+  // among them) drop such a header before it arrives: read it as absent everywhere, so the answer
+  // never depends on the path. Not String.trim(): U+2028 and friends are characters here, not space.
+  if (header === undefined || /^[\t ]*$/.test(header)) {
     c.set("optionalCaller", null);
   } else {
     const caller = await lookupCaller(c.get("services"), header);

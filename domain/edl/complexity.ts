@@ -10,8 +10,8 @@
  *       + ⌊duration / 600⌋         one point per full ten minutes of output
  *
  * simple 0–3, moderate 4–11, complex 12–29, heavy 30 and above. So one clip with a caption and
- * a logo is simple; the 3-clip timeline with a gap, a blended overlay and text measured in
- * ffmpeg-notes.md scores 8, moderate.
+ * a logo is simple; a 3-clip timeline with a gap, a blended overlay and text (the one that
+ * calibrated `estimate.ts`) scores 8, moderate.
  */
 
 export const COMPLEXITY_LEVELS = ["simple", "moderate", "complex", "heavy"] as const;

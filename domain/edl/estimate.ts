@@ -5,7 +5,7 @@
  *           + duration × pixelFactor × presetFactor × complexityFactor / codecSpeed
  *
  * - codecSpeed: output seconds encoded per wall second at 1080p30, preset veryfast, on the
- *   2-core workers (ffmpeg-notes.md): libx264 2.3, libx265 0.79, libvpx-vp9 0.45.
+ *   2-core workers (measured with Debian's FFmpeg): libx264 2.3, libx265 0.79, libvpx-vp9 0.45.
  * - pixelFactor = 0.4 + 0.6 × (width × height × fps) / (1920 × 1080 × 30): decoding, filters
  *   and audio (about 40%) do not shrink with the output; encoding scales with pixels per second.
  *   This gives 720p30 x264 ≈ 3.5× realtime, within the measured 2.4–3.4× plus noise.

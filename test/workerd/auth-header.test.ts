@@ -19,7 +19,7 @@ describe("inside workerd: GET /presets with an Authorization that is not a key",
       const res = await presets({ Authorization: value });
       expectError(res, 401, "Unauthorized", JSON.stringify(value));
     }
-    for (const headers of [{}, { Authorization: "" }, { Authorization: "   " }]) {
+    for (const headers of [{}, { Authorization: "" }, { Authorization: "   " }] as Record<string, string>[]) {
       const anonymous = await presets(headers);
       expectStatus(anonymous, 200);
       expect(anonymous.body.meta.userPlan, JSON.stringify(headers)).toBe("free");

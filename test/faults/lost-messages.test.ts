@@ -8,6 +8,7 @@ import {
   expectOneWebhookPerFinalState,
   startIdempotentReceiver,
   startServiceFront,
+  statementsOf,
   type FrontRequest,
   type IdempotentReceiver,
 } from "./support";
@@ -63,14 +64,7 @@ const deliveriesOf = (jobId: string) =>
     .map((v) => ({ firstAttempt: dispatchOf(v.request).firstAttempt, verdict: v.verdict }));
 
 /** The claim's statement: the only one that sets `started_at` (every move returns it). */
-const isClaim = (req: FrontRequest) => {
-  try {
-    const payload = JSON.parse(req.body);
-    return (payload.queries ?? [payload]).some((s: { query: string }) => /coalesce\(("jobs"\.)?"started_at"/.test(s.query));
-  } catch {
-    return false;
-  }
-};
+const isClaim = (req: FrontRequest) => statementsOf(req).some((s) => /coalesce\(("jobs"\.)?"started_at"/.test(s.query));
 
 const stageLines = (jobId: string) => logs.filter((l) => l.source === "encoder" && l.line.startsWith(`job ${jobId}  `)).map((l) => l.line.slice(`job ${jobId}  `.length));
 

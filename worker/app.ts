@@ -5,6 +5,7 @@ import { ApiError, renderError } from "./errors";
 import { BODY_LIMITS, limitBody } from "./middleware/body-limit";
 import { init } from "./middleware/init";
 import { registerReference } from "./openapi/reference";
+import { dispatchFailures } from "./routes/internal/dispatch-failures";
 import { internalJobs } from "./routes/internal/jobs";
 import { webhookDeliveries } from "./routes/internal/webhook-deliveries";
 import { publicApi } from "./routes/public-api";
@@ -30,6 +31,7 @@ export function createApp() {
   app.route("/api/v1", publicApi());
   // Before internalJobs: QStash signs these, not the encoder.
   app.route("/internal/webhook-deliveries", webhookDeliveries);
+  app.route("/internal/dispatch-failures", dispatchFailures);
   app.route("/internal", internalJobs);
   app.get("/", (c) => c.redirect("/dashboard"));
   app.route("/dashboard", dashboardApp());

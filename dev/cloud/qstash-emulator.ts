@@ -5,6 +5,22 @@ import { close, listen } from "./listen";
 
 type State = "waiting" | "delivering" | "delivered" | "failed" | "cancelled";
 
+/** Where QStash reports a message it gave up on, and how that report is itself delivered. */
+interface FailureCallback {
+  url: string;
+  method: string;
+  headers: Record<string, string>;
+  maxRetries: number;
+  delayMs: number;
+}
+
+/** The destination's last answer, as the failure callback reports it. */
+interface LastAnswer {
+  status: number;
+  headers: Record<string, string[]>;
+  body: Buffer;
+}
+
 interface Message {
   messageId: string;
   url: string;
@@ -20,6 +36,7 @@ interface Message {
   createdAt: number;
   state: State;
   lastStatus?: number;
+  failureCallback?: FailureCallback;
 }
 
 export interface QStashEmulatorOptions {
@@ -43,10 +60,39 @@ async function readBody(req: IncomingMessage): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
+/** `Upstash-Retries` and its callback variants; QStash's default where none is given. */
+function retriesOf(value: string | string[] | undefined): number {
+  return value === undefined ? 3 : Number(value);
+}
+
+/** The request's headers named `prefix…`, with the prefix taken off. */
+function forwardedHeaders(req: IncomingMessage, prefix: string): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (name.startsWith(prefix) && typeof value === "string") headers[name.slice(prefix.length)] = value;
+  }
+  return headers;
+}
+
+/** `Upstash-Failure-Callback` and the `Upstash-Failure-Callback-*` headers that configure its delivery. */
+function failureCallbackOf(req: IncomingMessage): FailureCallback | undefined {
+  const url = req.headers["upstash-failure-callback"];
+  if (typeof url !== "string") return undefined;
+  return {
+    url,
+    method: String(req.headers["upstash-failure-callback-method"] ?? "POST"),
+    headers: forwardedHeaders(req, "upstash-failure-callback-forward-"),
+    maxRetries: retriesOf(req.headers["upstash-failure-callback-retries"]),
+    delayMs: parseDuration(req.headers["upstash-failure-callback-delay"] as string | undefined),
+  };
+}
+
 /**
  * QStash's publish API on this machine: the real `@upstash/qstash` Client publishes to it and
  * cancels through it; deliveries carry an `Upstash-Signature` the real `Receiver` verifies,
- * `Upstash-Retried`, retries with backoff, and flow-control parallelism per key. A publish with
+ * `Upstash-Retried`, retries with backoff, and flow-control parallelism per key. A message given
+ * up on (retries spent, or a 489 with `Upstash-NonRetryable-Error`) that was published with an
+ * `Upstash-Failure-Callback` is reported there, as QStash does. A publish with
  * an `Upstash-Deduplication-Id` already seen is accepted but not enqueued: 202 with the first
  * message's id, as QStash answers (which keeps the ids for far longer than this process lives).
  */
@@ -84,8 +130,9 @@ export async function startQStashEmulator(opts: QStashEmulatorOptions) {
     message.state = "delivering";
     const abort = new AbortController();
     inFlight.set(message.messageId, abort);
-    let status = 0;
     let nonRetryable = false;
+    // No answer at all (the destination unreachable) is reported as status 0.
+    let answer: LastAnswer = { status: 0, headers: {}, body: Buffer.alloc(0) };
     try {
       const res = await fetch(message.url, {
         method: message.method,
@@ -98,24 +145,71 @@ export async function startQStashEmulator(opts: QStashEmulatorOptions) {
         body: message.method === "GET" || message.method === "HEAD" ? undefined : new Uint8Array(message.body),
         signal: abort.signal,
       });
-      status = res.status;
       nonRetryable = res.headers.get("upstash-nonretryable-error") === "true";
-      await res.arrayBuffer().catch(() => undefined);
+      const headers: Record<string, string[]> = {};
+      res.headers.forEach((value, name) => (headers[name] = [value]));
+      answer = { status: res.status, headers, body: Buffer.from(await res.arrayBuffer().catch(() => new ArrayBuffer(0))) };
     } catch {
-      status = 0;
+      // Unreachable, reset, or cancelled: answer stays "no answer".
     } finally {
       inFlight.delete(message.messageId);
     }
+    const { status } = answer;
     message.lastStatus = status;
     if ((message.state as State) === "cancelled" || stopped) return;
     if (status >= 200 && status < 300) message.state = "delivered";
-    else if ((status === 489 && nonRetryable) || message.retried >= message.maxRetries) message.state = "failed";
-    else {
+    else if ((status === 489 && nonRetryable) || message.retried >= message.maxRetries) {
+      message.state = "failed";
+      enqueueFailureCallback(message, answer);
+    } else {
       message.retried += 1;
       message.notBefore = Date.now() + Math.min(retryBaseMs * 2 ** (message.retried - 1), maxRetryDelayMs);
       message.state = "waiting";
     }
     schedule();
+  }
+
+  const newMessageId = () => `msg_${randomUUID()}`;
+
+  function enqueue(message: Omit<Message, "retried" | "createdAt" | "state">) {
+    messages.set(message.messageId, { ...message, retried: 0, createdAt: Date.now(), state: "waiting" });
+    schedule();
+  }
+
+  /**
+   * A message QStash gave up on (its retries spent, or a non-retryable answer) with a failure
+   * callback: a new message to the callback's URL, signed and retried like any other, whose JSON
+   * body describes the lost one (QStash's callback body: the last answer and the source message,
+   * bodies in base64, header values as lists).
+   */
+  function enqueueFailureCallback(source: Message, answer: LastAnswer) {
+    const callback = source.failureCallback;
+    if (!callback) return;
+    const report = {
+      status: answer.status,
+      header: answer.headers,
+      body: answer.body.toString("base64"),
+      retried: source.retried,
+      maxRetries: source.maxRetries,
+      dlqId: `${Date.now()}-0`,
+      sourceMessageId: source.messageId,
+      url: source.url,
+      method: source.method,
+      sourceHeader: Object.fromEntries(Object.entries(source.headers).map(([name, value]) => [name, [value]])),
+      sourceBody: source.body.toString("base64"),
+      notBefore: String(source.notBefore),
+      createdAt: String(source.createdAt),
+      callerIP: "127.0.0.1",
+    };
+    enqueue({
+      messageId: newMessageId(),
+      url: callback.url,
+      method: callback.method,
+      body: Buffer.from(JSON.stringify(report)),
+      headers: { "Content-Type": "application/json", ...callback.headers },
+      maxRetries: callback.maxRetries,
+      notBefore: Date.now() + callback.delayMs,
+    });
   }
 
   /** FIFO by creation, respecting delays and each flow-control key's parallelism. */
@@ -155,35 +249,27 @@ export async function startQStashEmulator(opts: QStashEmulatorOptions) {
         req.resume();
         return send(202, { messageId: first, url: destination, deduplicated: true });
       }
-      const messageId = `msg_${randomUUID()}`;
       // Taken before the body is read, so a concurrent publish under the same id is a duplicate too.
+      const messageId = newMessageId();
       if (typeof deduplicationId === "string") deduplicated.set(deduplicationId, messageId);
-      const headers: Record<string, string> = {};
+      const headers = forwardedHeaders(req, "upstash-forward-");
       const contentType = req.headers["content-type"];
       if (contentType) headers["Content-Type"] = String(contentType);
-      for (const [name, value] of Object.entries(req.headers)) {
-        if (name.startsWith("upstash-forward-") && typeof value === "string") headers[name.slice("upstash-forward-".length)] = value;
-      }
       const flowValue = String(req.headers["upstash-flow-control-value"] ?? "");
       const parallelism = Number(/parallelism=(\d+)/.exec(flowValue)?.[1] ?? NaN);
-      const now = Date.now();
-      const message: Message = {
+      enqueue({
         messageId,
         url: destination,
         method: String(req.headers["upstash-method"] ?? "POST"),
         body: await readBody(req),
         headers,
-        maxRetries: req.headers["upstash-retries"] !== undefined ? Number(req.headers["upstash-retries"]) : 3,
-        retried: 0,
+        maxRetries: retriesOf(req.headers["upstash-retries"]),
         flowControlKey: req.headers["upstash-flow-control-key"] as string | undefined,
         parallelism: Number.isFinite(parallelism) ? parallelism : undefined,
-        notBefore: now + parseDuration(req.headers["upstash-delay"] as string | undefined),
-        createdAt: now,
-        state: "waiting",
-      };
-      messages.set(message.messageId, message);
-      schedule();
-      return send(201, { messageId: message.messageId, url: destination });
+        notBefore: Date.now() + parseDuration(req.headers["upstash-delay"] as string | undefined),
+        failureCallback: failureCallbackOf(req),
+      });
+      return send(201, { messageId, url: destination });
     }
 
     const match = /^\/v2\/messages\/([^/?]+)/.exec(url);
@@ -191,8 +277,8 @@ export async function startQStashEmulator(opts: QStashEmulatorOptions) {
       const message = messages.get(decodeURIComponent(match[1]));
       if (!message) return send(404, { error: "message not found" });
       if (req.method === "GET") {
-        const { body, headers, ...info } = message;
-        return send(200, { ...info, body: body.toString("utf8"), header: headers });
+        const { body, headers, failureCallback, ...info } = message;
+        return send(200, { ...info, body: body.toString("utf8"), header: headers, failureCallback: failureCallback?.url });
       }
       if (req.method === "DELETE") {
         // Only a message not yet settled can be cancelled; one being delivered will not be retried.

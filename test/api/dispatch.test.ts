@@ -1,8 +1,12 @@
+import { createServer } from "node:http";
 import { Client, Receiver } from "@upstash/qstash";
 import { eq } from "drizzle-orm";
-import { describe, expect, it, vi } from "vitest";
+import { Webhook } from "standardwebhooks";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { jobs } from "../../drizzle/schema";
+import { JOB_DELIVERY_RETRIES } from "../../domain/jobs";
 import { expectStatus } from "../support/api-client";
+import { startWebhookReceiver } from "../support/webhook-receiver";
 import { admin, api, createJob, internal, newAccount, readJob, stack } from "./harness";
 
 interface Delivery {
@@ -85,5 +89,136 @@ describe("dispatch: accepted jobs go to the encoder through QStash", () => {
     } finally {
       await fetch(`${stack.encoderUrl}/release`, { method: "POST" });
     }
+  });
+});
+
+const qstash = new Client({ baseUrl: stack.cloud.qstash.url, token: stack.cloud.qstash.token });
+const failureCallbackUrl = `${stack.apiUrl}/internal/dispatch-failures`;
+const hooks = await startWebhookReceiver();
+afterAll(() => hooks.stop());
+
+/**
+ * A job's message that QStash gives up on: published as publishJob publishes (its body, its
+ * failure callback) to a destination that answers 503, with no retries, and recorded as the
+ * job's message before that answer is given, as a message the job waits on is.
+ */
+async function loseMessage(jobId: string, retryCount: number): Promise<string> {
+  let answer!: () => void;
+  const answered = new Promise<void>((resolve) => (answer = resolve));
+  const destination = createServer((req, res) => {
+    req.resume();
+    void answered.then(() => res.writeHead(503).end("encoder busy"));
+  });
+  await new Promise<void>((r) => destination.listen(0, "127.0.0.1", r));
+  try {
+    const url = `http://127.0.0.1:${(destination.address() as { port: number }).port}/deliveries/jobs`;
+    const { messageId } = await qstash.publishJSON({ url, body: { jobId, firstAttempt: retryCount }, retries: 0, failureCallback: failureCallbackUrl });
+    await admin.db.update(jobs).set({ messageId, retryCount }).where(eq(jobs.id, jobId));
+    answer();
+    await vi.waitFor(async () => expect(((await qstash.messages.get(messageId)) as unknown as { state: string }).state).toBe("failed"), { timeout: 10_000, interval: 50 });
+    return messageId;
+  } finally {
+    destination.closeAllConnections();
+    destination.close();
+  }
+}
+
+/** The failure callback's report of `messageId`, sent again: QStash delivers it signed, as it would a second time. */
+async function reportAgain(jobId: string, messageId: string, firstAttempt: number) {
+  const sourceBody = Buffer.from(JSON.stringify({ jobId, firstAttempt })).toString("base64");
+  const again = await qstash.publishJSON({ url: failureCallbackUrl, body: { status: 503, retried: 0, maxRetries: 0, sourceMessageId: messageId, sourceBody }, retries: 0 });
+  return vi.waitFor(
+    async () => {
+      const message = (await qstash.messages.get(again.messageId)) as unknown as { state: string; lastStatus?: number };
+      expect(["delivered", "failed"]).toContain(message.state);
+      return message;
+    },
+    { timeout: 10_000, interval: 50 },
+  );
+}
+
+describe("dispatch: a message QStash gives up on before an encoder takes the job", () => {
+  it("job messages carry the failure callback", async () => {
+    const { apiKey } = await newAccount();
+    const job = await createJob(apiKey);
+    const message = (await qstash.messages.get(await messageIdOf(job.id))) as unknown as { failureCallback?: string };
+    expect(message.failureCallback).toBe(failureCallbackUrl);
+  });
+
+  it("the job is dispatched again, its next attempt in a new message with the failure callback; the report sent again moves nothing", async () => {
+    const { apiKey } = await newAccount();
+    const job = await createJob(apiKey);
+    await deliveryFor(job.id);
+    const lost = await loseMessage(job.id, 0);
+    const next = await vi.waitFor(
+      async () => {
+        const id = await messageIdOf(job.id);
+        expect(id).not.toBe(lost);
+        return id;
+      },
+      { timeout: 10_000, interval: 50 },
+    );
+    expect(await readJob(apiKey, job.id)).toMatchObject({ status: "queued", retryCount: 1 });
+    const message = (await qstash.messages.get(next)) as unknown as { maxRetries: number; body: string; failureCallback?: string };
+    expect(message).toMatchObject({ maxRetries: JOB_DELIVERY_RETRIES - 1, failureCallback: failureCallbackUrl });
+    expect(JSON.parse(message.body)).toEqual({ jobId: job.id, firstAttempt: 1 });
+    await vi.waitFor(async () => expect((await deliveries()).filter((d) => JSON.parse(d.body).jobId === job.id).map((d) => JSON.parse(d.body).firstAttempt)).toEqual([0, 1]), {
+      timeout: 10_000,
+      interval: 100,
+    });
+
+    expect(await reportAgain(job.id, lost, 0)).toMatchObject({ state: "delivered", lastStatus: 200 });
+    expect(await messageIdOf(job.id)).toBe(next);
+    expect(await readJob(apiKey, job.id)).toMatchObject({ status: "queued", retryCount: 1 });
+  });
+
+  it("once its attempts are spent the job fails with a readable message, keeps its one quota unit, and its webhook goes out once", async () => {
+    const { apiKey, accountId } = await newAccount();
+    const { secret } = await admin.setWebhook(accountId, hooks.url);
+    const job = await createJob(apiKey);
+    await deliveryFor(job.id);
+    const lost = await loseMessage(job.id, JOB_DELIVERY_RETRIES);
+    const errorMessage = "The job could not be dispatched to an encoder: its last delivery was answered 503, and its 3 attempts are spent.";
+    const hook = await hooks.waitFor(job.id);
+    expect(new Webhook(secret).verify(hook.body, hook.headers)).toMatchObject({ event: "job.failed", jobId: job.id, status: "failed", errorMessage });
+    expect(await readJob(apiKey, job.id)).toMatchObject({ status: "failed", retryCount: JOB_DELIVERY_RETRIES, errorMessage, outputUrl: null });
+    expect((await admin.showAccount(accountId)).usage.used).toBe(1);
+
+    expect(await reportAgain(job.id, lost, JOB_DELIVERY_RETRIES)).toMatchObject({ state: "delivered", lastStatus: 200 });
+    expect(await readJob(apiKey, job.id)).toMatchObject({ status: "failed", errorMessage });
+    expect(hooks.received.filter((h) => JSON.parse(h.body).jobId === job.id)).toHaveLength(1);
+    expect((await admin.showAccount(accountId)).usage.used).toBe(1);
+  });
+
+  it("a job claimed meanwhile is the encoder's: the report moves nothing", async () => {
+    const { apiKey } = await newAccount();
+    const job = await createJob(apiKey);
+    await deliveryFor(job.id);
+    const lost = await messageIdOf(job.id);
+    expectStatus(await internal(`/jobs/${job.id}/claim`, { attempt: 0 }), 200);
+    expect(await reportAgain(job.id, lost, 0)).toMatchObject({ state: "delivered", lastStatus: 200 });
+    expect(await readJob(apiKey, job.id)).toMatchObject({ status: "processing", retryCount: 0 });
+    expect(await messageIdOf(job.id)).toBe(lost);
+  });
+
+  it("the route takes only QStash-signed reports, and gives up on one that names no job message at once", async () => {
+    const { apiKey } = await newAccount();
+    const job = await createJob(apiKey);
+    const report = { status: 503, sourceMessageId: "msg_x", sourceBody: Buffer.from(JSON.stringify({ jobId: job.id })).toString("base64") };
+    expectStatus(await api().raw({ method: "POST", path: "/internal/dispatch-failures", json: report }), 401);
+    expectStatus(await internal("/dispatch-failures", report), 401);
+    for (const body of [{ ...report, sourceBody: "not base64!" }, { ...report, sourceBody: Buffer.from("{}").toString("base64") }, { nope: 1 }]) {
+      const { messageId } = await qstash.publishJSON({ url: failureCallbackUrl, body, retries: 3 });
+      const message = await vi.waitFor(
+        async () => {
+          const current = (await qstash.messages.get(messageId)) as unknown as { state: string; lastStatus?: number; retried?: number };
+          expect(current.state).toBe("failed");
+          return current;
+        },
+        { timeout: 10_000, interval: 50 },
+      );
+      expect(message).toMatchObject({ lastStatus: 489, retried: 0 });
+    }
+    expect(await readJob(apiKey, job.id)).toMatchObject({ status: "queued", retryCount: 0 });
   });
 });

@@ -32,7 +32,7 @@ async function newAccount() {
 }
 
 /** A job in `status`, written directly; heartbeat stale and attempts as the transition under test needs. */
-async function jobIn(status: JobStatus, opts: { stale?: boolean; retryCount?: number } = {}): Promise<Job> {
+async function jobIn(status: JobStatus, opts: { stale?: boolean; retryCount?: number; messageId?: string } = {}): Promise<Job> {
   const account = await newAccount();
   await direct.insert(usage).values({ accountId: account.id, period: PERIOD, count: 1 });
   const [job] = await direct
@@ -44,6 +44,7 @@ async function jobIn(status: JobStatus, opts: { stale?: boolean; retryCount?: nu
       inputUrl: "https://media.example.com/a.mp4",
       quotaPeriod: PERIOD,
       retryCount: opts.retryCount ?? 0,
+      messageId: opts.messageId ?? null,
       lastCheckedAt: new Date(Date.now() - (opts.stale ? STALE : 0)),
     })
     .returning();
@@ -53,7 +54,8 @@ async function jobIn(status: JobStatus, opts: { stale?: boolean; retryCount?: nu
 const reread = async (id: string) => (await direct.select().from(jobs).where(eq(jobs.id, id)))[0];
 
 /** How each transition is invoked, and the fixture under which its own condition holds. */
-const transitions: Record<jobStates.TransitionName, { fixture?: { stale?: boolean; retryCount?: number }; run: (job: Job) => ReturnType<typeof jobStates.claim> }> = {
+const LOST = "msg_lost";
+const transitions: Record<jobStates.TransitionName, { fixture?: Parameters<typeof jobIn>[1]; run: (job: Job) => ReturnType<typeof jobStates.claim> }> = {
   queueRefused: { run: (job) => jobStates.failUnqueued(db, job.id, "The job could not be queued.") },
   claim: { run: (job) => jobStates.claim(db, job.id, 1) },
   heartbeat: { run: (job) => jobStates.heartbeat(db, job.id, 0.5) },
@@ -63,13 +65,19 @@ const transitions: Record<jobStates.TransitionName, { fixture?: { stale?: boolea
   cancel: { run: (job) => jobStates.cancel(db, { id: job.id, accountId: job.accountId }) },
   sweepRequeue: { fixture: { stale: true, retryCount: 0 }, run: (job) => jobStates.sweepRequeue(db, job.id, cutoff()) },
   sweepFail: { fixture: { stale: true, retryCount: JOB_DELIVERY_RETRIES }, run: (job) => jobStates.sweepFail(db, job.id, cutoff()) },
+  lostMessageRequeue: { fixture: { messageId: LOST, retryCount: 0 }, run: (job) => jobStates.lostMessageRequeue(db, job.id, LOST) },
+  lostMessageFail: {
+    fixture: { messageId: LOST, retryCount: JOB_DELIVERY_RETRIES },
+    run: (job) => jobStates.lostMessageFail(db, job.id, LOST, "The job could not be dispatched to an encoder: …"),
+  },
 };
 
 /**
  * The contract's table (spec, States and transitions), written out here rather than read from
  * the module, so a change to the module's table shows as a failure. Beyond the contract's rows:
  * a redelivered claim of a job already processing, the heartbeat (processing stays processing),
- * the retry's wait in the queue and the sweep's two moves (README, Decisions).
+ * the retry's wait in the queue, the sweep's two moves and the two after QStash gave up on a
+ * job's message (README, Decisions).
  */
 const CONTRACT: Record<jobStates.TransitionName, { from: JobStatus[]; to: JobStatus }> = {
   queueRefused: { from: ["queued"], to: "failed" },
@@ -81,6 +89,8 @@ const CONTRACT: Record<jobStates.TransitionName, { from: JobStatus[]; to: JobSta
   cancel: { from: ["queued", "processing"], to: "cancelled" },
   sweepRequeue: { from: ["processing"], to: "queued" },
   sweepFail: { from: ["processing"], to: "failed" },
+  lostMessageRequeue: { from: ["queued"], to: "queued" },
+  lostMessageFail: { from: ["queued"], to: "failed" },
 };
 
 describe("spec: States and transitions › the table, walked against the database", () => {
@@ -129,6 +139,24 @@ describe("spec: States and transitions › the table, walked against the databas
     expect(await jobStates.sweepFail(db, left.id, cutoff())).toEqual({ moved: false, current: "processing" });
     const requeued = await jobStates.sweepRequeue(db, left.id, cutoff());
     expect(requeued).toMatchObject({ moved: true, job: { status: "queued", retryCount: 1 } });
+  });
+
+  it("a lost message's moves: only a job still waiting on that message moves, by attempts left (or none), and once", async () => {
+    const elsewhere = await jobIn("queued", { messageId: "msg_newer", retryCount: 0 });
+    expect(await jobStates.lostMessageRequeue(db, elsewhere.id, LOST)).toEqual({ moved: false, current: "queued" });
+    const spent = await jobIn("queued", { messageId: LOST, retryCount: JOB_DELIVERY_RETRIES });
+    expect(await jobStates.lostMessageRequeue(db, spent.id, LOST)).toEqual({ moved: false, current: "queued" });
+    const left = await jobIn("queued", { messageId: LOST, retryCount: JOB_DELIVERY_RETRIES - 1 });
+    expect(await jobStates.lostMessageFail(db, left.id, LOST, "x")).toEqual({ moved: false, current: "queued" });
+    const [requeued, again] = await Promise.all([jobStates.lostMessageRequeue(db, left.id, LOST), jobStates.lostMessageRequeue(db, left.id, LOST)]);
+    expect([requeued, again].filter((o) => o.moved)).toEqual([
+      expect.objectContaining({ job: expect.objectContaining({ status: "queued", retryCount: JOB_DELIVERY_RETRIES, messageId: null }) }),
+    ]);
+    const failed = await jobStates.lostMessageFail(db, spent.id, LOST, "The job could not be dispatched to an encoder: …");
+    expect(failed).toMatchObject({ moved: true, job: { status: "failed", retryCount: JOB_DELIVERY_RETRIES, webhookPendingSince: expect.any(Date) } });
+    expect(await jobStates.lostMessageFail(db, spent.id, LOST, "again")).toEqual({ moved: false, current: "failed" });
+    const units = await direct.select({ count: usage.count }).from(usage).where(eq(usage.accountId, spent.accountId));
+    expect(units).toEqual([{ count: 1 }]);
   });
 
   it("claim keeps the first startedAt and never lowers the attempt count", async () => {

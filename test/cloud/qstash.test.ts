@@ -99,6 +99,68 @@ describe("QStash emulator, through the official @upstash/qstash Client and Recei
     await dest.close();
   });
 
+  it("a message whose retries are spent is reported to its failure callback, in QStash's callback body, signed and itself retried", async () => {
+    const dest = await destination(() => ({ status: 503, headers: { "x-why": "busy" } }));
+    // The callback's first delivery fails: it is retried like any message.
+    const callback = await destination((_r, n) => ({ status: n === 1 ? 500 : 200 }));
+    const body = { jobId: "job-1", firstAttempt: 0 };
+    const { messageId } = await client.publishJSON({ url: dest.url, body, retries: 2, failureCallback: callback.url, headers: { "x-trace": "abc" } });
+    await until(() => callback.received.length === 2);
+    expect(dest.received).toHaveLength(3);
+    const [first, second] = callback.received;
+    expect(second.body).toBe(first.body);
+    expect(callback.received.map((r) => r.headers["upstash-retried"])).toEqual(["0", "1"]);
+    expect(second.headers["content-type"]).toBe("application/json");
+    expect(second.headers["upstash-message-id"]).not.toBe(messageId);
+    const signature = second.headers["upstash-signature"] as string;
+    expect(await receiver.verify({ signature, body: second.body, url: callback.url })).toBe(true);
+    await expect(receiver.verify({ signature, body: second.body, url: dest.url })).rejects.toThrow();
+
+    const report = JSON.parse(second.body);
+    expect(report).toMatchObject({
+      status: 503,
+      retried: 2,
+      maxRetries: 2,
+      sourceMessageId: messageId,
+      url: dest.url,
+      method: "POST",
+      dlqId: expect.any(String),
+      notBefore: expect.stringMatching(/^\d+$/),
+      createdAt: expect.stringMatching(/^\d+$/),
+    });
+    expect(report.header["x-why"]).toEqual(["busy"]);
+    expect(report.sourceHeader).toMatchObject({ "x-trace": ["abc"], "Content-Type": ["application/json"] });
+    expect(JSON.parse(Buffer.from(report.sourceBody, "base64").toString("utf8"))).toEqual(body);
+    expect(Buffer.from(report.body, "base64").toString("utf8")).toBe("");
+    await settled(messageId, "failed");
+    await Promise.all([dest.close(), callback.close()]);
+  });
+
+  it("a failure callback reports a destination that never answered as status 0, and one answering 489 non-retryable at once", async () => {
+    const callback = await destination(() => ({ status: 200 }));
+    const unreachable = await client.publishJSON({ url: "http://127.0.0.1:9/nothing", body: { n: 1 }, retries: 1, failureCallback: callback.url });
+    const refusing = await destination(() => ({ status: 489, headers: { "Upstash-NonRetryable-Error": "true" } }));
+    const refused = await client.publishJSON({ url: refusing.url, body: { n: 2 }, retries: 3, failureCallback: callback.url });
+    await until(() => callback.received.length === 2);
+    const reports = new Map(callback.received.map((r) => [JSON.parse(r.body).sourceMessageId, JSON.parse(r.body)]));
+    expect(reports.get(unreachable.messageId)).toMatchObject({ status: 0, retried: 1, maxRetries: 1 });
+    expect(reports.get(refused.messageId)).toMatchObject({ status: 489, retried: 0, maxRetries: 3 });
+    expect(refusing.received).toHaveLength(1);
+    await Promise.all([refusing.close(), callback.close()]);
+  });
+
+  it("a delivered message calls no failure callback", async () => {
+    const callback = await destination(() => ({ status: 200 }));
+    const dest = await destination((_r, n) => ({ status: n === 1 ? 500 : 200 }));
+    const { messageId } = await client.publishJSON({ url: dest.url, body: {}, retries: 2, failureCallback: callback.url });
+    await settled(messageId, "delivered");
+    // Failing after it was delivered: this one's callback, had the first one's been sent, arrives after it.
+    const failing = await client.publishJSON({ url: "http://127.0.0.1:9/nothing", body: {}, retries: 0, failureCallback: callback.url });
+    await until(() => callback.received.length >= 1);
+    expect(callback.received.map((r) => JSON.parse(r.body).sourceMessageId)).toEqual([failing.messageId]);
+    await Promise.all([dest.close(), callback.close()]);
+  });
+
   it("flow control: five messages with parallelism 2 never have more than two in flight", async () => {
     const dest = await destination(() => ({ status: 200, delayMs: 150 }));
     await Promise.all(

@@ -24,14 +24,17 @@ export async function startE2E(opts: {
   databaseUrl?: string;
   /** Worker bindings overriding the local cloud's (see StackOptions.workerEnv). */
   workerEnv?: Record<string, string>;
+  /** The QStash emulator's first retry delay; 3 s unless a test needs messages to run out sooner. */
+  qstashRetryBaseMs?: number;
 }) {
   const workDir = await mkdtemp(join(tmpdir(), "encoder-work-"));
   const encoder = { kind: "process", allowLoopbackSources: opts.allowLoopbackSources, workDir, env: opts.env } as const;
   // Redeliveries 3 s and 6 s after a failure (real QStash waits longer still): a crashed encoder
   // restarting on a loaded machine is listening again before QStash gives up on its message.
+  const qstashRetryBaseMs = opts.qstashRetryBaseMs ?? 3000;
   const stack = opts.databaseUrl
-    ? await startStack({ encoder, qstashRetryBaseMs: 3000, log: stackLog(opts.log), databaseUrl: opts.databaseUrl, redisUrl: TEST_REDIS_URL, workerEnv: opts.workerEnv })
-    : await startTestStack(encoder, { qstashRetryBaseMs: 3000, log: opts.log, workerEnv: opts.workerEnv });
+    ? await startStack({ encoder, qstashRetryBaseMs, log: stackLog(opts.log), databaseUrl: opts.databaseUrl, redisUrl: TEST_REDIS_URL, workerEnv: opts.workerEnv })
+    : await startTestStack(encoder, { qstashRetryBaseMs, log: opts.log, workerEnv: opts.workerEnv });
   const admin = openAdmin({ databaseUrl: stack.info.databaseUrl, redis: stack.info.cloud.redis });
   const api = stack.info.apiUrl;
 

@@ -209,6 +209,16 @@ export async function startServiceFront() {
   };
 }
 
+/** The statements of one request to the Neon HTTP endpoint (one, or a batch). */
+export function statementsOf(req: FrontRequest): { query: string; params: unknown[] }[] {
+  try {
+    const payload = JSON.parse(req.body);
+    return payload.queries ?? [payload];
+  } catch {
+    return [];
+  }
+}
+
 /** `req` with its body sent on to `target` (Host rewritten to it). */
 function forward(target: URL, req: IncomingMessage, body: Buffer, onAnswer: (answer: IncomingMessage) => void) {
   const upstream = request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: { ...req.headers, host: target.host } }, onAnswer);

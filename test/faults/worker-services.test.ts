@@ -7,6 +7,7 @@ import {
   expectOneWebhookPerFinalState,
   startIdempotentReceiver,
   startServiceFront,
+  statementsOf,
   type FrontRequest,
   type FrontVerdict,
   type IdempotentReceiver,
@@ -46,16 +47,7 @@ afterAll(async () => {
   await Promise.all([fixtures?.stop(), receiver?.stop(), database?.stop(), queue?.stop()]);
 });
 
-/** The statements of one request to the Neon HTTP endpoint (one, or a batch). */
-function statements(req: FrontRequest): { query: string; params: unknown[] }[] {
-  try {
-    const payload = JSON.parse(req.body);
-    return payload.queries ?? [payload];
-  } catch {
-    return [];
-  }
-}
-const anyStatement = (req: FrontRequest, test: (s: { query: string; params: unknown[] }) => boolean) => statements(req).some(test);
+const anyStatement = (req: FrontRequest, test: (s: { query: string; params: unknown[] }) => boolean) => statementsOf(req).some(test);
 
 /** The state table's moves (lib/job-states.ts) as they reach the database. */
 const isCompletion = (req: FrontRequest) => anyStatement(req, (s) => s.query.includes('update "jobs"') && s.params.includes("completed"));

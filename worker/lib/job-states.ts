@@ -41,6 +41,13 @@ export const TRANSITIONS = {
   sweepRequeue: { from: ["processing"], to: "queued" },
   /** ...and fails once they are spent. */
   sweepFail: { from: ["processing"], to: "failed" },
+  /**
+   * QStash gave up on a queued job's message (its failure callback, lib/lost-messages.ts): the
+   * job is dispatched again while attempts remain...
+   */
+  lostMessageRequeue: { from: ["queued"], to: "queued" },
+  /** ...and fails once they are spent. */
+  lostMessageFail: { from: ["queued"], to: "failed" },
 } as const satisfies Record<string, Transition>;
 
 export type TransitionName = keyof typeof TRANSITIONS;
@@ -240,5 +247,38 @@ export function sweepFail(db: Database, jobId: string, cutoff: Date, now = new D
     { id: jobId },
     { errorMessage: "The encoder stopped responding while processing this job.", lastCheckedAt: now, webhookPendingSince: now },
     { condition: and(staleSince(cutoff), gte(jobs.retryCount, JOB_DELIVERY_RETRIES)) },
+  );
+}
+
+/**
+ * The job still waits on the message QStash gave up on. A job dispatched again since (another
+ * message, or none yet while its publish is under way) is not this message's to move: so a
+ * failure callback delivered twice moves the job once.
+ */
+const waitsOn = (messageId: string) => eq(jobs.messageId, messageId);
+
+/**
+ * A lost message costs the job one attempt, as a stale heartbeat does: the next message starts
+ * at the next attempt, so the job's messages end however often they are lost. Like the sweep's
+ * requeue, the message id is cleared until the new one is recorded.
+ */
+export function lostMessageRequeue(db: Database, jobId: string, messageId: string, now = new Date()) {
+  return move(
+    db,
+    "lostMessageRequeue",
+    { id: jobId },
+    { retryCount: sql`${jobs.retryCount} + 1`, lastCheckedAt: now, messageId: null },
+    { condition: and(waitsOn(messageId), lt(jobs.retryCount, JOB_DELIVERY_RETRIES)) },
+  );
+}
+
+/** The job keeps its quota unit, as any job that fails after it was queued does. */
+export function lostMessageFail(db: Database, jobId: string, messageId: string, errorMessage: string, now = new Date()) {
+  return move(
+    db,
+    "lostMessageFail",
+    { id: jobId },
+    { errorMessage, lastCheckedAt: now, webhookPendingSince: now },
+    { condition: and(waitsOn(messageId), gte(jobs.retryCount, JOB_DELIVERY_RETRIES)) },
   );
 }

@@ -37,6 +37,7 @@ export function createQueue(env: Env): Queue {
         retries: Math.max(0, JOB_DELIVERY_RETRIES - firstAttempt),
         flowControl: { key: "encoder", parallelism: ENCODER_PARALLELISM },
         deduplicationId: dispatchDeduplicationId(jobId, firstAttempt),
+        failureCallback: `${env.PUBLIC_URL.replace(/\/$/, "")}/internal/dispatch-failures`,
       }));
       return res.messageId;
     },

@@ -1,3 +1,4 @@
+import { Receiver } from "@upstash/qstash";
 import { createMiddleware } from "hono/factory";
 import { INTERNAL_SIGNATURE_HEADER, INTERNAL_TIMESTAMP_HEADER, verifyInternal } from "../../../domain/internal-auth";
 import type { AppEnv } from "../../context";
@@ -13,5 +14,15 @@ export const verifyEncoder = createMiddleware<AppEnv>(async (c, next) => {
     c.req.header(INTERNAL_SIGNATURE_HEADER),
   );
   if (!ok) throw ApiError.unauthorized("Invalid internal signature");
+  await next();
+});
+
+/** Only QStash may deliver to its routes: its Upstash-Signature over the raw body, with either signing key. */
+export const verifyQStash = createMiddleware<AppEnv>(async (c, next) => {
+  const { env } = c.get("services");
+  const receiver = new Receiver({ currentSigningKey: env.QSTASH_CURRENT_SIGNING_KEY, nextSigningKey: env.QSTASH_NEXT_SIGNING_KEY });
+  const signature = c.req.header("Upstash-Signature");
+  const verified = signature !== undefined && (await receiver.verify({ signature, body: await c.req.text() }).catch(() => false));
+  if (!verified) throw ApiError.unauthorized("Invalid Upstash-Signature");
   await next();
 });

@@ -1,0 +1,54 @@
+import { eq } from "drizzle-orm";
+import { jobs } from "../../drizzle/schema";
+import { JOB_DELIVERY_RETRIES } from "../../domain/jobs";
+import type { Services } from "../context";
+import { logJobError } from "../errors";
+import * as jobStates from "./job-states";
+import { notifyJobFinished } from "./webhooks";
+
+/** A job's message QStash gave up on, as its failure callback reports it. */
+export interface LostMessage {
+  jobId: string;
+  messageId: string;
+  /** The last delivery's answer: its HTTP status, or 0 when it got none (the encoder unreachable). */
+  lastStatus: number;
+}
+
+export type LostMessageOutcome = "redispatched" | "failed" | "ignored";
+
+/** Why the job failed, for its reader: never the encoder's address or anything it answered beyond the status. */
+export function undispatchedMessage(lastStatus: number): string {
+  const last = lastStatus > 0 ? `was answered ${lastStatus}` : "got no answer";
+  return `The job could not be dispatched to an encoder: its last delivery ${last}, and its ${JOB_DELIVERY_RETRIES + 1} attempts are spent.`;
+}
+
+/**
+ * QStash ran out of deliveries for a job's message before any of them left the job with an
+ * encoder: the encoder unreachable, or the Worker refusing every claim, for longer than the
+ * message's retries. Nothing else would dispatch the job again (it is `queued` with a message
+ * id, which the sweep takes for a message still waiting its turn), so the job is dispatched
+ * again while attempts remain, each lost message costing one, and fails once they are spent,
+ * its webhook sent as for any failed job.
+ *
+ * Only a job still `queued` on this very message moves: one that was claimed meanwhile is the
+ * encoder's (a stale one is the sweep's), one that ended or was dispatched again is left alone,
+ * so the callback delivered twice, or late, does nothing more.
+ */
+export async function settleLostMessage(services: Services, lost: LostMessage, now = new Date()): Promise<LostMessageOutcome> {
+  const { db, queue } = services;
+  const [job] = await db.select({ status: jobs.status, messageId: jobs.messageId, retryCount: jobs.retryCount }).from(jobs).where(eq(jobs.id, lost.jobId));
+  if (!job || job.status !== "queued" || job.messageId !== lost.messageId) return "ignored";
+
+  if (job.retryCount < JOB_DELIVERY_RETRIES) {
+    const requeued = await jobStates.lostMessageRequeue(db, lost.jobId, lost.messageId, now);
+    if (!requeued.moved) return "ignored";
+    // Should the publish fail, the job is queued without a message: the sweep dispatches it (lib/sweep.ts).
+    await jobStates.recordMessage(db, lost.jobId, await queue.publishJob(lost.jobId, requeued.job.retryCount));
+    return "redispatched";
+  }
+
+  const failed = await jobStates.lostMessageFail(db, lost.jobId, lost.messageId, undispatchedMessage(lost.lastStatus), now);
+  if (!failed.moved) return "ignored";
+  await notifyJobFinished(services, failed.job).catch((err) => logJobError("webhook publish failed; the sweep publishes it", lost.jobId, err));
+  return "failed";
+}

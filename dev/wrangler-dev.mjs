@@ -16,6 +16,9 @@ const vars = JSON.parse(process.env.WORKER_DEV_VARS ?? "{}");
 
 const worker = await unstable_startWorker({
   config: "wrangler.toml",
+  // What `wrangler deploy` derives from wrangler.toml's nodejs_compat flag and date. This API left
+  // it unset until workers-sdk#14617, bundling without the flag (and warning about node:async_hooks).
+  build: { nodejsCompatMode: "v2" },
   bindings: Object.fromEntries(Object.entries(vars).map(([name, value]) => [name, { type: "plain_text", value }])),
   dev: {
     inspector: false,

@@ -161,6 +161,8 @@ describe("npm run dev with no configuration", () => {
         expect(banner).toMatch(/loopback sources ALLOWED/);
         expect(banner).toContain(`embedded PostgreSQL, data in ${join(dataDir, "postgres")}`);
         expect(banner).toMatch(/\(free plan/);
+        // A newcomer's first screen carries no warning: the Worker is bundled with nodejs_compat, as deployed.
+        expect(banner).not.toMatch(/WARNING|nodejs_compat/);
         freeKey = banner.match(/API key\s+(spk_\w+)/)![1];
         const databaseUrl = banner.match(/postgres:\/\/\S+/)![0];
         await expectDashboardSignIn(banner, port, freeKey);

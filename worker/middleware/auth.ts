@@ -1,14 +1,25 @@
-import { and, eq, isNull } from "drizzle-orm";
+import { and, eq, isNull, sql } from "drizzle-orm";
 import { createMiddleware } from "hono/factory";
 import { accounts, apiKeys } from "../../drizzle/schema";
 import { hashApiKey, parseBearer } from "../../domain/keys";
 import type { AppEnv, Caller, Services } from "../context";
 import { ApiError } from "../errors";
+import { preparedPerDatabase } from "../services/db";
 
 /** Seconds a key lookup is cached; revocation and plan changes also delete the entry. */
 const KEY_CACHE_TTL = 60;
 
 export const keyCacheEntry = (hash: string) => `apikey:${hash}`;
+
+const callerOfKey = preparedPerDatabase((db) =>
+  db
+    .select({ keyId: apiKeys.id, accountId: accounts.id, plan: accounts.plan, webhookUrl: accounts.webhookUrl })
+    .from(apiKeys)
+    .innerJoin(accounts, eq(accounts.id, apiKeys.accountId))
+    .where(and(eq(apiKeys.hash, sql.placeholder("hash")), isNull(apiKeys.revokedAt)))
+    .limit(1)
+    .prepare("caller_of_key"),
+);
 
 async function lookupCaller(services: Services, header: string | undefined): Promise<Caller | null> {
   const key = parseBearer(header);
@@ -17,12 +28,7 @@ async function lookupCaller(services: Services, header: string | undefined): Pro
   const cached = await services.cache.get<Caller>(keyCacheEntry(hash)).catch(() => null);
   if (cached) return cached;
 
-  const [row] = await services.db
-    .select({ keyId: apiKeys.id, accountId: accounts.id, plan: accounts.plan, webhookUrl: accounts.webhookUrl })
-    .from(apiKeys)
-    .innerJoin(accounts, eq(accounts.id, apiKeys.accountId))
-    .where(and(eq(apiKeys.hash, hash), isNull(apiKeys.revokedAt)))
-    .limit(1);
+  const [row] = await callerOfKey(services.db).execute({ hash });
   if (!row) return null;
   await services.cache.set(keyCacheEntry(hash), row, { ex: KEY_CACHE_TTL }).catch(() => undefined);
   return row;

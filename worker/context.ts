@@ -30,5 +30,7 @@ export interface AppEnv {
     optionalCaller: Caller | null;
     /** Set on the routes about one job of the caller's, read with the key's check (requireCallerWithOwnJob). */
     ownJob: Job | undefined;
+    /** Set on GET /jobs, read with the key's check: the page's jobs, and the total when the page has any. */
+    listed: { jobs: Job[]; total: number | undefined };
   };
 }

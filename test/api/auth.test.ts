@@ -59,7 +59,8 @@ describe("spec: Authentication rules 2 and 5", () => {
     expect((await api(key.apiKey).getJob(job.id)).status).toBe(200);
     await admin.revokeKey(key.keyId);
     expect((await api(key.apiKey).listJobs()).status).toBe(401);
-    // A job's read checks the key in its own query: refused at once too, the job's existence not told.
+    // Reads check the key in their own query: refused at once too, the job's existence not told.
+    expectError(await api(key.apiKey).listJobs({ page: 3 }), 401, "Unauthorized");
     expectError(await api(key.apiKey).getJob(job.id), 401, "Unauthorized");
     expectStatus(await api(key.apiKey).getDownloadUrl(job.id), 401);
     expectError(await api(key.apiKey).getJob("not-a-uuid"), 401, "Unauthorized");

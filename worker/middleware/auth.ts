@@ -1,7 +1,7 @@
 import { and, eq, isNull, sql, type SQLWrapper } from "drizzle-orm";
+import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
-import { accounts, apiKeys, jobs } from "../../drizzle/schema";
-import { isUuid } from "../../domain/ids";
+import { accounts, apiKeys } from "../../drizzle/schema";
 import { hashApiKey, parseBearer } from "../../domain/keys";
 import type { AppEnv, Caller, Services } from "../context";
 import { ApiError } from "../errors";
@@ -12,9 +12,12 @@ const KEY_CACHE_TTL = 60;
 
 export const keyCacheEntry = (hash: string) => `apikey:${hash}`;
 
-/** What a caller is made of, and the one rule for a key that authenticates: known and not revoked. */
-const callerColumns = { keyId: apiKeys.id, accountId: accounts.id, plan: accounts.plan, webhookUrl: accounts.webhookUrl };
-const activeKey = (hash: SQLWrapper) => and(eq(apiKeys.hash, hash), isNull(apiKeys.revokedAt));
+/**
+ * What a caller is made of, and the one rule for a key that authenticates: known and not
+ * revoked. Queries that check the key themselves (requireCallerIn) select and filter with these.
+ */
+export const callerColumns = { keyId: apiKeys.id, accountId: accounts.id, plan: accounts.plan, webhookUrl: accounts.webhookUrl };
+export const activeKey = (hash: SQLWrapper) => and(eq(apiKeys.hash, hash), isNull(apiKeys.revokedAt));
 
 const callerOfKey = preparedPerDatabase((db) =>
   db
@@ -24,18 +27,6 @@ const callerOfKey = preparedPerDatabase((db) =>
     .where(activeKey(sql.placeholder("hash")))
     .limit(1)
     .prepare("caller_of_key"),
-);
-
-/** The key's caller and, when the id names one of the caller's jobs, that job: one row, or none for a key that does not authenticate. */
-const callerAndOwnJob = preparedPerDatabase((db) =>
-  db
-    .select({ caller: callerColumns, job: jobs })
-    .from(apiKeys)
-    .innerJoin(accounts, eq(accounts.id, apiKeys.accountId))
-    .leftJoin(jobs, and(eq(jobs.id, sql.placeholder("id")), eq(jobs.accountId, accounts.id)))
-    .where(activeKey(sql.placeholder("hash")))
-    .limit(1)
-    .prepare("caller_and_own_job"),
 );
 
 async function lookupCaller(services: Services, header: string | undefined): Promise<Caller | null> {
@@ -60,22 +51,23 @@ export const requireCaller = createMiddleware<AppEnv>(async (c, next) => {
 });
 
 /**
- * requireCaller for the routes that answer about one job of the caller's (GET /jobs/{id} and its
- * download-url): the key is checked in the query that reads the job, a join on the key and its
- * account, so a read is one round trip rather than the key cache's and then the database's. The
- * same 401 for every failing key, checked before the id is looked at; a revoked key fails at once.
- * Sets `ownJob`: the job, or undefined for an unknown id, a malformed one, or another account's job.
+ * requireCaller for a route whose answer starts with a database read of the caller's own rows
+ * (a job, a page of jobs): `read` runs that query with the key and its account joined in and
+ * the key's rule applied (callerColumns, activeKey), keeps what it read on the context, and
+ * gives back the caller, or undefined when the key does not authenticate. One round trip where
+ * the key cache's and then the database's were two; a revoked key fails at once. No header, or
+ * one that is not a key, fails before any query, with the same 401.
  */
-export const requireCallerWithOwnJob = createMiddleware<AppEnv>(async (c, next) => {
-  const key = parseBearer(c.req.header("Authorization"));
-  if (!key) throw ApiError.unauthorized();
-  const id = c.req.param("id") ?? "";
-  const [row] = await callerAndOwnJob(c.get("services").db).execute({ hash: await hashApiKey(key), id: isUuid(id) ? id : null });
-  if (!row) throw ApiError.unauthorized();
-  c.set("caller", row.caller);
-  c.set("ownJob", row.job ?? undefined);
-  await next();
-});
+export function requireCallerIn(read: (c: Context<AppEnv>, keyHash: string) => Promise<Caller | undefined>) {
+  return createMiddleware<AppEnv>(async (c, next) => {
+    const key = parseBearer(c.req.header("Authorization"));
+    if (!key) throw ApiError.unauthorized();
+    const caller = await read(c, await hashApiKey(key));
+    if (!caller) throw ApiError.unauthorized();
+    c.set("caller", caller);
+    await next();
+  });
+}
 
 /** GET /presets: a key is optional, but one that is sent must be valid. */
 export const optionalCaller = createMiddleware<AppEnv>(async (c, next) => {

@@ -1,9 +1,9 @@
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import { and, count, desc, eq, getTableColumns, sql, type SQL, type SQLWrapper } from "drizzle-orm";
-import { jobs } from "../../../drizzle/schema";
+import { accounts, apiKeys, jobs } from "../../../drizzle/schema";
 import type { AppEnv } from "../../context";
 import { outputStates } from "../../lib/output-links";
-import { requireCaller } from "../../middleware/auth";
+import { activeKey, requireCallerIn } from "../../middleware/auth";
 import { preparedPerDatabase, type Database } from "../../services/db";
 import { authenticated, jsonResponse } from "../../openapi/common";
 import { authenticatedErrors } from "../../openapi/errors";
@@ -30,19 +30,42 @@ function filtersOf(accountId: SQLWrapper | string, status: [FilterShape, SQLWrap
 }
 
 /**
- * The page's query, built once per shape of its filters (nine at most) and database client;
- * each request fills in the values. The total rides along as a window count: one query.
+ * The key's caller and the page of its jobs, in one query: the caller (with the key's rule
+ * applied) joined to the page, one row per job, or one row with no job for an empty page, or no
+ * row for a key that does not authenticate. The total rides along as a window count. Built once
+ * per shape of the filters (nine at most) and database client; each request fills in the values.
  */
 const pageQueries = preparedPerDatabase((db: Database) => {
   const byShape = new Map<string, ReturnType<typeof buildPageQuery>>();
   function buildPageQuery(status: FilterShape, preset: FilterShape) {
-    return db
-      .select({ ...getTableColumns(jobs), total: sql<number>`count(*) over()`.mapWith(Number) })
+    // Drizzle names a CTE's computed columns by their alias alone, so these must not collide with the jobs' own.
+    const caller = db.$with("caller").as(
+      db
+        .select({
+          keyId: sql<string>`${apiKeys.id}`.as("caller_key_id"),
+          accountId: sql<string>`${accounts.id}`.as("caller_account_id"),
+          plan: accounts.plan,
+          webhookUrl: accounts.webhookUrl,
+        })
+        .from(apiKeys)
+        .innerJoin(accounts, eq(accounts.id, apiKeys.accountId))
+        .where(activeKey(sql.placeholder("hash")))
+        .limit(1),
+    );
+    const page = db
+      .select({ ...getTableColumns(jobs), total: sql<number>`count(*) over()`.mapWith(Number).as("total") })
       .from(jobs)
-      .where(filtersOf(sql.placeholder("accountId"), [status, sql.placeholder("status")], [preset, sql.placeholder("preset")]))
+      .where(filtersOf(caller.accountId, [status, sql.placeholder("status")], [preset, sql.placeholder("preset")]))
       .orderBy(desc(jobs.createdAt), desc(jobs.id))
       .limit(sql.placeholder("limit"))
       .offset(sql.placeholder("offset"))
+      .as("page");
+    const { total, ...jobColumns } = page._.selectedFields;
+    return db
+      .with(caller)
+      .select({ caller: { keyId: caller.keyId, accountId: caller.accountId, plan: caller.plan, webhookUrl: caller.webhookUrl }, job: jobColumns, total })
+      .from(caller)
+      .leftJoinLateral(page, sql`true`)
       .prepare(`list_jobs_${status}_${preset}`);
   }
   return (status: FilterShape, preset: FilterShape) => {
@@ -51,6 +74,22 @@ const pageQueries = preparedPerDatabase((db: Database) => {
     if (!query) byShape.set(key, (query = buildPageQuery(status, preset)));
     return query;
   };
+});
+
+/** The key checked in the page's own query (requireCallerIn); sets `listed`: the page's jobs and, when it has any, the total. */
+const requireCallerWithPage = requireCallerIn(async (c, keyHash) => {
+  const { page, limit, status, preset } = listJobsQuery.parse(c.req.query());
+  const rows = await pageQueries(c.get("services").db)(shapeOf(status), shapeOf(preset)).execute({
+    hash: keyHash,
+    status,
+    preset,
+    limit,
+    offset: (page - 1) * limit,
+  });
+  if (!rows.length) return undefined;
+  const listed = rows.flatMap((row) => (row.job ? [row.job] : []));
+  c.set("listed", { jobs: listed, total: listed.length ? rows[0].total : undefined });
+  return rows[0].caller;
 });
 
 export const listJobsRoute = createRoute({
@@ -62,7 +101,7 @@ export const listJobsRoute = createRoute({
   description:
     "The caller's jobs, newest first, a page at a time, with a signed link for every completed job on the page. No query string is ever refused: bad values fall back to their defaults.",
   security: authenticated,
-  middleware: [requireCaller] as const,
+  middleware: [requireCallerWithPage] as const,
   request: { query: listJobsQuery },
   responses: {
     200: jsonResponse("A page of jobs.", JobList, jobListExamples),
@@ -77,14 +116,13 @@ export function registerListJobs(app: OpenAPIHono<AppEnv>) {
     const { db } = services;
     const { page, limit, status, preset } = listJobsQuery.parse(c.req.query());
 
-    const shapes = [shapeOf(status), shapeOf(preset)] as const;
-    const rows = await pageQueries(db)(...shapes).execute({ accountId: caller.accountId, status, preset, limit, offset: (page - 1) * limit });
+    const { jobs: rows, total: pageTotal } = c.get("listed");
     // A page past the end has no row to carry the total; only then is it counted on its own.
     const countAll = async () => {
-      const where = filtersOf(caller.accountId, [shapes[0], status ?? ""], [shapes[1], preset ?? ""]);
+      const where = filtersOf(caller.accountId, [shapeOf(status), status ?? ""], [shapeOf(preset), preset ?? ""]);
       return (await db.select({ total: count() }).from(jobs).where(where))[0].total;
     };
-    const total = rows[0]?.total ?? (page > 1 ? await countAll() : 0);
+    const total = pageTotal ?? (page > 1 ? await countAll() : 0);
     const outputs = await outputStates(services, rows, caller.plan);
     const items = rows.map((job, i) => presentListItem(job, outputs[i]));
 

@@ -3,7 +3,7 @@ import { and, count, desc, eq, getTableColumns, sql, type SQL, type SQLWrapper }
 import { accounts, apiKeys, jobs } from "../../../drizzle/schema";
 import type { AppEnv } from "../../context";
 import { outputStates } from "../../lib/output-links";
-import { activeKey, requireCallerIn } from "../../middleware/auth";
+import { activeKey, callerColumns, requireCallerIn } from "../../middleware/auth";
 import { preparedPerDatabase, type Database } from "../../services/db";
 import { authenticated, jsonResponse } from "../../openapi/common";
 import { authenticatedErrors } from "../../openapi/errors";
@@ -30,42 +30,30 @@ function filtersOf(accountId: SQLWrapper | string, status: [FilterShape, SQLWrap
 }
 
 /**
- * The key's caller and the page of its jobs, in one query: the caller (with the key's rule
- * applied) joined to the page, one row per job, or one row with no job for an empty page, or no
- * row for a key that does not authenticate. The total rides along as a window count. Built once
- * per shape of the filters (nine at most) and database client; each request fills in the values.
+ * The key's caller and the page of its jobs, in one query: the key and its account (the key's
+ * rule applied) joined laterally to the page. One row per job, one row with no job for an empty
+ * page, no row for a key that does not authenticate. The total rides along as a window count.
+ * Built once per shape of the filters (nine at most) and database client; each request fills in
+ * the values.
  */
 const pageQueries = preparedPerDatabase((db: Database) => {
   const byShape = new Map<string, ReturnType<typeof buildPageQuery>>();
   function buildPageQuery(status: FilterShape, preset: FilterShape) {
-    // Drizzle names a CTE's computed columns by their alias alone, so these must not collide with the jobs' own.
-    const caller = db.$with("caller").as(
-      db
-        .select({
-          keyId: sql<string>`${apiKeys.id}`.as("caller_key_id"),
-          accountId: sql<string>`${accounts.id}`.as("caller_account_id"),
-          plan: accounts.plan,
-          webhookUrl: accounts.webhookUrl,
-        })
-        .from(apiKeys)
-        .innerJoin(accounts, eq(accounts.id, apiKeys.accountId))
-        .where(activeKey(sql.placeholder("hash")))
-        .limit(1),
-    );
     const page = db
       .select({ ...getTableColumns(jobs), total: sql<number>`count(*) over()`.mapWith(Number).as("total") })
       .from(jobs)
-      .where(filtersOf(caller.accountId, [status, sql.placeholder("status")], [preset, sql.placeholder("preset")]))
+      .where(filtersOf(accounts.id, [status, sql.placeholder("status")], [preset, sql.placeholder("preset")]))
       .orderBy(desc(jobs.createdAt), desc(jobs.id))
       .limit(sql.placeholder("limit"))
       .offset(sql.placeholder("offset"))
       .as("page");
     const { total, ...jobColumns } = page._.selectedFields;
     return db
-      .with(caller)
-      .select({ caller: { keyId: caller.keyId, accountId: caller.accountId, plan: caller.plan, webhookUrl: caller.webhookUrl }, job: jobColumns, total })
-      .from(caller)
+      .select({ caller: callerColumns, job: jobColumns, total })
+      .from(apiKeys)
+      .innerJoin(accounts, eq(accounts.id, apiKeys.accountId))
       .leftJoinLateral(page, sql`true`)
+      .where(activeKey(sql.placeholder("hash")))
       .prepare(`list_jobs_${status}_${preset}`);
   }
   return (status: FilterShape, preset: FilterShape) => {

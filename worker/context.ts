@@ -1,4 +1,5 @@
 import type { Redis } from "@upstash/redis/cloudflare";
+import type { Job } from "../drizzle/schema";
 import type { PlanId } from "../domain/plans";
 import type { Env } from "./env";
 import type { Database } from "./services/db";
@@ -27,5 +28,9 @@ export interface AppEnv {
     caller: Caller;
     /** Set on routes where a key is optional (GET /presets). */
     optionalCaller: Caller | null;
+    /** Set on the routes about one job of the caller's, read with the key's check (requireCallerWithOwnJob). */
+    ownJob: Job | undefined;
+    /** Set on GET /jobs, read with the key's check: the page's jobs, and the total when the page has any. */
+    listed: { jobs: Job[]; total: number | undefined };
   };
 }

@@ -103,6 +103,10 @@ export async function startQStashEmulator(opts: QStashEmulatorOptions) {
   const retryBaseMs = opts.retryBaseMs ?? 1000;
   const maxRetryDelayMs = opts.maxRetryDelayMs ?? 30_000;
   const messages = new Map<string, Message>();
+  // Every message stays in `messages` (to be read or cancelled by id); the queue's work only
+  // looks at the ones waiting and the ones being delivered, so it does not grow with history.
+  const waiting = new Set<Message>();
+  const delivering = new Set<Message>();
   /** Deduplication id → the message first published under it. */
   const deduplicated = new Map<string, string>();
   const inFlight = new Map<string, AbortController>();
@@ -124,9 +128,11 @@ export async function startQStashEmulator(opts: QStashEmulatorOptions) {
   }
 
   const activeFor = (key: string) =>
-    [...messages.values()].filter((m) => m.state === "delivering" && m.flowControlKey === key).length;
+    [...delivering].filter((m) => m.state === "delivering" && m.flowControlKey === key).length;
 
   async function deliver(message: Message) {
+    waiting.delete(message);
+    delivering.add(message);
     message.state = "delivering";
     const abort = new AbortController();
     inFlight.set(message.messageId, abort);
@@ -153,6 +159,7 @@ export async function startQStashEmulator(opts: QStashEmulatorOptions) {
       // Unreachable, reset, or cancelled: answer stays "no answer".
     } finally {
       inFlight.delete(message.messageId);
+      delivering.delete(message);
     }
     const { status } = answer;
     message.lastStatus = status;
@@ -165,6 +172,7 @@ export async function startQStashEmulator(opts: QStashEmulatorOptions) {
       message.retried += 1;
       message.notBefore = Date.now() + Math.min(retryBaseMs * 2 ** (message.retried - 1), maxRetryDelayMs);
       message.state = "waiting";
+      waiting.add(message);
     }
     schedule();
   }
@@ -172,7 +180,9 @@ export async function startQStashEmulator(opts: QStashEmulatorOptions) {
   const newMessageId = () => `msg_${randomUUID()}`;
 
   function enqueue(message: Omit<Message, "retried" | "createdAt" | "state">) {
-    messages.set(message.messageId, { ...message, retried: 0, createdAt: Date.now(), state: "waiting" });
+    const queued: Message = { ...message, retried: 0, createdAt: Date.now(), state: "waiting" };
+    messages.set(queued.messageId, queued);
+    waiting.add(queued);
     schedule();
   }
 
@@ -218,8 +228,7 @@ export async function startQStashEmulator(opts: QStashEmulatorOptions) {
     if (stopped) return;
     const now = Date.now();
     let nextWake = Infinity;
-    const waiting = [...messages.values()].filter((m) => m.state === "waiting").sort((a, b) => a.createdAt - b.createdAt);
-    for (const m of waiting) {
+    for (const m of [...waiting].sort((a, b) => a.createdAt - b.createdAt)) {
       if (m.notBefore > now) {
         nextWake = Math.min(nextWake, m.notBefore);
         continue;
@@ -284,6 +293,7 @@ export async function startQStashEmulator(opts: QStashEmulatorOptions) {
         // Only a message not yet settled can be cancelled; one being delivered will not be retried.
         const cancellable = message.state === "waiting" || message.state === "delivering";
         if (cancellable) message.state = "cancelled";
+        waiting.delete(message);
         return send(200, { cancelled: cancellable ? 1 : 0 });
       }
     }

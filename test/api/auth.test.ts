@@ -54,9 +54,16 @@ describe("spec: Authentication rules 2 and 5", () => {
   it("a key revoked after use is refused at once (the lookup cache is dropped)", async () => {
     const { accountId } = await newAccount();
     const key = await admin.createKey(accountId);
+    const job = await createJob(key.apiKey);
     expect((await api(key.apiKey).listJobs()).status).toBe(200);
+    expect((await api(key.apiKey).getJob(job.id)).status).toBe(200);
     await admin.revokeKey(key.keyId);
     expect((await api(key.apiKey).listJobs()).status).toBe(401);
+    // Reads check the key in their own query: refused at once too, the job's existence not told.
+    expectError(await api(key.apiKey).listJobs({ page: 3 }), 401, "Unauthorized");
+    expectError(await api(key.apiKey).getJob(job.id), 401, "Unauthorized");
+    expectStatus(await api(key.apiKey).getDownloadUrl(job.id), 401);
+    expectError(await api(key.apiKey).getJob("not-a-uuid"), 401, "Unauthorized");
   });
 
   it("another account's job is a 404 to read, cancel and sign", async () => {

@@ -1,14 +1,33 @@
-import { and, eq, isNull } from "drizzle-orm";
+import { and, eq, isNull, sql, type SQLWrapper } from "drizzle-orm";
+import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { accounts, apiKeys } from "../../drizzle/schema";
 import { hashApiKey, parseBearer } from "../../domain/keys";
 import type { AppEnv, Caller, Services } from "../context";
 import { ApiError } from "../errors";
+import { preparedPerDatabase } from "../services/db";
 
 /** Seconds a key lookup is cached; revocation and plan changes also delete the entry. */
 const KEY_CACHE_TTL = 60;
 
 export const keyCacheEntry = (hash: string) => `apikey:${hash}`;
+
+/**
+ * What a caller is made of, and the one rule for a key that authenticates: known and not
+ * revoked. Queries that check the key themselves (requireCallerIn) select and filter with these.
+ */
+export const callerColumns = { keyId: apiKeys.id, accountId: accounts.id, plan: accounts.plan, webhookUrl: accounts.webhookUrl };
+export const activeKey = (hash: SQLWrapper) => and(eq(apiKeys.hash, hash), isNull(apiKeys.revokedAt));
+
+const callerOfKey = preparedPerDatabase((db) =>
+  db
+    .select(callerColumns)
+    .from(apiKeys)
+    .innerJoin(accounts, eq(accounts.id, apiKeys.accountId))
+    .where(activeKey(sql.placeholder("hash")))
+    .limit(1)
+    .prepare("caller_of_key"),
+);
 
 async function lookupCaller(services: Services, header: string | undefined): Promise<Caller | null> {
   const key = parseBearer(header);
@@ -17,12 +36,7 @@ async function lookupCaller(services: Services, header: string | undefined): Pro
   const cached = await services.cache.get<Caller>(keyCacheEntry(hash)).catch(() => null);
   if (cached) return cached;
 
-  const [row] = await services.db
-    .select({ keyId: apiKeys.id, accountId: accounts.id, plan: accounts.plan, webhookUrl: accounts.webhookUrl })
-    .from(apiKeys)
-    .innerJoin(accounts, eq(accounts.id, apiKeys.accountId))
-    .where(and(eq(apiKeys.hash, hash), isNull(apiKeys.revokedAt)))
-    .limit(1);
+  const [row] = await callerOfKey(services.db).execute({ hash });
   if (!row) return null;
   await services.cache.set(keyCacheEntry(hash), row, { ex: KEY_CACHE_TTL }).catch(() => undefined);
   return row;
@@ -35,6 +49,25 @@ export const requireCaller = createMiddleware<AppEnv>(async (c, next) => {
   c.set("caller", caller);
   await next();
 });
+
+/**
+ * requireCaller for a route whose answer starts with a database read of the caller's own rows
+ * (a job, a page of jobs): `read` runs that query with the key and its account joined in and
+ * the key's rule applied (callerColumns, activeKey), keeps what it read on the context, and
+ * gives back the caller, or undefined when the key does not authenticate. One round trip where
+ * the key cache's and then the database's were two; a revoked key fails at once. No header, or
+ * one that is not a key, fails before any query, with the same 401.
+ */
+export function requireCallerIn(read: (c: Context<AppEnv>, keyHash: string) => Promise<Caller | undefined>) {
+  return createMiddleware<AppEnv>(async (c, next) => {
+    const key = parseBearer(c.req.header("Authorization"));
+    if (!key) throw ApiError.unauthorized();
+    const caller = await read(c, await hashApiKey(key));
+    if (!caller) throw ApiError.unauthorized();
+    c.set("caller", caller);
+    await next();
+  });
+}
 
 /** GET /presets: a key is optional, but one that is sent must be valid. */
 export const optionalCaller = createMiddleware<AppEnv>(async (c, next) => {

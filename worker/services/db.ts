@@ -17,7 +17,32 @@ neonConfig.fetchFunction = (input: RequestInfo, init?: RequestInit) => measured(
  * Neon's endpoint from the connection string's host.
  */
 export function openDatabase(env: Pick<Env, "DATABASE_URL" | "NEON_HTTP_ENDPOINT">): Database {
-  // The driver's endpoint setting is global; set on every open so one isolate never keeps another environment's.
-  neonConfig.fetchEndpoint = env.NEON_HTTP_ENDPOINT ?? neonConfig.defaults.fetchEndpoint;
+  pointDriverAt(env);
   return drizzle({ client: neon(env.DATABASE_URL), schema });
+}
+
+/**
+ * The driver's endpoint setting is global: set before every use of a database (services/index.ts
+ * does, on each request that reads one), so one isolate never keeps another environment's.
+ */
+export function pointDriverAt(env: Pick<Env, "NEON_HTTP_ENDPOINT">) {
+  neonConfig.fetchEndpoint = env.NEON_HTTP_ENDPOINT ?? neonConfig.defaults.fetchEndpoint;
+}
+
+/**
+ * A query built once per database client and run with new parameters each time (drizzle's
+ * prepared queries: the SQL text is kept, only the placeholders are filled). Building a select
+ * walks every column and condition, which on the hot reads cost more CPU than anything else
+ * of the Worker's own. The database still plans and runs it afresh; nothing read is kept.
+ */
+export function preparedPerDatabase<T>(build: (db: Database) => T): (db: Database) => T {
+  const built = new WeakMap<Database, T>();
+  return (db) => {
+    let query = built.get(db);
+    if (query === undefined) {
+      query = build(db);
+      built.set(db, query);
+    }
+    return query;
+  };
 }

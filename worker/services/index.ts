@@ -1,37 +1,48 @@
 import type { Services } from "../context";
 import { parseEnv, type Env } from "../env";
 import { createCache } from "./cache";
-import { openDatabase } from "./db";
+import { openDatabase, pointDriverAt } from "./db";
 import { createQueue } from "./queue";
 import { createStorage } from "./storage";
 
-let parsed: { raw: unknown; env: Env } | undefined;
+/** The clients of one set of bindings, each made when first used. */
+interface Clients {
+  raw: unknown;
+  env: Env;
+  db?: Services["db"];
+  storage?: Services["storage"];
+  queue?: Services["queue"];
+  cache?: Services["cache"];
+}
+
+let clients: Clients | undefined;
 
 /**
- * Validates the bindings once per isolate, then gives one request (or one cron tick) its
+ * Validates the bindings once per isolate and gives every request (or cron tick) the same
  * clients, each made when first used: most requests need two of the four. None holds a
- * connection (each speaks HTTP), so there is nothing to close.
+ * connection or anything of a request (each speaks HTTP, and what a request spent on them is
+ * tallied through async context, services/timing.ts), so sharing them saves only their
+ * construction: drizzle's schema walk, the Redis client's command table, the signing key cache.
+ * Nothing read through them is kept.
  */
 export function openServices(rawEnv: unknown): Services {
-  if (!parsed || parsed.raw !== rawEnv) parsed = { raw: rawEnv, env: parseEnv(rawEnv) };
-  const env = parsed.env;
-  let db: Services["db"] | undefined;
-  let storage: Services["storage"] | undefined;
-  let queue: Services["queue"] | undefined;
-  let cache: Services["cache"] | undefined;
+  if (!clients || clients.raw !== rawEnv) clients = { raw: rawEnv, env: parseEnv(rawEnv) };
+  const own = clients;
+  const { env } = own;
   return {
     env,
     get db() {
-      return (db ??= openDatabase(env));
+      pointDriverAt(env);
+      return (own.db ??= openDatabase(env));
     },
     get storage() {
-      return (storage ??= createStorage(env));
+      return (own.storage ??= createStorage(env));
     },
     get queue() {
-      return (queue ??= createQueue(env));
+      return (own.queue ??= createQueue(env));
     },
     get cache() {
-      return (cache ??= createCache(env));
+      return (own.cache ??= createCache(env));
     },
   };
 }

@@ -2,9 +2,8 @@ import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import { iso } from "../../../domain/time";
 import type { AppEnv } from "../../context";
 import { ApiError } from "../../errors";
-import { findOwnJob } from "../../lib/find-job";
 import { outputState } from "../../lib/output-links";
-import { requireCaller } from "../../middleware/auth";
+import { requireCallerWithOwnJob } from "../../lib/find-job";
 import { authenticated, jsonResponse } from "../../openapi/common";
 import { authenticatedErrors, BareMessageError } from "../../openapi/errors";
 import { operation } from "../../openapi/route";
@@ -20,7 +19,7 @@ export const downloadUrlRoute = createRoute({
   description:
     "Signs a new link to a completed job's output (free plan: 4 hours; other plans: 7 days). The link needs no Authorization header. Errors here are a bare `{message}` with no `error` field.",
   security: authenticated,
-  middleware: [requireCaller] as const,
+  middleware: [requireCallerWithOwnJob] as const,
   request: { params: jobIdParam },
   responses: {
     200: jsonResponse("A signed link.", DownloadLink, downloadLinkExamples),
@@ -36,7 +35,7 @@ export function registerDownloadUrl(app: OpenAPIHono<AppEnv>) {
   operation(app, downloadUrlRoute, async (c) => {
     const caller = c.get("caller");
     const services = c.get("services");
-    const job = await findOwnJob(services.db, caller.accountId, c.req.param("id"));
+    const job = c.get("ownJob");
     if (!job) throw ApiError.bare(404, "Job not found");
 
     const output = await outputState(services, job, caller.plan, { recheck: true });

@@ -1,9 +1,8 @@
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context";
 import { ApiError } from "../../errors";
-import { findOwnJob } from "../../lib/find-job";
 import { outputState } from "../../lib/output-links";
-import { requireCaller } from "../../middleware/auth";
+import { requireCallerWithOwnJob } from "../../lib/find-job";
 import { authenticated, jsonResponse } from "../../openapi/common";
 import { authenticatedErrors, examples, NotFoundError } from "../../openapi/errors";
 import { operation } from "../../openapi/route";
@@ -19,7 +18,7 @@ export const getJobRoute = createRoute({
   summary: "Read a job",
   description: "The job's status, its signed output link once completed (signed afresh on every read), and its progress. Poll every 10–15 seconds.",
   security: authenticated,
-  middleware: [requireCaller] as const,
+  middleware: [requireCallerWithOwnJob] as const,
   request: { params: jobIdParam },
   responses: {
     200: jsonResponse("The job.", Job, jobReadExamples),
@@ -32,7 +31,7 @@ export function registerGetJob(app: OpenAPIHono<AppEnv>) {
   operation(app, getJobRoute, async (c) => {
     const caller = c.get("caller");
     const services = c.get("services");
-    const job = await findOwnJob(services.db, caller.accountId, c.req.param("id"));
+    const job = c.get("ownJob");
     if (!job) throw ApiError.notFound();
     return c.json(presentJob(job, await outputState(services, job, caller.plan)), 200);
   });

@@ -4,11 +4,12 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { AwsClient } from "aws4fetch";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { startFixtureServer, type FixtureServer } from "../e2e/fixtures";
+import type { FixtureServer } from "../e2e/fixtures";
 import { expectStatus } from "../support/api-client";
-import { startE2E, type Client, type E2E } from "../e2e/harness";
+import type { Client, E2E } from "../e2e/harness";
 import { ffprobeJson } from "../support/media";
-import { expectOneUnitPerJob, expectOneWebhookPerFinalState, startIdempotentReceiver, startStorageFront, type IdempotentReceiver } from "./support";
+import { startFaultStack, type FaultStack } from "./stack";
+import { expectOneUnitPerJob, expectOneWebhookPerFinalState, startStorageFront, type IdempotentReceiver } from "./support";
 
 const exec = promisify(execFile);
 
@@ -19,6 +20,7 @@ const exec = promisify(execFile);
  * counted twice and an idempotent webhook receiver, which refuses each first delivery with a
  * 500, sees exactly one webhook per final state.
  */
+let stack: FaultStack;
 let e2e: E2E;
 let fixtures: FixtureServer;
 let front: Awaited<ReturnType<typeof startStorageFront>>;
@@ -26,25 +28,20 @@ let receiver: IdempotentReceiver;
 let client: Client;
 let secret: string;
 const created: string[] = [];
-const logs: { source: string; line: string }[] = [];
 
 beforeAll(async () => {
-  [fixtures, front, receiver] = await Promise.all([startFixtureServer(), startStorageFront(), startIdempotentReceiver()]);
+  front = await startStorageFront();
   // The encoder reaches storage only through the front; the Worker (presigned links) directly.
-  e2e = await startE2E({ allowLoopbackSources: true, env: { S3_ENDPOINT: front.endpoint }, log: (source, line) => logs.push({ source, line }) });
-  front.forwardTo(e2e.stack.info.cloud.s3.endpoint);
-  client = await e2e.client();
-  secret = (await e2e.admin.setWebhook(client.accountId, receiver.url)).secret;
+  stack = await startFaultStack({ env: { S3_ENDPOINT: front.endpoint } }, (info) => front.forwardTo(info.cloud.s3.endpoint));
+  ({ e2e, fixtures, receiver, client, secret } = stack);
   await Promise.all([
     fixtures.source("short.mp4", { seconds: 2, width: 320, height: 240 }),
     fixtures.source("long.mp4", { seconds: 20, width: 640, height: 360 }),
   ]);
 });
 afterAll(async () => {
-  await e2e?.stop();
-  await fixtures?.stop();
+  await stack?.stop();
   await front?.stop();
-  await receiver?.stop();
 });
 
 async function createJob(source: string) {
@@ -54,8 +51,8 @@ async function createJob(source: string) {
   return res.body.id as string;
 }
 
-const stageLines = (jobId: string) => logs.filter((l) => l.source === "encoder" && l.line.startsWith(`job ${jobId}  `)).map((l) => l.line);
-const supervisorLines = () => logs.filter((l) => l.source === "supervisor").map((l) => l.line);
+const stageLines = (jobId: string) => stack.stageLines(jobId);
+const supervisorLines = () => stack.logs.filter((l) => l.source === "supervisor").map((l) => l.line);
 
 async function ffmpegPids(jobId: string): Promise<string[]> {
   const { stdout } = await exec("pgrep", ["-f", `ffmpeg.*job-${jobId}`]).catch(() => ({ stdout: "" }));
@@ -109,7 +106,7 @@ describe("the encoder killed mid-job", () => {
     expect(supervisorLines()).toContainEqual(expect.stringMatching(/restarting it on port \d+ now; QStash delivers the jobs it had in flight again\.$/));
     expect(supervisorLines()).toContainEqual(expect.stringMatching(new RegExp(`^encoder restarted: pid ${next} is answering`)));
     // The redelivered attempt is logged by the new encoder through to completion.
-    expect(stageLines(id).filter((l) => / claim /.test(l)).length).toBeGreaterThanOrEqual(2);
+    expect(stageLines(id).filter((l) => /^claim /.test(l)).length).toBeGreaterThanOrEqual(2);
     expect(stageLines(id).at(-1)).toMatch(/completed +in /);
   });
 });
@@ -128,7 +125,7 @@ describe("storage refusing uploads", () => {
   it("connections dropped through a whole attempt: that attempt fails with the upload's reason, the next one completes", async () => {
     front.set("close");
     const id = await createJob("short.mp4");
-    await vi.waitFor(() => expect(stageLines(id).some((l) => / failed .*will be retried: Upload failed/.test(l))).toBe(true), {
+    await vi.waitFor(() => expect(stageLines(id).some((l) => /^failed .*will be retried: Upload failed/.test(l))).toBe(true), {
       timeout: 60_000,
       interval: 50,
     });

@@ -1,17 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { JOB_DELIVERY_RETRIES } from "../../domain/jobs";
-import { startFixtureServer, type FixtureServer } from "../e2e/fixtures";
-import { startE2E, type Client, type E2E } from "../e2e/harness";
 import { bodyOf } from "../support/api-client";
-import {
-  expectOneUnitPerJob,
-  expectOneWebhookPerFinalState,
-  startIdempotentReceiver,
-  startServiceFront,
-  statementsOf,
-  type FrontRequest,
-  type IdempotentReceiver,
-} from "./support";
+import { startFaultStack, type FaultStack } from "./stack";
+import { expectOneUnitPerJob, expectOneWebhookPerFinalState, isClaim, startServiceFront, type FrontRequest } from "./support";
 
 /**
  * A job's QStash message running out of deliveries before any of them left the job with an
@@ -20,38 +11,33 @@ import {
  * dispatched again (each lost message one attempt) or, its attempts spent, failed with a
  * readable message; it never stays `queued`. No sweep runs here: the callback alone does it.
  */
-let e2e: E2E;
-let fixtures: FixtureServer;
-let receiver: IdempotentReceiver;
+let stack: FaultStack;
 /** Between QStash and the encoder: refusing a delivery is the encoder being unreachable. */
 let encoder: Awaited<ReturnType<typeof startServiceFront>>;
 /** Between the Worker and its database: refusing the claim's statement is the Worker failing the claim. */
 let database: Awaited<ReturnType<typeof startServiceFront>>;
-let client: Client;
-let secret: string;
 const finished: { id: string; status: string }[] = [];
-const logs: { source: string; line: string }[] = [];
 
 beforeAll(async () => {
-  [fixtures, receiver, encoder, database] = await Promise.all([startFixtureServer(), startIdempotentReceiver(), startServiceFront(), startServiceFront()]);
-  e2e = await startE2E({
-    allowLoopbackSources: true,
-    // A claim the Worker does not take is given up after 1 s, not 2 minutes: the delivery fails sooner.
-    env: { WORKER_RETRY_MS: "1000" },
-    workerEnv: { ENCODER_URL: encoder.url, NEON_HTTP_ENDPOINT: `${database.url}/sql` },
-    // A message's three deliveries within about 1.5 s.
-    qstashRetryBaseMs: 500,
-    log: (source, line) => logs.push({ source, line }),
-  });
-  encoder.forwardTo(e2e.stack.info.encoderUrl);
-  database.forwardTo(e2e.stack.info.cloud.neonHttp);
-  client = await e2e.client();
-  secret = (await e2e.admin.setWebhook(client.accountId, receiver.url)).secret;
-  await fixtures.source("short.mp4", { seconds: 1, width: 160, height: 90, fps: 15 });
+  [encoder, database] = await Promise.all([startServiceFront(), startServiceFront()]);
+  stack = await startFaultStack(
+    {
+      // A claim the Worker does not take is given up after 1 s, not 2 minutes: the delivery fails sooner.
+      env: { WORKER_RETRY_MS: "1000" },
+      workerEnv: { ENCODER_URL: encoder.url, NEON_HTTP_ENDPOINT: `${database.url}/sql` },
+      // A message's three deliveries within about 1.5 s.
+      qstashRetryBaseMs: 500,
+    },
+    (info) => {
+      encoder.forwardTo(info.encoderUrl);
+      database.forwardTo(info.cloud.neonHttp);
+    },
+  );
+  await stack.fixtures.source("short.mp4", { seconds: 1, width: 160, height: 90, fps: 15 });
 });
 afterAll(async () => {
-  await e2e?.stop();
-  await Promise.all([fixtures?.stop(), receiver?.stop(), encoder?.stop(), database?.stop()]);
+  await stack?.stop();
+  await Promise.all([encoder?.stop(), database?.stop()]);
 });
 
 /** The job and attempt a delivery of a job's message carried. */
@@ -63,17 +49,14 @@ const deliveriesOf = (jobId: string) =>
     .filter((v) => dispatchOf(v.request).jobId === jobId)
     .map((v) => ({ firstAttempt: dispatchOf(v.request).firstAttempt, verdict: v.verdict }));
 
-/** The claim's statement: the only one that sets `started_at` (every move returns it). */
-const isClaim = (req: FrontRequest) => statementsOf(req).some((s) => /coalesce\(("jobs"\.)?"started_at"/.test(s.query));
-
-const stageLines = (jobId: string) => logs.filter((l) => l.source === "encoder" && l.line.startsWith(`job ${jobId}  `)).map((l) => l.line.slice(`job ${jobId}  `.length));
+const stageLines = (jobId: string) => stack.stageLines(jobId);
 
 async function createJob() {
-  return bodyOf(await client.createJob({ inputUrl: fixtures.url("short.mp4"), preset: "mp4_264_240p" }), 201).id;
+  return bodyOf(await stack.client.createJob({ inputUrl: stack.fixtures.url("short.mp4"), preset: "mp4_264_240p" }), 201).id;
 }
 
 async function finish(jobId: string) {
-  const job = await e2e.waitFor(client, jobId, undefined, 120_000);
+  const job = await stack.e2e.waitFor(stack.client, jobId, undefined, 120_000);
   finished.push({ id: job.id, status: job.status });
   return job;
 }
@@ -86,7 +69,7 @@ describe("a job whose message runs out of deliveries before an encoder takes it"
     encoder.judge(() => "refuse");
     const jobId = await createJob();
     // Its first message lost: the next one starts at attempt 1.
-    await e2e.waitFor(client, jobId, (job) => job.retryCount >= 1, 30_000);
+    await stack.e2e.waitFor(stack.client, jobId, (job) => job.retryCount >= 1, 30_000);
     encoder.judge(() => "pass");
     const job = await finish(jobId);
     expect(job, job.errorMessage ?? undefined).toMatchObject({ status: "completed" });
@@ -125,8 +108,8 @@ describe("a job whose message runs out of deliveries before an encoder takes it"
 describe("across the jobs above", () => {
   it("one quota unit per job, and one webhook per final state", async () => {
     expect(finished.map((j) => j.status)).toEqual(["completed", "failed", "failed"]);
-    await expectOneUnitPerJob(e2e.stack.info.databaseUrl, client.accountId, finished.length);
-    await vi.waitFor(() => expect(receiver.accepted().size).toBe(finished.length), { timeout: 30_000, interval: 250 });
-    expectOneWebhookPerFinalState(receiver, secret, finished);
+    await expectOneUnitPerJob(stack.e2e.stack.info.databaseUrl, stack.client.accountId, finished.length);
+    await vi.waitFor(() => expect(stack.receiver.accepted().size).toBe(finished.length), { timeout: 30_000, interval: 250 });
+    expectOneWebhookPerFinalState(stack.receiver, stack.secret, finished);
   });
 });

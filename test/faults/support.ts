@@ -219,6 +219,9 @@ export function statementsOf(req: FrontRequest): { query: string; params: unknow
   }
 }
 
+/** The encoder's claim as it reaches the database: the only move that sets `started_at` (lib/job-states.ts; every move returns it). */
+export const isClaim = (req: FrontRequest) => statementsOf(req).some((s) => /coalesce\(("jobs"\.)?"started_at"/.test(s.query));
+
 /** `req` with its body sent on to `target` (Host rewritten to it). */
 function forward(target: URL, req: IncomingMessage, body: Buffer, onAnswer: (answer: IncomingMessage) => void) {
   const upstream = request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: { ...req.headers, host: target.host } }, onAnswer);

@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { startFixtureServer, type FixtureServer } from "../e2e/fixtures";
-import { startE2E, type Client, type E2E } from "../e2e/harness";
+import type { FixtureServer } from "../e2e/fixtures";
+import type { Client, E2E } from "../e2e/harness";
 import { bodyOf } from "../support/api-client";
+import { startFaultStack, type FaultStack } from "./stack";
 import {
   expectOneUnitPerJob,
   expectOneWebhookPerFinalState,
-  startIdempotentReceiver,
+  isClaim,
   startServiceFront,
   statementsOf,
   type FrontRequest,
@@ -19,6 +20,7 @@ import {
  * job's webhook is never lost and never sent twice, whenever the failure falls; an outage while
  * the encoder claims or reports costs the job no attempt.
  */
+let stack: FaultStack;
 let e2e: E2E;
 let fixtures: FixtureServer;
 let receiver: IdempotentReceiver;
@@ -27,31 +29,25 @@ let queue: Awaited<ReturnType<typeof startServiceFront>>;
 let client: Client;
 let secret: string;
 const finished: { id: string; status: string }[] = [];
-const logs: { source: string; line: string }[] = [];
 
 beforeAll(async () => {
-  [fixtures, receiver, database, queue] = await Promise.all([startFixtureServer(), startIdempotentReceiver(), startServiceFront(), startServiceFront()]);
-  e2e = await startE2E({
-    allowLoopbackSources: true,
-    workerEnv: { NEON_HTTP_ENDPOINT: `${database.url}/sql`, QSTASH_URL: queue.url },
-    log: (source, line) => logs.push({ source, line }),
+  [database, queue] = await Promise.all([startServiceFront(), startServiceFront()]);
+  stack = await startFaultStack({ workerEnv: { NEON_HTTP_ENDPOINT: `${database.url}/sql`, QSTASH_URL: queue.url } }, (info) => {
+    database.forwardTo(info.cloud.neonHttp);
+    queue.forwardTo(info.cloud.qstash.url);
   });
-  database.forwardTo(e2e.stack.info.cloud.neonHttp);
-  queue.forwardTo(e2e.stack.info.cloud.qstash.url);
-  client = await e2e.client();
-  secret = (await e2e.admin.setWebhook(client.accountId, receiver.url)).secret;
+  ({ e2e, fixtures, receiver, client, secret } = stack);
   await fixtures.source("short.mp4", { seconds: 1, width: 160, height: 90, fps: 15 });
 });
 afterAll(async () => {
-  await e2e?.stop();
-  await Promise.all([fixtures?.stop(), receiver?.stop(), database?.stop(), queue?.stop()]);
+  await stack?.stop();
+  await Promise.all([database?.stop(), queue?.stop()]);
 });
 
 const anyStatement = (req: FrontRequest, test: (s: { query: string; params: unknown[] }) => boolean) => statementsOf(req).some(test);
 
 /** The state table's moves (lib/job-states.ts) as they reach the database. */
 const isCompletion = (req: FrontRequest) => anyStatement(req, (s) => s.query.includes('update "jobs"') && s.params.includes("completed"));
-const isClaim = (req: FrontRequest) => anyStatement(req, (s) => s.query.includes('update "jobs"') && s.query.includes('"started_at"'));
 /** The step after a job finishes: its account's webhook looked up. */
 const isWebhookLookup = (req: FrontRequest) => anyStatement(req, (s) => s.query.startsWith('select "webhook_url", "webhook_secret" from "accounts"'));
 const isWebhookPublish = (req: FrontRequest) => req.url.startsWith("/v2/publish/") && decodeURIComponent(req.url).includes("/internal/webhook-deliveries");
@@ -87,7 +83,7 @@ async function finish(jobId: string) {
   return job;
 }
 
-const stageLines = (jobId: string) => logs.filter((l) => l.source === "encoder" && l.line.startsWith(`job ${jobId}  `)).map((l) => l.line.slice(`job ${jobId}  `.length));
+const stageLines = (jobId: string) => stack.stageLines(jobId);
 const accepted = (jobId: string) => [...receiver.accepted().values()].filter((payload) => payload.jobId === jobId);
 
 /** What the cron does every minute in production: the sweep (here every 2 s, as the test waits). */

@@ -45,19 +45,30 @@ function requestText(req: WireRequest): string {
 }
 
 /**
- * Per account, the requests that created something (a 201): what the account stored, which its
- * own reads give back later (a job's inputUrl may name any address, the database's included).
+ * Per account, the source URLs of the jobs it created: its own reads give them back (a job's
+ * inputUrl may name any address, the database's included), and nothing else it sent.
  */
-const storedBy = new Map<string, string>();
+const storedUrls = new Map<string, Set<string>>();
+
+function createdInputUrl(req: WireRequest, res: Answer): string | undefined {
+  if (res.status !== 201) return undefined;
+  try {
+    const { inputUrl } = JSON.parse(bodyText(req.body)) as { inputUrl?: unknown };
+    return typeof inputUrl === "string" ? inputUrl : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 /** Fails the test when the response carries anything it must not. */
 function expectNoLeaks(req: WireRequest, res: Answer, caller?: Caller) {
   const headerLines = [...res.headers].map(([name, value]) => `${name}: ${value}`);
-  const sent = requestText(req);
-  const stored = caller ? (storedBy.get(caller.accountId) ?? "") : "";
-  const leaks = findLeaks(`${headerLines.join("\n")}\n${res.text}`, stack, { ownAccountId: caller?.accountId, request: `${sent}\n${stored}` });
+  const own = caller ? (storedUrls.get(caller.accountId) ?? new Set<string>()) : new Set<string>();
+  const request = [requestText(req), ...own].join("\n");
+  const leaks = findLeaks(`${headerLines.join("\n")}\n${res.text}`, stack, { ownAccountId: caller?.accountId, request });
   if (leaks.length) throw new Error(`${req.method} ${req.path} → ${res.status} leaks ${leaks.join("; ")}\n${res.text.slice(0, 2000)}`);
-  if (caller && res.status === 201) storedBy.set(caller.accountId, `${stored}\n${sent}`);
+  const created = createdInputUrl(req, res);
+  if (caller && created !== undefined) storedUrls.set(caller.accountId, own.add(created));
 }
 
 /** The typed client as this caller (anonymous without one); its answers are scanned for leaks too. */

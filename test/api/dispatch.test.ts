@@ -37,13 +37,12 @@ describe("dispatch: accepted jobs go to the encoder through QStash", () => {
     const { apiKey } = await newAccount();
     const job = await createJob(apiKey);
     const delivery = await deliveryFor(job.id);
-    expect(delivery).toBeDefined();
-    expect(JSON.parse(delivery!.body)).toEqual({ jobId: job.id, firstAttempt: 0 });
+    expect(JSON.parse(delivery.body)).toEqual({ jobId: job.id, firstAttempt: 0 });
     const receiver = new Receiver({
       currentSigningKey: stack.cloud.qstash.currentSigningKey,
       nextSigningKey: stack.cloud.qstash.nextSigningKey,
     });
-    expect(await receiver.verify({ signature: delivery!.headers["upstash-signature"], body: delivery!.body, url: `${stack.encoderUrl}/deliveries/jobs` })).toBe(true);
+    expect(await receiver.verify({ signature: delivery.headers["upstash-signature"], body: delivery.body, url: `${stack.encoderUrl}/deliveries/jobs` })).toBe(true);
     const qstash = new Client({ baseUrl: stack.cloud.qstash.url, token: stack.cloud.qstash.token });
     const message = (await qstash.messages.get(await messageIdOf(job.id))) as unknown as { maxRetries: number; flowControlKey: string; parallelism: number };
     expect(message).toMatchObject({ maxRetries: 2, flowControlKey: "encoder", parallelism: 2 });

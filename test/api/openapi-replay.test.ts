@@ -75,7 +75,9 @@ async function send(method: string, replay: Replay, key: string): Promise<Answer
 function expectDocumented(method: string, path: string, operation: Operation, replay: Replay, res: Answer) {
   const where = `${method.toUpperCase()} ${path} (${replay.name}) answered ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`;
   const expected = documentedStatusOf(operation, replay.name);
+  // Every operation documents a 500, so a replay with no example answer of its own must still not get one.
   if (expected !== undefined) expect(res.status, where).toBe(expected);
+  else expect(res.status, where).toBeLessThan(500);
   const media = mediaOf(operation, res.status);
   expect(media, `${where}: status not documented`).toBeDefined();
   const validate = validator(media!.schema);

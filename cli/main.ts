@@ -1,5 +1,5 @@
 import { Command, CommanderError, Option } from "commander";
-import { ApiError, createVepClient, DEFAULT_BASE_URL, DEFAULT_POLL_INTERVAL_MS, type Job, type VepClient, VepError } from "../client";
+import { ApiError, createVepClient, DEFAULT_BASE_URL, DEFAULT_POLL_INTERVAL_MS, type CreatedEdlJob, type CreatedJob, type Job, type VepClient, VepError } from "../client";
 import { CliFailure, EXIT, EXIT_BY_KIND, LABEL_BY_KIND } from "./exit-codes";
 import { parseJsonOption, readJsonFile, saveResponse } from "./files";
 import { describeCreated, describeJob, describeJobList, describePresets, describeValidation } from "./output";
@@ -46,14 +46,14 @@ function intervalMs(flags: WaitFlags): number {
 }
 
 /** Waits with a progress bar (Ctrl-C stops waiting, not the job), downloads if asked, prints the job. */
-async function waitAndSave(api: VepClient, jobId: string, flags: WaitFlags) {
+async function waitAndSave(api: VepClient, jobId: string, flags: WaitFlags, everyMs = intervalMs(flags)) {
   const stop = new AbortController();
   const onSigint = () => stop.abort(new CliFailure(EXIT.interrupted, `stopped waiting; the job goes on (vep jobs get ${jobId})`));
   process.once("SIGINT", onSigint);
   const bar = jobProgressBar(jobId);
   let job: Job;
   try {
-    job = await api.waitForJob(jobId, { intervalMs: intervalMs(flags), signal: stop.signal, onProgress: (j) => bar.update(j) });
+    job = await api.waitForJob(jobId, { intervalMs: everyMs, signal: stop.signal, onProgress: (j) => bar.update(j) });
   } finally {
     bar.stop();
     process.off("SIGINT", onSigint);
@@ -68,6 +68,17 @@ async function waitAndSave(api: VepClient, jobId: string, flags: WaitFlags) {
   if (job.status === "cancelled") throw new CliFailure(EXIT.jobCancelled, `job ${jobId} was cancelled`);
 }
 
+/** Creates the job only once the wait flags are good (a bad one costs no quota unit), then waits for it if asked. */
+async function createThenWait<T extends CreatedJob | CreatedEdlJob>(flags: WaitFlags, create: (api: VepClient) => Promise<T>, onCreated: (created: T) => void = () => undefined) {
+  const everyMs = intervalMs(flags);
+  const api = client();
+  const created = await create(api);
+  onCreated(created);
+  if (!flags.wait && !flags.out) return print(describeCreated(created), created);
+  if (!globals().json) process.stderr.write(`${describeCreated(created)}\n`);
+  await waitAndSave(api, created.id, flags, everyMs);
+}
+
 waitOptions(
   program
     .command("encode <url>")
@@ -76,12 +87,8 @@ waitOptions(
     .option("--metadata <json>", "a JSON object stored with the job")
     .option("--idempotency-key <key>", "makes retrying this command safe: the same key never creates a second job"),
 ).action(async (url: string, flags: WaitFlags & { preset: string; metadata?: string; idempotencyKey?: string }) => {
-  const api = client();
   const metadata = flags.metadata === undefined ? undefined : (parseJsonOption("metadata", flags.metadata) as Record<string, unknown>);
-  const created = await api.createJob({ inputUrl: url, preset: flags.preset, metadata }, { idempotencyKey: flags.idempotencyKey });
-  if (!flags.wait && !flags.out) return print(describeCreated(created), created);
-  if (!globals().json) process.stderr.write(`${describeCreated(created)}\n`);
-  await waitAndSave(api, created.id, flags);
+  await createThenWait(flags, (api) => api.createJob({ inputUrl: url, preset: flags.preset, metadata }, { idempotencyKey: flags.idempotencyKey }));
 });
 
 const edl = program.command("edl").description("timelines (EDL documents)");
@@ -103,14 +110,15 @@ waitOptions(
     .option("--description <text>", "a description stored with the job")
     .option("--idempotency-key <key>", "makes retrying this command safe"),
 ).action(async (file: string, flags: WaitFlags & { name?: string; description?: string; idempotencyKey?: string }) => {
-  const api = client();
   const edlDocument = (await readJsonFile(file)) as never;
   const metadata = flags.name || flags.description ? { name: flags.name, description: flags.description } : undefined;
-  const created = await api.createEdlJob({ edl: edlDocument, metadata }, { idempotencyKey: flags.idempotencyKey });
-  for (const warning of created.warnings ?? []) process.stderr.write(`warning: ${warning}\n`);
-  if (!flags.wait && !flags.out) return print(describeCreated(created), created);
-  if (!globals().json) process.stderr.write(`${describeCreated(created)}\n`);
-  await waitAndSave(api, created.id, flags);
+  await createThenWait(
+    flags,
+    (api) => api.createEdlJob({ edl: edlDocument, metadata }, { idempotencyKey: flags.idempotencyKey }),
+    (created) => {
+      for (const warning of created.warnings ?? []) process.stderr.write(`warning: ${warning}\n`);
+    },
+  );
 });
 
 const jobs = program.command("jobs").description("your jobs");

@@ -110,6 +110,19 @@ describe("vep: one clear line and a distinct exit code per error class", () => {
     expect(oneLine(badFile.stderr)).toMatch(/cannot read .*missing\.json: ENOENT/);
   });
 
+  it("a bad --interval is refused before the job is created: no quota unit spent", async () => {
+    const { apiKey } = await newAccount("free");
+    const timelineFile = join(dir, "interval.json");
+    await writeFile(timelineFile, JSON.stringify(timeline(1)));
+    for (const args of [["encode", SOURCE, "--preset", "mp4_264_480p", "--out", join(dir, "x.mp4"), "--interval", "0"], ["edl", "render", timelineFile, "--wait", "--interval", "abc"]]) {
+      const res = await vep(args, { api, key: apiKey });
+      expect(res.code, args.join(" ")).toBe(EXIT.usage);
+      expect(oneLine(res.stderr)).toMatch(/--interval must be a positive number of seconds/);
+    }
+    const list = await vep(["--json", "jobs", "list"], { api, key: apiKey });
+    expect(list.json.jobs).toEqual([]);
+  });
+
   it("400 refused: 3; 401: 4; 403: 5; 404: 6; 410: 7; 429: 8; 409: 9", async () => {
     const free = await newAccount("free");
     const invalidPreset = await vep(["encode", SOURCE, "--preset", "mp4_999p"], { api, key: free.apiKey });

@@ -266,11 +266,19 @@ export async function startQStashEmulator(opts: QStashEmulatorOptions) {
       if (contentType) headers["Content-Type"] = String(contentType);
       const flowValue = String(req.headers["upstash-flow-control-value"] ?? "");
       const parallelism = Number(/parallelism=(\d+)/.exec(flowValue)?.[1] ?? NaN);
+      let body: Buffer;
+      try {
+        body = await readBody(req);
+      } catch {
+        // The publisher went away mid-body: nothing was queued, so its id must not stand for a message.
+        if (typeof deduplicationId === "string") deduplicated.delete(deduplicationId);
+        return send(400, { error: "the request body could not be read" });
+      }
       enqueue({
         messageId,
         url: destination,
         method: String(req.headers["upstash-method"] ?? "POST"),
-        body: await readBody(req),
+        body,
         headers,
         maxRetries: retriesOf(req.headers["upstash-retries"]),
         flowControlKey: req.headers["upstash-flow-control-key"] as string | undefined,

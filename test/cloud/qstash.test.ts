@@ -1,4 +1,4 @@
-import { createServer, type IncomingHttpHeaders } from "node:http";
+import { createServer, request, type IncomingHttpHeaders } from "node:http";
 import { Client, Receiver } from "@upstash/qstash";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startQStashEmulator } from "../../dev/cloud/qstash-emulator";
@@ -183,6 +183,31 @@ describe("QStash emulator, through the official @upstash/qstash Client and Recei
     await client.publishJSON({ url: dest.url, body: { n: 3 }, flowControl: flow });
     await until(() => dest.received.length === 2);
     expect(dest.received.map((r) => JSON.parse(r.body).n)).toEqual([1, 3]);
+    await dest.close();
+  });
+
+  it("a publisher that goes away mid-body queues nothing, and its deduplication id stays free", async () => {
+    const dest = await destination(() => ({ status: 200 }));
+    await new Promise<void>((resolve) => {
+      const cut = request(`${emulator.url}/v2/publish/${dest.url}`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${emulator.token}`, "content-type": "application/json", "content-length": "100", "upstash-deduplication-id": "cut-short" },
+      });
+      cut.on("error", () => resolve());
+      cut.on("close", () => resolve());
+      cut.write('{"n":', () => cut.destroy());
+    });
+    // Until the emulator has seen the publisher go, a publish under the id may still count as its duplicate.
+    const published = await vi.waitFor(
+      async () => {
+        const res = await client.publishJSON({ url: dest.url, body: { n: 2 }, deduplicationId: "cut-short" });
+        expect(res.deduplicated).toBeFalsy();
+        return res;
+      },
+      { timeout: 10_000, interval: 50 },
+    );
+    await settled(published.messageId, "delivered");
+    expect(dest.received.map((r) => JSON.parse(r.body))).toEqual([{ n: 2 }]);
     await dest.close();
   });
 

@@ -27,10 +27,13 @@ export function parseBearer(header: string | undefined | null): string | null {
   return KEY_PATTERN.test(match[1]) ? match[1] : null;
 }
 
-export async function hashApiKey(key: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(key));
+/** SHA-256 of the text, in hex: how keys, session tokens and request bodies are stored and compared. */
+export async function sha256Hex(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
   return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
+
+export const hashApiKey = sha256Hex;
 
 export function generateWebhookSecret(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(32));

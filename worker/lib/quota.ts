@@ -1,6 +1,6 @@
 import { and, eq, sql, type SQL } from "drizzle-orm";
 import { usage } from "../../drizzle/schema";
-import type { Database } from "../services/db";
+import type { AnyDatabase } from "../dashboard/lib/database";
 
 export interface QuotaClaim {
   accountId: string;
@@ -28,7 +28,7 @@ export function claimUnit({ accountId, period, limit }: QuotaClaim): SQL {
  * The units used this month. Read in the same transaction right after a refused claim, it is
  * exact: the refused claim still holds the counter's row lock, so nobody has moved it since.
  */
-export function unitsUsed(db: Database, { accountId, period }: Pick<QuotaClaim, "accountId" | "period">) {
+export function unitsUsed<D extends AnyDatabase>(db: D, { accountId, period }: Pick<QuotaClaim, "accountId" | "period">) {
   return db
     .select({ count: usage.count })
     .from(usage)

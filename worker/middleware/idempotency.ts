@@ -1,5 +1,6 @@
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../context";
+import { sha256Hex } from "../../domain/keys";
 import { ApiError } from "../errors";
 import { idempotencyConflict } from "../lib/refusals";
 
@@ -9,11 +10,6 @@ const TTL_SECONDS = 24 * 60 * 60;
 type Record_ =
   | { state: "pending"; bodyHash: string }
   | { state: "done"; bodyHash: string; status: number; body: unknown };
-
-async function sha256(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
-}
 
 /**
  * Optional `Idempotency-Key` on creations: a retried request (same key, same body) gets the
@@ -30,7 +26,7 @@ export const idempotent = createMiddleware<AppEnv>(async (c, next) => {
   }
   const { cache } = c.get("services");
   const entry = `idem:${c.get("caller").accountId}:${c.req.method}:${c.req.path}:${key}`;
-  const bodyHash = await sha256(await c.req.text());
+  const bodyHash = await sha256Hex(await c.req.text());
 
   const reserved = await cache.set(entry, { state: "pending", bodyHash } satisfies Record_, { nx: true, ex: TTL_SECONDS });
   if (reserved !== "OK") {

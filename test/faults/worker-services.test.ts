@@ -50,6 +50,8 @@ const anyStatement = (req: FrontRequest, test: (s: { query: string; params: unkn
 const isCompletion = (req: FrontRequest) => anyStatement(req, (s) => s.query.includes('update "jobs"') && s.params.includes("completed"));
 /** The step after a job finishes: its account's webhook looked up. */
 const isWebhookLookup = (req: FrontRequest) => anyStatement(req, (s) => s.query.startsWith('select "webhook_url", "webhook_secret" from "accounts"'));
+/** The sweep's first step listing the processing jobs whose heartbeat stopped (lib/sweep.ts). */
+const isStaleListing = (req: FrontRequest) => anyStatement(req, (s) => s.query.startsWith('select "id", "retry_count" from "jobs"') && s.params.includes("processing"));
 const isWebhookPublish = (req: FrontRequest) => req.url.startsWith("/v2/publish/") && decodeURIComponent(req.url).includes("/internal/webhook-deliveries");
 
 /** `verdict` for the first `times` requests `picked`; everything else passes. */
@@ -115,14 +117,17 @@ describe("the webhook of a finished job is never lost", () => {
     expect(lines.filter((l) => l.startsWith("failed "))).toEqual([]);
   });
 
-  it("the account lookup after a completion and after a final failure fails: the sweep publishes both webhooks", async () => {
-    database.judge(failFirst(2, isWebhookLookup, "refuse"));
+  it("the account lookup after a completion and after a final failure fails: the sweep publishes both webhooks, its other steps failing meanwhile", async () => {
+    const lookups = failFirst(2, isWebhookLookup, "refuse");
+    // A step that cannot list its jobs is the sweep's to log and step past, not a stop for the outbox.
+    database.judge((req) => (isStaleListing(req) ? "refuse" : lookups(req)));
     // Credentials in the URL are refused at once, not retried: a final failure.
     const [completed, failed] = await Promise.all([createJob(), createJob(fixtures.url("short.mp4").replace("http://", "http://user:pw@"))]);
     const jobs = await Promise.all([finish(completed), finish(failed)]);
     expect(jobs.map((j) => j.status)).toEqual(["completed", "failed"]);
     expect(database.verdicts().filter((v) => v.verdict === "refuse" && isWebhookLookup(v.request))).toHaveLength(2);
     await whileSweeping(() => Promise.all([webhookArrives(completed), webhookArrives(failed)]));
+    expect(database.verdicts().some((v) => v.verdict === "refuse" && isStaleListing(v.request))).toBe(true);
     database.judge(passAll);
   });
 

@@ -2,7 +2,7 @@ import { and, asc, eq, isNull, lt, sql } from "drizzle-orm";
 import { jobs } from "../../drizzle/schema";
 import { JOB_DELIVERY_RETRIES } from "../../domain/jobs";
 import type { Services } from "../context";
-import { logJobError } from "../errors";
+import { describeError, logJobError } from "../errors";
 import * as jobStates from "./job-states";
 import { notifyJobFinished, publishPendingWebhooks } from "./webhooks";
 
@@ -24,10 +24,20 @@ const DISPATCHES_PER_SWEEP = 100;
  * left for the next sweep; it does not stop the others.
  */
 export async function sweep(services: Services, now = new Date()) {
-  const stale = await sweepStaleJobs(services, now);
-  const dispatched = await dispatchUndispatched(services, now);
-  const webhooks = await publishPendingWebhooks(services, now);
+  const stale = await step("stale jobs", () => sweepStaleJobs(services, now), { redispatched: 0, failed: 0 });
+  const dispatched = await step("lost dispatches", () => dispatchUndispatched(services, now), 0);
+  const webhooks = await step("pending webhooks", () => publishPendingWebhooks(services, now), { settled: 0, failed: 0 });
   return { ...stale, dispatched, webhooks };
+}
+
+/** One step of the sweep: one that cannot even list its jobs (the database down) is logged, and the next steps still run. */
+async function step<T>(name: string, work: () => Promise<T>, nothingDone: T): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    console.error(JSON.stringify({ level: "error", msg: `sweep: ${name} not swept; the next sweep tries again`, error: describeError(err) }));
+    return nothingDone;
+  }
 }
 
 /**

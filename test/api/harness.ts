@@ -19,7 +19,7 @@ export async function newAccount(plan: PlanId = "free") {
 }
 
 /** What the internal API answers, its routes' fields together (it is not in the OpenAPI document). */
-export type InternalReply = Partial<{ job: ClaimedJob; status: string; failed: number; error: string; message: string }>;
+export type InternalReply = Partial<{ job: ClaimedJob; status: string; failed: number; sessionsEnded: number; error: string; message: string }>;
 
 /** Calls the Worker's internal API as the encoder does: HMAC over the raw body. */
 export async function internal(path: string, body: unknown, secret = stack.internalSecret) {

@@ -82,6 +82,20 @@ describe("spec: States and transitions › driven through the internal API", () 
     await internal("/sweep", {});
     expect(await readJob(apiKey, second.id)).toMatchObject({ status: "queued", retryCount: 1 });
   });
+
+  it("the sweep deletes dashboard sessions past their expiry and keeps live ones", async () => {
+    const { sessions } = await import("../../drizzle/schema");
+    const { eq } = await import("drizzle-orm");
+    const { createUserWithAccount } = await import("../../worker/dashboard/lib/users");
+    const { userId } = await createUserWithAccount(admin.db, { email: `sweep-${Date.now()}@example.com`, password: "long enough pw", plan: "free" });
+    const session = (token: string, expiresAt: Date) => ({ userId, tokenHash: token, csrfToken: token, expiresAt, absoluteExpiresAt: expiresAt });
+    const hour = 60 * 60_000;
+    await admin.db.insert(sessions).values([session(`expired-${userId}`, new Date(Date.now() - hour)), session(`live-${userId}`, new Date(Date.now() + hour))]);
+    const sweep = await internal("/sweep", {});
+    expect(sweep.body.sessionsEnded).toBeGreaterThanOrEqual(1);
+    const left = await admin.db.select({ tokenHash: sessions.tokenHash }).from(sessions).where(eq(sessions.userId, userId));
+    expect(left).toEqual([{ tokenHash: `live-${userId}` }]);
+  });
 });
 
 describe("webhook delivery attempts", () => {

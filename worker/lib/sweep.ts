@@ -1,5 +1,5 @@
 import { and, asc, eq, isNull, lt, sql } from "drizzle-orm";
-import { jobs } from "../../drizzle/schema";
+import { jobs, sessions } from "../../drizzle/schema";
 import { JOB_DELIVERY_RETRIES } from "../../domain/jobs";
 import type { Services } from "../context";
 import { describeError, logJobError } from "../errors";
@@ -27,7 +27,8 @@ export async function sweep(services: Services, now = new Date()) {
   const stale = await step("stale jobs", () => sweepStaleJobs(services, now), { redispatched: 0, failed: 0 });
   const dispatched = await step("lost dispatches", () => dispatchUndispatched(services, now), 0);
   const webhooks = await step("pending webhooks", () => publishPendingWebhooks(services, now), { settled: 0, failed: 0 });
-  return { ...stale, dispatched, webhooks };
+  const sessionsEnded = await step("expired dashboard sessions", () => endExpiredSessions(services, now), 0);
+  return { ...stale, dispatched, webhooks, sessionsEnded };
 }
 
 /** One step of the sweep: one that cannot even list its jobs (the database down) is logged, and the next steps still run. */
@@ -99,4 +100,10 @@ async function dispatchUndispatched(services: Services, now: Date): Promise<numb
     }
   }
   return dispatched;
+}
+
+/** Dashboard sessions past their expiry: a sign-in that never signed out would otherwise stay a row forever. */
+async function endExpiredSessions({ db }: Services, now: Date): Promise<number> {
+  const ended = await db.delete(sessions).where(lt(sessions.expiresAt, now)).returning({ id: sessions.id });
+  return ended.length;
 }

@@ -141,7 +141,10 @@ describe("a lost dispatch", () => {
     await admin.db.update(jobs).set({ messageId: null, createdAt: longAgo() }).where(eq(jobs.id, job.id));
     await sweep();
     expect((await row(job.id)).messageId).toBe(messageId);
-    await new Promise((r) => setTimeout(r, 1500));
+    // Dispatches go first in, first out: once a job created after the sweep is delivered, a
+    // second message of this one, had QStash enqueued it, would have been delivered before.
+    const barrier = await createJob(apiKey);
+    await expect.poll(() => deliveriesOf(barrier.id), { timeout: 10_000 }).toHaveLength(1);
     expect(await deliveriesOf(job.id)).toHaveLength(1);
 
     // The sweep requeued a stale job, and its publish failed: the next sweep dispatches it.

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { JobFailure } from "../failure";
-import { pictureTooLarge, refusedPictureSize } from "./picture-limits";
+import { pictureTooLarge, refusedPictureSize, withinPictureLimits } from "./picture-limits";
 import { DEFAULT_WATCHDOG, watchProgress, type Watchdog } from "./watchdog";
 
 const STDERR_LINES_KEPT = 50;
@@ -118,7 +118,9 @@ function spawnTool(tool: string, args: string[], options: RunOptions, supervisio
     };
     child.on("error", (err) => {
       settle();
-      reject(JobFailure.ffmpeg(`${tool} could not be started: ${err.message}`, err));
+      // A tool missing from this machine is missing on the next attempt too: not the job's fault, not retried.
+      const missing = (err as NodeJS.ErrnoException).code === "ENOENT";
+      reject(missing ? JobFailure.encoderSetup(`${tool} is not installed on the encoder`) : JobFailure.ffmpeg(`${tool} could not be started: ${err.message}`, err));
     });
     child.on("close", (code, killedBy) => {
       settle();
@@ -129,7 +131,8 @@ function spawnTool(tool: string, args: string[], options: RunOptions, supervisio
       const why = code === null ? `was killed by ${killedBy}` : `exited with code ${code}`;
       const detail = stderrLines.slice(-MESSAGE_LINES).join(" | ");
       const message = `FFmpeg could not process the source: ${tool} ${why}${detail ? `: ${detail}` : ""}`;
-      reject(JobFailure.ffmpeg(message));
+      // The message keeps the last lines; the job's one failure log line gets all that were kept.
+      reject(JobFailure.ffmpeg(message, stderrLines.join(" | ")));
     });
   });
 }
@@ -137,7 +140,8 @@ function spawnTool(tool: string, args: string[], options: RunOptions, supervisio
 /** A picture over the size limit, refused by a decoder while FFmpeg encodes (the probe saw only the first frame). */
 function pictureRefusal(line: string): JobFailure | undefined {
   const refused = refusedPictureSize(line);
-  return refused ? pictureTooLarge("a frame of the source", refused.width, refused.height) : undefined;
+  // FFmpeg calls a 0x0 or corrupt frame size "invalid" too: only a size over the limits is this refusal.
+  return refused && !withinPictureLimits(refused.width, refused.height) ? pictureTooLarge("a frame of the source", refused.width, refused.height) : undefined;
 }
 
 /**

@@ -105,3 +105,21 @@ describe("the watchdog", () => {
     expect(Date.now() - started).toBeLessThan(30_000);
   });
 });
+
+describe("FFmpeg that cannot run, or fails", () => {
+  it("a missing ffmpeg is the encoder's setup, not retried", async () => {
+    const path = process.env.PATH;
+    process.env.PATH = "/nonexistent";
+    try {
+      await expect(runFfmpeg(["-version"])).rejects.toMatchObject({ kind: "encoder-setup", retryable: false, message: "ffmpeg is not installed on the encoder" });
+    } finally {
+      process.env.PATH = path;
+    }
+  });
+
+  it("a failed run keeps its stderr as the failure's cause, for the log line", async () => {
+    const err = await runFfmpeg(["-hide_banner", "-i", "/nonexistent/source.mp4", "-f", "null", "-"]).catch((e) => e);
+    expect(err).toMatchObject({ kind: "ffmpeg", retryable: true });
+    expect(err.describeCause()).toMatch(/No such file or directory/);
+  });
+});

@@ -1,6 +1,7 @@
 import { JobFailure } from "../failure";
 import { assertSelfContainedFormat } from "../source/self-contained";
-import { MAX_PICTURE_PIXELS, pictureTooLarge, refusedPictureSize, withinPictureLimits } from "./picture-limits";
+import { inputArgs } from "./args/command";
+import { pictureTooLarge, refusedPictureSize, withinPictureLimits } from "./picture-limits";
 import { runFfprobe, type RunOptions } from "./run";
 
 export interface VideoStreamInfo {
@@ -192,10 +193,7 @@ export function parseProbe(raw: unknown, log: readonly string[] = []): ProbeSumm
  */
 async function probeJson(path: string, options: RunOptions): Promise<{ probe: RawProbe; log: string[] }> {
   const { stdout, stderrLines } = await runFfprobe(
-    [
-      "-v", "error", "-protocol_whitelist", "file", "-max_pixels", String(MAX_PICTURE_PIXELS),
-      "-print_format", "json", "-show_format", "-show_streams", "-i", path,
-    ],
+    ["-v", "error", "-print_format", "json", "-show_format", "-show_streams", ...inputArgs({ path })],
     options,
   );
   return { probe: JSON.parse(stdout) as RawProbe, log: stderrLines };

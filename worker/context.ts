@@ -1,5 +1,6 @@
 import type { Redis } from "@upstash/redis/cloudflare";
 import type { Job } from "../drizzle/schema";
+import type { ListJobsQuery } from "./routes/jobs/schema";
 import type { PlanId } from "../domain/plans";
 import type { Env } from "./env";
 import type { Database } from "./services/db";
@@ -30,7 +31,7 @@ export interface AppEnv {
     optionalCaller: Caller | null;
     /** Set on the routes about one job of the caller's, read with the key's check (requireCallerWithOwnJob). */
     ownJob: Job | undefined;
-    /** Set on GET /jobs, read with the key's check: the page's jobs, and the total when the page has any. */
-    listed: { jobs: Job[]; total: number | undefined };
+    /** Set on GET /jobs, read with the key's check: the query as parsed, the page's jobs, and the total when the page has any. */
+    listed: { query: ListJobsQuery; jobs: Job[]; total: number | undefined };
   };
 }

@@ -66,7 +66,8 @@ const pageQueries = preparedPerDatabase((db: Database) => {
 
 /** The key checked in the page's own query (requireCallerIn); sets `listed`: the page's jobs and, when it has any, the total. */
 const requireCallerWithPage = requireCallerIn(async (c, keyHash) => {
-  const { page, limit, status, preset } = listJobsQuery.parse(c.req.query());
+  const query = listJobsQuery.parse(c.req.query());
+  const { page, limit, status, preset } = query;
   const rows = await pageQueries(c.get("services").db)(shapeOf(status), shapeOf(preset)).execute({
     hash: keyHash,
     status,
@@ -76,7 +77,7 @@ const requireCallerWithPage = requireCallerIn(async (c, keyHash) => {
   });
   if (!rows.length) return undefined;
   const listed = rows.flatMap((row) => (row.job ? [row.job] : []));
-  c.set("listed", { jobs: listed, total: listed.length ? rows[0].total : undefined });
+  c.set("listed", { query, jobs: listed, total: listed.length ? rows[0].total : undefined });
   return rows[0].caller;
 });
 
@@ -102,9 +103,8 @@ export function registerListJobs(app: OpenAPIHono<AppEnv>) {
     const caller = c.get("caller");
     const services = c.get("services");
     const { db } = services;
-    const { page, limit, status, preset } = listJobsQuery.parse(c.req.query());
-
-    const { jobs: rows, total: pageTotal } = c.get("listed");
+    const { query, jobs: rows, total: pageTotal } = c.get("listed");
+    const { page, limit, status, preset } = query;
     // A page past the end has no row to carry the total; only then is it counted on its own.
     const countAll = async () => {
       const where = filtersOf(caller.accountId, [shapeOf(status), status ?? ""], [shapeOf(preset), preset ?? ""]);

@@ -3,8 +3,11 @@
 export const JOB_STATUSES = ["queued", "processing", "completed", "failed", "cancelled"] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
 
+/** The states a cancel can end (the state table's `cancel` move starts from exactly these). */
+export const CANCELLABLE_STATUSES = ["queued", "processing"] as const satisfies readonly JobStatus[];
+
 export function isCancellable(status: JobStatus): boolean {
-  return status === "queued" || status === "processing";
+  return (CANCELLABLE_STATUSES as readonly JobStatus[]).includes(status);
 }
 
 /** Object key of a job's output under the current storage layout. */

@@ -10,7 +10,7 @@ import { and, eq, getTableColumns, gt, gte, inArray, isNotNull, lt, sql, type SQ
 import type { PgUpdateSetSource } from "drizzle-orm/pg-core";
 import { jobs, usage, type Job } from "../../drizzle/schema";
 import { isUuid } from "../../domain/ids";
-import { JOB_DELIVERY_RETRIES, type JobStatus } from "../../domain/jobs";
+import { CANCELLABLE_STATUSES, JOB_DELIVERY_RETRIES, type JobStatus } from "../../domain/jobs";
 import type { Database } from "../services/db";
 import { claimUnit, unitsUsed, type QuotaClaim } from "./quota";
 
@@ -36,7 +36,7 @@ export const TRANSITIONS = {
   fail: { from: ["processing"], to: "failed" },
   /** A failed attempt with attempts left: the job waits in the queue for its retry. */
   retry: { from: ["processing"], to: "queued" },
-  cancel: { from: ["queued", "processing"], to: "cancelled" },
+  cancel: { from: CANCELLABLE_STATUSES, to: "cancelled" },
   /** The sweep: a processing job whose heartbeat stopped goes back to the queue while attempts remain... */
   sweepRequeue: { from: ["processing"], to: "queued" },
   /** ...and fails once they are spent. */

@@ -1,7 +1,6 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import { postStats, validateEdl } from "../../../domain/edl/validate";
+import { validateEdl } from "../../../domain/edl/validate";
 import { EDL_PRESET_ID } from "../../../domain/presets/catalogue";
-import { PLAN_DISPLAY_NAMES } from "../../../domain/plans";
 import { iso } from "../../../domain/time";
 import type { AppEnv } from "../../context";
 import { createQueuedJob } from "../../lib/create-job";
@@ -13,8 +12,8 @@ import { authenticated, jsonRequest, jsonResponse } from "../../openapi/common";
 import { authenticatedErrors, bodyLimitError, EdlValidationFailedError, examples, InvalidJsonError, quotaErrors, ValidationError } from "../../openapi/errors";
 import { operation } from "../../openapi/route";
 import { idempotencyKeyHeader } from "../jobs/schema";
-import { jobPath } from "../jobs/present";
 import { createdEdlExamples, createEdlExamples, createEdlRefusals } from "./examples";
+import { presentCreatedEdl } from "./present";
 import { CreatedEdlJob, createEdlBody, edlValidationFailed } from "./schema";
 
 export const createEdlRoute = createRoute({
@@ -58,18 +57,7 @@ export function registerCreateEdl(app: OpenAPIHono<AppEnv>) {
       edl: body.edl,
     });
     return c.json(
-      {
-        id: job.id,
-        status: "queued" as const,
-        type: "edl" as const,
-        webhookUrl: caller.webhookUrl,
-        createdAt: iso(job.createdAt)!,
-        stats: postStats(result.stats),
-        estimate: result.estimate,
-        links: { self: jobPath(job.id), cancel: jobPath(job.id) },
-        user: { remainingJobs: job.remainingJobs, plan: PLAN_DISPLAY_NAMES[caller.plan] },
-        ...(result.warnings.length ? { warnings: result.warnings } : {}),
-      },
+      presentCreatedEdl({ id: job.id, createdAt: iso(job.createdAt)!, remainingJobs: job.remainingJobs }, result, caller),
       201,
     );
   });

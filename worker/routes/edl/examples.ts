@@ -2,10 +2,11 @@
  * Timelines the reference shows, and the service's own verdicts on them, computed with the same
  * validator the routes use. Request and response examples share names (see the replay test).
  */
-import { canProcess, postStats, validateEdl } from "../../../domain/edl/validate";
+import { validateEdl } from "../../../domain/edl/validate";
 import type { PlanId } from "../../../domain/plans";
 import { ApiError } from "../../errors";
 import { EXAMPLE_JOB_IDS } from "../jobs/examples";
+import { presentCreatedEdl, presentEdlVerdict } from "./present";
 import { edlValidationFailed } from "./schema";
 
 const CLIP = "https://media.example.com/clip.mp4";
@@ -79,17 +80,7 @@ const broken = {
 
 export const EDL_EXAMPLE_PLAN: PlanId = "free";
 
-function verdict(edl: unknown) {
-  const result = validateEdl(edl, EDL_EXAMPLE_PLAN);
-  return {
-    valid: result.valid,
-    ...(result.errors.length ? { errors: result.errors } : {}),
-    ...(result.warnings.length ? { warnings: result.warnings } : {}),
-    stats: result.stats,
-    estimate: result.estimate,
-    plan: { current: EDL_EXAMPLE_PLAN, canProcess: canProcess(result) },
-  };
-}
+const verdict = (edl: unknown) => presentEdlVerdict(validateEdl(edl, EDL_EXAMPLE_PLAN), EDL_EXAMPLE_PLAN);
 
 export const validateEdlExamples = {
   captioned: { summary: "Two clips and a caption", value: { edl: captioned } },
@@ -109,22 +100,11 @@ export const createEdlExamples = {
   broken: validateEdlExamples.broken,
 };
 
-function created(edl: unknown) {
-  const result = validateEdl(edl, EDL_EXAMPLE_PLAN);
-  const id = EXAMPLE_JOB_IDS.queued;
-  return {
-    id,
-    status: "queued",
-    type: "edl",
+const created = (edl: unknown) =>
+  presentCreatedEdl({ id: EXAMPLE_JOB_IDS.queued, createdAt: "2026-11-20T09:30:00.000Z", remainingJobs: 9 }, validateEdl(edl, EDL_EXAMPLE_PLAN), {
+    plan: EDL_EXAMPLE_PLAN,
     webhookUrl: null,
-    createdAt: "2026-11-20T09:30:00.000Z",
-    stats: postStats(result.stats),
-    estimate: result.estimate,
-    links: { self: `/api/v1/jobs/${id}`, cancel: `/api/v1/jobs/${id}` },
-    user: { remainingJobs: 9, plan: "Starter" },
-    ...(result.warnings.length ? { warnings: result.warnings } : {}),
-  };
-}
+  });
 
 export const createdEdlExamples = {
   captioned: { summary: "Queued", value: created(captioned) },

@@ -1,5 +1,5 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import { canProcess, validateEdl } from "../../../domain/edl/validate";
+import { validateEdl } from "../../../domain/edl/validate";
 import type { AppEnv } from "../../context";
 import { jsonBody } from "../../lib/json-body";
 import { requireCaller } from "../../middleware/auth";
@@ -8,6 +8,7 @@ import { authenticated, jsonRequest, jsonResponse } from "../../openapi/common";
 import { authenticatedErrors, bodyLimitError, examples, InvalidJsonError, ValidationError } from "../../openapi/errors";
 import { operation } from "../../openapi/route";
 import { edlValidationExamples, validateEdlExamples } from "./examples";
+import { presentEdlVerdict } from "./present";
 import { EdlValidation, validateEdlBody } from "./schema";
 
 export const validateEdlRoute = createRoute({
@@ -35,14 +36,7 @@ export function registerValidateEdl(app: OpenAPIHono<AppEnv>) {
     const caller = c.get("caller");
     const result = validateEdl(c.req.valid("json").edl, caller.plan);
     return c.json(
-      {
-        valid: result.valid,
-        ...(result.errors.length ? { errors: result.errors } : {}),
-        ...(result.warnings.length ? { warnings: result.warnings } : {}),
-        stats: result.stats,
-        estimate: result.estimate,
-        plan: { current: caller.plan, canProcess: canProcess(result) },
-      },
+      presentEdlVerdict(result, caller.plan),
       200,
     );
   });

@@ -42,6 +42,7 @@ function attachHls(video) {
     });
     hls.loadSource(src);
     hls.attachMedia(video);
+    video.hls = hls;
   } else if (video.canPlayType("application/vnd.apple.mpegurl")) {
     video.src = src;
   }
@@ -49,19 +50,21 @@ function attachHls(video) {
 
 const attachPlayers = (root) => root.querySelectorAll("video[data-hls-src]").forEach(attachHls);
 
-/** Replaces the rows whose job changed, or the whole list when the set of jobs did. */
+/**
+ * Puts the fresh list in place, keeping every row whose job did not change (its player keeps
+ * playing, its thumbnail is not fetched again); the players of rows that went are stopped.
+ */
 function applyJobs(box, fresh) {
-  const rows = (el) => [...el.querySelectorAll("tr[data-job-id]")];
-  const before = rows(box);
-  const after = rows(fresh);
-  if (before.map((r) => r.dataset.jobId).join() !== after.map((r) => r.dataset.jobId).join()) {
-    box.replaceWith(fresh);
-  } else {
-    after.forEach((row, i) => {
-      if (row.textContent !== before[i].textContent || row.dataset.status !== before[i].dataset.status) before[i].replaceWith(row);
-    });
-    box.dataset.active = fresh.dataset.active;
+  const kept = new Map([...box.querySelectorAll("tr[data-job-id]")].map((row) => [row.dataset.jobId, row]));
+  for (const row of fresh.querySelectorAll("tr[data-job-id]")) {
+    const old = kept.get(row.dataset.jobId);
+    if (old && old.textContent === row.textContent && old.dataset.status === row.dataset.status) {
+      row.replaceWith(old);
+      kept.delete(row.dataset.jobId);
+    }
   }
+  for (const gone of kept.values()) gone.querySelectorAll("video").forEach((video) => video.hls?.destroy());
+  box.replaceWith(fresh);
   attachPlayers(document);
 }
 

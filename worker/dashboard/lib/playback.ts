@@ -17,8 +17,13 @@ export function outputExtension(outputKey: string | null): string | null {
   return match ? match[1].toLowerCase() : null;
 }
 
+/** The key of a job's output the Worker may read for the page (completed, current layout), or null. */
+export function readableOutputKey(job: Pick<Job, "status" | "outputKey" | "storageLayout"> | undefined): string | null {
+  return job?.status === "completed" && job.storageLayout === "v2" ? job.outputKey : null;
+}
+
 export function playbackOf(job: Pick<Job, "status" | "outputKey" | "preset" | "storageLayout">): Playback {
-  if (job.status !== "completed" || job.storageLayout !== "v2") return { kind: "none" };
+  if (readableOutputKey(job) === null) return { kind: "none" };
   const extension = outputExtension(job.outputKey);
   if (extension && VIDEO_EXTENSIONS.has(extension)) return { kind: "video" };
   if (extension && AUDIO_EXTENSIONS.has(extension)) return { kind: "audio" };

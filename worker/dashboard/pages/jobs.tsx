@@ -1,7 +1,7 @@
 import type { Job } from "../../../drizzle/schema";
 import { isCancellable } from "../../../domain/jobs";
 import type { SignedLink } from "../../services/storage";
-import { playbackOf, type Playback } from "../lib/playback";
+import { playbackOf, readableOutputKey, type Playback } from "../lib/playback";
 import { paths } from "../paths";
 import { formatDuration, formatPercent, formatTime } from "./format";
 import { Notice } from "./layout";
@@ -59,7 +59,7 @@ function JobRow(props: { job: Job }) {
       <td>{formatTime(job.createdAt)}</td>
       <td>{formatTime(finishedAt(job))}</td>
       <td>
-        {job.status === "completed" && job.storageLayout === "v2" ? (
+        {readableOutputKey(job) !== null ? (
           <a class="button" href={paths.download(job.id)} data-download>
             Download
           </a>

@@ -1,10 +1,10 @@
 import { count, desc, eq } from "drizzle-orm";
 import { Hono, type Context } from "hono";
-import { jobs, type Job } from "../../../drizzle/schema";
+import { jobs } from "../../../drizzle/schema";
 import { findOwnJob } from "../../lib/find-job";
 import { outputState } from "../../lib/output-links";
 import { me, type DashboardEnv } from "../context";
-import { memberContentType, playbackOf } from "../lib/playback";
+import { memberContentType, playbackOf, readableOutputKey } from "../lib/playback";
 import { findZipMember, ObjectNotFoundError } from "../lib/zip-members";
 import { MessagePage } from "../pages/errors";
 import { JobPage, JOBS_PER_PAGE, JobsTable } from "../pages/jobs";
@@ -34,11 +34,6 @@ async function jobsPage(c: Ctx) {
   return <JobsTable jobs={rows} page={page} totalPages={totalPages} />;
 }
 
-/** The key of a job's output the Worker may read for the page (completed, current layout). */
-function readableOutput(job: Job | undefined): string | null {
-  return job?.status === "completed" && job.storageLayout === "v2" ? job.outputKey : null;
-}
-
 /** The signed-in account's job `id`, or undefined (unknown, malformed, or another account's). */
 function ownJob(c: Ctx) {
   return findOwnJob(c.get("services").db, me(c).account.id, c.req.param("id") ?? "");
@@ -50,14 +45,16 @@ const NO_OUTPUT: Record<"not-ready" | "missing" | "legacy", string> = {
   legacy: "This job's output was stored under an older storage layout and can no longer be signed. Run the job again.",
 };
 
+/** A short-lived signed link to `key`, for the Worker's own reads on the page's behalf. */
+const internalLink = async (c: Ctx, key: string) => (await c.get("services").storage.signGet(key, INTERNAL_LINK_SECONDS)).url;
+
 /**
- * The object at `key`, read through a short-lived signed link and streamed from the Worker, so
- * the page needs no other origin. Range requests pass through so players can seek.
+ * The object at `key`, read through its signed link `url` and streamed from the Worker, so the
+ * page needs no other origin. Range requests pass through so players can seek.
  */
-async function streamObject(c: Ctx, key: string, disposition: "inline" | "attachment") {
-  const link = await c.get("services").storage.signGet(key, INTERNAL_LINK_SECONDS);
+async function streamObject(c: Ctx, url: string, key: string, disposition: "inline" | "attachment") {
   const range = c.req.header("Range");
-  const res = await fetch(link.url, { headers: range ? { Range: range } : {} });
+  const res = await fetch(url, { headers: range ? { Range: range } : {} });
   if (!res.ok) {
     await res.body?.cancel();
     if (res.status === 404) return notFoundPage(c, "Output");
@@ -89,20 +86,20 @@ export const jobRoutes = new Hono<DashboardEnv>()
     if (!job) return notFoundPage(c, "Job");
     const output = await outputState(c.get("services"), job, me(c).account.plan);
     if (output.kind !== "signed") return renderPage(c, { title: "No download", body: <MessagePage message={NO_OUTPUT[output.kind]} /> }, 404);
-    return streamObject(c, job.outputKey!, "attachment");
+    // The link outputState signed after its HEAD serves the download too.
+    return streamObject(c, output.link.url, job.outputKey!, "attachment");
   })
   .get("/jobs/:id/output", async (c) => {
-    const key = readableOutput(await ownJob(c));
+    const key = readableOutputKey(await ownJob(c));
     if (!key) return notFoundPage(c, "Output");
-    return streamObject(c, key, "inline");
+    return streamObject(c, await internalLink(c, key), key, "inline");
   })
   .get("/jobs/:id/files/:name{.+}", async (c) => {
-    const key = readableOutput(await ownJob(c));
+    const key = readableOutputKey(await ownJob(c));
     if (!key?.endsWith(".zip")) return notFoundPage(c, "Output");
     const name = c.req.param("name");
-    const link = await c.get("services").storage.signGet(key, INTERNAL_LINK_SECONDS);
     try {
-      const member = await findZipMember(link.url, name);
+      const member = await findZipMember(await internalLink(c, key), name);
       if (!member) return notFoundPage(c, "File");
       return new Response(await member.stream(), {
         headers: { "Content-Type": memberContentType(name), "Content-Length": String(member.size), "Cache-Control": OUTPUT_CACHE },

@@ -5,14 +5,14 @@ import pg from "pg";
 import * as schema from "../../drizzle/schema";
 import { accounts, apiKeys, users } from "../../drizzle/schema";
 import { isUuid } from "../../domain/ids";
-import { generateWebhookSecret, hashApiKey } from "../../domain/keys";
+import { hashApiKey } from "../../domain/keys";
 import { isAbsoluteHttpUrl } from "../../domain/urls";
 import { PLAN_DISPLAY_NAMES, type PlanId } from "../../domain/plans";
 import { iso, quotaPeriod } from "../../domain/time";
 import { forgetCachedKeys, issueApiKey, listApiKeys, revokeApiKey } from "../../worker/dashboard/lib/api-keys";
 import { addUser, createUserWithAccount, emailSchema, passwordSchema, setPassword } from "../../worker/dashboard/lib/users";
 import { usageThisMonth } from "../../worker/dashboard/lib/usage";
-import { saveWebhook } from "../../worker/dashboard/lib/webhook";
+import { rotateWebhookSecret } from "../../worker/dashboard/lib/webhook";
 
 export interface AdminConnections {
   databaseUrl: string;
@@ -70,8 +70,7 @@ export function openAdmin(conn: AdminConnections) {
     async setWebhook(accountId: string, url: string) {
       if (!isAbsoluteHttpUrl(url)) throw new Error(`The webhook URL must be an absolute http(s) URL: ${url}`);
       await requireAccount(accountId);
-      const secret = generateWebhookSecret();
-      await saveWebhook(db, redis, accountId, { url, secret });
+      const { secret } = await rotateWebhookSecret(db, redis, accountId, url);
       return { webhookUrl: url, secret };
     },
     async setPlan(accountId: string, plan: PlanId) {

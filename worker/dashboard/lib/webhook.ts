@@ -35,8 +35,10 @@ export function setWebhookUrl(db: AnyDatabase, cache: KeyCache | null, accountId
   return saveWebhook(db, cache, accountId, { url, secret: currentSecret ?? generateWebhookSecret() });
 }
 
-export function rotateWebhookSecret(db: AnyDatabase, cache: KeyCache | null, accountId: string, url: string) {
-  return saveWebhook(db, cache, accountId, { url, secret: generateWebhookSecret() });
+export async function rotateWebhookSecret(db: AnyDatabase, cache: KeyCache | null, accountId: string, url: string) {
+  const secret = generateWebhookSecret();
+  await saveWebhook(db, cache, accountId, { url, secret });
+  return { url, secret };
 }
 
 /**

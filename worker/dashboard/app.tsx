@@ -6,7 +6,7 @@ import { secureHeaders } from "hono/secure-headers";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { init } from "../middleware/init";
 import type { DashboardEnv } from "./context";
-import { FormTokenError, loadSession, noStore, requireSignIn, sessionFormToken } from "./middleware";
+import { loadSession, noStore, requireSignIn, sessionFormToken } from "./middleware";
 import { MessagePage } from "./pages/errors";
 import { renderPage } from "./pages/render";
 import { accountRoutes } from "./routes/account";
@@ -20,7 +20,8 @@ const MAX_FORM_BYTES = 16 * 1024;
 const FORBIDDEN = "This form could not be verified: it was not sent from this dashboard page, or its security token is missing or out of date. Reload the page and try again.";
 
 function renderDashboardError(err: Error, c: Context<DashboardEnv>): Response | Promise<Response> {
-  if (err instanceof FormTokenError || (err instanceof HTTPException && err.status === 403)) {
+  // A 403 is a form that failed hono/csrf's Origin check or the token check (middleware.ts).
+  if (err instanceof HTTPException && err.status === 403) {
     return renderPage(c, { title: "Not allowed", body: <MessagePage message={FORBIDDEN} /> }, 403);
   }
   if (err instanceof HTTPException && err.status < 500) {

@@ -22,12 +22,6 @@ export const requireSignIn = createMiddleware<DashboardEnv>(async (c, next) => {
   await next();
 });
 
-export class FormTokenError extends HTTPException {
-  constructor() {
-    super(403, { message: "This form could not be verified (its security token is missing or out of date). Reload the page and try again." });
-  }
-}
-
 /**
  * Every form carries `_csrf`, compared in constant time with what this request should carry:
  * the session's synchronizer token, or before sign-in the double-submit cookie. The Origin
@@ -40,7 +34,7 @@ function formToken(expected: (c: Context<DashboardEnv>) => string | undefined) {
     const body = await c.req.parseBody();
     const sent = body._csrf;
     const wanted = expected(c);
-    if (typeof sent !== "string" || !wanted || !(await timingSafeEqual(sent, wanted))) throw new FormTokenError();
+    if (typeof sent !== "string" || !wanted || !(await timingSafeEqual(sent, wanted))) throw new HTTPException(403);
     await next();
   });
 }

@@ -1,7 +1,7 @@
 import { Command, CommanderError, Option } from "commander";
 import { ApiError, createVepClient, DEFAULT_BASE_URL, DEFAULT_POLL_INTERVAL_MS, type CreatedEdlJob, type CreatedJob, type Job, type VepClient, VepError } from "../client";
 import { CliFailure, EXIT, EXIT_BY_KIND, LABEL_BY_KIND } from "./exit-codes";
-import { parseJsonOption, readJsonFile, saveResponse } from "./files";
+import { assertWritableDestination, parseJsonOption, readJsonFile, saveResponse } from "./files";
 import { describeCreated, describeJob, describeJobList, describePresets, describeValidation } from "./output";
 import { jobProgressBar } from "./progress";
 
@@ -71,6 +71,7 @@ async function waitAndSave(api: VepClient, jobId: string, flags: WaitFlags, ever
 /** Creates the job only once the wait flags are good (a bad one costs no quota unit), then waits for it if asked. */
 async function createThenWait<T extends CreatedJob | CreatedEdlJob>(flags: WaitFlags, create: (api: VepClient) => Promise<T>, onCreated: (created: T) => void = () => undefined) {
   const everyMs = intervalMs(flags);
+  if (flags.out) await assertWritableDestination(flags.out);
   const api = client();
   const created = await create(api);
   onCreated(created);

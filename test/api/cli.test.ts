@@ -110,14 +110,19 @@ describe("vep: one clear line and a distinct exit code per error class", () => {
     expect(oneLine(badFile.stderr)).toMatch(/cannot read .*missing\.json: ENOENT/);
   });
 
-  it("a bad --interval is refused before the job is created: no quota unit spent", async () => {
+  it("a bad --interval or an --out that cannot be written is refused before the job is created: no quota unit spent", async () => {
     const { apiKey } = await newAccount("free");
     const timelineFile = join(dir, "interval.json");
     await writeFile(timelineFile, JSON.stringify(timeline(1)));
-    for (const args of [["encode", SOURCE, "--preset", "mp4_264_480p", "--out", join(dir, "x.mp4"), "--interval", "0"], ["edl", "render", timelineFile, "--wait", "--interval", "abc"]]) {
+    const refusals: [string[], RegExp][] = [
+      [["encode", SOURCE, "--preset", "mp4_264_480p", "--out", join(dir, "x.mp4"), "--interval", "0"], /--interval must be a positive number of seconds/],
+      [["edl", "render", timelineFile, "--wait", "--interval", "abc"], /--interval must be a positive number of seconds/],
+      [["encode", SOURCE, "--preset", "mp4_264_480p", "--out", join(dir, "no-such-dir", "x.mp4")], /cannot write .*no-such-dir.*: ENOENT/],
+    ];
+    for (const [args, message] of refusals) {
       const res = await vep(args, { api, key: apiKey });
       expect(res.code, args.join(" ")).toBe(EXIT.usage);
-      expect(oneLine(res.stderr)).toMatch(/--interval must be a positive number of seconds/);
+      expect(oneLine(res.stderr)).toMatch(message);
     }
     const list = await vep(["--json", "jobs", "list"], { api, key: apiKey });
     expect(list.json.jobs).toEqual([]);

@@ -1,5 +1,3 @@
-import { eq } from "drizzle-orm";
-import { jobs } from "../../drizzle/schema";
 import { JOB_DELIVERY_RETRIES } from "../../domain/jobs";
 import type { Services } from "../context";
 import { logJobError } from "../errors";
@@ -36,16 +34,14 @@ export function undispatchedMessage(lastStatus: number): string {
  */
 export async function settleLostMessage(services: Services, lost: LostMessage, now = new Date()): Promise<LostMessageOutcome> {
   const { db, queue } = services;
-  const [job] = await db.select({ status: jobs.status, messageId: jobs.messageId, retryCount: jobs.retryCount }).from(jobs).where(eq(jobs.id, lost.jobId));
-  if (!job || job.status !== "queued" || job.messageId !== lost.messageId) return "ignored";
-
-  if (job.retryCount < JOB_DELIVERY_RETRIES) {
-    const requeued = await jobStates.lostMessageRequeue(db, lost.jobId, lost.messageId, now);
-    if (!requeued.moved) return "ignored";
+  // Each move checks the job still waits on this message and its attempts, in its own statement.
+  const requeued = await jobStates.lostMessageRequeue(db, lost.jobId, lost.messageId, now);
+  if (requeued.moved) {
     // Should the publish fail, the job is queued without a message: the sweep dispatches it (lib/sweep.ts).
     await jobStates.recordMessage(db, lost.jobId, await queue.publishJob(lost.jobId, requeued.job.retryCount));
     return "redispatched";
   }
+  if (requeued.current !== "queued") return "ignored";
 
   const failed = await jobStates.lostMessageFail(db, lost.jobId, lost.messageId, undispatchedMessage(lost.lastStatus), now);
   if (!failed.moved) return "ignored";

@@ -11,7 +11,7 @@
 import { parseArgs } from "node:util";
 import { unstable_startWorker } from "wrangler";
 
-const { values } = parseArgs({ options: { port: { type: "string" }, ip: { type: "string", default: "127.0.0.1" } } });
+const { values } = parseArgs({ options: { port: { type: "string" } } });
 const vars = JSON.parse(process.env.WORKER_DEV_VARS ?? "{}");
 
 const worker = await unstable_startWorker({
@@ -25,7 +25,7 @@ const worker = await unstable_startWorker({
     remote: false,
     // As `wrangler dev`: /cdn-cgi/handler/scheduled runs the cron handler (dev/run.ts fires the sweep through it).
     testScheduled: true,
-    server: { hostname: values.ip, port: Number(values.port) },
+    server: { hostname: "127.0.0.1", port: Number(values.port) },
   },
 });
 await worker.ready;

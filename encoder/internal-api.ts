@@ -39,7 +39,7 @@ export class InternalApiError extends Error {
  * Whether asking again may get another answer: the Worker, its database or the network failing
  * (5xx, 429, no answer) may pass; a refusal (4xx) will not.
  */
-export function isTransient(err: unknown): boolean {
+function isTransient(err: unknown): boolean {
   if (err instanceof JobGoneError) return false;
   if (err instanceof InternalApiError) return err.status >= 500 || err.status === 429;
   return true;

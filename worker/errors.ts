@@ -36,9 +36,9 @@ export type ErrorKind = (typeof ERROR_KINDS)[keyof typeof ERROR_KINDS];
 
 /** An error body: a class of problem and a message, plus recovery fields; or download-url's bare message. */
 export type ErrorBody = { error: ErrorKind; message: string } & Record<string, unknown>;
-export type BareErrorBody = { message: string };
+type BareErrorBody = { message: string };
 
-export const UNAUTHORIZED_MESSAGE = "Missing or invalid API key. Use the header Authorization: Bearer spk_xxx or Bearer sk_xxx";
+const UNAUTHORIZED_MESSAGE = "Missing or invalid API key. Use the header Authorization: Bearer spk_xxx or Bearer sk_xxx";
 const INTERNAL_MESSAGE = "An unexpected error occurred. Retry with backoff.";
 
 /**

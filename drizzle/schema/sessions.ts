@@ -21,5 +21,3 @@ export const sessions = pgTable(
   },
   (t) => [index("sessions_user_idx").on(t.userId)],
 );
-
-export type Session = typeof sessions.$inferSelect;

@@ -15,5 +15,3 @@ export const users = pgTable("users", {
   passwordHash: text("password_hash").notNull(),
   ...createdAt,
 });
-
-export type User = typeof users.$inferSelect;

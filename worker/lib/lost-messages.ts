@@ -15,7 +15,7 @@ export interface LostMessage {
 export type LostMessageOutcome = "redispatched" | "failed" | "ignored";
 
 /** Why the job failed, for its reader: never the encoder's address or anything it answered beyond the status. */
-export function undispatchedMessage(lastStatus: number): string {
+function undispatchedMessage(lastStatus: number): string {
   const last = lastStatus > 0 ? `was answered ${lastStatus}` : "got no answer";
   return `The job could not be dispatched to an encoder: its last delivery ${last}, and its ${JOB_DELIVERY_RETRIES + 1} attempts are spent.`;
 }

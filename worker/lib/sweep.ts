@@ -7,13 +7,13 @@ import * as jobStates from "./job-states";
 import { notifyJobFinished, publishPendingWebhooks } from "./webhooks";
 
 /** A processing job whose encoder sent no heartbeat for this long is presumed abandoned. */
-export const STALE_AFTER_MS = 60_000;
+const STALE_AFTER_MS = 60_000;
 /**
  * A queued job without a recorded message this long after it was queued lost its dispatch (the
  * publish or its record failed); creation and the sweep's own requeue record theirs in well
  * under a second.
  */
-export const UNDISPATCHED_AFTER_MS = 30_000;
+const UNDISPATCHED_AFTER_MS = 30_000;
 /** Jobs one sweep dispatches again at most; the next sweep takes the rest. */
 const DISPATCHES_PER_SWEEP = 100;
 
@@ -46,9 +46,9 @@ async function step<T>(name: string, work: () => Promise<T>, nothingDone: T): Pr
  * job stays `processing` forever. Each move is conditional on the stale heartbeat, so a job
  * that came back to life is left alone.
  */
-export async function sweepStaleJobs(services: Services, now = new Date(), staleAfterMs = STALE_AFTER_MS) {
+async function sweepStaleJobs(services: Services, now: Date) {
   const { db, queue } = services;
-  const cutoff = new Date(now.getTime() - staleAfterMs);
+  const cutoff = new Date(now.getTime() - STALE_AFTER_MS);
   const stale = await db
     .select({ id: jobs.id, retryCount: jobs.retryCount })
     .from(jobs)

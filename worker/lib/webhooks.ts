@@ -34,7 +34,7 @@ export async function notifyJobFinished(services: Services, job: Pick<Job, "id" 
 }
 
 /** A webhook left in the outbox this long was not published by the step that should have (it failed). */
-export const WEBHOOK_PENDING_GRACE_MS = 10_000;
+const WEBHOOK_PENDING_GRACE_MS = 10_000;
 /** Jobs whose webhooks one sweep publishes at most; the next sweep takes the rest. */
 const PENDING_PER_SWEEP = 100;
 

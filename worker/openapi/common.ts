@@ -14,7 +14,7 @@ export const authenticated: SecurityRequirement[] = [{ [BEARER]: [] }];
 export const optionallyAuthenticated: SecurityRequirement[] = [{}, { [BEARER]: [] }];
 
 /** A named example as OpenAPI's Example Object holds it. */
-export interface NamedExample {
+interface NamedExample {
   summary: string;
   value: unknown;
 }

@@ -23,8 +23,8 @@ export interface Queue {
 }
 
 /** QStash's deduplication ids: one message per dispatch of a job, one per job's final state. */
-export const dispatchDeduplicationId = (jobId: string, firstAttempt: number) => `job-${jobId}-${firstAttempt}`;
-export const webhookDeduplicationId = (jobId: string, status: string) => `webhook-${jobId}-${status}`;
+const dispatchDeduplicationId = (jobId: string, firstAttempt: number) => `job-${jobId}-${firstAttempt}`;
+const webhookDeduplicationId = (jobId: string, status: string) => `webhook-${jobId}-${status}`;
 
 export function createQueue(env: Env): Queue {
   // A failed publish must surface quickly so the job can be failed and its unit released.

@@ -7,8 +7,8 @@ import { randomToken, tokenDigest } from "./tokens";
  * Sessions slide: each use pushes the expiry to a week after it (at most once an hour, to
  * spare writes), but never past 30 days after sign-in, when the user signs in again.
  */
-export const SESSION_IDLE_MS = 7 * 24 * 60 * 60 * 1000;
-export const SESSION_MAX_MS = 30 * 24 * 60 * 60 * 1000;
+const SESSION_IDLE_MS = 7 * 24 * 60 * 60 * 1000;
+const SESSION_MAX_MS = 30 * 24 * 60 * 60 * 1000;
 const SLIDE_EVERY_MS = 60 * 60 * 1000;
 
 /** Who a request is signed in as: one user and the one account the session belongs to. */

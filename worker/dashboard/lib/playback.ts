@@ -10,9 +10,9 @@ export type Playback = { kind: "video" } | { kind: "audio" } | { kind: "hls"; ma
 
 const VIDEO_EXTENSIONS = new Set(["mp4", "webm", "mov"]);
 const AUDIO_EXTENSIONS = new Set(["m4a", "mp3"]);
-export const HLS_MASTER = "master.m3u8";
+const HLS_MASTER = "master.m3u8";
 
-export function outputExtension(outputKey: string | null): string | null {
+function outputExtension(outputKey: string | null): string | null {
   const match = outputKey ? /\.([a-z0-9]+)$/i.exec(outputKey) : null;
   return match ? match[1].toLowerCase() : null;
 }

@@ -8,7 +8,7 @@ export class ObjectNotFoundError extends Error {}
  * the archives the encoder writes holds the whole central directory too, so it is kept: a
  * member costs four round trips (length, tail, its local header, its bytes, streamed).
  */
-export class RangeReader implements Reader {
+class RangeReader implements Reader {
   private length: number | undefined;
   private kept: { start: number; bytes: Uint8Array<ArrayBuffer> } | undefined;
 

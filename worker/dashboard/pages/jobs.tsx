@@ -9,7 +9,7 @@ import { Notice } from "./layout";
 export const JOBS_PER_PAGE = 20;
 
 /** When a job stopped: completed, cancelled, or failed (its last report). */
-export function finishedAt(job: Job): Date | null {
+function finishedAt(job: Job): Date | null {
   if (job.status === "completed") return job.completedAt;
   if (job.status === "cancelled") return job.cancelledAt;
   if (job.status === "failed") return job.lastCheckedAt;

@@ -48,8 +48,6 @@ export const PresetCatalogue = z
   })
   .openapi("PresetCatalogue");
 
-export type PresetCatalogueBody = z.infer<typeof PresetCatalogue>;
-
 export const PRESET_LINKS = { self: "/api/v1/presets", jobs: "/api/v1/jobs" };
 
 /** The examples are the service's own answers, computed from the catalogue. */

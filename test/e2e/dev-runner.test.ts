@@ -190,6 +190,26 @@ describe("npm run dev with no configuration", () => {
           expect(Number(rendered.format.duration)).toBeCloseTo(8, 0);
           const fromCli = await ffprobeJson(join(work, "sample-480p.mp4"));
           expect(fromCli.streams.find((s: any) => s.codec_type === "video")).toMatchObject({ width: 854, height: 480 });
+
+          // The quick start's step 4: your own file, served by Python's http.server (HTTP/1.0, the
+          // connection closed after each body), encoded with `npx vep … --out`.
+          const pythonPort = await freePort();
+          const python = spawn("python3", ["-m", "http.server", String(pythonPort), "--bind", "127.0.0.1", "--directory", work], { stdio: "ignore" });
+          try {
+            await vi.waitFor(async () => expect(await listening(pythonPort)).toBe(true), { timeout: 15_000, interval: 100 });
+            await paste(
+              [
+                `export VEP_API_KEY=${freeKey} VEP_API_URL=http://127.0.0.1:${port}`,
+                `cd ${PROJECT_ROOT}`,
+                `npx vep encode http://127.0.0.1:${pythonPort}/sample-720p.mp4 --preset mp4_264_480p --out ${join(work, "own-480p.mp4")}`,
+              ],
+              work,
+            );
+          } finally {
+            python.kill();
+          }
+          const own = await ffprobeJson(join(work, "own-480p.mp4"));
+          expect(own.streams.find((s: any) => s.codec_type === "video")).toMatchObject({ width: 854, height: 480 });
         } finally {
           await rm(work, { recursive: true, force: true });
         }
@@ -277,7 +297,7 @@ describe("npm run dev with no configuration", () => {
       const refused = bodyOf(await api(port, freeKey).validateEdl(unchecked(timeline)), 200);
       expect(refused).toMatchObject({ valid: false, plan: { current: "free", canProcess: false } });
       expect(refused.errors).toContain("Too many tracks for the Starter plan: 3 (maximum 2)");
-      expect(bodyOf(await api(port, freeKey).listJobs(), 200).pagination.totalCount).toBe(3);
+      expect(bodyOf(await api(port, freeKey).listJobs(), 200).pagination.totalCount).toBe(4);
       expect((await allJobs(port, loadKey)).map((j) => j.id).sort()).toEqual([...createdByLoad].sort());
       expect(bodyOf(await api(port, proKey).listPresets(), 200).meta.userPlan).toBe("pro");
     } finally {
@@ -318,7 +338,7 @@ describe("npm run dev with no configuration", () => {
       const banner = await readyBanner(next);
       const key = banner.match(/API key\s+(spk_\w+)/)![1];
       expectStatus(await api(port, key).listJobs(), 200);
-      expect(bodyOf(await api(port, freeKey).listJobs(), 200).pagination.totalCount).toBe(3);
+      expect(bodyOf(await api(port, freeKey).listJobs(), 200).pagination.totalCount).toBe(4);
     } finally {
       ctrlC(next.child);
       await next.exited;

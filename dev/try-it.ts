@@ -24,7 +24,7 @@ export function trySequence(o: {
     `JOB=$(curl -s $API/edl -H "$AUTH" -H "$JSON" ${timeline} ${KEEP_ID}); echo`,
     ...waitAndDownload("timeline.mp4"),
     "# 3. The vep CLI (--help for all of it): encode, wait with a progress bar, save",
-    `VEP_API_URL=${o.apiUrl} VEP_API_KEY=${o.apiKey} ${o.cli} encode ${o.sampleUrl} --preset mp4_264_480p --wait --interval 2 --out sample-480p.mp4`,
+    `VEP_API_URL=${o.apiUrl} VEP_API_KEY=${o.apiKey} "${o.cli}" encode ${o.sampleUrl} --preset mp4_264_480p --interval 2 --out sample-480p.mp4`,
   ];
 }
 

@@ -3,14 +3,14 @@ import { PLAN_DISPLAY_NAMES } from "../../domain/plans";
 import { JobFailure } from "../failure";
 import { encodePreset } from "../ffmpeg/encode";
 import { probeFile } from "../ffmpeg/probe";
-import { DEFAULT_WATCHDOG } from "../ffmpeg/watchdog";
+import type { Watchdog } from "../ffmpeg/watchdog";
 import type { ClaimedJob } from "../internal-api";
 import { downloadSource, type DownloadPolicy } from "../source/download";
 import { assertSelfContained } from "../source/self-contained";
 import type { RenderContext, RenderResult } from "./pipeline";
 
 /** A preset job: download the source, probe it, check the plan's duration limit, encode. */
-export async function renderPresetJob(job: ClaimedJob, ctx: RenderContext, policy: DownloadPolicy, watchdog = DEFAULT_WATCHDOG): Promise<RenderResult> {
+export async function renderPresetJob(job: ClaimedJob, ctx: RenderContext, policy: DownloadPolicy, watchdog?: Watchdog): Promise<RenderResult> {
   const source = join(ctx.workDir, "source");
   const downloaded = await downloadSource(job.inputUrl, source, policy, ctx.signal);
   ctx.log({ stage: "download", bytes: downloaded.bytes, seconds: downloaded.seconds });

@@ -5,7 +5,7 @@ import { JobFailure } from "../failure";
 import { CONTENT_TYPES } from "../ffmpeg/args/containers";
 import { probeFile, probeImage } from "../ffmpeg/probe";
 import { runFfmpeg } from "../ffmpeg/run";
-import { DEFAULT_WATCHDOG, type Watchdog } from "../ffmpeg/watchdog";
+import type { Watchdog } from "../ffmpeg/watchdog";
 import type { ClaimedJob } from "../internal-api";
 import { downloadSource, type DownloadPolicy } from "../source/download";
 import { assertSelfContained } from "../source/self-contained";
@@ -20,7 +20,7 @@ const forClip = (clipId: string, what: string, err: unknown) => JobFailure.of(er
 /** A probe's failure: the source guard refused the asset, or FFmpeg could not read it. */
 const probeFailure = (err: unknown) => (err instanceof JobFailure && err.kind === "source-refused" ? "was refused" : "could not be decoded");
 
-async function overlayImage(path: string, clipId: string, ctx: RenderContext, watchdog: Watchdog) {
+async function overlayImage(path: string, clipId: string, ctx: RenderContext, watchdog: Watchdog | undefined) {
   const image = await probeImage(path, { signal: ctx.signal, workDir: ctx.workDir, watchdog }).catch((err) => {
     throw forClip(clipId, probeFailure(err), err);
   });
@@ -32,7 +32,7 @@ async function overlayImage(path: string, clipId: string, ctx: RenderContext, wa
  * An EDL job, in the spec's order: validate, download assets (each distinct URL once, through
  * the source guard), process clips, assemble and encode in one FFmpeg run.
  */
-export async function renderTimelineJob(job: ClaimedJob, ctx: RenderContext, policy: DownloadPolicy, watchdog = DEFAULT_WATCHDOG): Promise<RenderResult> {
+export async function renderTimelineJob(job: ClaimedJob, ctx: RenderContext, policy: DownloadPolicy, watchdog?: Watchdog): Promise<RenderResult> {
   const validation = validateEdl(job.edl, job.plan);
   if (!validation.valid || !validation.edl) {
     throw JobFailure.invalidTimeline(`The timeline is not valid: ${validation.errors.slice(0, 3).join("; ")}`);

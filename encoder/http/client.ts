@@ -25,6 +25,12 @@ export interface HttpRequestOptions {
   connectTimeoutMs?: number;
   /** Longest silence on the connection, at any stage, before the request is given up. */
   idleTimeoutMs?: number;
+  /**
+   * Send once more when a pooled connection turns out closed (the default). Off for a caller
+   * that must count each request it makes, such as a queue counting deliveries: a server that
+   * drops a request looks the same as a stale connection.
+   */
+  resendOnStaleConnection?: boolean;
 }
 
 export interface HttpResponse {
@@ -102,7 +108,7 @@ export async function httpRequest(url: URL | string, options: HttpRequestOptions
     return (await send(target, options)).response;
   } catch (err) {
     const e = err as { code?: string; reusedSocket?: boolean };
-    if (!e.reusedSocket || (e.code !== "ECONNRESET" && e.code !== "EPIPE") || options.signal?.aborted) throw err;
+    if (options.resendOnStaleConnection === false || !e.reusedSocket || (e.code !== "ECONNRESET" && e.code !== "EPIPE") || options.signal?.aborted) throw err;
     return (await send(target, options)).response;
   }
 }

@@ -134,27 +134,27 @@ const asJsonb = (value: unknown) => (value === null || value === undefined ? nul
 
 /**
  * Claims a quota unit and inserts the queued job in one statement: the job is inserted from the
- * claim's row, so only when a unit was taken. The statement runs in a batch (one transaction,
- * one round trip) with a read of the counter, which gives a refusal the exact `usage.current`.
+ * claim's row, so only when a unit was taken. Only a refusal reads the counter afterwards, for
+ * its `usage.current`: claims stop at the limit, so what a refusal reads is the count that
+ * refused it unless a unit was given back meanwhile, and then it is the count now. A creation is
+ * one statement, no transaction around it: over Neon's HTTP path that is one round trip, and
+ * every statement a batch adds (BEGIN, COMMIT, the read) is one more between Neon and Postgres.
  */
 export async function create(db: Database, job: NewJob, quota: Omit<QuotaClaim, "accountId">): Promise<Creation> {
   const claim = { ...quota, accountId: job.accountId };
-  const [inserted, counter] = await db.batch([
-    db.execute<{ id: string; used: number }>(sql`
-      with claim as (${claimUnit(claim)}),
-      created as (
-        insert into ${jobs} (account_id, status, preset, input_url, client_metadata, edl, quota_period, created_at)
-        select ${job.accountId}::uuid, ${"queued" satisfies JobStatus}, ${job.preset}, ${job.inputUrl}, ${asJsonb(job.clientMetadata)}::jsonb,
-          ${asJsonb(job.edl)}::jsonb, ${quota.period}, ${job.createdAt.toISOString()}::timestamptz
-        from claim
-        returning id
-      )
-      select created.id, claim.count as used from claim join created on true`),
-    unitsUsed(db, claim),
-  ]);
-  const row = inserted.rows[0];
-  if (row) return { created: true, jobId: row.id, used: Number(row.used) };
-  return { created: false, used: counter[0]?.count ?? 0 };
+  const { rows } = await db.execute<{ id: string; used: number }>(sql`
+    with claim as (${claimUnit(claim)}),
+    created as (
+      insert into ${jobs} (account_id, status, preset, input_url, client_metadata, edl, quota_period, created_at)
+      select ${job.accountId}::uuid, ${"queued" satisfies JobStatus}, ${job.preset}, ${job.inputUrl}, ${asJsonb(job.clientMetadata)}::jsonb,
+        ${asJsonb(job.edl)}::jsonb, ${quota.period}, ${job.createdAt.toISOString()}::timestamptz
+      from claim
+      returning id
+    )
+    select created.id, claim.count as used from claim join created on true`);
+  if (rows[0]) return { created: true, jobId: rows[0].id, used: Number(rows[0].used) };
+  const [counter] = await unitsUsed(db, claim);
+  return { created: false, used: counter?.count ?? 0 };
 }
 
 /** Records the queue message that carries the job, so a cancel can delete it. Not a change of state. */

@@ -24,10 +24,7 @@ export function claimUnit({ accountId, period, limit }: QuotaClaim): SQL {
     returning count`;
 }
 
-/**
- * The units used this month. Read in the same transaction right after a refused claim, it is
- * exact: the refused claim still holds the counter's row lock, so nobody has moved it since.
- */
+/** The units used this month (a refused creation's `usage.current`, the dashboard's meter). */
 export function unitsUsed<D extends AnyDatabase>(db: D, { accountId, period }: Pick<QuotaClaim, "accountId" | "period">) {
   return db
     .select({ count: usage.count })

@@ -60,6 +60,18 @@ describe("encoder HTTP client", () => {
     expect(served).toEqual([1, 2]);
   });
 
+
+  it("a caller that counts its requests (resendOnStaleConnection: false): the dropped request fails, nothing is resent", async () => {
+    let requests = 0;
+    const base = await rawServer((socket, n) => {
+      requests += 1;
+      if (n === 2) return socket.destroy();
+      socket.write(ok("answer"));
+    });
+    await readBody(await httpRequest(`${base}/a`, { method: "POST", body: "1", resendOnStaleConnection: false }));
+    await expect(httpRequest(`${base}/b`, { method: "POST", body: "2", resendOnStaleConnection: false })).rejects.toMatchObject({ code: "ECONNRESET" });
+    expect(requests).toBe(2);
+  });
   it("a server that closes mid-body: the body's reader gets the error", async () => {
     const base = await rawServer((socket) => socket.end("HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\nonly part of it"));
     const res = await httpRequest(`${base}/x`);

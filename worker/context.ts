@@ -1,5 +1,5 @@
 import type { Redis } from "@upstash/redis/cloudflare";
-import type { Job } from "../drizzle/schema";
+import type { ListedJob, PresentedJob } from "./routes/jobs/present";
 import type { ListJobsQuery } from "./routes/jobs/schema";
 import type { PlanId } from "../domain/plans";
 import type { Env } from "./env";
@@ -30,8 +30,8 @@ export interface AppEnv {
     /** Set on routes where a key is optional (GET /presets). */
     optionalCaller: Caller | null;
     /** Set on the routes about one job of the caller's, read with the key's check (requireCallerWithOwnJob). */
-    ownJob: Job | undefined;
+    ownJob: PresentedJob | undefined;
     /** Set on GET /jobs, read with the key's check: the query as parsed, the page's jobs, and the total when the page has any. */
-    listed: { query: ListJobsQuery; jobs: Job[]; total: number | undefined };
+    listed: { query: ListJobsQuery; jobs: ListedJob[]; total: number | undefined };
   };
 }

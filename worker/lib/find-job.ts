@@ -3,6 +3,7 @@ import { accounts, apiKeys, jobs, type Job } from "../../drizzle/schema";
 import { isUuid } from "../../domain/ids";
 import { activeKey, callerColumns, requireCallerIn } from "../middleware/auth";
 import { preparedPerDatabase, type Database } from "../services/db";
+import { presentedColumns } from "../routes/jobs/present";
 
 const ownJob = preparedPerDatabase((db) =>
   db
@@ -23,7 +24,7 @@ export async function findOwnJob(db: Database, accountId: string, id: string): P
 /** The key's caller and, when the id names one of the caller's jobs, that job: one row, or none for a key that does not authenticate. */
 const callerAndOwnJob = preparedPerDatabase((db) =>
   db
-    .select({ caller: callerColumns, job: jobs })
+    .select({ caller: callerColumns, job: presentedColumns })
     .from(apiKeys)
     .innerJoin(accounts, eq(accounts.id, apiKeys.accountId))
     .leftJoin(jobs, and(eq(jobs.id, sql.placeholder("id")), eq(jobs.accountId, accounts.id)))

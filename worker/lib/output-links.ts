@@ -24,8 +24,11 @@ export const foundOutputEntry = (key: string) => `output-found:${key}`;
 
 type Outputs = Pick<Services, "storage" | "cache">;
 
+/** What a job's output link is decided on. */
+export type OutputFacts = Pick<Job, "status" | "storageLayout" | "outputKey">;
+
 /** The key to sign, or why there is none; storage is not asked. */
-function signableKey(job: Job): string | Exclude<OutputState, { kind: "signed" }> {
+function signableKey(job: OutputFacts): string | Exclude<OutputState, { kind: "signed" }> {
   if (job.status !== "completed") return { kind: "not-ready" };
   if (job.storageLayout === "legacy") return { kind: "legacy" };
   return job.outputKey ?? { kind: "missing" };
@@ -51,7 +54,7 @@ async function existing({ storage, cache }: Outputs, keys: string[], recheck: bo
  * and 4; download-url 400 and 410). `recheck` asks storage even when a HEAD found the output
  * within the last minute: download-url's answer about a removed output stays exact.
  */
-export async function outputStates(outputs: Outputs, jobs: Job[], plan: PlanId, { recheck = false } = {}): Promise<OutputState[]> {
+export async function outputStates(outputs: Outputs, jobs: OutputFacts[], plan: PlanId, { recheck = false } = {}): Promise<OutputState[]> {
   const keys = jobs.map(signableKey);
   const found = await existing(outputs, [...new Set(keys.filter((key) => typeof key === "string"))], recheck);
   return Promise.all(
@@ -63,7 +66,7 @@ export async function outputStates(outputs: Outputs, jobs: Job[], plan: PlanId, 
   );
 }
 
-export async function outputState(outputs: Outputs, job: Job, plan: PlanId, options: { recheck?: boolean } = {}): Promise<OutputState> {
+export async function outputState(outputs: Outputs, job: OutputFacts, plan: PlanId, options: { recheck?: boolean } = {}): Promise<OutputState> {
   const [state] = await outputStates(outputs, [job], plan, options);
   return state;
 }

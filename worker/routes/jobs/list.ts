@@ -1,5 +1,5 @@
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
-import { and, count, desc, eq, getTableColumns, sql, type SQL, type SQLWrapper } from "drizzle-orm";
+import { and, count, desc, eq, sql, type SQL, type SQLWrapper } from "drizzle-orm";
 import { accounts, apiKeys, jobs } from "../../../drizzle/schema";
 import type { AppEnv } from "../../context";
 import { outputStates } from "../../lib/output-links";
@@ -9,7 +9,7 @@ import { authenticated, jsonResponse } from "../../openapi/common";
 import { authenticatedErrors } from "../../openapi/errors";
 import { operation } from "../../openapi/route";
 import { jobListExamples } from "./examples";
-import { API_PREFIX, presentListItem } from "./present";
+import { API_PREFIX, listedColumns, presentListItem } from "./present";
 import { JobList, listJobsQuery } from "./schema";
 
 /**
@@ -33,6 +33,7 @@ function filtersOf(accountId: SQLWrapper | string, status: [FilterShape, SQLWrap
  * The key's caller and the page of its jobs, in one query: the key and its account (the key's
  * rule applied) joined laterally to the page. One row per job, one row with no job for an empty
  * page, no row for a key that does not authenticate. The total rides along as a window count.
+ * Only the columns an item shows are read: a timeline job's `edl` can be far larger than its item.
  * Built once per shape of the filters (nine at most) and database client; each request fills in
  * the values.
  */
@@ -40,7 +41,7 @@ const pageQueries = preparedPerDatabase((db: Database) => {
   const byShape = new Map<string, ReturnType<typeof buildPageQuery>>();
   function buildPageQuery(status: FilterShape, preset: FilterShape) {
     const page = db
-      .select({ ...getTableColumns(jobs), total: sql<number>`count(*) over()`.mapWith(Number).as("total") })
+      .select({ ...listedColumns, total: sql<number>`count(*) over()`.mapWith(Number).as("total") })
       .from(jobs)
       .where(filtersOf(accounts.id, [status, sql.placeholder("status")], [preset, sql.placeholder("preset")]))
       .orderBy(desc(jobs.createdAt), desc(jobs.id))

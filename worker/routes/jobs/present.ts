@@ -1,9 +1,16 @@
 import type { z } from "@hono/zod-openapi";
-import type { Job as JobRow } from "../../../drizzle/schema";
+import { getTableColumns } from "drizzle-orm";
+import { jobs, type Job as JobRow } from "../../../drizzle/schema";
 import { isCancellable } from "../../../domain/jobs";
 import { iso } from "../../../domain/time";
 import type { OutputState } from "../../lib/output-links";
 import type { Job, JobListItem } from "./schema";
+
+const allJobColumns = getTableColumns(jobs);
+/** The jobs table's columns of these names, to select just them. */
+function jobColumnsNamed<K extends keyof typeof allJobColumns>(names: readonly K[]) {
+  return Object.fromEntries(names.map((name) => [name, allJobColumns[name]])) as Pick<typeof allJobColumns, K>;
+}
 
 export const API_PREFIX = "/api/v1";
 export const jobPath = (id: string) => `${API_PREFIX}/jobs/${id}`;
@@ -14,8 +21,32 @@ function signed(output: OutputState) {
     : { outputUrl: null, expiration: null };
 }
 
+/**
+ * What a job's answer is made of: the columns GET /jobs/{id} and its download-url read. Not the
+ * timeline (`edl`), which can be far larger than the answer, nor the bookkeeping columns.
+ */
+const PRESENTED = [
+  "id",
+  "status",
+  "preset",
+  "inputUrl",
+  "duration",
+  "errorMessage",
+  "retryCount",
+  "progress",
+  "clientMetadata",
+  "createdAt",
+  "startedAt",
+  "completedAt",
+  "lastCheckedAt",
+  "storageLayout",
+  "outputKey",
+] as const satisfies readonly (keyof JobRow)[];
+export type PresentedJob = Pick<JobRow, (typeof PRESENTED)[number]>;
+export const presentedColumns = jobColumnsNamed(PRESENTED);
+
 /** GET /jobs/{id} (spec, Job, full read). */
-export function presentJob(job: JobRow, output: OutputState): z.infer<typeof Job> {
+export function presentJob(job: PresentedJob, output: OutputState): z.infer<typeof Job> {
   return {
     id: job.id,
     status: job.status,
@@ -41,8 +72,25 @@ export function presentJob(job: JobRow, output: OutputState): z.infer<typeof Job
   };
 }
 
+/** What a list item is made of: the columns GET /jobs reads (nor the client's metadata either). */
+const LISTED = [
+  "id",
+  "status",
+  "preset",
+  "inputUrl",
+  "duration",
+  "errorMessage",
+  "createdAt",
+  "startedAt",
+  "completedAt",
+  "storageLayout",
+  "outputKey",
+] as const satisfies readonly (keyof JobRow)[];
+export type ListedJob = Pick<JobRow, (typeof LISTED)[number]>;
+export const listedColumns = jobColumnsNamed(LISTED);
+
 /** GET /jobs item: no retryCount, lifecycle timestamps at the top level (spec, Job, list item). */
-export function presentListItem(job: JobRow, output: OutputState): z.infer<typeof JobListItem> {
+export function presentListItem(job: ListedJob, output: OutputState): z.infer<typeof JobListItem> {
   return {
     id: job.id,
     status: job.status,

@@ -34,9 +34,7 @@ interface Result {
 
 function run(opts: Record<string, unknown>): Promise<Result> {
   return new Promise((resolve, reject) => {
-    // In a thread of its own: sharing the event loop with the stand-ins, the load generator
-    // would time each answer late by whatever stand-in work ran before it saw it.
-    autocannon({ duration: DURATION_S, connections: CONNECTIONS, workers: 1, ...opts }, (err: Error | null, res: Result) =>
+    autocannon({ duration: DURATION_S, connections: CONNECTIONS, ...opts }, (err: Error | null, res: Result) =>
       err ? reject(err) : resolve(res),
     );
   });

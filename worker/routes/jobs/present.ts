@@ -12,6 +12,31 @@ function jobColumnsNamed<K extends keyof typeof allJobColumns>(names: readonly K
   return Object.fromEntries(names.map((name) => [name, allJobColumns[name]])) as Pick<typeof allJobColumns, K>;
 }
 
+/** What a list item is made of: the columns GET /jobs reads. */
+const LISTED = [
+  "id",
+  "status",
+  "preset",
+  "inputUrl",
+  "duration",
+  "errorMessage",
+  "createdAt",
+  "startedAt",
+  "completedAt",
+  "storageLayout",
+  "outputKey",
+] as const satisfies readonly (keyof JobRow)[];
+export type ListedJob = Pick<JobRow, (typeof LISTED)[number]>;
+export const listedColumns = jobColumnsNamed(LISTED);
+
+/**
+ * What a job's answer is made of: the columns GET /jobs/{id} and its download-url read. Neither
+ * reads the timeline (`edl`), which can be far larger than the answer, nor the bookkeeping columns.
+ */
+const PRESENTED = [...LISTED, "retryCount", "progress", "clientMetadata", "lastCheckedAt"] as const satisfies readonly (keyof JobRow)[];
+export type PresentedJob = Pick<JobRow, (typeof PRESENTED)[number]>;
+export const presentedColumns = jobColumnsNamed(PRESENTED);
+
 export const API_PREFIX = "/api/v1";
 export const jobPath = (id: string) => `${API_PREFIX}/jobs/${id}`;
 
@@ -20,30 +45,6 @@ function signed(output: OutputState) {
     ? { outputUrl: output.link.url, expiration: iso(output.link.expiresAt) }
     : { outputUrl: null, expiration: null };
 }
-
-/**
- * What a job's answer is made of: the columns GET /jobs/{id} and its download-url read. Not the
- * timeline (`edl`), which can be far larger than the answer, nor the bookkeeping columns.
- */
-const PRESENTED = [
-  "id",
-  "status",
-  "preset",
-  "inputUrl",
-  "duration",
-  "errorMessage",
-  "retryCount",
-  "progress",
-  "clientMetadata",
-  "createdAt",
-  "startedAt",
-  "completedAt",
-  "lastCheckedAt",
-  "storageLayout",
-  "outputKey",
-] as const satisfies readonly (keyof JobRow)[];
-export type PresentedJob = Pick<JobRow, (typeof PRESENTED)[number]>;
-export const presentedColumns = jobColumnsNamed(PRESENTED);
 
 /** GET /jobs/{id} (spec, Job, full read). */
 export function presentJob(job: PresentedJob, output: OutputState): z.infer<typeof Job> {
@@ -71,23 +72,6 @@ export function presentJob(job: PresentedJob, output: OutputState): z.infer<type
     },
   };
 }
-
-/** What a list item is made of: the columns GET /jobs reads (nor the client's metadata either). */
-const LISTED = [
-  "id",
-  "status",
-  "preset",
-  "inputUrl",
-  "duration",
-  "errorMessage",
-  "createdAt",
-  "startedAt",
-  "completedAt",
-  "storageLayout",
-  "outputKey",
-] as const satisfies readonly (keyof JobRow)[];
-export type ListedJob = Pick<JobRow, (typeof LISTED)[number]>;
-export const listedColumns = jobColumnsNamed(LISTED);
 
 /** GET /jobs item: no retryCount, lifecycle timestamps at the top level (spec, Job, list item). */
 export function presentListItem(job: ListedJob, output: OutputState): z.infer<typeof JobListItem> {

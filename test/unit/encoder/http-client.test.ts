@@ -60,7 +60,6 @@ describe("encoder HTTP client", () => {
     expect(served).toEqual([1, 2]);
   });
 
-
   it("a caller that counts its requests (resendOnStaleConnection: false): the dropped request fails, nothing is resent", async () => {
     let requests = 0;
     const base = await rawServer((socket, n) => {
@@ -72,6 +71,7 @@ describe("encoder HTTP client", () => {
     await expect(httpRequest(`${base}/b`, { method: "POST", body: "2", resendOnStaleConnection: false })).rejects.toMatchObject({ code: "ECONNRESET" });
     expect(requests).toBe(2);
   });
+
   it("a server that closes mid-body: the body's reader gets the error", async () => {
     const base = await rawServer((socket) => socket.end("HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\nonly part of it"));
     const res = await httpRequest(`${base}/x`);

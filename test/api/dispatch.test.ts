@@ -1,5 +1,5 @@
 import { createServer } from "node:http";
-import { Client, Receiver } from "@upstash/qstash";
+import { Receiver } from "@upstash/qstash";
 import { eq } from "drizzle-orm";
 import { Webhook } from "standardwebhooks";
 import { afterAll, describe, expect, it, vi } from "vitest";
@@ -7,7 +7,7 @@ import { jobs } from "../../drizzle/schema";
 import { JOB_DELIVERY_RETRIES } from "../../domain/jobs";
 import { expectStatus } from "../support/api-client";
 import { startWebhookReceiver } from "../support/webhook-receiver";
-import { admin, api, createJob, internal, newAccount, readJob, stack } from "./harness";
+import { admin, api, createJob, internal, messageOf, newAccount, qstash, readJob, stack } from "./harness";
 
 interface Delivery {
   body: string;
@@ -43,8 +43,7 @@ describe("dispatch: accepted jobs go to the encoder through QStash", () => {
       nextSigningKey: stack.cloud.qstash.nextSigningKey,
     });
     expect(await receiver.verify({ signature: delivery.headers["upstash-signature"], body: delivery.body, url: `${stack.encoderUrl}/deliveries/jobs` })).toBe(true);
-    const qstash = new Client({ baseUrl: stack.cloud.qstash.url, token: stack.cloud.qstash.token });
-    const message = (await qstash.messages.get(await messageIdOf(job.id))) as unknown as { maxRetries: number; flowControlKey: string; parallelism: number };
+    const message = await messageOf(await messageIdOf(job.id));
     expect(message).toMatchObject({ maxRetries: 2, flowControlKey: "encoder", parallelism: 2 });
   });
 
@@ -55,8 +54,7 @@ describe("dispatch: accepted jobs go to the encoder through QStash", () => {
     expect((await internal(`/jobs/${job.id}/claim`, { attempt: 0 })).status).toBe(200);
     await admin.db.update(jobs).set({ lastCheckedAt: new Date(Date.now() - 5 * 60_000) }).where(eq(jobs.id, job.id));
     await internal("/sweep", {});
-    const qstash = new Client({ baseUrl: stack.cloud.qstash.url, token: stack.cloud.qstash.token });
-    const message = (await qstash.messages.get(await messageIdOf(job.id))) as unknown as { maxRetries: number; body: string };
+    const message = await messageOf(await messageIdOf(job.id));
     // One attempt was spent by the encoder that stopped: this message carries attempts 1 and 2.
     expect(message.maxRetries).toBe(1);
     expect(JSON.parse(message.body)).toEqual({ jobId: job.id, firstAttempt: 1 });
@@ -65,8 +63,7 @@ describe("dispatch: accepted jobs go to the encoder through QStash", () => {
 
   it("cancelling a queued job cancels its QStash message: it is never delivered", async () => {
     const { apiKey } = await newAccount("pro");
-    const qstash = new Client({ baseUrl: stack.cloud.qstash.url, token: stack.cloud.qstash.token });
-    const stateOf = async (jobId: string) => ((await qstash.messages.get(await messageIdOf(jobId))) as unknown as { state: string }).state;
+    const stateOf = async (jobId: string) => (await messageOf(await messageIdOf(jobId))).state;
     await fetch(`${stack.encoderUrl}/hold`, { method: "POST" });
     try {
       // Deliveries made from now on stay open, so the encoder's two slots fill up and stay full.
@@ -91,7 +88,6 @@ describe("dispatch: accepted jobs go to the encoder through QStash", () => {
   });
 });
 
-const qstash = new Client({ baseUrl: stack.cloud.qstash.url, token: stack.cloud.qstash.token });
 const failureCallbackUrl = `${stack.apiUrl}/internal/dispatch-failures`;
 const hooks = await startWebhookReceiver();
 afterAll(() => hooks.stop());
@@ -114,7 +110,7 @@ async function loseMessage(jobId: string, retryCount: number): Promise<string> {
     const { messageId } = await qstash.publishJSON({ url, body: { jobId, firstAttempt: retryCount }, retries: 0, failureCallback: failureCallbackUrl });
     await admin.db.update(jobs).set({ messageId, retryCount }).where(eq(jobs.id, jobId));
     answer();
-    await vi.waitFor(async () => expect(((await qstash.messages.get(messageId)) as unknown as { state: string }).state).toBe("failed"), { timeout: 10_000, interval: 50 });
+    await vi.waitFor(async () => expect((await messageOf(messageId)).state).toBe("failed"), { timeout: 10_000, interval: 50 });
     return messageId;
   } finally {
     destination.closeAllConnections();
@@ -128,7 +124,7 @@ async function reportAgain(jobId: string, messageId: string, firstAttempt: numbe
   const again = await qstash.publishJSON({ url: failureCallbackUrl, body: { status: 503, retried: 0, maxRetries: 0, sourceMessageId: messageId, sourceBody }, retries: 0 });
   return vi.waitFor(
     async () => {
-      const message = (await qstash.messages.get(again.messageId)) as unknown as { state: string; lastStatus?: number };
+      const message = await messageOf(again.messageId);
       expect(["delivered", "failed"]).toContain(message.state);
       return message;
     },
@@ -140,7 +136,7 @@ describe("dispatch: a message QStash gives up on before an encoder takes the job
   it("job messages carry the failure callback", async () => {
     const { apiKey } = await newAccount();
     const job = await createJob(apiKey);
-    const message = (await qstash.messages.get(await messageIdOf(job.id))) as unknown as { failureCallback?: string };
+    const message = await messageOf(await messageIdOf(job.id));
     expect(message.failureCallback).toBe(failureCallbackUrl);
   });
 
@@ -158,7 +154,7 @@ describe("dispatch: a message QStash gives up on before an encoder takes the job
       { timeout: 10_000, interval: 50 },
     );
     expect(await readJob(apiKey, job.id)).toMatchObject({ status: "queued", retryCount: 1 });
-    const message = (await qstash.messages.get(next)) as unknown as { maxRetries: number; body: string; failureCallback?: string };
+    const message = await messageOf(next);
     expect(message).toMatchObject({ maxRetries: JOB_DELIVERY_RETRIES - 1, failureCallback: failureCallbackUrl });
     expect(JSON.parse(message.body)).toEqual({ jobId: job.id, firstAttempt: 1 });
     await vi.waitFor(async () => expect((await deliveries()).filter((d) => JSON.parse(d.body).jobId === job.id).map((d) => JSON.parse(d.body).firstAttempt)).toEqual([0, 1]), {
@@ -210,7 +206,7 @@ describe("dispatch: a message QStash gives up on before an encoder takes the job
       const { messageId } = await qstash.publishJSON({ url: failureCallbackUrl, body, retries: 3 });
       const message = await vi.waitFor(
         async () => {
-          const current = (await qstash.messages.get(messageId)) as unknown as { state: string; lastStatus?: number; retried?: number };
+          const current = await messageOf(messageId);
           expect(current.state).toBe("failed");
           return current;
         },

@@ -1,3 +1,4 @@
+import { Client } from "@upstash/qstash";
 import { afterAll, inject } from "vitest";
 import { openAdmin } from "../../dev/admin/commands";
 import type { CreateJobRequest } from "../../client/types";
@@ -10,6 +11,22 @@ export const stack = inject("stack");
 
 export const admin = openAdmin({ databaseUrl: stack.databaseUrl, redis: stack.cloud.redis });
 afterAll(() => admin.close());
+
+/** The local cloud's QStash, through the official client. */
+export const qstash = new Client({ baseUrl: stack.cloud.qstash.url, token: stack.cloud.qstash.token });
+
+/** A message as the QStash emulator describes it: QStash's fields, and where it stands. */
+export interface QueuedMessage {
+  state: "waiting" | "delivering" | "delivered" | "failed" | "cancelled";
+  body: string;
+  maxRetries: number;
+  retried: number;
+  lastStatus?: number;
+  flowControlKey?: string;
+  parallelism?: number;
+  failureCallback?: string;
+}
+export const messageOf = async (messageId: string) => (await qstash.messages.get(messageId)) as unknown as QueuedMessage;
 
 /** The API as the caller with this key (none: no Authorization header). */
 export const api = (key?: string) => createApiClient({ baseUrl: stack.apiUrl, apiKey: key });

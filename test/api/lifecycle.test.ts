@@ -1,9 +1,8 @@
-import { Client } from "@upstash/qstash";
 import { Webhook } from "standardwebhooks";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { startWebhookReceiver } from "../support/webhook-receiver";
 import { expectStatus } from "../support/api-client";
-import { admin, api, completeJob, createJob, internal, ISO_MS, newAccount, readJob, stack } from "./harness";
+import { admin, api, completeJob, createJob, internal, ISO_MS, messageOf, newAccount, qstash, readJob, stack } from "./harness";
 
 /** QStash (the emulator) delivers webhooks to this receiver. */
 const hooks = await startWebhookReceiver();
@@ -130,11 +129,10 @@ describe("webhook delivery attempts", () => {
     const encoderSigned = await internal("/webhook-deliveries", { jobId: job.id });
     expectStatus(encoderSigned, 401);
 
-    const qstash = new Client({ baseUrl: stack.cloud.qstash.url, token: stack.cloud.qstash.token });
     const { messageId } = await qstash.publishJSON({ url: `${stack.apiUrl}/internal/webhook-deliveries`, body: { nope: 1 }, retries: 3 });
     const message = await vi.waitFor(
       async () => {
-        const current = (await qstash.messages.get(messageId)) as unknown as { state: string; lastStatus?: number; retried?: number };
+        const current = await messageOf(messageId);
         expect(current.state).toBe("failed");
         return current;
       },

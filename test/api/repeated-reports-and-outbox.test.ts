@@ -1,9 +1,8 @@
-import { Client } from "@upstash/qstash";
 import { eq } from "drizzle-orm";
 import { afterAll, describe, expect, it } from "vitest";
 import { accounts, jobs } from "../../drizzle/schema";
 import { startWebhookReceiver } from "../support/webhook-receiver";
-import { admin, api, completeJob, createJob, internal, newAccount, stack } from "./harness";
+import { admin, api, completeJob, createJob, internal, messageOf, newAccount, stack } from "./harness";
 
 /**
  * The encoder sends a report again when it did not hear the answer to the first; the sweep
@@ -13,7 +12,6 @@ import { admin, api, completeJob, createJob, internal, newAccount, stack } from 
 const hooks = await startWebhookReceiver();
 afterAll(() => hooks.stop());
 
-const qstash = new Client({ baseUrl: stack.cloud.qstash.url, token: stack.cloud.qstash.token });
 const longAgo = () => new Date(Date.now() - 5 * 60_000);
 const row = async (jobId: string) => (await admin.db.select().from(jobs).where(eq(jobs.id, jobId)))[0];
 
@@ -153,7 +151,7 @@ describe("a lost dispatch", () => {
     await sweep();
     const redispatched = await row(job.id);
     expect(redispatched.messageId).not.toBe(messageId);
-    const message = (await qstash.messages.get(redispatched.messageId!)) as unknown as { body: string; maxRetries: number };
+    const message = await messageOf(redispatched.messageId!);
     expect(message).toMatchObject({ maxRetries: 1 });
     expect(JSON.parse(message.body)).toEqual({ jobId: job.id, firstAttempt: 1 });
     await expect.poll(() => deliveriesOf(job.id), { timeout: 10_000 }).toHaveLength(2);

@@ -51,6 +51,12 @@ export type Packaging =
   /** One fMP4 segment set described by both a DASH MPD and an HLS master playlist. */
   | { format: "cmaf"; segmentSeconds: number };
 
+/**
+ * The HLS master playlist at the root of a ladder's ZIP (HLS and CMAF packaging): what a player
+ * opens first. The encoder names it so, and the dashboard plays a ladder from it.
+ */
+export const HLS_MASTER_PLAYLIST = "master.m3u8";
+
 export interface LadderRecipe {
   kind: "ladder";
   video: VideoEncoder;

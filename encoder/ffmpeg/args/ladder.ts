@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { selectRungs, type LadderRecipe, type Packaging, type Rung } from "../../../domain/presets/recipes";
+import { HLS_MASTER_PLAYLIST, selectRungs, type LadderRecipe, type Packaging, type Rung } from "../../../domain/presets/recipes";
 import { fpsOf, head, kbit, requireVideo, videoAudioArgs, videoAudioFormat, type BuildContext, type FfmpegCommand } from "./command";
 import { videoEncoderArgs } from "./video-encoder";
 
@@ -51,7 +51,7 @@ function hlsOutput(outDir: string, packaging: Extract<Packaging, { format: "hls"
     "-hls_segment_filename",
     join(outDir, "%v", `seg_%05d.${extension}`),
     "-master_pl_name",
-    "master.m3u8",
+    HLS_MASTER_PLAYLIST,
     "-var_stream_map",
     streamMap.join(" "),
     join(outDir, "%v", "index.m3u8"),
@@ -74,7 +74,7 @@ function dashOutput(outDir: string, packaging: Exclude<Packaging, { format: "hls
       ? // Chunked CMAF: each 1 s segment is written as 0.2 s fragments a player can fetch early.
         ["-ldash", "1", "-streaming", "1", "-frag_type", "duration", "-frag_duration", "0.2"]
       : []),
-    ...(packaging.format === "cmaf" ? ["-hls_playlist", "1", "-hls_master_name", "master.m3u8"] : []),
+    ...(packaging.format === "cmaf" ? ["-hls_playlist", "1", "-hls_master_name", HLS_MASTER_PLAYLIST] : []),
     "-adaptation_sets",
     withAudio ? "id=0,streams=v id=1,streams=a" : "id=0,streams=v",
     "-init_seg_name",

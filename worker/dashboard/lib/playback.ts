@@ -1,5 +1,6 @@
 import type { Job } from "../../../drizzle/schema";
 import { findDefinition } from "../../../domain/presets/definitions";
+import { HLS_MASTER_PLAYLIST } from "../../../domain/presets/recipes";
 
 /**
  * How the dashboard can show a finished job's output: a browser plays single MP4/WebM/MOV
@@ -10,7 +11,6 @@ export type Playback = { kind: "video" } | { kind: "audio" } | { kind: "hls"; ma
 
 const VIDEO_EXTENSIONS = new Set(["mp4", "webm", "mov"]);
 const AUDIO_EXTENSIONS = new Set(["m4a", "mp3"]);
-const HLS_MASTER = "master.m3u8";
 
 function outputExtension(outputKey: string | null): string | null {
   const match = outputKey ? /\.([a-z0-9]+)$/i.exec(outputKey) : null;
@@ -29,7 +29,7 @@ export function playbackOf(job: Pick<Job, "status" | "outputKey" | "preset" | "s
   if (extension && AUDIO_EXTENSIONS.has(extension)) return { kind: "audio" };
   const recipe = findDefinition(job.preset)?.recipe;
   if (extension === "zip" && recipe?.kind === "ladder" && (recipe.packaging.format === "hls" || recipe.packaging.format === "cmaf")) {
-    return { kind: "hls", master: HLS_MASTER };
+    return { kind: "hls", master: HLS_MASTER_PLAYLIST };
   }
   return { kind: "none" };
 }

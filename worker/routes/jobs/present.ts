@@ -40,22 +40,25 @@ export const presentedColumns = jobColumnsNamed(PRESENTED);
 export const API_PREFIX = "/api/v1";
 export const jobPath = (id: string) => `${API_PREFIX}/jobs/${id}`;
 
-function signed(output: OutputState) {
-  return output.kind === "signed"
-    ? { outputUrl: output.link.url, expiration: iso(output.link.expiresAt) }
-    : { outputUrl: null, expiration: null };
-}
-
-/** GET /jobs/{id} (spec, Job, full read). */
-export function presentJob(job: PresentedJob, output: OutputState): z.infer<typeof Job> {
+/** What a job's read and a list item both open with, in this order. */
+function outline(job: ListedJob, output: OutputState) {
   return {
     id: job.id,
     status: job.status,
     preset: job.preset,
     inputUrl: job.inputUrl,
-    ...signed(output),
+    ...(output.kind === "signed"
+      ? { outputUrl: output.link.url, expiration: iso(output.link.expiresAt) }
+      : { outputUrl: null, expiration: null }),
     duration: job.duration,
     errorMessage: job.errorMessage,
+  };
+}
+
+/** GET /jobs/{id} (spec, Job, full read). */
+export function presentJob(job: PresentedJob, output: OutputState): z.infer<typeof Job> {
+  return {
+    ...outline(job, output),
     retryCount: job.retryCount,
     progress: job.progress,
     metadata: {
@@ -76,13 +79,7 @@ export function presentJob(job: PresentedJob, output: OutputState): z.infer<type
 /** GET /jobs item: no retryCount, lifecycle timestamps at the top level (spec, Job, list item). */
 export function presentListItem(job: ListedJob, output: OutputState): z.infer<typeof JobListItem> {
   return {
-    id: job.id,
-    status: job.status,
-    preset: job.preset,
-    inputUrl: job.inputUrl,
-    ...signed(output),
-    duration: job.duration,
-    errorMessage: job.errorMessage,
+    ...outline(job, output),
     createdAt: iso(job.createdAt)!,
     startedAt: iso(job.startedAt),
     completedAt: iso(job.completedAt),

@@ -7,21 +7,12 @@ import { jobs } from "../../drizzle/schema";
 import { JOB_DELIVERY_RETRIES } from "../../domain/jobs";
 import { expectStatus } from "../support/api-client";
 import { startWebhookReceiver } from "../support/webhook-receiver";
-import { admin, api, createJob, internal, messageOf, newAccount, qstash, readJob, stack } from "./harness";
+import { admin, api, createJob, deliveries, deliveriesOf, internal, messageOf, newAccount, qstash, readJob, stack } from "./harness";
 
-interface Delivery {
-  body: string;
-  headers: Record<string, string>;
-}
-
-async function deliveries(): Promise<Delivery[]> {
-  return (await fetch(`${stack.encoderUrl}/deliveries`)).json() as Promise<Delivery[]>;
-}
-
-async function deliveryFor(jobId: string): Promise<Delivery> {
+async function deliveryFor(jobId: string) {
   return vi.waitFor(
     async () => {
-      const hit = (await deliveries()).find((d) => JSON.parse(d.body).jobId === jobId);
+      const [hit] = await deliveriesOf(jobId);
       if (!hit) throw new Error(`no delivery for job ${jobId} yet`);
       return hit;
     },
@@ -42,7 +33,7 @@ describe("dispatch: accepted jobs go to the encoder through QStash", () => {
       currentSigningKey: stack.cloud.qstash.currentSigningKey,
       nextSigningKey: stack.cloud.qstash.nextSigningKey,
     });
-    expect(await receiver.verify({ signature: delivery.headers["upstash-signature"], body: delivery.body, url: `${stack.encoderUrl}/deliveries/jobs` })).toBe(true);
+    expect(await receiver.verify({ signature: String(delivery.headers["upstash-signature"]), body: delivery.body, url: `${stack.encoderUrl}/deliveries/jobs` })).toBe(true);
     const message = await messageOf(await messageIdOf(job.id));
     expect(message).toMatchObject({ maxRetries: 2, flowControlKey: "encoder", parallelism: 2 });
   });

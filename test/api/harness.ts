@@ -6,6 +6,7 @@ import { signInternal } from "../../domain/internal-auth";
 import type { PlanId } from "../../domain/plans";
 import type { ClaimedJob } from "../../encoder/internal-api";
 import { bodyOf, createApiClient } from "../support/api-client";
+import type { Delivery } from "./setup/delivery-sink";
 
 export const stack = inject("stack");
 
@@ -27,6 +28,14 @@ export interface QueuedMessage {
   failureCallback?: string;
 }
 export const messageOf = async (messageId: string) => (await qstash.messages.get(messageId)) as unknown as QueuedMessage;
+
+/** What the delivery sink (where the encoder stands in these suites) has received from QStash, oldest first. */
+export async function deliveries(): Promise<Delivery[]> {
+  return (await fetch(`${stack.encoderUrl}/deliveries`)).json() as Promise<Delivery[]>;
+}
+
+/** The deliveries of one job's messages. */
+export const deliveriesOf = async (jobId: string) => (await deliveries()).filter((d) => JSON.parse(d.body).jobId === jobId);
 
 /** The API as the caller with this key (none: no Authorization header). */
 export const api = (key?: string) => createApiClient({ baseUrl: stack.apiUrl, apiKey: key });

@@ -2,7 +2,7 @@ import { eq } from "drizzle-orm";
 import { afterAll, describe, expect, it } from "vitest";
 import { accounts, jobs } from "../../drizzle/schema";
 import { startWebhookReceiver } from "../support/webhook-receiver";
-import { admin, api, completeJob, createJob, internal, messageOf, newAccount, stack } from "./harness";
+import { admin, api, completeJob, createJob, deliveriesOf, internal, messageOf, newAccount } from "./harness";
 
 /**
  * The encoder sends a report again when it did not hear the answer to the first; the sweep
@@ -14,11 +14,6 @@ afterAll(() => hooks.stop());
 
 const longAgo = () => new Date(Date.now() - 5 * 60_000);
 const row = async (jobId: string) => (await admin.db.select().from(jobs).where(eq(jobs.id, jobId)))[0];
-
-async function deliveriesOf(jobId: string) {
-  const all = (await (await fetch(`${stack.encoderUrl}/deliveries`)).json()) as { body: string }[];
-  return all.filter((d) => JSON.parse(d.body).jobId === jobId);
-}
 
 /** The webhook stays unsent: the account has none while the job finishes (its lookup is not cached: the internal routes read the account). */
 const withoutWebhook = (accountId: string) => admin.db.update(accounts).set({ webhookUrl: null }).where(eq(accounts.id, accountId));

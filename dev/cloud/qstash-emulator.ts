@@ -40,6 +40,26 @@ interface Message {
   failureCallback?: FailureCallback;
 }
 
+/** A message as the emulator's own path describes it: QStash's fields, and where it stands. */
+export interface EmulatedMessage {
+  messageId: string;
+  state: State;
+  body: string;
+  maxRetries: number;
+  retried: number;
+  lastStatus?: number;
+  flowControlKey?: string;
+  parallelism?: number;
+  failureCallback?: string;
+}
+
+/** Any message the emulator ever held, settled ones too (QStash's own API forgets those). */
+export async function readEmulatedMessage(qstash: { url: string; token: string }, messageId: string): Promise<EmulatedMessage> {
+  const res = await fetch(`${qstash.url}/emulator/messages/${encodeURIComponent(messageId)}`, { headers: { Authorization: `Bearer ${qstash.token}` } });
+  if (!res.ok) throw new Error(`the QStash emulator has no message ${messageId} (${res.status})`);
+  return (await res.json()) as EmulatedMessage;
+}
+
 export interface QStashEmulatorOptions {
   host: string;
   /** First retry delay; each later one doubles, up to maxRetryDelayMs. */
@@ -100,6 +120,9 @@ function failureCallbackOf(req: IncomingMessage): FailureCallback | undefined {
  * an `Upstash-Deduplication-Id` already seen is accepted but not enqueued: 202 with the first
  * message's id, as QStash answers (which keeps the ids for far longer than this process lives).
  * A destination's redirect is not followed: like any answer outside 2xx, it is retried.
+ * `GET /v2/messages/{id}` answers only for a message still waiting or being delivered, as
+ * QStash's does; `GET /emulator/messages/{id}` (not QStash's) shows any message it ever held,
+ * with its state, for tests.
  */
 export async function startQStashEmulator(opts: QStashEmulatorOptions) {
   const token = `qstash_${randomBytes(16).toString("hex")}`;
@@ -301,20 +324,22 @@ export async function startQStashEmulator(opts: QStashEmulatorOptions) {
       return send(201, { messageId, url: destination });
     }
 
-    const match = /^\/v2\/messages\/([^/?]+)/.exec(url);
+    const match = /^\/(v2|emulator)\/messages\/([^/?]+)/.exec(url);
     if (match) {
-      const message = messages.get(decodeURIComponent(match[1]));
-      if (!message) return send(404, { error: "message not found" });
+      const message = messages.get(decodeURIComponent(match[2]));
+      // QStash keeps a message only while it has deliveries to make: one delivered, given up on or
+      // cancelled is gone from its API. The emulator's own path shows every message it ever held.
+      const active = message?.state === "waiting" || message?.state === "delivering";
+      if (!message || (match[1] === "v2" && !active)) return send(404, { error: "message not found" });
       if (req.method === "GET") {
         const { body, headers, failureCallback, ...info } = message;
         return send(200, { ...info, body: body.toString("utf8"), header: headers, failureCallback: failureCallback?.url });
       }
-      if (req.method === "DELETE") {
-        // Only a message not yet settled can be cancelled; one being delivered will not be retried.
-        const cancellable = message.state === "waiting" || message.state === "delivering";
-        if (cancellable) message.state = "cancelled";
+      if (req.method === "DELETE" && match[1] === "v2") {
+        // One being delivered is cancelled too: it will not be retried.
+        message.state = "cancelled";
         waiting.delete(message);
-        return send(200, { cancelled: cancellable ? 1 : 0 });
+        return send(200, { cancelled: 1 });
       }
     }
     send(404, { error: "not found" });

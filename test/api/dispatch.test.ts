@@ -208,3 +208,55 @@ describe("dispatch: a message QStash gives up on before an encoder takes the job
     expect(await readJob(apiKey, job.id)).toMatchObject({ status: "queued", retryCount: 0 });
   });
 });
+
+describe("dispatch: a message QStash dropped whose failure callback never got through (the sweep's backstop)", () => {
+  /** Ten minutes and more since the job was queued or last dispatched: the sweep asks QStash about its message. */
+  const longWaiting = (jobId: string) =>
+    admin.db.update(jobs).set({ createdAt: new Date(Date.now() - 11 * 60_000), lastCheckedAt: null }).where(eq(jobs.id, jobId));
+  /** The job's message delivered (the sink answers 200 and claims nothing): QStash no longer holds it, and the job is still queued. */
+  const delivered = (jobId: string) =>
+    vi.waitFor(async () => expect((await messageOf(await messageIdOf(jobId))).state).toBe("delivered"), { timeout: 10_000, interval: 50 });
+  const sweep = async () => expectStatus(await internal("/sweep", {}), 200);
+
+  it("dispatched again while attempts remain, then failed with a readable message, keeping its one unit", async () => {
+    const { apiKey, accountId } = await newAccount();
+    const job = await createJob(apiKey);
+    const messages = [await messageIdOf(job.id)];
+    for (let attempt = 1; attempt <= JOB_DELIVERY_RETRIES; attempt++) {
+      await delivered(job.id);
+      await longWaiting(job.id);
+      await sweep();
+      expect(await readJob(apiKey, job.id)).toMatchObject({ status: "queued", retryCount: attempt });
+      const next = await messageIdOf(job.id);
+      expect(messages).not.toContain(next);
+      expect(JSON.parse((await messageOf(next)).body)).toEqual({ jobId: job.id, firstAttempt: attempt });
+      messages.push(next);
+    }
+    await delivered(job.id);
+    await longWaiting(job.id);
+    await sweep();
+    expect(await readJob(apiKey, job.id)).toMatchObject({
+      status: "failed",
+      retryCount: JOB_DELIVERY_RETRIES,
+      errorMessage: "The job could not be dispatched to an encoder: its last message was dropped by the queue, and its 3 attempts are spent.",
+    });
+    expect((await admin.showAccount(accountId)).usage.used).toBe(1);
+  });
+
+  it("a job whose message QStash still holds (waiting its turn) is only asked about, never moved", async () => {
+    const { apiKey } = await newAccount();
+    const job = await createJob(apiKey);
+    await delivered(job.id);
+    // A message of the job's that waits an hour before its first delivery: QStash holds it all along.
+    const { messageId } = await qstash.publishJSON({ url: `${stack.encoderUrl}/deliveries/jobs`, body: { jobId: job.id, firstAttempt: 0 }, delay: 3600 });
+    try {
+      await admin.db.update(jobs).set({ messageId }).where(eq(jobs.id, job.id));
+      await longWaiting(job.id);
+      await sweep();
+      expect(await readJob(apiKey, job.id)).toMatchObject({ status: "queued", retryCount: 0 });
+      expect(await messageIdOf(job.id)).toBe(messageId);
+    } finally {
+      await qstash.messages.cancel(messageId);
+    }
+  });
+});

@@ -1,6 +1,7 @@
 import { Client } from "@upstash/qstash";
 import { afterAll, inject } from "vitest";
 import { openAdmin } from "../../dev/admin/commands";
+import { readEmulatedMessage } from "../../dev/cloud/qstash-emulator";
 import type { CreateJobRequest } from "../../client/types";
 import { signInternal } from "../../domain/internal-auth";
 import type { PlanId } from "../../domain/plans";
@@ -16,18 +17,8 @@ afterAll(() => admin.close());
 /** The local cloud's QStash, through the official client. */
 export const qstash = new Client({ baseUrl: stack.cloud.qstash.url, token: stack.cloud.qstash.token });
 
-/** A message as the QStash emulator describes it: QStash's fields, and where it stands. */
-export interface QueuedMessage {
-  state: "waiting" | "delivering" | "delivered" | "failed" | "cancelled";
-  body: string;
-  maxRetries: number;
-  retried: number;
-  lastStatus?: number;
-  flowControlKey?: string;
-  parallelism?: number;
-  failureCallback?: string;
-}
-export const messageOf = async (messageId: string) => (await qstash.messages.get(messageId)) as unknown as QueuedMessage;
+/** A message the local QStash held, whatever became of it. */
+export const messageOf = (messageId: string) => readEmulatedMessage(stack.cloud.qstash, messageId);
 
 /** What the delivery sink (where the encoder stands in these suites) has received from QStash, oldest first. */
 export async function deliveries(): Promise<Delivery[]> {

@@ -8,16 +8,19 @@ import { notifyJobFinished } from "./webhooks";
 export interface LostMessage {
   jobId: string;
   messageId: string;
-  /** The last delivery's answer: its HTTP status, or 0 when it got none (the encoder unreachable). */
-  lastStatus: number;
+  /**
+   * The last delivery's answer: its HTTP status, 0 when it got none (the encoder unreachable),
+   * or null when unknown (the sweep found the message gone, and no failure callback came).
+   */
+  lastStatus: number | null;
 }
 
 export type LostMessageOutcome = "redispatched" | "failed" | "ignored";
 
 /** Why the job failed, for its reader: never the encoder's address or anything it answered beyond the status. */
-function undispatchedMessage(lastStatus: number): string {
-  const last = lastStatus > 0 ? `was answered ${lastStatus}` : "got no answer";
-  return `The job could not be dispatched to an encoder: its last delivery ${last}, and its ${JOB_DELIVERY_RETRIES + 1} attempts are spent.`;
+function undispatchedMessage(lastStatus: number | null): string {
+  const last = lastStatus === null ? "its last message was dropped by the queue" : `its last delivery ${lastStatus > 0 ? `was answered ${lastStatus}` : "got no answer"}`;
+  return `The job could not be dispatched to an encoder: ${last}, and its ${JOB_DELIVERY_RETRIES + 1} attempts are spent.`;
 }
 
 /**

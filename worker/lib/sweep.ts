@@ -1,9 +1,10 @@
-import { and, asc, eq, isNull, lt, sql } from "drizzle-orm";
+import { and, asc, eq, isNotNull, isNull, lt, sql } from "drizzle-orm";
 import { jobs, sessions } from "../../drizzle/schema";
 import { JOB_DELIVERY_RETRIES } from "../../domain/jobs";
 import type { Services } from "../context";
 import { describeError, logJobError } from "../errors";
 import * as jobStates from "./job-states";
+import { settleLostMessage } from "./lost-messages";
 import { notifyJobFinished, publishPendingWebhooks } from "./webhooks";
 
 /** A processing job whose encoder sent no heartbeat for this long is presumed abandoned. */
@@ -16,19 +17,30 @@ const STALE_AFTER_MS = 60_000;
 const UNDISPATCHED_AFTER_MS = 30_000;
 /** Jobs one sweep dispatches again at most; the next sweep takes the rest. */
 const DISPATCHES_PER_SWEEP = 100;
+/**
+ * A queued job whose message QStash has not delivered this long after it was queued is asked
+ * about: its message may be lost (see dropped messages below). Far beyond the few minutes a
+ * message's deliveries and its failure callback's take; a job still waiting its turn in a
+ * backlog is only asked about, never moved.
+ */
+const ASK_ABOUT_MESSAGE_AFTER_MS = 10 * 60_000;
+/** Messages one sweep asks QStash about at most, the oldest jobs first. */
+const MESSAGE_CHECKS_PER_SWEEP = 20;
 
 /**
  * The cron's sweep (every minute), the backstop for every step that can be interrupted: jobs of
- * encoders that died mid-job, dispatches lost between a job's queueing and its message, and
- * webhooks lost between a job's end and their publication. A failure on one job is logged and
+ * encoders that died mid-job, dispatches lost between a job's queueing and its message,
+ * messages QStash dropped without a failure callback that arrived, and webhooks lost between a
+ * job's end and their publication. A failure on one job is logged and
  * left for the next sweep; it does not stop the others.
  */
 export async function sweep(services: Services, now = new Date()) {
   const stale = await step("stale jobs", () => sweepStaleJobs(services, now), { redispatched: 0, failed: 0 });
   const dispatched = await step("lost dispatches", () => dispatchUndispatched(services, now), 0);
+  const dropped = await step("dropped messages", () => settleDroppedMessages(services, now), { redispatched: 0, failed: 0 });
   const webhooks = await step("pending webhooks", () => publishPendingWebhooks(services, now), { settled: 0, failed: 0 });
   const sessionsEnded = await step("expired dashboard sessions", () => endExpiredSessions(services, now), 0);
-  return { ...stale, dispatched, webhooks, sessionsEnded };
+  return { ...stale, dispatched, dropped, webhooks, sessionsEnded };
 }
 
 /** One step of the sweep: one that cannot even list its jobs (the database down) is logged, and the next steps still run. */
@@ -100,6 +112,36 @@ async function dispatchUndispatched(services: Services, now: Date): Promise<numb
     }
   }
   return dispatched;
+}
+
+/**
+ * Queued jobs whose message QStash no longer holds: it gave up on the message and its failure
+ * callback, the one report of that, never got through (the Worker or its database down for all
+ * of the callback's deliveries). Nothing else would move such a job. It is settled as the
+ * callback would have settled it (lib/lost-messages.ts): dispatched again while attempts
+ * remain, failed after. A message delivered meanwhile has moved its job out of `queued`, which
+ * the settling checks in its own statement.
+ */
+async function settleDroppedMessages(services: Services, now: Date) {
+  const { db, queue } = services;
+  const cutoff = new Date(now.getTime() - ASK_ABOUT_MESSAGE_AFTER_MS);
+  const waiting = await db
+    .select({ id: jobs.id, messageId: jobs.messageId })
+    .from(jobs)
+    .where(and(eq(jobs.status, "queued"), isNotNull(jobs.messageId), sql`coalesce(${jobs.lastCheckedAt}, ${jobs.createdAt}) < ${cutoff.toISOString()}::timestamptz`))
+    .orderBy(asc(sql`coalesce(${jobs.lastCheckedAt}, ${jobs.createdAt})`))
+    .limit(MESSAGE_CHECKS_PER_SWEEP);
+  const outcome = { redispatched: 0, failed: 0 };
+  for (const { id, messageId } of waiting) {
+    try {
+      if (await queue.holdsMessage(messageId!)) continue;
+      const settled = await settleLostMessage(services, { jobId: id, messageId: messageId!, lastStatus: null }, now);
+      if (settled !== "ignored") outcome[settled] += 1;
+    } catch (err) {
+      logJobError("sweep: a queued job's message could not be checked; the next sweep tries again", id, err);
+    }
+  }
+  return outcome;
 }
 
 /** Dashboard sessions past their expiry: a sign-in that never signed out would otherwise stay a row forever. */

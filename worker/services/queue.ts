@@ -15,6 +15,11 @@ export interface Queue {
   publishJob(jobId: string, firstAttempt?: number): Promise<string>;
   deleteMessage(messageId: string): Promise<void>;
   /**
+   * Whether QStash still holds the message, waiting or being delivered. It forgets one it
+   * delivered, gave up on or had cancelled: its API then answers 404, and this false.
+   */
+  holdsMessage(messageId: string): Promise<boolean>;
+  /**
    * Hands QStash a finished job's webhook; each attempt comes back to /internal/webhook-deliveries.
    * Deduplicated by job and final state: the sweep may publish one again whose first publish
    * succeeded unrecorded, and the receiver still gets one webhook.
@@ -43,6 +48,15 @@ export function createQueue(env: Env): Queue {
     },
     async deleteMessage(messageId) {
       await measured("queue", () => client.messages.cancel(messageId));
+    },
+    async holdsMessage(messageId) {
+      try {
+        await measured("queue", () => client.messages.get(messageId));
+        return true;
+      } catch (err) {
+        if ((err as { status?: number }).status === 404) return false;
+        throw err;
+      }
     },
     async publishWebhook(jobId, status) {
       const res = await measured("queue", () => client.publishJSON({

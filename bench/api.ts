@@ -112,8 +112,9 @@ try {
   await s3.fetch(s3ObjectUrl(cloud.s3.endpoint, cloud.s3.bucket, outputKey), { method: "PUT", body: "bench output" });
   await internal(`/jobs/${completedId}/complete`, { outputKey, duration: 10 });
 
-  // Who spends the CPU: the Worker's runtime, PostgreSQL serving this run's database, and this
-  // process (the local cloud's stand-ins and autocannon). Others' processes share the machine.
+  // Who spends the CPU: wrangler's dev server (three processes, below), PostgreSQL serving this
+  // run's database, and this process (the local cloud's stand-ins and autocannon). Others'
+  // processes share the machine.
   const database = new URL(stack.info.databaseUrl).pathname.slice(1);
   const devPort = new URL(base).port;
   const isWorkerd = (cmd: string) => cmd.includes(process.cwd()) && cmd.includes("bin/workerd serve");

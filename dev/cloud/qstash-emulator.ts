@@ -40,17 +40,16 @@ interface Message {
   failureCallback?: FailureCallback;
 }
 
-/** A message as the emulator's own path describes it: QStash's fields, and where it stands. */
-export interface EmulatedMessage {
-  messageId: string;
-  state: State;
+/** A message as GET /v2/messages/{id} (and the emulator's own path) describes it: its body as text, its failure callback's URL. */
+export type EmulatedMessage = Omit<Message, "body" | "headers" | "failureCallback"> & {
   body: string;
-  maxRetries: number;
-  retried: number;
-  lastStatus?: number;
-  flowControlKey?: string;
-  parallelism?: number;
+  header: Record<string, string>;
   failureCallback?: string;
+};
+
+/** The description of a message, as the GET paths answer it. */
+function described({ body, headers, failureCallback, ...info }: Message): EmulatedMessage {
+  return { ...info, body: body.toString("utf8"), header: headers, failureCallback: failureCallback?.url };
 }
 
 /** Any message the emulator ever held, settled ones too (QStash's own API forgets those). */
@@ -331,10 +330,7 @@ export async function startQStashEmulator(opts: QStashEmulatorOptions) {
       // cancelled is gone from its API. The emulator's own path shows every message it ever held.
       const active = message?.state === "waiting" || message?.state === "delivering";
       if (!message || (match[1] === "v2" && !active)) return send(404, { error: "message not found" });
-      if (req.method === "GET") {
-        const { body, headers, failureCallback, ...info } = message;
-        return send(200, { ...info, body: body.toString("utf8"), header: headers, failureCallback: failureCallback?.url });
-      }
+      if (req.method === "GET") return send(200, described(message));
       if (req.method === "DELETE" && match[1] === "v2") {
         // One being delivered is cancelled too: it will not be retried.
         message.state = "cancelled";

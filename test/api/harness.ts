@@ -20,13 +20,11 @@ export const qstash = new Client({ baseUrl: stack.cloud.qstash.url, token: stack
 /** A message the local QStash held, whatever became of it. */
 export const messageOf = (messageId: string) => readEmulatedMessage(stack.cloud.qstash, messageId);
 
-/** What the delivery sink (where the encoder stands in these suites) has received from QStash, oldest first. */
-export async function deliveries(): Promise<Delivery[]> {
-  return (await fetch(`${stack.encoderUrl}/deliveries`)).json() as Promise<Delivery[]>;
+/** What the delivery sink (where the encoder stands in these suites) has received of one job's messages, oldest first. */
+export async function deliveriesOf(jobId: string): Promise<Delivery[]> {
+  const all = (await (await fetch(`${stack.encoderUrl}/deliveries`)).json()) as Delivery[];
+  return all.filter((d) => JSON.parse(d.body).jobId === jobId);
 }
-
-/** The deliveries of one job's messages. */
-export const deliveriesOf = async (jobId: string) => (await deliveries()).filter((d) => JSON.parse(d.body).jobId === jobId);
 
 /** The API as the caller with this key (none: no Authorization header). */
 export const api = (key?: string) => createApiClient({ baseUrl: stack.apiUrl, apiKey: key });

@@ -19,8 +19,12 @@ export type LostMessageOutcome = "redispatched" | "failed" | "ignored";
 
 /** Why the job failed, for its reader: never the encoder's address or anything it answered beyond the status. */
 function undispatchedMessage(lastStatus: number | null): string {
-  const last = lastStatus === null ? "its last message was dropped by the queue" : `its last delivery ${lastStatus > 0 ? `was answered ${lastStatus}` : "got no answer"}`;
-  return `The job could not be dispatched to an encoder: ${last}, and its ${JOB_DELIVERY_RETRIES + 1} attempts are spent.`;
+  return `The job could not be dispatched to an encoder: ${lastWord(lastStatus)}, and its ${JOB_DELIVERY_RETRIES + 1} attempts are spent.`;
+}
+
+function lastWord(lastStatus: number | null): string {
+  if (lastStatus === null) return "its last message was dropped by the queue";
+  return lastStatus > 0 ? `its last delivery was answered ${lastStatus}` : "its last delivery got no answer";
 }
 
 /**

@@ -133,9 +133,10 @@ async function settleDroppedMessages(services: Services, now: Date) {
     .limit(MESSAGE_CHECKS_PER_SWEEP);
   const outcome = { redispatched: 0, failed: 0 };
   for (const { id, messageId } of waiting) {
+    if (!messageId) continue;
     try {
-      if (await queue.holdsMessage(messageId!)) continue;
-      const settled = await settleLostMessage(services, { jobId: id, messageId: messageId!, lastStatus: null }, now);
+      if (await queue.holdsMessage(messageId)) continue;
+      const settled = await settleLostMessage(services, { jobId: id, messageId, lastStatus: null }, now);
       if (settled !== "ignored") outcome[settled] += 1;
     } catch (err) {
       logJobError("sweep: a queued job's message could not be checked; the next sweep tries again", id, err);

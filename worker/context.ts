@@ -3,6 +3,7 @@ import type { ListedJob, PresentedJob } from "./routes/jobs/present";
 import type { ListJobsQuery } from "./routes/jobs/schema";
 import type { PlanId } from "../domain/plans";
 import type { Env } from "./env";
+import type { Creator } from "./lib/job-states";
 import type { Database } from "./services/db";
 import type { Queue } from "./services/queue";
 import type { Storage } from "./services/storage";
@@ -27,6 +28,8 @@ export interface AppEnv {
   Variables: {
     services: Services;
     caller: Caller;
+    /** Set on POST /jobs (requireCreator): the caller, or the key its creation statement checks. */
+    creator: Creator;
     /** Set on routes where a key is optional (GET /presets). */
     optionalCaller: Caller | null;
     /** Set on the routes about one job of the caller's, read with the key's check (requireCallerWithOwnJob). */

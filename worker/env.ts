@@ -44,9 +44,14 @@ export function parseEnv(raw: unknown): Env {
 
 const quotaOverrides = z.partialRecord(z.enum(PLAN_IDS), z.number().int().nonnegative());
 
-export function monthlyQuota(env: Pick<Env, "QUOTA_LIMITS">, plan: PlanId): number {
-  if (!env.QUOTA_LIMITS) return DEFAULT_MONTHLY_QUOTA[plan];
+/** Each plan's units a month: the defaults, with QUOTA_LIMITS's overrides. */
+export function monthlyQuotas(env: Pick<Env, "QUOTA_LIMITS">): Record<PlanId, number> {
+  if (!env.QUOTA_LIMITS) return DEFAULT_MONTHLY_QUOTA;
   const parsed = quotaOverrides.safeParse(JSON.parse(env.QUOTA_LIMITS));
   if (!parsed.success) throw new Error("QUOTA_LIMITS must be a JSON object of plan → non-negative integer");
-  return parsed.data[plan] ?? DEFAULT_MONTHLY_QUOTA[plan];
+  return { ...DEFAULT_MONTHLY_QUOTA, ...parsed.data };
+}
+
+export function monthlyQuota(env: Pick<Env, "QUOTA_LIMITS">, plan: PlanId): number {
+  return monthlyQuotas(env)[plan];
 }

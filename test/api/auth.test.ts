@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { generateApiKey } from "../../domain/keys";
-import { expectError, expectStatus } from "../support/api-client";
-import { admin, api, createJob, newAccount, readJob } from "./harness";
+import { bodyOf, expectError, expectStatus } from "../support/api-client";
+import { admin, api, createJob, newAccount, readJob, SOURCE } from "./harness";
 
 const UNAUTHORIZED = {
   error: "Unauthorized",
@@ -40,6 +40,50 @@ describe("spec: Authentication rule 4 › five failures, one 401 body, on every 
       });
     }
   }
+});
+
+describe("spec: Authentication rule 4 › POST /jobs checks the key in its creation statement, and a 401 still comes first", async () => {
+  const { apiKey, accountId } = await newAccount();
+  const revoked = await admin.createKey(accountId);
+  await admin.revokeKey(revoked.apiKey);
+  const owner = await newAccount();
+
+  const keys: [string, string][] = [
+    ["unknown key", generateApiKey()],
+    ["revoked key", revoked.apiKey],
+  ];
+  const bodies: [string, unknown][] = [
+    ["a valid body", { inputUrl: SOURCE, preset: "mp4_264_720p" }],
+    ["a preset above the plan", { inputUrl: SOURCE, preset: "hls_abr_264_standard" }],
+    ["an unknown preset", { inputUrl: SOURCE, preset: "no_such_preset" }],
+    ["a body that does not validate", { inputUrl: "not a url" }],
+  ];
+  for (const [keyName, key] of keys) {
+    for (const [bodyName, json] of bodies) {
+      for (const idempotencyKey of [undefined, "retry-1"]) {
+        it(`${keyName}, ${bodyName}${idempotencyKey ? ", with an Idempotency-Key" : ""} → 401, nothing created`, async () => {
+          const headers: Record<string, string> = { Authorization: `Bearer ${key}` };
+          if (idempotencyKey) headers["Idempotency-Key"] = idempotencyKey;
+          const res = await api().raw({ method: "POST", path: "/jobs", headers, json });
+          expectStatus(res, 401);
+          expect(res.body).toEqual(UNAUTHORIZED);
+        });
+      }
+    }
+  }
+
+  it("a valid key's refusals keep their own answers (400, 403 with the plan) and take no unit; nothing was created by the refused keys", async () => {
+    expectError(await api(owner.apiKey).createJob({ inputUrl: SOURCE, preset: "no_such_preset" } as never), 400, "Invalid preset");
+    const above = await api(owner.apiKey).createJob({ inputUrl: SOURCE, preset: "hls_abr_264_standard" });
+    expectStatus(above, 403);
+    expect(above.body).toMatchObject({ yourPlan: "free" });
+    const created = await api(owner.apiKey).createJob({ inputUrl: SOURCE, preset: "mp4_264_720p" });
+    expectStatus(created, 201);
+    expect(created.body).toMatchObject({ status: "queued", user: { remainingJobs: 9 } });
+    const theirs = await api(apiKey).createJob({ inputUrl: SOURCE, preset: "mp4_264_720p" });
+    expect(theirs.body).toMatchObject({ user: { remainingJobs: 9 } });
+    expect(bodyOf(await api(apiKey).listJobs(), 200).pagination.totalCount).toBe(1);
+  });
 });
 
 describe("spec: Authentication rules 2 and 5", () => {

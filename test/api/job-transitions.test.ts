@@ -1,7 +1,10 @@
+import { randomUUID } from "node:crypto";
 import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { accounts, jobs, usage, type Job } from "../../drizzle/schema";
+import { accounts, apiKeys, jobs, usage, type Job } from "../../drizzle/schema";
 import { JOB_DELIVERY_RETRIES, JOB_STATUSES, type JobStatus } from "../../domain/jobs";
+import { PLAN_IDS, type PlanId } from "../../domain/plans";
+import type { Caller } from "../../worker/context";
 import * as jobStates from "../../worker/lib/job-states";
 import type { Database } from "../../worker/services/db";
 import { openScratchDatabase } from "../support/http-database";
@@ -193,17 +196,16 @@ describe("spec: States and transitions › the table, walked against the databas
 });
 
 describe("spec: States row 1 and rule 1 › creation: the quota unit and the queued job in one statement", () => {
+  const newJob = () => ({ preset: "mp4_264_720p", inputUrl: "https://media.example.com/a.mp4", clientMetadata: { orderId: 7 }, edl: null, createdAt: new Date() });
+  const everyPlan = (limit: number) => Object.fromEntries(PLAN_IDS.map((plan) => [plan, limit])) as Record<PlanId, number>;
+  const callerOf = (account: { id: string; plan: PlanId }): Caller => ({ keyId: randomUUID(), accountId: account.id, plan: account.plan, webhookUrl: null });
   const create = (accountId: string, limit: number) =>
-    jobStates.create(
-      db,
-      { accountId, preset: "mp4_264_720p", inputUrl: "https://media.example.com/a.mp4", clientMetadata: { orderId: 7 }, edl: null, createdAt: new Date() },
-      { period: PERIOD, limit },
-    );
+    jobStates.create(db, { caller: callerOf({ id: accountId, plan: "free" }) }, newJob(), { period: PERIOD, limits: everyPlan(limit), plans: PLAN_IDS });
 
   it("inserts a queued job holding this month's unit, with what was sent", async () => {
     const account = await newAccount();
     const created = await create(account.id, 10);
-    expect(created).toEqual({ created: true, jobId: expect.any(String), used: 1 });
+    expect(created).toEqual({ outcome: "created", caller: expect.objectContaining({ accountId: account.id }), jobId: expect.any(String), used: 1 });
     const job = await reread((created as { jobId: string }).jobId);
     expect(job).toMatchObject({ status: "queued", accountId: account.id, quotaPeriod: PERIOD, clientMetadata: { orderId: 7 }, edl: null });
   });
@@ -211,10 +213,10 @@ describe("spec: States row 1 and rule 1 › creation: the quota unit and the que
   it("refuses at the limit without inserting, and tells the exact count, also above a lowered limit", async () => {
     const account = await newAccount();
     await direct.insert(usage).values({ accountId: account.id, period: PERIOD, count: 12 });
-    expect(await create(account.id, 10)).toEqual({ created: false, used: 12 });
-    expect(await create(account.id, 0)).toEqual({ created: false, used: 12 });
+    expect(await create(account.id, 10)).toMatchObject({ outcome: "quotaUsedUp", used: 12 });
+    expect(await create(account.id, 0)).toMatchObject({ outcome: "quotaUsedUp", used: 12 });
     const fresh = await newAccount();
-    expect(await create(fresh.id, 0)).toEqual({ created: false, used: 0 });
+    expect(await create(fresh.id, 0)).toMatchObject({ outcome: "quotaUsedUp", used: 0 });
     const [{ n }] = await direct.select({ n: sql<number>`count(*)::int` }).from(jobs).where(sql`${jobs.accountId} in (${account.id}, ${fresh.id})`);
     expect(n).toBe(0);
   });
@@ -223,11 +225,65 @@ describe("spec: States row 1 and rule 1 › creation: the quota unit and the que
     const account = await newAccount();
     await direct.insert(usage).values({ accountId: account.id, period: PERIOD, count: 850 });
     const results = await Promise.all(Array.from({ length: 200 }, () => create(account.id, 1000)));
-    const created = results.filter((r) => r.created);
+    const created = results.flatMap((r) => (r.outcome === "created" ? [r] : []));
     expect(created).toHaveLength(150);
     expect(created.map((r) => r.used).sort((a, b) => a - b)).toEqual(Array.from({ length: 150 }, (_, i) => 851 + i));
-    expect(results.filter((r) => !r.created)).toEqual(Array.from({ length: 50 }, () => ({ created: false, used: 1000 })));
+    expect(results.filter((r) => r.outcome !== "created")).toEqual(Array.from({ length: 50 }, () => expect.objectContaining({ outcome: "quotaUsedUp", used: 1000 })));
     const [{ n }] = await direct.select({ n: sql<number>`count(*)::int` }).from(jobs).where(eq(jobs.accountId, account.id));
     expect(n).toBe(150);
+  });
+
+  describe("the creator given by its API key, checked by the same statement", () => {
+    const LIMITS: Record<PlanId, number> = { free: 2, pro: 5, business: 7, enterprise: 9 };
+    const jobsOf = async (accountId: string) => (await direct.select({ n: sql<number>`count(*)::int` }).from(jobs).where(eq(jobs.accountId, accountId)))[0].n;
+    const unitsOf = async (accountId: string) => (await direct.select({ count: usage.count }).from(usage).where(eq(usage.accountId, accountId)))[0]?.count ?? 0;
+    async function keyed(plan: PlanId, options: { revoked?: boolean; webhookUrl?: string } = {}) {
+      const [account] = await direct.insert(accounts).values({ plan, webhookUrl: options.webhookUrl ?? null }).returning();
+      const keyHash = randomUUID();
+      const [key] = await direct
+        .insert(apiKeys)
+        .values({ accountId: account.id, hash: keyHash, last4: "abcd", revokedAt: options.revoked ? new Date() : null })
+        .returning();
+      return { account, key, keyHash };
+    }
+    const createBy = (keyHash: string, plans: readonly PlanId[] = PLAN_IDS) =>
+      jobStates.create(db, { keyHash }, newJob(), { period: PERIOD, limits: LIMITS, plans });
+
+    it("creates with the key's account, and answers with its caller and the limit of its plan", async () => {
+      const { account, key, keyHash } = await keyed("pro", { webhookUrl: "https://hooks.example.com/v" });
+      const created = await createBy(keyHash);
+      expect(created).toEqual({
+        outcome: "created",
+        caller: { keyId: key.id, accountId: account.id, plan: "pro", webhookUrl: "https://hooks.example.com/v" },
+        jobId: expect.any(String),
+        used: 1,
+      });
+      expect(await reread((created as { jobId: string }).jobId)).toMatchObject({ status: "queued", accountId: account.id, quotaPeriod: PERIOD });
+      for (let i = 0; i < 6; i++) await createBy(keyHash);
+      expect(await jobsOf(account.id)).toBe(LIMITS.pro);
+      expect(await createBy(keyHash)).toMatchObject({ outcome: "quotaUsedUp", caller: { plan: "pro" }, used: LIMITS.pro });
+    });
+
+    it("an unknown key and a revoked key create nothing and take no unit", async () => {
+      expect(await createBy(randomUUID())).toEqual({ outcome: "unknownKey" });
+      const { account, keyHash } = await keyed("enterprise", { revoked: true });
+      expect(await createBy(keyHash)).toEqual({ outcome: "unknownKey" });
+      expect([await jobsOf(account.id), await unitsOf(account.id)]).toEqual([0, 0]);
+    });
+
+    it("a plan without the preset is refused with its caller, and takes no unit", async () => {
+      const { account, keyHash } = await keyed("free");
+      expect(await createBy(keyHash, ["pro", "business", "enterprise"])).toMatchObject({ outcome: "presetNotAllowed", caller: { accountId: account.id, plan: "free" } });
+      expect([await jobsOf(account.id), await unitsOf(account.id)]).toEqual([0, 0]);
+      expect(await createBy(keyHash, ["free", "pro", "business", "enterprise"])).toMatchObject({ outcome: "created" });
+    });
+
+    it("60 at once against 7 units on business: exactly 7 jobs", async () => {
+      const { account, keyHash } = await keyed("business");
+      const results = await Promise.all(Array.from({ length: 60 }, () => createBy(keyHash)));
+      expect(results.filter((r) => r.outcome === "created")).toHaveLength(LIMITS.business);
+      expect(results.filter((r) => r.outcome === "quotaUsedUp")).toHaveLength(60 - LIMITS.business);
+      expect([await jobsOf(account.id), await unitsOf(account.id)]).toEqual([LIMITS.business, LIMITS.business]);
+    });
   });
 });

@@ -1,11 +1,15 @@
+import { PLAN_IDS, planIncludes } from "../../domain/plans";
+import { EDL_PRESET_ID, type CatalogueEntry } from "../../domain/presets/catalogue";
 import { quotaPeriod } from "../../domain/time";
 import type { Caller, Services } from "../context";
-import { monthlyQuota } from "../env";
+import { monthlyQuotas } from "../env";
+import { ApiError } from "../errors";
 import * as jobStates from "./job-states";
-import { quotaUsedUp } from "./refusals";
+import { presetNotAllowed, quotaUsedUp } from "./refusals";
 
 export interface NewJobInput {
-  preset: string;
+  /** A preset of the catalogue, which the caller's plan must include; or null for a timeline, checked against the plan before. */
+  preset: CatalogueEntry | null;
   inputUrl: string;
   clientMetadata?: Record<string, unknown> | null;
   edl?: unknown;
@@ -15,24 +19,38 @@ export interface CreatedJob {
   id: string;
   createdAt: Date;
   remainingJobs: number;
+  /** Who created it: the caller given, or the one the key was found to belong to. */
+  caller: Caller;
 }
 
 /**
- * The creation flow both POST /jobs and POST /edl share: claim a quota unit and insert the
- * queued job in one statement, then hand the job to the queue. A job the queue refuses is
- * marked failed and its unit released (spec, States and transitions, rows 1 and 2).
+ * The creation flow both POST /jobs and POST /edl share: check the creator's plan, claim a
+ * quota unit and insert the queued job in one statement, then hand the job to the queue. A key
+ * that does not authenticate is refused here when the statement checked it (POST /jobs,
+ * middleware/auth.ts's requireCreator). A job the queue refuses is marked failed and its unit
+ * released (spec, States and transitions, rows 1 and 2).
  */
-export async function createQueuedJob(services: Services, caller: Caller, input: NewJobInput): Promise<CreatedJob> {
+export async function createQueuedJob(services: Services, creator: jobStates.Creator, input: NewJobInput): Promise<CreatedJob> {
   const { db, queue, env } = services;
   const createdAt = new Date();
-  const quota = { period: quotaPeriod(createdAt), limit: monthlyQuota(env, caller.plan) };
+  const limits = monthlyQuotas(env);
+  const { preset } = input;
+  const rules = {
+    period: quotaPeriod(createdAt),
+    limits,
+    plans: preset ? PLAN_IDS.filter((plan) => planIncludes(plan, preset.requiredPlan)) : PLAN_IDS,
+  };
 
   const creation = await jobStates.create(
     db,
-    { accountId: caller.accountId, preset: input.preset, inputUrl: input.inputUrl, clientMetadata: input.clientMetadata ?? null, edl: input.edl ?? null, createdAt },
-    quota,
+    creator,
+    { preset: preset?.id ?? EDL_PRESET_ID, inputUrl: input.inputUrl, clientMetadata: input.clientMetadata ?? null, edl: input.edl ?? null, createdAt },
+    rules,
   );
-  if (!creation.created) throw quotaUsedUp(caller.plan, quota.limit, creation.used);
+  if (creation.outcome === "unknownKey") throw ApiError.unauthorized();
+  const { caller } = creation;
+  if (creation.outcome === "presetNotAllowed") throw preset ? presetNotAllowed(preset, caller.plan) : new Error("A timeline is allowed on every plan");
+  if (creation.outcome === "quotaUsedUp") throw quotaUsedUp(caller.plan, limits[caller.plan], creation.used);
 
   let messageId: string;
   try {
@@ -42,5 +60,5 @@ export async function createQueuedJob(services: Services, caller: Caller, input:
     throw err;
   }
   await jobStates.recordMessage(db, creation.jobId, messageId);
-  return { id: creation.jobId, createdAt, remainingJobs: Math.max(0, quota.limit - creation.used) };
+  return { id: creation.jobId, createdAt, remainingJobs: Math.max(0, limits[caller.plan] - creation.used), caller };
 }

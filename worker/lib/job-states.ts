@@ -8,11 +8,14 @@
  */
 import { and, eq, getTableColumns, gt, gte, inArray, isNotNull, lt, sql, type SQL } from "drizzle-orm";
 import type { PgUpdateSetSource } from "drizzle-orm/pg-core";
-import { jobs, usage, type Job } from "../../drizzle/schema";
+import { accounts, apiKeys, jobs, usage, type Job } from "../../drizzle/schema";
 import { isUuid } from "../../domain/ids";
 import { CANCELLABLE_STATUSES, JOB_DELIVERY_RETRIES, type JobStatus } from "../../domain/jobs";
+import { PLAN_IDS, type PlanId } from "../../domain/plans";
+import type { Caller } from "../context";
 import type { Database } from "../services/db";
-import { claimUnit, unitsUsed, type QuotaClaim } from "./quota";
+import { activeKey } from "../middleware/auth";
+import { claimUnit, unitsUsed } from "./quota";
 
 interface Transition {
   from: readonly JobStatus[];
@@ -119,8 +122,13 @@ async function move(
 
 // ── Creation: (none) → queued ───────────────────────────────────────────────────────────────
 
+/**
+ * Whose job it is: a caller already authenticated, or (POST /jobs) an API key that the
+ * creation's own statement checks, finding the caller in the same round trip.
+ */
+export type Creator = { caller: Caller } | { keyHash: string };
+
 export interface NewJob {
-  accountId: string;
   preset: string;
   inputUrl: string;
   clientMetadata: Record<string, unknown> | null;
@@ -128,33 +136,80 @@ export interface NewJob {
   createdAt: Date;
 }
 
-export type Creation = { created: true; jobId: string; used: number } | { created: false; used: number };
+/** What the caller's plan decides about a creation, for whichever plan the caller turns out to have. */
+export interface CreationRules {
+  /** The calendar month ("YYYY-MM", UTC) the unit counts against. */
+  period: string;
+  /** Each plan's units a month. */
+  limits: Record<PlanId, number>;
+  /** The plans allowed to create this job (those that include its preset). */
+  plans: readonly PlanId[];
+}
+
+export type Creation =
+  | { outcome: "created"; caller: Caller; jobId: string; used: number }
+  | { outcome: "quotaUsedUp"; caller: Caller; used: number }
+  | { outcome: "presetNotAllowed"; caller: Caller }
+  | { outcome: "unknownKey" };
 
 const asJsonb = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
 
+/** The creator as one row: the caller, its month's units and whether its plan may create the job. None for a key that does not authenticate. */
+function creatorRow(creator: Creator, { limits, plans }: CreationRules): SQL {
+  if ("caller" in creator) {
+    const { keyId, accountId, plan, webhookUrl } = creator.caller;
+    return sql`select ${keyId}::uuid as key_id, ${accountId}::uuid as account_id, ${plan}::text as plan, ${webhookUrl}::text as webhook_url,
+      ${limits[plan]}::int as claim_limit, ${plans.includes(plan)}::boolean as allowed`;
+  }
+  const limit = sql.join(PLAN_IDS.map((plan) => sql`when ${plan} then ${limits[plan]}::int`), sql` `);
+  return sql`select ${apiKeys.id} as key_id, ${accounts.id} as account_id, ${accounts.plan} as plan, ${accounts.webhookUrl} as webhook_url,
+      case ${accounts.plan} ${limit} end as claim_limit, ${inArray(accounts.plan, [...plans])} as allowed
+    from ${apiKeys} inner join ${accounts} on ${eq(accounts.id, apiKeys.accountId)}
+    where ${activeKey(sql`${creator.keyHash}`)}
+    limit 1`;
+}
+
+type CreationRow = {
+  key_id: string;
+  account_id: string;
+  plan: PlanId;
+  webhook_url: string | null;
+  allowed: boolean;
+  used: number | null;
+  id: string | null;
+};
+
 /**
  * Claims a quota unit and inserts the queued job in one statement: the job is inserted from the
- * claim's row, so only when a unit was taken. Only a refusal reads the counter afterwards, for
- * its `usage.current`: claims stop at the limit, so what a refusal reads is the count that
- * refused it unless a unit was given back meanwhile, and then it is the count now. A creation is
- * one statement, no transaction around it: over Neon's HTTP path that is one round trip, and
- * every statement a batch adds (BEGIN, COMMIT, the read) is one more between Neon and Postgres.
+ * claim's row, so only when a unit was taken, and the unit only when the creator's plan allows
+ * the job. A creator given by its key is checked in the same statement, so a creation is one
+ * round trip over Neon's HTTP path, whoever calls, with no transaction around it: every
+ * statement a batch adds (BEGIN, COMMIT, a read) is one more between Neon and Postgres. Only a
+ * quota refusal reads the counter afterwards, for its `usage.current`: claims stop at the limit,
+ * so what it reads is the count that refused it unless a unit was given back meanwhile, and then
+ * it is the count now.
  */
-export async function create(db: Database, job: NewJob, quota: Omit<QuotaClaim, "accountId">): Promise<Creation> {
-  const claim = { ...quota, accountId: job.accountId };
-  const { rows } = await db.execute<{ id: string; used: number }>(sql`
-    with claim as (${claimUnit(claim)}),
+export async function create(db: Database, creator: Creator, job: NewJob, rules: CreationRules): Promise<Creation> {
+  const allowedAccount = sql`(select account_id from creator where allowed)`;
+  const { rows } = await db.execute<CreationRow>(sql`
+    with creator as (${creatorRow(creator, rules)}),
+    claim as (${claimUnit({ accountId: allowedAccount, period: rules.period, limit: sql`(select claim_limit from creator where allowed)` })}),
     created as (
       insert into ${jobs} (account_id, status, preset, input_url, client_metadata, edl, quota_period, created_at)
-      select ${job.accountId}::uuid, ${"queued" satisfies JobStatus}, ${job.preset}, ${job.inputUrl}, ${asJsonb(job.clientMetadata)}::jsonb,
-        ${asJsonb(job.edl)}::jsonb, ${quota.period}, ${job.createdAt.toISOString()}::timestamptz
+      select ${allowedAccount}, ${"queued" satisfies JobStatus}, ${job.preset}, ${job.inputUrl}, ${asJsonb(job.clientMetadata)}::jsonb,
+        ${asJsonb(job.edl)}::jsonb, ${rules.period}, ${job.createdAt.toISOString()}::timestamptz
       from claim
       returning id
     )
-    select created.id, claim.count as used from claim join created on true`);
-  if (rows[0]) return { created: true, jobId: rows[0].id, used: Number(rows[0].used) };
-  const [counter] = await unitsUsed(db, claim);
-  return { created: false, used: counter?.count ?? 0 };
+    select creator.key_id, creator.account_id, creator.plan, creator.webhook_url, creator.allowed, claim.count as used, created.id
+    from creator left join claim on true left join created on true`);
+  const [row] = rows;
+  if (!row) return { outcome: "unknownKey" };
+  const caller: Caller = { keyId: row.key_id, accountId: row.account_id, plan: row.plan, webhookUrl: row.webhook_url };
+  if (!row.allowed) return { outcome: "presetNotAllowed", caller };
+  if (row.id !== null) return { outcome: "created", caller, jobId: row.id, used: Number(row.used) };
+  const [counter] = await unitsUsed(db, { accountId: caller.accountId, period: rules.period });
+  return { outcome: "quotaUsedUp", caller, used: counter?.count ?? 0 };
 }
 
 /** Records the queue message that carries the job, so a cancel can delete it. Not a change of state. */

@@ -3,10 +3,12 @@ import { usage } from "../../drizzle/schema";
 import type { AnyDatabase } from "../dashboard/lib/database";
 
 export interface QuotaClaim {
-  accountId: string;
+  /** The account, or an expression of the enclosing statement that gives it (null: claim nothing). */
+  accountId: string | SQL;
   /** The calendar month ("YYYY-MM", UTC) the unit counts against. */
   period: string;
-  limit: number;
+  /** The month's units, or an expression of the enclosing statement that gives them. */
+  limit: number | SQL;
 }
 
 /**
@@ -25,7 +27,7 @@ export function claimUnit({ accountId, period, limit }: QuotaClaim): SQL {
 }
 
 /** The units used this month (a refused creation's `usage.current`, the dashboard's meter). */
-export function unitsUsed<D extends AnyDatabase>(db: D, { accountId, period }: Pick<QuotaClaim, "accountId" | "period">) {
+export function unitsUsed<D extends AnyDatabase>(db: D, { accountId, period }: { accountId: string; period: string }) {
   return db
     .select({ count: usage.count })
     .from(usage)

@@ -1,6 +1,5 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { validateEdl } from "../../../domain/edl/validate";
-import { EDL_PRESET_ID } from "../../../domain/presets/catalogue";
 import { iso } from "../../../domain/time";
 import type { AppEnv } from "../../context";
 import { createQueuedJob } from "../../lib/create-job";
@@ -48,8 +47,8 @@ export function registerCreateEdl(app: OpenAPIHono<AppEnv>) {
     const result = validateEdl(body.edl, caller.plan);
     if (!result.valid || !result.edl) throw edlValidationFailed(result.errors);
     const firstClip = result.edl.timeline.tracks.flatMap((t) => (t.type === "video" ? t.clips : []))[0];
-    const job = await createQueuedJob(c.get("services"), caller, {
-      preset: EDL_PRESET_ID,
+    const job = await createQueuedJob(c.get("services"), { caller }, {
+      preset: null,
       // The job row's inputUrl is the first video clip's source; the whole timeline is in `edl`.
       inputUrl: firstClip.src,
       clientMetadata: body.metadata,

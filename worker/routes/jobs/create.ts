@@ -1,12 +1,12 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { findPreset } from "../../../domain/presets/catalogue";
-import { PLAN_DISPLAY_NAMES, planIncludes } from "../../../domain/plans";
+import { PLAN_DISPLAY_NAMES } from "../../../domain/plans";
 import { iso } from "../../../domain/time";
 import type { AppEnv } from "../../context";
 import { createQueuedJob } from "../../lib/create-job";
 import { jsonBody } from "../../lib/json-body";
-import { presetNotAllowed, unknownPreset } from "../../lib/refusals";
-import { requireCaller } from "../../middleware/auth";
+import { unknownPreset } from "../../lib/refusals";
+import { requireCreator } from "../../middleware/auth";
 import { idempotent } from "../../middleware/idempotency";
 import { BODY_LIMITS } from "../../middleware/body-limit";
 import { authenticated, jsonRequest, jsonResponse } from "../../openapi/common";
@@ -34,7 +34,7 @@ export const createJobRoute = createRoute({
   description:
     "Queues one source URL for encoding with one preset and takes one unit of the monthly quota. The source is not fetched now: an accepted job can still fail later (read its `errorMessage`).",
   security: authenticated,
-  middleware: [requireCaller, jsonBody(createJobBody), idempotent] as const,
+  middleware: [requireCreator, jsonBody(createJobBody), idempotent] as const,
   request: { headers: idempotencyKeyHeader, body: jsonRequest(createJobBody, createJobExamples) },
   responses: {
     201: jsonResponse("Created, status queued.", CreatedJob, createdJobExamples),
@@ -52,18 +52,16 @@ export const createJobRoute = createRoute({
 
 export function registerCreateJob(app: OpenAPIHono<AppEnv>) {
   operation(app, createJobRoute, async (c) => {
-    const caller = c.get("caller");
     const body = c.req.valid("json");
-
     const preset = findPreset(body.preset);
     if (!preset) throw unknownPreset(body.preset);
-    if (!planIncludes(caller.plan, preset.requiredPlan)) throw presetNotAllowed(preset, caller.plan);
 
-    const job = await createQueuedJob(c.get("services"), caller, {
-      preset: preset.id,
+    const job = await createQueuedJob(c.get("services"), c.get("creator"), {
+      preset,
       inputUrl: body.inputUrl,
       clientMetadata: body.metadata,
     });
+    const { caller } = job;
     return c.json(
       {
         id: job.id,

@@ -127,12 +127,37 @@ async function readBody(req: IncomingMessage, limit: number): Promise<string> {
   return Buffer.concat(chunks).toString("utf8");
 }
 
+/** Statements each connection keeps prepared; texts beyond these are parsed and planned every time. */
+export const PREPARED_PER_CONNECTION = 200;
+
+const preparedNames = new WeakMap<pg.PoolClient, Map<string, string>>();
+
+/**
+ * The name a statement's text is kept prepared under on this connection: Postgres then parses
+ * it once per connection, and plans it afresh only until its generic plan is as good (its plan
+ * cache's rule), where an unnamed statement is parsed and planned on every request. The hot
+ * queries of a Worker are few texts with new parameters each time, so this takes the planning
+ * out of most of Postgres's work per request. The texts come from the clients, so a connection
+ * names only its first PREPARED_PER_CONNECTION; the rest run unnamed.
+ */
+function preparedName(client: pg.PoolClient, text: string): string | undefined {
+  let names = preparedNames.get(client);
+  if (!names) preparedNames.set(client, (names = new Map()));
+  let name = names.get(text);
+  if (name === undefined && names.size < PREPARED_PER_CONNECTION) names.set(text, (name = `neon_http_${names.size}`));
+  return name;
+}
+
+/** Postgres refuses a prepared statement whose result columns changed under it (a table altered since). */
+const isStalePreparedStatement = (err: unknown) => err instanceof pg.DatabaseError && err.code === "0A000" && /cached plan/.test(err.message);
+
 /** Runs one statement over the extended protocol, as Neon does (one statement, text parameters). */
 function runStatement(client: pg.PoolClient, statement: Statement, budget: ResponseBudget): Promise<StatementResult> {
   return new Promise((resolve, reject) => {
     const rows: Cell[][] = [];
     let tooLarge = false;
     const config: pg.QueryArrayConfig & { queryMode: "extended" } = {
+      name: preparedName(client, statement.query),
       text: statement.query,
       values: statement.params,
       rowMode: "array",
@@ -232,6 +257,19 @@ export async function startNeonHttp(opts: NeonHttpOptions = {}) {
   }
 
   async function execute(database: DatabasePool, payload: Payload, options: RequestOptions, signal: AbortSignal) {
+    // A stale prepared statement did nothing (a batch is rolled back), and its connection is
+    // discarded with all it had prepared: again, until a connection prepares it anew. Each of
+    // the pool's connections can hold the stale one once.
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await executeOnce(database, payload, options, signal);
+      } catch (err) {
+        if (!isStalePreparedStatement(err) || signal.aborted || attempt >= poolSize) throw err;
+      }
+    }
+  }
+
+  async function executeOnce(database: DatabasePool, payload: Payload, options: RequestOptions, signal: AbortSignal) {
     const lease = new Lease(await database.pool.connect(), database.target);
     if (signal.aborted) {
       lease.release();
@@ -259,8 +297,9 @@ export async function startNeonHttp(opts: NeonHttpOptions = {}) {
       );
       return payload.kind === "single" ? json[0] : `{"results":[${json.join(",")}]}`;
     } catch (err) {
-      // A statement Postgres refused leaves the connection fine; a FATAL one, or anything else, does not.
-      lease.release(!(err instanceof pg.DatabaseError && err.severity === "ERROR"));
+      // A statement Postgres refused leaves the connection fine; a FATAL one, a prepared statement
+      // gone stale, or anything else, does not.
+      lease.release(isStalePreparedStatement(err) || !(err instanceof pg.DatabaseError && err.severity === "ERROR"));
       throw err;
     } finally {
       signal.removeEventListener("abort", hangUp);

@@ -5,7 +5,7 @@ import { drizzle as drizzleHttp } from "drizzle-orm/neon-http";
 import { drizzle as drizzlePg } from "drizzle-orm/node-postgres";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { NEON_HTTP_APPLICATION_NAME, startNeonHttp } from "../../dev/cloud/neon-http";
+import { NEON_HTTP_APPLICATION_NAME, PREPARED_PER_CONNECTION, startNeonHttp } from "../../dev/cloud/neon-http";
 import { applyMigrations } from "../../dev/migrate";
 import * as schema from "../../drizzle/schema";
 import { createScratchDatabase } from "../support/postgres";
@@ -259,6 +259,41 @@ describe("volume and concurrency", () => {
     expect(pids.size).toBeLessThanOrEqual(POOL_SIZE);
     expect(Math.max(...answers.map((rows) => rows[0].conns))).toBeLessThanOrEqual(POOL_SIZE);
     expect(await connectionsOfStandIn()).toBeLessThanOrEqual(POOL_SIZE);
+  });
+});
+
+describe("statements kept prepared on each connection", () => {
+  it("a table altered under a prepared statement: every query after it answers with the new columns", async () => {
+    await direct.query("create table altered (a integer)");
+    await direct.query("insert into altered values (1)");
+    const everyConnection = () => Promise.all(Array.from({ length: 40 }, () => sql.query("select * from altered")));
+    expect(new Set((await everyConnection()).map((rows) => JSON.stringify(rows)))).toEqual(new Set([JSON.stringify([{ a: 1 }])]));
+    await direct.query("alter table altered add column b text default 'new'");
+    expect(new Set((await everyConnection()).map((rows) => JSON.stringify(rows)))).toEqual(new Set([JSON.stringify([{ a: 1, b: "new" }])]));
+  });
+
+  it("more distinct texts than a connection keeps, and a text that fails to parse, all answer as pg does", async () => {
+    const texts = Array.from({ length: PREPARED_PER_CONNECTION + 50 }, (_, i) => `select ${i}::int as i, $1::text as t`);
+    for (const text of texts) expect(await sql.query(text, ["x"])).toEqual([{ i: Number(text.split(" ")[1].split(":")[0]), t: "x" }]);
+    for (let round = 0; round < 3; round++) {
+      expect((await failure(sql.query("select from from"))).code).toBe("42601");
+      expect(await sql.query("select $1::int + 1 as n", [round])).toEqual([{ n: round + 1 }]);
+    }
+  });
+
+  it("Postgres parses a kept statement once per connection and, from its sixth run, uses its generic plan", async () => {
+    const single = await startNeonHttp({ databaseUrl: scratch.url, poolSize: 1 });
+    try {
+      const query = neon(scratch.url, { fetchOptions: {} });
+      const text = "select count(*)::int as n from samples where label = $1";
+      neonConfig.fetchEndpoint = single.endpoint;
+      for (let i = 0; i < 8; i++) expect(await query.query(text, [`none ${i}`])).toEqual([{ n: 0 }]);
+      const [kept] = await query.query("select generic_plans::int, custom_plans::int from pg_prepared_statements where statement = $1", [text]);
+      expect(kept).toEqual({ generic_plans: 3, custom_plans: 5 });
+    } finally {
+      neonConfig.fetchEndpoint = server.endpoint;
+      await single.stop();
+    }
   });
 });
 

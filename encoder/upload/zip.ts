@@ -8,7 +8,9 @@ import type { Readable } from "node:stream";
  * Every failure reaches the reader as the stream's error, so an incomplete ZIP is never uploaded.
  */
 export function zipStream(dir: string, files: string[]): Readable {
-  const archive = archiver("zip", { store: true });
+  // One stat at a time: archiver adds members in the order their stats finish (node-archiver#397),
+  // and the playlist should come first, in the order the encoder listed the files.
+  const archive = archiver("zip", { store: true, statConcurrency: 1 });
   const fail = (err: Error) => {
     // Stops the queues first, so nothing is written into the destroyed stream afterwards.
     archive.abort();

@@ -27,8 +27,8 @@ type Outputs = Pick<Services, "storage" | "cache">;
 /** What a job's output link is decided on. */
 export type OutputFacts = Pick<Job, "status" | "storageLayout" | "outputKey">;
 
-/** The key to sign, or why there is none; storage is not asked. */
-function signableKey(job: OutputFacts): string | Exclude<OutputState, { kind: "signed" }> {
+/** The key to sign (and the only output key the Worker reads), or why there is none; storage is not asked. */
+export function signableKey(job: OutputFacts): string | Exclude<OutputState, { kind: "signed" }> {
   if (job.status !== "completed") return { kind: "not-ready" };
   if (job.storageLayout === "legacy") return { kind: "legacy" };
   return job.outputKey ?? { kind: "missing" };

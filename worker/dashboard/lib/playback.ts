@@ -1,6 +1,7 @@
 import type { Job } from "../../../drizzle/schema";
 import { findDefinition } from "../../../domain/presets/definitions";
 import { HLS_MASTER_PLAYLIST } from "../../../domain/presets/recipes";
+import { signableKey, type OutputFacts } from "../../lib/output-links";
 
 /**
  * How the dashboard can show a finished job's output: a browser plays single MP4/WebM/MOV
@@ -17,9 +18,10 @@ function outputExtension(outputKey: string | null): string | null {
   return match ? match[1].toLowerCase() : null;
 }
 
-/** The key of a job's output the Worker may read for the page (completed, current layout), or null. */
-export function readableOutputKey(job: Pick<Job, "status" | "outputKey" | "storageLayout"> | undefined): string | null {
-  return job?.status === "completed" && job.storageLayout === "v2" ? job.outputKey : null;
+/** The key of a job's output the Worker may read for the page: the one the API would sign, or null. */
+export function readableOutputKey(job: OutputFacts | undefined): string | null {
+  const key = job && signableKey(job);
+  return typeof key === "string" ? key : null;
 }
 
 export function playbackOf(job: Pick<Job, "status" | "outputKey" | "preset" | "storageLayout">): Playback {

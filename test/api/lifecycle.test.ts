@@ -25,6 +25,10 @@ describe("spec: States and transitions › driven through the internal API", () 
     const hb = await internal(`/jobs/${job.id}/heartbeat`, { progress: 0.4 });
     expect(hb.body).toEqual({ status: "processing" });
     expect((await readJob(apiKey, job.id)).progress).toBeCloseTo(0.4);
+    // Below what a 4-byte real holds: stored as 0, not refused by Postgres as an underflow (a 500).
+    const tiny = await internal(`/jobs/${job.id}/heartbeat`, { progress: 2.8e-113 });
+    expect(tiny.body).toEqual({ status: "processing" });
+    expect((await readJob(apiKey, job.id)).progress).toBe(0);
   });
 
   it("processing → completed sends a Standard Webhooks–signed job.completed whose outputUrl downloads directly", async () => {

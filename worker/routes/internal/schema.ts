@@ -1,7 +1,9 @@
 import { z } from "zod";
 
 export const claimBody = z.object({ attempt: z.number().int().min(0) });
-export const heartbeatBody = z.object({ progress: z.number().min(0).max(1).optional() });
+// Stored as a 4-byte real: rounded to one here, or a value too small for it (1e-113) would make
+// Postgres refuse the heartbeat with an underflow.
+export const heartbeatBody = z.object({ progress: z.number().min(0).max(1).transform(Math.fround).optional() });
 export const completeBody = z.object({ outputKey: z.string().min(1), duration: z.number().nonnegative().nullable() });
 export const failBody = z.object({
   errorMessage: z.string().min(1).max(2000),

@@ -53,6 +53,9 @@ async function step<T>(name: string, work: () => Promise<T>, nothingDone: T): Pr
   }
 }
 
+/** When a queued job last changed: its creation, or its return to the queue for another attempt. */
+const queuedSince = sql<Date>`coalesce(${jobs.lastCheckedAt}, ${jobs.createdAt})`;
+
 /**
  * Jobs of encoders that died: dispatched again while attempts remain, failed after that, so no
  * job stays `processing` forever. Each move is conditional on the stale heartbeat, so a job
@@ -99,7 +102,7 @@ async function dispatchUndispatched(services: Services, now: Date): Promise<numb
   const lost = await db
     .select({ id: jobs.id, retryCount: jobs.retryCount })
     .from(jobs)
-    .where(and(eq(jobs.status, "queued"), isNull(jobs.messageId), sql`coalesce(${jobs.lastCheckedAt}, ${jobs.createdAt}) < ${cutoff.toISOString()}::timestamptz`))
+    .where(and(eq(jobs.status, "queued"), isNull(jobs.messageId), lt(queuedSince, sql`${cutoff.toISOString()}::timestamptz`)))
     .orderBy(asc(jobs.createdAt))
     .limit(DISPATCHES_PER_SWEEP);
   let dispatched = 0;
@@ -128,8 +131,8 @@ async function settleDroppedMessages(services: Services, now: Date) {
   const waiting = await db
     .select({ id: jobs.id, messageId: jobs.messageId })
     .from(jobs)
-    .where(and(eq(jobs.status, "queued"), isNotNull(jobs.messageId), sql`coalesce(${jobs.lastCheckedAt}, ${jobs.createdAt}) < ${cutoff.toISOString()}::timestamptz`))
-    .orderBy(asc(sql`coalesce(${jobs.lastCheckedAt}, ${jobs.createdAt})`))
+    .where(and(eq(jobs.status, "queued"), isNotNull(jobs.messageId), lt(queuedSince, sql`${cutoff.toISOString()}::timestamptz`)))
+    .orderBy(asc(queuedSince))
     .limit(MESSAGE_CHECKS_PER_SWEEP);
   const outcome = { redispatched: 0, failed: 0 };
   for (const { id, messageId } of waiting) {

@@ -49,7 +49,8 @@ export async function createQueuedJob(services: Services, creator: jobStates.Cre
   );
   if (creation.outcome === "unknownKey") throw ApiError.unauthorized();
   const { caller } = creation;
-  if (creation.outcome === "presetNotAllowed") throw preset ? presetNotAllowed(preset, caller.plan) : new Error("A timeline is allowed on every plan");
+  // Only a preset can be refused here: a timeline's rules allow every plan.
+  if (creation.outcome === "presetNotAllowed") throw presetNotAllowed(preset!, caller.plan);
   if (creation.outcome === "quotaUsedUp") throw quotaUsedUp(caller.plan, limits[caller.plan], creation.used);
 
   let messageId: string;

@@ -1,9 +1,10 @@
 import { and, eq, sql } from "drizzle-orm";
 import { accounts, apiKeys, jobs, type Job } from "../../drizzle/schema";
 import { isUuid } from "../../domain/ids";
-import { activeKey, callerColumns, requireCallerIn } from "../middleware/auth";
+import { requireCallerIn } from "../middleware/auth";
 import { preparedPerDatabase, type Database } from "../services/db";
 import { presentedColumns } from "../routes/jobs/present";
+import { activeKey, callerColumns } from "./callers";
 
 const ownJob = preparedPerDatabase((db) =>
   db

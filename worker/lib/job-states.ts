@@ -14,7 +14,7 @@ import { CANCELLABLE_STATUSES, JOB_DELIVERY_RETRIES, type JobStatus } from "../.
 import { PLAN_IDS, type PlanId } from "../../domain/plans";
 import type { Caller } from "../context";
 import type { Database } from "../services/db";
-import { activeKey } from "../middleware/auth";
+import { activeKey } from "./callers";
 import { claimUnit, unitsUsed } from "./quota";
 
 interface Transition {

@@ -1,23 +1,17 @@
-import { and, eq, isNull, sql, type SQLWrapper } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { accounts, apiKeys } from "../../drizzle/schema";
 import { hashApiKey, parseBearer } from "../../domain/keys";
 import type { AppEnv, Caller, Services } from "../context";
 import { ApiError } from "../errors";
+import { activeKey, callerColumns } from "../lib/callers";
 import { preparedPerDatabase } from "../services/db";
 
 /** Seconds a key lookup is cached; revocation and plan changes also delete the entry. */
 const KEY_CACHE_TTL = 60;
 
 export const keyCacheEntry = (hash: string) => `apikey:${hash}`;
-
-/**
- * What a caller is made of, and the one rule for a key that authenticates: known and not
- * revoked. Queries that check the key themselves (requireCallerIn) select and filter with these.
- */
-export const callerColumns = { keyId: apiKeys.id, accountId: accounts.id, plan: accounts.plan, webhookUrl: accounts.webhookUrl };
-export const activeKey = (hash: SQLWrapper) => and(eq(apiKeys.hash, hash), isNull(apiKeys.revokedAt));
 
 const callerOfKey = preparedPerDatabase((db) =>
   db
@@ -53,7 +47,7 @@ export const requireCaller = createMiddleware<AppEnv>(async (c, next) => {
 /**
  * requireCaller for a route whose answer starts with a database read of the caller's own rows
  * (a job, a page of jobs): `read` runs that query with the key and its account joined in and
- * the key's rule applied (callerColumns, activeKey), keeps what it read on the context, and
+ * the key's rule applied (lib/callers.ts), keeps what it read on the context, and
  * gives back the caller, or undefined when the key does not authenticate. One round trip where
  * the key cache's and then the database's were two; a revoked key fails at once. No header, or
  * one that is not a key, fails before any query, with the same 401.

@@ -3,7 +3,8 @@ import { and, count, desc, eq, sql, type SQL, type SQLWrapper } from "drizzle-or
 import { accounts, apiKeys, jobs } from "../../../drizzle/schema";
 import type { AppEnv } from "../../context";
 import { outputStates } from "../../lib/output-links";
-import { activeKey, callerColumns, requireCallerIn } from "../../middleware/auth";
+import { activeKey, callerColumns } from "../../lib/callers";
+import { requireCallerIn } from "../../middleware/auth";
 import { preparedPerDatabase, type Database } from "../../services/db";
 import { authenticated, jsonResponse } from "../../openapi/common";
 import { authenticatedErrors } from "../../openapi/errors";

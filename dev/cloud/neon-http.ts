@@ -112,6 +112,9 @@ class Lease {
   }
 }
 
+/** SQLSTATE of a connection Postgres ended itself: its shutdown, or pg_terminate_backend. */
+const ADMIN_SHUTDOWN = "57P01";
+
 const log = (msg: string, err: unknown) =>
   console.error(JSON.stringify({ level: "error", msg, error: err instanceof Error ? err.message : String(err) }));
 
@@ -248,8 +251,13 @@ export async function startNeonHttp(opts: NeonHttpOptions = {}) {
         connectionTimeoutMillis: opts.connectionTimeoutMs ?? 30_000,
       });
       // An idle connection can die with its server (a restart, a dropped database); the pool
-      // replaces it, and without this listener the error would take the process down.
-      pool.on("error", (err) => log("neon-http: idle connection lost", err));
+      // replaces it, and without this listener the error would take the process down. Postgres
+      // shutting down ends every idle connection so (57P01): at each Ctrl-C of npm run dev,
+      // where the terminal's signal reaches the embedded server too. That says nothing a
+      // request would not (one made while it is down fails, and is logged), so it goes unsaid.
+      pool.on("error", (err) => {
+        if ((err as { code?: string }).code !== ADMIN_SHUTDOWN) log("neon-http: idle connection lost", err);
+      });
       entry = { target, pool, elementTypes: new Map() };
       pools.set(key, entry);
     }

@@ -112,9 +112,6 @@ class Lease {
   }
 }
 
-/** SQLSTATE of a connection Postgres ended itself: its shutdown, or pg_terminate_backend. */
-const ADMIN_SHUTDOWN = "57P01";
-
 const log = (msg: string, err: unknown) =>
   console.error(JSON.stringify({ level: "error", msg, error: err instanceof Error ? err.message : String(err) }));
 
@@ -153,6 +150,9 @@ function preparedName(client: pg.PoolClient, text: string): string | undefined {
 
 /** Postgres refuses a prepared statement whose result columns changed under it (a table altered since). */
 const isStalePreparedStatement = (err: unknown) => err instanceof pg.DatabaseError && err.code === "0A000" && /cached plan/.test(err.message);
+
+/** A connection Postgres ended itself (57P01): its shutdown, or pg_terminate_backend. */
+const isEndedByServer = (err: unknown) => err instanceof pg.DatabaseError && err.code === "57P01";
 
 /** Runs one statement over the extended protocol, as Neon does (one statement, text parameters). */
 function runStatement(client: pg.PoolClient, statement: Statement, budget: ResponseBudget): Promise<StatementResult> {
@@ -256,7 +256,7 @@ export async function startNeonHttp(opts: NeonHttpOptions = {}) {
       // where the terminal's signal reaches the embedded server too. That says nothing a
       // request would not (one made while it is down fails, and is logged), so it goes unsaid.
       pool.on("error", (err) => {
-        if ((err as { code?: string }).code !== ADMIN_SHUTDOWN) log("neon-http: idle connection lost", err);
+        if (!isEndedByServer(err)) log("neon-http: idle connection lost", err);
       });
       entry = { target, pool, elementTypes: new Map() };
       pools.set(key, entry);

@@ -17,6 +17,15 @@ import { wranglerTextModules } from "./test/support/wrangler-text-modules";
  * - faults: the whole service while its parts fail (the encoder killed, PostgreSQL restarted,
  *   storage refusing uploads, a webhook endpoint failing).
  */
+/**
+ * e2e, security-media and faults: each file starts a whole service of its own (a stack and an
+ * encoder). They run after the other projects, as a group of their own, two files at a time
+ * across the three projects: most of their time is spent waiting (retry delays, stall windows,
+ * services held down), so one at a time left the cores mostly idle. Each encoder runs two jobs:
+ * two files can already put four encodes on the two cores, three would put six.
+ */
+const WHOLE_SERVICE_FILES = { maxWorkers: 2, sequence: { groupOrder: 1 } };
+
 export default defineConfig({
   test: {
     projects: [
@@ -71,8 +80,7 @@ export default defineConfig({
           include: ["test/e2e/**/*.test.ts"],
           testTimeout: 300_000,
           hookTimeout: 180_000,
-          // Files start their own stacks and encode on two cores: one file at a time.
-          fileParallelism: false,
+          ...WHOLE_SERVICE_FILES,
         },
       },
       {
@@ -81,7 +89,7 @@ export default defineConfig({
           include: ["test/security-media/**/*.test.ts"],
           testTimeout: 180_000,
           hookTimeout: 180_000,
-          fileParallelism: false,
+          ...WHOLE_SERVICE_FILES,
         },
       },
       {
@@ -90,7 +98,7 @@ export default defineConfig({
           include: ["test/faults/**/*.test.ts"],
           testTimeout: 300_000,
           hookTimeout: 180_000,
-          fileParallelism: false,
+          ...WHOLE_SERVICE_FILES,
         },
       },
     ],

@@ -89,8 +89,11 @@ function processesMatching(pattern: string): string[] {
   }
 }
 
-/** Command lines of live processes serving `port` under wrangler or workerd. */
-const wranglerOn = (port: number) => processesMatching(`(wrangler|workerd).*${port}`);
+/**
+ * Command lines of live processes serving `port` under wrangler (`--port 8787`) or workerd
+ * (`127.0.0.1:8787`): the port whole, as another file's stack may run meanwhile.
+ */
+const wranglerOn = (port: number) => processesMatching(`(wrangler|workerd).*[ :]${port}( |$)`);
 
 async function listening(port: number): Promise<boolean> {
   return fetch(`http://127.0.0.1:${port}/healthz`).then(

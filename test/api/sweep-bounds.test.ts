@@ -1,0 +1,62 @@
+import { asc, eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { workerVars } from "../../dev/worker-vars";
+import { accounts, jobs } from "../../drizzle/schema";
+import type { Services } from "../../worker/context";
+import { parseEnv } from "../../worker/env";
+import { sweep } from "../../worker/lib/sweep";
+import { createCache } from "../../worker/services/cache";
+import { createQueue } from "../../worker/services/queue";
+import { createStorage } from "../../worker/services/storage";
+import { openScratchDatabase } from "../support/http-database";
+import { stack } from "./harness";
+
+/**
+ * What one sweep (worker/lib/sweep.ts) takes on at most, called as the cron calls it, on a
+ * database of its own: the shared one holds other files' jobs, and their sweeps would take
+ * some of these meanwhile. The local cloud's QStash and the delivery sink are the shared
+ * stack's.
+ */
+let database: Awaited<ReturnType<typeof openScratchDatabase>>;
+let services: Services;
+
+beforeAll(async () => {
+  database = await openScratchDatabase("vep_sweep");
+  const env = parseEnv(workerVars(stack.cloud, { publicUrl: stack.apiUrl, encoderUrl: stack.encoderUrl }, stack.internalSecret));
+  services = { env, db: database.db, queue: createQueue(env), storage: createStorage(env), cache: createCache(env) };
+});
+
+afterAll(() => database?.close());
+
+describe("the sweep's backstop for dropped messages", () => {
+  it("asks QStash about the 20 longest-waiting queued jobs per sweep; the next sweep takes the rest", async () => {
+    const now = new Date();
+    const { direct } = database;
+    const [account] = await direct.insert(accounts).values({ plan: "enterprise" }).returning();
+    // 21 jobs queued 11 to 31 minutes ago, the first the oldest, each on a message QStash never held (as one it dropped).
+    await direct.insert(jobs).values(
+      Array.from({ length: 21 }, (_, i) => ({
+        accountId: account.id,
+        status: "queued" as const,
+        preset: "mp4_264_720p",
+        inputUrl: "https://media.example.com/a.mp4",
+        quotaPeriod: "2026-11",
+        messageId: `msg_dropped_${i}`,
+        createdAt: new Date(now.getTime() - (31 - i) * 60_000),
+      })),
+    );
+    const retries = async () =>
+      (await direct.select({ retryCount: jobs.retryCount }).from(jobs).where(eq(jobs.accountId, account.id)).orderBy(asc(jobs.createdAt))).map(
+        (j) => j.retryCount,
+      );
+
+    const first = await sweep(services, now);
+    expect(first.dropped).toEqual({ redispatched: 20, failed: 0 });
+    expect(await retries()).toEqual([...Array(20).fill(1), 0]);
+
+    // The 20 were dispatched again at `now`, so only the newest still waits on a dropped message.
+    const second = await sweep(services, now);
+    expect(second.dropped).toEqual({ redispatched: 1, failed: 0 });
+    expect(await retries()).toEqual(Array(21).fill(1));
+  });
+});

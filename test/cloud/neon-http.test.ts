@@ -280,7 +280,7 @@ describe("statements kept prepared on each connection", () => {
     }
   });
 
-  it("a statement is kept prepared on its connection and, from its sixth run, Postgres uses its generic plan", async () => {
+  it("a statement is kept prepared on its connection: every run counts on one statement, and Postgres moves to its generic plan", async () => {
     const single = await startNeonHttp({ databaseUrl: scratch.url, poolSize: 1 });
     try {
       const query = neon(scratch.url);
@@ -288,7 +288,10 @@ describe("statements kept prepared on each connection", () => {
       neonConfig.fetchEndpoint = single.endpoint;
       for (let i = 0; i < 8; i++) expect(await query.query(text, [`none ${i}`])).toEqual([{ n: 0 }]);
       const [kept] = await query.query("select generic_plans::int, custom_plans::int from pg_prepared_statements where statement = $1", [text]);
-      expect(kept).toEqual({ generic_plans: 3, custom_plans: 5 });
+      // When Postgres moves to the generic plan is its plan cache's rule (today after five custom
+      // plans); what the stand-in owes is that all eight runs reached the one prepared statement.
+      expect(kept.generic_plans + kept.custom_plans).toBe(8);
+      expect(kept.generic_plans).toBeGreaterThan(0);
     } finally {
       neonConfig.fetchEndpoint = server.endpoint;
       await single.stop();

@@ -2,6 +2,15 @@ import { defineConfig } from "vitest/config";
 import { wranglerTextModules } from "./test/support/wrangler-text-modules";
 
 /**
+ * e2e, security-media and faults: each file starts a whole service of its own (a stack and an
+ * encoder). They run after the other projects, as a group of their own, two files at a time
+ * across the three projects: most of their time is spent waiting (retry delays, stall windows,
+ * services held down), so one at a time left the cores mostly idle. Each encoder runs two jobs:
+ * two files can already put four encodes on the two cores, three would put six.
+ */
+const WHOLE_SERVICE_FILES = { maxWorkers: 2, sequence: { groupOrder: 1 } };
+
+/**
  * Projects by what they need running:
  * - unit: pure code; its setup refuses to start FFmpeg or ffprobe.
  * - render: FFmpeg on media generated with lavfi: every preset, the blend modes, the probe and
@@ -17,15 +26,6 @@ import { wranglerTextModules } from "./test/support/wrangler-text-modules";
  * - faults: the whole service while its parts fail (the encoder killed, PostgreSQL restarted,
  *   storage refusing uploads, a webhook endpoint failing).
  */
-/**
- * e2e, security-media and faults: each file starts a whole service of its own (a stack and an
- * encoder). They run after the other projects, as a group of their own, two files at a time
- * across the three projects: most of their time is spent waiting (retry delays, stall windows,
- * services held down), so one at a time left the cores mostly idle. Each encoder runs two jobs:
- * two files can already put four encodes on the two cores, three would put six.
- */
-const WHOLE_SERVICE_FILES = { maxWorkers: 2, sequence: { groupOrder: 1 } };
-
 export default defineConfig({
   test: {
     projects: [

@@ -3,12 +3,13 @@ import { wranglerTextModules } from "./test/support/wrangler-text-modules";
 
 /**
  * e2e, security-media and faults: each file starts a whole service of its own (a stack and an
- * encoder). They run after the other projects, as a group of their own, two files at a time
- * across the three projects: most of their time is spent waiting (retry delays, stall windows,
- * services held down), so one at a time left the cores mostly idle. Each encoder runs two jobs:
- * two files can already put four encodes on the two cores, three would put six.
+ * encoder). They run after the other projects, as a group of their own, so their encodes never
+ * share the cores with the other projects' files: two files at a time across the three. Most of
+ * their time is spent waiting (retry delays, stall windows, services held down), so one at a
+ * time left the cores mostly idle. Each encoder runs two jobs: two files can already put four
+ * encodes on the two cores, three would put six.
  */
-const WHOLE_SERVICE_FILES = { maxWorkers: 2, sequence: { groupOrder: 1 } };
+const WHOLE_SERVICE_FILES = { sequence: { groupOrder: 1 } };
 
 /**
  * Projects by what they need running:
@@ -28,6 +29,10 @@ const WHOLE_SERVICE_FILES = { maxWorkers: 2, sequence: { groupOrder: 1 } };
  */
 export default defineConfig({
   test: {
+    // Two files at a time in both groups. vitest's default is the cores less one, which on two
+    // cores ran every file alone, while most of these files wait on other processes (the shared
+    // stack, FFmpeg).
+    maxWorkers: 2,
     projects: [
       {
         plugins: [wranglerTextModules("wrangler.toml")],

@@ -3,11 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { workerVars } from "../../dev/worker-vars";
 import { accounts, jobs } from "../../drizzle/schema";
 import type { Services } from "../../worker/context";
-import { parseEnv } from "../../worker/env";
 import { sweep } from "../../worker/lib/sweep";
-import { createCache } from "../../worker/services/cache";
-import { createQueue } from "../../worker/services/queue";
-import { createStorage } from "../../worker/services/storage";
+import { openServices } from "../../worker/services";
 import { openScratchDatabase } from "../support/http-database";
 import { stack } from "./harness";
 
@@ -22,8 +19,8 @@ let services: Services;
 
 beforeAll(async () => {
   database = await openScratchDatabase("vep_sweep");
-  const env = parseEnv(workerVars(stack.cloud, { publicUrl: stack.apiUrl, encoderUrl: stack.encoderUrl }, stack.internalSecret));
-  services = { env, db: database.db, queue: createQueue(env), storage: createStorage(env), cache: createCache(env) };
+  const vars = workerVars(stack.cloud, { publicUrl: stack.apiUrl, encoderUrl: stack.encoderUrl }, stack.internalSecret);
+  services = openServices({ ...vars, ...database.bindings });
 });
 
 afterAll(() => database?.close());

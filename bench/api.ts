@@ -1,6 +1,6 @@
 /**
- * npm run bench:api — GET /jobs/{id}, GET /jobs and POST /jobs through wrangler's dev server
- * (workerd) with autocannon, each against GET /healthz (a bare Hono route in the same Worker, no
+ * npm run bench:api — GET /jobs/{id}, GET /jobs and POST /jobs against the Worker as `npm run
+ * dev` serves it (workerd) with autocannon, each against GET /healthz (a bare Hono route in the same Worker, no
  * I/O) measured in the same round (BENCH_ROUNDS rounds of BENCH_SECONDS per route). Prints
  * requests/s, p50/p99 latency, the ratio to the baseline (the median round's, and each round's),
  * and the CPU each request cost each process on this machine (Linux /proc); then where a
@@ -112,18 +112,12 @@ try {
   await s3.fetch(s3ObjectUrl(cloud.s3.endpoint, cloud.s3.bucket, outputKey), { method: "PUT", body: "bench output" });
   await internal(`/jobs/${completedId}/complete`, { outputKey, duration: 10 });
 
-  // Who spends the CPU: wrangler's dev server (three processes, below), PostgreSQL serving this
-  // run's database, and this process (the local cloud's stand-ins and autocannon). Others'
-  // processes share the machine.
+  // Who spends the CPU: the Worker's workerd, PostgreSQL serving this run's database, and this
+  // process (the local cloud's stand-ins and autocannon). Others' processes share the machine.
   const database = new URL(stack.info.databaseUrl).pathname.slice(1);
-  const devPort = new URL(base).port;
-  const isWorkerd = (cmd: string) => cmd.includes(process.cwd()) && cmd.includes("bin/workerd serve");
+  const workerPort = new URL(base).port;
   const accounts: [string, () => number][] = [
-    // wrangler's dev server is two workerd processes: a proxy Worker serving the dev port, which
-    // forwards each request to the Worker's own workerd; and the wrangler (Node) process.
-    ["wrangler's proxy (workerd)", () => cpuMs((cmd) => isWorkerd(cmd) && cmd.includes(`entry=127.0.0.1:${devPort} `))],
-    ["the Worker (workerd)", () => cpuMs((cmd) => isWorkerd(cmd) && !cmd.includes(`entry=127.0.0.1:${devPort} `))],
-    ["wrangler (Node)", () => cpuMs((cmd) => cmd.includes(process.cwd()) && cmd.includes("wrangler-dev"))],
+    ["the Worker (workerd)", () => cpuMs((cmd) => cmd.includes("bin/workerd serve") && cmd.includes(`entry=127.0.0.1:${workerPort} `))],
     ["stand-ins + load generator (this process)", () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; }],
     ["PostgreSQL (this run's database)", () => cpuMs((cmd) => cmd.startsWith("postgres:") && cmd.includes(` ${database} `))],
   ];
@@ -177,7 +171,7 @@ try {
     const perRequest = cpu.map((ms) => ms / requests);
     cpuRows.push([name, ...perRequest.map((ms) => ms.toFixed(2)), perRequest.reduce((a, b) => a + b, 0).toFixed(2)]);
   }
-  console.log(`\nAPI through wrangler dev, ${CONNECTIONS} connections, ${ROUNDS} rounds of ${DURATION_S} s per route (medians of the rounds)\n`);
+  console.log(`\nAPI served by workerd, ${CONNECTIONS} connections, ${ROUNDS} rounds of ${DURATION_S} s per route (medians of the rounds)\n`);
   for (const row of rows) console.log(`| ${row.join(" | ")} |`);
   console.log(`\nCPU per request, by process, over all rounds\n`);
   for (const row of cpuRows) console.log(`| ${row.join(" | ")} |`);

@@ -1,5 +1,5 @@
 /**
- * npm run dev: the local cloud, the Worker under wrangler dev on :8787 (PORT overrides), the
+ * npm run dev: the local cloud, the Worker in workerd on :8787 (PORT overrides), the
  * encoder beside it, sample media to try it on, and a ready API key on a DEV_PLAN account (free
  * unless set). Everything it keeps is under DATA_DIR (default .data/), which one run at a time
  * may hold. Ctrl-C stops everything it started.
@@ -25,10 +25,10 @@ if (!isPlanId(plan)) {
   process.exit(1);
 }
 
-// Handlers go in before anything starts: wrangler runs in its own process group, so a Ctrl-C
+// Handlers go in before anything starts: workerd runs in a process group of its own, so a Ctrl-C
 // during start-up must stop it from here or it would outlive this process.
 const starting = new AbortController();
-say("Starting the local cloud, the Worker (wrangler dev) and the encoder…");
+say("Starting the local cloud, the Worker (workerd) and the encoder…");
 const started = startStack({
   databaseUrl: process.env.DATABASE_URL,
   dataDir: DATA_DIR,
@@ -84,7 +84,7 @@ try {
   samples = await startFileServer({ files: [clip, logo] });
   const timeline = await writeSampleTimeline(samplesDir, plan, { clip: samples.url(clip), logo: samples.url(logo) });
 
-  // wrangler dev does not fire cron triggers; fire the scheduled handler (the stale-job sweep) as the cron would.
+  // Nothing local fires cron triggers; fire the scheduled handler (the stale-job sweep) as the cron would.
   sweep = setInterval(() => {
     fetch(`${info.apiUrl}/cdn-cgi/handler/scheduled`).catch(() => undefined);
   }, 60_000);
@@ -110,7 +110,7 @@ Try it (paste into a shell):
 ${steps.map((line) => `  ${line}`).join("\n")}
 
 More keys and accounts: npm run admin -- account create --plan pro
-Every line of wrangler, encoder and database output: VERBOSE=1 npm run dev
+Every line of workerd, encoder and database output: VERBOSE=1 npm run dev
 Press Ctrl-C to stop.`);
 } catch (err) {
   // A signal during start-up already has shutDown under way; anything else is a real failure.

@@ -58,9 +58,9 @@ export function encoderEnv(info: StackInfo, choice: Extract<EncoderChoice, { kin
 }
 
 /**
- * The whole service on this machine: local cloud, migrated database, the Worker under
- * wrangler dev and (optionally) the encoder process. Used by `npm run dev`, the test suites
- * and the benchmarks alike; `stop()` ends every process it started.
+ * The whole service on this machine: local cloud, migrated database, the Worker in workerd and
+ * (optionally) the encoder process. Used by `npm run dev`, the test suites and the benchmarks
+ * alike; `stop()` ends every process it started.
  */
 export async function startStack(opts: StackOptions) {
   const log = opts.log ?? (() => undefined);
@@ -92,7 +92,7 @@ export async function startStack(opts: StackOptions) {
       signal: opts.signal,
     });
     stops.push(worker.stop);
-    // What a run that finds this one killed must stop: wrangler's process group, the encoder now running.
+    // What a run that finds this one killed must stop: the Worker's process group, the encoder now running.
     const held = { worker: { pid: worker.pid, group: true }, encoder: undefined as { pid: number; group: boolean } | undefined };
     const hold = () => cloud.holdProcesses([held.worker, ...(held.encoder ? [held.encoder] : [])]);
     await hold();

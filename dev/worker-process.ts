@@ -4,7 +4,7 @@ import { PROJECT_ROOT } from "./state";
 
 export interface WorkerProcess {
   url: string;
-  /** wrangler's pid, which is also its process group's id. */
+  /** The serving process's pid, which is also its process group's id. */
   pid: number;
   stop(): Promise<void>;
 }
@@ -17,9 +17,9 @@ export const WRANGLER_ENV = {
 };
 
 /**
- * Runs the Worker under wrangler's dev server (workerd), without the DevTools inspector (see
- * dev/wrangler-dev.mjs). It gets its own process group so stopping it stops workerd too, which
- * otherwise outlives wrangler; and that group ends when this process does, however it ends
+ * Runs the Worker in workerd, from the bundle `wrangler deploy` would upload (see
+ * dev/worker-serve.mjs). It gets its own process group so stopping it stops workerd too, which
+ * otherwise outlives its parent; and that group ends when this process does, however it ends
  * (dev/exit-with-parent-preload.mjs).
  */
 export async function startWorkerProcess(opts: {
@@ -29,7 +29,7 @@ export async function startWorkerProcess(opts: {
   /** Aborting while waiting for it to be ready stops it: its process group is beyond Ctrl-C's reach. */
   signal?: AbortSignal;
 }): Promise<WorkerProcess> {
-  const child = spawn(process.execPath, [...EXIT_WITH_PARENT_ARGS, `${PROJECT_ROOT}/dev/wrangler-dev.mjs`, "--port", String(opts.port)], {
+  const child = spawn(process.execPath, [...EXIT_WITH_PARENT_ARGS, `${PROJECT_ROOT}/dev/worker-serve.mjs`, "--port", String(opts.port)], {
     cwd: PROJECT_ROOT,
     // The bindings go through the environment rather than the command line, where `ps` would show the secrets.
     env: { ...process.env, ...WRANGLER_ENV, ...exitWithParentEnv("group"), WORKER_DEV_VARS: JSON.stringify(opts.vars) },
@@ -62,7 +62,7 @@ export async function startWorkerProcess(opts: {
 
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`the Worker's dev server exited with code ${child.exitCode}`);
+    if (child.exitCode !== null) throw new Error(`the Worker's server exited with code ${child.exitCode}`);
     if (opts.signal?.aborted) {
       await stop();
       throw new Error("stopped while starting");
@@ -76,5 +76,5 @@ export async function startWorkerProcess(opts: {
     await new Promise((r) => setTimeout(r, 250));
   }
   await stop();
-  throw new Error("the Worker's dev server did not become ready within 60 s");
+  throw new Error("the Worker's server did not become ready within 60 s");
 }

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { processStartTime } from "./processes";
 
 /**
- * A process the holder started that must not outlive it (wrangler's process group, the
+ * A process the holder started that must not outlive it (the Worker's process group, the
  * encoder): a run that takes the lock over from a holder that is gone stops it first.
  */
 export interface HeldProcess {

@@ -19,8 +19,8 @@ const run = promisify(execFile);
  * `npm run dev` as the README says, as a person runs it: no DATABASE_URL, no REDIS_URL, in a
  * terminal of its own (a process group), stopped by Ctrl-C, which the terminal sends to that
  * whole group. Its data goes to a temporary DATA_DIR, so a developer's own .data is untouched;
- * the runs below share it, as one checkout's runs share .data. wrangler runs in a group of its
- * own, beyond Ctrl-C's reach, so these tests check that nothing of it is left listening.
+ * the runs below share it, as one checkout's runs share .data. The Worker's workerd runs in a
+ * group of its own, beyond Ctrl-C's reach, so these tests check that nothing of it is left listening.
  */
 let dataDir: string;
 let fixtures: FixtureServer;
@@ -90,10 +90,10 @@ function processesMatching(pattern: string): string[] {
 }
 
 /**
- * Command lines of live processes serving `port` under wrangler (`--port 8787`) or workerd
- * (`127.0.0.1:8787`): the port whole, as another file's stack may run meanwhile.
+ * Command lines of live processes serving the Worker on `port`: dev/worker-serve.mjs (`--port
+ * 8787`) and its workerd (`127.0.0.1:8787`); the port whole, as another file's stack may run meanwhile.
  */
-const wranglerOn = (port: number) => processesMatching(`(wrangler|workerd).*[ :]${port}( |$)`);
+const workerOn = (port: number) => processesMatching(`(worker-serve|workerd).*[ :]${port}( |$)`);
 
 async function listening(port: number): Promise<boolean> {
   return fetch(`http://127.0.0.1:${port}/healthz`).then(
@@ -244,26 +244,31 @@ describe("npm run dev with no configuration", () => {
         // listing jobs until the encoder has reported it finished.
         loadKey = (await adminCli(["account", "create", "--plan", "pro"])).apiKey;
         const source = await fixtures.source("tiny.mp4", { seconds: 1, width: 160, height: 90, fps: 15 });
-        const statuses: number[] = [];
+        // Every 5xx with its method, path and text, so a failure says which layer answered it.
+        const failures: string[] = [];
+        const note = (what: string, answer: { status: number; text: string }) => {
+          if (answer.status >= 500) failures.push(`${what}: ${answer.status} ${answer.text.slice(0, 300)}`);
+        };
         await Promise.all(
           Array.from({ length: 50 }, async () => {
             const client = api(port, loadKey);
             const created = await client.createJob({ inputUrl: source, preset: "mp4_264_240p" });
-            statuses.push(created.status);
+            note("POST /jobs", created);
             if (created.status !== 201) return;
             createdByLoad.push(created.body.id);
             // A client polling every 250 ms, as long as its job runs.
             await vi.waitFor(
               async () => {
                 const [read, list] = await Promise.all([client.getJob(created.body.id), client.listJobs({ limit: 20 })]);
-                statuses.push(read.status, list.status);
+                note(`GET /jobs/${created.body.id}`, read);
+                note("GET /jobs", list);
                 if (read.status === 200 && !TERMINAL_STATUSES.includes(read.body.status)) throw new Error(`job ${created.body.id} still ${read.body.status}`);
               },
               { timeout: 300_000, interval: 250 },
             );
           }),
         );
-        expect(statuses.filter((s) => s >= 500)).toEqual([]);
+        expect(failures).toEqual([]);
         expect(createdByLoad).toHaveLength(50);
         const listed = await allJobs(port, loadKey);
         expect(listed.map((j) => j.id).sort()).toEqual([...createdByLoad].sort());
@@ -275,7 +280,7 @@ describe("npm run dev with no configuration", () => {
       // The terminal's Ctrl-C reaches the embedded PostgreSQL too, which ends the Neon stand-in's idle connections: a stop, not an error.
       expect(dev.output().split("Stopping…")[1]).not.toMatch(/"level":"error"/);
       expect(await listening(port)).toBe(false);
-      expect(wranglerOn(port)).toEqual([]);
+      expect(workerOn(port)).toEqual([]);
       expect(processesMatching(`postgres -D ${join(dataDir, "postgres")}`)).toEqual([]);
       expect(await exists(join(dataDir, "in-use.json"))).toBe(false);
     },
@@ -310,10 +315,10 @@ describe("npm run dev with no configuration", () => {
       await dev.exited;
     }
     expect(await listening(port)).toBe(false);
-    expect(wranglerOn(port)).toEqual([]);
+    expect(workerOn(port)).toEqual([]);
   });
 
-  it("a run killed outright (SIGKILL) takes wrangler, workerd and the encoder with it; the next run on the same port takes over", async () => {
+  it("a run killed outright (SIGKILL) takes the Worker's workerd and the encoder with it; the next run on the same port takes over", async () => {
     const port = await freePort();
     const killed = startDev(port);
     await readyBanner(killed);
@@ -323,7 +328,7 @@ describe("npm run dev with no configuration", () => {
       { pid: expect.any(Number), group: true, started: expect.any(String) },
       { pid: expect.any(Number), group: false, started: expect.any(String) },
     ]);
-    expect(wranglerOn(port).length).toBeGreaterThan(0);
+    expect(workerOn(port).length).toBeGreaterThan(0);
     process.kill(lock.pid, "SIGKILL");
 
     const gone = (p: { pid: number; group: boolean }) => {
@@ -334,7 +339,7 @@ describe("npm run dev with no configuration", () => {
         return true;
       }
     };
-    await waitFor("its processes to end", () => (held.every(gone) && wranglerOn(port).length === 0 ? true : undefined), 15_000);
+    await waitFor("its processes to end", () => (held.every(gone) && workerOn(port).length === 0 ? true : undefined), 15_000);
     expect(await listening(port)).toBe(false);
     await killed.exited; // npm, whose script's process was killed
 
@@ -348,17 +353,17 @@ describe("npm run dev with no configuration", () => {
       ctrlC(next.child);
       await next.exited;
     }
-    expect(wranglerOn(port)).toEqual([]);
+    expect(workerOn(port)).toEqual([]);
   });
 
-  it("Ctrl-C while it is still starting leaves no wrangler and no PostgreSQL behind", async () => {
+  it("Ctrl-C while it is still starting leaves no workerd and no PostgreSQL behind", async () => {
     const port = await freePort();
     const dev = startDev(port);
-    await waitFor("wrangler to be spawned", () => (wranglerOn(port).length > 0 ? true : undefined));
+    await waitFor("the Worker's server to be spawned", () => (workerOn(port).length > 0 ? true : undefined));
     ctrlC(dev.child);
     await dev.exited;
     expect(dev.output()).not.toMatch(/Ready\./);
-    await waitFor("wrangler to be gone", () => (wranglerOn(port).length === 0 ? true : undefined), 10_000);
+    await waitFor("the Worker's server to be gone", () => (workerOn(port).length === 0 ? true : undefined), 10_000);
     expect(await listening(port)).toBe(false);
     expect(processesMatching(`postgres -D ${join(dataDir, "postgres")}`)).toEqual([]);
   });

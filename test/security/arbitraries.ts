@@ -118,9 +118,7 @@ export type Body = string | Buffer;
 
 /**
  * Any request body within `maxBytes`: well-formed JSON, broken JSON, deep nesting or invalid
- * UTF-8. Bodies over a route's limit are body-limits.test.ts's, sent one at a time: under wrangler
- * dev, a client that hangs up while wrangler drains a body the Worker answered early restarts the
- * Worker, failing whatever else is in flight (see that file).
+ * UTF-8. Bodies over a route's limit are body-limits.test.ts's.
  */
 export const anyBody = (document: fc.Arbitrary<JsonText>, maxBytes: number): fc.Arbitrary<Body> =>
   fc

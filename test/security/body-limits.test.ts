@@ -4,12 +4,12 @@
  * far past its plan's limits is refused on its counts, cheaply.
  *
  * That the app stops reading at the limit is measured inside workerd (test/workerd/
- * body-limit.test.ts): over the wire, wrangler dev drains whatever body a Worker leaves unread
- * before it answers (its workaround for a workerd bug that breaks the next request), so here a
- * 413 comes once the whole body has been sent and discarded, a body that never ends would never
- * be answered, and a client that hangs up during the drain takes the Worker down with whatever
- * else is in flight: these bodies are sent one at a time, whole.
+ * body-limit.test.ts): over the wire, the local runner drains whatever body the Worker leaves
+ * unread before it answers, as wrangler dev does (workerd would otherwise reset the next request
+ * on that connection), so here a 413 comes once the whole body has been sent and discarded, and
+ * a body that never ends would never be answered: these bodies are sent whole.
  */
+import { Agent, request as httpRequest, type RequestOptions } from "node:http";
 import { beforeAll, describe, expect, it } from "vitest";
 import { signInternal } from "../../domain/internal-auth";
 import { BODY_LIMITS } from "../../worker/middleware/body-limit";
@@ -84,6 +84,18 @@ const ROUTES: LimitedRoute[] = [
   },
 ];
 
+/** One request through `agent` (whose one keep-alive connection the caller shares between requests): its status, and whether it went on a connection used before. */
+function onAgent(agent: Agent, path: string, options: RequestOptions, body?: string): Promise<{ status: number; reused: boolean }> {
+  return new Promise((resolve, reject) => {
+    const outgoing = httpRequest(new URL(path, stack.apiUrl), { ...options, agent }, (res) => {
+      res.resume();
+      res.on("end", () => resolve({ status: res.statusCode!, reused: outgoing.reusedSocket }));
+    });
+    outgoing.on("error", reject);
+    outgoing.end(body);
+  });
+}
+
 function expectTooLarge(res: Awaited<ReturnType<typeof send>>) {
   expectContractError(res, { allowed: ["Payload too large"] });
 }
@@ -113,6 +125,19 @@ describe("campaign: request bodies over the limit get 413", () => {
       }
     });
   }
+
+  it("after a 413 on a declared length, the same connection serves the next request", async () => {
+    const over = ROUTES[0].body(BODY_LIMITS.job + 1);
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      const first = await onAgent(agent, "/api/v1/jobs", { method: "POST", headers: { "Content-Type": "application/json", "Content-Length": String(Buffer.byteLength(over)) } }, over);
+      const second = await onAgent(agent, "/healthz", { method: "GET" });
+      expect(first.status).toBe(413);
+      expect(second).toEqual({ status: 200, reused: true });
+    } finally {
+      agent.destroy();
+    }
+  });
 
   it("the size is judged before the key: an oversized body without one is 413 too", async () => {
     const body = ROUTES[0].body(BODY_LIMITS.job + 1);

@@ -1,7 +1,7 @@
 /**
  * GET /presets answers 401 for any Authorization header that is sent and not a live key; a blank
- * one counts as none. Over the wire, wrangler dev drops a blank Authorization before the Worker
- * sees it; here the app gets the request as sent, so this is where the blank case is decided.
+ * one counts as none. Here the app gets the request exactly as sent, with no HTTP client or
+ * proxy that might drop a blank header in between.
  */
 import { describe, expect, inject, it } from "vitest";
 import { workerVars } from "../../dev/worker-vars";

@@ -1,7 +1,7 @@
 /**
  * The body limits as the deployed Worker applies them, inside workerd with no dev server in
  * front: the body is a stream that counts what the app pulls from it, so "413 before it is read
- * whole" is measured, not inferred. (Over the wire, wrangler dev drains every unread body itself
+ * whole" is measured, not inferred. (Over the wire, the local runner drains every unread body
  * before it answers; see test/security/body-limits.test.ts.)
  */
 import { describe, expect, it } from "vitest";

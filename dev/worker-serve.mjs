@@ -1,0 +1,109 @@
+/**
+ * The Worker served by workerd through Miniflare, from the very bundle `wrangler deploy` uploads
+ * (`wrangler deploy --dry-run --outdir`), with wrangler.toml's compatibility date, flags and vars.
+ *
+ * Not `wrangler dev`: it puts a proxy Worker in a second workerd in front of this one, which
+ * forwards each request over a pooled connection. That pool drops a connection idle for 5 s just
+ * as workerd's server does, so a request written on it at that moment is lost, and wrangler
+ * answers a lost POST with 503 "Your worker restarted mid-request" though nothing restarted
+ * (workers-sdk#14641, open; wrangler releases that classify the loss correctly exit on it
+ * instead, #15317). Clients here talk to workerd directly, and Node's fetch lets a connection go
+ * after 4 s, before workerd's 5.
+ *
+ * What `wrangler dev` adds that is kept: the request body a Worker leaves unread is drained before
+ * its answer goes out. workerd otherwise keeps such a connection open and resets the client's next
+ * request on it (an early 413 followed by any request on the same connection).
+ *
+ *   node dev/worker-serve.mjs --port <port>      bindings as JSON in WORKER_DEV_VARS
+ */
+import { execFile } from "node:child_process";
+import { mkdtemp, readdir, rm } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { parseArgs, promisify } from "node:util";
+import { Log, LogLevel, Miniflare } from "miniflare";
+import { unstable_getMiniflareWorkerOptions } from "wrangler";
+
+/**
+ * The Worker's handlers, its fetch wrapped as wrangler dev's "ensure-req-body-drained" middleware
+ * wraps it. A body the app has begun to read (a chunked one cut off at its limit) stays locked to
+ * the app's reader and cannot be drained from here.
+ */
+const LOCAL_ENTRY = `
+import worker from "./index.js";
+export default {
+  ...worker,
+  async fetch(request, env, ctx) {
+    try {
+      return await worker.fetch(request, env, ctx);
+    } finally {
+      if (request.body !== null && !request.bodyUsed) {
+        try {
+          const reader = request.body.getReader();
+          while (!(await reader.read()).done);
+        } catch {
+          // the client went away meanwhile; there is no connection left to keep
+        }
+      }
+    }
+  },
+};
+`;
+
+const { values } = parseArgs({ options: { port: { type: "string" } } });
+const vars = JSON.parse(process.env.WORKER_DEV_VARS ?? "{}");
+const wranglerBin = join(dirname(createRequire(import.meta.url).resolve("wrangler/package.json")), "bin", "wrangler.js");
+
+const bundleDir = await mkdtemp(join(tmpdir(), "vep-worker-"));
+let mf;
+let stopping = false;
+const stop = async (code) => {
+  if (stopping) return;
+  stopping = true;
+  await mf?.dispose().catch(() => undefined);
+  await rm(bundleDir, { recursive: true, force: true });
+  process.exit(code);
+};
+for (const signal of ["SIGTERM", "SIGINT"]) process.on(signal, () => void stop(0));
+
+try {
+  await promisify(execFile)(process.execPath, [wranglerBin, "deploy", "--dry-run", "--outdir", bundleDir], { maxBuffer: 16 * 1024 * 1024 });
+  const { workerOptions } = unstable_getMiniflareWorkerOptions("wrangler.toml");
+  mf = new Miniflare({
+    host: "127.0.0.1",
+    port: Number(values.port),
+    // /cdn-cgi/handler/scheduled runs the cron handler, as under `wrangler dev` (dev/run.ts fires the sweep through it).
+    unsafeTriggerHandlers: true,
+    log: new Log(LogLevel.WARN),
+    // Request.cf as a fixed placeholder: Miniflare would otherwise fetch a real one from Cloudflare at every start.
+    cf: false,
+    compatibilityDate: workerOptions.compatibilityDate,
+    compatibilityFlags: workerOptions.compatibilityFlags,
+    bindings: { ...workerOptions.bindings, ...vars },
+    modulesRoot: bundleDir,
+    modules: await bundleModules(bundleDir),
+  });
+  await mf.ready;
+  console.log(`Ready on http://127.0.0.1:${values.port}`);
+} catch (err) {
+  console.error(err);
+  await stop(1);
+}
+
+/**
+ * The bundle's entry, and beside it the modules wrangler.toml's [[rules]] keep out of it, every
+ * one of which is a Text module (named by wrangler with a content hash in front).
+ */
+async function bundleModules(dir) {
+  const others = (await readdir(dir)).filter((name) => name !== "index.js" && !name.endsWith(".map") && name !== "README.md");
+  return [
+    { type: "ESModule", path: join(dir, "local-entry.mjs"), contents: LOCAL_ENTRY },
+    { type: "ESModule", path: join(dir, "index.js") },
+    ...others.map((name) => {
+      if (!/\.(js|css)$/.test(name)) throw new Error(`${name}: a module type dev/worker-serve.mjs does not serve`);
+      return { type: "Text", path: join(dir, name) };
+    }),
+  ];
+}
+

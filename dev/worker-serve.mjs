@@ -92,8 +92,9 @@ try {
 }
 
 /**
- * The bundle's entry, and beside it the modules wrangler.toml's [[rules]] keep out of it, every
- * one of which is a Text module (named by wrangler with a content hash in front).
+ * The local entry (the main module, first), the bundle's own, and beside it the modules
+ * wrangler.toml's [[rules]] keep out of the bundle, every one of which is a Text module (named by
+ * wrangler with a content hash in front).
  */
 async function bundleModules(dir) {
   const others = (await readdir(dir)).filter((name) => name !== "index.js" && !name.endsWith(".map") && name !== "README.md");

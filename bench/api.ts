@@ -1,11 +1,11 @@
 /**
  * npm run bench:api — GET /jobs/{id}, GET /jobs and POST /jobs against the Worker as `npm run
- * dev` serves it (workerd) with autocannon, each against GET /healthz (a bare Hono route in the same Worker, no
- * I/O) measured in the same round (BENCH_ROUNDS rounds of BENCH_SECONDS per route). Prints
- * requests/s, p50/p99 latency, the ratio to the baseline (the median round's, and each round's),
- * and the CPU each request cost each process on this machine (Linux /proc); then where a
- * request's time goes: each route called one request at a time, its Server-Timing header read
- * (the Worker's wait on each kind of sub-request) beside the latency the client saw.
+ * dev` serves it (workerd) with autocannon, each against GET /healthz (a bare Hono route in the
+ * same Worker, no I/O) measured in the same round (BENCH_ROUNDS rounds of BENCH_SECONDS per
+ * route). Prints requests/s, p50/p99 latency, the ratio to the baseline (the median round's, and
+ * each round's), and the CPU each request cost each process on this machine (Linux /proc); then
+ * where a request's time goes: each route called one request at a time, its Server-Timing header
+ * read (the Worker's wait on each kind of sub-request) beside the latency the client saw.
  */
 // @ts-expect-error autocannon ships no types
 import autocannon from "autocannon";

@@ -55,7 +55,7 @@ const { values } = parseArgs({ options: { port: { type: "string" } } });
 const vars = JSON.parse(process.env.WORKER_DEV_VARS ?? "{}");
 const wranglerBin = join(dirname(createRequire(import.meta.url).resolve("wrangler/package.json")), "bin", "wrangler.js");
 
-const bundleDir = await mkdtemp(join(tmpdir(), "vep-worker-"));
+const bundleDir = await mkdtemp(join(tmpdir(), `vep-worker-${values.port}-`));
 let mf;
 let stopping = false;
 const stop = async (code) => {
@@ -85,6 +85,9 @@ try {
     modules: await bundleModules(bundleDir),
   });
   await mf.ready;
+  // workerd holds the modules now. Removed at once, as Miniflare's own exit hook ends this process
+  // on SIGTERM before an asynchronous stop could get to it.
+  await rm(bundleDir, { recursive: true, force: true });
   console.log(`Ready on http://127.0.0.1:${values.port}`);
 } catch (err) {
   console.error(err);

@@ -1,5 +1,5 @@
 import { type ChildProcess, execFile, execFileSync, spawn } from "node:child_process";
-import { access, chmod, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { access, chmod, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -166,6 +166,8 @@ describe("npm run dev with no configuration", () => {
         expect(banner).toMatch(/\(free plan/);
         // A newcomer's first screen carries no warning: the Worker is bundled with nodejs_compat, as deployed.
         expect(banner).not.toMatch(/WARNING|nodejs_compat/);
+        // The Worker's bundle was built to a temporary directory, gone once workerd holds it.
+        expect((await readdir(tmpdir())).filter((name) => name.startsWith(`vep-worker-${port}-`))).toEqual([]);
         freeKey = banner.match(/API key\s+(spk_\w+)/)![1];
         const databaseUrl = banner.match(/postgres:\/\/\S+/)![0];
         await expectDashboardSignIn(banner, port, freeKey);

@@ -9,7 +9,7 @@ const FORM_COOKIE_SECONDS = 60 * 60;
 
 /**
  * Secure whenever the page is served over https (always, deployed): then the cookies also take
- * the `__Host-` prefix, which pins them to this host and path `/`. Local `wrangler dev` is plain
+ * the `__Host-` prefix, which pins them to this host and path `/`. The local runner is plain
  * http, where a browser would drop a Secure cookie.
  */
 function isSecure(c: Context): boolean {

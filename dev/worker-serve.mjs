@@ -26,25 +26,48 @@ import { Log, LogLevel, Miniflare } from "miniflare";
 import { unstable_getMiniflareWorkerOptions } from "wrangler";
 
 /**
- * The Worker's handlers, its fetch wrapped as wrangler dev's "ensure-req-body-drained" middleware
- * wraps it. A body the app has begun to read (a chunked one cut off at its limit) stays locked to
- * the app's reader and cannot be drained from here.
+ * The Worker's handlers, its fetch given the request's body through a stream of this module's, so
+ * that whatever the app leaves unread is drained before the answer goes out, as wrangler dev's
+ * "ensure-req-body-drained" middleware does; also a body the app began to read and gave up on (a
+ * chunked one cut off at its limit), which stays locked to the app's reader and which that
+ * middleware cannot reach. The stream pulls nothing ahead of the app (highWaterMark 0), so the
+ * app's limits see the body as sent.
  */
 const LOCAL_ENTRY = `
 import worker from "./index.js";
 export default {
   ...worker,
   async fetch(request, env, ctx) {
+    if (request.body === null) return worker.fetch(request, env, ctx);
+    const source = request.body.getReader();
+    let ended = false;
+    let reading = null;
+    const read = async () => {
+      reading = source.read();
+      const chunk = await reading;
+      reading = null;
+      if (chunk.done) ended = true;
+      return chunk;
+    };
+    const body = new ReadableStream(
+      {
+        async pull(controller) {
+          const chunk = await read();
+          if (chunk.done) controller.close();
+          else controller.enqueue(chunk.value);
+        },
+      },
+      { highWaterMark: 0 },
+    );
+    const inner = new Request(request.url, { method: request.method, headers: request.headers, body, cf: request.cf });
     try {
-      return await worker.fetch(request, env, ctx);
+      return await worker.fetch(inner, env, ctx);
     } finally {
-      if (request.body !== null && !request.bodyUsed) {
-        try {
-          const reader = request.body.getReader();
-          while (!(await reader.read()).done);
-        } catch {
-          // the client went away meanwhile; there is no connection left to keep
-        }
+      try {
+        if (reading) await reading.then((chunk) => (ended ||= chunk.done));
+        while (!ended) await read();
+      } catch {
+        // the client went away meanwhile; there is no connection left to keep
       }
     }
   },

@@ -126,18 +126,21 @@ describe("campaign: request bodies over the limit get 413", () => {
     });
   }
 
-  it("after a 413 on a declared length, the same connection serves the next request", async () => {
-    const over = ROUTES[0].body(BODY_LIMITS.job + 1);
-    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-    try {
-      const first = await onAgent(agent, "/api/v1/jobs", { method: "POST", headers: { "Content-Type": "application/json", "Content-Length": String(Buffer.byteLength(over)) } }, over);
-      const second = await onAgent(agent, "/healthz", { method: "GET" });
-      expect(first.status).toBe(413);
-      expect(second).toEqual({ status: 200, reused: true });
-    } finally {
-      agent.destroy();
-    }
-  });
+  for (const [sent, length] of [["a declared length", true], ["a chunked body cut off at the limit", false]] as const) {
+    it(`after a 413 on ${sent}, the same connection serves the next request`, async () => {
+      const over = ROUTES[0].body(BODY_LIMITS.job + 1);
+      const framing = length ? { "Content-Length": String(Buffer.byteLength(over)) } : { "Transfer-Encoding": "chunked" };
+      const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+      try {
+        const first = await onAgent(agent, "/api/v1/jobs", { method: "POST", headers: { "Content-Type": "application/json", ...framing } }, over);
+        const second = await onAgent(agent, "/healthz", { method: "GET" });
+        expect(first.status).toBe(413);
+        expect(second).toEqual({ status: 200, reused: true });
+      } finally {
+        agent.destroy();
+      }
+    });
+  }
 
   it("the size is judged before the key: an oversized body without one is 413 too", async () => {
     const body = ROUTES[0].body(BODY_LIMITS.job + 1);

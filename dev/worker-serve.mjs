@@ -17,13 +17,13 @@
  *   node dev/worker-serve.mjs --port <port>      bindings as JSON in WORKER_DEV_VARS
  */
 import { execFile } from "node:child_process";
-import { mkdtemp, readdir, rm } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { parseArgs, promisify } from "node:util";
 import { Log, LogLevel, Miniflare } from "miniflare";
-import { unstable_getMiniflareWorkerOptions } from "wrangler";
+import { parse } from "smol-toml";
 
 /**
  * The Worker's handlers, its fetch given the request's body through a stream of this module's, so
@@ -92,7 +92,8 @@ for (const signal of ["SIGTERM", "SIGINT"]) process.on(signal, () => void stop(0
 
 try {
   await promisify(execFile)(process.execPath, [wranglerBin, "deploy", "--dry-run", "--outdir", bundleDir], { maxBuffer: 16 * 1024 * 1024 });
-  const { workerOptions } = unstable_getMiniflareWorkerOptions("wrangler.toml");
+  // Read here rather than through wrangler's API, which would load all of wrangler a second time.
+  const config = parse(await readFile("wrangler.toml", "utf8"));
   mf = new Miniflare({
     host: "127.0.0.1",
     port: Number(values.port),
@@ -101,11 +102,11 @@ try {
     log: new Log(LogLevel.WARN),
     // Request.cf as a fixed placeholder: Miniflare would otherwise fetch a real one from Cloudflare at every start.
     cf: false,
-    compatibilityDate: workerOptions.compatibilityDate,
-    compatibilityFlags: workerOptions.compatibilityFlags,
-    bindings: { ...workerOptions.bindings, ...vars },
+    compatibilityDate: config.compatibility_date,
+    compatibilityFlags: config.compatibility_flags ?? [],
+    bindings: { ...config.vars, ...vars },
     modulesRoot: bundleDir,
-    modules: await bundleModules(bundleDir),
+    modules: await bundleModules(bundleDir, config.rules ?? []),
   });
   await mf.ready;
   // workerd holds the modules now. Removed at once, as Miniflare's own exit hook ends this process
@@ -119,18 +120,17 @@ try {
 
 /**
  * The local entry (the main module, first), the bundle's own, and beside it the modules
- * wrangler.toml's [[rules]] keep out of the bundle, every one of which is a Text module (named by
- * wrangler with a content hash in front).
+ * wrangler.toml's [[rules]] keep out of the bundle. wrangler names those by a content hash and
+ * the file's base name, so which rule took one is not told by its name: every rule must be Text.
  */
-async function bundleModules(dir) {
+async function bundleModules(dir, rules) {
+  const other = rules.find((rule) => rule.type !== "Text");
+  if (other) throw new Error(`wrangler.toml's ${other.type} rule: dev/worker-serve.mjs serves only Text modules beside the bundle`);
   const others = (await readdir(dir)).filter((name) => name !== "index.js" && !name.endsWith(".map") && name !== "README.md");
   return [
     { type: "ESModule", path: join(dir, "local-entry.mjs"), contents: LOCAL_ENTRY },
     { type: "ESModule", path: join(dir, "index.js") },
-    ...others.map((name) => {
-      if (!/\.(js|css)$/.test(name)) throw new Error(`${name}: a module type dev/worker-serve.mjs does not serve`);
-      return { type: "Text", path: join(dir, name) };
-    }),
+    ...others.map((name) => ({ type: "Text", path: join(dir, name) })),
   ];
 }
 

@@ -2,6 +2,7 @@ import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { expect, it } from "vitest";
 import { PROJECT_ROOT } from "../../dev/state";
+import { WRANGLER_ENV } from "../../dev/worker-process";
 
 const run = promisify(execFile);
 
@@ -13,7 +14,7 @@ const run = promisify(execFile);
 it("a failing run with workerd's pool and the local cloud in vitest's own process exits non-zero", async () => {
   const outcome = await run("npx", ["vitest", "run", "--config", "test/cloud/failing-run/vitest.config.ts"], {
     cwd: PROJECT_ROOT,
-    env: { ...process.env, NO_COLOR: "1", FORCE_COLOR: "0", WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_HIDE_BANNER: "true" },
+    env: { ...process.env, ...WRANGLER_ENV, NO_COLOR: "1", FORCE_COLOR: "0" },
     maxBuffer: 16 * 1024 * 1024,
   }).then(
     ({ stdout }) => ({ code: 0, stdout }),

@@ -84,7 +84,12 @@ const ROUTES: LimitedRoute[] = [
   },
 ];
 
-/** One request through `agent` (whose one keep-alive connection the caller shares between requests): its status, and whether it went on a connection used before. */
+/**
+ * One request through `agent` (whose one keep-alive connection the caller shares between
+ * requests): its status, and whether it went on a connection used before. Not the campaign's
+ * exchange, which sends a request again when a reused connection is reset, as a client should:
+ * here that reset is what is looked for.
+ */
 function onAgent(agent: Agent, path: string, options: RequestOptions, body?: string): Promise<{ status: number; reused: boolean }> {
   return new Promise((resolve, reject) => {
     const outgoing = httpRequest(new URL(path, stack.apiUrl), { ...options, agent }, (res) => {

@@ -39,7 +39,7 @@ export async function startEmbeddedPostgres(opts: {
 }) {
   const log = opts.log ?? (() => undefined);
   const dataDir = resolve(opts.dataDir);
-  await stopPostmaster(dataDir);
+  await stopPostmaster(await runningPostmaster(dataDir));
   const port = opts.port ?? (await freePort(opts.host));
   const recent: string[] = [];
   const server = new EmbeddedPostgres({
@@ -72,29 +72,33 @@ export async function startEmbeddedPostgres(opts: {
     const hint = /error while loading shared libraries/.test(said) ? `\n${MISSING_LINKS}` : "";
     throw new Error(`PostgreSQL did not start in ${dataDir}:\n${said}${hint}`, { cause: err });
   }
+  const postmaster = await runningPostmaster(dataDir);
   return {
     databaseUrl: `postgres://${USER}:${PASSWORD}@${opts.host}:${port}/${DATABASE}`,
-    stop: () => stopPostmaster(dataDir),
+    stop: async () => stopPostmaster(postmaster ?? (await runningPostmaster(dataDir))),
   };
 }
 
+type Postmaster = { pid: number; startedAt: string };
+
 /**
- * Stops the postmaster serving dataDir, if one runs, with a fast shutdown (SIGINT: sessions are
- * ended, a checkpoint written, nothing to recover at the next start), and waits until it is gone.
- * It is found through its own lock file, so this also stops one no process of ours started.
+ * Stops the postmaster, if it still runs, with a fast shutdown (SIGINT: sessions are ended, a
+ * checkpoint written, nothing to recover at the next start), and waits until the process is gone.
+ * It is named by pid and start time, not looked up again through its lock file: a terminal's
+ * Ctrl-C reaches the server too, and the file goes a moment before the process does.
  */
-async function stopPostmaster(dataDir: string): Promise<void> {
-  const pid = await postmasterPid(dataDir);
-  if (!pid) return;
+async function stopPostmaster(postmaster: Postmaster | undefined): Promise<void> {
+  if (!postmaster) return;
+  const running = async () => (await processStartTime(postmaster.pid)) === postmaster.startedAt;
+  if (!(await running())) return;
   try {
-    process.kill(pid, "SIGINT");
+    process.kill(postmaster.pid, "SIGINT");
   } catch {
     return; // gone already
   }
   const deadline = Date.now() + STOP_TIMEOUT_MS;
-  // Its lock file goes a moment before the process does.
-  while ((await postmasterPid(dataDir)) === pid || (await processStartTime(pid)) !== undefined) {
-    if (Date.now() > deadline) throw new Error(`PostgreSQL (pid ${pid}) did not stop within ${STOP_TIMEOUT_MS / 1000} s`);
+  while (await running()) {
+    if (Date.now() > deadline) throw new Error(`PostgreSQL (pid ${postmaster.pid}) did not stop within ${STOP_TIMEOUT_MS / 1000} s`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }
@@ -102,14 +106,17 @@ async function stopPostmaster(dataDir: string): Promise<void> {
 const STOP_TIMEOUT_MS = 30_000;
 
 /**
- * The pid in dataDir/postmaster.pid while that process is a postgres serving dataDir, else
- * undefined: the file outlives a killed server, and its pid may since belong to anyone.
+ * The postmaster serving dataDir, found through dataDir/postmaster.pid while that pid is a postgres
+ * serving dataDir, else undefined: the file outlives a killed server, and its pid may since belong
+ * to anyone. This also finds one no process of ours started.
  */
-async function postmasterPid(dataDir: string): Promise<number | undefined> {
+async function runningPostmaster(dataDir: string): Promise<Postmaster | undefined> {
   const lockFile = await readFile(join(dataDir, "postmaster.pid"), "utf8").catch(() => "");
   const pid = Number(lockFile.split("\n")[0]);
   const command = await processCommand(pid);
-  return command?.includes("postgres") && command.includes(`-D ${dataDir}`) ? pid : undefined;
+  if (!command?.includes("postgres") || !command.includes(`-D ${dataDir}`)) return undefined;
+  const startedAt = await processStartTime(pid);
+  return startedAt === undefined ? undefined : { pid, startedAt };
 }
 
 async function exists(path: string): Promise<boolean> {

@@ -54,7 +54,7 @@ export async function startLocalCloud(opts: LocalCloudOptions = {}): Promise<Loc
   const dataDir = opts.dataDir ?? temp!;
   const stops: (() => Promise<void>)[] = [];
   const stop = async () => {
-    for (const s of stops.splice(0).reverse()) await s().catch(() => undefined);
+    for (const s of stops.splice(0).reverse()) await s().catch((err) => console.error("local cloud teardown:", err));
     if (temp) await rm(temp, { recursive: true, force: true });
   };
   const lock = temp ? undefined : await lockDataDir(dataDir, opts.owner);

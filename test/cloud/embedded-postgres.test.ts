@@ -1,5 +1,5 @@
 import { execFileSync, spawn } from "node:child_process";
-import { access, chmod, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { access, chmod, mkdtemp, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
@@ -57,6 +57,23 @@ describe("the embedded PostgreSQL under a data directory", () => {
       expect(await query(second.databaseUrl, "select note from kept")).toEqual([{ note: "from the first run" }]);
     } finally {
       await second.stop();
+    }
+  });
+
+  it("stop() waits for the server process itself, not its lock file, which goes a moment before the process does", async () => {
+    const cloud = await startLocalCloud({ dataDir });
+    const pid = await postmasterPid();
+    // The state a terminal's Ctrl-C can leave for stop() to find: the server, signalled too, has
+    // removed its lock file and not yet exited.
+    const lockFile = join(dataDir, "postgres", "postmaster.pid");
+    await rename(lockFile, `${lockFile}.aside`);
+    try {
+      await cloud.stop();
+      expect(await running(pid)).toBe(false);
+    } finally {
+      if (await running(pid)) process.kill(pid, "SIGINT");
+      await vi.waitFor(async () => expect(await running(pid)).toBe(false), { timeout: 30_000, interval: 100 });
+      await rm(`${lockFile}.aside`, { force: true });
     }
   });
 

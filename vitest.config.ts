@@ -17,7 +17,8 @@ const WHOLE_SERVICE_FILES = { sequence: { groupOrder: 2 } };
  * - render: FFmpeg on media generated with lavfi: every preset, the blend modes, the probe and
  *   the runner on real files, the timeline renderer.
  * - cloud: each local stand-in, exercised with the official client library.
- * - api: the Worker under wrangler dev against the local cloud and the machine's PostgreSQL.
+ * - api: the Worker in workerd, served as `npm run dev` serves it, against the local cloud and
+ *   the machine's PostgreSQL.
  * - security: the API-level campaigns (authentication and isolation, hostile input) against the
  *   same stack as api.
  * - workerd: the app inside workerd (@cloudflare/vitest-pool-workers) against the same stack.

@@ -22,7 +22,7 @@ describe("dashboard: sign-up", () => {
     expect(cookie).toMatch(/HttpOnly/i);
     expect(cookie).toMatch(/SameSite=Lax/i);
     expect(cookie).toMatch(/Path=\//);
-    // Plain http (local wrangler dev) is the one place the cookie is not Secure; see the workerd test for https.
+    // Plain http (the local runner) is the one place the cookie is not Secure; see the workerd test for https.
     expect(cookie).not.toMatch(/Secure/i);
 
     const home = await session.get("/dashboard");

@@ -13,8 +13,8 @@ import { stackLog, startTestStack, TEST_REDIS_URL } from "../support/stack";
 export type Client = ApiClient & { key: string; accountId: string };
 
 /**
- * The whole service with the real encoder process, for one test file: the Worker under
- * wrangler dev, the local cloud on a scratch database, and the encoder beside them.
+ * The whole service with the real encoder process, for one test file: the Worker in workerd,
+ * the local cloud on a scratch database, and the encoder beside them.
  */
 export async function startE2E(opts: {
   allowLoopbackSources: boolean;

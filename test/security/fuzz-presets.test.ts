@@ -27,8 +27,7 @@ describe("campaign: hostile input on GET /presets", () => {
     const who = fc.oneof(
       fc.record({ kind: fc.constant("key" as const), plan: fc.nat({ max: PLANS.length - 1 }) }),
       fc.record({ kind: fc.constant("none" as const) }),
-      // Not blank: a blank one is no credential (the free view, below), and over wrangler dev a blank
-      // value beside non-ASCII headers can arrive as U+FFFD, which the Worker rightly refuses.
+      // Not blank: a blank one is no credential (the free view, below).
       fc.record({ kind: fc.constant("forged" as const), authorization: headerValue.filter((v) => !/^[\t ]*$/.test(v)) }),
     );
     await fuzz(

@@ -23,7 +23,7 @@ async function admin(...args: string[]) {
   return JSON.parse(stdout.trim());
 }
 
-describe("operability: npm run admin", () => {
+describe.concurrent("operability: npm run admin", () => {
   it("account create prints {accountId, apiKey}; the key works at once with the plan asked for", async () => {
     const out = await admin("account", "create", "--plan", "business");
     expect(Object.keys(out).sort()).toEqual(["accountId", "apiKey"]);
@@ -58,12 +58,12 @@ describe("operability: npm run admin", () => {
       [["webhook", "set", accountId, "ftp://hooks.example.com/x"], /absolute http\(s\) URL/],
       [["account", "plan", "nope", "pro"], /^No account nope$/m],
     ];
-    for (const [args, reason] of cases) {
-      const err = await admin(...args).catch((e) => e);
-      expect(err.code, args.join(" ")).toBe(1);
-      expect(err.stdout, args.join(" ")).toBe("");
-      expect(err.stderr, args.join(" ")).toMatch(reason);
-    }
+    const refusals = await Promise.all(cases.map(([args]) => admin(...args).catch((e) => e)));
+    cases.forEach(([args, reason], i) => {
+      expect(refusals[i].code, args.join(" ")).toBe(1);
+      expect(refusals[i].stdout, args.join(" ")).toBe("");
+      expect(refusals[i].stderr, args.join(" ")).toMatch(reason);
+    });
   });
 
   it("webhook set drops the cached key lookups, so the next creation echoes the new URL", async () => {
@@ -78,20 +78,24 @@ describe("operability: npm run admin", () => {
   });
 });
 
-describe("operability: npm run admin, help and read commands", () => {
+describe.concurrent("operability: npm run admin, help and read commands", () => {
   it("--help, help and <command> --help print usage on stdout and exit 0, without a database", async () => {
-    for (const args of [["--help"], ["help"], []]) {
-      const { stdout } = await run("npm", ["run", "--silent", "admin", "--", ...args], { env: { ...process.env, DATABASE_URL: "" } });
+    const overviews = [["--help"], ["help"], []];
+    const commandHelps = [["help", "key", "list"], ["key", "list", "--help"]];
+    const [overviewOuts, commandOuts, unknown] = await Promise.all([
+      Promise.all(overviews.map((args) => run("npm", ["run", "--silent", "admin", "--", ...args], { env: { ...process.env, DATABASE_URL: "" } }))),
+      Promise.all(commandHelps.map((args) => run("npm", ["run", "--silent", "admin", "--", ...args]))),
+      run("npm", ["run", "--silent", "admin", "--", "account", "delete"]).catch((e) => e),
+    ]);
+    overviews.forEach((args, i) => {
       for (const command of ["account list", "account show <accountId>", "key list <accountId>", "user create --email", "user password <email>"]) {
-        expect(stdout, args.join(" ")).toContain(command);
+        expect(overviewOuts[i].stdout, args.join(" ")).toContain(command);
       }
-    }
-    for (const args of [["help", "key", "list"], ["key", "list", "--help"]]) {
-      const { stdout } = await run("npm", ["run", "--silent", "admin", "--", ...args]);
+    });
+    for (const { stdout } of commandOuts) {
       expect(stdout).toContain("usage: npm run admin -- key list <accountId>");
       expect(stdout).toContain("last four characters");
     }
-    const unknown = await run("npm", ["run", "--silent", "admin", "--", "account", "delete"]).catch((e) => e);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain("Unknown command: account delete");
   });
@@ -121,7 +125,7 @@ describe("operability: npm run admin, help and read commands", () => {
   });
 });
 
-describe("operability: npm run admin, dashboard users", () => {
+describe.concurrent("operability: npm run admin, dashboard users", () => {
   it("user create makes an account on the plan with a user who can sign in; the address is unique", async () => {
     const email = `operator-made-${Date.now()}@example.com`;
     const created = await admin("user", "create", "--email", email, "--plan", "business", "--password", "chosen by the operator");

@@ -23,7 +23,7 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "vep-cli-"));
 });
 
-describe("vep: commands that need no encoder", () => {
+describe.concurrent("vep: commands that need no encoder", () => {
   it("presets, with and without a key, as text and as JSON", async () => {
     const text = await vep(["presets"], { api });
     expect(text.code).toBe(0);
@@ -78,7 +78,7 @@ describe("vep: commands that need no encoder", () => {
   });
 });
 
-describe("vep: one clear line and a distinct exit code per error class", () => {
+describe.concurrent("vep: one clear line and a distinct exit code per error class", () => {
   let broken: Awaited<ReturnType<typeof startWorkerProcess>>;
   beforeAll(async () => {
     // The real Worker with its database unreachable: every authenticated call is a 500.

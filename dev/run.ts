@@ -40,9 +40,10 @@ const started = startStack({
   workerPort: port,
   encoder: { kind: "process", allowLoopbackSources: true, workDir: join(DATA_DIR, "encoder") },
   log: (source, line) => {
-    if (verbose || source === "supervisor" || isJobStageLine(line) || /error|ready|listening/i.test(line)) say(`[${source}] ${line}`);
+    if (verbose || source === "supervisor" || isJobStageLine(line) || /error|ready|listening|reloaded/i.test(line)) say(`[${source}] ${line}`);
   },
   signal: starting.signal,
+  watchWorker: true,
 });
 // Made beside the start (only the first run has anything to make); a run refused the data
 // directory makes nothing new, as the files are renamed into place whole.

@@ -28,6 +28,8 @@ export interface StackOptions {
   workerEnv?: Record<string, string>;
   /** Abandons the start: whatever had started is stopped and startStack rejects. */
   signal?: AbortSignal;
+  /** Reload the Worker when its sources change (`npm run dev`). */
+  watchWorker?: boolean;
 }
 
 /** Everything a client of the running stack needs to know; serialisable. */
@@ -90,6 +92,7 @@ export async function startStack(opts: StackOptions) {
       vars: { ...workerVars(cloudInfo, { publicUrl: `http://127.0.0.1:${workerPort}`, encoderUrl }, internalSecret), ...opts.workerEnv },
       log: (l) => log("worker", l),
       signal: opts.signal,
+      watch: opts.watchWorker,
     });
     stops.push(worker.stop);
     // What a run that finds this one killed must stop: the Worker's process group, the encoder now running.

@@ -28,9 +28,14 @@ export async function startWorkerProcess(opts: {
   log?: (line: string) => void;
   /** Aborting while waiting for it to be ready stops it: its process group is beyond Ctrl-C's reach. */
   signal?: AbortSignal;
+  /** Build and load the Worker again when a file it is built from changes (`npm run dev`). */
+  watch?: boolean;
+  /** The project to build the Worker from: this one unless given. */
+  projectRoot?: string;
 }): Promise<WorkerProcess> {
-  const child = spawn(process.execPath, [...EXIT_WITH_PARENT_ARGS, `${PROJECT_ROOT}/dev/worker-serve.mjs`, "--port", String(opts.port)], {
-    cwd: PROJECT_ROOT,
+  const args = [...EXIT_WITH_PARENT_ARGS, `${PROJECT_ROOT}/dev/worker-serve.mjs`, "--port", String(opts.port), ...(opts.watch ? ["--watch"] : [])];
+  const child = spawn(process.execPath, args, {
+    cwd: opts.projectRoot ?? PROJECT_ROOT,
     // The bindings go through the environment rather than the command line, where `ps` would show the secrets.
     env: { ...process.env, ...WRANGLER_ENV, ...exitWithParentEnv("group"), WORKER_DEV_VARS: JSON.stringify(opts.vars) },
     detached: true,

@@ -14,13 +14,14 @@
  * its answer goes out. workerd otherwise keeps such a connection open and resets the client's next
  * request on it (an early 413 followed by any request on the same connection).
  *
- *   node dev/worker-serve.mjs --port <port>      bindings as JSON in WORKER_DEV_VARS
+ *   node dev/worker-serve.mjs --port <port> [--watch]      bindings as JSON in WORKER_DEV_VARS
  */
 import { execFile } from "node:child_process";
+import { watch } from "node:fs";
 import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { parseArgs, promisify } from "node:util";
 import { Log, LogLevel, Miniflare } from "miniflare";
 import { parse } from "smol-toml";
@@ -74,48 +75,148 @@ export default {
 };
 `;
 
-const { values } = parseArgs({ options: { port: { type: "string" } } });
+const { values } = parseArgs({ options: { port: { type: "string" }, watch: { type: "boolean", default: false } } });
 const vars = JSON.parse(process.env.WORKER_DEV_VARS ?? "{}");
 const wranglerBin = join(dirname(createRequire(import.meta.url).resolve("wrangler/package.json")), "bin", "wrangler.js");
 
-const bundleDir = await mkdtemp(join(tmpdir(), `vep-worker-${values.port}-`));
+/** Bundle directories not yet removed: workerd reads them until it is ready on them. */
+const bundleDirs = new Set();
 let mf;
 let stopping = false;
+// --watch: the directories watched, and a rebuild under way or asked for meanwhile.
+let watchers = [];
+let debounce;
+let rebuilding;
+let again = false;
 const stop = async (code) => {
   if (stopping) return;
   stopping = true;
   await mf?.dispose().catch(() => undefined);
-  await rm(bundleDir, { recursive: true, force: true });
+  await Promise.all([...bundleDirs].map((dir) => rm(dir, { recursive: true, force: true })));
   process.exit(code);
 };
 for (const signal of ["SIGTERM", "SIGINT"]) process.on(signal, () => void stop(0));
 
 try {
-  await promisify(execFile)(process.execPath, [wranglerBin, "deploy", "--dry-run", "--outdir", bundleDir], { maxBuffer: 16 * 1024 * 1024 });
-  // Read here rather than through wrangler's API, which would load all of wrangler a second time.
-  const config = parse(await readFile("wrangler.toml", "utf8"));
-  mf = new Miniflare({
-    host: "127.0.0.1",
-    port: Number(values.port),
-    // /cdn-cgi/handler/scheduled runs the cron handler, as under `wrangler dev` (dev/run.ts fires the sweep through it).
-    unsafeTriggerHandlers: true,
-    log: new Log(LogLevel.WARN),
-    // Request.cf as a fixed placeholder: Miniflare would otherwise fetch a real one from Cloudflare at every start.
-    cf: false,
-    compatibilityDate: config.compatibility_date,
-    compatibilityFlags: config.compatibility_flags ?? [],
-    bindings: { ...config.vars, ...vars },
-    modulesRoot: bundleDir,
-    modules: await bundleModules(bundleDir, config.rules ?? []),
-  });
-  await mf.ready;
-  // workerd holds the modules now. Removed at once, as Miniflare's own exit hook ends this process
-  // on SIGTERM before an asynchronous stop could get to it.
-  await rm(bundleDir, { recursive: true, force: true });
+  const first = await build();
+  mf = new Miniflare(first.options);
+  await settle(first, mf.ready);
   console.log(`Ready on http://127.0.0.1:${values.port}`);
+  if (values.watch) watchSources(first.sources);
 } catch (err) {
   console.error(err);
   await stop(1);
+}
+
+/**
+ * The Worker as `wrangler deploy` would upload it, in a new temporary directory, with the
+ * options that serve it and, under --watch, the project files it was built from.
+ */
+async function build() {
+  const dir = await mkdtemp(join(tmpdir(), `vep-worker-${values.port}-`));
+  bundleDirs.add(dir);
+  try {
+    await promisify(execFile)(process.execPath, [wranglerBin, "deploy", "--dry-run", "--outdir", dir], { maxBuffer: 16 * 1024 * 1024 });
+    // Read here rather than through wrangler's API, which would load all of wrangler a second time.
+    const config = parse(await readFile("wrangler.toml", "utf8"));
+    const options = {
+      host: "127.0.0.1",
+      port: Number(values.port),
+      // /cdn-cgi/handler/scheduled runs the cron handler, as under `wrangler dev` (dev/run.ts fires the sweep through it).
+      unsafeTriggerHandlers: true,
+      log: new Log(LogLevel.WARN),
+      // Request.cf as a fixed placeholder: Miniflare would otherwise fetch a real one from Cloudflare at every start.
+      cf: false,
+      compatibilityDate: config.compatibility_date,
+      compatibilityFlags: config.compatibility_flags ?? [],
+      bindings: { ...config.vars, ...vars },
+      modulesRoot: dir,
+      modules: await bundleModules(dir, config.rules ?? []),
+    };
+    return { dir, options, sources: values.watch ? await bundleSources(dir) : [] };
+  } catch (err) {
+    bundleDirs.delete(dir);
+    await rm(dir, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+/**
+ * Once workerd holds a build's modules, its directory is removed at once: Miniflare's own exit
+ * hook ends this process on SIGTERM before an asynchronous stop could get to it.
+ */
+async function settle(built, ready) {
+  try {
+    await ready;
+  } finally {
+    bundleDirs.delete(built.dir);
+    await rm(built.dir, { recursive: true, force: true });
+  }
+}
+
+/** The project's files the bundle was built from, as its source map names them. */
+async function bundleSources(dir) {
+  const map = JSON.parse(await readFile(join(dir, "index.js.map"), "utf8"));
+  return map.sources.map((source) => resolve(dir, map.sourceRoot ?? "", source)).filter((path) => !path.split(sep).includes("node_modules"));
+}
+
+/**
+ * --watch: a change under a top-level directory holding one of the bundle's sources (worker/,
+ * domain/…: the text modules beside them included, which the source map does not name), or to
+ * wrangler.toml, builds the Worker again and hands it to workerd; a build that fails leaves the
+ * previous one serving. Directories rather than files, as editors save by replacing a file,
+ * which ends a watch on the file itself.
+ */
+function watchSources(sources) {
+  for (const watcher of watchers) watcher.close();
+  const root = process.cwd();
+  const trees = new Set(sources.map((source) => (source.startsWith(root + sep) ? join(root, relative(root, source).split(sep)[0]) : dirname(source))));
+  const onChange = (name) => {
+    if (!name || basename(name).startsWith(".") || name.endsWith("~")) return; // editors' swap and backup files
+    clearTimeout(debounce);
+    debounce = setTimeout(() => void rebuild(), 200);
+  };
+  watchers = [
+    ...[...trees].map((dir) => watch(dir, { recursive: true }, (_event, name) => onChange(name))),
+    watch(root, (_event, name) => name === "wrangler.toml" && onChange(name)),
+  ];
+  for (const watcher of watchers) watcher.on("error", () => undefined);
+}
+
+/** Every line prefixed, so that `npm run dev`, which shows a Worker line only when it names an error, shows them all. */
+function report(what, err) {
+  const said = String(err.stderr || err.message || err).split("\n").filter((line) => line.trim());
+  console.error([what, ...said].map((line) => `build error: ${line}`).join("\n"));
+}
+
+async function rebuild() {
+  if (rebuilding) {
+    again = true;
+    return;
+  }
+  rebuilding = (async () => {
+    do {
+      again = false;
+      const started = Date.now();
+      let next;
+      try {
+        next = await build();
+      } catch (err) {
+        report("The Worker did not build; the previous build still serves.", err);
+        continue;
+      }
+      try {
+        await settle(next, mf.setOptions(next.options));
+      } catch (err) {
+        report("workerd did not load the new build.", err);
+        continue;
+      }
+      watchSources(next.sources);
+      console.log(`Reloaded the Worker in ${Date.now() - started} ms`);
+    } while (again && !stopping);
+  })();
+  await rebuilding;
+  rebuilding = undefined;
 }
 
 /**

@@ -311,6 +311,8 @@ describe("npm run dev with no configuration", () => {
     try {
       const banner = await readyBanner(dev);
       runPid = JSON.parse(await readFile(join(dataDir, "in-use.json"), "utf8")).pid;
+      // It reloads the Worker on a change (test/cloud/worker-watch.test.ts edits a copy of the project).
+      expect(workerOn(port).filter((line) => line.includes(`worker-serve.mjs --port ${port} --watch`))).toHaveLength(1);
       expect(banner).toMatch(/\(pro plan/);
       const proKey = banner.match(/API key\s+(spk_\w+)/)![1];
 

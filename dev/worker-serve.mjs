@@ -86,7 +86,7 @@ let stopping = false;
 // --watch: the directories watched, and a rebuild under way or asked for meanwhile.
 let watchers = [];
 let debounce;
-let rebuilding;
+let rebuilding = false;
 let again = false;
 const stop = async (code) => {
   if (stopping) return;
@@ -163,12 +163,14 @@ async function bundleSources(dir) {
 /**
  * --watch: a change under a top-level directory holding one of the bundle's sources (worker/,
  * domain/…: the text modules beside them included, which the source map does not name), or to
- * wrangler.toml, builds the Worker again and hands it to workerd; a build that fails leaves the
- * previous one serving. Directories rather than files, as editors save by replacing a file,
+ * wrangler.toml, builds the Worker again and hands it to workerd. A build that fails leaves the
+ * previous one serving; one that workerd cannot load (a module that throws as it loads) leaves
+ * none, as workerd has restarted on it, until a build loads. Directories rather than files, as editors save by replacing a file,
  * which ends a watch on the file itself.
  */
 function watchSources(sources) {
   for (const watcher of watchers) watcher.close();
+  watchers = [];
   const root = process.cwd();
   const trees = new Set(sources.map((source) => (source.startsWith(root + sep) ? join(root, relative(root, source).split(sep)[0]) : dirname(source))));
   const onChange = (name) => {
@@ -176,11 +178,15 @@ function watchSources(sources) {
     clearTimeout(debounce);
     debounce = setTimeout(() => void rebuild(), 200);
   };
-  watchers = [
-    ...[...trees].map((dir) => watch(dir, { recursive: true }, (_event, name) => onChange(name))),
-    watch(root, (_event, name) => name === "wrangler.toml" && onChange(name)),
-  ];
-  for (const watcher of watchers) watcher.on("error", () => undefined);
+  const add = (dir, options, listener) => {
+    try {
+      watchers.push(watch(dir, options, listener).on("error", () => undefined));
+    } catch {
+      // gone since the build (a directory removed): nothing there to watch
+    }
+  };
+  for (const dir of trees) add(dir, { recursive: true }, (_event, name) => onChange(name));
+  add(root, {}, (_event, name) => name === "wrangler.toml" && onChange(name));
 }
 
 /** Every line prefixed, so that `npm run dev`, which shows a Worker line only when it names an error, shows them all. */
@@ -194,29 +200,27 @@ async function rebuild() {
     again = true;
     return;
   }
-  rebuilding = (async () => {
-    do {
-      again = false;
-      const started = Date.now();
-      let next;
-      try {
-        next = await build();
-      } catch (err) {
-        report("The Worker did not build; the previous build still serves.", err);
-        continue;
-      }
-      try {
-        await settle(next, mf.setOptions(next.options));
-      } catch (err) {
-        report("workerd did not load the new build.", err);
-        continue;
-      }
-      watchSources(next.sources);
-      console.log(`Reloaded the Worker in ${Date.now() - started} ms`);
-    } while (again && !stopping);
-  })();
-  await rebuilding;
-  rebuilding = undefined;
+  rebuilding = true;
+  do {
+    again = false;
+    const started = Date.now();
+    let next;
+    try {
+      next = await build();
+    } catch (err) {
+      report("The Worker did not build; the previous build still serves.", err);
+      continue;
+    }
+    try {
+      await settle(next, mf.setOptions(next.options));
+    } catch (err) {
+      report("workerd did not load the new build (its error is above); nothing serves until a build loads.", err);
+      continue;
+    }
+    watchSources(next.sources);
+    console.log(`Reloaded the Worker in ${Date.now() - started} ms`);
+  } while (again && !stopping);
+  rebuilding = false;
 }
 
 /**

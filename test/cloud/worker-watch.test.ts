@@ -66,6 +66,20 @@ describe("the local runner's --watch", () => {
     await served("/healthz", `{"ok":true,"edit":2}`);
     // Only edits build: nothing the build writes sets the watch off again.
     expect(reloads()).toBe(before + 1);
+  }, 90_000);
+
+  it("a build that throws as workerd loads it says so, and nothing serves until the fix is loaded", async () => {
+    const before = reloads();
+    await appendFile(join(project, "worker/app.ts"), '\nthrow new Error("thrown while loading");\n');
+    await vi.waitFor(() => expect(lines.join("\n")).toMatch(/Uncaught Error: thrown while loading[^]*build error: workerd did not load the new build/), {
+      timeout: 30_000,
+      interval: 100,
+    });
+    await expect(get("/healthz")).rejects.toThrow();
+
+    await edit("worker/app.ts", '\nthrow new Error("thrown while loading");\n', "");
+    await served("/healthz", `{"ok":true,"edit":2}`);
+    expect(reloads()).toBe(before + 1);
     expect((await readdir(tmpdir())).filter((name) => name.startsWith(`vep-worker-${port}-`))).toEqual([]);
   }, 90_000);
 });

@@ -112,8 +112,8 @@ describe("campaign: every route × every bad credential gives the contract's 401
   for (const route of ROUTES) {
     const name = `${route.method} ${route.path(":id")}`;
     it(`${name}: ${route.path(":id") === "/presets" ? "every bad header (none is fine here)" : "no header and every bad one"}`, async () => {
-      // On /presets no header is the free view; an empty one is dropped by workerd's HTTP server
-      // before the Worker sees it (test/workerd/auth-header.test.ts shows the app's 401 for it).
+      // On /presets no header, or an empty one, is the free view, not a 401
+      // (test/workerd/auth-header.test.ts).
       const applicable = route.path("") === "/presets" ? cases.filter(([, header]) => header !== undefined && header !== "") : cases;
       const requests: Outgoing[] = applicable.map(([, authorization]) => ({
         method: route.method,

@@ -165,8 +165,8 @@ async function bundleSources(dir) {
  * domain/…: the text modules beside them included, which the source map does not name), or to
  * wrangler.toml, builds the Worker again and hands it to workerd. A build that fails leaves the
  * previous one serving; one that workerd cannot load (a module that throws as it loads) leaves
- * none, as workerd has restarted on it, until a build loads. Directories rather than files, as editors save by replacing a file,
- * which ends a watch on the file itself.
+ * none, as workerd has restarted on it, until a build loads. Directories rather than files, as
+ * editors save by replacing a file, which ends a watch on the file itself.
  */
 function watchSources(sources) {
   for (const watcher of watchers) watcher.close();

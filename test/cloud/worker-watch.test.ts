@@ -41,7 +41,7 @@ const served = (path: string, expected: string) =>
   vi.waitFor(async () => expect(await get(path)).toBe(expected), { timeout: 30_000, interval: 100 });
 
 describe("the local runner's --watch", () => {
-  it("serves an edit of a source once it has built, and of a text module beside the sources", async () => {
+  it("serves an edit of a source once it has built, and of a text module beside the sources; an edit of wrangler.toml builds again", async () => {
     expect(await get("/healthz")).toBe(`{"ok":true}`);
     await edit("worker/app.ts", "c.json({ ok: true })", "c.json({ ok: true, edit: 1 })");
     await served("/healthz", `{"ok":true,"edit":1}`);
@@ -50,6 +50,11 @@ describe("the local runner's --watch", () => {
     await appendFile(join(project, "worker/dashboard/assets/dashboard.css"), "\n/* edited while served */\n");
     await vi.waitFor(async () => expect(await get("/dashboard/assets/dashboard.css")).toContain("/* edited while served */"), { timeout: 30_000, interval: 100 });
     expect(reloads()).toBe(2);
+
+    // wrangler.toml, where the compatibility settings and vars come from, builds again too.
+    await appendFile(join(project, "wrangler.toml"), "\n# edited while served\n");
+    await vi.waitFor(() => expect(reloads()).toBe(3), { timeout: 30_000, interval: 100 });
+    expect(await get("/healthz")).toBe(`{"ok":true,"edit":1}`);
   }, 90_000);
 
   it("a build that fails says why and leaves the previous build serving; the fix is served", async () => {

@@ -1,7 +1,9 @@
 import { spawn } from "node:child_process";
+import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { EXIT_WITH_PARENT_ARGS, exitWithParentEnv } from "./exit-with-parent";
 import { PROJECT_ROOT } from "./state";
+import { watchTrees } from "./watch-trees.mjs";
 
 /** How an encoder process ended. */
 export interface EncoderExit {
@@ -13,7 +15,10 @@ export interface EncoderExit {
   uptimeMs: number;
 }
 
-const STDERR_TAIL_LINES = 12;
+/** Lines of stderr kept as they come, and shown once summarised. */
+const STDERR_KEPT_LINES = 200;
+const STDERR_SHOWN_LINES = 12;
+const FRAMES_SHOWN = 2;
 const READY_TIMEOUT_MS = 30_000;
 /** A run that lasted this long was not part of a crash loop: the next restart is immediate again. */
 const STABLE_RUN_MS = 30_000;
@@ -27,6 +32,34 @@ export function restartDelayMs(streak: number): number {
   return streak <= 1 ? 0 : Math.min(1000 * 2 ** (streak - 2), MAX_RESTART_DELAY_MS);
 }
 
+/**
+ * The end of what a process wrote on stderr, as a report shows it: blank lines dropped, and each
+ * stack trace cut to its first frames, so that the error's own lines (tsx's "ERROR: Unexpected
+ * …" with its file and line, an exception's message) fit rather than the depths of the loader.
+ */
+export function summariseStderr(lines: string[]): string[] {
+  const shown: string[] = [];
+  let frames = 0;
+  let elided = 0;
+  const flush = () => {
+    if (elided > 0) shown.push(`    … ${elided} more frame${elided === 1 ? "" : "s"}`);
+    elided = 0;
+  };
+  for (const line of lines) {
+    if (!line.trim()) continue;
+    if (/^\s+at /.test(line)) {
+      if (++frames > FRAMES_SHOWN) elided++;
+      else shown.push(line);
+      continue;
+    }
+    flush();
+    frames = 0;
+    shown.push(line);
+  }
+  flush();
+  return shown.slice(-STDERR_SHOWN_LINES);
+}
+
 /** The report printed when the encoder dies unexpectedly: what ended it, its last words, what happens next. */
 export function describeCrash(exit: EncoderExit, restartInMs: number, port: number): string[] {
   const how = exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`;
@@ -37,6 +70,22 @@ export function describeCrash(exit: EncoderExit, restartInMs: number, port: numb
   ];
 }
 
+/**
+ * The project's directories the encoder is built from: it imports nothing of the project's
+ * outside them (test/unit/encoder/supervisor.test.ts follows its imports to check).
+ */
+export const ENCODER_SOURCE_TREES = ["encoder", "domain"];
+
+/** The report printed when an encoder started after a change dies before it answers. */
+export function describeFailedReload(exit: EncoderExit): string[] {
+  const how = exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`;
+  return [
+    `the encoder did not start after the change: pid ${exit.pid} ${how} after ${(exit.uptimeMs / 1000).toFixed(1)} s.`,
+    ...(exit.stderrTail.length > 0 ? ["  its last stderr lines:", ...exit.stderrTail.map((l) => `    ${l}`)] : ["  it wrote nothing to stderr."]),
+    "  the next change starts it again; until then no job is encoded.",
+  ];
+}
+
 interface Run {
   pid: number;
   ready: Promise<void>;
@@ -44,10 +93,10 @@ interface Run {
   stop(): Promise<void>;
 }
 
-function startRun(opts: { port: number; env: Record<string, string>; log: (source: string, line: string) => void }): Run {
+function startRun(opts: { port: number; env: Record<string, string>; log: (source: string, line: string) => void; projectRoot: string }): Run {
   const started = Date.now();
   const child = spawn(process.execPath, [...EXIT_WITH_PARENT_ARGS, "--import", "tsx", "encoder/main.ts"], {
-    cwd: PROJECT_ROOT,
+    cwd: opts.projectRoot,
     env: { ...process.env, ...opts.env, PORT: String(opts.port), HOST: "127.0.0.1", ...exitWithParentEnv("process") },
     stdio: ["pipe", "pipe", "pipe"],
   });
@@ -55,12 +104,12 @@ function startRun(opts: { port: number; env: Record<string, string>; log: (sourc
   createInterface({ input: child.stdout }).on("line", (line) => opts.log("encoder", line));
   createInterface({ input: child.stderr }).on("line", (line) => {
     tail.push(line);
-    if (tail.length > STDERR_TAIL_LINES) tail.shift();
+    if (tail.length > STDERR_KEPT_LINES) tail.shift();
     opts.log("encoder", line);
   });
   // "close" comes after the process's stdio has been read to the end, so the tail is complete.
   const exited = new Promise<EncoderExit>((resolve) => {
-    child.once("close", (code, signal) => resolve({ pid: child.pid ?? 0, code, signal, stderrTail: [...tail], uptimeMs: Date.now() - started }));
+    child.once("close", (code, signal) => resolve({ pid: child.pid ?? 0, code, signal, stderrTail: summariseStderr(tail), uptimeMs: Date.now() - started }));
   });
   let ended = false;
   void exited.then(() => (ended = true));
@@ -111,6 +160,10 @@ export interface SupervisedEncoder {
  * an unexpected exit is reported loudly (how it ended and its last stderr lines) and the encoder
  * is started again on the same port, with a growing pause when it keeps crashing right after
  * starting. Resolves once the first encoder answers; a first start that fails rejects.
+ *
+ * With `watch` (`npm run dev`), a change to its sources stops it and starts it again on them.
+ * One that then dies before it answers (a syntax error) is reported and left until the next
+ * change, rather than restarted into the same error.
  */
 export async function superviseEncoder(opts: {
   port: number;
@@ -118,16 +171,27 @@ export async function superviseEncoder(opts: {
   log?: (source: string, line: string) => void;
   /** Told the pid of each encoder process as it is started, the first and every restart. */
   onStart?: (pid: number) => void;
+  /** Restart it when a file under ENCODER_SOURCE_TREES changes. */
+  watch?: boolean;
+  /** The project whose encoder runs: this one unless given. */
+  projectRoot?: string;
 }): Promise<SupervisedEncoder> {
   const log = opts.log ?? (() => undefined);
+  const projectRoot = opts.projectRoot ?? PROJECT_ROOT;
   const say = (line: string) => log("supervisor", line);
   const crashes: EncoderExit[] = [];
   const readyListeners = new Set<(pid: number) => void>();
+  // Runs stopped on purpose for a reload, and runs a reload started that have not answered yet.
+  const retired = new WeakSet<Run>();
+  const onTrial = new WeakSet<Run>();
   let stopping = false;
   let streak = 0;
   let restartTimer: NodeJS.Timeout | undefined;
+  let reloading = false;
+  let reloadAgain = false;
+  let unwatch: () => void = () => undefined;
   const start = () => {
-    const run = startRun({ port: opts.port, env: opts.env, log });
+    const run = startRun({ port: opts.port, env: opts.env, log, projectRoot });
     opts.onStart?.(run.pid);
     return run;
   };
@@ -136,17 +200,22 @@ export async function superviseEncoder(opts: {
 
   const watch = (run: Run) => {
     void run.ready.then(() => {
+      onTrial.delete(run);
       readyPid = run.pid;
       for (const listener of readyListeners) listener(run.pid);
     }, () => undefined);
     void run.exited.then((exit) => {
-      if (stopping) return;
+      if (stopping || retired.has(run)) return;
+      if (onTrial.has(run)) {
+        for (const line of describeFailedReload(exit)) say(line);
+        return;
+      }
       crashes.push(exit);
       streak = exit.uptimeMs < STABLE_RUN_MS ? streak + 1 : 1;
       const delay = restartDelayMs(streak);
       for (const line of describeCrash(exit, delay, opts.port)) say(line);
       restartTimer = setTimeout(() => {
-        if (stopping) return;
+        if (stopping || reloading) return;
         current = start();
         watch(current);
         current.ready.then(
@@ -157,6 +226,34 @@ export async function superviseEncoder(opts: {
     });
   };
 
+  /** Stops the encoder running now, if any, and starts one on the sources as they are. */
+  const reload = async () => {
+    if (stopping) return;
+    if (reloading) {
+      reloadAgain = true;
+      return;
+    }
+    reloading = true;
+    do {
+      reloadAgain = false;
+      const started = Date.now();
+      // A crash's pending restart is superseded by this one.
+      clearTimeout(restartTimer);
+      say(`a change in ${ENCODER_SOURCE_TREES.map((tree) => `${tree}/`).join(" or ")}: restarting the encoder; QStash delivers again the jobs it had in flight.`);
+      retired.add(current);
+      await current.stop();
+      if (stopping) break;
+      current = start();
+      onTrial.add(current);
+      watch(current);
+      await current.ready.then(
+        () => say(`encoder reloaded in ${Date.now() - started} ms: pid ${current.pid} is answering on port ${opts.port}.`),
+        () => undefined,
+      );
+    } while (reloadAgain && !stopping);
+    reloading = false;
+  };
+
   try {
     await current.ready;
   } catch (err) {
@@ -165,6 +262,7 @@ export async function superviseEncoder(opts: {
   }
   readyPid = current.pid;
   watch(current);
+  if (opts.watch) unwatch = watchTrees({ trees: ENCODER_SOURCE_TREES.map((tree) => join(projectRoot, tree)), onChange: () => void reload() });
 
   return {
     url: `http://127.0.0.1:${opts.port}`,
@@ -188,6 +286,7 @@ export async function superviseEncoder(opts: {
     },
     async stop() {
       stopping = true;
+      unwatch();
       clearTimeout(restartTimer);
       readyListeners.clear();
       await current.stop();

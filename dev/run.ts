@@ -43,7 +43,7 @@ const started = startStack({
     if (verbose || source === "supervisor" || isJobStageLine(line) || /error|ready|listening|reloaded/i.test(line)) say(`[${source}] ${line}`);
   },
   signal: starting.signal,
-  watchWorker: true,
+  watch: true,
 });
 // Made beside the start (only the first run has anything to make); a run refused the data
 // directory makes nothing new, as the files are renamed into place whole.

@@ -28,8 +28,8 @@ export interface StackOptions {
   workerEnv?: Record<string, string>;
   /** Abandons the start: whatever had started is stopped and startStack rejects. */
   signal?: AbortSignal;
-  /** Reload the Worker when its sources change (`npm run dev`). */
-  watchWorker?: boolean;
+  /** Reload the Worker, and restart the encoder, when their sources change (`npm run dev`). */
+  watch?: boolean;
 }
 
 /** Everything a client of the running stack needs to know; serialisable. */
@@ -92,7 +92,7 @@ export async function startStack(opts: StackOptions) {
       vars: { ...workerVars(cloudInfo, { publicUrl: `http://127.0.0.1:${workerPort}`, encoderUrl }, internalSecret), ...opts.workerEnv },
       log: (l) => log("worker", l),
       signal: opts.signal,
-      watch: opts.watchWorker,
+      watch: opts.watch,
     });
     stops.push(worker.stop);
     // What a run that finds this one killed must stop: the Worker's process group, the encoder now running.
@@ -108,6 +108,7 @@ export async function startStack(opts: StackOptions) {
         port: encoderPort,
         env: encoderEnv(info, choice),
         log,
+        watch: opts.watch,
         onStart: (pid) => {
           held.encoder = { pid, group: false };
           hold().catch((err) => log("supervisor", `could not record encoder pid ${pid} in the data directory's lock: ${err}`));

@@ -17,14 +17,14 @@
  *   node dev/worker-serve.mjs --port <port> [--watch]      bindings as JSON in WORKER_DEV_VARS
  */
 import { execFile } from "node:child_process";
-import { watch } from "node:fs";
 import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
-import { basename, dirname, join, relative, resolve, sep } from "node:path";
+import { dirname, join, relative, resolve, sep } from "node:path";
 import { parseArgs, promisify } from "node:util";
 import { Log, LogLevel, Miniflare } from "miniflare";
 import { parse } from "smol-toml";
+import { watchTrees } from "./watch-trees.mjs";
 
 /**
  * The Worker's handlers, its fetch given the request's body through a stream of this module's, so
@@ -83,9 +83,8 @@ const wranglerBin = join(dirname(createRequire(import.meta.url).resolve("wrangle
 const bundleDirs = new Set();
 let mf;
 let stopping = false;
-// --watch: the directories watched, and a rebuild under way or asked for meanwhile.
-let watchers = [];
-let debounce;
+// --watch: what stops the watching of the current build's sources, and a rebuild under way or asked for meanwhile.
+let unwatch = () => undefined;
 let rebuilding = false;
 let again = false;
 const stop = async (code) => {
@@ -165,28 +164,13 @@ async function bundleSources(dir) {
  * domain/…: the text modules beside them included, which the source map does not name), or to
  * wrangler.toml, builds the Worker again and hands it to workerd. A build that fails leaves the
  * previous one serving; one that workerd cannot load (a module that throws as it loads) leaves
- * none, as workerd has restarted on it, until a build loads. Directories rather than files, as
- * editors save by replacing a file, which ends a watch on the file itself.
+ * none, as workerd has restarted on it, until a build loads.
  */
 function watchSources(sources) {
-  for (const watcher of watchers) watcher.close();
-  watchers = [];
+  unwatch();
   const root = process.cwd();
   const trees = new Set(sources.map((source) => (source.startsWith(root + sep) ? join(root, relative(root, source).split(sep)[0]) : dirname(source))));
-  const onChange = (name) => {
-    if (!name || basename(name).startsWith(".") || name.endsWith("~")) return; // editors' swap and backup files
-    clearTimeout(debounce);
-    debounce = setTimeout(() => void rebuild(), 200);
-  };
-  const add = (dir, options, listener) => {
-    try {
-      watchers.push(watch(dir, options, listener).on("error", () => undefined));
-    } catch {
-      // gone since the build (a directory removed): nothing there to watch
-    }
-  };
-  for (const dir of trees) add(dir, { recursive: true }, (_event, name) => onChange(name));
-  add(root, {}, (_event, name) => name === "wrangler.toml" && onChange(name));
+  unwatch = watchTrees({ trees: [...trees], root, rootFiles: ["wrangler.toml"], onChange: () => void rebuild() });
 }
 
 /** Every line prefixed, so that `npm run dev`, which shows a Worker line only when it names an error, shows them all. */
@@ -196,6 +180,7 @@ function report(what, err) {
 }
 
 async function rebuild() {
+  if (stopping) return;
   if (rebuilding) {
     again = true;
     return;

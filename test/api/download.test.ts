@@ -32,7 +32,11 @@ describe("spec: GET /jobs/{id}/download-url › signed links", () => {
     const ttl = Date.parse(res.body.expiresAt) - before;
     expect(ttl).toBeGreaterThan(4 * HOUR - 60_000);
     expect(ttl).toBeLessThanOrEqual(4 * HOUR + 1000);
-    expect(new URL(res.body.downloadUrl).searchParams.get("X-Amz-Expires")).toBe(String(4 * 3600));
+    const signature = new URL(res.body.downloadUrl).searchParams;
+    expect(signature.get("X-Amz-Expires")).toBe(String(4 * 3600));
+    // expiresAt is the moment the link stops working: the signing time plus its lifetime.
+    const signedAt = Date.parse(signature.get("X-Amz-Date")!.replace(/^(\d{4})(\d\d)(\d\d)T(\d\d)(\d\d)(\d\d)Z$/, "$1-$2-$3T$4:$5:$6Z"));
+    expect(Date.parse(res.body.expiresAt)).toBe(signedAt + 4 * HOUR);
     const download = await fetch(res.body.downloadUrl);
     expect(download.status).toBe(200);
     expect(await download.text()).toBe("the output bytes");

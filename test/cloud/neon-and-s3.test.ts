@@ -262,6 +262,14 @@ describe("S3 server with SigV4, through aws4fetch", () => {
     expect((await fetch(expired.url)).status).toBe(403);
   });
 
+  it("expiresAt is when the link stops working: its signing second plus X-Amz-Expires, to the millisecond", async () => {
+    const link = await storage().signGet("p.txt", 3600, new Date("2026-11-26T10:00:00.999Z"));
+    const params = new URL(link.url).searchParams;
+    expect(params.get("X-Amz-Date")).toBe("20261126T100000Z");
+    expect(params.get("X-Amz-Expires")).toBe("3600");
+    expect(link.expiresAt.toISOString()).toBe("2026-11-26T11:00:00.000Z");
+  });
+
   it("exists() tells present from removed objects", async () => {
     await client.fetch(`${s3.endpoint}/${bucket}/gone.txt`, { method: "PUT", body: "x" });
     expect(await storage().exists("gone.txt")).toBe(true);

@@ -28,10 +28,12 @@ export function createStorage(env: Env): Storage {
     async signGet(key, ttlSeconds, now = new Date()) {
       const url = new URL(objectUrl(key));
       url.searchParams.set("X-Amz-Expires", String(ttlSeconds));
-      // aws4fetch takes the signing time as YYYYMMDDTHHMMSSZ; passing it keeps expiresAt exact.
-      const datetime = now.toISOString().replace(/[:-]|\.\d{3}/g, "");
+      // The signing time goes in as YYYYMMDDTHHMMSSZ, whole seconds, and the link expires
+      // X-Amz-Expires after it: expiresAt counts from the same second, not from `now`'s milliseconds.
+      const signedAt = new Date(Math.floor(now.getTime() / 1000) * 1000);
+      const datetime = signedAt.toISOString().replace(/[:-]|\.\d{3}/g, "");
       const signed = await measured("sign", () => client.sign(url.toString(), { method: "GET", aws: { signQuery: true, datetime } }));
-      return { url: signed.url, expiresAt: new Date(now.getTime() + ttlSeconds * 1000) };
+      return { url: signed.url, expiresAt: new Date(signedAt.getTime() + ttlSeconds * 1000) };
     },
     async exists(key) {
       const res = await measured("storage-head", () => client.fetch(objectUrl(key), { method: "HEAD" }));

@@ -52,6 +52,8 @@ const isCompletion = (req: FrontRequest) => anyStatement(req, (s) => s.query.inc
 const isWebhookLookup = (req: FrontRequest) => anyStatement(req, (s) => s.query.startsWith('select "webhook_url", "webhook_secret" from "accounts"'));
 /** The sweep's first step listing the processing jobs whose heartbeat stopped (lib/sweep.ts). */
 const isStaleListing = (req: FrontRequest) => anyStatement(req, (s) => s.query.startsWith('select "id", "retry_count" from "jobs"') && s.params.includes("processing"));
+/** Creation's last step: the QStash message id noted on the job. */
+const isMessageRecord = (req: FrontRequest) => anyStatement(req, (s) => s.query.startsWith('update "jobs" set "message_id"'));
 const isWebhookPublish = (req: FrontRequest) => req.url.startsWith("/v2/publish/") && decodeURIComponent(req.url).includes("/internal/webhook-deliveries");
 
 /** `verdict` for the first `times` requests `picked`; everything else passes. */
@@ -154,6 +156,19 @@ describe("the webhook of a finished job is never lost", () => {
     // Long enough for a second message, had QStash enqueued one, to reach the receiver (its first attempt and retry).
     await new Promise((r) => setTimeout(r, 5000));
     expect(receiver.deliveries().filter((d) => JSON.parse(d.body).jobId === jobId).map((d) => d.answered)).toEqual([500, 200]);
+  });
+});
+
+describe("a creation whose message id is not recorded", () => {
+  it("the database refuses the record after the publish: still a 201, as the job is queued; it runs once", async () => {
+    database.judge(failFirst(1, isMessageRecord, "refuse"));
+    const jobId = await createJob();
+    database.judge(passAll);
+    expect(database.verdicts().filter((v) => v.verdict === "refuse" && isMessageRecord(v.request))).toHaveLength(1);
+    const job = await finish(jobId);
+    expect(job, job.errorMessage ?? undefined).toMatchObject({ status: "completed", retryCount: 0 });
+    expect(stageLines(jobId).filter((l) => l.startsWith("claim "))).toHaveLength(1);
+    await webhookArrives(jobId, 30_000);
   });
 });
 

@@ -3,7 +3,7 @@ import { EDL_PRESET_ID, type CatalogueEntry } from "../../domain/presets/catalog
 import { quotaPeriod } from "../../domain/time";
 import type { Caller, Services } from "../context";
 import { monthlyQuotas } from "../env";
-import { ApiError } from "../errors";
+import { ApiError, logJobError } from "../errors";
 import * as jobStates from "./job-states";
 import { presetNotAllowed, quotaUsedUp } from "./refusals";
 
@@ -60,6 +60,10 @@ export async function createQueuedJob(services: Services, creator: jobStates.Cre
     await jobStates.failUnqueued(db, creation.jobId, "The job could not be queued; its quota unit was returned. Please retry.");
     throw err;
   }
-  await jobStates.recordMessage(db, creation.jobId, messageId);
+  // The job is created and queued: a failure to note its message id must not turn that into a
+  // 500, which the client would retry into a second job and a second unit. The sweep finds the
+  // id missing and publishes the job again under its deduplication id (sweep.ts), which QStash
+  // answers with the message it holds.
+  await jobStates.recordMessage(db, creation.jobId, messageId).catch((err) => logJobError("the queued job's message id was not recorded; the sweep records it", creation.jobId, err));
   return { id: creation.jobId, createdAt, remainingJobs: Math.max(0, limits[caller.plan] - creation.used), caller };
 }

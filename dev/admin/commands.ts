@@ -30,7 +30,7 @@ function valid<T>(result: { success: true; data: T } | { success: false; error: 
 /**
  * Account, user, key and webhook operations against the service's database, through the same
  * functions the dashboard uses. Every change that alters what a cached key lookup returns also
- * drops that account's cache entries.
+ * marks that account's cache entries changed (worker/lib/key-cache.ts).
  */
 export function openAdmin(conn: AdminConnections) {
   const pool = new pg.Pool({ connectionString: conn.databaseUrl, max: 2 });

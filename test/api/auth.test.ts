@@ -95,13 +95,18 @@ describe("spec: Authentication rules 2 and 5", () => {
     expectStatus(res, 200);
   });
 
-  it("a key revoked after use is refused at once (the lookup cache is dropped)", async () => {
+  it("a key revoked after use is refused at once (its cached lookup is marked changed)", async () => {
     const { accountId } = await newAccount();
     const key = await admin.createKey(accountId);
     const job = await createJob(key.apiKey);
     expect((await api(key.apiKey).listJobs()).status).toBe(200);
     expect((await api(key.apiKey).getJob(job.id)).status).toBe(200);
+    // Routes that find the caller through the key cache: these two lookups put it there.
+    expect((await api(key.apiKey).listPresets()).status).toBe(200);
+    expect((await api(key.apiKey).listPresets()).status).toBe(200);
     await admin.revokeKey(key.keyId);
+    expectError(await api(key.apiKey).listPresets(), 401, "Unauthorized");
+    expectError(await api(key.apiKey).cancelJob(job.id), 401, "Unauthorized");
     expect((await api(key.apiKey).listJobs()).status).toBe(401);
     // Reads check the key in their own query: refused at once too, the job's existence not told.
     expectError(await api(key.apiKey).listJobs({ page: 3 }), 401, "Unauthorized");

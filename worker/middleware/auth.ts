@@ -6,12 +6,8 @@ import { hashApiKey, parseBearer } from "../../domain/keys";
 import type { AppEnv, Caller, Services } from "../context";
 import { ApiError } from "../errors";
 import { activeKey, callerColumns } from "../lib/callers";
+import { cachedCaller, rememberCaller } from "../lib/key-cache";
 import { preparedPerDatabase } from "../services/db";
-
-/** Seconds a key lookup is cached; revocation and plan changes also delete the entry. */
-const KEY_CACHE_TTL = 60;
-
-export const keyCacheEntry = (hash: string) => `apikey:${hash}`;
 
 const callerOfKey = preparedPerDatabase((db) =>
   db
@@ -27,12 +23,12 @@ async function lookupCaller(services: Services, header: string | undefined): Pro
   const key = parseBearer(header);
   if (!key) return null;
   const hash = await hashApiKey(key);
-  const cached = await services.cache.get<Caller>(keyCacheEntry(hash)).catch(() => null);
-  if (cached) return cached;
+  const cached = await cachedCaller(services.cache, hash);
+  if (cached.kind === "caller") return cached.caller;
 
   const [row] = await callerOfKey(services.db).execute({ hash });
   if (!row) return null;
-  await services.cache.set(keyCacheEntry(hash), row, { ex: KEY_CACHE_TTL }).catch(() => undefined);
+  if (cached.kind === "none") await rememberCaller(services.cache, hash, row);
   return row;
 }
 

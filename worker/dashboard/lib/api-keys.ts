@@ -1,8 +1,8 @@
 import { and, desc, eq, isNull, type SQL } from "drizzle-orm";
 import { apiKeys } from "../../../drizzle/schema";
 import { generateApiKey, hashApiKey, type KeyPrefix } from "../../../domain/keys";
-import { keyCacheEntry } from "../../middleware/auth";
-import type { AnyDatabase, KeyCache } from "./database";
+import { markKeysChanged, type KeyCache } from "../../lib/key-cache";
+import type { AnyDatabase } from "./database";
 
 export const KEY_NAME_MAX_LENGTH = 80;
 
@@ -17,8 +17,8 @@ export async function issueApiKey(db: AnyDatabase, accountId: string, opts: { na
 }
 
 /**
- * Revokes the active key `match` selects and drops its cached lookup, so the API refuses it on
- * the next request rather than up to a cache lifetime later. Null when no active key matched.
+ * Revokes the active key `match` selects and marks its cached lookup changed, so the API refuses
+ * it on the next request rather than up to a cache lifetime later. Null when no active key matched.
  */
 export async function revokeApiKey(db: AnyDatabase, cache: KeyCache | null, match: SQL) {
   const [row] = await db
@@ -27,18 +27,18 @@ export async function revokeApiKey(db: AnyDatabase, cache: KeyCache | null, matc
     .where(and(match, isNull(apiKeys.revokedAt)))
     .returning({ keyId: apiKeys.id, hash: apiKeys.hash, last4: apiKeys.last4 });
   if (!row) return null;
-  await cache?.del(keyCacheEntry(row.hash));
+  if (cache) await markKeysChanged(cache, [row.hash]);
   return { keyId: row.keyId, last4: row.last4 };
 }
 
 /**
- * Drops every cached key lookup of the account: each holds the account's plan and webhook URL,
- * so a change to either must not wait out the cache lifetime.
+ * Marks every cached key lookup of the account changed: each holds the account's plan and
+ * webhook URL, so a change to either must not wait out the cache lifetime.
  */
 export async function forgetCachedKeys(db: AnyDatabase, cache: KeyCache | null, accountId: string) {
   if (!cache) return;
   const rows = await db.select({ hash: apiKeys.hash }).from(apiKeys).where(eq(apiKeys.accountId, accountId));
-  if (rows.length) await cache.del(...rows.map((r) => keyCacheEntry(r.hash)));
+  await markKeysChanged(cache, rows.map((r) => r.hash));
 }
 
 /** The account's keys, newest first, as they may be shown: never the hash, only the last four. */

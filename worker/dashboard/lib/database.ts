@@ -6,8 +6,3 @@ import type * as schema from "../../../drizzle/schema";
  * account, user and key operations below run on both, so operators and users share one path.
  */
 export type AnyDatabase = PgDatabase<PgQueryResultHKT, typeof schema>;
-
-/** The part of the Upstash client that invalidating cached key lookups needs. */
-export interface KeyCache {
-  del(...keys: string[]): Promise<number>;
-}

@@ -4,7 +4,8 @@ import { generateWebhookSecret } from "../../../domain/keys";
 import { isAbsoluteHttpUrl } from "../../../domain/urls";
 import { postSignedWebhook } from "../../lib/webhooks";
 import { forgetCachedKeys } from "./api-keys";
-import type { AnyDatabase, KeyCache } from "./database";
+import type { KeyCache } from "../../lib/key-cache";
+import type { AnyDatabase } from "./database";
 
 export const WEBHOOK_URL_MAX_LENGTH = 2048;
 

@@ -60,12 +60,17 @@ export function summariseStderr(lines: string[]): string[] {
   return shown.slice(-STDERR_SHOWN_LINES);
 }
 
+const howItEnded = (exit: EncoderExit) =>
+  `pid ${exit.pid} ${exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`} after ${(exit.uptimeMs / 1000).toFixed(1)} s.`;
+
+const lastWords = (exit: EncoderExit) =>
+  exit.stderrTail.length > 0 ? ["  its last stderr lines:", ...exit.stderrTail.map((line) => `    ${line}`)] : ["  it wrote nothing to stderr."];
+
 /** The report printed when the encoder dies unexpectedly: what ended it, its last words, what happens next. */
 export function describeCrash(exit: EncoderExit, restartInMs: number, port: number): string[] {
-  const how = exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`;
   return [
-    `ENCODER CRASHED: pid ${exit.pid} ${how} after ${(exit.uptimeMs / 1000).toFixed(1)} s.`,
-    ...(exit.stderrTail.length > 0 ? ["  its last stderr lines:", ...exit.stderrTail.map((l) => `    ${l}`)] : ["  it wrote nothing to stderr."]),
+    `ENCODER CRASHED: ${howItEnded(exit)}`,
+    ...lastWords(exit),
     `  restarting it on port ${port} ${restartInMs > 0 ? `in ${restartInMs / 1000} s` : "now"}; QStash delivers the jobs it had in flight again.`,
   ];
 }
@@ -78,10 +83,9 @@ export const ENCODER_SOURCE_TREES = ["encoder", "domain"];
 
 /** The report printed when an encoder started after a change dies before it answers. */
 export function describeFailedReload(exit: EncoderExit): string[] {
-  const how = exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`;
   return [
-    `the encoder did not start after the change: pid ${exit.pid} ${how} after ${(exit.uptimeMs / 1000).toFixed(1)} s.`,
-    ...(exit.stderrTail.length > 0 ? ["  its last stderr lines:", ...exit.stderrTail.map((l) => `    ${l}`)] : ["  it wrote nothing to stderr."]),
+    `the encoder did not start after the change: ${howItEnded(exit)}`,
+    ...lastWords(exit),
     "  the next change starts it again; until then no job is encoded.",
   ];
 }

@@ -18,7 +18,10 @@ export interface S3Config {
 export const PART_SIZE = 16 * 1024 * 1024;
 /** Parts in flight at once: uploads overlap reading the next part, at most 3 × 16 MiB buffered. */
 const PARTS_IN_FLIGHT = 3;
-/** Storage's 5xx and 429 answers are tried again, with jittered doubling waits from 50 ms (as aws4fetch's client does). */
+/**
+ * Storage's 5xx and 429 answers are tried again, with jittered doubling waits from 50 ms (as
+ * aws4fetch's client does); so is a PUT whose connection failed.
+ */
 const STORAGE_RETRIES = 10;
 const FIRST_RETRY_MS = 50;
 
@@ -68,11 +71,21 @@ export function createUploader(config: S3Config) {
   }
 
   async function send(url: string, init: StorageRequest, what: string, signal?: AbortSignal): Promise<StorageAnswer> {
+    const backOff = (retry: number) => new Promise((r) => setTimeout(r, Math.random() * FIRST_RETRY_MS * 2 ** retry));
     for (let retry = 0; ; retry++) {
-      const res = await signedRequest(url, init, signal);
+      let res: StorageAnswer;
+      try {
+        res = await signedRequest(url, init, signal);
+      } catch (err) {
+        // A PUT (an object, a part) sent again is the same write. A POST (a multipart start or
+        // completion) is not: the one whose answer was lost may have taken effect.
+        if (init.method !== "PUT" || signal?.aborted || retry >= STORAGE_RETRIES) throw err;
+        await backOff(retry);
+        continue;
+      }
       const retryable = res.status >= 500 || res.status === 429;
       if (retryable && retry < STORAGE_RETRIES) {
-        await new Promise((r) => setTimeout(r, Math.random() * FIRST_RETRY_MS * 2 ** retry));
+        await backOff(retry);
         continue;
       }
       if (res.status < 200 || res.status > 299) throw JobFailure.upload(`${what} answered HTTP ${res.status}`);
@@ -92,6 +105,13 @@ export function createUploader(config: S3Config) {
     const parts: { number: number; etag: string }[] = [];
     const inFlight = new Set<Promise<void>>();
     let partCount = 0;
+    // The first part that failed. A part that fails while no one awaits it leaves the set at once,
+    // so neither the race below nor the final wait would see it, and the completion would
+    // assemble the object without it.
+    let partFailure: { err: unknown } | undefined;
+    const throwIfPartFailed = () => {
+      if (partFailure) throw partFailure.err;
+    };
 
     const flushPart = async () => {
       const body = Buffer.concat(buffered, bufferedBytes);
@@ -108,10 +128,10 @@ export function createUploader(config: S3Config) {
         parts.push({ number, etag: res.etag ?? "" });
       });
       const tracked = upload.finally(() => inFlight.delete(tracked));
-      // Observed later through race/all; this keeps a failure meanwhile from being "unhandled".
-      tracked.catch(() => undefined);
+      tracked.catch((err) => (partFailure ??= { err }));
       inFlight.add(tracked);
       if (inFlight.size >= PARTS_IN_FLIGHT) await Promise.race(inFlight);
+      throwIfPartFailed();
     };
 
     try {
@@ -128,6 +148,7 @@ export function createUploader(config: S3Config) {
       }
       if (bufferedBytes > 0) await flushPart();
       await Promise.all(inFlight);
+      throwIfPartFailed();
       parts.sort((a, b) => a.number - b.number);
       const xml =
         `<CompleteMultipartUpload>` +

@@ -7,6 +7,7 @@ import { AwsClient } from "aws4fetch";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startS3Server } from "../../dev/cloud/s3-server";
 import { createUploader, PART_SIZE } from "../../encoder/upload/s3";
+import { startStorageFront } from "../faults/support";
 
 describe("encoder uploads to the S3 API (aws4fetch)", () => {
   let s3: Awaited<ReturnType<typeof startS3Server>>;
@@ -34,6 +35,46 @@ describe("encoder uploads to the S3 API (aws4fetch)", () => {
     const chunks = Array.from({ length: Math.ceil(data.length / 65536) }, (_, i) => data.subarray(i * 65536, (i + 1) * 65536));
     expect(await uploader().uploadStream("a/big.zip", Readable.from(chunks), "application/zip")).toBe(data.length);
     expect((await read("a/big.zip")).equals(data)).toBe(true);
+  });
+
+  describe("through a front that fails the first part", () => {
+    let front: Awaited<ReturnType<typeof startStorageFront>>;
+    beforeAll(async () => {
+      front = await startStorageFront();
+      front.forwardTo(s3.endpoint);
+    });
+    afterAll(() => front.stop());
+    const viaFront = () => createUploader({ endpoint: front.endpoint, region: "auto", bucket: "outputs", accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey });
+    const isFirstPart = (url = "") => url.includes("partNumber=1&");
+    const chunks = (data: Buffer) => Array.from({ length: Math.ceil(data.length / 65536) }, (_, i) => data.subarray(i * 65536, (i + 1) * 65536));
+    const parts = (data: Buffer) => Readable.from(chunks(data));
+    /** The first part's bytes, then a pause long enough for its upload to end before the rest comes: no one awaits it then. */
+    const slowAfterFirstPart = (data: Buffer) =>
+      Readable.from(
+        (async function* () {
+          yield* chunks(data.subarray(0, PART_SIZE));
+          await new Promise((r) => setTimeout(r, 500));
+          yield* chunks(data.subarray(PART_SIZE));
+        })(),
+      );
+
+    it("a part whose connection breaks is sent again, and the object is whole", async () => {
+      let broken = 0;
+      front.judge((req) => (isFirstPart(req.url) && broken++ < 2 ? "close" : "pass"));
+      const data = randomBytes(PART_SIZE * 3 + 777);
+      expect(await viaFront().uploadStream("a/reset.zip", parts(data), "application/zip")).toBe(data.length);
+      expect(broken).toBe(3);
+      expect((await read("a/reset.zip")).equals(data)).toBe(true);
+    });
+
+    it("a part storage refuses fails the upload: the object is not assembled without it", async () => {
+      front.judge((req) => (isFirstPart(req.url) ? "answer403" : "pass"));
+      const err = await viaFront().uploadStream("a/gap.zip", slowAfterFirstPart(randomBytes(PART_SIZE * 3 + 777)), "application/zip").catch((e) => e);
+      expect(err).toMatchObject({ kind: "upload", retryable: true });
+      expect(err.message).toMatch(/part 1 answered HTTP 403/);
+      expect(front.refused().answer403).toBe(1);
+      expect((await read("a/gap.zip")).toString()).toMatch(/NoSuchKey/);
+    });
   });
 
   it("a refused upload fails with a retryable upload failure", async () => {

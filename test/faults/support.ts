@@ -112,11 +112,14 @@ export async function expectOneUnitPerJob(databaseUrl: string, accountId: string
  * request 503 SlowDown, `close` drops every connection without an answer; `pass` forwards
  * requests unchanged (the Host header too, so SigV4 signatures still verify behind it).
  */
+type StorageVerdict = "pass" | "answer503" | "answer403" | "close";
+
 export async function startStorageFront() {
   let target: URL | undefined;
-  let mode: "pass" | "answer503" | "close" = "pass";
-  const refused = { answer503: 0, close: 0 };
+  let judge: (req: IncomingMessage) => StorageVerdict = () => "pass";
+  const refused = { answer503: 0, answer403: 0, close: 0 };
   const server = createServer((req, res) => {
+    const mode = judge(req);
     if (mode === "close") {
       refused.close += 1;
       req.socket.destroy();
@@ -126,6 +129,12 @@ export async function startStorageFront() {
       refused.answer503 += 1;
       req.resume();
       res.writeHead(503, { "content-type": "application/xml" }).end("<Error><Code>SlowDown</Code></Error>");
+      return;
+    }
+    if (mode === "answer403") {
+      refused.answer403 += 1;
+      req.resume();
+      res.writeHead(403, { "content-type": "application/xml" }).end("<Error><Code>AccessDenied</Code></Error>");
       return;
     }
     const upstream = request({ host: target!.hostname, port: target!.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
@@ -143,10 +152,14 @@ export async function startStorageFront() {
     forwardTo(endpoint: string) {
       target = new URL(endpoint);
     },
-    set(next: typeof mode) {
-      mode = next;
+    set(next: StorageVerdict) {
+      judge = () => next;
       // Pooled connections from before would otherwise carry on in the old mode's spirit.
       for (const socket of sockets) socket.destroy();
+    },
+    /** Each request's fate decided by `next`, from the next request on. */
+    judge(next: (req: IncomingMessage) => StorageVerdict) {
+      judge = next;
     },
     refused: () => ({ ...refused }),
     stop: () => close(server, sockets),

@@ -4,6 +4,7 @@ import { csrf } from "hono/csrf";
 import { HTTPException } from "hono/http-exception";
 import { secureHeaders } from "hono/secure-headers";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { describeError } from "../errors";
 import { init } from "../middleware/init";
 import type { DashboardEnv } from "./context";
 import { loadSession, noStore, requireSignIn, sessionFormToken } from "./middleware";
@@ -28,7 +29,7 @@ function renderDashboardError(err: Error, c: Context<DashboardEnv>): Response | 
     return renderPage(c, { title: "Refused", body: <MessagePage message={err.message || "The request was refused."} /> }, err.status as ContentfulStatusCode);
   }
   const requestId = crypto.randomUUID();
-  console.error(JSON.stringify({ level: "error", requestId, path: c.req.path, error: err.stack ?? String(err) }));
+  console.error(JSON.stringify({ level: "error", requestId, path: c.req.path, error: describeError(err) }));
   return renderPage(c, { title: "Something went wrong", body: <MessagePage message="Something went wrong on our side. Try again in a moment." requestId={requestId} /> }, 500);
 }
 

@@ -1,4 +1,5 @@
 import type { Redis } from "@upstash/redis/cloudflare";
+import { describeError } from "../../errors";
 
 export interface ThrottleRule {
   /** What is counted, e.g. `signin:email`; the subject (an address, an email) is appended. */
@@ -29,7 +30,7 @@ export async function countAttempt(cache: Redis, rule: ThrottleRule, subject: st
     const windowEnds = (window + 1) * rule.windowSeconds * 1000;
     return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((windowEnds - now) / 1000)) };
   } catch (err) {
-    console.error(JSON.stringify({ level: "error", message: "throttle counter unavailable", rule: rule.name, error: String(err) }));
+    console.error(JSON.stringify({ level: "error", message: "throttle counter unavailable", rule: rule.name, error: describeError(err) }));
     return { allowed: true };
   }
 }

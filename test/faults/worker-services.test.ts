@@ -26,22 +26,25 @@ let fixtures: FixtureServer;
 let receiver: IdempotentReceiver;
 let database: Awaited<ReturnType<typeof startServiceFront>>;
 let queue: Awaited<ReturnType<typeof startServiceFront>>;
+let cache: Awaited<ReturnType<typeof startServiceFront>>;
 let client: Client;
 let secret: string;
 const finished: { id: string; status: string }[] = [];
 
 beforeAll(async () => {
-  [database, queue] = await Promise.all([startServiceFront(), startServiceFront()]);
-  stack = await startFaultStack({ workerEnv: { NEON_HTTP_ENDPOINT: `${database.url}/sql`, QSTASH_URL: queue.url } }, (info) => {
+  [database, queue, cache] = await Promise.all([startServiceFront(), startServiceFront(), startServiceFront()]);
+  const workerEnv = { NEON_HTTP_ENDPOINT: `${database.url}/sql`, QSTASH_URL: queue.url, UPSTASH_REDIS_REST_URL: cache.url };
+  stack = await startFaultStack({ workerEnv }, (info) => {
     database.forwardTo(info.cloud.neonHttp);
     queue.forwardTo(info.cloud.qstash.url);
+    cache.forwardTo(info.cloud.redis.url);
   });
   ({ e2e, fixtures, receiver, client, secret } = stack);
   await fixtures.source("short.mp4", { seconds: 1, width: 160, height: 90, fps: 15 });
 });
 afterAll(async () => {
   await stack?.stop();
-  await Promise.all([database?.stop(), queue?.stop()]);
+  await Promise.all([database?.stop(), queue?.stop(), cache?.stop()]);
 });
 
 const anyStatement = (req: FrontRequest, test: (s: { query: string; params: unknown[] }) => boolean) => statementsOf(req).some(test);
@@ -169,6 +172,21 @@ describe("a creation whose message id is not recorded", () => {
     expect(job, job.errorMessage ?? undefined).toMatchObject({ status: "completed", retryCount: 0 });
     expect(stageLines(jobId).filter((l) => l.startsWith("claim "))).toHaveLength(1);
     await webhookArrives(jobId, 30_000);
+  });
+});
+
+describe("a creation under an Idempotency-Key whose answer is not recorded", () => {
+  it("the cache refuses the record: still the 201; a retry under the key is refused as in progress and creates nothing", async () => {
+    const isAnswerRecord = (req: FrontRequest) => req.body.includes("idem:") && /state\\?":\\?"done/.test(req.body);
+    cache.judge((req) => (isAnswerRecord(req) ? "refuse" : "pass"));
+    const idempotencyKey = `unrecorded-${Date.now()}`;
+    const body = { inputUrl: fixtures.url("short.mp4"), preset: "mp4_264_240p" as const };
+    const jobId = bodyOf(await client.createJob(body, { idempotencyKey }), 201).id;
+    expect(cache.verdicts().some((v) => v.verdict === "refuse" && isAnswerRecord(v.request))).toBe(true);
+    cache.judge(passAll);
+    const retry = await client.createJob(body, { idempotencyKey });
+    expect(retry.status).toBe(409);
+    expect(await finish(jobId)).toMatchObject({ status: "completed" });
   });
 });
 

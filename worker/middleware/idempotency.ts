@@ -1,7 +1,7 @@
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../context";
 import { sha256Hex } from "../../domain/keys";
-import { ApiError } from "../errors";
+import { ApiError, describeError } from "../errors";
 import { idempotencyConflict } from "../lib/refusals";
 
 /** How long a creation can be replayed under its Idempotency-Key. */
@@ -38,10 +38,14 @@ export const idempotent = createMiddleware<AppEnv>(async (c, next) => {
   }
 
   await next();
-  if (c.res.status >= 200 && c.res.status < 300) {
-    const body = await c.res.clone().json();
-    await cache.set(entry, { state: "done", bodyHash, status: c.res.status, body } satisfies Record_, { ex: TTL_SECONDS });
-  } else {
-    await cache.del(entry);
-  }
+  const settled =
+    c.res.status >= 200 && c.res.status < 300
+      ? cache.set(entry, { state: "done", bodyHash, status: c.res.status, body: await c.res.clone().json() } satisfies Record_, { ex: TTL_SECONDS })
+      : cache.del(entry);
+  // The answer stands whatever becomes of its record: a 201 turned into a 500 would have the
+  // client retry a job it has into a second one. A creation left pending answers a retry with
+  // 409 until the entry expires, which creates nothing twice.
+  await settled.catch((err) =>
+    console.error(JSON.stringify({ level: "error", msg: "idempotency: the creation's answer was not recorded; a retry under its key is refused as in progress", entry, error: describeError(err) })),
+  );
 });

@@ -20,8 +20,8 @@ const forClip = (clipId: string, what: string, err: unknown) => JobFailure.of(er
 /** A probe's failure: the source guard refused the asset, or FFmpeg could not read it. */
 const probeFailure = (err: unknown) => (err instanceof JobFailure && err.kind === "source-refused" ? "was refused" : "could not be decoded");
 
-async function overlayImage(path: string, clipId: string, ctx: RenderContext, watchdog: Watchdog | undefined) {
-  const image = await probeImage(path, { signal: ctx.signal, workDir: ctx.workDir, watchdog }).catch((err) => {
+async function overlayImage(path: string, clipId: string, ctx: RenderContext, signal: AbortSignal, watchdog: Watchdog | undefined) {
+  const image = await probeImage(path, { signal, workDir: ctx.workDir, watchdog }).catch((err) => {
     throw forClip(clipId, probeFailure(err), err);
   });
   if (!image || !["png", "mjpeg"].includes(image.codec)) throw JobFailure.unsuitableSource(`Overlay "${clipId}" is not a PNG or JPEG image`);
@@ -41,12 +41,16 @@ export async function renderTimelineJob(job: ClaimedJob, ctx: RenderContext, pol
   const assets: TimelineAssets = { media: new Map(), images: new Map(), fonts: new Map() };
   const durations = new Map<string, number>();
 
+  // The first asset that fails stops the others' downloads and probes, and the job fails once
+  // they have stopped: its work dir is removed right after, under them otherwise.
+  const stopAssets = new AbortController();
+  const signal = AbortSignal.any([ctx.signal, stopAssets.signal]);
   let n = 0;
   const fetchAsset = async ({ url, uses }: AssetNeed) => {
     const path = join(ctx.workDir, `asset-${n++}`);
     const firstClip = uses[0].clipId;
     try {
-      const downloaded = await downloadSource(url, path, policy, ctx.signal);
+      const downloaded = await downloadSource(url, path, policy, signal);
       ctx.log({ stage: "download", bytes: downloaded.bytes, seconds: downloaded.seconds, asset: `clip "${firstClip}"` });
     } catch (err) {
       throw forClip(firstClip, "could not be downloaded", err);
@@ -56,10 +60,10 @@ export async function renderTimelineJob(job: ClaimedJob, ctx: RenderContext, pol
     });
     for (const { as, clipId } of uses) {
       if (as === "image") {
-        assets.images.set(url, await overlayImage(path, clipId, ctx, watchdog));
+        assets.images.set(url, await overlayImage(path, clipId, ctx, signal, watchdog));
         continue;
       }
-      const probe = await probeFile(path, { signal: ctx.signal, workDir: ctx.workDir, watchdog }).catch((err) => {
+      const probe = await probeFile(path, { signal, workDir: ctx.workDir, watchdog }).catch((err) => {
         throw forClip(clipId, probeFailure(err), err);
       });
       ctx.log({ stage: "probe", probe, asset: `clip "${clipId}"` });
@@ -74,12 +78,21 @@ export async function renderTimelineJob(job: ClaimedJob, ctx: RenderContext, pol
       });
     }
   };
-  await Promise.all([
-    ...planAssets(edl).map(fetchAsset),
-    ...planFonts(edl).map(async (font) => {
-      assets.fonts.set(fontKey(font), await resolveFont(font.fontFamily, font.fontWeight));
-    }),
-  ]);
+  let firstFailure: { err: unknown } | undefined;
+  await Promise.all(
+    [
+      ...planAssets(edl).map(fetchAsset),
+      ...planFonts(edl).map(async (font) => {
+        assets.fonts.set(fontKey(font), await resolveFont(font.fontFamily, font.fontWeight));
+      }),
+    ].map((work) =>
+      work.catch((err: unknown) => {
+        firstFailure ??= { err };
+        stopAssets.abort(err);
+      }),
+    ),
+  );
+  if (firstFailure) throw firstFailure.err;
   const errors = inPointErrors(edl, durations);
   if (errors.length > 0) throw JobFailure.invalidTimeline(errors.join("; "));
 

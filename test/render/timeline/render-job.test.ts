@@ -2,7 +2,7 @@ import { createServer, type Server } from "node:http";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import type { ClaimedJob } from "../../../encoder/internal-api";
 import { JobFailure } from "../../../encoder/failure";
 import { renderTimelineJob } from "../../../encoder/jobs/timeline-job";
@@ -13,6 +13,8 @@ let server: Server;
 let base: string;
 /** Requests per path, to see which assets the renderer fetched and how often. */
 const fetched = new Map<string, number>();
+/** Whether the client has let go of the connection of the request for `slow.mp4`, which never ends. */
+let slowClosed = false;
 
 const policy = { allowLoopback: true, maxBytes: 50 * 1024 * 1024, timeoutMs: 20_000 };
 const url = (name: string) => `${base}/${name}`;
@@ -32,11 +34,14 @@ beforeAll(async () => {
   server = createServer(async (req, res) => {
     const name = req.url!.slice(1);
     fetched.set(name, (fetched.get(name) ?? 0) + 1);
-    try {
-      res.writeHead(200).end(await readFile(join(dir, name)));
-    } catch {
-      res.writeHead(404).end();
+    if (name === "slow.mp4") {
+      req.socket.once("close", () => (slowClosed = true));
+      res.writeHead(200, { "content-length": 10_000_000 }).write(Buffer.alloc(1000));
+      return;
     }
+    const body = await readFile(join(dir, name)).catch(() => null);
+    if (body) res.writeHead(200).end(body);
+    else res.writeHead(404).end();
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
@@ -45,7 +50,10 @@ afterAll(async () => {
   await new Promise<void>((r) => server.close(() => r()));
   await rm(dir, { recursive: true, force: true });
 });
-beforeEach(() => fetched.clear());
+beforeEach(() => {
+  fetched.clear();
+  slowClosed = false;
+});
 
 async function render(tracks: unknown[]) {
   const job: ClaimedJob = {
@@ -125,5 +133,22 @@ describe("timeline assets: fetched once, only when used, and in-points checked a
       'Clip "at-end" starts at 1 s into its source, but the source is only 1 s long; ' +
         'Clip "past" starts at 2.5 s into its source, but the source is only 1 s long',
     );
+  });
+});
+
+describe("a timeline asset that fails", () => {
+  it("stops the other assets' downloads, and the job fails with the first failure once they have stopped", async () => {
+    const failure = await failureOf(
+      render([
+        video([
+          { id: "slow", src: url("slow.mp4"), in: 0, out: 1, startTime: 0 },
+          { id: "missing", src: url("missing.mp4"), in: 0, out: 1, startTime: 1 },
+        ]),
+      ]),
+    );
+    expect(failure.message).toMatch(/^Asset for clip "missing" could not be downloaded/);
+    expect(fetched.get("slow.mp4")).toBe(1);
+    // Closed by the renderer, not by the download's 20 s timeout.
+    await vi.waitFor(() => expect(slowClosed).toBe(true), { timeout: 3000, interval: 20 });
   });
 });

@@ -160,11 +160,14 @@ describe("dashboard: jobs", () => {
     const download = await session.get(`/dashboard/jobs/${job.id}/download`);
     expect(download.status).toBe(200);
     expect(download.headers.get("content-disposition")).toBe('attachment; filename="mp4_264_720p.mp4"');
+    // The browser keeps no copy that would outlive the session.
+    expect(download.headers.get("cache-control")).toBe("no-store");
     expect(download.html).toBe(bytes.toString());
 
     const whole = await session.get(`/dashboard/jobs/${job.id}/output`);
     expect(whole.status).toBe(200);
     expect(whole.headers.get("content-type")).toBe("video/mp4");
+    expect(whole.headers.get("cache-control")).toBe("no-store");
     expect(whole.html).toBe(bytes.toString());
     const part = await session.get(`/dashboard/jobs/${job.id}/output`, { Range: "bytes=4-9" });
     expect(part.status).toBe(206);
@@ -208,6 +211,7 @@ describe("dashboard: jobs", () => {
     expect(variant.html).toBe(members["0/index.m3u8"]);
     const segment = await fetch(`${stack.apiUrl}/dashboard/jobs/${job.id}/files/0/segment_000.ts`, { headers: { Cookie: session.cookieHeader() } });
     expect(segment.headers.get("content-type")).toBe("video/mp2t");
+    expect(segment.headers.get("cache-control")).toBe("no-store");
     expect(Buffer.from(await segment.arrayBuffer())).toEqual(members["0/segment_000.ts"]);
 
     for (const name of ["nope.m3u8", "0", "0/", "../master.m3u8", "%ZZ"]) {

@@ -14,8 +14,11 @@ type Ctx = Context<DashboardEnv>;
 
 /** A signed link to read the output from inside the Worker; a few minutes is plenty for one request. */
 const INTERNAL_LINK_SECONDS = 300;
-/** Outputs never change once written; the browser may keep what it fetched for the session's use. */
-const OUTPUT_CACHE = "private, max-age=3600";
+/**
+ * Outputs are the account's own, behind its session: a copy the browser kept would outlive the
+ * session, and the next person at a shared computer could open it from the history after sign-out.
+ */
+const OUTPUT_CACHE = "no-store";
 
 async function jobsPage(c: Ctx) {
   const { db } = c.get("services");

@@ -55,6 +55,10 @@ const isCompletion = (req: FrontRequest) => anyStatement(req, (s) => s.query.inc
 const isWebhookLookup = (req: FrontRequest) => anyStatement(req, (s) => s.query.startsWith('select "webhook_url", "webhook_secret" from "accounts"'));
 /** The sweep's first step listing the processing jobs whose heartbeat stopped (lib/sweep.ts). */
 const isStaleListing = (req: FrontRequest) => anyStatement(req, (s) => s.query.startsWith('select "id", "retry_count" from "jobs"') && s.params.includes("processing"));
+/** A creation's publish of its job, to the encoder's deliveries. */
+const isJobPublish = (req: FrontRequest) => req.url.startsWith("/v2/publish/") && decodeURIComponent(req.url).includes("/deliveries/jobs");
+/** A creation's step when the queue refused its job: the job failed and its unit released. */
+const isUnqueuedFailure = (req: FrontRequest) => anyStatement(req, (s) => s.params.some((p) => String(p).startsWith("The job could not be queued")));
 /** Creation's last step: the QStash message id noted on the job. */
 const isMessageRecord = (req: FrontRequest) => anyStatement(req, (s) => s.query.startsWith('update "jobs" set "message_id"'));
 const isWebhookPublish = (req: FrontRequest) => req.url.startsWith("/v2/publish/") && decodeURIComponent(req.url).includes("/internal/webhook-deliveries");
@@ -173,6 +177,21 @@ describe("a creation whose message id is not recorded", () => {
     expect(stageLines(jobId).filter((l) => l.startsWith("claim "))).toHaveLength(1);
     await webhookArrives(jobId, 30_000);
   });
+});
+
+describe("a creation the queue refuses and the database cannot fail", () => {
+  it("QStash refuses the publish and the database the job's failure: a 201, and the sweep publishes the job, which runs once", async () => {
+    queue.judge((req) => (isJobPublish(req) ? "refuse" : "pass"));
+    database.judge(failFirst(1, isUnqueuedFailure, "refuse"));
+    const jobId = await createJob();
+    queue.judge(passAll);
+    database.judge(passAll);
+    expect(database.verdicts().filter((v) => v.verdict === "refuse" && isUnqueuedFailure(v.request))).toHaveLength(1);
+    const job = await whileSweeping(() => finish(jobId));
+    expect(job, job.errorMessage ?? undefined).toMatchObject({ status: "completed", retryCount: 0 });
+    expect(stageLines(jobId).filter((l) => l.startsWith("claim "))).toHaveLength(1);
+    await webhookArrives(jobId, 30_000);
+  }, 120_000);
 });
 
 describe("a creation under an Idempotency-Key whose answer is not recorded", () => {

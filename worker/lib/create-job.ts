@@ -53,11 +53,20 @@ export async function createQueuedJob(services: Services, creator: jobStates.Cre
   if (creation.outcome === "presetNotAllowed") throw presetNotAllowed(preset!, caller.plan);
   if (creation.outcome === "quotaUsedUp") throw quotaUsedUp(caller.plan, limits[caller.plan], creation.used);
 
+  const created = { id: creation.jobId, createdAt, remainingJobs: Math.max(0, limits[caller.plan] - creation.used), caller };
   let messageId: string;
   try {
     messageId = await queue.publishJob(creation.jobId);
   } catch (err) {
-    await jobStates.failUnqueued(db, creation.jobId, "The job could not be queued; its quota unit was returned. Please retry.");
+    try {
+      await jobStates.failUnqueued(db, creation.jobId, "The job could not be queued; its quota unit was returned. Please retry.");
+    } catch (failErr) {
+      // Neither published nor failed, the job is still queued in the database, where the sweep
+      // finds it and publishes it: it will run, and a 500 would have the client retry it into a
+      // second job and a second unit.
+      logJobError("the job could not be queued, nor failed: it stays queued and the sweep publishes it", creation.jobId, failErr);
+      return created;
+    }
     throw err;
   }
   // The job is created and queued: a failure to note its message id must not turn that into a
@@ -65,5 +74,5 @@ export async function createQueuedJob(services: Services, creator: jobStates.Cre
   // id missing and publishes the job again under its deduplication id (sweep.ts), which QStash
   // answers with the message it holds.
   await jobStates.recordMessage(db, creation.jobId, messageId).catch((err) => logJobError("the queued job's message id was not recorded; the sweep records it", creation.jobId, err));
-  return { id: creation.jobId, createdAt, remainingJobs: Math.max(0, limits[caller.plan] - creation.used), caller };
+  return created;
 }

@@ -1,6 +1,6 @@
 import { constants } from "node:fs";
-import { access, open, readFile } from "node:fs/promises";
-import { dirname } from "node:path";
+import { access, open, readFile, rename, rm, stat } from "node:fs/promises";
+import { basename, dirname, join } from "node:path";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { ReadableStream as WebReadableStream } from "node:stream/web";
@@ -9,8 +9,12 @@ import { CliFailure, EXIT } from "./exit-codes";
 
 const cannotWrite = (path: string, err: unknown) => new CliFailure(EXIT.usage, `cannot write ${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
 
-/** Before a job is created for `--out`: a directory that does not exist or cannot be written would waste the wait and the unit. */
+/**
+ * Before a job is created for `--out`: a directory that does not exist or cannot be written, or a
+ * destination that is itself a directory, would waste the wait and the unit.
+ */
 export async function assertWritableDestination(path: string): Promise<void> {
+  if ((await stat(path).catch(() => undefined))?.isDirectory()) throw cannotWrite(path, { code: "EISDIR" });
   await access(dirname(path), constants.W_OK).catch((err) => {
     throw cannotWrite(path, err);
   });
@@ -38,16 +42,28 @@ export function parseJsonOption(name: string, value: string): unknown {
   }
 }
 
-/** Streams a download to `path`; returns the bytes written. The file failing is a usage error, the connection a network one. */
-export async function saveResponse(response: Response, path: string): Promise<number> {
+/**
+ * Streams a download to `path`; returns the bytes written. It is written beside `path` under a
+ * temporary name and renamed over it once whole, so `path` is never a partial file: a file that
+ * was there stays as it was if the download fails or `signal` aborts (Ctrl-C), and the temporary
+ * file is removed. The file failing is a usage error, the connection a network one.
+ */
+export async function saveResponse(response: Response, path: string, signal?: AbortSignal): Promise<number> {
   if (!response.body) throw new CliFailure(EXIT.unexpected, "the download had no body");
-  const handle = await open(path, "w").catch((err) => {
+  const partial = join(dirname(path), `.${basename(path)}.${process.pid}.part`);
+  const handle = await open(partial, "wx").catch((err) => {
     throw cannotWrite(path, err);
   });
   const file = handle.createWriteStream();
   try {
-    await pipeline(Readable.fromWeb(response.body as WebReadableStream), file);
+    await pipeline(Readable.fromWeb(response.body as WebReadableStream), file, { signal });
+    await rename(partial, path).catch((err) => {
+      throw cannotWrite(path, err);
+    });
   } catch (err) {
+    await rm(partial, { force: true });
+    if (signal?.aborted) throw signal.reason;
+    if (err instanceof CliFailure) throw err;
     throw (err as NodeJS.ErrnoException).syscall === "write" ? cannotWrite(path, err) : new NetworkError(err);
   }
   return file.bytesWritten;

@@ -26,10 +26,20 @@ const program = new Command("vep")
   .exitOverride();
 
 const globals = () => program.opts<GlobalOptions>();
-const client = (): VepClient => createVepClient({ baseUrl: globals().api, apiKey: globals().key });
+function client(): VepClient {
+  try {
+    return createVepClient({ baseUrl: globals().api, apiKey: globals().key });
+  } catch (err) {
+    throw new CliFailure(EXIT.usage, (err as Error).message);
+  }
+}
+
+/** Whether the command has printed its result (a failed job, an invalid timeline): under --json, stdout holds one document. */
+let printed = false;
 
 function print(human: string, json: unknown) {
   process.stdout.write(globals().json ? `${JSON.stringify(json, null, 2)}\n` : `${human}\n`);
+  printed = true;
 }
 
 function waitOptions<C extends Command>(command: C): C {
@@ -45,22 +55,37 @@ function intervalMs(flags: WaitFlags): number {
   return seconds * 1000;
 }
 
+/** Runs `work` with a signal that Ctrl-C aborts, failing with `said` (exit 130) rather than ending the process mid-way. */
+async function interruptible<T>(said: string, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const stop = new AbortController();
+  const onSigint = () => stop.abort(new CliFailure(EXIT.interrupted, said));
+  process.once("SIGINT", onSigint);
+  try {
+    return await work(stop.signal);
+  } finally {
+    process.off("SIGINT", onSigint);
+  }
+}
+
+/** Downloads a completed job's output to `path` (see saveResponse: never a partial file there). */
+function download(api: VepClient, jobId: string, path: string): Promise<number> {
+  return interruptible(`stopped the download; ${path} was not written`, async (signal) => saveResponse(await api.fetchOutput(jobId, { signal }), path, signal));
+}
+
 /** Waits with a progress bar (Ctrl-C stops waiting, not the job), downloads if asked, prints the job. */
 async function waitAndSave(api: VepClient, jobId: string, flags: WaitFlags, everyMs = intervalMs(flags)) {
-  const stop = new AbortController();
-  const onSigint = () => stop.abort(new CliFailure(EXIT.interrupted, `stopped waiting; the job goes on (vep jobs get ${jobId})`));
-  process.once("SIGINT", onSigint);
   const bar = jobProgressBar(jobId);
   let job: Job;
   try {
-    job = await api.waitForJob(jobId, { intervalMs: everyMs, signal: stop.signal, onProgress: (j) => bar.update(j) });
+    job = await interruptible(`stopped waiting; the job goes on (vep jobs get ${jobId})`, (signal) =>
+      api.waitForJob(jobId, { intervalMs: everyMs, signal, onProgress: (j) => bar.update(j) }),
+    );
   } finally {
     bar.stop();
-    process.off("SIGINT", onSigint);
   }
   let saved = "";
   if (job.status === "completed" && flags.out) {
-    const bytes = await saveResponse(await api.fetchOutput(jobId), flags.out);
+    const bytes = await download(api, jobId, flags.out);
     saved = `\nsaved ${flags.out} (${bytes} bytes)`;
   }
   print(describeJob(job) + saved, job);
@@ -77,7 +102,24 @@ async function createThenWait<T extends CreatedJob | CreatedEdlJob>(flags: WaitF
   onCreated(created);
   if (!flags.wait && !flags.out) return print(describeCreated(created), created);
   if (!globals().json) process.stderr.write(`${describeCreated(created)}\n`);
-  await waitAndSave(api, created.id, flags, everyMs);
+  try {
+    await waitAndSave(api, created.id, flags, everyMs);
+  } catch (err) {
+    throw new AfterCreation(created.id, err);
+  }
+}
+
+/**
+ * A failure once the job exists (while waiting or downloading): the job's id goes with it, so
+ * that a script told to retry does not create a second job, under --json as in the message.
+ */
+class AfterCreation extends Error {
+  constructor(
+    readonly jobId: string,
+    override readonly cause: unknown,
+  ) {
+    super(`after job ${jobId} was created`);
+  }
 }
 
 waitOptions(
@@ -161,7 +203,8 @@ jobs
   .description("download a completed job's output")
   .requiredOption("--out <file>", "where to write it")
   .action(async (id: string, flags: { out: string }) => {
-    const bytes = await saveResponse(await client().fetchOutput(id), flags.out);
+    await assertWritableDestination(flags.out);
+    const bytes = await download(client(), id, flags.out);
     print(`saved ${flags.out} (${bytes} bytes)`, { jobId: id, file: flags.out, bytes });
   });
 
@@ -173,21 +216,35 @@ program
     print(describePresets(catalogue), catalogue);
   });
 
-/** One line on stderr (and the error as JSON on stdout with --json), and the class's exit code. */
-function fail(err: unknown): number {
+/**
+ * One line on stderr, the class's exit code, and with --json the error as JSON on stdout (with
+ * the job's id once one was created).
+ */
+function fail(failure: unknown): number {
   const json = program.opts<GlobalOptions>().json;
+  const jobId = failure instanceof AfterCreation ? failure.jobId : undefined;
+  const err = failure instanceof AfterCreation ? failure.cause : failure;
+  const ofJob = jobId && !(err instanceof Error && err.message.includes(jobId)) ? `; job ${jobId} was created (vep jobs get ${jobId})` : "";
+  const report = (line: string, error: Record<string, unknown>) => {
+    process.stderr.write(`vep: ${line}${ofJob}\n`);
+    if (json && !printed) process.stdout.write(`${JSON.stringify({ error, ...(jobId ? { jobId } : {}) })}\n`);
+  };
   if (err instanceof VepError) {
     const status = err instanceof ApiError ? ` (HTTP ${err.status})` : "";
     const hint = err.kind === "unauthorized" && !program.opts<GlobalOptions>().key ? "; pass --key or set VEP_API_KEY" : "";
-    process.stderr.write(`vep: ${LABEL_BY_KIND[err.kind]}: ${err.message}${status}${hint}\n`);
-    if (json) process.stdout.write(`${JSON.stringify({ error: { kind: err.kind, retryable: err.retryable, message: err.message, ...(err instanceof ApiError ? { status: err.status, body: err.body } : {}) } })}\n`);
+    report(`${LABEL_BY_KIND[err.kind]}: ${err.message}${status}${hint}`, {
+      kind: err.kind,
+      retryable: err.retryable,
+      message: err.message,
+      ...(err instanceof ApiError ? { status: err.status, body: err.body } : {}),
+    });
     return EXIT_BY_KIND[err.kind];
   }
   if (err instanceof CliFailure) {
-    process.stderr.write(`vep: ${err.message}\n`);
+    report(err.message, { kind: "cli", retryable: false, message: err.message, exitCode: err.exitCode });
     return err.exitCode;
   }
-  process.stderr.write(`vep: unexpected failure: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  report(`unexpected failure: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`, { kind: "unexpected", retryable: false, message: String(err) });
   return EXIT.unexpected;
 }
 

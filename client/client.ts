@@ -25,6 +25,28 @@ export interface ClientOptions {
   apiKey?: string;
   /** A fetch to use instead of the global one. */
   fetch?: typeof fetch;
+  /** How long one API call may wait for its answer before it fails as a NetworkError (retryable). Default 60 s. */
+  timeoutMs?: number;
+}
+
+export interface CallOptions {
+  /** Aborting it abandons the call at once; the call rejects with the signal's reason. */
+  signal?: AbortSignal;
+}
+
+const DEFAULT_TIMEOUT_MS = 60_000;
+
+/** A base URL and key that cannot make a request are refused when the client is made, not at its first call. */
+function checkOptions(baseUrl: string, apiKey: string | undefined) {
+  let url: URL | undefined;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    url = undefined;
+  }
+  if (!url || !["http:", "https:"].includes(url.protocol)) throw new TypeError(`The base URL must be an http(s) URL, such as ${DEFAULT_BASE_URL}: ${JSON.stringify(baseUrl)}`);
+  // Never quoted: the key is a secret, and a mangled one is usually the real key with a stray newline.
+  if (apiKey !== undefined && !/^[\x21-\x7e]+$/.test(apiKey)) throw new TypeError("The API key holds spaces or control characters (a stray newline?): pass the key alone");
 }
 
 export interface CreateOptions {
@@ -40,6 +62,8 @@ type Outcome<T> = { data?: T; error?: unknown; response: Response };
  */
 export function createVepClient(options: ClientOptions = {}) {
   const baseUrl = (options.baseUrl ?? DEFAULT_BASE_URL).replace(/\/+$/, "");
+  checkOptions(baseUrl, options.apiKey);
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const api = createClient<paths>({
     baseUrl: `${baseUrl}/api/v1`,
     headers: options.apiKey ? { Authorization: `Bearer ${options.apiKey}` } : {},
@@ -47,11 +71,14 @@ export function createVepClient(options: ClientOptions = {}) {
   });
   const fetchFn = options.fetch ?? globalThis.fetch;
 
-  async function send<T>(request: () => Promise<Outcome<T>>): Promise<T> {
+  /** One API call, given up after timeoutMs or when the caller's signal aborts. */
+  async function send<T>(request: (signal: AbortSignal) => Promise<Outcome<T>>, o?: CallOptions): Promise<T> {
+    const signal = AbortSignal.any([AbortSignal.timeout(timeoutMs), ...(o?.signal ? [o.signal] : [])]);
     let outcome: Outcome<T>;
     try {
-      outcome = await request();
+      outcome = await request(signal);
     } catch (err) {
+      if (o?.signal?.aborted) throw o.signal.reason;
       throw new NetworkError(err);
     }
     if (!outcome.response.ok) throw toApiError(outcome.response, outcome.error);
@@ -62,26 +89,26 @@ export function createVepClient(options: ClientOptions = {}) {
   const client = {
     baseUrl,
     createJob: (body: CreateJobRequest, o?: CreateOptions): Promise<CreatedJob> =>
-      send(() => api.POST("/jobs", { body, params: idempotency(o) })),
-    listJobs: (query: ListJobsQuery = {}): Promise<JobList> => send(() => api.GET("/jobs", { params: { query } })),
-    getJob: (id: string): Promise<Job> => send(() => api.GET("/jobs/{id}", { params: { path: { id } } })),
-    cancelJob: (id: string): Promise<CancelledJob> => send(() => api.DELETE("/jobs/{id}", { params: { path: { id } } })),
-    getDownloadUrl: (id: string): Promise<DownloadLink> =>
-      send(() => api.GET("/jobs/{id}/download-url", { params: { path: { id } } })),
+      send((signal) => api.POST("/jobs", { body, params: idempotency(o), signal })),
+    listJobs: (query: ListJobsQuery = {}): Promise<JobList> => send((signal) => api.GET("/jobs", { params: { query }, signal })),
+    getJob: (id: string, o?: CallOptions): Promise<Job> => send((signal) => api.GET("/jobs/{id}", { params: { path: { id } }, signal }), o),
+    cancelJob: (id: string): Promise<CancelledJob> => send((signal) => api.DELETE("/jobs/{id}", { params: { path: { id } }, signal })),
+    getDownloadUrl: (id: string, o?: CallOptions): Promise<DownloadLink> =>
+      send((signal) => api.GET("/jobs/{id}/download-url", { params: { path: { id } }, signal }), o),
     createEdlJob: (body: CreateEdlRequest, o?: CreateOptions): Promise<CreatedEdlJob> =>
-      send(() => api.POST("/edl", { body, params: idempotency(o) })),
-    validateEdl: (edl: CreateEdlRequest["edl"]): Promise<EdlValidation> => send(() => api.PUT("/edl", { body: { edl } })),
-    listPresets: (): Promise<PresetCatalogue> => send(() => api.GET("/presets")),
+      send((signal) => api.POST("/edl", { body, params: idempotency(o), signal })),
+    validateEdl: (edl: CreateEdlRequest["edl"]): Promise<EdlValidation> => send((signal) => api.PUT("/edl", { body: { edl }, signal })),
+    listPresets: (): Promise<PresetCatalogue> => send((signal) => api.GET("/presets", { signal })),
 
     /** Polls GET /jobs/{id} (every 10 s unless told otherwise) until the job is completed, failed or cancelled. */
-    waitForJob: (id: string, o?: WaitOptions): Promise<Job> => pollJob(() => client.getJob(id), o),
+    waitForJob: (id: string, o?: WaitOptions): Promise<Job> => pollJob(() => client.getJob(id, { signal: o?.signal }), o),
 
     /**
      * Signs a fresh link to a completed job's output and starts downloading it. The link needs no
      * key; the response body streams the file.
      */
-    async fetchOutput(id: string, init?: { signal?: AbortSignal }): Promise<Response> {
-      const { downloadUrl } = await client.getDownloadUrl(id);
+    async fetchOutput(id: string, init?: CallOptions): Promise<Response> {
+      const { downloadUrl } = await client.getDownloadUrl(id, init);
       let response: Response;
       try {
         response = await fetchFn(downloadUrl, { signal: init?.signal });

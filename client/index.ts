@@ -1,4 +1,4 @@
-export { createVepClient, DEFAULT_BASE_URL, type ClientOptions, type CreateOptions, type VepClient } from "./client";
+export { createVepClient, DEFAULT_BASE_URL, type CallOptions, type ClientOptions, type CreateOptions, type VepClient } from "./client";
 export { ApiError, NetworkError, VepError, type ErrorKind } from "./errors";
 export type * from "./types";
 export { TERMINAL_STATUSES } from "./types";

@@ -118,6 +118,7 @@ describe.concurrent("vep: one clear line and a distinct exit code per error clas
       [["encode", SOURCE, "--preset", "mp4_264_480p", "--out", join(dir, "x.mp4"), "--interval", "0"], /--interval must be a positive number of seconds/],
       [["edl", "render", timelineFile, "--wait", "--interval", "abc"], /--interval must be a positive number of seconds/],
       [["encode", SOURCE, "--preset", "mp4_264_480p", "--out", join(dir, "no-such-dir", "x.mp4")], /cannot write .*no-such-dir.*: ENOENT/],
+      [["encode", SOURCE, "--preset", "mp4_264_480p", "--out", dir], /cannot write .*: EISDIR/],
     ];
     for (const [args, message] of refusals) {
       const res = await vep(args, { api, key: apiKey });

@@ -1,0 +1,65 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createVepClient, NetworkError, verifyWebhook, WebhookVerificationError } from "../../../client";
+
+/** A service that takes every request and never answers: a hung connection, a stalled proxy. */
+let silent: Server;
+let url: string;
+beforeAll(async () => {
+  silent = createServer(() => undefined);
+  await new Promise<void>((r) => silent.listen(0, "127.0.0.1", r));
+  url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  silent.closeAllConnections();
+  await new Promise((r) => silent.close(r));
+});
+
+describe("the client's calls", () => {
+  it("waitForJob stops at once when its signal aborts during a read that gets no answer", async () => {
+    const client = createVepClient({ baseUrl: url, apiKey: "spk_test" });
+    const stop = new AbortController();
+    const started = Date.now();
+    setTimeout(() => stop.abort(new Error("stopped by the caller")), 200);
+    await expect(client.waitForJob("0f4e8c2a-5b1d-4c3e-9a7f-1e2d3c4b5a69", { signal: stop.signal })).rejects.toThrow("stopped by the caller");
+    expect(Date.now() - started).toBeLessThan(5000);
+  });
+
+  it("a call that gets no answer within timeoutMs fails as a retryable NetworkError", async () => {
+    const client = createVepClient({ baseUrl: url, apiKey: "spk_test", timeoutMs: 300 });
+    const err = await client.listJobs().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(NetworkError);
+    expect(err).toMatchObject({ kind: "network", retryable: true });
+  });
+
+  it("a base URL or a key that cannot make a request is refused when the client is made, the key never quoted", () => {
+    expect(() => createVepClient({ baseUrl: "127.0.0.1:8787" })).toThrow(/must be an http\(s\) URL/);
+    expect(() => createVepClient({ baseUrl: "ftp://example.com" })).toThrow(/must be an http\(s\) URL/);
+    const mangled = "spk_secretpart\nspk_other";
+    let message = "";
+    try {
+      createVepClient({ baseUrl: url, apiKey: mangled });
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    expect(message).toMatch(/spaces or control characters/);
+    expect(message).not.toContain("secretpart");
+  });
+});
+
+describe("verifyWebhook", () => {
+  it("a secret that is not a whsec_ secret is a WebhookVerificationError, not a decoding error", () => {
+    for (const secret of ["spk_KHCpGffl9qOYD4PoSka43aTdgCunXB6rO8JzIlmkYFh", "whsec-abc", "whsec_c2VjcmV0\n"]) {
+      const err = (() => {
+        try {
+          verifyWebhook("{}", { "webhook-id": "msg_1", "webhook-timestamp": String(Math.floor(Date.now() / 1000)), "webhook-signature": "v1,AAAA" }, secret);
+        } catch (e) {
+          return e;
+        }
+      })();
+      expect(err, JSON.stringify(secret)).toBeInstanceOf(WebhookVerificationError);
+      expect((err as Error).message).not.toContain(secret.trim());
+    }
+  });
+});

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import { Receiver } from "@upstash/qstash";
 import { z } from "zod";
-import { semaphore, singleFlight } from "./concurrency";
+import { flightsByKey, semaphore } from "./concurrency";
 import { describeError } from "./crash-guard";
 import { processDelivery, type DeliveryResult, type PipelineDeps } from "./jobs/pipeline";
 import { formatStage } from "./jobs/stage-log";
@@ -43,7 +43,9 @@ export function createEncoderServer(deps: PipelineDeps, opts: { signingKeys: { c
   const limit = semaphore(opts.concurrency);
   // QStash delivers a message again when a delivery outlives its response timeout, though the
   // first is still encoding: the redelivery joins that encode rather than starting a second.
-  const once = singleFlight<DeliveryResult>();
+  // Another message for the job (the sweep dispatched it again: a new attempt) does not join an
+  // encode the Worker has taken the job from; it waits for it to end, then claims on its own.
+  const flights = flightsByKey<DeliveryResult>();
 
   return createServer(async (req, res) => {
     const reply = (status: number, body: Record<string, unknown>, headers: Record<string, string> = {}) => {
@@ -67,8 +69,9 @@ export function createEncoderServer(deps: PipelineDeps, opts: { signingKeys: { c
     // A signed but malformed message will never succeed: tell QStash not to retry it.
     if (!delivery) return reply(489, { error: "Malformed delivery" }, { "Upstash-NonRetryable-Error": "true" });
     const { jobId, attempt } = delivery;
+    const messageId = req.headers["upstash-message-id"];
     try {
-      const result = await once(jobId, () => limit(() => processDelivery(deps, jobId, attempt)));
+      const result = await flights(jobId, typeof messageId === "string" ? messageId : undefined, () => limit(() => processDelivery(deps, jobId, attempt)));
       reply(result === "done" ? 200 : 500, { jobId, result });
     } catch (err) {
       deps.log(formatStage(jobId, { stage: "error", message: `the delivery could not be processed (answered 503, QStash delivers it again): ${describeError(err)}` }));

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { semaphore, singleFlight } from "../../../encoder/concurrency";
+import { flightsByKey, semaphore } from "../../../encoder/concurrency";
 
 const deferred = <T>() => {
   let resolve!: (v: T) => void;
@@ -27,27 +27,79 @@ describe("encoder concurrency", () => {
     expect(peak).toBe(2);
   });
 
-  it("singleFlight: a second call for a running key shares its result; afterwards it runs anew", async () => {
-    const once = singleFlight<string>();
+  it("semaphore: a call that arrives as a slot frees, before the waiter resumes, waits: never more than the limit", async () => {
+    for (let delay = 0; delay < 6; delay++) {
+      const limit = semaphore(2);
+      let active = 0;
+      let peak = 0;
+      const gates: (() => void)[] = [];
+      const job = () =>
+        limit(async () => {
+          peak = Math.max(peak, ++active);
+          await new Promise<void>((r) => gates.push(r));
+          active--;
+        });
+      const runs = [job(), job(), job()];
+      await new Promise((r) => setTimeout(r, 5));
+      gates[0]();
+      // The new call lands `delay` microtasks after the release.
+      let landed: Promise<unknown> = Promise.resolve();
+      for (let i = 0; i < delay; i++) landed = landed.then(() => undefined);
+      await landed.then(() => runs.push(job()));
+      await new Promise((r) => setTimeout(r, 5));
+      expect(peak, `a call ${delay} microtasks after the release`).toBe(2);
+      // Let every job finish: each opened gate frees a slot for the next waiter.
+      let settled = false;
+      const all = Promise.all(runs).then(() => (settled = true));
+      while (!settled) {
+        for (const open of gates) open();
+        await new Promise((r) => setTimeout(r, 1));
+      }
+      await all;
+    }
+  });
+
+  it("flightsByKey: a call under the running work's id shares its result; afterwards it runs anew", async () => {
+    const flights = flightsByKey<string>();
     let calls = 0;
     const gate = deferred<string>();
-    const first = once("job-1", () => (calls++, gate.promise));
-    const redelivery = once("job-1", async () => (calls++, "second encode"));
-    const other = once("job-2", async () => (calls++, "other job"));
+    const first = flights("job-1", "msg-a", () => (calls++, gate.promise));
+    const redelivery = flights("job-1", "msg-a", async () => (calls++, "second encode"));
+    const other = flights("job-2", "msg-c", async () => (calls++, "other job"));
     gate.resolve("done");
     expect(await Promise.all([first, redelivery, other])).toEqual(["done", "done", "other job"]);
     expect(calls).toBe(2);
-    expect(await once("job-1", async () => (calls++, "again"))).toBe("again");
+    expect(await flights("job-1", "msg-a", async () => (calls++, "again"))).toBe("again");
   });
 
-  it("singleFlight: a failure reaches every waiter and frees the key", async () => {
-    const once = singleFlight<string>();
+  it("flightsByKey: a call under another id waits for the running work to end, then runs its own, one at a time", async () => {
+    const flights = flightsByKey<string>();
+    const order: string[] = [];
     const gate = deferred<string>();
-    const a = once("k", () => gate.promise);
-    const b = once("k", () => Promise.resolve("never"));
+    const later = deferred<string>();
+    const first = flights("job-1", "msg-a", async () => (order.push("a starts"), await gate.promise, order.push("a ends"), "a"));
+    const second = flights("job-1", "msg-b", async () => (order.push("b starts"), await later.promise, order.push("b ends"), "b"));
+    const third = flights("job-1", "msg-c", async () => (order.push("c starts"), "c"));
+    await new Promise((r) => setTimeout(r, 10));
+    expect(order).toEqual(["a starts"]);
+    gate.resolve("a");
+    await new Promise((r) => setTimeout(r, 10));
+    expect(order).toEqual(["a starts", "a ends", "b starts"]);
+    later.resolve("b");
+    expect(await Promise.all([first, second, third])).toEqual(["a", "b", "c"]);
+    expect(order).toEqual(["a starts", "a ends", "b starts", "b ends", "c starts"]);
+  });
+
+  it("flightsByKey: a failure reaches every call that shares the work and frees the key", async () => {
+    const flights = flightsByKey<string>();
+    const gate = deferred<string>();
+    const a = flights("k", "m", () => gate.promise);
+    const b = flights("k", "m", () => Promise.resolve("never"));
+    const c = flights("k", "other", async () => "after the failure");
     gate.reject(new Error("boom"));
     await expect(a).rejects.toThrow("boom");
     await expect(b).rejects.toThrow("boom");
-    expect(await once("k", async () => "fresh")).toBe("fresh");
+    expect(await c).toBe("after the failure");
+    expect(await flights("k", "m", async () => "fresh")).toBe("fresh");
   });
 });

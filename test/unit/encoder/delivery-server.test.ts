@@ -2,10 +2,12 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createHash } from "node:crypto";
 import { Client } from "@upstash/qstash";
+import { SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startQStashEmulator } from "../../../dev/cloud/qstash-emulator";
-import type { ClaimedJob, InternalApi } from "../../../encoder/internal-api";
+import { JobGoneError, type ClaimedJob, type InternalApi } from "../../../encoder/internal-api";
 import type { PipelineDeps } from "../../../encoder/jobs/pipeline";
 import { createEncoderServer } from "../../../encoder/server";
 import type { Uploader } from "../../../encoder/upload/s3";
@@ -27,6 +29,19 @@ afterAll(async () => {
   await emulator.stop();
   await rm(workRoot, { recursive: true, force: true });
 });
+
+/** An Upstash-Signature as QStash makes it (the emulator's keys): what a redelivery of one message carries. */
+async function qstashSignature(url: string, body: string): Promise<string> {
+  const now = Math.floor(Date.now() / 1000);
+  return new SignJWT({ body: createHash("sha256").update(body).digest("base64url") })
+    .setProtectedHeader({ alg: "HS256", typ: "JWT" })
+    .setIssuer("Upstash")
+    .setSubject(url)
+    .setIssuedAt(now)
+    .setNotBefore(now)
+    .setExpirationTime(now + 300)
+    .sign(new TextEncoder().encode(emulator.currentSigningKey));
+}
 
 async function until(what: string, check: () => boolean, timeoutMs = 10_000) {
   await vi.waitFor(() => expect(check(), `waiting for ${what}`).toBe(true), { timeout: timeoutMs, interval: 20 });
@@ -68,15 +83,74 @@ describe("encoder delivery server", () => {
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
     try {
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/deliveries/jobs`;
-      const qstash = new Client({ baseUrl: emulator.url, token: emulator.token });
-      // The same job delivered twice while the first encode runs, as QStash does after a response timeout.
-      const ids = await Promise.all([1, 2].map(async () => (await qstash.publishJSON({ url, body: { jobId }, retries: 0 })).messageId));
-      const states = () => emulator.messages().filter((m) => ids.includes(m.messageId)).map((m) => m.state);
-      await until("both deliveries to be open", () => states().every((s) => s === "delivering"));
+      // The same message delivered twice while the first encode runs, as QStash does after a
+      // response timeout: signed as QStash signs, the second with Upstash-Retried 1.
+      const body = JSON.stringify({ jobId });
+      const deliver = async (retried: number) =>
+        fetch(url, {
+          method: "POST",
+          body,
+          headers: { "Content-Type": "application/json", "Upstash-Message-Id": "msg_one", "Upstash-Retried": String(retried), "Upstash-Signature": await qstashSignature(url, body) },
+        });
+      const first = deliver(0);
+      await until("the first delivery to be claimed", () => calls.claim === 1);
+      const second = deliver(1);
+      await new Promise((r) => setTimeout(r, 200));
       release();
-      await until("both deliveries to be answered", () => states().every((s) => s === "delivered"));
+      expect((await Promise.all([first, second])).map((res) => res.status)).toEqual([200, 200]);
       expect(calls).toEqual({ claim: 1, render: 1, complete: 1 });
       expect(lines.map((l) => l.split(/\s+/).slice(0, 3).join(" "))).toEqual([`job ${jobId} claim`, `job ${jobId} upload`, `job ${jobId} completed`]);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    }
+  });
+
+  it("another message for the job while it encodes (the sweep dispatched it again) waits for that encode to stop, then claims and encodes on its own", async () => {
+    const claims: number[] = [];
+    const calls = { render: 0, complete: 0 };
+    let requeued = false;
+    const api = {
+      claim: async (id: string, attempt: number): Promise<ClaimedJob> => {
+        claims.push(attempt);
+        return { id, attempt, accountId: "acct", preset: "mp4_264_720p", inputUrl: "https://media.example.com/a.mp4", edl: null, plan: "free", maxSourceSeconds: 600 };
+      },
+      // The Worker took the job back from the first attempt (its heartbeat looked stale): 409 queued.
+      heartbeat: async () => {
+        if (requeued && claims.length === 1) throw new JobGoneError("queued");
+        return { status: "processing" };
+      },
+      complete: async () => ((calls.complete += 1), { status: "completed" }),
+      fail: async () => ({ status: "failed" }),
+    } as unknown as InternalApi;
+    const deps: PipelineDeps = {
+      api,
+      uploader: { uploadFile: async () => 1, uploadStream: async () => 1 } as unknown as Uploader,
+      render: async (job, ctx) => {
+        calls.render += 1;
+        // The first attempt's encode runs until it is stopped.
+        if (job.attempt === 0) await new Promise((_, reject) => ctx.signal.addEventListener("abort", () => reject(ctx.signal.reason)));
+        const path = join(ctx.workDir, "out.mp4");
+        await writeFile(path, "x");
+        return { output: { kind: "file", path, fileName: "out.mp4", contentType: "video/mp4" }, duration: 1 };
+      },
+      workRoot,
+      heartbeatMs: 50,
+      log: () => undefined,
+    };
+    const server = createEncoderServer(deps, { signingKeys: { current: emulator.currentSigningKey, next: emulator.nextSigningKey }, concurrency: 2 });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/deliveries/jobs`;
+      const qstash = new Client({ baseUrl: emulator.url, token: emulator.token });
+      const first = (await qstash.publishJSON({ url, body: { jobId }, retries: 0 })).messageId;
+      await until("the first attempt to be claimed", () => claims.length === 1);
+      requeued = true;
+      const again = (await qstash.publishJSON({ url, body: { jobId, firstAttempt: 1 }, retries: 0 })).messageId;
+      const states = () => emulator.messages().filter((m) => [first, again].includes(m.messageId)).map((m) => m.state);
+      await until("both deliveries to be answered", () => states().every((state) => state === "delivered"));
+      expect(claims).toEqual([0, 1]);
+      expect(calls).toEqual({ render: 2, complete: 1 });
     } finally {
       server.closeAllConnections();
       await new Promise((r) => server.close(r));

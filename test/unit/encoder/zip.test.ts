@@ -1,5 +1,5 @@
 import type { EventEmitter } from "node:events";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readdir, readlink, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Readable } from "node:stream";
@@ -63,5 +63,31 @@ describe("zipStream", () => {
     // Node reports a promise rejected without a handler once the microtask queue has drained: one turn of the event loop.
     await new Promise((r) => setImmediate(r));
     expect(unhandled).toEqual([]);
+  });
+
+  it("a reader that stops early (a failed upload, a cancel) leaves no member file open", async () => {
+    const big = await mkdtemp(join(tmpdir(), "zip-big-"));
+    try {
+      const names = ["0.ts", "1.ts", "2.ts"];
+      for (const name of names) await writeFile(join(big, name), Buffer.alloc(8 * 1024 * 1024, 0x47));
+      const openMembers = async () => {
+        const open: string[] = [];
+        for (const fd of await readdir("/proc/self/fd")) {
+          const target = await readlink(`/proc/self/fd/${fd}`).catch(() => "");
+          if (target.startsWith(big)) open.push(target);
+        }
+        return open;
+      };
+      let read = 0;
+      const stream = zipStream(big, names);
+      for await (const chunk of stream) {
+        read += (chunk as Buffer).length;
+        if (read > 10 * 1024 * 1024) break;
+      }
+      await new Promise((r) => setTimeout(r, 200));
+      expect(await openMembers()).toEqual([]);
+    } finally {
+      await rm(big, { recursive: true, force: true });
+    }
   });
 });

@@ -14,15 +14,27 @@ const escapePattern = (family: string) => family.replace(/[\\:,-]/g, (c) => `\\$
  */
 const GENERIC_FAMILIES = new Set(["sans-serif", "serif", "monospace", "cursive", "fantasy", "system-ui", "emoji", "math"]);
 
+/** fc-match answers in milliseconds; one that has not within this is stuck, and is stopped. */
+const FC_MATCH_TIMEOUT_MS = 10_000;
+
+const NO_FONTCONFIG = "Text cannot be drawn: the encoder could not look up fonts (fontconfig's fc-match is missing or failed).";
+
 async function match(pattern: string): Promise<{ families: string[]; file: string }> {
-  const stdout = await run("fc-match", ["-f", "%{family}|%{file}", pattern]).then(
-    (r) => r.stdout,
-    () => "",
-  );
+  let stdout: string;
+  try {
+    ({ stdout } = await run("fc-match", ["-f", "%{family}|%{file}", pattern], { timeout: FC_MATCH_TIMEOUT_MS }));
+  } catch (err) {
+    const { code, killed } = err as { code?: unknown; killed?: boolean };
+    // Missing, or failing by its own exit status: the encoder's set-up is broken, and another
+    // attempt on the same machine would fail the same way.
+    if (code === "ENOENT" || (typeof code === "number" && !killed)) throw JobFailure.encoderSetup(NO_FONTCONFIG);
+    // Stopped (stuck past its timeout), or not started for want of processes or descriptors
+    // (EAGAIN, EMFILE): a passing state of this machine, which another attempt may not meet.
+    throw JobFailure.internal(err);
+  }
   const [families = "", file = ""] = stdout.split("|");
-  // Missing, failing or answering nothing usable: the encoder's set-up is broken, and another
-  // attempt on the same machine would fail the same way.
-  if (!file) throw JobFailure.encoderSetup("Text cannot be drawn: the encoder could not look up fonts (fontconfig's fc-match is missing or failed).");
+  // Answering nothing usable: as broken as missing.
+  if (!file) throw JobFailure.encoderSetup(NO_FONTCONFIG);
   return { families: families.split(",").map((f) => f.trim().toLowerCase()), file };
 }
 

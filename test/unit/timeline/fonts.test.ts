@@ -56,4 +56,15 @@ describe("when fc-match cannot answer", () => {
     await chmod(join(bin, "fc-match"), 0o755);
     expectClearFailure(await withPath(bin, () => resolveFont("DejaVu Sans", "normal").catch((e) => e)));
   });
+
+  it("fc-match stuck is stopped, and the attempt fails as retryable: a passing state of the machine, not its set-up", async () => {
+    const bin = join(dir, "stuck");
+    await mkdir(bin);
+    await writeFile(join(bin, "fc-match"), "#!/bin/sh\nexec /bin/sleep 30\n");
+    await chmod(join(bin, "fc-match"), 0o755);
+    const started = Date.now();
+    const err = await withPath(bin, () => resolveFont("DejaVu Sans", "normal").catch((e) => e));
+    expect(err).toMatchObject({ kind: "internal", retryable: true });
+    expect(Date.now() - started).toBeLessThan(20_000);
+  }, 30_000);
 });

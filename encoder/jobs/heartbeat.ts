@@ -2,13 +2,17 @@ import { JobGoneError, type InternalApi } from "../internal-api";
 
 /**
  * Reports liveness and progress every `intervalMs`. When the Worker answers that the job is no
- * longer processing (cancelled), `onGone` fires once so the caller can kill FFmpeg.
+ * longer processing (cancelled), `onGone` fires once so the caller can kill FFmpeg. One beat at a
+ * time: a beat due while the last is still unanswered (a slow Worker) is skipped, so that `stop()`
+ * waiting for that one means no beat of this attempt can land after its report.
  */
 export function startHeartbeat(api: InternalApi, jobId: string, intervalMs: number, onGone: (status: string) => void) {
   let progress: number | undefined;
   let stopped = false;
+  let beating = false;
   let inFlight: Promise<void> = Promise.resolve();
   const beat = () => {
+    beating = true;
     inFlight = api
       .heartbeat(jobId, progress)
       .then(() => undefined)
@@ -19,9 +23,10 @@ export function startHeartbeat(api: InternalApi, jobId: string, intervalMs: numb
           onGone(err.status);
         }
         // Other failures are transient; the next beat tries again and the sweep covers long outages.
-      });
+      })
+      .finally(() => (beating = false));
   };
-  const timer = setInterval(() => !stopped && beat(), intervalMs);
+  const timer = setInterval(() => !stopped && !beating && beat(), intervalMs);
   return {
     setProgress(value: number) {
       progress = Math.max(0, Math.min(1, value));

@@ -1,0 +1,31 @@
+import { describe, expect, it } from "vitest";
+import type { InternalApi } from "../../../encoder/internal-api";
+import { startHeartbeat } from "../../../encoder/jobs/heartbeat";
+
+describe("the heartbeat", () => {
+  it("sends one beat at a time to a slow Worker, and nothing of it lands after stop() returns", async () => {
+    let open = 0;
+    let most = 0;
+    let beats = 0;
+    let landedAfterStop = 0;
+    let stopped = false;
+    const api = {
+      heartbeat: async () => {
+        beats += 1;
+        most = Math.max(most, ++open);
+        await new Promise((r) => setTimeout(r, 120));
+        open -= 1;
+        if (stopped) landedAfterStop += 1;
+        return { status: "processing" };
+      },
+    } as unknown as InternalApi;
+    const heartbeat = startHeartbeat(api, "job", 20, () => undefined);
+    await new Promise((r) => setTimeout(r, 500));
+    await heartbeat.stop();
+    stopped = true;
+    await new Promise((r) => setTimeout(r, 300));
+    expect(beats).toBeGreaterThanOrEqual(3);
+    expect(most).toBe(1);
+    expect(landedAfterStop).toBe(0);
+  });
+});

@@ -18,11 +18,13 @@ export interface S3Config {
 export const PART_SIZE = 16 * 1024 * 1024;
 /** Parts in flight at once: uploads overlap reading the next part, at most 3 × 16 MiB buffered. */
 const PARTS_IN_FLIGHT = 3;
-/**
- * Storage's 5xx and 429 answers are tried again, with jittered doubling waits from 50 ms (as
- * aws4fetch's client does); so is a PUT whose connection failed.
- */
+/** Storage's 5xx and 429 answers are tried again, with jittered doubling waits from 50 ms (as aws4fetch's client does). */
 const STORAGE_RETRIES = 10;
+/**
+ * A PUT whose connection failed is sent again a few times: enough for a connection reset, while
+ * storage that cannot be reached at all fails the attempt at once (QStash delivers it again).
+ */
+const CONNECTION_RETRIES = 3;
 const FIRST_RETRY_MS = 50;
 
 /**
@@ -79,7 +81,7 @@ export function createUploader(config: S3Config) {
       } catch (err) {
         // A PUT (an object, a part) sent again is the same write. A POST (a multipart start or
         // completion) is not: the one whose answer was lost may have taken effect.
-        if (init.method !== "PUT" || signal?.aborted || retry >= STORAGE_RETRIES) throw err;
+        if (init.method !== "PUT" || signal?.aborted || retry >= CONNECTION_RETRIES) throw err;
         await backOff(retry);
         continue;
       }

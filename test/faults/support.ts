@@ -85,16 +85,25 @@ export function expectOneWebhookPerFinalState(receiver: IdempotentReceiver, secr
   }
 }
 
+/** `run` on the stack's database, through a connection of its own. */
+export async function onDatabase<T>(databaseUrl: string, run: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  client.on("error", () => undefined);
+  await client.connect();
+  try {
+    return await run(client);
+  } finally {
+    await client.end();
+  }
+}
+
 /**
  * The quota side: the account's usage counter holds exactly one unit per job that holds one
  * (every job but those whose creation failed and returned its unit), so no unit was counted
  * twice or lost.
  */
 export async function expectOneUnitPerJob(databaseUrl: string, accountId: string, created: number) {
-  const client = new pg.Client({ connectionString: databaseUrl });
-  client.on("error", () => undefined);
-  await client.connect();
-  try {
+  await onDatabase(databaseUrl, async (client) => {
     const usage = await client.query("select coalesce(sum(count), 0)::int as units from usage where account_id = $1", [accountId]);
     const jobs = await client.query(
       "select count(*)::int as holding from jobs where account_id = $1 and coalesce(error_message, '') not like 'The job could not be queued%'",
@@ -102,9 +111,7 @@ export async function expectOneUnitPerJob(databaseUrl: string, accountId: string
     );
     expect(usage.rows[0].units).toBe(jobs.rows[0].holding);
     expect(jobs.rows[0].holding).toBeGreaterThanOrEqual(created);
-  } finally {
-    await client.end();
-  }
+  });
 }
 
 /**

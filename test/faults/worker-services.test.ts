@@ -7,6 +7,7 @@ import {
   expectOneUnitPerJob,
   expectOneWebhookPerFinalState,
   isClaim,
+  onDatabase,
   startServiceFront,
   statementsOf,
   type FrontRequest,
@@ -187,6 +188,8 @@ describe("a creation the queue refuses and the database cannot fail", () => {
     queue.judge(passAll);
     database.judge(passAll);
     expect(database.verdicts().filter((v) => v.verdict === "refuse" && isUnqueuedFailure(v.request))).toHaveLength(1);
+    // The sweep publishes a queued job that has no message 30 s after it was queued: that long ago.
+    await onDatabase(e2e.stack.info.databaseUrl, (db) => db.query("update jobs set created_at = created_at - interval '1 minute' where id = $1", [jobId]));
     const job = await whileSweeping(() => finish(jobId));
     expect(job, job.errorMessage ?? undefined).toMatchObject({ status: "completed", retryCount: 0 });
     expect(stageLines(jobId).filter((l) => l.startsWith("claim "))).toHaveLength(1);

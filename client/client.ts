@@ -49,7 +49,7 @@ function checkOptions(baseUrl: string, apiKey: string | undefined) {
   if (apiKey !== undefined && !/^[\x21-\x7e]+$/.test(apiKey)) throw new TypeError("The API key holds spaces or control characters (a stray newline?): pass the key alone");
 }
 
-export interface CreateOptions {
+export interface CreateOptions extends CallOptions {
   /** Makes a retried creation safe: the same key and body within 24 h replays the first answer. */
   idempotencyKey?: string;
 }
@@ -89,16 +89,16 @@ export function createVepClient(options: ClientOptions = {}) {
   const client = {
     baseUrl,
     createJob: (body: CreateJobRequest, o?: CreateOptions): Promise<CreatedJob> =>
-      send((signal) => api.POST("/jobs", { body, params: idempotency(o), signal })),
-    listJobs: (query: ListJobsQuery = {}): Promise<JobList> => send((signal) => api.GET("/jobs", { params: { query }, signal })),
+      send((signal) => api.POST("/jobs", { body, params: idempotency(o), signal }), o),
+    listJobs: (query: ListJobsQuery = {}, o?: CallOptions): Promise<JobList> => send((signal) => api.GET("/jobs", { params: { query }, signal }), o),
     getJob: (id: string, o?: CallOptions): Promise<Job> => send((signal) => api.GET("/jobs/{id}", { params: { path: { id } }, signal }), o),
-    cancelJob: (id: string): Promise<CancelledJob> => send((signal) => api.DELETE("/jobs/{id}", { params: { path: { id } }, signal })),
+    cancelJob: (id: string, o?: CallOptions): Promise<CancelledJob> => send((signal) => api.DELETE("/jobs/{id}", { params: { path: { id } }, signal }), o),
     getDownloadUrl: (id: string, o?: CallOptions): Promise<DownloadLink> =>
       send((signal) => api.GET("/jobs/{id}/download-url", { params: { path: { id } }, signal }), o),
     createEdlJob: (body: CreateEdlRequest, o?: CreateOptions): Promise<CreatedEdlJob> =>
-      send((signal) => api.POST("/edl", { body, params: idempotency(o), signal })),
-    validateEdl: (edl: CreateEdlRequest["edl"]): Promise<EdlValidation> => send((signal) => api.PUT("/edl", { body: { edl }, signal })),
-    listPresets: (): Promise<PresetCatalogue> => send((signal) => api.GET("/presets", { signal })),
+      send((signal) => api.POST("/edl", { body, params: idempotency(o), signal }), o),
+    validateEdl: (edl: CreateEdlRequest["edl"], o?: CallOptions): Promise<EdlValidation> => send((signal) => api.PUT("/edl", { body: { edl }, signal }), o),
+    listPresets: (o?: CallOptions): Promise<PresetCatalogue> => send((signal) => api.GET("/presets", { signal }), o),
 
     /** Polls GET /jobs/{id} (every 10 s unless told otherwise) until the job is completed, failed or cancelled. */
     waitForJob: (id: string, o?: WaitOptions): Promise<Job> => pollJob(() => client.getJob(id, { signal: o?.signal }), o),

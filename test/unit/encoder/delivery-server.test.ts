@@ -8,7 +8,7 @@ import { SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startQStashEmulator } from "../../../dev/cloud/qstash-emulator";
 import { JobGoneError, type ClaimedJob, type InternalApi } from "../../../encoder/internal-api";
-import type { PipelineDeps } from "../../../encoder/jobs/pipeline";
+import type { PipelineDeps, RenderResult } from "../../../encoder/jobs/pipeline";
 import { createEncoderServer } from "../../../encoder/server";
 import type { Uploader } from "../../../encoder/upload/s3";
 
@@ -43,6 +43,24 @@ async function qstashSignature(url: string, body: string): Promise<string> {
     .sign(new TextEncoder().encode(emulator.currentSigningKey));
 }
 
+const claimed = (id: string, attempt: number): ClaimedJob => ({
+  id,
+  attempt,
+  accountId: "acct",
+  preset: "mp4_264_720p",
+  inputUrl: "https://media.example.com/a.mp4",
+  edl: null,
+  plan: "free",
+  maxSourceSeconds: 600,
+});
+const noUpload = { uploadFile: async () => 1, uploadStream: async () => 1 } as unknown as Uploader;
+/** A rendered output, as a renderer hands it to the pipeline. */
+async function outputIn(workDir: string): Promise<RenderResult> {
+  const path = join(workDir, "out.mp4");
+  await writeFile(path, "x");
+  return { output: { kind: "file", path, fileName: "out.mp4", contentType: "video/mp4" }, duration: 1 };
+}
+
 async function until(what: string, check: () => boolean, timeoutMs = 10_000) {
   await vi.waitFor(() => expect(check(), `waiting for ${what}`).toBe(true), { timeout: timeoutMs, interval: 20 });
 }
@@ -56,7 +74,7 @@ describe("encoder delivery server", () => {
     const api = {
       claim: async (id: string, attempt: number): Promise<ClaimedJob> => {
         calls.claim += 1;
-        return { id, attempt, accountId: "acct", preset: "mp4_264_720p", inputUrl: "https://media.example.com/a.mp4", edl: null, plan: "free", maxSourceSeconds: 600 };
+        return claimed(id, attempt);
       },
       heartbeat: async () => ({ status: "processing" }),
       complete: async () => ((calls.complete += 1), { status: "completed" }),
@@ -64,13 +82,11 @@ describe("encoder delivery server", () => {
     } as unknown as InternalApi;
     const deps: PipelineDeps = {
       api,
-      uploader: { uploadFile: async () => 1, uploadStream: async () => 1 } as unknown as Uploader,
+      uploader: noUpload,
       render: async (_job, ctx) => {
         calls.render += 1;
         await held;
-        const path = join(ctx.workDir, "out.mp4");
-        await writeFile(path, "x");
-        return { output: { kind: "file", path, fileName: "out.mp4", contentType: "video/mp4" }, duration: 1 };
+        return outputIn(ctx.workDir);
       },
       workRoot,
       heartbeatMs: 60_000,
@@ -113,7 +129,7 @@ describe("encoder delivery server", () => {
     const api = {
       claim: async (id: string, attempt: number): Promise<ClaimedJob> => {
         claims.push(attempt);
-        return { id, attempt, accountId: "acct", preset: "mp4_264_720p", inputUrl: "https://media.example.com/a.mp4", edl: null, plan: "free", maxSourceSeconds: 600 };
+        return claimed(id, attempt);
       },
       // The Worker took the job back from the first attempt (its heartbeat looked stale): 409 queued.
       heartbeat: async () => {
@@ -125,14 +141,12 @@ describe("encoder delivery server", () => {
     } as unknown as InternalApi;
     const deps: PipelineDeps = {
       api,
-      uploader: { uploadFile: async () => 1, uploadStream: async () => 1 } as unknown as Uploader,
+      uploader: noUpload,
       render: async (job, ctx) => {
         calls.render += 1;
         // The first attempt's encode runs until it is stopped.
         if (job.attempt === 0) await new Promise((_, reject) => ctx.signal.addEventListener("abort", () => reject(ctx.signal.reason)));
-        const path = join(ctx.workDir, "out.mp4");
-        await writeFile(path, "x");
-        return { output: { kind: "file", path, fileName: "out.mp4", contentType: "video/mp4" }, duration: 1 };
+        return outputIn(ctx.workDir);
       },
       workRoot,
       heartbeatMs: 50,

@@ -46,7 +46,7 @@ function checkOptions(baseUrl: string, apiKey: string | undefined) {
   }
   if (!url || !["http:", "https:"].includes(url.protocol)) throw new TypeError(`The base URL must be an http(s) URL, such as ${DEFAULT_BASE_URL}: ${JSON.stringify(baseUrl)}`);
   // Never quoted: the key is a secret, and a mangled one is usually the real key with a stray newline.
-  if (apiKey !== undefined && !/^[\x21-\x7e]+$/.test(apiKey)) throw new TypeError("The API key holds spaces or control characters (a stray newline?): pass the key alone");
+  if (apiKey && !/^[\x21-\x7e]+$/.test(apiKey)) throw new TypeError("The API key holds spaces or control characters (a stray newline?): pass the key alone");
 }
 
 export interface CreateOptions extends CallOptions {

@@ -45,6 +45,8 @@ describe("the client's calls", () => {
     }
     expect(message).toMatch(/spaces or control characters/);
     expect(message).not.toContain("secretpart");
+    // An empty key (VEP_API_KEY set to nothing) is no key: only GET /presets works without one.
+    expect(() => createVepClient({ baseUrl: url, apiKey: "" })).not.toThrow();
   });
 });
 

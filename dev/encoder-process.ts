@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { EXIT_WITH_PARENT_ARGS, exitWithParentEnv } from "./exit-with-parent";
 import { PROJECT_ROOT } from "./state";
-import { watchTrees } from "./watch-trees.mjs";
+import { oneAtATime, watchTrees } from "./watch-trees.mjs";
 
 /** How an encoder process ended. */
 export interface EncoderExit {
@@ -191,8 +191,6 @@ export async function superviseEncoder(opts: {
   let stopping = false;
   let streak = 0;
   let restartTimer: NodeJS.Timeout | undefined;
-  let reloading = false;
-  let reloadAgain = false;
   let unwatch: () => void = () => undefined;
   const start = () => {
     const run = startRun({ port: opts.port, env: opts.env, log, projectRoot });
@@ -219,7 +217,7 @@ export async function superviseEncoder(opts: {
       const delay = restartDelayMs(streak);
       for (const line of describeCrash(exit, delay, opts.port)) say(line);
       restartTimer = setTimeout(() => {
-        if (stopping || reloading) return;
+        if (stopping || reload.running()) return;
         current = start();
         watch(current);
         current.ready.then(
@@ -231,32 +229,23 @@ export async function superviseEncoder(opts: {
   };
 
   /** Stops the encoder running now, if any, and starts one on the sources as they are. */
-  const reload = async () => {
+  const reload = oneAtATime(async () => {
     if (stopping) return;
-    if (reloading) {
-      reloadAgain = true;
-      return;
-    }
-    reloading = true;
-    do {
-      reloadAgain = false;
-      const started = Date.now();
-      // A crash's pending restart is superseded by this one.
-      clearTimeout(restartTimer);
-      say(`a change in ${ENCODER_SOURCE_TREES.map((tree) => `${tree}/`).join(" or ")}: restarting the encoder; QStash delivers again the jobs it had in flight.`);
-      retired.add(current);
-      await current.stop();
-      if (stopping) break;
-      current = start();
-      onTrial.add(current);
-      watch(current);
-      await current.ready.then(
-        () => say(`encoder reloaded in ${Date.now() - started} ms: pid ${current.pid} is answering on port ${opts.port}.`),
-        () => undefined,
-      );
-    } while (reloadAgain && !stopping);
-    reloading = false;
-  };
+    const started = Date.now();
+    // A crash's pending restart is superseded by this one.
+    clearTimeout(restartTimer);
+    say(`a change in ${ENCODER_SOURCE_TREES.map((tree) => `${tree}/`).join(" or ")}: restarting the encoder; QStash delivers again the jobs it had in flight.`);
+    retired.add(current);
+    await current.stop();
+    if (stopping) return;
+    current = start();
+    onTrial.add(current);
+    watch(current);
+    await current.ready.then(
+      () => say(`encoder reloaded in ${Date.now() - started} ms: pid ${current.pid} is answering on port ${opts.port}.`),
+      () => undefined,
+    );
+  });
 
   try {
     await current.ready;

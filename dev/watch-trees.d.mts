@@ -5,3 +5,5 @@ export function watchTrees(opts: {
   onChange: () => void;
   settleMs?: number;
 }): () => void;
+
+export function oneAtATime(run: () => Promise<void>): (() => Promise<void>) & { running(): boolean };

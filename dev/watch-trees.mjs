@@ -33,3 +33,30 @@ export function watchTrees({ trees, root, rootFiles = [], onChange, settleMs = 2
     for (const watcher of watchers) watcher.close();
   };
 }
+
+/**
+ * `run` one call at a time, for what `onChange` starts (a build, a restart): a call while it runs
+ * asks for one more run once it ends, however many calls came, so the last change is always acted
+ * on and runs never overlap. `running()` tells whether one is under way.
+ */
+export function oneAtATime(run) {
+  let running = false;
+  let again = false;
+  const call = async () => {
+    if (running) {
+      again = true;
+      return;
+    }
+    running = true;
+    try {
+      do {
+        again = false;
+        await run();
+      } while (again);
+    } finally {
+      running = false;
+    }
+  };
+  call.running = () => running;
+  return call;
+}

@@ -24,7 +24,7 @@ import { dirname, join, relative, resolve, sep } from "node:path";
 import { parseArgs, promisify } from "node:util";
 import { Log, LogLevel, Miniflare } from "miniflare";
 import { parse } from "smol-toml";
-import { watchTrees } from "./watch-trees.mjs";
+import { oneAtATime, watchTrees } from "./watch-trees.mjs";
 
 /**
  * The Worker's handlers, its fetch given the request's body through a stream of this module's, so
@@ -83,10 +83,9 @@ const wranglerBin = join(dirname(createRequire(import.meta.url).resolve("wrangle
 const bundleDirs = new Set();
 let mf;
 let stopping = false;
-// --watch: what stops the watching of the current build's sources, and a rebuild under way or asked for meanwhile.
+// --watch: the directories watched (joined), and what stops watching them.
+let watchedTrees = "";
 let unwatch = () => undefined;
-let rebuilding = false;
-let again = false;
 const stop = async (code) => {
   if (stopping) return;
   stopping = true;
@@ -95,6 +94,27 @@ const stop = async (code) => {
   process.exit(code);
 };
 for (const signal of ["SIGTERM", "SIGINT"]) process.on(signal, () => void stop(0));
+
+// --watch: a change builds the Worker again and hands it to workerd (watchSources).
+const rebuild = oneAtATime(async () => {
+  if (stopping) return;
+  const started = Date.now();
+  let next;
+  try {
+    next = await build();
+  } catch (err) {
+    report("The Worker did not build; the previous build still serves.", err);
+    return;
+  }
+  try {
+    await settle(next, mf.setOptions(next.options));
+  } catch (err) {
+    report("workerd did not load the new build (its error is above); nothing serves until a build loads.", err);
+    return;
+  }
+  watchSources(next.sources);
+  console.log(`Reloaded the Worker in ${Date.now() - started} ms`);
+});
 
 try {
   const first = await build();
@@ -167,45 +187,19 @@ async function bundleSources(dir) {
  * none, as workerd has restarted on it, until a build loads.
  */
 function watchSources(sources) {
-  unwatch();
   const root = process.cwd();
-  const trees = new Set(sources.map((source) => (source.startsWith(root + sep) ? join(root, relative(root, source).split(sep)[0]) : dirname(source))));
-  unwatch = watchTrees({ trees: [...trees], root, rootFiles: ["wrangler.toml"], onChange: () => void rebuild() });
+  const trees = [...new Set(sources.map((source) => (source.startsWith(root + sep) ? join(root, relative(root, source).split(sep)[0]) : dirname(source))))].sort();
+  // A build from the same directories keeps the watchers it has (a recursive walk to set up again).
+  if (trees.join("\0") === watchedTrees) return;
+  unwatch();
+  watchedTrees = trees.join("\0");
+  unwatch = watchTrees({ trees, root, rootFiles: ["wrangler.toml"], onChange: () => void rebuild() });
 }
 
 /** Every line prefixed, so that `npm run dev`, which shows a Worker line only when it names an error, shows them all. */
 function report(what, err) {
   const said = String(err.stderr || err.message || err).split("\n").filter((line) => line.trim());
   console.error([what, ...said].map((line) => `build error: ${line}`).join("\n"));
-}
-
-async function rebuild() {
-  if (stopping) return;
-  if (rebuilding) {
-    again = true;
-    return;
-  }
-  rebuilding = true;
-  do {
-    again = false;
-    const started = Date.now();
-    let next;
-    try {
-      next = await build();
-    } catch (err) {
-      report("The Worker did not build; the previous build still serves.", err);
-      continue;
-    }
-    try {
-      await settle(next, mf.setOptions(next.options));
-    } catch (err) {
-      report("workerd did not load the new build (its error is above); nothing serves until a build loads.", err);
-      continue;
-    }
-    watchSources(next.sources);
-    console.log(`Reloaded the Worker in ${Date.now() - started} ms`);
-  } while (again && !stopping);
-  rebuilding = false;
 }
 
 /**

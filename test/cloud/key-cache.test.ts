@@ -2,7 +2,7 @@ import { Redis } from "@upstash/redis";
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startRedisRest } from "../../dev/cloud/redis-rest";
-import { cachedCaller, KEY_CACHE_TTL, markKeysChanged, rememberCaller } from "../../worker/lib/key-cache";
+import { cachedCaller, KEY_CACHE_TTL, keyCacheEntry, markKeysChanged, rememberCaller } from "../../worker/lib/key-cache";
 import type { Caller } from "../../worker/context";
 
 /**
@@ -28,7 +28,7 @@ describe("the key lookup cache", () => {
     const found = caller();
     await rememberCaller(redis, hash, found);
     expect(await cachedCaller(redis, hash)).toEqual({ kind: "caller", caller: found });
-    expect(await redis.ttl(`apikey:${hash}`)).toBeGreaterThan(KEY_CACHE_TTL - 5);
+    expect(await redis.ttl(keyCacheEntry(hash))).toBeGreaterThan(KEY_CACHE_TTL - 5);
   });
 
   it("a revocation after a lookup was cached replaces it, for a lifetime", async () => {
@@ -36,7 +36,7 @@ describe("the key lookup cache", () => {
     await rememberCaller(redis, hash, caller());
     await markKeysChanged(redis, [hash]);
     expect(await cachedCaller(redis, hash)).toEqual({ kind: "changed" });
-    expect(await redis.ttl(`apikey:${hash}`)).toBeGreaterThan(KEY_CACHE_TTL - 5);
+    expect(await redis.ttl(keyCacheEntry(hash))).toBeGreaterThan(KEY_CACHE_TTL - 5);
   });
 
   it("a lookup that read the database before a revocation and caches after it does not bring the key back", async () => {

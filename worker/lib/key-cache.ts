@@ -12,7 +12,7 @@ export const KEY_CACHE_TTL = 60;
  */
 const CHANGED = "changed";
 
-const entry = (hash: string) => `apikey:${hash}`;
+export const keyCacheEntry = (hash: string) => `apikey:${hash}`;
 
 /** The part of the Upstash client this needs (the Worker's and the admin commands' clients). */
 export type KeyCache = Pick<Redis, "get" | "set">;
@@ -21,7 +21,7 @@ export type CachedLookup = { kind: "caller"; caller: Caller } | { kind: "none" }
 
 /** The cached lookup of the key whose hash is given; a cache that fails is a miss. */
 export async function cachedCaller(cache: KeyCache, hash: string): Promise<CachedLookup> {
-  const cached = await cache.get<Caller | typeof CHANGED>(entry(hash)).catch(() => null);
+  const cached = await cache.get<Caller | typeof CHANGED>(keyCacheEntry(hash)).catch(() => null);
   if (cached === CHANGED) return { kind: "changed" };
   return cached ? { kind: "caller", caller: cached } : { kind: "none" };
 }
@@ -31,10 +31,10 @@ export async function cachedCaller(cache: KeyCache, hash: string): Promise<Cache
  * change marked since the read wins over it. Best effort: the next request looks it up again.
  */
 export async function rememberCaller(cache: KeyCache, hash: string, caller: Caller): Promise<void> {
-  await cache.set(entry(hash), caller, { ex: KEY_CACHE_TTL, nx: true }).catch(() => undefined);
+  await cache.set(keyCacheEntry(hash), caller, { ex: KEY_CACHE_TTL, nx: true }).catch(() => undefined);
 }
 
 /** After a key is revoked or its account changed: its cached lookups give way to the database's. */
 export async function markKeysChanged(cache: KeyCache, hashes: string[]): Promise<void> {
-  await Promise.all(hashes.map((hash) => cache.set(entry(hash), CHANGED, { ex: KEY_CACHE_TTL })));
+  await Promise.all(hashes.map((hash) => cache.set(keyCacheEntry(hash), CHANGED, { ex: KEY_CACHE_TTL })));
 }

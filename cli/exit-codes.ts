@@ -15,6 +15,7 @@ export const EXIT = {
   unavailable: 10,
   jobFailed: 11,
   jobCancelled: 12,
+  downloadFailed: 13,
   interrupted: 130,
 } as const;
 
@@ -28,6 +29,7 @@ export const EXIT_BY_KIND: Record<ErrorKind, number> = {
   conflict: EXIT.conflict,
   server: EXIT.unavailable,
   network: EXIT.unavailable,
+  download: EXIT.downloadFailed,
 };
 
 /** How the one-line message names each class. */
@@ -41,6 +43,7 @@ export const LABEL_BY_KIND: Record<ErrorKind, string> = {
   conflict: "conflict",
   server: "service error (retry with backoff)",
   network: "service unreachable (retry with backoff)",
+  download: "download refused by the storage",
 };
 
 /** A failure the CLI itself found: bad arguments, an unreadable file, a job that did not complete. */

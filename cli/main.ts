@@ -1,5 +1,5 @@
 import { Command, CommanderError, Option } from "commander";
-import { ApiError, createVepClient, DEFAULT_BASE_URL, DEFAULT_POLL_INTERVAL_MS, type CreatedEdlJob, type CreatedJob, type Job, type VepClient, VepError } from "../client";
+import { ApiError, createVepClient, DownloadError, DEFAULT_BASE_URL, DEFAULT_POLL_INTERVAL_MS, type Created, type CreatedEdlJob, type CreatedJob, type Job, type VepClient, VepError } from "../client";
 import { CliFailure, EXIT, EXIT_BY_KIND, LABEL_BY_KIND } from "./exit-codes";
 import { assertWritableDestination, parseJsonOption, readJsonFile, saveResponse } from "./files";
 import { describeCreated, describeJob, describeJobList, describePresets, describeValidation } from "./output";
@@ -94,7 +94,7 @@ async function waitAndSave(api: VepClient, jobId: string, flags: WaitFlags, ever
 }
 
 /** Creates the job only once the wait flags are good (a bad one costs no quota unit), then waits for it if asked. */
-async function createThenWait<T extends CreatedJob | CreatedEdlJob>(flags: WaitFlags, create: (api: VepClient) => Promise<T>, onCreated: (created: T) => void = () => undefined) {
+async function createThenWait<T extends Created<CreatedJob | CreatedEdlJob>>(flags: WaitFlags, create: (api: VepClient) => Promise<T>, onCreated: (created: T) => void = () => undefined) {
   const everyMs = intervalMs(flags);
   if (flags.out) await assertWritableDestination(flags.out);
   const api = client();
@@ -236,7 +236,7 @@ function fail(failure: unknown): number {
       kind: err.kind,
       retryable: err.retryable,
       message: err.message,
-      ...(err instanceof ApiError ? { status: err.status, body: err.body } : {}),
+      ...(err instanceof ApiError ? { status: err.status, body: err.body } : err instanceof DownloadError ? { status: err.status } : {}),
     });
     return EXIT_BY_KIND[err.kind];
   }

@@ -1,10 +1,11 @@
-import type { CreatedEdlJob, CreatedJob, EdlValidation, Job, JobList, PresetCatalogue } from "../client";
+import type { Created, CreatedEdlJob, CreatedJob, EdlValidation, Job, JobList, PresetCatalogue } from "../client";
 
 /** Human-readable renderings; `--json` prints the API objects unchanged instead. */
 
-export function describeCreated(job: CreatedJob | CreatedEdlJob): string {
+export function describeCreated(job: Created<CreatedJob | CreatedEdlJob>): string {
   const what = "preset" in job ? `preset ${job.preset}` : `timeline (${job.stats.clips} clips, ${job.stats.duration} s)`;
   const estimate = "estimatedProcessingTime" in job ? job.estimatedProcessingTime : job.estimate.processingTime;
+  if (job.replayed) return `job ${job.id} was already created with this --idempotency-key (the first answer, replayed: no new job, no quota unit); ${what}`;
   return `created job ${job.id} (${job.status}), ${what}; estimated ${estimate}; ${job.user.remainingJobs} jobs left this month`;
 }
 

@@ -1,5 +1,5 @@
 import createClient from "openapi-fetch";
-import { ApiError, NetworkError, toApiError } from "./errors";
+import { DownloadError, NetworkError, toApiError } from "./errors";
 import type { paths } from "./generated/openapi";
 import type {
   CancelledJob,
@@ -57,6 +57,13 @@ export interface CreateOptions extends CallOptions {
 type Outcome<T> = { data?: T; error?: unknown; response: Response };
 
 /**
+ * A creation's answer, and whether it replays an earlier one (the same Idempotency-Key and body:
+ * no new job, no quota unit). `replayed` is not enumerable, so the object prints and serialises as
+ * the API's JSON.
+ */
+export type Created<T> = T & { readonly replayed: boolean };
+
+/**
  * A typed client for the video encoding API: one method per operation, errors thrown as ApiError
  * (or NetworkError when there is no answer), each saying whether a retry can help.
  */
@@ -71,8 +78,8 @@ export function createVepClient(options: ClientOptions = {}) {
   });
   const fetchFn = options.fetch ?? globalThis.fetch;
 
-  /** One API call, given up after timeoutMs or when the caller's signal aborts. */
-  async function send<T>(request: (signal: AbortSignal) => Promise<Outcome<T>>, o?: CallOptions): Promise<T> {
+  /** One API call, given up after timeoutMs or when the caller's signal aborts; its body and response. */
+  async function exchange<T>(request: (signal: AbortSignal) => Promise<Outcome<T>>, o?: CallOptions): Promise<{ data: T; response: Response }> {
     const signal = AbortSignal.any([AbortSignal.timeout(timeoutMs), ...(o?.signal ? [o.signal] : [])]);
     let outcome: Outcome<T>;
     try {
@@ -82,21 +89,26 @@ export function createVepClient(options: ClientOptions = {}) {
       throw new NetworkError(err);
     }
     if (!outcome.response.ok) throw toApiError(outcome.response, outcome.error);
-    return outcome.data as T;
+    return { data: outcome.data as T, response: outcome.response };
   }
+  const send = async <T>(request: (signal: AbortSignal) => Promise<Outcome<T>>, o?: CallOptions): Promise<T> => (await exchange(request, o)).data;
+  const create = async <T extends object>(request: (signal: AbortSignal) => Promise<Outcome<T>>, o?: CallOptions): Promise<Created<T>> => {
+    const { data, response } = await exchange(request, o);
+    return Object.defineProperty(data, "replayed", { value: response.headers.get("Idempotent-Replayed") === "true", enumerable: false }) as Created<T>;
+  };
   const idempotency = (o?: CreateOptions) => (o?.idempotencyKey ? { header: { "Idempotency-Key": o.idempotencyKey } } : {});
 
   const client = {
     baseUrl,
-    createJob: (body: CreateJobRequest, o?: CreateOptions): Promise<CreatedJob> =>
-      send((signal) => api.POST("/jobs", { body, params: idempotency(o), signal }), o),
+    createJob: (body: CreateJobRequest, o?: CreateOptions): Promise<Created<CreatedJob>> =>
+      create((signal) => api.POST("/jobs", { body, params: idempotency(o), signal }), o),
     listJobs: (query: ListJobsQuery = {}, o?: CallOptions): Promise<JobList> => send((signal) => api.GET("/jobs", { params: { query }, signal }), o),
     getJob: (id: string, o?: CallOptions): Promise<Job> => send((signal) => api.GET("/jobs/{id}", { params: { path: { id } }, signal }), o),
     cancelJob: (id: string, o?: CallOptions): Promise<CancelledJob> => send((signal) => api.DELETE("/jobs/{id}", { params: { path: { id } }, signal }), o),
     getDownloadUrl: (id: string, o?: CallOptions): Promise<DownloadLink> =>
       send((signal) => api.GET("/jobs/{id}/download-url", { params: { path: { id } }, signal }), o),
-    createEdlJob: (body: CreateEdlRequest, o?: CreateOptions): Promise<CreatedEdlJob> =>
-      send((signal) => api.POST("/edl", { body, params: idempotency(o), signal }), o),
+    createEdlJob: (body: CreateEdlRequest, o?: CreateOptions): Promise<Created<CreatedEdlJob>> =>
+      create((signal) => api.POST("/edl", { body, params: idempotency(o), signal }), o),
     validateEdl: (edl: CreateEdlRequest["edl"], o?: CallOptions): Promise<EdlValidation> => send((signal) => api.PUT("/edl", { body: { edl }, signal }), o),
     listPresets: (o?: CallOptions): Promise<PresetCatalogue> => send((signal) => api.GET("/presets", { signal }), o),
 
@@ -105,7 +117,8 @@ export function createVepClient(options: ClientOptions = {}) {
 
     /**
      * Signs a fresh link to a completed job's output and starts downloading it. The link needs no
-     * key; the response body streams the file.
+     * key; the response body streams the file. The storage's refusal of the link is a DownloadError,
+     * not an ApiError: the API's own 403 and 404 mean something else.
      */
     async fetchOutput(id: string, init?: CallOptions): Promise<Response> {
       const { downloadUrl } = await client.getDownloadUrl(id, init);
@@ -115,7 +128,10 @@ export function createVepClient(options: ClientOptions = {}) {
       } catch (err) {
         throw new NetworkError(err);
       }
-      if (!response.ok) throw new ApiError(response.status, { message: `The download answered HTTP ${response.status}` });
+      if (!response.ok) {
+        await response.body?.cancel();
+        throw new DownloadError(response.status);
+      }
       return response;
     },
   };

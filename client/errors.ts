@@ -10,7 +10,8 @@ export type ErrorKind =
   | "gone" // 410: the output can no longer be signed; run the job again
   | "quota-exceeded" // 429: the monthly quota is used up (not a rate limit)
   | "server" // 5xx: unexpected; retry with backoff
-  | "network"; // no answer at all: retry with backoff
+  | "network" // no answer at all: retry with backoff
+  | "download"; // the storage refused a signed download link (the API itself answered)
 
 const KIND_BY_STATUS: Record<number, ErrorKind> = {
   400: "bad-request",
@@ -60,6 +61,26 @@ export class ApiError extends VepError {
   /** The failure's id on a 500, to quote to support. */
   get requestId(): string | undefined {
     return this.body && "requestId" in this.body ? this.body.requestId : undefined;
+  }
+}
+
+const DOWNLOAD_REASON: Record<number, string> = {
+  403: ": the link was refused (expired, or altered on the way)",
+  404: ": the output was removed after the link was signed",
+};
+
+/**
+ * The storage answered a signed download link with an error status: the output was removed after
+ * the link was signed (404), or the link was refused (403). Only the storage's own 5xx is worth
+ * retrying; a retry signs a fresh link.
+ */
+export class DownloadError extends VepError {
+  override name = "DownloadError";
+  override readonly retryable: boolean;
+
+  constructor(readonly status: number) {
+    super("download", `The storage answered the signed download link with HTTP ${status}${DOWNLOAD_REASON[status] ?? ""}`);
+    this.retryable = status >= 500;
   }
 }
 

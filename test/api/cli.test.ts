@@ -161,6 +161,9 @@ describe.concurrent("vep: one clear line and a distinct exit code per error clas
 
     const key = `cli-${crypto.randomUUID()}`;
     expect((await vep(["encode", SOURCE, "--preset", "mp4_264_720p", "--idempotency-key", key], { api, key: free.apiKey })).code).toBe(0);
+    const replay = await vep(["encode", SOURCE, "--preset", "mp4_264_720p", "--idempotency-key", key], { api, key: free.apiKey });
+    expect(replay.code).toBe(0);
+    expect(replay.stdout).toMatch(/^job \S+ was already created with this --idempotency-key \(the first answer, replayed: no new job, no quota unit\)/);
     const conflict = await vep(["encode", SOURCE, "--preset", "mp4_264_480p", "--idempotency-key", key], { api, key: free.apiKey });
     expect(conflict.code).toBe(EXIT.conflict);
   });

@@ -58,6 +58,12 @@ describe("client: every operation against the running service", () => {
     const first = await api.createJob({ inputUrl: SOURCE, preset: "mp4_264_720p" }, { idempotencyKey });
     const again = await api.createJob({ inputUrl: SOURCE, preset: "mp4_264_720p" }, { idempotencyKey });
     expect(again.id).toBe(first.id);
+    expect([first.replayed, again.replayed]).toEqual([false, true]);
+    // Not part of the API's JSON: printing or storing the answer shows the body as sent.
+    expect(JSON.parse(JSON.stringify(again))).not.toHaveProperty("replayed");
+    const timelineKey = crypto.randomUUID();
+    await api.createEdlJob({ edl: timeline }, { idempotencyKey: timelineKey });
+    expect((await api.createEdlJob({ edl: timeline }, { idempotencyKey: timelineKey })).replayed).toBe(true);
     const conflict = await refusal(api.createJob({ inputUrl: SOURCE, preset: "mp4_264_480p" }, { idempotencyKey }));
     expect(conflict).toMatchObject({ status: 409, kind: "conflict", error: "Conflict", retryable: false });
   });

@@ -6,13 +6,12 @@ import * as schema from "../../drizzle/schema";
 import { accounts, apiKeys, users } from "../../drizzle/schema";
 import { isUuid } from "../../domain/ids";
 import { hashApiKey } from "../../domain/keys";
-import { isAbsoluteHttpUrl } from "../../domain/urls";
 import { PLAN_DISPLAY_NAMES, type PlanId } from "../../domain/plans";
 import { iso, quotaPeriod } from "../../domain/time";
 import { forgetCachedKeys, issueApiKey, listApiKeys, revokeApiKey } from "../../worker/dashboard/lib/api-keys";
 import { addUser, createUserWithAccount, emailSchema, passwordSchema, setPassword } from "../../worker/dashboard/lib/users";
 import { usageThisMonth } from "../../worker/dashboard/lib/usage";
-import { rotateWebhookSecret } from "../../worker/dashboard/lib/webhook";
+import { rotateWebhookSecret, webhookUrlProblem } from "../../worker/dashboard/lib/webhook";
 
 export interface AdminConnections {
   databaseUrl: string;
@@ -68,7 +67,8 @@ export function openAdmin(conn: AdminConnections) {
       return { keyId: row.keyId, revoked: true };
     },
     async setWebhook(accountId: string, url: string) {
-      if (!isAbsoluteHttpUrl(url)) throw new Error(`The webhook URL must be an absolute http(s) URL: ${url}`);
+      const problem = webhookUrlProblem(url);
+      if (problem) throw new Error(problem);
       await requireAccount(accountId);
       const { secret } = await rotateWebhookSecret(db, redis, accountId, url);
       return { webhookUrl: url, secret };

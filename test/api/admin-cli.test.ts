@@ -55,7 +55,8 @@ describe.concurrent("operability: npm run admin", () => {
       [["key", "create", "not-a-uuid"], /^No account not-a-uuid$/m],
       [["key", "create", "00000000-0000-4000-8000-000000000000"], /^No account 00000000-0000-4000-8000-000000000000$/m],
       [["key", "revoke", "not-a-key"], /^No active key matches$/m],
-      [["webhook", "set", accountId, "ftp://hooks.example.com/x"], /absolute http\(s\) URL/],
+      [["webhook", "set", accountId, "ftp://hooks.example.com/x"], /absolute http:\/\/ or https:\/\/ URL/],
+      [["webhook", "set", accountId, "https://user:pw@hooks.example.com/x"], /must not hold a user name or password/],
       [["account", "plan", "nope", "pro"], /^No account nope$/m],
     ];
     const refusals = await Promise.all(cases.map(([args]) => admin(...args).catch((e) => e)));

@@ -1,3 +1,5 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { eq } from "drizzle-orm";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -65,12 +67,36 @@ describe("dashboard: API keys", () => {
 });
 
 describe("dashboard: webhook", () => {
-  it("refuses a URL that is not absolute http(s)", async () => {
+  it("refuses a URL that is not absolute http(s), or that holds credentials fetch would refuse to send", async () => {
     const { session } = await signedUp();
     for (const url of ["ftp://hooks.example.com/x", "javascript:alert(1)", "/relative", "http://"]) {
       const res = await session.submit("/dashboard/webhook", "/dashboard/webhook", { url });
       expect(res.status, url).toBe(400);
       expect(res.html).toContain("absolute http:// or https:// URL");
+    }
+    for (const url of ["https://user:pw@hooks.example.com/x", "https://user@hooks.example.com/x"]) {
+      const res = await session.submit("/dashboard/webhook", "/dashboard/webhook", { url });
+      expect(res.status, url).toBe(400);
+      expect(res.html).toContain("must not hold a user name or password");
+    }
+  });
+
+  it("a redirect is not followed: the POST would arrive as a GET without its payload, and count as delivered", async () => {
+    const seen: string[] = [];
+    const redirecting = createServer((req, res) => {
+      seen.push(`${req.method} ${req.url}`);
+      if (req.url === "/hook") res.writeHead(301, { location: "/moved" }).end();
+      else res.writeHead(200).end("a page");
+    });
+    await new Promise<void>((r) => redirecting.listen(0, "127.0.0.1", r));
+    try {
+      const { session } = await signedUp();
+      await session.submit("/dashboard/webhook", "/dashboard/webhook", { url: `http://127.0.0.1:${(redirecting.address() as AddressInfo).port}/hook` });
+      const tested = await session.submit("/dashboard/webhook", "/dashboard/webhook/test");
+      expect(tested.html).toContain("Test event not delivered: the endpoint answered 301 (a redirect, not followed: set the webhook to the URL it leads to).");
+      expect(seen).toEqual(["POST /hook"]);
+    } finally {
+      await new Promise((r) => redirecting.close(r));
     }
   });
 

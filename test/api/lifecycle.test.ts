@@ -1,5 +1,6 @@
 import { Webhook } from "standardwebhooks";
 import { afterAll, describe, expect, it, vi } from "vitest";
+import { qstashSignature } from "../support/qstash-signature";
 import { startWebhookReceiver } from "../support/webhook-receiver";
 import { expectStatus } from "../support/api-client";
 import { admin, api, completeJob, createJob, internal, ISO_MS, messageOf, newAccount, qstash, readJob, stack } from "./harness";
@@ -143,6 +144,29 @@ describe("webhook delivery attempts", () => {
       { timeout: 10_000, interval: 100 },
     );
     expect(message).toMatchObject({ state: "failed", lastStatus: 489, retried: 0 });
+  });
+
+  it("a QStash message signed for another destination is refused here, and only a finished job's webhook is sent", async () => {
+    const { apiKey, accountId } = await newAccount();
+    await admin.setWebhook(accountId, hooks.url);
+    const job = await createJob(apiKey);
+    expectStatus(await internal(`/jobs/${job.id}/claim`, { attempt: 0 }), 200);
+    // An encoder delivery's body and signature, replayed to the webhook route: the body parses as {jobId}.
+    const body = JSON.stringify({ jobId: job.id, firstAttempt: 0 });
+    const post = async (signedFor: string) =>
+      api().raw({
+        method: "POST",
+        path: "/internal/webhook-deliveries",
+        headers: { "Content-Type": "application/json", "Upstash-Signature": await qstashSignature(stack.cloud.qstash.currentSigningKey, signedFor, body) },
+        body,
+      });
+    expectStatus(await post(`${stack.encoderUrl}/deliveries/jobs`), 401);
+    // Signed for this route, for a job still processing: nothing is sent, and QStash is not asked to retry.
+    const ours = await post(`${stack.apiUrl}/internal/webhook-deliveries`);
+    expectStatus(ours, 200);
+    expect(ours.body).toEqual({ dropped: "the job is processing, not finished" });
+    await new Promise((r) => setTimeout(r, 300));
+    expect(hooks.received.filter((h) => JSON.parse(h.body).jobId === job.id)).toEqual([]);
   });
 });
 

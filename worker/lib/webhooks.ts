@@ -92,6 +92,8 @@ export async function deliverWebhook(services: Services, jobId: string, now = ne
     .where(eq(jobs.id, jobId));
   if (!row) return { dropped: "no such job" };
   const { job, account } = row;
+  // Only a finished job was ever published; anything else is a message that was not ours to take.
+  if (job.status !== "completed" && job.status !== "failed") return { dropped: `the job is ${job.status}, not finished` };
   if (!account.webhookUrl || !account.webhookSecret) return { dropped: "the account has no webhook now" };
 
   const { event, body } = await payloadOf(services, account, job);
@@ -113,9 +115,13 @@ export async function postSignedWebhook(
     "webhook-signature": new Webhook(secret).sign(id, now, body),
   };
   try {
-    const res = await fetch(url, { method: "POST", headers, body, signal: AbortSignal.timeout(ATTEMPT_TIMEOUT_MS) });
+    // Not followed: a 301/302/303 would turn the POST into a GET without the payload, and the
+    // page it leads to answering 200 would count as delivered.
+    const res = await fetch(url, { method: "POST", headers, body, redirect: "manual", signal: AbortSignal.timeout(ATTEMPT_TIMEOUT_MS) });
     await res.body?.cancel();
-    return res.ok ? { delivered: true } : { delivered: false, reason: `the endpoint answered ${res.status}` };
+    if (res.ok) return { delivered: true };
+    const redirected = res.status >= 300 && res.status < 400;
+    return { delivered: false, reason: `the endpoint answered ${res.status}${redirected ? " (a redirect, not followed: set the webhook to the URL it leads to)" : ""}` };
   } catch (err) {
     return { delivered: false, reason: err instanceof Error && err.name === "TimeoutError" ? "the endpoint timed out" : "the endpoint could not be reached" };
   }

@@ -2,15 +2,14 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createHash } from "node:crypto";
 import { Client } from "@upstash/qstash";
-import { SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startQStashEmulator } from "../../../dev/cloud/qstash-emulator";
 import { JobGoneError, type ClaimedJob, type InternalApi } from "../../../encoder/internal-api";
 import type { PipelineDeps, RenderResult } from "../../../encoder/jobs/pipeline";
 import { createEncoderServer } from "../../../encoder/server";
 import type { Uploader } from "../../../encoder/upload/s3";
+import { qstashSignature } from "../../support/qstash-signature";
 
 /**
  * The encoder's delivery server with real signed deliveries from the QStash emulator. Only the
@@ -31,17 +30,7 @@ afterAll(async () => {
 });
 
 /** An Upstash-Signature as QStash makes it (the emulator's keys): what a redelivery of one message carries. */
-async function qstashSignature(url: string, body: string): Promise<string> {
-  const now = Math.floor(Date.now() / 1000);
-  return new SignJWT({ body: createHash("sha256").update(body).digest("base64url") })
-    .setProtectedHeader({ alg: "HS256", typ: "JWT" })
-    .setIssuer("Upstash")
-    .setSubject(url)
-    .setIssuedAt(now)
-    .setNotBefore(now)
-    .setExpirationTime(now + 300)
-    .sign(new TextEncoder().encode(emulator.currentSigningKey));
-}
+const signedFor = (url: string, body: string) => qstashSignature(emulator.currentSigningKey, url, body);
 
 const claimed = (id: string, attempt: number): ClaimedJob => ({
   id,
@@ -106,7 +95,7 @@ describe("encoder delivery server", () => {
         fetch(url, {
           method: "POST",
           body,
-          headers: { "Content-Type": "application/json", "Upstash-Message-Id": "msg_one", "Upstash-Retried": String(retried), "Upstash-Signature": await qstashSignature(url, body) },
+          headers: { "Content-Type": "application/json", "Upstash-Message-Id": "msg_one", "Upstash-Retried": String(retried), "Upstash-Signature": await signedFor(url, body) },
         });
       const first = deliver(0);
       await until("the first delivery to be claimed", () => calls.claim === 1);

@@ -151,6 +151,52 @@ describe("dashboard: sign-in throttling", () => {
     expect(refused.html).toContain("Too many sign-in attempts from your network");
     expect((await new DashboardSession().signIn(email, password)).status).toBe(303);
   });
+
+  it("per address counts an IPv6 address's /64: a host does not get a new allowance from each address of its network", async () => {
+    const network = new DashboardSession().address.split(":").slice(0, 4).join(":");
+    for (let i = 0; i < 30; i++) {
+      const host = new DashboardSession(`${network}:${(i + 2).toString(16)}::${i.toString(16)}`);
+      expect((await host.signIn(`guess-${i}-${randomUUID()}@example.com`, "password1")).status).toBe(401);
+    }
+    const refused = await new DashboardSession(`${network}:ffff:ffff:ffff:ffff`).signIn(`guess-${randomUUID()}@example.com`, "password1");
+    expect(refused.status).toBe(429);
+    expect(refused.html).toContain("Too many sign-in attempts from your network");
+  });
+});
+
+describe("dashboard: forms a client can send that Postgres cannot store, or that are not forms", () => {
+  it("a NUL in the sign-in email or in a key's name, or a multipart body without its boundary, is a 400 page, not a 500", async () => {
+    const signIn = new DashboardSession();
+    const nul = await signIn.submit("/dashboard/signin", "/dashboard/signin", { email: "a\u0000b@example.com", password: "long enough password" });
+    expect(nul.status).toBe(400);
+    expect(nul.html).toContain("must not contain NUL");
+
+    const { session } = await signedUp();
+    const named = await session.submit("/dashboard/keys", "/dashboard/keys", { name: "build\u0000server" });
+    expect(named.status).toBe(400);
+    const keys = await session.get("/dashboard/keys");
+    expect(keys.html).not.toContain("build");
+
+    // Same-origin, so hono/csrf lets a multipart body through to the form's parser.
+    for (const [path, from] of [["/dashboard/signin", new DashboardSession()], ["/dashboard/keys", session]] as const) {
+      const res = await fetch(`${from.origin}${path}`, {
+        method: "POST",
+        redirect: "manual",
+        headers: { Origin: stack.apiUrl, "CF-Connecting-IP": from.address, Cookie: from.cookieHeader(), "Content-Type": "multipart/form-data" },
+        body: "--no boundary here--",
+      });
+      expect(res.status, path).toBe(400);
+      expect(await res.text(), path).toContain("That form could not be read");
+    }
+  });
+
+  it("the sign-in page sends its form cookie again, so a page shown now does not carry a token whose cookie is about to expire", async () => {
+    const visitor = new DashboardSession();
+    const first = await visitor.get("/dashboard/signin");
+    const again = await visitor.get("/dashboard/signin");
+    expect(formToken(again.html)).toBe(formToken(first.html));
+    expect(again.headers.getSetCookie().some((line) => line.startsWith("vep_form=") && /max-age=3600/i.test(line))).toBe(true);
+  });
 });
 
 describe("dashboard: sign-up throttling", () => {

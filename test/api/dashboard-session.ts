@@ -18,9 +18,10 @@ export function formToken(html: string): string {
 
 /**
  * A client address of its own per session (random, in the IPv6 documentation range), so no
- * test's throttle counters, which outlive a run in the machine's Redis, meet another's.
+ * test's throttle counters, which outlive a run in the machine's Redis, meet another's. The
+ * throttles count an IPv6 address's /64, so the randomness is in the network's half.
  */
-const freshAddress = () => `2001:db8::${randomUUID().replace(/-/g, "").slice(0, 16).match(/.{4}/g)!.join(":")}`;
+const freshAddress = () => `2001:db8:${randomUUID().replace(/-/g, "").slice(0, 8).match(/.{4}/g)!.join(":")}:1::1`;
 
 /**
  * A browser's view of the dashboard without the browser: a cookie jar, same-origin `Origin` on

@@ -55,7 +55,7 @@ beforeAll(async () => {
     viewport: { width: 1280, height: 900 },
     // The address the sign-up throttle counts (Cloudflare sets it in production): one per run, as
     // the counters live in the machine's Redis beyond this stack.
-    extraHTTPHeaders: { "CF-Connecting-IP": `2001:db8::${randomBytes(8).toString("hex").match(/.{4}/g)!.join(":")}` },
+    extraHTTPHeaders: { "CF-Connecting-IP": `2001:db8:${randomBytes(4).toString("hex").match(/.{4}/g)!.join(":")}:1::1` },
   });
   await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: e2e.stack.info.apiUrl });
   page = await context.newPage();

@@ -2,6 +2,7 @@ import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { HTTPException } from "hono/http-exception";
 import { timingSafeEqual } from "hono/utils/buffer";
+import { UNSTORABLE_TEXT_MESSAGE, unstorableTextPaths } from "../../domain/storable-text";
 import { readFormCookie, readSessionCookie, writeSessionCookie } from "./auth/cookies";
 import { resumeSession } from "./auth/session";
 import type { DashboardEnv } from "./context";
@@ -23,6 +24,24 @@ export const requireSignIn = createMiddleware<DashboardEnv>(async (c, next) => {
 });
 
 /**
+ * The form's fields, parsed once (the handlers' parseBody gets them from Hono's cache). A body
+ * that is not a form (a multipart one without its boundary) and a field Postgres cannot store
+ * (a NUL in an email or a key's name) are refused here for every form, rather than failing
+ * later as a 500.
+ */
+async function readForm(c: Context<DashboardEnv>) {
+  let body: Awaited<ReturnType<typeof c.req.parseBody>>;
+  try {
+    body = await c.req.parseBody();
+  } catch {
+    throw new HTTPException(400, { message: "That form could not be read. Reload the page and try again." });
+  }
+  const fields = Object.values(body).filter((value) => typeof value === "string");
+  if (unstorableTextPaths(fields, 1).length > 0) throw new HTTPException(400, { message: `A field of that form ${UNSTORABLE_TEXT_MESSAGE}.` });
+  return body;
+}
+
+/**
  * Every form carries `_csrf`, compared in constant time with what this request should carry:
  * the session's synchronizer token, or before sign-in the double-submit cookie. The Origin
  * check (hono/csrf) already stops cross-site posts in current browsers; the token also covers
@@ -31,7 +50,7 @@ export const requireSignIn = createMiddleware<DashboardEnv>(async (c, next) => {
 function formToken(expected: (c: Context<DashboardEnv>) => string | undefined) {
   return createMiddleware<DashboardEnv>(async (c, next) => {
     if (c.req.method !== "POST") return next();
-    const body = await c.req.parseBody();
+    const body = await readForm(c);
     const sent = body._csrf;
     const wanted = expected(c);
     if (typeof sent !== "string" || !wanted || !(await timingSafeEqual(sent, wanted))) throw new HTTPException(403);

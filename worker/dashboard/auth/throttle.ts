@@ -14,6 +14,24 @@ export const SIGN_IN_PER_EMAIL: ThrottleRule = { name: "signin:email", limit: 10
 /** Each sign-up is an account with a free quota: a cap per address keeps scripts from farming them. */
 export const SIGN_UP_PER_ADDRESS: ThrottleRule = { name: "signup:ip", limit: 10, windowSeconds: 60 * 60 };
 
+/**
+ * What a per-address throttle counts: an IPv4 address, or an IPv6 address's /64. One host
+ * usually holds a whole /64 (a VPS, a home line), so counting single IPv6 addresses would give
+ * it 2^64 allowances. An IPv4-mapped IPv6 address counts as its IPv4 address.
+ */
+export function throttledNetwork(address: string): string {
+  if (!address.includes(":")) return address;
+  const lower = address.toLowerCase().replace(/%.*$/, "");
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
+  if (mapped) return mapped[1];
+  const [head, tail] = lower.includes("::") ? lower.split("::", 2) : [lower, undefined];
+  const headGroups = head ? head.split(":") : [];
+  const tailGroups = tail ? tail.split(":") : [];
+  const missing = tail === undefined ? 0 : 8 - headGroups.length - tailGroups.length;
+  const groups = [...headGroups, ...Array<string>(Math.max(0, missing)).fill("0"), ...tailGroups];
+  return `${groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, "")).join(":")}::/64`;
+}
+
 export type ThrottleVerdict = { allowed: true } | { allowed: false; retryAfterSeconds: number };
 
 /**

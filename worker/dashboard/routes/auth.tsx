@@ -3,7 +3,7 @@ import { z } from "zod";
 import { burnPasswordCheck, PASSWORD_MAX_LENGTH, verifyPassword } from "../auth/password";
 import { clearSessionCookie, readFormCookie, writeFormCookie, writeSessionCookie } from "../auth/cookies";
 import { endSession, startSession } from "../auth/session";
-import { countAttempt, SIGN_IN_PER_ADDRESS, SIGN_IN_PER_EMAIL, SIGN_UP_PER_ADDRESS, type ThrottleVerdict } from "../auth/throttle";
+import { countAttempt, SIGN_IN_PER_ADDRESS, SIGN_IN_PER_EMAIL, SIGN_UP_PER_ADDRESS, throttledNetwork, type ThrottleVerdict } from "../auth/throttle";
 import { randomToken } from "../auth/tokens";
 import { me, type DashboardEnv } from "../context";
 import { createUserWithAccount, EmailTakenError, emailSchema, findUserByEmail, passwordSchema } from "../lib/users";
@@ -14,17 +14,20 @@ import { paths } from "../paths";
 
 type Ctx = Context<DashboardEnv>;
 
-/** The double-submit token of a sign-in or sign-up form: the one already in the cookie, or a new one. */
+/**
+ * The double-submit token of a sign-in or sign-up form: the one already in the cookie, or a new
+ * one. The cookie is sent again either way, so a page shown now does not carry a token whose
+ * cookie expires before the form is sent.
+ */
 function formTokenFor(c: Ctx): string {
   const existing = readFormCookie(c);
-  if (existing && /^[A-Za-z0-9_-]{43}$/.test(existing)) return existing;
-  const token = randomToken();
+  const token = existing && /^[A-Za-z0-9_-]{43}$/.test(existing) ? existing : randomToken();
   writeFormCookie(c, token);
   return token;
 }
 
-/** Workers set CF-Connecting-IP to the client's address. */
-const clientAddress = (c: Ctx) => c.req.header("CF-Connecting-IP") ?? "unknown";
+/** Workers set CF-Connecting-IP to the client's address; the throttles count its network. */
+const clientAddress = (c: Ctx) => throttledNetwork(c.req.header("CF-Connecting-IP") ?? "unknown");
 
 function throttled(c: Ctx, verdict: Extract<ThrottleVerdict, { allowed: false }>, what: string, back: string) {
   c.header("Retry-After", String(verdict.retryAfterSeconds));

@@ -22,10 +22,19 @@ export function spriteVtt(imageName: string, cues: SpriteCue[]): string {
   return `WEBVTT\n\n${blocks.join("\n\n")}\n`;
 }
 
+// Matched where they stand (sticky), never on a copy of the rest of the line. A tag's annotation
+// stops at the next "<" as well as at ">": each match then reads no further than the next
+// candidate, so a line of a million "<c." costs one pass, not one pass per "<" (minutes).
 // A character reference WebVTT (HTML) understands: named or numeric.
-const CHARACTER_REFERENCE = /^&(?:[a-zA-Z][a-zA-Z0-9]*|#[0-9]+|#[xX][0-9a-fA-F]+);/;
+const CHARACTER_REFERENCE = /&(?:[a-zA-Z][a-zA-Z0-9]*|#[0-9]+|#[xX][0-9a-fA-F]+);/y;
 // Cue text tags: class, italic, bold, underline, ruby, voice, language, and timestamps.
-const CUE_TAG = /^<\/?(?:c|i|b|u|ruby|rt|v|lang)(?:[.\s][^>]*)?>|^<\d{2}:[\d:.]+>/;
+const CUE_TAG = /<\/?(?:c|i|b|u|ruby|rt|v|lang)(?:[.\s][^<>]*)?>|<\d{2}:[\d:.]+>/y;
+
+/** Whether `pattern` (sticky) matches `line` at `index`. */
+function startsAt(pattern: RegExp, line: string, index: number): boolean {
+  pattern.lastIndex = index;
+  return pattern.test(line);
+}
 
 /**
  * FFmpeg's WebVTT muxer writes cue text as it is, so a subtitle saying "Tom & Jerry" (or
@@ -46,14 +55,10 @@ export function escapeVttCueText(vtt: string): string {
         return line;
       }
       if (!inCue) return line;
-      let out = "";
-      for (let i = 0; i < line.length; i++) {
-        const rest = line.slice(i);
-        if (line[i] === "&" && !CHARACTER_REFERENCE.test(rest)) out += "&amp;";
-        else if (line[i] === "<" && !CUE_TAG.test(rest)) out += "&lt;";
-        else out += line[i];
-      }
-      return out;
+      return line.replace(/[&<]/g, (char, index: number) => {
+        if (char === "&") return startsAt(CHARACTER_REFERENCE, line, index) ? char : "&amp;";
+        return startsAt(CUE_TAG, line, index) ? char : "&lt;";
+      });
     })
     .join("\n");
 }

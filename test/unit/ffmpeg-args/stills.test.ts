@@ -94,6 +94,20 @@ describe("WebVTT writer", () => {
       "WEBVTT\n\n00:00.500 --> 00:01.500\nTom &amp; Jerry <i>run</i>\nR&amp;D &amp; a &lt; b &#38; &#x26;\n\nNOTE & stays\n",
     );
   });
+
+  it("keeps tags with annotations and timestamps, and escapes a tag cut short by another", () => {
+    const cue = (text: string) => escapeVttCueText(`WEBVTT\n\n00:00.000 --> 00:01.000\n${text}\n`).split("\n")[3];
+    expect(cue("<v.loud Mary>Hi</v> <c.a.b>x</c> <00:00.500>y <lang en-GB>z</lang>")).toBe("<v.loud Mary>Hi</v> <c.a.b>x</c> <00:00.500>y <lang en-GB>z</lang>");
+    expect(cue("<c.a <b>bold</b>")).toBe("&lt;c.a <b>bold</b>");
+    expect(cue("&amp &amp; &#12 &#x1F;")).toBe("&amp;amp &amp; &amp;#12 &#x1F;");
+  });
+
+  it("reads a cue a megabyte long of would-be tags and references in one pass (a subtitle track can carry one)", () => {
+    // Each "<c." once read to the end of the line: about 7 minutes here, one encoder frozen meanwhile.
+    const line = "<c.&a".repeat(200_000);
+    const escaped = escapeVttCueText(`WEBVTT\n\n00:00.000 --> 00:01.000\n${line}\n`);
+    expect(escaped.split("\n")[3]).toBe("&lt;c.&amp;a".repeat(200_000));
+  });
 });
 
 describe("util_subs_sidecar_basic", () => {

@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { JOB_DELIVERY_RETRIES, outputKeyFor } from "../../domain/jobs";
 import { JobFailure } from "../failure";
@@ -108,7 +108,15 @@ async function deliver(deps: PipelineDeps, jobId: string, deliveryAttempt: numbe
   const log: StageLog = (stage) => deps.log(formatStage(job.id, stage));
   log({ stage: "claim", attempt: job.attempt, attempts: ATTEMPTS, preset: job.preset });
 
-  const workDir = await mkdtemp(join(deps.workRoot, `job-${job.id}-`));
+  let workDir: string;
+  try {
+    // Made again if it went (a cleaner emptied /tmp): it is made only at start-up otherwise.
+    await mkdir(deps.workRoot, { recursive: true });
+    workDir = await mkdtemp(join(deps.workRoot, `job-${job.id}-`));
+  } catch (err) {
+    // The disk full or the root unwritable: the claimed job's attempt fails like any other, rather than being left unreported.
+    return report(deps, job, { kind: "failed", failure: JobFailure.internal(err) }, null, log, started);
+  }
   const heartbeat = startHeartbeat(deps.api, job.id, deps.heartbeatMs, (status) => abort.abort(new JobGoneError(status)));
   let duration: number | null = null;
   const work = (async () => {

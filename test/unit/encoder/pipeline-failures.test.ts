@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, rm } from "node:fs/promises";
+import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -22,7 +22,7 @@ afterAll(() => rm(workRoot, { recursive: true, force: true }));
 
 type FailReport = { errorMessage: string; attempt: number; final: boolean; duration?: number | null };
 
-async function deliverFailing(thrown: unknown, attempt: number) {
+async function deliverFailing(thrown: unknown, attempt: number, root = workRoot) {
   const reports: FailReport[] = [];
   const lines: string[] = [];
   const api = {
@@ -39,7 +39,7 @@ async function deliverFailing(thrown: unknown, attempt: number) {
     render: async () => {
       throw thrown;
     },
-    workRoot,
+    workRoot: root,
     heartbeatMs: 60_000,
     log: (line) => lines.push(line),
   };
@@ -80,6 +80,22 @@ describe("a failed render, as the pipeline reports it", () => {
     expect(result).toBe("retry");
     expect(report).toEqual({ errorMessage: "Encoding failed because of an internal encoder error.", attempt: 1, final: false, duration: null });
     expect(failedLine).toContain("[cause: TypeError: Cannot read properties of undefined (reading '/srv/work')]");
+  });
+
+  it("a work root removed while the encoder runs is made again; one that cannot hold a work dir fails the attempt, retried, instead of leaving the claimed job unreported", async () => {
+    const removed = join(workRoot, "emptied-by-a-cleaner");
+    const { report } = await deliverFailing(JobFailure.ffmpeg("FFmpeg produced no output files."), 0, removed);
+    expect(report.errorMessage).toBe("FFmpeg produced no output files.");
+    expect(await readdir(removed)).toEqual([]);
+    await rm(removed, { recursive: true });
+
+    const notADirectory = join(workRoot, "a-file");
+    await writeFile(notADirectory, "");
+    const { result, report: unwritable, failedLine } = await deliverFailing(new Error("never rendered: there is no work dir"), 0, notADirectory);
+    expect(result).toBe("retry");
+    expect(unwritable).toEqual({ errorMessage: "Encoding failed because of an internal encoder error.", attempt: 0, final: false, duration: null });
+    expect(failedLine).toMatch(/\[cause: Error: E(EXIST|NOTDIR)/);
+    await rm(notADirectory);
   });
 
   it("leaves no work dir behind", async () => {

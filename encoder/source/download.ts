@@ -94,8 +94,8 @@ export async function downloadSource(source: string, dest: string, policy: Downl
     if (stalled.signal.aborted && policy.minRate) return JobFailure.download(describeStall(policy.minRate), err);
     return JobFailure.download(describeNetworkError(err, timeout), err);
   };
-  const rate = watchRate(policy.minRate, stalled);
   let url = assertAllowedUrl(source);
+  const rate = watchRate(policy.minRate, stalled);
   try {
     for (let hop = 0; hop <= (policy.maxRedirects ?? 5); hop++) {
       checkLiteralHost(url, policy.allowLoopback);

@@ -131,6 +131,19 @@ describe("guarded download", () => {
     await expect(downloadSource(`http://[::ffff:127.0.0.1]:${port}/file`, join(dir, "c"), prod)).rejects.toMatchObject(REFUSED);
   });
 
+  it("a source refused before any request leaves no rate watch running (one interval per refused job, for the life of the process)", async () => {
+    vi.useFakeTimers({ toFake: ["setInterval", "clearInterval"] });
+    try {
+      const watched = { ...dev, minRate: { bytesPerSecond: 1024, windowMs: 30_000 } };
+      for (const source of ["file:///etc/passwd", "ftp://media.example.com/a.mp4"]) {
+        await expect(downloadSource(source, join(dir, "r"), watched)).rejects.toMatchObject(REFUSED);
+      }
+      expect(vi.getTimerCount()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it("refuses the cloud metadata address and private addresses before connecting", async () => {
     await expect(downloadSource("http://169.254.169.254/latest/meta-data/", join(dir, "m"), dev)).rejects.toThrow(/not a public address/);
     await expect(downloadSource("http://10.0.0.5/video.mp4", join(dir, "p"), dev)).rejects.toMatchObject(REFUSED);

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { JobFailure } from "../failure";
 import { pictureTooLarge, refusedPictureSize, withinPictureLimits } from "./picture-limits";
-import { DEFAULT_WATCHDOG, watchProgress, type Watchdog } from "./watchdog";
+import { DEFAULT_WATCHDOG, watchProgress, type RunSpan, type Watchdog } from "./watchdog";
 
 const STDERR_LINES_KEPT = 50;
 /** Lines of the kept stderr that go into the job's error message. */
@@ -76,8 +76,8 @@ interface Spawned {
 /** What a run is watched for beyond its exit; a failure found ends it (the tool is killed). */
 interface Supervision {
   watchdog: Watchdog;
-  /** Media seconds of the run, for the watchdog's time limit (none without it). */
-  mediaSeconds?: number;
+  /** What the watchdog's time limit is reckoned from. */
+  span: RunSpan;
   /** Each chunk of stdout, instead of keeping it (FFmpeg's `-progress` report); `progressed` restarts the stall clock. */
   onStdout?(chunk: string, progressed: () => void): void;
   /** Each line of stderr as it comes. */
@@ -93,6 +93,14 @@ function spawnTool(tool: string, args: string[], options: RunOptions, supervisio
       // SVT-AV1 prints its configuration banner at info level straight to stderr; warnings only.
       env: { ...process.env, SVT_LOG: "2" },
     });
+    // A tool missing from this machine is missing on the next attempt too: not the job's fault, not retried.
+    const notStarted = (err: NodeJS.ErrnoException) =>
+      err.code === "ENOENT" ? JobFailure.encoderSetup(`${tool} is not installed on the encoder`) : JobFailure.ffmpeg(`${tool} could not be started: ${err.message}`, err);
+    if (!child.stdout || !child.stderr) {
+      // Out of file descriptors (EMFILE) Node makes no pipes and reports why with an "error" event.
+      child.once("error", (err) => reject(notStarted(err)));
+      return;
+    }
     running.add(child);
     let ended: JobFailure | undefined;
     const end = (failure: JobFailure) => {
@@ -100,7 +108,7 @@ function spawnTool(tool: string, args: string[], options: RunOptions, supervisio
       ended = failure;
       child.kill("SIGKILL");
     };
-    const watch = watchProgress(child, tool, supervision.watchdog, supervision.mediaSeconds, end);
+    const watch = watchProgress(child, tool, supervision.watchdog, supervision.span, end);
     const stderr = lineTail(STDERR_LINES_KEPT, (line) => {
       const failure = supervision.onStderrLine?.(line);
       if (failure) end(failure);
@@ -118,9 +126,7 @@ function spawnTool(tool: string, args: string[], options: RunOptions, supervisio
     };
     child.on("error", (err) => {
       settle();
-      // A tool missing from this machine is missing on the next attempt too: not the job's fault, not retried.
-      const missing = (err as NodeJS.ErrnoException).code === "ENOENT";
-      reject(missing ? JobFailure.encoderSetup(`${tool} is not installed on the encoder`) : JobFailure.ffmpeg(`${tool} could not be started: ${err.message}`, err));
+      reject(notStarted(err));
     });
     child.on("close", (code, killedBy) => {
       settle();
@@ -161,7 +167,7 @@ export async function runFfmpeg(args: string[], options: FfmpegRunOptions = {}):
   let furthest = -1;
   const result = await spawnTool("ffmpeg", args, options, {
     watchdog: options.watchdog ?? DEFAULT_WATCHDOG,
-    mediaSeconds: durationSeconds,
+    span: { mediaSeconds: durationSeconds },
     onStderrLine: pictureRefusal,
     onStdout(chunk, progressed) {
       const lines = (pending + chunk).split("\n");
@@ -181,5 +187,5 @@ export async function runFfmpeg(args: string[], options: FfmpegRunOptions = {}):
 
 /** ffprobe's report (stdout), and its kept stderr lines: where it says why a stream has no size. */
 export async function runFfprobe(args: string[], options: RunOptions = {}): Promise<Spawned> {
-  return spawnTool("ffprobe", args, options, { watchdog: options.watchdog ?? DEFAULT_WATCHDOG });
+  return spawnTool("ffprobe", args, options, { watchdog: options.watchdog ?? DEFAULT_WATCHDOG, span: { probe: true } });
 }

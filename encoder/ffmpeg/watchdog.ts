@@ -35,17 +35,29 @@ export async function bytesRead(pid: number): Promise<number | null> {
 const duration = (ms: number) => (ms >= 120_000 && ms % 60_000 === 0 ? `${ms / 60_000} minutes` : `${Number((ms / 1000).toFixed(1))} s`);
 
 /**
+ * What a run's time limit is reckoned from: `mediaSeconds` of media (the factor times it, plus
+ * the stall window; none without it), or a probe, which reads headers and a few seconds of
+ * streams and gets the stall window in all (a demuxer that seeks and reads over and over never
+ * stalls).
+ */
+export interface RunSpan {
+  mediaSeconds?: number;
+  probe?: boolean;
+}
+
+/**
  * Watches a running tool; `end` is called (once is enough: the caller kills the tool) when it
  * stalls or outlives its time limit. `progressed` is the caller's news of progress (FFmpeg's
  * output time advancing); the process reading more is checked here, at a tenth of the stall
  * window and at least once a second.
  */
-export function watchProgress(child: ChildProcess, tool: string, watchdog: Watchdog, mediaSeconds: number | undefined, end: (failure: JobFailure) => void) {
+export function watchProgress(child: ChildProcess, tool: string, watchdog: Watchdog, span: RunSpan, end: (failure: JobFailure) => void) {
   const started = performance.now();
   let lastProgress = started;
   let read: number | null = null;
   let checking = false;
-  const limitMs = mediaSeconds && mediaSeconds > 0 ? watchdog.stallMs + watchdog.timeLimitFactor * mediaSeconds * 1000 : Infinity;
+  const { mediaSeconds } = span;
+  const limitMs = span.probe ? watchdog.stallMs : mediaSeconds && mediaSeconds > 0 ? watchdog.stallMs + watchdog.timeLimitFactor * mediaSeconds * 1000 : Infinity;
   const check = async () => {
     if (checking || child.pid === undefined) return;
     checking = true;
@@ -56,6 +68,8 @@ export function watchProgress(child: ChildProcess, tool: string, watchdog: Watch
     const at = performance.now();
     if (at - lastProgress > watchdog.stallMs) {
       end(JobFailure.ffmpeg(`FFmpeg could not process the source: ${tool} made no progress for ${duration(watchdog.stallMs)} (it encoded nothing and read nothing) and was stopped.`));
+    } else if (at - started > limitMs && span.probe) {
+      end(JobFailure.ffmpeg(`FFmpeg could not process the source: ${tool} ran for ${duration(at - started)}, longer than a probe of its headers may, and was stopped.`));
     } else if (at - started > limitMs) {
       end(
         JobFailure.ffmpeg(

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { head } from "../../../encoder/ffmpeg/args/command";
-import { runFfmpeg } from "../../../encoder/ffmpeg/run";
+import { runFfmpeg, runFfprobe } from "../../../encoder/ffmpeg/run";
 import { bytesRead } from "../../../encoder/ffmpeg/watchdog";
 import { growingPictureVideo } from "../../support/hostile-media";
 import { ffmpeg, ffprobeJson } from "../../support/media";
@@ -103,6 +103,24 @@ describe("the watchdog", () => {
     expect(err.message).toMatch(/^FFmpeg could not process the source: ffmpeg ran for \d+(\.\d)? s on 0\.5 s of media, more than 2 times its duration, and was stopped\.$/);
     expect(Date.now() - started).toBeGreaterThanOrEqual(2000);
     expect(Date.now() - started).toBeLessThan(30_000);
+  });
+});
+
+describe("ffprobe's time limit", () => {
+  it("a probe that keeps reading without end (a demuxer seeking and reading again, never stalled) is stopped after one stall window", async () => {
+    const bin = join(dir, "looping-ffprobe");
+    await exec("mkdir", ["-p", bin]);
+    // Reads all along, so the stall check never trips; a probe has no media duration to limit it by.
+    await writeFile(join(bin, "ffprobe"), "#!/bin/sh\nexec cat /dev/zero > /dev/null\n", { mode: 0o755 });
+    const path = process.env.PATH;
+    process.env.PATH = `${bin}:${path}`;
+    try {
+      const err = await runFfprobe(["-i", "looping-source.mkv"], { watchdog: { stallMs: 1000, timeLimitFactor: 100 } }).catch((e) => e);
+      expect(err).toMatchObject({ kind: "ffmpeg", retryable: true });
+      expect(err.message).toMatch(/^FFmpeg could not process the source: ffprobe ran for \d+(\.\d)? s, longer than a probe of its headers may, and was stopped\.$/);
+    } finally {
+      process.env.PATH = path;
+    }
   });
 });
 

@@ -23,22 +23,38 @@ export function parseDelivery(raw: string, retried: string | string[] | undefine
   return { jobId: parsed.jobId, attempt: parsed.firstAttempt + (Number(retried ?? 0) || 0) };
 }
 
-async function readBody(req: IncomingMessage, limit = 64 * 1024): Promise<string> {
+/**
+ * QStash's deliveries are a few hundred bytes. A body still arriving after `deadlineMs` is a
+ * client holding the connection (a byte every few seconds) before any signature is checked:
+ * the connection is closed. Node's own requestTimeout is off (a delivery's answer waits for its
+ * encode), and headersTimeout ends with the headers.
+ */
+async function readBody(req: IncomingMessage, deadlineMs: number, limit = 64 * 1024): Promise<string> {
+  const deadline = setTimeout(() => req.destroy(), deadlineMs);
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of req) {
-    size += chunk.length;
-    if (size > limit) throw new Error("body too large");
-    chunks.push(chunk);
+  try {
+    for await (const chunk of req) {
+      size += chunk.length;
+      if (size > limit) throw new Error("body too large");
+      chunks.push(chunk);
+    }
+  } finally {
+    clearTimeout(deadline);
   }
   return Buffer.concat(chunks).toString("utf8");
 }
+
+const BODY_DEADLINE_MS = 10_000;
 
 /**
  * The encoder's HTTP face: QStash deliveries in, nothing else. A delivery is answered only
  * when its job is settled, so QStash's flow control (parallelism 2) counts running encodes.
  */
-export function createEncoderServer(deps: PipelineDeps, opts: { signingKeys: { current: string; next: string }; concurrency: number }): Server {
+export function createEncoderServer(
+  deps: PipelineDeps,
+  opts: { signingKeys: { current: string; next: string }; concurrency: number; bodyDeadlineMs?: number },
+): Server {
   const receiver = new Receiver({ currentSigningKey: opts.signingKeys.current, nextSigningKey: opts.signingKeys.next });
   const limit = semaphore(opts.concurrency);
   // QStash delivers a message again when a delivery outlives its response timeout, though the
@@ -56,8 +72,10 @@ export function createEncoderServer(deps: PipelineDeps, opts: { signingKeys: { c
 
     let raw: string;
     try {
-      raw = await readBody(req);
+      raw = await readBody(req, opts.bodyDeadlineMs ?? BODY_DEADLINE_MS);
     } catch {
+      // A connection closed at the deadline (or by the client) takes no answer.
+      if (req.destroyed) return;
       return reply(413, { error: "Payload too large" });
     }
     const signature = req.headers["upstash-signature"];

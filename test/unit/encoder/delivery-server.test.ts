@@ -1,5 +1,5 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import type { AddressInfo } from "node:net";
+import { connect, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client } from "@upstash/qstash";
@@ -154,6 +154,42 @@ describe("encoder delivery server", () => {
       await until("both deliveries to be answered", () => states().every((state) => state === "delivered"));
       expect(claims).toEqual([0, 1]);
       expect(calls).toEqual({ render: 2, complete: 1 });
+    } finally {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    }
+  });
+});
+
+describe("the encoder's delivery route against a client that holds its connection", () => {
+  it("a body still arriving at the deadline closes the connection before any work (a byte every few seconds held it for ever)", async () => {
+    const claims: string[] = [];
+    const deps = {
+      api: { claim: async (id: string) => (claims.push(id), claimed(id, 0)) } as unknown as InternalApi,
+      uploader: noUpload,
+      render: async () => expect.unreachable("nothing is rendered"),
+      workRoot,
+      heartbeatMs: 60_000,
+      log: () => undefined,
+    } as PipelineDeps;
+    const server = createEncoderServer(deps, { signingKeys: { current: emulator.currentSigningKey, next: emulator.nextSigningKey }, concurrency: 2, bodyDeadlineMs: 300 });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    try {
+      const socket = connect((server.address() as AddressInfo).port, "127.0.0.1");
+      const closed = new Promise<string>((resolve) => {
+        let answer = "";
+        socket.on("data", (chunk) => (answer += chunk));
+        socket.on("close", () => resolve(answer));
+      });
+      socket.write("POST /deliveries/jobs HTTP/1.1\r\nHost: encoder\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{");
+      const dripping = setInterval(() => socket.writable && socket.write(" "), 100);
+      try {
+        expect(await closed).toBe("");
+      } finally {
+        clearInterval(dripping);
+      }
+      expect(claims).toEqual([]);
+      expect((await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/healthz`)).status).toBe(200);
     } finally {
       server.closeAllConnections();
       await new Promise((r) => server.close(r));

@@ -1,6 +1,7 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { validateEdl } from "../../domain/edl/validate";
+import { semaphore } from "../concurrency";
 import { JobFailure } from "../failure";
 import { CONTENT_TYPES } from "../ffmpeg/args/containers";
 import { probeFile, probeImage } from "../ffmpeg/probe";
@@ -13,6 +14,12 @@ import { planAssets, planFonts, inPointErrors, type AssetNeed } from "../timelin
 import { compileTimeline, fontKey, type TimelineAssets } from "../timeline/compile";
 import { resolveFont } from "../timeline/fonts";
 import type { RenderContext, RenderResult } from "./pipeline";
+
+/**
+ * Assets downloaded and probed (fonts looked up) at once. A timeline may name hundreds; all at
+ * once was as many connections, ffprobes and fc-matches, beside the other job's encode.
+ */
+const ASSETS_AT_ONCE = 4;
 
 /** The asset's failure, of the same kind, naming the clip the asset belongs to. */
 const forClip = (clipId: string, what: string, err: unknown) => JobFailure.of(err).within(`Asset for clip "${clipId}" ${what}`);
@@ -79,12 +86,15 @@ export async function renderTimelineJob(job: ClaimedJob, ctx: RenderContext, pol
     }
   };
   let firstFailure: { err: unknown } | undefined;
+  const few = semaphore(ASSETS_AT_ONCE);
   await Promise.all(
     [
-      ...planAssets(edl).map(fetchAsset),
-      ...planFonts(edl).map(async (font) => {
-        assets.fonts.set(fontKey(font), await resolveFont(font.fontFamily, font.fontWeight));
-      }),
+      ...planAssets(edl).map((need) => few(() => (signal.throwIfAborted(), fetchAsset(need)))),
+      ...planFonts(edl).map((font) =>
+        few(async () => {
+          assets.fonts.set(fontKey(font), await resolveFont(font.fontFamily, font.fontWeight));
+        }),
+      ),
     ].map((work) =>
       work.catch((err: unknown) => {
         firstFailure ??= { err };

@@ -13,6 +13,8 @@ let server: Server;
 let base: string;
 /** Requests per path, to see which assets the renderer fetched and how often. */
 const fetched = new Map<string, number>();
+/** Requests under /held/ being answered now, and the most at once. */
+const held = { now: 0, most: 0 };
 /** Whether the client has let go of the connection of the request for `slow.mp4`, which never ends. */
 let slowClosed = false;
 
@@ -32,8 +34,16 @@ beforeAll(async () => {
     `<BaseURL>${target}</BaseURL></Representation></AdaptationSet></Period></MPD>\n`;
   await writeFile(join(dir, "padded.mpd"), manifest(join(dir, "clip.mp4")));
   server = createServer(async (req, res) => {
-    const name = req.url!.slice(1);
+    let name = req.url!.slice(1);
     fetched.set(name, (fetched.get(name) ?? 0) + 1);
+    if (name.startsWith("held/")) {
+      // Held a moment, to see how many the renderer fetches at once; then the file before the query.
+      held.now += 1;
+      held.most = Math.max(held.most, held.now);
+      await new Promise((r) => setTimeout(r, 150));
+      held.now -= 1;
+      name = name.slice("held/".length).replace(/\?.*$/, "");
+    }
     if (name === "slow.mp4") {
       req.socket.once("close", () => (slowClosed = true));
       res.writeHead(200, { "content-length": 10_000_000 }).write(Buffer.alloc(1000));
@@ -110,6 +120,15 @@ describe("timeline assets: fetched once, only when used, and in-points checked a
     );
     expect(failure.message).toMatch(/^Clip "v" starts at 5 s/);
     expect(fetched.get("png-frames.mov")).toBe(1);
+  });
+
+  it("a timeline of many assets fetches a few at a time, not all at once (an enterprise timeline may name 500)", async () => {
+    held.most = 0;
+    const clips = Array.from({ length: 10 }, (_, i) => ({ id: `c${i}`, src: url(`held/clip.mp4?n=${i}`), in: 0, out: 0.2, startTime: i * 0.2 }));
+    await render([{ type: "video", clips }]);
+    expect(held.most).toBeGreaterThan(1);
+    expect(held.most).toBeLessThanOrEqual(4);
+    expect([...fetched.keys()].filter((k) => k.startsWith("held/"))).toHaveLength(10);
   });
 
   it("a muted clip's replaceAudio is neither downloaded nor probed", async () => {

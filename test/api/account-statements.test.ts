@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { accounts, sessions, users } from "../../drizzle/schema";
 import { startSession } from "../../worker/dashboard/auth/session";
 import type { AnyDatabase } from "../../worker/dashboard/lib/database";
-import { createUserWithAccount, EmailTakenError, setPassword } from "../../worker/dashboard/lib/users";
+import { createUserWithAccount, EmailTakenError, findUserByEmail, setPassword } from "../../worker/dashboard/lib/users";
 import { openScratchDatabase } from "../support/http-database";
 
 /**
@@ -44,5 +44,17 @@ describe.each([
     expect(await setPassword(db(), email, "a new password")).toEqual({ userId, accountId, sessionsEnded: 2 });
     expect((await database.direct.select({ n: count() }).from(sessions).where(eq(sessions.userId, userId)))[0].n).toBe(0);
     expect(await setPassword(db(), `nobody-${randomUUID()}@example.com`, "a new password")).toBeNull();
+  });
+
+  it("a sign-in's session starts only while the password it checked is still the user's: one set meanwhile wins", async () => {
+    const email = `r-${randomUUID()}@example.com`;
+    const { userId } = await createUserWithAccount(db(), { email, password: "long enough pw", plan: "free" });
+    const checked = (await findUserByEmail(db(), email))!.passwordHash;
+    // The operator's `user password` lands while the sign-in is still checking the old one.
+    await setPassword(db(), email, "a new password");
+    expect(await startSession(database.db, userId, { passwordHash: checked })).toBeNull();
+    expect((await database.direct.select({ n: count() }).from(sessions).where(eq(sessions.userId, userId)))[0].n).toBe(0);
+    const current = (await findUserByEmail(db(), email))!.passwordHash;
+    expect(await startSession(database.db, userId, { passwordHash: current })).toMatchObject({ token: expect.any(String) });
   });
 });

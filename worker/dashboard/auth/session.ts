@@ -1,4 +1,4 @@
-import { and, eq, gt } from "drizzle-orm";
+import { and, eq, gt, sql } from "drizzle-orm";
 import { accounts, sessions, users, type Account } from "../../../drizzle/schema";
 import type { Database } from "../../services/db";
 import { randomToken, tokenDigest } from "./tokens";
@@ -23,18 +23,35 @@ export interface SignedIn {
   account: Account;
 }
 
-export async function startSession(db: Database, userId: string, now = new Date()) {
+/**
+ * A new session for the user; with `passwordHash`, only while the user's password is still the
+ * one that hash was read as (null otherwise). A sign-in reads the hash, spends tens of
+ * milliseconds checking the password against it, then starts the session: a new password set
+ * in between (which ends the user's sessions) must not be followed by one started on the old.
+ */
+export async function startSession(db: Database, userId: string, { passwordHash, now = new Date() }: { passwordHash?: string; now?: Date } = {}) {
   const token = randomToken();
   const expiresAt = new Date(now.getTime() + SESSION_IDLE_MS);
-  await db.insert(sessions).values({
-    userId,
-    tokenHash: await tokenDigest(token),
-    csrfToken: randomToken(),
-    expiresAt,
-    absoluteExpiresAt: new Date(now.getTime() + SESSION_MAX_MS),
-    createdAt: now,
-  });
-  return { token, expiresAt };
+  const timestamp = (at: Date) => sql`${at.toISOString()}::timestamptz`;
+  const started = await db
+    .insert(sessions)
+    .select(
+      db
+        // Every column, in the table's order, as drizzle's insert … select requires.
+        .select({
+          id: sql`gen_random_uuid()`.as("id"),
+          userId: users.id,
+          tokenHash: sql`${await tokenDigest(token)}`.as("token_hash"),
+          csrfToken: sql`${randomToken()}`.as("csrf_token"),
+          expiresAt: timestamp(expiresAt).as("expires_at"),
+          absoluteExpiresAt: timestamp(new Date(now.getTime() + SESSION_MAX_MS)).as("absolute_expires_at"),
+          createdAt: timestamp(now).as("created_at"),
+        })
+        .from(users)
+        .where(and(eq(users.id, userId), passwordHash === undefined ? undefined : eq(users.passwordHash, passwordHash))),
+    )
+    .returning({ id: sessions.id });
+  return started.length > 0 ? { token, expiresAt } : null;
 }
 
 /** The live session the token names, its expiry slid forward; null for unknown or expired tokens. */

@@ -34,9 +34,11 @@ function throttled(c: Ctx, verdict: Extract<ThrottleVerdict, { allowed: false }>
   return renderPage(c, { title: "Please wait", body: <ThrottledPage what={what} retryAfterSeconds={verdict.retryAfterSeconds} back={back} /> }, 429);
 }
 
-async function signInAs(c: Ctx, userId: string) {
-  const { token, expiresAt } = await startSession(c.get("services").db, userId);
-  writeSessionCookie(c, token, expiresAt);
+/** Signs the user in; with `passwordHash`, only if it is still the user's password (null otherwise: it changed meanwhile). */
+async function signInAs(c: Ctx, userId: string, passwordHash?: string) {
+  const session = await startSession(c.get("services").db, userId, { passwordHash });
+  if (!session) return null;
+  writeSessionCookie(c, session.token, session.expiresAt);
   return c.redirect(paths.home, 303);
 }
 
@@ -69,7 +71,7 @@ export const authRoutes = new Hono<DashboardEnv>()
       return refuse(401, "The email or password is not right.");
     }
     if (!(await verifyPassword(parsed.data.password, user.passwordHash))) return refuse(401, "The email or password is not right.");
-    return signInAs(c, user.id);
+    return (await signInAs(c, user.id, user.passwordHash)) ?? refuse(401, "The email or password is not right.");
   })
   .get("/signup", (c) => {
     if (c.get("signedIn")) return c.redirect(paths.home, 303);
@@ -94,7 +96,7 @@ export const authRoutes = new Hono<DashboardEnv>()
     if (!verdict.allowed) return throttled(c, verdict, "sign-ups from your network", paths.signUp);
     try {
       const created = await createUserWithAccount(db, { email: email.data, password: password.data, plan: "free" });
-      return signInAs(c, created.userId);
+      return (await signInAs(c, created.userId)) ?? c.redirect(paths.signIn, 303);
     } catch (err) {
       if (err instanceof EmailTakenError) return refuse(409, ["An account with this email already exists. Sign in instead."]);
       throw err;

@@ -23,6 +23,8 @@ export function parseDelivery(raw: string, retried: string | string[] | undefine
   return { jobId: parsed.jobId, attempt: parsed.firstAttempt + (Number(retried ?? 0) || 0) };
 }
 
+const BODY_DEADLINE_MS = 10_000;
+
 /**
  * QStash's deliveries are a few hundred bytes. A body still arriving after `deadlineMs` is a
  * client holding the connection (a byte every few seconds) before any signature is checked:
@@ -44,8 +46,6 @@ async function readBody(req: IncomingMessage, deadlineMs: number, limit = 64 * 1
   }
   return Buffer.concat(chunks).toString("utf8");
 }
-
-const BODY_DEADLINE_MS = 10_000;
 
 /**
  * The encoder's HTTP face: QStash deliveries in, nothing else. A delivery is answered only

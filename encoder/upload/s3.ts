@@ -115,10 +115,24 @@ export function createUploader(config: S3Config) {
       if (partFailure) throw partFailure.err;
     };
 
+    /**
+     * The next part: exactly PART_SIZE bytes, or what is left for the last. R2 refuses a
+     * multipart upload whose parts (but the last) differ in size, and a ZIP stream's chunks do
+     * not add up to PART_SIZE: a part of everything buffered was a little over it, each time
+     * by another amount.
+     */
+    const takePart = () => {
+      const all = Buffer.concat(buffered, bufferedBytes);
+      const size = Math.min(PART_SIZE, all.length);
+      // Copied, so the part's buffer is not held by the bytes left over.
+      const rest = Buffer.from(all.subarray(size));
+      buffered = rest.length > 0 ? [rest] : [];
+      bufferedBytes = rest.length;
+      return all.subarray(0, size);
+    };
+
     const flushPart = async () => {
-      const body = Buffer.concat(buffered, bufferedBytes);
-      buffered = [];
-      bufferedBytes = 0;
+      const body = takePart();
       if (!uploadId) {
         const init = await send(`${objectUrl(key)}?uploads`, { method: "POST", headers: { "Content-Type": contentType } }, "multipart start", signal);
         uploadId = /<UploadId>([^<]+)<\/UploadId>/.exec(init.text)?.[1];
@@ -142,7 +156,7 @@ export function createUploader(config: S3Config) {
         buffered.push(buf);
         bufferedBytes += buf.length;
         total += buf.length;
-        if (bufferedBytes >= PART_SIZE) await flushPart();
+        while (bufferedBytes >= PART_SIZE) await flushPart();
       }
       if (!uploadId) {
         await send(objectUrl(key), { method: "PUT", body: Buffer.concat(buffered, bufferedBytes), headers: { "Content-Type": contentType } }, "PUT", signal);

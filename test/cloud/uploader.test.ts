@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { Readable } from "node:stream";
 import { AwsClient } from "aws4fetch";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startS3Server } from "../../dev/cloud/s3-server";
+import { multipartRefusal, startS3Server } from "../../dev/cloud/s3-server";
 import { createUploader, PART_SIZE } from "../../encoder/upload/s3";
 import { startStorageFront } from "../faults/support";
 
@@ -29,12 +29,27 @@ describe("encoder uploads to the S3 API (aws4fetch)", () => {
     expect((await read("a/small.bin")).equals(data)).toBe(true);
   });
 
-  it("a stream larger than several parts goes up as a multipart upload, in order", async () => {
+  it("a stream larger than several parts goes up as a multipart upload, in order, in parts of one size as R2 requires", async () => {
     const data = randomBytes(PART_SIZE * 3 + 12345);
-    // Small chunks, as a ZIP stream produces them.
-    const chunks = Array.from({ length: Math.ceil(data.length / 65536) }, (_, i) => data.subarray(i * 65536, (i + 1) * 65536));
+    // Chunks of uneven sizes that do not add up to a part, as a ZIP stream's are (a member's header
+    // is 30 bytes and more): parts of whatever was buffered came out 16.08, 16.03 and 15.9 MiB.
+    const chunks: Buffer[] = [];
+    for (let at = 0, i = 0; at < data.length; i++) {
+      const size = 30 + ((i * 7919) % 200_000);
+      chunks.push(data.subarray(at, at + size));
+      at += size;
+    }
     expect(await uploader().uploadStream("a/big.zip", Readable.from(chunks), "application/zip")).toBe(data.length);
     expect((await read("a/big.zip")).equals(data)).toBe(true);
+  });
+
+  it("the local S3 refuses a completion whose parts R2 would refuse: unequal, under 5 MiB, or a last one larger", () => {
+    const MiB = 1024 * 1024;
+    expect(multipartRefusal([16 * MiB, 16 * MiB, 3])).toBeNull();
+    expect(multipartRefusal([7])).toBeNull();
+    expect(multipartRefusal([16 * MiB + 1, 16 * MiB, 3])).toMatchObject({ code: "InvalidPart" });
+    expect(multipartRefusal([16 * MiB, 16 * MiB + 1])).toMatchObject({ code: "InvalidPart" });
+    expect(multipartRefusal([MiB, MiB, 5])).toMatchObject({ code: "EntityTooSmall" });
   });
 
   describe("through a front that fails the first part", () => {

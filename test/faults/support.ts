@@ -174,7 +174,7 @@ export async function startStorageFront() {
 }
 
 /** What a service front does with one request: forward it, refuse it unforwarded, or forward it and lose the answer. */
-export type FrontVerdict = "pass" | "refuse" | "lose-answer";
+export type FrontVerdict = "pass" | "refuse" | "lose-answer" | { loseAnswerOnce: Promise<unknown> };
 
 export interface FrontRequest {
   method: string;
@@ -186,7 +186,8 @@ export interface FrontRequest {
  * A front between the Worker and one of its services (the Neon HTTP endpoint, QStash) that fails
  * the requests `judge` picks, at the moment they are made: `refuse` drops the connection before
  * anything reaches the service (the service was unreachable); `lose-answer` lets the service do
- * the work and drops the connection instead of its answer (the Worker cannot tell it was done).
+ * the work and drops the connection instead of its answer (the Worker cannot tell it was done);
+ * `loseAnswerOnce` does the same once the promise settles, holding the answer until then.
  */
 export async function startServiceFront() {
   let target: URL | undefined;
@@ -201,9 +202,10 @@ export async function startServiceFront() {
       verdicts.push({ request, verdict });
       if (verdict === "refuse") return req.socket.destroy();
       const upstream = forward(target!, req, Buffer.concat(chunks), (answer) => {
-        if (verdict === "lose-answer") {
+        if (verdict === "lose-answer" || typeof verdict === "object") {
+          const until = typeof verdict === "object" ? verdict.loseAnswerOnce : Promise.resolve();
           answer.resume();
-          answer.on("end", () => req.socket.destroy());
+          answer.on("end", () => void until.finally(() => req.socket.destroy()));
           return;
         }
         res.writeHead(answer.statusCode ?? 502, answer.headers);

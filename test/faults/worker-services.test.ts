@@ -197,6 +197,29 @@ describe("a creation the queue refuses and the database cannot fail", () => {
   }, 120_000);
 });
 
+describe("a creation whose publish failed though its message got through", () => {
+  it("QStash's answers are lost, and the encoder has claimed the job before the creation gives up: a 201, as the job runs, holding its one unit", async () => {
+    let claimed!: () => void;
+    const claimSeen = new Promise<void>((resolve) => (claimed = resolve));
+    database.judge((req) => {
+      if (isClaim(req)) claimed();
+      return "pass";
+    });
+    // The first publish reaches QStash, which delivers the job; its answer is held until the
+    // encoder's claim and then lost, as is the answer to the client's one retry.
+    let publishes = 0;
+    queue.judge((req) => (isJobPublish(req) ? (++publishes === 1 ? { loseAnswerOnce: claimSeen } : "lose-answer") : "pass"));
+    const jobId = await createJob();
+    queue.judge(passAll);
+    database.judge(passAll);
+    expect(publishes).toBeGreaterThanOrEqual(2);
+    const job = await finish(jobId);
+    expect(job, job.errorMessage ?? undefined).toMatchObject({ status: "completed", retryCount: 0 });
+    expect(stageLines(jobId).filter((l) => l.startsWith("claim "))).toHaveLength(1);
+    await webhookArrives(jobId, 30_000);
+  });
+});
+
 describe("a creation under an Idempotency-Key whose answer is not recorded", () => {
   it("the cache refuses the record: still the 201; a retry under the key is refused as in progress and creates nothing", async () => {
     const isAnswerRecord = (req: FrontRequest) => req.body.includes("idem:") && /state\\?":\\?"done/.test(req.body);

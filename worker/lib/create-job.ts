@@ -58,13 +58,21 @@ export async function createQueuedJob(services: Services, creator: jobStates.Cre
   try {
     messageId = await queue.publishJob(creation.jobId);
   } catch (err) {
+    let failed: Awaited<ReturnType<typeof jobStates.failUnqueued>>;
     try {
-      await jobStates.failUnqueued(db, creation.jobId, "The job could not be queued; its quota unit was returned. Please retry.");
+      failed = await jobStates.failUnqueued(db, creation.jobId, "The job could not be queued; its quota unit was returned. Please retry.");
     } catch (failErr) {
       // Neither published nor failed, the job is still queued in the database, where the sweep
       // finds it and publishes it: it will run, and a 500 would have the client retry it into a
       // second job and a second unit.
       logJobError("the job could not be queued, nor failed: it stays queued and the sweep publishes it", creation.jobId, failErr);
+      return created;
+    }
+    if (!failed.moved) {
+      // The job left `queued` before it could be failed: the publish got through though its
+      // answer was lost and an encoder claimed it, or the client cancelled it. It holds its unit
+      // either way, so the creation stands; a 500 would be retried into a second job.
+      logJobError(`the publish failed, but the job was already ${failed.current}: the creation stands`, creation.jobId, err);
       return created;
     }
     throw err;

@@ -1,14 +1,28 @@
+import { unstorableTextPaths } from "./storable-text";
+
 /**
  * An absolute http(s) URL with a host: the only kind of source the service fetches. Raw spaces
  * and control characters are refused rather than silently percent-encoded by the URL parser:
- * the string is stored and echoed as sent, so it must already be a well-formed URL.
+ * the string is stored and echoed as sent, so it must already be a well-formed URL; so is an
+ * unpaired surrogate, which the parser would turn into U+FFFD and Postgres cannot store.
  */
 export function isAbsoluteHttpUrl(value: unknown): value is string {
-  if (typeof value !== "string" || /[\u0000-\u0020\u007f]/.test(value)) return false;
+  if (typeof value !== "string" || /[\u0000-\u0020\u007f]/.test(value) || unstorableTextPaths(value, 1).length > 0) return false;
   try {
     const url = new URL(value);
     return (url.protocol === "http:" || url.protocol === "https:") && url.hostname.length > 0;
   } catch {
     return false;
   }
+}
+
+/**
+ * A source the encoder will fetch: an absolute http(s) URL without a user name or password,
+ * which the encoder refuses (it sends no credentials), so a job naming one would take a quota
+ * unit only to fail.
+ */
+export function isSourceUrl(value: unknown): value is string {
+  if (!isAbsoluteHttpUrl(value)) return false;
+  const { username, password } = new URL(value);
+  return !username && !password;
 }

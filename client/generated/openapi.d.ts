@@ -468,7 +468,7 @@ export interface components {
         CreateJobRequest: {
             /**
              * Format: uri
-             * @description Absolute public http(s) URL of the source. It is fetched later, by the encoder.
+             * @description Absolute public http(s) URL of the source, without a user name or password. It is fetched later, by the encoder.
              * @example https://media.example.com/source.mp4
              */
             inputUrl: string;
@@ -762,12 +762,12 @@ export interface components {
         };
         CreateEdlRequest: components["schemas"]["ValidateEdlRequest"] & {
             /** @description Stored with the job and returned on read as `clientMetadata`. */
-            metadata?: {
+            metadata?: ({
                 name?: string;
                 description?: string;
             } & {
                 [key: string]: unknown;
-            };
+            }) | null;
         };
         ValidateEdlRequest: {
             edl: components["schemas"]["EdlDocument"];

@@ -1,5 +1,5 @@
 /** One reader per clip type (spec, Video clip / Overlay clip / Text clip tables). */
-import { isAbsoluteHttpUrl } from "../urls";
+import { isSourceUrl } from "../urls";
 import { type Fields, fieldsOf, type Issues, type JsonObject } from "./fields";
 import {
   HEX_COLOR_EXPECTED,
@@ -69,8 +69,8 @@ export interface ClipReading<C extends Clip> {
   blend: boolean;
 }
 
-const URL_EXPECTED = "an absolute http or https URL";
-const parseUrl = (value: unknown) => (isAbsoluteHttpUrl(value) ? value : undefined);
+const URL_EXPECTED = "an absolute http or https URL without a user name or password";
+const parseUrl = (value: unknown) => (isSourceUrl(value) ? value : undefined);
 const defined = <T>(...values: (T | undefined)[]): T[] => values.filter((v): v is T => v !== undefined);
 
 /**

@@ -112,6 +112,15 @@ describe("spec: POST /edl › create", () => {
     expect(cancel.body.status).toBe("cancelled");
   });
 
+  it("metadata null is no metadata, as on POST /jobs", async () => {
+    const { apiKey } = await newAccount("free");
+    const res = await api(apiKey).createEdlJob({ edl: timeline(1), metadata: null });
+    expectStatus(res, 201);
+    const read = await api(apiKey).getJob(res.body.id);
+    expectStatus(read, 200);
+    expect(read.body.clientMetadata).toEqual({});
+  });
+
   it("warnings appear only when there are some (overlapping clips)", async () => {
     const { apiKey } = await newAccount("pro");
     const overlapping = timeline(2);

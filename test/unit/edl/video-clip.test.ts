@@ -24,9 +24,9 @@ describe("spec: EDL document › Video clip › src is a public URL", () => {
     expect(errorsFor({ src })).toEqual([]);
   });
 
-  it.each(["ftp://example.com/a.mp4", "/videos/a.mp4", "a.mp4", "https://", "file:///etc/passwd", 42])(
+  it.each(["ftp://example.com/a.mp4", "/videos/a.mp4", "a.mp4", "https://", "file:///etc/passwd", 42, "https://user:pw@cdn.example.com/a.mp4"])(
     "%j is rejected",
-    (src) => expect(errorsFor({ src })).toEqual([`${CLIP0}.src: must be an absolute http or https URL`]),
+    (src) => expect(errorsFor({ src })).toEqual([`${CLIP0}.src: must be an absolute http or https URL without a user name or password`]),
   );
 });
 
@@ -95,7 +95,7 @@ describe("spec: EDL document › Video clip › mute and replaceAudio", () => {
 
   it("replaceAudio must be an absolute http(s) URL", () => {
     expect(clipOf({ replaceAudio: "https://x.test/m.mp3" })?.replaceAudio).toBe("https://x.test/m.mp3");
-    expect(errorsFor({ replaceAudio: "m.mp3" })).toEqual([`${CLIP0}.replaceAudio: must be an absolute http or https URL`]);
+    expect(errorsFor({ replaceAudio: "m.mp3" })).toEqual([`${CLIP0}.replaceAudio: must be an absolute http or https URL without a user name or password`]);
   });
 
   it("decision: mute with replaceAudio is valid, with a warning that the replacement is silenced", () => {
@@ -109,7 +109,7 @@ describe("spec: EDL document › Video clip › every error of a clip is reporte
   it("collects all field errors", () => {
     expect(errorsFor({ id: 1, src: "x", in: 3, out: 2, startTime: -1, speed: 0, volume: 99 })).toEqual([
       `${CLIP0}.id: must be a string`,
-      `${CLIP0}.src: must be an absolute http or https URL`,
+      `${CLIP0}.src: must be an absolute http or https URL without a user name or password`,
       `${CLIP0}.out: must be greater than in`,
       `${CLIP0}.startTime: must be between 0 and 360000`,
       `${CLIP0}.speed: must be between 0.1 and 100`,

@@ -28,10 +28,11 @@ export const createEdlBody = validateEdlBody
         }),
       ),
     )
-      .optional()
+      // null is taken as "no metadata", like an absent field, as on POST /jobs.
+      .nullish()
       .openapi({
         // jsonObject is a custom schema, so its JSON shape is spelt out here.
-        type: "object",
+        type: ["object", "null"],
         properties: { name: { type: "string" }, description: { type: "string" } },
         additionalProperties: {},
         description: "Stored with the job and returned on read as `clientMetadata`.",

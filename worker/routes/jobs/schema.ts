@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { JOB_STATUSES } from "../../../domain/jobs";
-import { isAbsoluteHttpUrl } from "../../../domain/urls";
+import { isSourceUrl } from "../../../domain/urls";
 import { Timestamp } from "../../openapi/common";
 import { jobIdExamples } from "./examples";
 import { jsonObject, storable } from "../../lib/json-body";
@@ -13,12 +13,12 @@ export const createJobBody = z
     inputUrl: z
       .unknown()
       .refine((v) => v !== undefined, "Invalid input")
-      .refine((v) => v === undefined || isAbsoluteHttpUrl(v), "Invalid input URL")
+      .refine((v) => v === undefined || isSourceUrl(v), "Invalid input URL")
       .transform((v) => v as string)
       .openapi({
         type: "string",
         format: "uri",
-        description: "Absolute public http(s) URL of the source. It is fetched later, by the encoder.",
+        description: "Absolute public http(s) URL of the source, without a user name or password. It is fetched later, by the encoder.",
         example: "https://media.example.com/source.mp4",
       }),
     preset: z.string(required).min(1, "Invalid input").openapi({ description: "Preset identifier (GET /presets).", example: "mp4_264_720p" }),

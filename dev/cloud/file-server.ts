@@ -2,7 +2,7 @@ import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
 import { createServer } from "node:http";
 import { basename, extname } from "node:path";
-import { close, listen } from "./listen";
+import { close, guarded, listen } from "./listen";
 
 const CONTENT_TYPES: Record<string, string> = {
   ".mp4": "video/mp4",
@@ -17,7 +17,7 @@ const CONTENT_TYPES: Record<string, string> = {
 export async function startFileServer(opts: { files: string[]; host?: string }) {
   const host = opts.host ?? "127.0.0.1";
   const byName = new Map(opts.files.map((path) => [`/${basename(path)}`, path]));
-  const server = createServer(async (req, res) => {
+  const server = createServer(guarded("file server", async (req, res) => {
     const path = byName.get(new URL(req.url ?? "/", "http://files").pathname);
     if (!path || (req.method !== "GET" && req.method !== "HEAD")) {
       res.writeHead(path ? 405 : 404).end();
@@ -31,7 +31,7 @@ export async function startFileServer(opts: { files: string[]; host?: string }) 
     } catch {
       res.writeHead(404).end();
     }
-  });
+  }));
   const port = await listen(server, host);
   const base = `http://${host}:${port}`;
   return {

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import pg from "pg";
-import { close, listen } from "./listen";
+import { close, guarded, listen } from "./listen";
 import {
   NEON_BODY_LIMIT_BYTES,
   ProtocolError,
@@ -340,7 +340,7 @@ export async function startNeonHttp(opts: NeonHttpOptions = {}) {
     }
   }
 
-  const server = createServer((req, res) => void handle(req, res));
+  const server = createServer(guarded("Neon HTTP stand-in", handle));
   const port = await listen(server, host);
   return {
     endpoint: `http://${host}:${port}/sql`,

@@ -2,7 +2,7 @@ import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage } from "node:http";
 import { SignJWT } from "jose";
 import { httpRequest, readBody as readAnswer } from "../../encoder/http/client";
-import { close, listen } from "./listen";
+import { close, guarded, listen } from "./listen";
 
 type State = "waiting" | "delivering" | "delivered" | "failed" | "cancelled";
 
@@ -64,7 +64,11 @@ export interface QStashEmulatorOptions {
   /** First retry delay; each later one doubles, up to maxRetryDelayMs. */
   retryBaseMs?: number;
   maxRetryDelayMs?: number;
+  /** How long a deduplication id stands: QStash's window is 10 minutes. */
+  deduplicationWindowMs?: number;
 }
+
+const DEDUPLICATION_WINDOW_MS = 10 * 60_000;
 
 /** The most of a destination's answer kept for a failure callback; more is not read. */
 const MAX_ANSWER_BYTES = 1024 * 1024;
@@ -85,7 +89,10 @@ async function readBody(req: IncomingMessage): Promise<Buffer> {
 
 /** `Upstash-Retries` and its callback variants; QStash's default where none is given. */
 function retriesOf(value: string | string[] | undefined): number {
-  return value === undefined ? 3 : Number(value);
+  if (value === undefined) return 3;
+  const retries = Number(value);
+  if (!Number.isInteger(retries) || retries < 0) throw new RangeError(`invalid retries: ${String(value)}`);
+  return retries;
 }
 
 /** The request's headers named `prefix…`, with the prefix taken off. */
@@ -117,7 +124,7 @@ function failureCallbackOf(req: IncomingMessage): FailureCallback | undefined {
  * up on (retries spent, or a 489 with `Upstash-NonRetryable-Error`) that was published with an
  * `Upstash-Failure-Callback` is reported there, as QStash does. A publish with
  * an `Upstash-Deduplication-Id` already seen is accepted but not enqueued: 202 with the first
- * message's id, as QStash answers (which keeps the ids for far longer than this process lives).
+ * message's id, as QStash answers, for 10 minutes (QStash's deduplication window).
  * A destination's redirect is not followed: like any answer outside 2xx, it is retried.
  * `GET /v2/messages/{id}` answers only for a message still waiting or being delivered, as
  * QStash's does; `GET /emulator/messages/{id}` (not QStash's) shows any message it ever held,
@@ -134,8 +141,15 @@ export async function startQStashEmulator(opts: QStashEmulatorOptions) {
   // looks at the ones waiting and the ones being delivered, so it does not grow with history.
   const waiting = new Set<Message>();
   const delivering = new Set<Message>();
-  /** Deduplication id → the message first published under it. */
-  const deduplicated = new Map<string, string>();
+  /** Deduplication id → the message first published under it, and when, within QStash's window. */
+  const deduplicated = new Map<string, { messageId: string; at: number }>();
+  const deduplicationWindowMs = opts.deduplicationWindowMs ?? DEDUPLICATION_WINDOW_MS;
+  const firstUnder = (id: unknown) => {
+    const entry = typeof id === "string" ? deduplicated.get(id) : undefined;
+    if (entry && Date.now() - entry.at < deduplicationWindowMs) return entry.messageId;
+    if (entry) deduplicated.delete(id as string);
+    return undefined;
+  };
   const inFlight = new Map<string, AbortController>();
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
@@ -277,7 +291,7 @@ export async function startQStashEmulator(opts: QStashEmulatorOptions) {
     timer = setTimeout(pump, 0);
   }
 
-  const server = createServer(async (req, res) => {
+  const server = createServer(guarded("QStash emulator", async (req, res) => {
     const send = (status: number, body?: unknown) =>
       res.writeHead(status, { "content-type": "application/json" }).end(body === undefined ? "" : JSON.stringify(body));
     if (req.headers.authorization !== `Bearer ${token}`) return send(401, { error: "Unauthorized" });
@@ -287,14 +301,21 @@ export async function startQStashEmulator(opts: QStashEmulatorOptions) {
       const destination = decodeURIComponent(url.slice("/v2/publish/".length));
       if (!/^https?:\/\//.test(destination)) return send(400, { error: `invalid destination url: ${destination}` });
       const deduplicationId = req.headers["upstash-deduplication-id"];
-      const first = typeof deduplicationId === "string" ? deduplicated.get(deduplicationId) : undefined;
+      let retries: { maxRetries: number; failureCallback: FailureCallback | undefined };
+      try {
+        retries = { maxRetries: retriesOf(req.headers["upstash-retries"]), failureCallback: failureCallbackOf(req) };
+      } catch (err) {
+        req.resume();
+        return send(400, { error: (err as Error).message });
+      }
+      const first = firstUnder(deduplicationId);
       if (first) {
         req.resume();
         return send(202, { messageId: first, url: destination, deduplicated: true });
       }
       // Taken before the body is read, so a concurrent publish under the same id is a duplicate too.
       const messageId = newMessageId();
-      if (typeof deduplicationId === "string") deduplicated.set(deduplicationId, messageId);
+      if (typeof deduplicationId === "string") deduplicated.set(deduplicationId, { messageId, at: Date.now() });
       const headers = forwardedHeaders(req, "upstash-forward-");
       const contentType = req.headers["content-type"];
       if (contentType) headers["Content-Type"] = String(contentType);
@@ -314,11 +335,11 @@ export async function startQStashEmulator(opts: QStashEmulatorOptions) {
         method: String(req.headers["upstash-method"] ?? "POST"),
         body,
         headers,
-        maxRetries: retriesOf(req.headers["upstash-retries"]),
+        maxRetries: retries.maxRetries,
         flowControlKey: req.headers["upstash-flow-control-key"] as string | undefined,
         parallelism: Number.isFinite(parallelism) ? parallelism : undefined,
         notBefore: Date.now() + parseDuration(req.headers["upstash-delay"] as string | undefined),
-        failureCallback: failureCallbackOf(req),
+        failureCallback: retries.failureCallback,
       });
       return send(201, { messageId, url: destination });
     }
@@ -339,7 +360,7 @@ export async function startQStashEmulator(opts: QStashEmulatorOptions) {
       }
     }
     send(404, { error: "not found" });
-  });
+  }));
 
   const port = await listen(server, opts.host);
   return {

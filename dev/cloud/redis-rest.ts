@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage } from "node:http";
 import { createClient } from "redis";
-import { close, listen } from "./listen";
+import { close, guarded, listen } from "./listen";
 import { createMemoryRedis } from "./memory-redis";
 
 type Executor = (command: string[]) => Promise<unknown>;
@@ -33,11 +33,17 @@ export async function startRedisRest(opts: { host: string; redisUrl?: string }) 
   let exec: Executor;
   let disconnect = async () => undefined as void;
   if (opts.redisUrl) {
-    const client = createClient({ url: opts.redisUrl });
+    // Commands fail at once while Redis is away (answered {error}, as Upstash would), rather than
+    // waiting in node-redis's offline queue; and its connection errors, re-emitted on the client,
+    // are logged: with no listener they would end the process.
+    const client = createClient({ url: opts.redisUrl, disableOfflineQueue: true });
+    client.on("error", (err: Error) => console.error(`[Redis REST stand-in] Redis: ${err.message}`));
     await client.connect();
     exec = (command) => client.sendCommand(command);
     disconnect = async () => {
-      await client.quit();
+      // QUIT waits for a connection: one that is gone is dropped instead, its reconnecting stopped.
+      if (client.isReady) await client.quit();
+      else client.destroy();
     };
   } else {
     const memory = createMemoryRedis();
@@ -51,7 +57,7 @@ export async function startRedisRest(opts: { host: string; redisUrl?: string }) 
     }
   };
 
-  const server = createServer(async (req, res) => {
+  const server = createServer(guarded("Redis REST stand-in", async (req, res) => {
     const send = (status: number, body: unknown) =>
       res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
     if (req.headers.authorization !== `Bearer ${token}`) return send(401, { error: "Unauthorized" });
@@ -73,7 +79,7 @@ export async function startRedisRest(opts: { host: string; redisUrl?: string }) 
     }
     const result = shape(await run(body));
     send(result.error ? 400 : 200, result);
-  });
+  }));
   const port = await listen(server, opts.host);
   return {
     url: `http://${opts.host}:${port}`,

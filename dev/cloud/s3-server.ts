@@ -2,7 +2,7 @@ import { mkdir } from "node:fs/promises";
 import { createServer, request } from "node:http";
 // @ts-expect-error s3rver ships no types
 import S3rver from "@20minutes/s3rver";
-import { close, listen } from "./listen";
+import { close, guarded, listen } from "./listen";
 
 const ACCESS_DENIED = `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>AccessDenied</Code><Message>Access Denied</Message></Error>`;
 
@@ -44,7 +44,7 @@ export async function startS3Server(opts: { host: string; directory: string; buc
   /** The size of each part uploaded, by upload id and part number, for the completion's check. */
   const partSizes = new Map<string, Map<number, number>>();
 
-  const front = createServer((req, res) => {
+  const front = createServer(guarded("S3 front", (req, res) => {
     const signed = Boolean(req.headers.authorization) || /[?&]X-Amz-Signature=/.test(req.url ?? "");
     if (!signed) {
       res.writeHead(403, { "content-type": "application/xml" }).end(ACCESS_DENIED);
@@ -79,7 +79,7 @@ export async function startS3Server(opts: { host: string; directory: string; buc
       if (!refusal) return forward(body);
       res.writeHead(400, { "content-type": "application/xml" }).end(`<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${refusal.code}</Code><Message>${refusal.message}</Message></Error>`);
     });
-  });
+  }));
   const port = await listen(front, opts.host);
   return {
     endpoint: `http://${opts.host}:${port}`,

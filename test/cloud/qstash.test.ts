@@ -229,6 +229,38 @@ describe("QStash emulator, through the official @upstash/qstash Client and Recei
     await dest.close();
   });
 
+  it("a deduplication id stands for QStash's window only: published again after it, the message is enqueued", async () => {
+    const short = await startQStashEmulator({ host: "127.0.0.1", deduplicationWindowMs: 300 });
+    try {
+      const publisher = new Client({ baseUrl: short.url, token: short.token });
+      const dest = await destination(() => ({ status: 200 }));
+      const first = await publisher.publishJSON({ url: dest.url, body: { n: 1 }, deduplicationId: "windowed" });
+      expect(await publisher.publishJSON({ url: dest.url, body: { n: 2 }, deduplicationId: "windowed" })).toMatchObject({ messageId: first.messageId, deduplicated: true });
+      await new Promise((r) => setTimeout(r, 400));
+      const later = await publisher.publishJSON({ url: dest.url, body: { n: 3 }, deduplicationId: "windowed" });
+      expect(later.deduplicated).toBeFalsy();
+      expect(later.messageId).not.toBe(first.messageId);
+      await until(() => dest.received.length === 2);
+      await dest.close();
+    } finally {
+      await short.stop();
+    }
+  });
+
+  it("answers a request it cannot read with a 400 and goes on: a broken escape in the destination, retries that are not a count", async () => {
+    const publish = (path: string, headers: Record<string, string> = {}) =>
+      fetch(`${emulator.url}/v2/publish/${path}`, { method: "POST", headers: { authorization: `Bearer ${emulator.token}`, "content-type": "application/json", ...headers }, body: "{}" });
+    expect((await publish("https://a.example/%E0%A4")).status).toBe(400);
+    const retries = await publish("http://127.0.0.1:9/x", { "upstash-retries": "many", "upstash-deduplication-id": "bad-retries" });
+    expect(retries.status).toBe(400);
+    expect(await retries.json()).toEqual({ error: "invalid retries: many" });
+    const dest = await destination(() => ({ status: 200 }));
+    // The id of the refused publish was not taken, and the emulator still delivers.
+    expect((await client.publishJSON({ url: dest.url, body: { n: 1 }, deduplicationId: "bad-retries" })).deduplicated).toBeFalsy();
+    await until(() => dest.received.length === 1);
+    await dest.close();
+  });
+
   it("refuses a wrong token", async () => {
     const stranger = new Client({ baseUrl: emulator.url, token: "wrong", retry: false });
     await expect(stranger.publishJSON({ url: "http://127.0.0.1:9/x", body: {} })).rejects.toThrow();

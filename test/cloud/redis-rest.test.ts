@@ -1,3 +1,4 @@
+import { connect, createServer as createNetServer, type AddressInfo, type Socket } from "node:net";
 import { Redis } from "@upstash/redis";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startRedisRest } from "../../dev/cloud/redis-rest";
@@ -53,5 +54,39 @@ for (const backing of ["real Redis", "in memory"] as const) {
       const stranger = new Redis({ url: server.url, token: "wrong" });
       await expect(stranger.get("x")).rejects.toThrow();
     });
+
+    it("answers a request it cannot read with a 400 and goes on (a path that does not parse)", async () => {
+      const res = await fetch(`${server.url}//`, { method: "POST", headers: { authorization: `Bearer ${server.token}` }, body: '["GET","x"]' });
+      expect(res.status).toBe(400);
+      expect(await redis.set(`${prefix}after`, "still here")).toBe("OK");
+    });
   });
 }
+
+describe("Upstash REST stand-in when its Redis connection breaks", () => {
+  it("the process lives on (node-redis re-emits the reset on its client), and a command meanwhile answers an error, as Upstash's do, rather than waiting", async () => {
+    // A proxy in front of the machine's Redis, whose connections the test cuts.
+    const links = new Set<Socket>();
+    const proxy = createNetServer((inbound) => {
+      const outbound = connect(6379, "127.0.0.1");
+      for (const socket of [inbound, outbound]) {
+        links.add(socket);
+        socket.on("error", () => undefined);
+        socket.on("close", () => links.delete(socket));
+      }
+      inbound.pipe(outbound).pipe(inbound);
+    });
+    await new Promise<void>((r) => proxy.listen(0, "127.0.0.1", r));
+    const server = await startRedisRest({ host: "127.0.0.1", redisUrl: `redis://127.0.0.1:${(proxy.address() as AddressInfo).port}` });
+    try {
+      const redis = new Redis({ url: server.url, token: server.token, retry: false });
+      expect(await redis.set(`test:${process.pid}:cut`, "1")).toBe("OK");
+      proxy.close();
+      for (const socket of links) socket.destroy(new Error("connection reset"));
+      // While node-redis has no connection (the proxy refuses new ones), a command fails rather than waits.
+      await expect(redis.get(`test:${process.pid}:cut`)).rejects.toThrow();
+    } finally {
+      await server.stop().catch(() => undefined);
+    }
+  });
+});

@@ -22,7 +22,11 @@ export function isAbsoluteHttpUrl(value: unknown): value is string {
  * unit only to fail.
  */
 export function isSourceUrl(value: unknown): value is string {
-  if (!isAbsoluteHttpUrl(value)) return false;
-  const { username, password } = new URL(value);
-  return !username && !password;
+  return isAbsoluteHttpUrl(value) && !holdsCredentials(value);
+}
+
+/** Whether an absolute URL carries a user name or password, which fetch and the encoder will not send. */
+export function holdsCredentials(url: string): boolean {
+  const { username, password } = new URL(url);
+  return Boolean(username || password);
 }

@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { accounts } from "../../../drizzle/schema";
 import { generateWebhookSecret } from "../../../domain/keys";
-import { isAbsoluteHttpUrl } from "../../../domain/urls";
+import { holdsCredentials, isAbsoluteHttpUrl } from "../../../domain/urls";
 import { postSignedWebhook } from "../../lib/webhooks";
 import { forgetCachedKeys } from "./api-keys";
 import type { KeyCache } from "../../lib/key-cache";
@@ -13,9 +13,8 @@ export const WEBHOOK_URL_MAX_LENGTH = 2048;
 export function webhookUrlProblem(url: string): string | null {
   if (url.length > WEBHOOK_URL_MAX_LENGTH) return `The URL is longer than ${WEBHOOK_URL_MAX_LENGTH} characters.`;
   if (!isAbsoluteHttpUrl(url)) return "The webhook URL must be an absolute http:// or https:// URL.";
-  const { username, password } = new URL(url);
   // fetch refuses a URL with credentials, so every attempt would fail; a receiver checks the signature instead.
-  if (username || password) return "The webhook URL must not hold a user name or password: deliveries cannot send them. Check the signature instead.";
+  if (holdsCredentials(url)) return "The webhook URL must not hold a user name or password: deliveries cannot send them. Check the signature instead.";
   return null;
 }
 

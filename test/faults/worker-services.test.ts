@@ -131,8 +131,9 @@ describe("the webhook of a finished job is never lost", () => {
     const lookups = failFirst(2, isWebhookLookup, "refuse");
     // A step that cannot list its jobs is the sweep's to log and step past, not a stop for the outbox.
     database.judge((req) => (isStaleListing(req) ? "refuse" : lookups(req)));
-    // Credentials in the URL are refused at once, not retried: a final failure.
-    const [completed, failed] = await Promise.all([createJob(), createJob(fixtures.url("short.mp4").replace("http://", "http://user:pw@"))]);
+    // A redirect to a URL with credentials is refused at once, not retried: a final failure.
+    const refused = fixtures.url(`redirect?to=${encodeURIComponent(fixtures.url("short.mp4").replace("http://", "http://user:pw@"))}`);
+    const [completed, failed] = await Promise.all([createJob(), createJob(refused)]);
     const jobs = await Promise.all([finish(completed), finish(failed)]);
     expect(jobs.map((j) => j.status)).toEqual(["completed", "failed"]);
     expect(database.verdicts().filter((v) => v.verdict === "refuse" && isWebhookLookup(v.request))).toHaveLength(2);

@@ -90,8 +90,6 @@ describe.concurrent("addresses inside, as the source itself (production settings
     ["a name DNS resolves to 127.0.0.1", "http://canary.test:PORT/20", resolvesInside("canary.test")],
     ["a name DNS resolves to ::1", "http://canary6.test:PORT/21", resolvesInside("canary6.test")],
     ["a name DNS resolves to ::ffff:127.0.0.1", "http://mapped.test:PORT/22", resolvesInside("mapped.test")],
-    ["credentials", "http://user:secret@127.0.0.1:PORT/23", /^Source refused: credentials in the URL are not accepted$/],
-    ["a host hidden after credentials", "http://127.0.0.1:PORT@canary.test:PORT/24", /^Source refused: credentials in the URL are not accepted$/],
   ])("%s (%s): refused by the encoder; the canary is never reached", async (_name, url, message) => {
     const job = await finished(prod, prodClient, withPort(url));
     await expectRefused(prod, job, message);
@@ -132,6 +130,9 @@ describe.concurrent("addresses inside, as the source itself (production settings
     ["javascript:alert(1)"],
     ["//127.0.0.1:PORT/scheme-relative.mp4"],
     ["http://[fe80::1%25lo]:PORT/zone-id.mp4"],
+    // Credentials, and a host hidden after them: the encoder would refuse them (it does, after a redirect).
+    ["http://user:secret@127.0.0.1:PORT/23"],
+    ["http://127.0.0.1:PORT@canary.test:PORT/24"],
   ])("not an http(s) URL the service fetches: %s is a 400 at creation", async (url) => {
     const created = await prodClient.createJob({ inputUrl: withPort(url), preset: "mp4_264_240p" });
     expectStatus(created, 400);

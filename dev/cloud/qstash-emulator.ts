@@ -301,9 +301,9 @@ export async function startQStashEmulator(opts: QStashEmulatorOptions) {
       const destination = decodeURIComponent(url.slice("/v2/publish/".length));
       if (!/^https?:\/\//.test(destination)) return send(400, { error: `invalid destination url: ${destination}` });
       const deduplicationId = req.headers["upstash-deduplication-id"];
-      let retries: { maxRetries: number; failureCallback: FailureCallback | undefined };
+      let delivery: { maxRetries: number; failureCallback: FailureCallback | undefined };
       try {
-        retries = { maxRetries: retriesOf(req.headers["upstash-retries"]), failureCallback: failureCallbackOf(req) };
+        delivery = { maxRetries: retriesOf(req.headers["upstash-retries"]), failureCallback: failureCallbackOf(req) };
       } catch (err) {
         req.resume();
         return send(400, { error: (err as Error).message });
@@ -335,11 +335,11 @@ export async function startQStashEmulator(opts: QStashEmulatorOptions) {
         method: String(req.headers["upstash-method"] ?? "POST"),
         body,
         headers,
-        maxRetries: retries.maxRetries,
+        maxRetries: delivery.maxRetries,
         flowControlKey: req.headers["upstash-flow-control-key"] as string | undefined,
         parallelism: Number.isFinite(parallelism) ? parallelism : undefined,
         notBefore: Date.now() + parseDuration(req.headers["upstash-delay"] as string | undefined),
-        failureCallback: retries.failureCallback,
+        failureCallback: delivery.failureCallback,
       });
       return send(201, { messageId, url: destination });
     }

@@ -2,7 +2,7 @@ import { Command, CommanderError, Option } from "commander";
 import { ApiError, createVepClient, DownloadError, DEFAULT_BASE_URL, DEFAULT_POLL_INTERVAL_MS, type Created, type CreatedEdlJob, type CreatedJob, type Job, type VepClient, VepError } from "../client";
 import { CliFailure, EXIT, EXIT_BY_KIND, LABEL_BY_KIND } from "./exit-codes";
 import { assertWritableDestination, parseJsonOption, readJsonFile, saveResponse } from "./files";
-import { describeCreated, describeJob, describeJobList, describePresets, describeValidation } from "./output";
+import { describeCreated, describeDetails, describeJob, describeJobList, describePresets, describeValidation } from "./output";
 import { jobProgressBar } from "./progress";
 
 interface GlobalOptions {
@@ -232,7 +232,8 @@ function fail(failure: unknown): number {
   if (err instanceof VepError) {
     const status = err instanceof ApiError ? ` (HTTP ${err.status})` : "";
     const hint = err.kind === "unauthorized" && !program.opts<GlobalOptions>().key ? "; pass --key or set VEP_API_KEY" : "";
-    report(`${LABEL_BY_KIND[err.kind]}: ${err.message}${status}${hint}`, {
+    const details = err instanceof ApiError ? describeDetails(err.body) : "";
+    report(`${LABEL_BY_KIND[err.kind]}: ${err.message}${details}${status}${hint}`, {
       kind: err.kind,
       retryable: err.retryable,
       message: err.message,

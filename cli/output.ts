@@ -48,3 +48,14 @@ export function describeValidation(result: EdlValidation): string {
     ...(result.warnings ?? []).map((w) => `  warning: ${w}`),
   ].join("\n");
 }
+
+/** What a Validation error names, field by field (the first few), for the one-line message: `inputUrl: Invalid input URL`. */
+export function describeDetails(body: unknown): string {
+  const details = typeof body === "object" && body !== null ? (body as { details?: unknown }).details : undefined;
+  if (!Array.isArray(details)) return "";
+  const named = details
+    .filter((d): d is { field: string; message: string } => typeof d?.field === "string" && typeof d?.message === "string")
+    .slice(0, 3)
+    .map((d) => `${d.field}: ${d.message}`);
+  return named.length > 0 ? ` (${named.join("; ")})` : "";
+}

@@ -134,6 +134,10 @@ describe.concurrent("vep: one clear line and a distinct exit code per error clas
     const invalidPreset = await vep(["encode", SOURCE, "--preset", "mp4_999p"], { api, key: free.apiKey });
     expect(invalidPreset.code).toBe(EXIT.badRequest);
     expect(oneLine(invalidPreset.stderr)).toBe("vep: refused: Unknown preset 'mp4_999p'. See availablePresets or GET /api/v1/presets. (HTTP 400)");
+    // A Validation error says which field, and why.
+    const withCredentials = await vep(["encode", "https://user:pw@media.example.com/a.mp4", "--preset", "mp4_264_720p"], { api, key: free.apiKey });
+    expect(withCredentials.code).toBe(EXIT.badRequest);
+    expect(oneLine(withCredentials.stderr)).toBe("vep: refused: Invalid request parameters (inputUrl: Invalid input URL) (HTTP 400)");
 
     const noKey = await vep(["jobs", "list"], { api });
     expect(noKey.code).toBe(EXIT.unauthorized);

@@ -66,7 +66,15 @@ export interface QStashEmulatorOptions {
   maxRetryDelayMs?: number;
   /** How long a deduplication id stands: QStash's window is 10 minutes. */
   deduplicationWindowMs?: number;
+  /**
+   * How long a delivery may wait for its answer before it counts as failed and is retried, the
+   * destination's work notwithstanding: QStash's Max HTTP Response Duration, 15 minutes on its
+   * free plan (2 hours on pay-as-you-go).
+   */
+  responseTimeoutMs?: number;
 }
+
+const RESPONSE_TIMEOUT_MS = 15 * 60_000;
 
 const DEDUPLICATION_WINDOW_MS = 10 * 60_000;
 
@@ -125,7 +133,8 @@ function failureCallbackOf(req: IncomingMessage): FailureCallback | undefined {
  * `Upstash-Failure-Callback` is reported there, as QStash does. A publish with
  * an `Upstash-Deduplication-Id` already seen is accepted but not enqueued: 202 with the first
  * message's id, as QStash answers, for 10 minutes (QStash's deduplication window).
- * A destination's redirect is not followed: like any answer outside 2xx, it is retried.
+ * A destination's redirect is not followed: like any answer outside 2xx, it is retried; so is a
+ * delivery still unanswered after the response timeout (15 minutes, QStash's on its free plan).
  * `GET /v2/messages/{id}` answers only for a message still waiting or being delivered, as
  * QStash's does; `GET /emulator/messages/{id}` (not QStash's) shows any message it ever held,
  * with its state, for tests.
@@ -144,6 +153,7 @@ export async function startQStashEmulator(opts: QStashEmulatorOptions) {
   /** Deduplication id → the message first published under it, and when, within QStash's window. */
   const deduplicated = new Map<string, { messageId: string; at: number }>();
   const deduplicationWindowMs = opts.deduplicationWindowMs ?? DEDUPLICATION_WINDOW_MS;
+  const responseTimeoutMs = opts.responseTimeoutMs ?? RESPONSE_TIMEOUT_MS;
   const firstUnder = (id: unknown) => {
     const entry = typeof id === "string" ? deduplicated.get(id) : undefined;
     if (entry && Date.now() - entry.at < deduplicationWindowMs) return entry.messageId;
@@ -180,6 +190,7 @@ export async function startQStashEmulator(opts: QStashEmulatorOptions) {
     message.state = "delivering";
     const abort = new AbortController();
     inFlight.set(message.messageId, abort);
+    const answerDue = setTimeout(() => abort.abort(), responseTimeoutMs);
     let nonRetryable = false;
     // No answer at all (the destination unreachable) is reported as status 0.
     let answer: LastAnswer = { status: 0, headers: {}, body: Buffer.alloc(0) };
@@ -206,6 +217,7 @@ export async function startQStashEmulator(opts: QStashEmulatorOptions) {
     } catch {
       // Unreachable, reset, or cancelled: answer stays "no answer".
     } finally {
+      clearTimeout(answerDue);
       inFlight.delete(message.messageId);
       delivering.delete(message);
     }

@@ -261,6 +261,22 @@ describe("QStash emulator, through the official @upstash/qstash Client and Recei
     await dest.close();
   });
 
+  it("a delivery unanswered past the response timeout counts as failed and is delivered again, as QStash's are", async () => {
+    const impatient = await startQStashEmulator({ host: "127.0.0.1", retryBaseMs: 50, responseTimeoutMs: 300 });
+    try {
+      const publisher = new Client({ baseUrl: impatient.url, token: impatient.token });
+      // The first delivery is answered only after a second: the emulator has given up on it by then.
+      const dest = await destination((_req, n) => ({ status: 200, delayMs: n === 1 ? 1000 : 0 }));
+      const { messageId } = await publisher.publishJSON({ url: dest.url, body: { long: "encode" }, retries: 2 });
+      await vi.waitFor(async () => expect((await readEmulatedMessage(impatient, messageId)).state).toBe("delivered"), { timeout: 10_000, interval: 20 });
+      expect(dest.received.map((r) => r.headers["upstash-retried"])).toEqual(["0", "1"]);
+      expect(new Set(dest.received.map((r) => r.headers["upstash-message-id"]))).toEqual(new Set([messageId]));
+      await dest.close();
+    } finally {
+      await impatient.stop();
+    }
+  });
+
   it("refuses a wrong token", async () => {
     const stranger = new Client({ baseUrl: emulator.url, token: "wrong", retry: false });
     await expect(stranger.publishJSON({ url: "http://127.0.0.1:9/x", body: {} })).rejects.toThrow();

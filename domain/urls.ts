@@ -7,12 +7,17 @@ import { unstorableTextPaths } from "./storable-text";
  * unpaired surrogate, which the parser would turn into U+FFFD and Postgres cannot store.
  */
 export function isAbsoluteHttpUrl(value: unknown): value is string {
-  if (typeof value !== "string" || /[\u0000-\u0020\u007f]/.test(value) || unstorableTextPaths(value, 1).length > 0) return false;
+  return httpUrl(value) !== null;
+}
+
+/** The URL `value` is when it is an absolute http(s) URL as isAbsoluteHttpUrl means it; null otherwise. */
+function httpUrl(value: unknown): URL | null {
+  if (typeof value !== "string" || /[\u0000-\u0020\u007f]/.test(value) || unstorableTextPaths(value, 1).length > 0) return null;
   try {
     const url = new URL(value);
-    return (url.protocol === "http:" || url.protocol === "https:") && url.hostname.length > 0;
+    return (url.protocol === "http:" || url.protocol === "https:") && url.hostname.length > 0 ? url : null;
   } catch {
-    return false;
+    return null;
   }
 }
 
@@ -22,11 +27,12 @@ export function isAbsoluteHttpUrl(value: unknown): value is string {
  * unit only to fail.
  */
 export function isSourceUrl(value: unknown): value is string {
-  return isAbsoluteHttpUrl(value) && !holdsCredentials(value);
+  const url = httpUrl(value);
+  return url !== null && !holdsCredentials(url);
 }
 
 /** Whether an absolute URL carries a user name or password, which fetch and the encoder will not send. */
-export function holdsCredentials(url: string): boolean {
-  const { username, password } = new URL(url);
+export function holdsCredentials(url: string | URL): boolean {
+  const { username, password } = typeof url === "string" ? new URL(url) : url;
   return Boolean(username || password);
 }

@@ -1,4 +1,5 @@
 import ipaddr from "ipaddr.js";
+import { holdsCredentials } from "../../domain/urls";
 import { JobFailure } from "../failure";
 
 /**
@@ -34,6 +35,6 @@ export function assertAllowedUrl(raw: string): URL {
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     throw JobFailure.sourceRefused(`only http and https URLs are fetched (got ${url.protocol})`);
   }
-  if (url.username || url.password) throw JobFailure.sourceRefused("credentials in the URL are not accepted");
+  if (holdsCredentials(url)) throw JobFailure.sourceRefused("credentials in the URL are not accepted");
   return url;
 }

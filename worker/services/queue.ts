@@ -27,6 +27,12 @@ export interface Queue {
   publishWebhook(jobId: string, status: string): Promise<string>;
 }
 
+/**
+ * The public URL of one of the Worker's routes, as QStash is told to call it, and as its
+ * signature (`sub`) names it when the route verifies a delivery (routes/internal/verify.ts).
+ */
+export const workerUrl = (env: Pick<Env, "PUBLIC_URL">, path: string) => `${env.PUBLIC_URL.replace(/\/$/, "")}${path}`;
+
 /** QStash's deduplication ids: one message per dispatch of a job, one per job's final state. */
 const dispatchDeduplicationId = (jobId: string, firstAttempt: number) => `job-${jobId}-${firstAttempt}`;
 const webhookDeduplicationId = (jobId: string, status: string) => `webhook-${jobId}-${status}`;
@@ -42,7 +48,7 @@ export function createQueue(env: Env): Queue {
         retries: Math.max(0, JOB_DELIVERY_RETRIES - firstAttempt),
         flowControl: { key: "encoder", parallelism: ENCODER_PARALLELISM },
         deduplicationId: dispatchDeduplicationId(jobId, firstAttempt),
-        failureCallback: `${env.PUBLIC_URL.replace(/\/$/, "")}/internal/dispatch-failures`,
+        failureCallback: workerUrl(env, "/internal/dispatch-failures"),
       }));
       return res.messageId;
     },
@@ -60,7 +66,7 @@ export function createQueue(env: Env): Queue {
     },
     async publishWebhook(jobId, status) {
       const res = await measured("queue", () => client.publishJSON({
-        url: `${env.PUBLIC_URL.replace(/\/$/, "")}/internal/webhook-deliveries`,
+        url: workerUrl(env, "/internal/webhook-deliveries"),
         body: { jobId },
         retries: WEBHOOK_DELIVERY_RETRIES,
         deduplicationId: webhookDeduplicationId(jobId, status),

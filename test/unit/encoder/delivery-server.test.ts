@@ -1,4 +1,5 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import type { Server } from "node:http";
 import { connect, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -50,30 +51,50 @@ async function outputIn(workDir: string): Promise<RenderResult> {
   return { output: { kind: "file", path, fileName: "out.mp4", contentType: "video/mp4" }, duration: 1 };
 }
 
+/**
+ * The Worker's internal API as the encoder meets it: every claim answered with the job (its
+ * attempt noted in `seen.claims`), every completion counted, `heartbeat` as given.
+ */
+function fakeWorker(heartbeat = async (): Promise<{ status: string }> => ({ status: "processing" })) {
+  const seen = { claims: [] as number[], completions: 0 };
+  const api = {
+    claim: async (id: string, attempt: number): Promise<ClaimedJob> => (seen.claims.push(attempt), claimed(id, attempt)),
+    heartbeat,
+    complete: async () => ((seen.completions += 1), { status: "completed" }),
+    fail: async () => ({ status: "failed" }),
+  } as unknown as InternalApi;
+  return { api, seen };
+}
+
+/** Runs `work` against `server` listening on a port of its own, then closes it and its connections. */
+async function serving(server: Server, work: (port: number) => Promise<void>) {
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  try {
+    await work((server.address() as AddressInfo).port);
+  } finally {
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+  }
+}
+
+const signingKeys = () => ({ current: emulator.currentSigningKey, next: emulator.nextSigningKey });
+
 async function until(what: string, check: () => boolean, timeoutMs = 10_000) {
   await vi.waitFor(() => expect(check(), `waiting for ${what}`).toBe(true), { timeout: timeoutMs, interval: 20 });
 }
 
 describe("encoder delivery server", () => {
   it("a redelivery of a job still encoding joins that encode: one claim, one render, one completion", async () => {
-    const calls = { claim: 0, render: 0, complete: 0 };
+    let renders = 0;
     const lines: string[] = [];
     let release!: () => void;
     const held = new Promise<void>((r) => (release = r));
-    const api = {
-      claim: async (id: string, attempt: number): Promise<ClaimedJob> => {
-        calls.claim += 1;
-        return claimed(id, attempt);
-      },
-      heartbeat: async () => ({ status: "processing" }),
-      complete: async () => ((calls.complete += 1), { status: "completed" }),
-      fail: async () => ({ status: "failed" }),
-    } as unknown as InternalApi;
+    const worker = fakeWorker();
     const deps: PipelineDeps = {
-      api,
+      api: worker.api,
       uploader: noUpload,
       render: async (_job, ctx) => {
-        calls.render += 1;
+        renders += 1;
         await held;
         return outputIn(ctx.workDir);
       },
@@ -81,13 +102,8 @@ describe("encoder delivery server", () => {
       heartbeatMs: 60_000,
       log: (line) => lines.push(line),
     };
-    const server = createEncoderServer(deps, {
-      signingKeys: { current: emulator.currentSigningKey, next: emulator.nextSigningKey },
-      concurrency: 2,
-    });
-    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-    try {
-      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/deliveries/jobs`;
+    await serving(createEncoderServer(deps, { signingKeys: signingKeys(), concurrency: 2 }), async (port) => {
+      const url = `http://127.0.0.1:${port}/deliveries/jobs`;
       // The same message delivered twice while the first encode runs, as QStash does after a
       // response timeout: signed as QStash signs, the second with Upstash-Retried 1.
       const body = JSON.stringify({ jobId });
@@ -98,41 +114,29 @@ describe("encoder delivery server", () => {
           headers: { "Content-Type": "application/json", "Upstash-Message-Id": "msg_one", "Upstash-Retried": String(retried), "Upstash-Signature": await signedFor(url, body) },
         });
       const first = deliver(0);
-      await until("the first delivery to be claimed", () => calls.claim === 1);
+      await until("the first delivery to be claimed", () => worker.seen.claims.length === 1);
       const second = deliver(1);
       await new Promise((r) => setTimeout(r, 200));
       release();
       expect((await Promise.all([first, second])).map((res) => res.status)).toEqual([200, 200]);
-      expect(calls).toEqual({ claim: 1, render: 1, complete: 1 });
+      expect({ claims: worker.seen.claims.length, renders, completions: worker.seen.completions }).toEqual({ claims: 1, renders: 1, completions: 1 });
       expect(lines.map((l) => l.split(/\s+/).slice(0, 3).join(" "))).toEqual([`job ${jobId} claim`, `job ${jobId} upload`, `job ${jobId} completed`]);
-    } finally {
-      server.closeAllConnections();
-      await new Promise((r) => server.close(r));
-    }
+    });
   });
 
   it("another message for the job while it encodes (the sweep dispatched it again) waits for that encode to stop, then claims and encodes on its own", async () => {
-    const claims: number[] = [];
-    const calls = { render: 0, complete: 0 };
+    let renders = 0;
     let requeued = false;
-    const api = {
-      claim: async (id: string, attempt: number): Promise<ClaimedJob> => {
-        claims.push(attempt);
-        return claimed(id, attempt);
-      },
-      // The Worker took the job back from the first attempt (its heartbeat looked stale): 409 queued.
-      heartbeat: async () => {
-        if (requeued && claims.length === 1) throw new JobGoneError("queued");
-        return { status: "processing" };
-      },
-      complete: async () => ((calls.complete += 1), { status: "completed" }),
-      fail: async () => ({ status: "failed" }),
-    } as unknown as InternalApi;
+    // The Worker took the job back from the first attempt (its heartbeat looked stale): 409 queued.
+    const worker = fakeWorker(async () => {
+      if (requeued && worker.seen.claims.length === 1) throw new JobGoneError("queued");
+      return { status: "processing" };
+    });
     const deps: PipelineDeps = {
-      api,
+      api: worker.api,
       uploader: noUpload,
       render: async (job, ctx) => {
-        calls.render += 1;
+        renders += 1;
         // The first attempt's encode runs until it is stopped.
         if (job.attempt === 0) await new Promise((_, reject) => ctx.signal.addEventListener("abort", () => reject(ctx.signal.reason)));
         return outputIn(ctx.workDir);
@@ -141,41 +145,34 @@ describe("encoder delivery server", () => {
       heartbeatMs: 50,
       log: () => undefined,
     };
-    const server = createEncoderServer(deps, { signingKeys: { current: emulator.currentSigningKey, next: emulator.nextSigningKey }, concurrency: 2 });
-    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-    try {
-      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/deliveries/jobs`;
+    await serving(createEncoderServer(deps, { signingKeys: signingKeys(), concurrency: 2 }), async (port) => {
+      const url = `http://127.0.0.1:${port}/deliveries/jobs`;
       const qstash = new Client({ baseUrl: emulator.url, token: emulator.token });
       const first = (await qstash.publishJSON({ url, body: { jobId }, retries: 0 })).messageId;
-      await until("the first attempt to be claimed", () => claims.length === 1);
+      await until("the first attempt to be claimed", () => worker.seen.claims.length === 1);
       requeued = true;
       const again = (await qstash.publishJSON({ url, body: { jobId, firstAttempt: 1 }, retries: 0 })).messageId;
       const states = () => emulator.messages().filter((m) => [first, again].includes(m.messageId)).map((m) => m.state);
       await until("both deliveries to be answered", () => states().every((state) => state === "delivered"));
-      expect(claims).toEqual([0, 1]);
-      expect(calls).toEqual({ render: 2, complete: 1 });
-    } finally {
-      server.closeAllConnections();
-      await new Promise((r) => server.close(r));
-    }
+      expect(worker.seen.claims).toEqual([0, 1]);
+      expect({ renders, completions: worker.seen.completions }).toEqual({ renders: 2, completions: 1 });
+    });
   });
 });
 
 describe("the encoder's delivery route against a client that holds its connection", () => {
   it("a body still arriving at the deadline closes the connection before any work (a byte every few seconds held it for ever)", async () => {
-    const claims: string[] = [];
-    const deps = {
-      api: { claim: async (id: string) => (claims.push(id), claimed(id, 0)) } as unknown as InternalApi,
+    const worker = fakeWorker();
+    const deps: PipelineDeps = {
+      api: worker.api,
       uploader: noUpload,
       render: async () => expect.unreachable("nothing is rendered"),
       workRoot,
       heartbeatMs: 60_000,
       log: () => undefined,
-    } as PipelineDeps;
-    const server = createEncoderServer(deps, { signingKeys: { current: emulator.currentSigningKey, next: emulator.nextSigningKey }, concurrency: 2, bodyDeadlineMs: 300 });
-    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-    try {
-      const socket = connect((server.address() as AddressInfo).port, "127.0.0.1");
+    };
+    await serving(createEncoderServer(deps, { signingKeys: signingKeys(), concurrency: 2, bodyDeadlineMs: 300 }), async (port) => {
+      const socket = connect(port, "127.0.0.1");
       const closed = new Promise<string>((resolve) => {
         let answer = "";
         socket.on("data", (chunk) => (answer += chunk));
@@ -188,11 +185,8 @@ describe("the encoder's delivery route against a client that holds its connectio
       } finally {
         clearInterval(dripping);
       }
-      expect(claims).toEqual([]);
-      expect((await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/healthz`)).status).toBe(200);
-    } finally {
-      server.closeAllConnections();
-      await new Promise((r) => server.close(r));
-    }
+      expect(worker.seen.claims).toEqual([]);
+      expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+    });
   });
 });

@@ -1,4 +1,5 @@
 import type { Redis } from "@upstash/redis/cloudflare";
+import ipaddr from "ipaddr.js";
 import { describeError } from "../../errors";
 
 export interface ThrottleRule {
@@ -17,19 +18,13 @@ export const SIGN_UP_PER_ADDRESS: ThrottleRule = { name: "signup:ip", limit: 10,
 /**
  * What a per-address throttle counts: an IPv4 address, or an IPv6 address's /64. One host
  * usually holds a whole /64 (a VPS, a home line), so counting single IPv6 addresses would give
- * it 2^64 allowances. An IPv4-mapped IPv6 address counts as its IPv4 address.
+ * it 2^64 allowances. An IPv4-mapped IPv6 address counts as its IPv4 address (ipaddr.js's
+ * `process`); anything else (no address at all) counts as itself.
  */
 export function throttledNetwork(address: string): string {
-  if (!address.includes(":")) return address;
-  const lower = address.toLowerCase().replace(/%.*$/, "");
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
-  if (mapped) return mapped[1];
-  const [head, tail] = lower.includes("::") ? lower.split("::", 2) : [lower, undefined];
-  const headGroups = head ? head.split(":") : [];
-  const tailGroups = tail ? tail.split(":") : [];
-  const missing = tail === undefined ? 0 : 8 - headGroups.length - tailGroups.length;
-  const groups = [...headGroups, ...Array<string>(Math.max(0, missing)).fill("0"), ...tailGroups];
-  return `${groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, "")).join(":")}::/64`;
+  if (!ipaddr.isValid(address)) return address;
+  const ip = ipaddr.process(address);
+  return ip.kind() === "ipv4" ? ip.toString() : `${(ip as ipaddr.IPv6).parts.slice(0, 4).map((part) => part.toString(16)).join(":")}::/64`;
 }
 
 export type ThrottleVerdict = { allowed: true } | { allowed: false; retryAfterSeconds: number };

@@ -8,7 +8,7 @@ import { probeFile, probeImage } from "../ffmpeg/probe";
 import { runFfmpeg } from "../ffmpeg/run";
 import type { Watchdog } from "../ffmpeg/watchdog";
 import type { ClaimedJob } from "../internal-api";
-import { downloadSource, type DownloadPolicy } from "../source/download";
+import { ByteBudget, downloadSource, type DownloadPolicy } from "../source/download";
 import { assertSelfContained } from "../source/self-contained";
 import { planAssets, planFonts, inPointErrors, type AssetNeed } from "../timeline/assets";
 import { compileTimeline, fontKey, type TimelineAssets } from "../timeline/compile";
@@ -52,12 +52,14 @@ export async function renderTimelineJob(job: ClaimedJob, ctx: RenderContext, pol
   // they have stopped: its work dir is removed right after, under them otherwise.
   const stopAssets = new AbortController();
   const signal = AbortSignal.any([ctx.signal, stopAssets.signal]);
+  // One source's cap holds for them all together: a job's disk use does not grow with its asset count.
+  const assetPolicy: DownloadPolicy = { ...policy, together: new ByteBudget(policy.maxBytes, "a timeline's assets together") };
   let n = 0;
   const fetchAsset = async ({ url, uses }: AssetNeed) => {
     const path = join(ctx.workDir, `asset-${n++}`);
     const firstClip = uses[0].clipId;
     try {
-      const downloaded = await downloadSource(url, path, policy, signal);
+      const downloaded = await downloadSource(url, path, assetPolicy, signal);
       ctx.log({ stage: "download", bytes: downloaded.bytes, seconds: downloaded.seconds, asset: `clip "${firstClip}"` });
     } catch (err) {
       throw forClip(firstClip, "could not be downloaded", err);

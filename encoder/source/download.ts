@@ -19,6 +19,31 @@ export interface DownloadPolicy {
    * window of `windowMs` (headers included, from the first request on) is given up.
    */
   minRate?: { bytesPerSecond: number; windowMs: number };
+  /** The budget this download shares with the job's other downloads, if it has any. */
+  together?: ByteBudget;
+}
+
+/**
+ * What a job's downloads may write together. A timeline's assets draw on one, so that many
+ * assets, each under the size cap, cannot fill the encoder's disk under the other job's encode.
+ */
+export class ByteBudget {
+  private spent = 0;
+  /** `of` says whose bytes they are, for the refusal: "a timeline's assets together". */
+  constructor(
+    readonly limit: number,
+    readonly of: string,
+  ) {}
+
+  get left(): number {
+    return Math.max(0, this.limit - this.spent);
+  }
+
+  /** Counts bytes written; false once the total is over the limit. */
+  spend(bytes: number): boolean {
+    this.spent += bytes;
+    return this.spent <= this.limit;
+  }
 }
 
 export interface Downloaded {
@@ -119,12 +144,18 @@ export async function downloadSource(source: string, dest: string, policy: Downl
         res.body.destroy();
         throw JobFailure.sourceRefused(`${length} bytes is over the ${policy.maxBytes}-byte limit`);
       }
+      const together = policy.together;
+      if (together && length > together.left) {
+        res.body.destroy();
+        throw JobFailure.sourceRefused(`${length} bytes is over the ${together.left} bytes left of the ${together.limit}-byte limit on ${together.of}`);
+      }
       let seen = 0;
       const cap = new Transform({
         transform(chunk: Buffer, _enc, done) {
           seen += chunk.length;
           rate.count(chunk.length);
           if (seen > policy.maxBytes) done(JobFailure.sourceRefused(`larger than the ${policy.maxBytes}-byte limit`));
+          else if (together && !together.spend(chunk.length)) done(JobFailure.sourceRefused(`over the ${together.limit}-byte limit on ${together.of}`));
           else done(null, chunk);
         },
       });

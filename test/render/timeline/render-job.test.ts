@@ -65,7 +65,7 @@ beforeEach(() => {
   slowClosed = false;
 });
 
-async function render(tracks: unknown[]) {
+async function render(tracks: unknown[], downloads = policy) {
   const job: ClaimedJob = {
     id: "00000000-0000-4000-8000-000000000001",
     attempt: 0,
@@ -77,7 +77,7 @@ async function render(tracks: unknown[]) {
     maxSourceSeconds: 3600,
   };
   const workDir = await mkdtemp(join(dir, "job-"));
-  return renderTimelineJob(job, { workDir, signal: new AbortController().signal, onProgress: () => undefined, log: () => undefined }, policy);
+  return renderTimelineJob(job, { workDir, signal: new AbortController().signal, onProgress: () => undefined, log: () => undefined }, downloads);
 }
 
 /** The failure as the job shows it: not retried, naming the clip, with no server path. */
@@ -169,5 +169,13 @@ describe("a timeline asset that fails", () => {
     expect(fetched.get("slow.mp4")).toBe(1);
     // Closed by the renderer, not by the download's 20 s timeout.
     await vi.waitFor(() => expect(slowClosed).toBe(true), { timeout: 3000, interval: 20 });
+  });
+
+  it("fails, not retried, when the assets together are over the size cap each of them is under", async () => {
+    const each = (await readFile(join(dir, "clip.mp4"))).length;
+    const clips = Array.from({ length: 3 }, (_, i) => ({ id: `c${i}`, src: url(`held/clip.mp4?n=${i}`), in: 0, out: 1, startTime: i }));
+    const failure = await failureOf(render([video(clips)], { ...policy, maxBytes: Math.floor(each * 2.5) }));
+    expect(failure).toMatchObject({ kind: "source-refused", retryable: false });
+    expect(failure.message).toMatch(new RegExp(`^Asset for clip "c\\d" could not be downloaded: .*over the ${Math.floor(each * 2.5)}-byte limit on a timeline's assets together`));
   });
 });

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { isAllowedAddress } from "../../../encoder/source/address-policy";
-import { downloadSource } from "../../../encoder/source/download";
+import { ByteBudget, downloadSource } from "../../../encoder/source/download";
 
 /** Refused for good: the same source is refused on every attempt. */
 const REFUSED = { kind: "source-refused", retryable: false };
@@ -169,6 +169,19 @@ describe("guarded download", () => {
     await expect(downloadSource(`${base}/file`, join(dir, "big1"), small)).rejects.toThrow(/limit/);
     const dest = join(dir, "big2");
     await expect(downloadSource(`${base}/chunked`, dest, small)).rejects.toThrow(/limit/);
+    await expect(stat(dest)).rejects.toThrow();
+  });
+
+  it("downloads that share a budget are held to it together, with or without a Content-Length, leaving no partial file", async () => {
+    const shared = { ...dev, together: new ByteBudget(300 * 1024, "these sources together") };
+    expect((await downloadSource(`${base}/file`, join(dir, "first"), shared)).bytes).toBe(payload.length);
+    const announced = await downloadSource(`${base}/file`, join(dir, "second"), shared).catch((e) => e);
+    expect(announced).toMatchObject(REFUSED);
+    expect(announced.message).toContain("262144 bytes is over the 45056 bytes left of the 307200-byte limit on these sources together");
+    const dest = join(dir, "third");
+    const streamed = await downloadSource(`${base}/chunked`, dest, shared).catch((e) => e);
+    expect(streamed).toMatchObject(REFUSED);
+    expect(streamed.message).toContain("over the 307200-byte limit on these sources together");
     await expect(stat(dest)).rejects.toThrow();
   });
 

@@ -27,8 +27,14 @@ export const envSchema = z.object({
   QSTASH_NEXT_SIGNING_KEY: z.string().min(1),
   /** Shared secret for the encoder's HMAC-signed calls to /internal. */
   INTERNAL_SECRET: z.string().min(16),
-  /** Optional JSON object overriding monthly quotas per plan, e.g. {"pro":5000}. */
-  QUOTA_LIMITS: z.string().optional(),
+  /**
+   * Optional JSON object overriding monthly quotas per plan, e.g. {"pro":5000}. Checked here, so
+   * that a bad one stops the Worker's start rather than every creation later.
+   */
+  QUOTA_LIMITS: z
+    .string()
+    .optional()
+    .refine((text) => text === undefined || quotaOverrides(text) !== null, "must be a JSON object of plan → non-negative integer"),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -42,14 +48,23 @@ export function parseEnv(raw: unknown): Env {
   return result.data;
 }
 
-const quotaOverrides = z.partialRecord(z.enum(PLAN_IDS), z.number().int().nonnegative());
+const quotaOverridesSchema = z.partialRecord(z.enum(PLAN_IDS), z.number().int().nonnegative());
+
+/** QUOTA_LIMITS's overrides, or null when it is not JSON of that shape. */
+function quotaOverrides(text: string): Partial<Record<PlanId, number>> | null {
+  try {
+    return quotaOverridesSchema.safeParse(JSON.parse(text)).data ?? null;
+  } catch {
+    return null;
+  }
+}
 
 /** Each plan's units a month: the defaults, with QUOTA_LIMITS's overrides. */
 export function monthlyQuotas(env: Pick<Env, "QUOTA_LIMITS">): Record<PlanId, number> {
   if (!env.QUOTA_LIMITS) return DEFAULT_MONTHLY_QUOTA;
-  const parsed = quotaOverrides.safeParse(JSON.parse(env.QUOTA_LIMITS));
-  if (!parsed.success) throw new Error("QUOTA_LIMITS must be a JSON object of plan → non-negative integer");
-  return { ...DEFAULT_MONTHLY_QUOTA, ...parsed.data };
+  const overrides = quotaOverrides(env.QUOTA_LIMITS);
+  if (!overrides) throw new Error("QUOTA_LIMITS must be a JSON object of plan → non-negative integer");
+  return { ...DEFAULT_MONTHLY_QUOTA, ...overrides };
 }
 
 export function monthlyQuota(env: Pick<Env, "QUOTA_LIMITS">, plan: PlanId): number {

@@ -1,0 +1,32 @@
+import { describe, expect, it } from "vitest";
+import { DEFAULT_MONTHLY_QUOTA } from "../../../domain/plans";
+import { monthlyQuotas, parseEnv } from "../../../worker/env";
+
+const env = {
+  DATABASE_URL: "postgres://u:p@db.example.com/app",
+  S3_ENDPOINT: "https://account.r2.cloudflarestorage.com",
+  S3_BUCKET: "outputs",
+  S3_ACCESS_KEY_ID: "id",
+  S3_SECRET_ACCESS_KEY: "secret",
+  QSTASH_TOKEN: "token",
+  UPSTASH_REDIS_REST_URL: "https://redis.example.com",
+  UPSTASH_REDIS_REST_TOKEN: "token",
+  ENCODER_URL: "https://encoder.example.com",
+  PUBLIC_URL: "https://api.example.com",
+  QSTASH_CURRENT_SIGNING_KEY: "current",
+  QSTASH_NEXT_SIGNING_KEY: "next",
+  INTERNAL_SECRET: "a-secret-of-sixteen-or-more",
+};
+
+describe("the Worker's configuration: QUOTA_LIMITS", () => {
+  it("overrides the plans it names and keeps the others' defaults", () => {
+    const quotas = monthlyQuotas(parseEnv({ ...env, QUOTA_LIMITS: '{"pro":5000,"free":0}' }));
+    expect(quotas).toEqual({ ...DEFAULT_MONTHLY_QUOTA, pro: 5000, free: 0 });
+    expect(monthlyQuotas(parseEnv(env))).toEqual(DEFAULT_MONTHLY_QUOTA);
+  });
+
+  // A bad value used to pass the start and then turn every POST /jobs, POST /edl and usage page into a 500.
+  it.each(["{pro:5000}", '{"pro":"5000"}', '{"Pro":5}', '{"pro":-1}', '{"pro":1.5}', "[5000]", "null", ""])("refuses %j at the start, naming it", (value) => {
+    expect(() => parseEnv({ ...env, QUOTA_LIMITS: value })).toThrow("Worker configuration is invalid or missing: QUOTA_LIMITS");
+  });
+});

@@ -37,6 +37,12 @@ export const encoderConfigSchema = z.object({
   WORKER_RETRY_MS: z.coerce.number().int().nonnegative().default(120_000),
   /** Jobs encoded at once by this process; QStash flow control keeps the service-wide total at 2. */
   CONCURRENCY: z.coerce.number().int().positive().default(2),
+  /**
+   * On SIGTERM, how long running encodes are given to finish before they are stopped (and QStash
+   * delivers them again). 0 stops them at once, as `npm run dev` wants; fly.toml sets it under
+   * its kill_timeout, so that a deploy does not cost every running job an attempt.
+   */
+  SHUTDOWN_GRACE_MS: z.coerce.number().int().nonnegative().default(0),
 });
 
 export type EncoderConfig = z.infer<typeof encoderConfigSchema>;

@@ -45,8 +45,16 @@ server.listen(config.PORT, config.HOST, () => {
   console.log(JSON.stringify({ level: "info", msg: "encoder listening", port: config.PORT, allowLoopbackSources: config.ALLOW_LOOPBACK_SOURCES }));
 });
 
+let stopping = false;
 for (const signal of ["SIGTERM", "SIGINT"] as const) {
-  process.on(signal, () => {
+  process.on(signal, async () => {
+    // A second signal stops at once.
+    if (!stopping && config.SHUTDOWN_GRACE_MS > 0) {
+      stopping = true;
+      console.log(JSON.stringify({ level: "info", msg: "stopping: running encodes may finish", signal, graceSeconds: config.SHUTDOWN_GRACE_MS / 1000 }));
+      const finished = await server.drain(config.SHUTDOWN_GRACE_MS);
+      console.log(JSON.stringify({ level: "info", msg: finished ? "every running encode was answered" : "grace over: stopping the encodes still running" }));
+    }
     // FFmpeg would otherwise outlive the encoder, encoding for a delivery nobody answers.
     killRunningTools();
     server.close();

@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type Server } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { Receiver } from "@upstash/qstash";
 import { z } from "zod";
 import { flightsByKey, semaphore } from "./concurrency";
@@ -47,6 +47,15 @@ async function readBody(req: IncomingMessage, deadlineMs: number, limit = 64 * 1
   return Buffer.concat(chunks).toString("utf8");
 }
 
+export interface EncoderServer extends Server {
+  /**
+   * Stops listening and waits, for at most `graceMs`, until every delivery taken is answered;
+   * true when they all were. A delivery sent meanwhile finds the port closed, and QStash delivers
+   * it again (to the encoder that replaces this one) without this one having claimed the job.
+   */
+  drain(graceMs: number): Promise<boolean>;
+}
+
 /**
  * The encoder's HTTP face: QStash deliveries in, nothing else. A delivery is answered only
  * when its job is settled, so QStash's flow control (parallelism 2) counts running encodes.
@@ -54,7 +63,7 @@ async function readBody(req: IncomingMessage, deadlineMs: number, limit = 64 * 1
 export function createEncoderServer(
   deps: PipelineDeps,
   opts: { signingKeys: { current: string; next: string }; concurrency: number; bodyDeadlineMs?: number },
-): Server {
+): EncoderServer {
   const receiver = new Receiver({ currentSigningKey: opts.signingKeys.current, nextSigningKey: opts.signingKeys.next });
   const limit = semaphore(opts.concurrency);
   // QStash delivers a message again when a delivery outlives its response timeout, though the
@@ -62,8 +71,15 @@ export function createEncoderServer(
   // Another message for the job (the sweep dispatched it again: a new attempt) does not join an
   // encode the Worker has taken the job from; it waits for it to end, then claims on its own.
   const flights = flightsByKey<DeliveryResult>();
+  const answering = new Set<Promise<unknown>>();
 
-  return createServer(async (req, res) => {
+  const server = createServer((req, res) => {
+    const handled = handle(req, res);
+    answering.add(handled);
+    void handled.finally(() => answering.delete(handled));
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse) {
     const reply = (status: number, body: Record<string, unknown>, headers: Record<string, string> = {}) => {
       if (!res.headersSent) res.writeHead(status, { "content-type": "application/json", ...headers }).end(JSON.stringify(body));
     };
@@ -95,5 +111,19 @@ export function createEncoderServer(
       deps.log(formatStage(jobId, { stage: "error", message: `the delivery could not be processed (answered 503, QStash delivers it again): ${describeError(err)}` }));
       reply(503, { error: "Delivery could not be processed; retry" });
     }
+  }
+
+  return Object.assign(server, {
+    async drain(graceMs: number) {
+      server.close();
+      let timer: NodeJS.Timeout | undefined;
+      const graceOver = new Promise<false>((resolve) => (timer = setTimeout(resolve, graceMs, false)));
+      const answered = Promise.allSettled([...answering]).then(() => true);
+      try {
+        return await Promise.race([answered, graceOver]);
+      } finally {
+        clearTimeout(timer);
+      }
+    },
   });
 }

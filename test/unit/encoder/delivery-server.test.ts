@@ -190,3 +190,54 @@ describe("the encoder's delivery route against a client that holds its connectio
     });
   });
 });
+
+describe("the encoder stopping (a deploy's SIGTERM)", () => {
+  /** A server whose one delivery is claimed and holds its render until `release`. */
+  async function holdingOneDelivery(work: (server: ReturnType<typeof createEncoderServer>, url: string, answer: Promise<Response>, release: () => void) => Promise<void>) {
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const worker = fakeWorker();
+    const deps: PipelineDeps = {
+      api: worker.api,
+      uploader: noUpload,
+      render: async (_job, ctx) => (await held, outputIn(ctx.workDir)),
+      workRoot,
+      heartbeatMs: 60_000,
+      log: () => undefined,
+    };
+    const server = createEncoderServer(deps, { signingKeys: signingKeys(), concurrency: 2 });
+    await serving(server, async (port) => {
+      const url = `http://127.0.0.1:${port}/deliveries/jobs`;
+      const body = JSON.stringify({ jobId });
+      const answer = fetch(url, { method: "POST", body, headers: { "Content-Type": "application/json", "Upstash-Signature": await signedFor(url, body) } });
+      await until("the delivery to be claimed", () => worker.seen.claims.length === 1);
+      try {
+        await work(server, url, answer, release);
+      } finally {
+        release();
+      }
+    });
+  }
+
+  it("takes no new delivery, and waits for the running encode to be answered", async () => {
+    await holdingOneDelivery(async (server, url, answer, release) => {
+      let drained: boolean | undefined;
+      const draining = server.drain(30_000).then((all) => (drained = all));
+      await expect(fetch(url.replace("/deliveries/jobs", "/healthz"))).rejects.toThrow();
+      await new Promise((r) => setTimeout(r, 100));
+      expect(drained).toBeUndefined();
+      release();
+      expect((await answer).status).toBe(200);
+      await draining;
+      expect(drained).toBe(true);
+    });
+  });
+
+  it("gives up waiting when the grace is over, for the encoder to stop what still runs", async () => {
+    await holdingOneDelivery(async (server, _url, answer, release) => {
+      expect(await server.drain(200)).toBe(false);
+      release();
+      expect((await answer).status).toBe(200);
+    });
+  });
+});

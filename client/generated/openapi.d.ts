@@ -174,6 +174,7 @@ export interface components {
             /** @enum {string} */
             version: "1.0";
             output?: components["schemas"]["EdlOutput"];
+            /** @description At least 0.1 s long (the end of the last clip on any track), and a frame long at `output.fps` when it is set. */
             timeline: {
                 tracks: components["schemas"]["EdlTrack"][];
             };
@@ -303,7 +304,7 @@ export interface components {
         };
         EdlTextClip: {
             id: string;
-            /** @description One line per line break. */
+            /** @description One line per line break; at most 1000 lines across a timeline's text clips. */
             text: string;
             /** @description Seconds. */
             startTime: number;

@@ -1,5 +1,6 @@
 /** Per-plan EDL limits (spec, Limits › EDL plan limits). */
 import { PLAN_DISPLAY_NAMES, type PlanId } from "../plans";
+import type { Track } from "./schema";
 
 export interface EdlLimits {
   clips: number;
@@ -39,6 +40,30 @@ export function limitErrors(usage: EdlUsage, plan: PlanId): string[] {
     errors.push(
       `Timeline too long for the ${name} plan: ${usage.duration} seconds (maximum ${limits.durationSeconds} seconds)`,
     );
+  }
+  return errors;
+}
+
+/**
+ * Lines of text a timeline may draw, all its text clips together, on every plan. Each line is a
+ * drawtext filter of its own, about 0.3 MB of FFmpeg's memory and 1.5 ms of its start-up: 1000
+ * take 350 MB; the body limit alone would let one text of half a million lines through.
+ */
+export const MAX_TEXT_LINES = 1000;
+
+/** The shortest timeline: below a frame's length it has no frame to encode. */
+export const MIN_TIMELINE_SECONDS = 0.1;
+
+/** Rules on a readable timeline's size that hold on every plan: its text lines and its length. */
+export function sizeErrors(tracks: Track[], duration: number, fps: number | undefined): string[] {
+  const errors: string[] = [];
+  // flatMap and reduce, not for…of: they pass over the holes a sparse array (not JSON, but a
+  // value validateEdl is given) leaves in an otherwise valid timeline.
+  const lines = tracks.flatMap((track) => (track.type === "text" ? track.clips : [])).reduce((sum, clip) => sum + clip.text.split(/\r?\n/).length, 0);
+  if (lines > MAX_TEXT_LINES) errors.push(`Too many lines of text: ${lines} across the text clips (maximum ${MAX_TEXT_LINES})`);
+  const shortest = Math.max(MIN_TIMELINE_SECONDS, fps ? 1 / fps : 0);
+  if (duration < shortest) {
+    errors.push(`Timeline too short: ${duration} seconds (minimum ${+shortest.toFixed(3)} seconds${fps ? `, one frame at ${fps} fps` : ""})`);
   }
   return errors;
 }

@@ -6,7 +6,7 @@ import type { PlanId } from "../plans";
 import { UNSTORABLE_TEXT_MESSAGE, unstorableTextPaths } from "../storable-text";
 import { estimate, type EdlEstimate } from "./estimate";
 import { fieldsOf, type Issues, isObject, type JsonObject, own } from "./fields";
-import { limitErrors } from "./limits";
+import { limitErrors, sizeErrors } from "./limits";
 import { readOutput } from "./output";
 import { EDL_VERSION, type OutputSettings, type ValidatedEdl } from "./schema";
 import { computeStats, type EdlStats } from "./stats";
@@ -49,6 +49,8 @@ export function validateEdl(input: unknown, plan: PlanId): EdlValidation {
 
   const stats = computeStats(timeline);
   issues.errors.push(...limitErrors(stats, plan));
+  // Only a timeline right in every other way: its length means nothing beside a missing video track.
+  if (timeline.validTracks && issues.errors.length === 0) issues.errors.push(...sizeErrors(timeline.validTracks, stats.duration, output.fps));
   if (stats.features.length > 0) {
     issues.warnings.push(`${EXPERIMENTAL_FEATURES_WARNING}: ${stats.features.join(", ")}`);
   }

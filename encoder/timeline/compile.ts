@@ -20,7 +20,12 @@ export interface TimelineAssets {
 
 export interface CompiledTimeline {
   args: string[];
-  /** Text for drawtext's textfile=, to write before running. */
+  /** The filter graph, which `args` read from a file in `files`. */
+  graph: string;
+  /**
+   * To write before running: the graph, and the texts drawtext reads (textfile=). As arguments,
+   * a timeline of many clips or lines passed Linux's limit of 128 KiB on one argument (E2BIG).
+   */
   files: { path: string; content: string }[];
   duration: number;
   frame: Resolution;
@@ -74,14 +79,17 @@ export function compileTimeline(edl: ValidatedEdl, assets: TimelineAssets, paths
     }
   });
 
+  const graph = g.filterGraph();
+  const graphFile = `${paths.workDir}/graph.txt`;
+  files.push({ path: graphFile, content: graph });
   const args = [
     ...head(g.inputs()),
     // The graph in one thread: its slice threads only competed with x264's frame threads
     // (bench:edl on 2 cores: 10.2 s against 12.2 s).
     "-filter_complex_threads",
     "1",
-    "-filter_complex",
-    g.filterGraph(),
+    "-filter_complex_script",
+    graphFile,
     "-map",
     picture,
     "-map",
@@ -89,5 +97,5 @@ export function compileTimeline(edl: ValidatedEdl, assets: TimelineAssets, paths
     ...encodeArgs(edl.output),
     paths.output,
   ];
-  return { args, files, duration, frame, fps };
+  return { args, graph, files, duration, frame, fps };
 }

@@ -134,6 +134,9 @@ export function buildVideoTrack(
     cursor = p.start + p.duration;
   }
   gapUntil(end);
+  // A timeline of under half a frame at the sources' rate (the API checks only 0.1 s, or a frame
+  // at output.fps): concat of nothing is FFmpeg's error, and would be retried.
+  if (segments.length === 0) throw JobFailure.invalidTimeline(`The timeline is ${ffSeconds(end)} s long, less than a frame at ${fps} fps: it has no frame to encode`);
   const video = g.label("v");
   const audio = g.label("a");
   g.add(`${segments.join("")}concat=n=${segments.length / 2}:v=1:a=1${video}${audio}`);

@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -58,6 +58,7 @@ describe("every blend mode renders through FFmpeg with the expected colour under
         },
         { workDir: dir, output },
       );
+      await Promise.all(compiled.files.map((f) => writeFile(f.path, f.content)));
       await runFfmpeg(compiled.args, { workDir: dir });
       expect(closeTo(await pixelAt(output, 1, 40, 40), colour, 40), `${name}: ${await pixelAt(output, 1, 40, 40)}`).toBe(true);
       // Outside its window and outside its area, the picture is untouched.

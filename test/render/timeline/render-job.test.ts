@@ -131,6 +131,12 @@ describe("timeline assets: fetched once, only when used, and in-points checked a
     expect([...fetched.keys()].filter((k) => k.startsWith("held/"))).toHaveLength(10);
   });
 
+  it("a timeline whose filter graph is longer than Linux lets one argument be (128 KiB) renders: 600 lines of text", async () => {
+    const text = Array.from({ length: 600 }, (_, i) => `line ${i}`).join("\n");
+    const result = await render([video([{ id: "v", src: url("clip.mp4"), in: 0, out: 1, startTime: 0 }]), { type: "text", clips: [{ id: "t", text, startTime: 0, duration: 1 }] }]);
+    expect(result.duration).toBe(1);
+  });
+
   it("a muted clip's replaceAudio is neither downloaded nor probed", async () => {
     const result = await render([video([{ id: "m", src: url("clip.mp4"), in: 0, out: 1, startTime: 0, mute: true, replaceAudio: url("missing.m4a") }])]);
     expect(result.duration).toBe(1);

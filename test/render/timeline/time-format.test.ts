@@ -47,7 +47,7 @@ describe("tiny times in a timeline never reach FFmpeg in exponent notation", () 
       },
       { workDir: dir, output },
     );
-    const args = compiled.args.join(" ");
+    const args = `${compiled.args.join(" ")} ${compiled.graph}`;
     expect(args).not.toMatch(/\de[-+]?\d/);
     expect(args).toContain("-ss 0 -t 1 -i");
     // A fade of 0 s at FFmpeg's resolution is left out: given d=0 the fade filter fades over 25 frames.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { EDL_LIMITS } from "../../../domain/edl/limits";
+import { EDL_LIMITS, MAX_TEXT_LINES } from "../../../domain/edl/limits";
 import { READ_CEILING } from "../../../domain/edl/timeline";
 import { validateEdl } from "../../../domain/edl/validate";
 import { PLAN_DISPLAY_NAMES, PLAN_IDS } from "../../../domain/plans";
@@ -187,5 +187,26 @@ describe("spec: EDL document › every distinct URL (src and replaceAudio) count
     expect(validateEdl(edl([track("video", assets(6))]), "free").errors).toEqual([
       "Too many assets for the Starter plan: 6 (maximum 5)",
     ]);
+  });
+});
+
+describe("decision: limits on every plan that keep a timeline renderable", () => {
+  it(`at most ${MAX_TEXT_LINES} lines of text across the text clips (each line is a drawtext filter of FFmpeg's)`, () => {
+    const lines = (n: number) => Array.from({ length: n }, (_, i) => `line ${i}`).join("\n");
+    const texts = (...counts: number[]) => withTrack("text", counts.map((n, i) => textClip({ id: `t${i}`, text: lines(n) })));
+    expect(validateEdl(texts(600, 400), "free").errors).toEqual([]);
+    expect(validateEdl(texts(600, 401), "enterprise").errors).toEqual([`Too many lines of text: 1001 across the text clips (maximum ${MAX_TEXT_LINES})`]);
+    // One text of many lines was a 3.8 KB body that failed three attempts with "spawn E2BIG".
+    expect(validateEdl(withTrack("text", [textClip({ text: "a\r\n".repeat(5000) })]), "free").errors).toEqual([
+      `Too many lines of text: 5001 across the text clips (maximum ${MAX_TEXT_LINES})`,
+    ]);
+  });
+
+  it("a timeline at least 0.1 s long, and a frame long at output.fps (shorter, it has no frame to encode)", () => {
+    expect(validateEdl(oneClipLasting(0.1), "free").errors).toEqual([]);
+    expect(validateEdl(oneClipLasting(0.01), "free").errors).toEqual(["Timeline too short: 0.01 seconds (minimum 0.1 seconds)"]);
+    const atTwoFps = (seconds: number) => edl([track("video", [videoClip({ in: 0, out: seconds })])], { output: { fps: 2 } });
+    expect(validateEdl(atTwoFps(0.5), "free").errors).toEqual([]);
+    expect(validateEdl(atTwoFps(0.4), "free").errors).toEqual(["Timeline too short: 0.4 seconds (minimum 0.5 seconds, one frame at 2 fps)"]);
   });
 });

@@ -34,7 +34,7 @@ describe("spec: EDL document › Video clip › in and out", () => {
   it("out must be greater than in", () => {
     expect(errorsFor({ in: 5, out: 5 })).toEqual([`${CLIP0}.out: must be greater than in`]);
     expect(errorsFor({ in: 5, out: 4 })).toEqual([`${CLIP0}.out: must be greater than in`]);
-    expect(errorsFor({ in: 5, out: 5.001 })).toEqual([]);
+    expect(errorsFor({ in: 5, out: 5.001, startTime: 1 })).toEqual([]);
   });
 
   it("in must be at least 0 (decision: and at most 100 hours, as every time field)", () => {

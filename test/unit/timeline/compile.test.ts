@@ -31,7 +31,7 @@ function compile(doc: Record<string, unknown>) {
   expect(result.errors).toEqual([]);
   return compileTimeline(result.edl!, assets, { workDir: "/w", output: "/w/output.mp4" });
 }
-const graphOf = (c: { args: string[] }) => c.args[c.args.indexOf("-filter_complex") + 1];
+const graphOf = (c: { graph: string }) => c.graph;
 const video = (clips: unknown[]) => ({ type: "video", clips });
 
 describe("timeline compiler: one FFmpeg invocation, one filter graph", () => {
@@ -48,6 +48,9 @@ describe("timeline compiler: one FFmpeg invocation, one filter graph", () => {
         "[0:a:0]asetpts=PTS-STARTPTS,aresample=48000,aformat=sample_fmts=fltp:channel_layouts=stereo,apad,atrim=end_sample=144000,asetpts=PTS-STARTPTS[a1];" +
         "[v0][a1]concat=n=1:v=1:a=1[v2][a3]",
     );
+    // The graph is read from a file: as an argument, a large timeline's passed Linux's 128 KiB limit on one.
+    expect(c.args.slice(c.args.indexOf("-filter_complex_script"), c.args.indexOf("-map"))).toEqual(["-filter_complex_script", "/w/graph.txt"]);
+    expect(c.files).toContainEqual({ path: "/w/graph.txt", content: c.graph });
     expect(c.args.slice(c.args.indexOf("-map"))).toEqual([
       "-map", "[v2]", "-map", "[a3]",
       "-c:v", "libx264", "-preset", "veryfast", "-crf", "23", "-pix_fmt", "yuv420p",
@@ -64,7 +67,7 @@ describe("timeline compiler: one FFmpeg invocation, one filter graph", () => {
     expect(g.startsWith("color=c=black:s=640x360:r=30,trim=end_frame=15,format=yuv420p,setsar=1[v0];anullsrc=r=48000:cl=stereo,atrim=end_sample=24000[a1];")).toBe(true);
     expect(g).toContain("color=c=black:s=640x360:r=30,trim=end_frame=45,");
     expect(g).toContain("concat=n=4:v=1:a=1");
-    expect(c.args.filter((a) => a.startsWith("/w/"))).toEqual(["/w/a", "/w/b", "/w/output.mp4"]);
+    expect(c.args.filter((a) => a.startsWith("/w/"))).toEqual(["/w/a", "/w/b", "/w/graph.txt", "/w/output.mp4"]);
     expect(c.duration).toBe(4);
   });
 
@@ -85,6 +88,19 @@ describe("timeline compiler: one FFmpeg invocation, one filter graph", () => {
     // A clip shorter than half a frame has no frame of its own and is left out.
     const tiny = compile({ output: { fps: 25 }, timeline: { tracks: [video([{ id: "a", src: A, in: 0, out: 1, startTime: 0 }, { id: "t", src: B, in: 0, out: 0.01, startTime: 1 }])] } });
     expect(graphOf(tiny)).toContain("concat=n=1:");
+  });
+
+  it("a timeline without a frame at its sources' rate fails, not retried, instead of asking FFmpeg to join nothing", () => {
+    const { edl } = validateEdl({ version: "1.0", timeline: { tracks: [video([{ id: "a", src: A, in: 0, out: 0.1, startTime: 0 }])] } }, "enterprise");
+    const twoFps: TimelineAssets = { ...assets, media: new Map([[A, { ...assets.media.get(A)!, fps: 2 }]]) };
+    const failure = (() => {
+      try {
+        compileTimeline(edl!, twoFps, { workDir: "/w", output: "/w/output.mp4" });
+      } catch (err) {
+        return err;
+      }
+    })();
+    expect(failure).toMatchObject({ kind: "invalid-timeline", retryable: false, message: "The timeline is 0.1 s long, less than a frame at 2 fps: it has no frame to encode" });
   });
 
   it("speed: setpts divides time; atempo chains whole factors of 2 or 0.5 with the remainder last", () => {
@@ -178,7 +194,10 @@ describe("timeline compiler: one FFmpeg invocation, one filter graph", () => {
         ],
       },
     });
-    expect(c.files).toEqual([{ path: "/w/text-1-0-0.txt", content: "Hello: 'world', 100%" }]);
+    expect(c.files).toEqual([
+      { path: "/w/text-1-0-0.txt", content: "Hello: 'world', 100%" },
+      { path: "/w/graph.txt", content: c.graph },
+    ]);
     expect(graphOf(c)).toContain(
       "[v2]drawtext=expansion=none:fontfile='/fonts/Sans-Bold.ttf':textfile='/w/text-1-0-0.txt':fontsize=40:fontcolor=0xFF0000@1:x=10:y=h-text_h-8+0:box=1:boxcolor=0x000000@0.5:boxborderw=8:borderw=2:bordercolor=0xFFFFFF@1:shadowx=3:shadowy=4:shadowcolor=0x000000@1:alpha='if(lt(t,1.5),(t-1)/0.5,if(gt(t,3),(4-t)/1,1))':enable='between(t,1,4)'[v4]",
     );

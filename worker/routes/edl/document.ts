@@ -8,6 +8,7 @@
 import { z } from "@hono/zod-openapi";
 import { FONT_SIZE_RULE, MAX_SECONDS, OPACITY_RULE, SPEED_RULE, VOLUME_DB_RULE } from "../../../domain/edl/clips";
 import { MAX_PERCENT, MAX_PIXELS } from "../../../domain/edl/formats";
+import { MAX_TEXT_LINES, MIN_TIMELINE_SECONDS } from "../../../domain/edl/limits";
 import { FPS_RULE } from "../../../domain/edl/output";
 import {
   AUDIO_CODECS,
@@ -73,7 +74,7 @@ export const EdlOverlayClip = z
 export const EdlTextClip = z
   .object({
     id: z.string(),
-    text: z.string().openapi({ description: "One line per line break." }),
+    text: z.string().openapi({ description: `One line per line break; at most ${MAX_TEXT_LINES} lines across a timeline's text clips.` }),
     startTime: seconds,
     duration: seconds.openapi({ exclusiveMinimum: 0 }),
     fontSize: z.number().gt(FONT_SIZE_RULE.min).max(FONT_SIZE_RULE.max).optional().openapi({ default: 48 }),
@@ -118,7 +119,9 @@ export const EdlDocument = z
   .object({
     version: z.literal(EDL_VERSION),
     output: EdlOutput.nullish(),
-    timeline: z.object({ tracks: z.array(EdlTrack) }),
+    timeline: z
+      .object({ tracks: z.array(EdlTrack) })
+      .openapi({ description: `At least ${MIN_TIMELINE_SECONDS} s long (the end of the last clip on any track), and a frame long at \`output.fps\` when it is set.` }),
     metadata: z.record(z.string(), z.unknown()).nullish(),
   })
   .openapi("EdlDocument", { description: "A timeline of clips, overlays and text assembled into one output file." });

@@ -207,6 +207,12 @@ function readShadow(f: Fields, errors: string[]): TextShadow | undefined {
   };
 }
 
+/**
+ * The longest family name: real ones are a few words. The name is an argument to fontconfig's
+ * fc-match, where a long one failed the spawn (E2BIG), retried as an internal error.
+ */
+export const MAX_FONT_FAMILY_LENGTH = 100;
+
 export function readTextClip(source: JsonObject, path: string, issues: Issues): ClipReading<TextClip> {
   const before = issues.errors.length;
   const f = fieldsOf(source, path, issues.errors);
@@ -215,7 +221,10 @@ export function readTextClip(source: JsonObject, path: string, issues: Issues): 
   const { startTime, duration, fadeIn, fadeOut, span } = readTiming(f);
   const fontSize = f.number("fontSize", FONT_SIZE_RULE) ?? TEXT_DEFAULTS.fontSize;
   const fontColor = readColor(f, "fontColor", TEXT_DEFAULTS.fontColor);
-  const fontFamily = f.string("fontFamily") ?? TEXT_DEFAULTS.fontFamily;
+  const family = f.string("fontFamily");
+  const fontFamily =
+    (family && family.length > MAX_FONT_FAMILY_LENGTH ? f.fail("fontFamily", `must be at most ${MAX_FONT_FAMILY_LENGTH} characters`) : family) ??
+    TEXT_DEFAULTS.fontFamily;
   const fontWeight = f.oneOf("fontWeight", FONT_WEIGHTS) ?? TEXT_DEFAULTS.fontWeight;
   const textAlign = f.oneOf("textAlign", TEXT_ALIGNS) ?? TEXT_DEFAULTS.textAlign;
   const position = readPosition(f, issues);

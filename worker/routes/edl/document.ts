@@ -6,7 +6,7 @@
  * validator accepts also fits this schema.
  */
 import { z } from "@hono/zod-openapi";
-import { FONT_SIZE_RULE, MAX_SECONDS, OPACITY_RULE, SPEED_RULE, VOLUME_DB_RULE } from "../../../domain/edl/clips";
+import { FONT_SIZE_RULE, MAX_FONT_FAMILY_LENGTH, MAX_SECONDS, OPACITY_RULE, SPEED_RULE, VOLUME_DB_RULE } from "../../../domain/edl/clips";
 import { MAX_PERCENT, MAX_PIXELS } from "../../../domain/edl/formats";
 import { MAX_TEXT_LINES, MIN_TIMELINE_SECONDS } from "../../../domain/edl/limits";
 import { FPS_RULE } from "../../../domain/edl/output";
@@ -79,7 +79,7 @@ export const EdlTextClip = z
     duration: seconds.openapi({ exclusiveMinimum: 0 }),
     fontSize: z.number().gt(FONT_SIZE_RULE.min).max(FONT_SIZE_RULE.max).optional().openapi({ default: 48 }),
     fontColor: hexColor.optional().openapi({ default: "#FFFFFF" }),
-    fontFamily: z.string().optional().openapi({ default: "Arial" }),
+    fontFamily: z.string().max(MAX_FONT_FAMILY_LENGTH).optional().openapi({ default: "Arial" }),
     fontWeight: z.enum(FONT_WEIGHTS).optional(),
     textAlign: z.enum(TEXT_ALIGNS).optional(),
     position: position.optional(),

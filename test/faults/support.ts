@@ -174,7 +174,7 @@ export async function startStorageFront() {
 }
 
 /** What a service front does with one request: forward it, refuse it unforwarded, or forward it and lose the answer. */
-export type FrontVerdict = "pass" | "refuse" | "lose-answer" | { loseAnswerOnce: Promise<unknown> };
+export type FrontVerdict = "pass" | "refuse" | "lose-answer" | { loseAnswerOnce: Promise<unknown> } | { holdAnswerUntil: Promise<unknown> };
 
 export interface FrontRequest {
   method: string;
@@ -187,7 +187,8 @@ export interface FrontRequest {
  * the requests `judge` picks, at the moment they are made: `refuse` drops the connection before
  * anything reaches the service (the service was unreachable); `lose-answer` lets the service do
  * the work and drops the connection instead of its answer (the Worker cannot tell it was done);
- * `loseAnswerOnce` does the same once the promise settles, holding the answer until then.
+ * `loseAnswerOnce` does the same once the promise settles, holding the answer until then;
+ * `holdAnswerUntil` holds the answer until the promise settles, then gives it.
  */
 export async function startServiceFront() {
   let target: URL | undefined;
@@ -202,6 +203,12 @@ export async function startServiceFront() {
       verdicts.push({ request, verdict });
       if (verdict === "refuse") return req.socket.destroy();
       const upstream = forward(target!, req, Buffer.concat(chunks), (answer) => {
+        if (typeof verdict === "object" && "holdAnswerUntil" in verdict) {
+          const held: Buffer[] = [];
+          answer.on("data", (chunk: Buffer) => held.push(chunk));
+          answer.on("end", () => void verdict.holdAnswerUntil.finally(() => res.writeHead(answer.statusCode ?? 502, answer.headers).end(Buffer.concat(held))));
+          return;
+        }
         if (verdict === "lose-answer" || typeof verdict === "object") {
           const until = typeof verdict === "object" ? verdict.loseAnswerOnce : Promise.resolve();
           answer.resume();

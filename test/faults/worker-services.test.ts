@@ -1,3 +1,4 @@
+import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { FixtureServer } from "../e2e/fixtures";
 import type { Client, E2E } from "../e2e/harness";
@@ -233,6 +234,75 @@ describe("a creation under an Idempotency-Key whose answer is not recorded", () 
     const retry = await client.createJob(body, { idempotencyKey });
     expect(retry.status).toBe(409);
     expect(await finish(jobId)).toMatchObject({ status: "completed" });
+  });
+});
+
+describe("a client that goes away while its creation runs", () => {
+  /** Sends a creation (under `idempotencyKey` if given) on a connection of its own, which the caller resets. */
+  function sendAndStay(body: object, idempotencyKey?: string) {
+    const { hostname, port } = new URL(e2e.stack.info.apiUrl);
+    const socket = connect(Number(port), hostname);
+    const json = JSON.stringify(body);
+    socket.write(
+      `POST /api/v1/jobs HTTP/1.1\r\nHost: ${hostname}\r\nAuthorization: Bearer ${client.key}\r\nContent-Type: application/json\r\n` +
+        `${idempotencyKey ? `Idempotency-Key: ${idempotencyKey}\r\n` : ""}Content-Length: ${Buffer.byteLength(json)}\r\n\r\n${json}`,
+    );
+    socket.on("error", () => undefined);
+    return socket;
+  }
+
+  it("under an Idempotency-Key: the creation still ends, and a retry under the key gets its job (it was 409 for a day)", async () => {
+    let seen!: () => void;
+    const creationSeen = new Promise<void>((resolve) => (seen = resolve));
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    database.judge((req) => (anyStatement(req, (s) => s.query.includes('insert into "jobs"')) ? (seen(), { holdAnswerUntil: released }) : "pass"));
+    const idempotencyKey = `gone-${Date.now()}`;
+    const body = { inputUrl: fixtures.url("short.mp4"), preset: "mp4_264_240p" as const };
+    const socket = sendAndStay(body, idempotencyKey);
+    await creationSeen;
+    socket.resetAndDestroy();
+    // The Worker meets the reset while its statement is still out, as a client's timeout would fall.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    release();
+    database.judge(passAll);
+    const retry = await vi.waitFor(
+      async () => {
+        const answer = await client.createJob(body, { idempotencyKey });
+        expect(answer.status).toBe(201);
+        return answer;
+      },
+      { timeout: 15_000, interval: 250 },
+    );
+    expect(retry.headers.get("Idempotent-Replayed")).toBe("true");
+    expect(await finish(bodyOf(retry, 201).id)).toMatchObject({ status: "completed", retryCount: 0 });
+  });
+
+  it("without a key: the creation still publishes its job, which runs at once, not when a sweep finds it unannounced", async () => {
+    const before = new Set(bodyOf(await client.listJobs({ limit: 100 }), 200).jobs.map((job) => job.id));
+    let seen!: () => void;
+    const creationSeen = new Promise<void>((resolve) => (seen = resolve));
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    database.judge((req) => (anyStatement(req, (s) => s.query.includes('insert into "jobs"')) ? (seen(), { holdAnswerUntil: released }) : "pass"));
+    const socket = sendAndStay({ inputUrl: fixtures.url("short.mp4"), preset: "mp4_264_240p" });
+    await creationSeen;
+    socket.resetAndDestroy();
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    release();
+    database.judge(passAll);
+    const created = await vi.waitFor(
+      async () => {
+        const [job] = bodyOf(await client.listJobs({ limit: 100 }), 200).jobs.filter((job) => !before.has(job.id));
+        expect(job).toBeDefined();
+        return job;
+      },
+      { timeout: 10_000, interval: 250 },
+    );
+    // No sweep runs here: a job left unpublished would stay queued.
+    const job = await e2e.waitFor(client, created.id, undefined, 60_000);
+    finished.push({ id: job.id, status: job.status });
+    expect(job).toMatchObject({ status: "completed", retryCount: 0 });
   });
 });
 

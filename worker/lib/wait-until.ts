@@ -14,3 +14,13 @@ export function waitUntilOf(c: Pick<Context, "executionCtx">) {
     }
   };
 }
+
+/**
+ * `work`, carried to its end even when the client goes away: the runtime cancels a handler with
+ * its request, and a creation stopped between its statement and its publish or its record left a
+ * job unannounced, and an Idempotency-Key pending for a day, every retry under it a 409.
+ */
+export function outlivingTheClient<T>(c: Pick<Context, "executionCtx">, work: Promise<T>): Promise<T> {
+  waitUntilOf(c)(work.catch(() => undefined));
+  return work;
+}

@@ -1,8 +1,10 @@
+import type { Context, Next } from "hono";
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../context";
 import { sha256Hex } from "../../domain/keys";
 import { ApiError, describeError } from "../errors";
 import { idempotencyConflict } from "../lib/refusals";
+import { outlivingTheClient } from "../lib/wait-until";
 
 /** How long a creation can be replayed under its Idempotency-Key. */
 const TTL_SECONDS = 24 * 60 * 60;
@@ -16,9 +18,12 @@ type Record_ =
  * first response again instead of a second job and a second quota unit. The key is reserved
  * in Redis before the handler runs, so concurrent retries cannot both create; a failed
  * creation (Hono has already rendered its error by the time `next` returns) releases it so
- * the client can try again.
+ * the client can try again. All of it runs to its end even when the client goes away
+ * (`outlivingTheClient`): a key reserved and never settled refuses every retry for a day.
  */
-export const idempotent = createMiddleware<AppEnv>(async (c, next) => {
+export const idempotent = createMiddleware<AppEnv>((c, next) => outlivingTheClient(c, idempotently(c, next)));
+
+async function idempotently(c: Context<AppEnv>, next: Next): Promise<Response | void> {
   const key = c.req.header("Idempotency-Key");
   if (key === undefined) return next();
   if (key.length < 1 || key.length > 255) {
@@ -48,4 +53,4 @@ export const idempotent = createMiddleware<AppEnv>(async (c, next) => {
   await settled.catch((err) =>
     console.error(JSON.stringify({ level: "error", msg: "idempotency: the creation's answer was not recorded; a retry under its key is refused as in progress", entry, error: describeError(err) })),
   );
-});
+}

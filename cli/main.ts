@@ -4,6 +4,7 @@ import { CliFailure, EXIT, EXIT_BY_KIND, LABEL_BY_KIND } from "./exit-codes";
 import { assertWritableDestination, parseJsonOption, readJsonFile, saveResponse } from "./files";
 import { describeCreated, describeDetails, describeJob, describeJobList, describePresets, describeValidation } from "./output";
 import { jobProgressBar } from "./progress";
+import { renderMetadata, timelineRequest } from "./timeline-file";
 
 interface GlobalOptions {
   api: string;
@@ -140,7 +141,7 @@ edl
   .command("validate <file>")
   .description("check a timeline against the rules and your plan; exits 3 when it is invalid")
   .action(async (file: string) => {
-    const result = await client().validateEdl((await readJsonFile(file)) as never);
+    const result = await client().validateEdl(timelineRequest(await readJsonFile(file)).edl);
     print(describeValidation(result), result);
     if (!result.valid) throw new CliFailure(EXIT.badRequest, `${file}: the timeline is invalid`);
   });
@@ -148,16 +149,16 @@ edl
 waitOptions(
   edl
     .command("render <file>")
-    .description("render a timeline as a job")
-    .option("--name <name>", "a name stored with the job")
-    .option("--description <text>", "a description stored with the job")
+    .description("render a timeline (the EDL document, or a request body {edl, metadata}) as a job")
+    .option("--name <name>", "a name stored with the job (replaces the file's metadata.name)")
+    .option("--description <text>", "a description stored with the job (replaces the file's metadata.description)")
     .option("--idempotency-key <key>", "makes retrying this command safe"),
 ).action(async (file: string, flags: WaitFlags & { name?: string; description?: string; idempotencyKey?: string }) => {
-  const edlDocument = (await readJsonFile(file)) as never;
-  const metadata = flags.name || flags.description ? { name: flags.name, description: flags.description } : undefined;
+  const request = timelineRequest(await readJsonFile(file));
+  const metadata = renderMetadata(request.metadata, { name: flags.name, description: flags.description });
   await createThenWait(
     flags,
-    (api) => api.createEdlJob({ edl: edlDocument, metadata }, { idempotencyKey: flags.idempotencyKey }),
+    (api) => api.createEdlJob({ edl: request.edl, metadata }, { idempotencyKey: flags.idempotencyKey }),
     (created) => {
       for (const warning of created.warnings ?? []) process.stderr.write(`warning: ${warning}\n`);
     },

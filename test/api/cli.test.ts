@@ -8,6 +8,7 @@ import { workerVars } from "../../dev/worker-vars";
 import { usage } from "../../drizzle/schema";
 import { quotaPeriod } from "../../domain/time";
 import { EXIT } from "../../cli/exit-codes";
+import { writeSampleTimeline } from "../../dev/samples";
 import { vep } from "../support/cli";
 import { admin, completeJob, createJob, newAccount, SOURCE, stack } from "./harness";
 import { jobsInEveryState } from "./job-states";
@@ -65,6 +66,22 @@ describe.concurrent("vep: commands that need no encoder", () => {
     expect(invalid.code).toBe(EXIT.badRequest);
     expect(invalid.json.valid).toBe(false);
     expect(invalid.stderr).toMatch(/invalid/);
+  });
+
+  it("edl validate and render take the sample timeline npm run dev writes (a request body, {edl, metadata}), its metadata kept unless a flag replaces it", async () => {
+    const { apiKey } = await newAccount("free");
+    const sample = await writeSampleTimeline(await mkdtemp(join(dir, "samples-")), "free", { clip: SOURCE, logo: "https://media.example.com/logo.png" });
+    const valid = await vep(["edl", "validate", sample.path], { api, key: apiKey });
+    expect(valid.stderr).toBe("");
+    expect(valid.code).toBe(0);
+    expect(valid.stdout).toMatch(/^valid: 3 clips, 2 tracks, 8 s/);
+    const rendered = await vep(["--json", "edl", "render", sample.path], { api, key: apiKey });
+    expect(rendered.code, rendered.stderr).toBe(0);
+    const renamed = await vep(["--json", "edl", "render", sample.path, "--description", "renamed"], { api, key: apiKey });
+    expect(renamed.code, renamed.stderr).toBe(0);
+    const stored = async (id: string) => (await vep(["--json", "jobs", "get", id], { api, key: apiKey })).json.clientMetadata;
+    expect(await stored(rendered.json.id)).toEqual({ name: "npm run dev sample timeline" });
+    expect(await stored(renamed.json.id)).toEqual({ name: "npm run dev sample timeline", description: "renamed" });
   });
 
   it("jobs download writes a completed job's output", async () => {

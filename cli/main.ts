@@ -217,6 +217,18 @@ program
     print(describePresets(catalogue), catalogue);
   });
 
+/** Under --json, a failure's document on stdout: `{error: {kind, retryable, message, …}, jobId?}`. */
+function printError(error: Record<string, unknown>, jobId?: string) {
+  process.stdout.write(`${JSON.stringify({ error, ...(jobId ? { jobId } : {}) })}\n`);
+}
+
+/** Commander's refusal of the arguments in one line, without its "error: " prefix. */
+function usageMessage(err: CommanderError): string {
+  // A command given without its subcommand: commander shows the help, and its message is "(outputHelp)".
+  if (err.code === "commander.help") return "a command is needed";
+  return err.message.replace(/^error: /, "").replace(/\s*\n\s*/g, " ").trim();
+}
+
 /**
  * One line on stderr, the class's exit code, and with --json the error as JSON on stdout (with
  * the job's id once one was created).
@@ -228,7 +240,7 @@ function fail(failure: unknown): number {
   const ofJob = jobId && !(err instanceof Error && err.message.includes(jobId)) ? `; job ${jobId} was created (vep jobs get ${jobId})` : "";
   const report = (line: string, error: Record<string, unknown>) => {
     process.stderr.write(`vep: ${line}${ofJob}\n`);
-    if (json && !printed) process.stdout.write(`${JSON.stringify({ error, ...(jobId ? { jobId } : {}) })}\n`);
+    if (json && !printed) printError(error, jobId);
   };
   if (err instanceof VepError) {
     const status = err instanceof ApiError ? ` (HTTP ${err.status})` : "";
@@ -255,7 +267,12 @@ export async function main(argv: string[]): Promise<number> {
     await program.parseAsync(argv);
     return EXIT.ok;
   } catch (err) {
-    if (err instanceof CommanderError) return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
+    if (err instanceof CommanderError) {
+      if (err.exitCode === 0) return EXIT.ok;
+      // Commander has written it on stderr; a script reads the error on stdout as for any other failure.
+      if (globals().json) printError({ kind: "usage", retryable: false, message: usageMessage(err), exitCode: EXIT.usage });
+      return EXIT.usage;
+    }
     return fail(err);
   }
 }

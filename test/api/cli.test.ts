@@ -53,7 +53,7 @@ describe.concurrent("vep: commands that need no encoder", () => {
     expect(cancel.stdout).toMatch(/Job cancelled successfully/);
   });
 
-  it("edl validate: exit 0 and the stats for a valid timeline, 3 and the errors for an invalid one", async () => {
+  it("edl validate: exit 0 and the stats for a valid timeline, 3 and the errors for an invalid one, which render names too", async () => {
     const { apiKey } = await newAccount("free");
     const good = join(dir, "good.json");
     const tooLong = join(dir, "too-many-clips.json");
@@ -66,6 +66,10 @@ describe.concurrent("vep: commands that need no encoder", () => {
     expect(invalid.code).toBe(EXIT.badRequest);
     expect(invalid.json.valid).toBe(false);
     expect(invalid.stderr).toMatch(/invalid/);
+    // render refuses it (400 EDL validation failed): the line says why, not only how many errors.
+    const refused = await vep(["edl", "render", tooLong], { api, key: apiKey });
+    expect(refused.code).toBe(EXIT.badRequest);
+    expect(refused.stderr.trim()).toMatch(/^vep: refused: The timeline has 1 error\(s\).* \(Too many clips for the Starter plan: 6 \(maximum 5\)\) \(HTTP 400\)$/);
   });
 
   it("edl validate and render take the sample timeline npm run dev writes (a request body, {edl, metadata}), its metadata kept unless a flag replaces it", async () => {

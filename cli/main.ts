@@ -246,7 +246,9 @@ function fail(failure: unknown): number {
     const status = err instanceof ApiError ? ` (HTTP ${err.status})` : "";
     const hint = err.kind === "unauthorized" && !program.opts<GlobalOptions>().key ? "; pass --key or set VEP_API_KEY" : "";
     const details = err instanceof ApiError ? describeDetails(err.body) : "";
-    report(`${LABEL_BY_KIND[err.kind]}: ${err.message}${details}${status}${hint}`, {
+    // What support needs to find the failure in the service's logs.
+    const requestId = err instanceof ApiError && err.requestId ? ` (request id ${err.requestId})` : "";
+    report(`${LABEL_BY_KIND[err.kind]}: ${err.message}${details}${status}${requestId}${hint}`, {
       kind: err.kind,
       retryable: err.retryable,
       message: err.message,

@@ -197,7 +197,7 @@ describe.concurrent("vep: one clear line and a distinct exit code per error clas
     const { apiKey } = await newAccount("free");
     const failing = await vep(["jobs", "list"], { api: broken.url, key: apiKey });
     expect(failing.code).toBe(EXIT.unavailable);
-    expect(oneLine(failing.stderr)).toMatch(/^vep: service error \(retry with backoff\): An unexpected error occurred\. Retry with backoff\. \(HTTP 500\)$/);
+    expect(oneLine(failing.stderr)).toMatch(/^vep: service error \(retry with backoff\): An unexpected error occurred\. Retry with backoff\. \(HTTP 500\) \(request id [0-9a-f-]{36}\)$/);
     const nowhere = await vep(["presets"], { api: `http://127.0.0.1:${await freePort()}` });
     expect(nowhere.code).toBe(EXIT.unavailable);
     expect(oneLine(nowhere.stderr)).toMatch(/^vep: service unreachable \(retry with backoff\): The service could not be reached/);

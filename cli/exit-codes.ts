@@ -25,6 +25,8 @@ export const EXIT_BY_KIND: Record<ErrorKind, number> = {
   forbidden: EXIT.forbidden,
   "not-found": EXIT.notFound,
   gone: EXIT.gone,
+  // Refused as sent, like a 400: the same remedy (change the request), so the same code.
+  "payload-too-large": EXIT.badRequest,
   "quota-exceeded": EXIT.quotaExceeded,
   conflict: EXIT.conflict,
   server: EXIT.unavailable,
@@ -39,6 +41,7 @@ export const LABEL_BY_KIND: Record<ErrorKind, string> = {
   forbidden: "not in your plan",
   "not-found": "not found",
   gone: "gone",
+  "payload-too-large": "refused, too large",
   "quota-exceeded": "monthly quota used up",
   conflict: "conflict",
   server: "service error (retry with backoff)",

@@ -1,6 +1,9 @@
 import type { ErrorBody } from "./types";
 
-/** What went wrong, by the status the service answered; each says whether retrying can help. */
+/**
+ * What went wrong, by the status the service answered; each says whether retrying can help. A 4xx
+ * the contract does not list is `bad-request`: the request, as sent, is what is wrong.
+ */
 export type ErrorKind =
   | "bad-request" // 400: the request (or the job's state) is wrong as sent
   | "unauthorized" // 401: no key, or a malformed, unknown or revoked one
@@ -8,6 +11,7 @@ export type ErrorKind =
   | "not-found" // 404: no such job for this key
   | "conflict" // 409: an Idempotency-Key reused with another body, or still in progress
   | "gone" // 410: the output can no longer be signed; run the job again
+  | "payload-too-large" // 413: the body is over the operation's limit (1 MiB for a job, 4 MiB for a timeline); send less
   | "quota-exceeded" // 429: the monthly quota is used up (not a rate limit)
   | "server" // 5xx: unexpected; retry with backoff
   | "network" // no answer at all: retry with backoff
@@ -20,6 +24,7 @@ const KIND_BY_STATUS: Record<number, ErrorKind> = {
   404: "not-found",
   409: "conflict",
   410: "gone",
+  413: "payload-too-large",
   429: "quota-exceeded",
 };
 

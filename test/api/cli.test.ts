@@ -193,6 +193,15 @@ describe.concurrent("vep: one clear line and a distinct exit code per error clas
     expect(conflict.code).toBe(EXIT.conflict);
   });
 
+  it("a timeline file over the size limit (413) is refused: 3, saying so", async () => {
+    const { apiKey } = await newAccount("free");
+    const big = join(dir, "too-big.json");
+    await writeFile(big, JSON.stringify({ ...timeline(1), metadata: { pad: "x".repeat(4 * 1024 * 1024) } }));
+    const res = await vep(["edl", "render", big], { api, key: apiKey });
+    expect(res.code).toBe(EXIT.badRequest);
+    expect(oneLine(res.stderr)).toMatch(/^vep: refused, too large: .*4 MiB.* \(HTTP 413\)$/);
+  });
+
   it("a 500 from the service and no service at all: 10, retry with backoff", async () => {
     const { apiKey } = await newAccount("free");
     const failing = await vep(["jobs", "list"], { api: broken.url, key: apiKey });

@@ -16,6 +16,7 @@ export const EXIT = {
   jobFailed: 11,
   jobCancelled: 12,
   downloadFailed: 13,
+  unexpectedResponse: 14,
   interrupted: 130,
 } as const;
 
@@ -32,6 +33,7 @@ export const EXIT_BY_KIND: Record<ErrorKind, number> = {
   server: EXIT.unavailable,
   network: EXIT.unavailable,
   download: EXIT.downloadFailed,
+  "unexpected-response": EXIT.unexpectedResponse,
 };
 
 /** How the one-line message names each class. */
@@ -47,6 +49,7 @@ export const LABEL_BY_KIND: Record<ErrorKind, string> = {
   server: "service error (retry with backoff)",
   network: "service unreachable (retry with backoff)",
   download: "download refused by the storage",
+  "unexpected-response": "not the API's answer",
 };
 
 /** A failure the CLI itself found: bad arguments, an unreadable file, a job that did not complete. */

@@ -1,5 +1,5 @@
 import { Command, CommanderError, Option } from "commander";
-import { ApiError, createVepClient, DownloadError, DEFAULT_BASE_URL, DEFAULT_POLL_INTERVAL_MS, type Created, type CreatedEdlJob, type CreatedJob, type Job, type VepClient, VepError } from "../client";
+import { ApiError, createVepClient, DownloadError, DEFAULT_BASE_URL, DEFAULT_POLL_INTERVAL_MS, type Created, type CreatedEdlJob, type CreatedJob, type Job, UnexpectedResponseError, type VepClient, VepError } from "../client";
 import { CliFailure, EXIT, EXIT_BY_KIND, LABEL_BY_KIND } from "./exit-codes";
 import { assertWritableDestination, parseJsonOption, readJsonFile, saveResponse } from "./files";
 import { describeCreated, describeDetails, describeJob, describeJobList, describePresets, describeValidation } from "./output";
@@ -252,7 +252,7 @@ function fail(failure: unknown): number {
       kind: err.kind,
       retryable: err.retryable,
       message: err.message,
-      ...(err instanceof ApiError ? { status: err.status, body: err.body } : err instanceof DownloadError ? { status: err.status } : {}),
+      ...(err instanceof ApiError ? { status: err.status, body: err.body } : err instanceof DownloadError || err instanceof UnexpectedResponseError ? { status: err.status } : {}),
     });
     return EXIT_BY_KIND[err.kind];
   }

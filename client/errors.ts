@@ -15,6 +15,7 @@ export type ErrorKind =
   | "quota-exceeded" // 429: the monthly quota is used up (not a rate limit)
   | "server" // 5xx: unexpected; retry with backoff
   | "network" // no answer at all: retry with backoff
+  | "unexpected-response" // an answer that is not JSON (not the API's: a wrong base URL, a proxy's page); not retryable
   | "download"; // the storage refused a signed download link (the API itself answered)
 
 const KIND_BY_STATUS: Record<number, ErrorKind> = {
@@ -94,6 +95,21 @@ export class NetworkError extends VepError {
   override name = "NetworkError";
   constructor(cause: unknown) {
     super("network", `The service could not be reached: ${cause instanceof Error ? (cause.cause instanceof Error ? cause.cause.message : cause.message) : String(cause)}`, { cause });
+  }
+}
+
+/**
+ * The service answered with a success, but a body that is not JSON: a web server's or a proxy's
+ * page where the API was expected, most often a wrong base URL. Asking again brings the same page,
+ * so it is not retryable, unlike a NetworkError.
+ */
+export class UnexpectedResponseError extends VepError {
+  override name = "UnexpectedResponseError";
+  constructor(
+    readonly status: number,
+    contentType: string | null,
+  ) {
+    super("unexpected-response", `The service answered HTTP ${status} with a body that is not JSON (${contentType ?? "no Content-Type"}): is the base URL the API's?`);
   }
 }
 

@@ -23,8 +23,8 @@ const program = new Command("vep")
   .addOption(new Option("--api <url>", "the service's base URL").env("VEP_API_URL").default(DEFAULT_BASE_URL))
   .addOption(new Option("--key <apiKey>", "API key (spk_… or sk_…)").env("VEP_API_KEY"))
   .option("--json", "print the API's JSON on stdout, for scripts")
-  .showHelpAfterError()
-  .exitOverride();
+  // Commander's own error output (its message, then the whole help) gives way to fail's one line.
+  .configureOutput({ writeErr: () => undefined });
 
 const globals = () => program.opts<GlobalOptions>();
 function client(): VepClient {
@@ -217,16 +217,39 @@ program
     print(describePresets(catalogue), catalogue);
   });
 
+/** Commander's refusal of the arguments, with the command that refused them, whose `--help` the line points to. */
+class ArgumentError extends Error {
+  constructor(
+    readonly command: Command,
+    override readonly cause: CommanderError,
+  ) {
+    super(cause.message);
+  }
+}
+
+/** Every command throws its refusals (and its help's end) instead of ending the process, naming itself. */
+function throwArgumentErrors(command: Command) {
+  command.exitOverride((err) => {
+    throw new ArgumentError(command, err);
+  });
+  command.commands.forEach(throwArgumentErrors);
+}
+
+/** `vep jobs list`, for a hint the user can run. */
+function commandLine(command: Command): string {
+  return command.parent ? `${commandLine(command.parent)} ${command.name()}` : command.name();
+}
+
 /** Under --json, a failure's document on stdout: `{error: {kind, retryable, message, …}, jobId?}`. */
 function printError(error: Record<string, unknown>, jobId?: string) {
   process.stdout.write(`${JSON.stringify({ error, ...(jobId ? { jobId } : {}) })}\n`);
 }
 
-/** Commander's refusal of the arguments in one line, without its "error: " prefix. */
+/** Commander's refusal of the arguments in one line, without its "error: " prefix or a closing full stop, for the hint that follows. */
 function usageMessage(err: CommanderError): string {
-  // A command given without its subcommand: commander shows the help, and its message is "(outputHelp)".
+  // A command given without its subcommand: commander's message is "(outputHelp)", for the help it would print.
   if (err.code === "commander.help") return "a command is needed";
-  return err.message.replace(/^error: /, "").replace(/\s*\n\s*/g, " ").trim();
+  return err.message.replace(/^error: /, "").replace(/\s*\n\s*/g, " ").trim().replace(/\.$/, "");
 }
 
 /**
@@ -256,6 +279,11 @@ function fail(failure: unknown): number {
     });
     return EXIT_BY_KIND[err.kind];
   }
+  if (err instanceof ArgumentError) {
+    const message = usageMessage(err.cause);
+    report(`usage: ${message}; see ${commandLine(err.command)} --help`, { kind: "usage", retryable: false, message, exitCode: EXIT.usage });
+    return EXIT.usage;
+  }
   if (err instanceof CliFailure) {
     report(err.message, { kind: "cli", retryable: false, message: err.message, exitCode: err.exitCode });
     return err.exitCode;
@@ -264,17 +292,15 @@ function fail(failure: unknown): number {
   return EXIT.unexpected;
 }
 
+throwArgumentErrors(program);
+
 export async function main(argv: string[]): Promise<number> {
   try {
     await program.parseAsync(argv);
     return EXIT.ok;
   } catch (err) {
-    if (err instanceof CommanderError) {
-      if (err.exitCode === 0) return EXIT.ok;
-      // Commander has written it on stderr; a script reads the error on stdout as for any other failure.
-      if (globals().json) printError({ kind: "usage", retryable: false, message: usageMessage(err), exitCode: EXIT.usage });
-      return EXIT.usage;
-    }
+    // --help and `vep help` end the same way, having printed the help.
+    if (err instanceof ArgumentError && err.cause.exitCode === 0) return EXIT.ok;
     return fail(err);
   }
 }

@@ -3,6 +3,7 @@ import { ApiError, createVepClient, DownloadError, DEFAULT_BASE_URL, DEFAULT_POL
 import { CliFailure, EXIT, EXIT_BY_KIND, LABEL_BY_KIND } from "./exit-codes";
 import { assertWritableDestination, parseJsonOption, readJsonFile, saveResponse } from "./files";
 import { describeCreated, describeDetails, describeJob, describeJobList, describePresets, describeValidation } from "./output";
+import { assertOutName, linkedOutput, presetOutput, timelineOutput } from "./out-name";
 import { jobProgressBar } from "./progress";
 import { renderMetadata, timelineRequest } from "./timeline-file";
 
@@ -46,7 +47,7 @@ function print(human: string, json: unknown) {
 function waitOptions<C extends Command>(command: C): C {
   return command
     .option("--wait", "wait for the job to finish, with a progress bar")
-    .option("--out <file>", "when it completes, download the output here (implies --wait)")
+    .option("--out <file>", "when it completes, download the output here (implies --wait); its extension, if any, must be the output's: .zip for a multi-file preset")
     .option("--interval <seconds>", "seconds between status reads while waiting", String(DEFAULT_POLL_INTERVAL_MS / 1000));
 }
 
@@ -68,9 +69,22 @@ async function interruptible<T>(said: string, work: (signal: AbortSignal) => Pro
   }
 }
 
-/** Downloads a completed job's output to `path` (see saveResponse: never a partial file there). */
+/**
+ * Downloads a completed job's output to `path` (see saveResponse: never a partial file there),
+ * once the signed link's file name shows that `path` names what it is.
+ */
 function download(api: VepClient, jobId: string, path: string): Promise<number> {
-  return interruptible(`stopped the download; ${path} was not written`, async (signal) => saveResponse(await api.fetchOutput(jobId, { signal }), path, signal));
+  return interruptible(`stopped the download; ${path} was not written`, async (signal) => {
+    const response = await api.fetchOutput(jobId, { signal });
+    try {
+      // Not naming the job: once `encode --out` created it, fail's line adds how to find it.
+      assertOutName(path, linkedOutput(response.url), "the job");
+    } catch (err) {
+      await response.body?.cancel();
+      throw err;
+    }
+    return saveResponse(response, path, signal);
+  });
 }
 
 /** Waits with a progress bar (Ctrl-C stops waiting, not the job), downloads if asked, prints the job. */
@@ -87,9 +101,11 @@ async function waitAndSave(api: VepClient, jobId: string, flags: WaitFlags, ever
   let saved = "";
   if (job.status === "completed" && flags.out) {
     const bytes = await download(api, jobId, flags.out);
-    saved = `\nsaved ${flags.out} (${bytes} bytes)`;
+    saved = `saved ${flags.out} (${bytes} bytes)`;
+    // Under --json stdout holds the job alone, one document for a script to parse.
+    if (globals().json) process.stderr.write(`${saved}\n`);
   }
-  print(describeJob(job) + saved, job);
+  print(saved ? `${describeJob(job)}\n${saved}` : describeJob(job), job);
   if (job.status === "failed") throw new CliFailure(EXIT.jobFailed, `job ${jobId} failed: ${job.errorMessage}`);
   if (job.status === "cancelled") throw new CliFailure(EXIT.jobCancelled, `job ${jobId} was cancelled`);
 }
@@ -132,6 +148,7 @@ waitOptions(
     .option("--idempotency-key <key>", "makes retrying this command safe: the same key never creates a second job"),
 ).action(async (url: string, flags: WaitFlags & { preset: string; metadata?: string; idempotencyKey?: string }) => {
   const metadata = flags.metadata === undefined ? undefined : (parseJsonOption("metadata", flags.metadata) as Record<string, unknown>);
+  assertOutName(flags.out, presetOutput(flags.preset), `preset ${flags.preset}`);
   await createThenWait(flags, (api) => api.createJob({ inputUrl: url, preset: flags.preset, metadata }, { idempotencyKey: flags.idempotencyKey }));
 });
 
@@ -156,6 +173,7 @@ waitOptions(
 ).action(async (file: string, flags: WaitFlags & { name?: string; description?: string; idempotencyKey?: string }) => {
   const request = timelineRequest(await readJsonFile(file));
   const metadata = renderMetadata(request.metadata, { name: flags.name, description: flags.description });
+  assertOutName(flags.out, timelineOutput(request.edl), "the timeline");
   await createThenWait(
     flags,
     (api) => api.createEdlJob({ edl: request.edl, metadata }, { idempotencyKey: flags.idempotencyKey }),
@@ -202,7 +220,7 @@ jobs
 jobs
   .command("download <id>")
   .description("download a completed job's output")
-  .requiredOption("--out <file>", "where to write it")
+  .requiredOption("--out <file>", "where to write it; its extension, if any, must be the output's: .zip for a multi-file preset")
   .action(async (id: string, flags: { out: string }) => {
     await assertWritableDestination(flags.out);
     const bytes = await download(client(), id, flags.out);

@@ -1,4 +1,4 @@
-import { mkdtemp, writeFile } from "node:fs/promises";
+import { access, mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -88,7 +88,7 @@ describe.concurrent("vep: commands that need no encoder", () => {
     expect(await stored(renamed.json.id)).toEqual({ name: "npm run dev sample timeline", description: "renamed" });
   });
 
-  it("jobs download writes a completed job's output", async () => {
+  it("jobs download writes a completed job's output, under a name of its kind only", async () => {
     const { apiKey, accountId } = await newAccount("free");
     const job = await createJob(apiKey);
     await completeJob(job.id, accountId, "the bytes");
@@ -96,6 +96,23 @@ describe.concurrent("vep: commands that need no encoder", () => {
     const res = await vep(["jobs", "download", job.id, "--out", out], { api, key: apiKey });
     expect(res.code).toBe(0);
     expect(res.stdout).toMatch(/saved .* \(9 bytes\)/);
+    const misnamed = join(dir, "download.zip");
+    const refused = await vep(["jobs", "download", job.id, "--out", misnamed], { api, key: apiKey });
+    expect(refused.code).toBe(EXIT.usage);
+    expect(refused.stderr.trim()).toBe(`vep: --out ${misnamed}: the job writes a .mp4 file, not .zip; name it ${join(dir, "download.mp4")}`);
+    await expect(access(misnamed)).rejects.toThrow(/ENOENT/);
+  });
+
+  it("--out with --json: stdout holds the job alone, the saved file's line goes to stderr", async () => {
+    const { apiKey, accountId } = await newAccount("free");
+    const job = await createJob(apiKey);
+    await completeJob(job.id, accountId, "the bytes");
+    const out = join(dir, "waited.mp4");
+    const res = await vep(["--json", "jobs", "wait", job.id, "--out", out], { api, key: apiKey });
+    expect(res.code).toBe(0);
+    expect(res.json).toMatchObject({ id: job.id, status: "completed" });
+    expect(res.stderr).toBe(`saved ${out} (9 bytes)\n`);
+    expect(await readFile(out, "utf8")).toBe("the bytes");
   });
 });
 
@@ -131,7 +148,7 @@ describe.concurrent("vep: one clear line and a distinct exit code per error clas
     expect(oneLine(badFile.stderr)).toMatch(/cannot read .*missing\.json: ENOENT/);
   });
 
-  it("a bad --interval or an --out that cannot be written is refused before the job is created: no quota unit spent", async () => {
+  it("a bad --interval, an --out that cannot be written or that names another kind of file is refused before the job is created: no quota unit spent", async () => {
     const { apiKey } = await newAccount("free");
     const timelineFile = join(dir, "interval.json");
     await writeFile(timelineFile, JSON.stringify(timeline(1)));
@@ -140,6 +157,9 @@ describe.concurrent("vep: one clear line and a distinct exit code per error clas
       [["edl", "render", timelineFile, "--wait", "--interval", "abc"], /--interval must be a positive number of seconds/],
       [["encode", SOURCE, "--preset", "mp4_264_480p", "--out", join(dir, "no-such-dir", "x.mp4")], /cannot write .*no-such-dir.*: ENOENT/],
       [["encode", SOURCE, "--preset", "mp4_264_480p", "--out", dir], /cannot write .*: EISDIR/],
+      // A name whose extension is not what the job will write.
+      [["encode", SOURCE, "--preset", "hls_abr_264_basic", "--out", join(dir, "ladder.mp4")], /preset hls_abr_264_basic writes a ZIP archive \(\.zip\), not \.mp4; name it .*ladder\.zip$/],
+      [["edl", "render", timelineFile, "--out", join(dir, "timeline.webm")], /the timeline writes a \.mp4 file, not \.webm; name it .*timeline\.mp4$/],
     ];
     for (const [args, message] of refusals) {
       const res = await vep(args, { api, key: apiKey });

@@ -16,6 +16,7 @@ export const EXIT = {
   jobFailed: 11,
   jobCancelled: 12,
   downloadFailed: 13,
+  unexpectedResponse: 14,
   interrupted: 130,
 } as const;
 
@@ -25,11 +26,14 @@ export const EXIT_BY_KIND: Record<ErrorKind, number> = {
   forbidden: EXIT.forbidden,
   "not-found": EXIT.notFound,
   gone: EXIT.gone,
+  // Refused as sent, like a 400: the same remedy (change the request), so the same code.
+  "payload-too-large": EXIT.badRequest,
   "quota-exceeded": EXIT.quotaExceeded,
   conflict: EXIT.conflict,
   server: EXIT.unavailable,
   network: EXIT.unavailable,
   download: EXIT.downloadFailed,
+  "unexpected-response": EXIT.unexpectedResponse,
 };
 
 /** How the one-line message names each class. */
@@ -39,11 +43,13 @@ export const LABEL_BY_KIND: Record<ErrorKind, string> = {
   forbidden: "not in your plan",
   "not-found": "not found",
   gone: "gone",
+  "payload-too-large": "refused, too large",
   "quota-exceeded": "monthly quota used up",
   conflict: "conflict",
   server: "service error (retry with backoff)",
   network: "service unreachable (retry with backoff)",
   download: "download refused by the storage",
+  "unexpected-response": "not the API's answer",
 };
 
 /** A failure the CLI itself found: bad arguments, an unreadable file, a job that did not complete. */

@@ -1,9 +1,11 @@
 import { Command, CommanderError, Option } from "commander";
-import { ApiError, createVepClient, DownloadError, DEFAULT_BASE_URL, DEFAULT_POLL_INTERVAL_MS, type Created, type CreatedEdlJob, type CreatedJob, type Job, type VepClient, VepError } from "../client";
+import { ApiError, createVepClient, DownloadError, DEFAULT_BASE_URL, DEFAULT_POLL_INTERVAL_MS, type Created, type CreatedEdlJob, type CreatedJob, type Job, UnexpectedResponseError, type VepClient, VepError } from "../client";
 import { CliFailure, EXIT, EXIT_BY_KIND, LABEL_BY_KIND } from "./exit-codes";
 import { assertWritableDestination, parseJsonOption, readJsonFile, saveResponse } from "./files";
 import { describeCreated, describeDetails, describeJob, describeJobList, describePresets, describeValidation } from "./output";
+import { assertOutName, linkedOutput, presetOutput, timelineOutput } from "./out-name";
 import { jobProgressBar } from "./progress";
+import { renderMetadata, timelineRequest } from "./timeline-file";
 
 interface GlobalOptions {
   api: string;
@@ -22,8 +24,8 @@ const program = new Command("vep")
   .addOption(new Option("--api <url>", "the service's base URL").env("VEP_API_URL").default(DEFAULT_BASE_URL))
   .addOption(new Option("--key <apiKey>", "API key (spk_… or sk_…)").env("VEP_API_KEY"))
   .option("--json", "print the API's JSON on stdout, for scripts")
-  .showHelpAfterError()
-  .exitOverride();
+  // Commander's own error output (its message, then the whole help) gives way to fail's one line.
+  .configureOutput({ writeErr: () => undefined });
 
 const globals = () => program.opts<GlobalOptions>();
 function client(): VepClient {
@@ -45,7 +47,7 @@ function print(human: string, json: unknown) {
 function waitOptions<C extends Command>(command: C): C {
   return command
     .option("--wait", "wait for the job to finish, with a progress bar")
-    .option("--out <file>", "when it completes, download the output here (implies --wait)")
+    .option("--out <file>", "when it completes, download the output here (implies --wait); its extension, if any, must be the output's: .zip for a multi-file preset")
     .option("--interval <seconds>", "seconds between status reads while waiting", String(DEFAULT_POLL_INTERVAL_MS / 1000));
 }
 
@@ -67,9 +69,22 @@ async function interruptible<T>(said: string, work: (signal: AbortSignal) => Pro
   }
 }
 
-/** Downloads a completed job's output to `path` (see saveResponse: never a partial file there). */
+/**
+ * Downloads a completed job's output to `path` (see saveResponse: never a partial file there),
+ * once the signed link's file name shows that `path` names what it is.
+ */
 function download(api: VepClient, jobId: string, path: string): Promise<number> {
-  return interruptible(`stopped the download; ${path} was not written`, async (signal) => saveResponse(await api.fetchOutput(jobId, { signal }), path, signal));
+  return interruptible(`stopped the download; ${path} was not written`, async (signal) => {
+    const response = await api.fetchOutput(jobId, { signal });
+    try {
+      // Not naming the job: once `encode --out` created it, fail's line adds how to find it.
+      assertOutName(path, linkedOutput(response.url), "the job");
+    } catch (err) {
+      await response.body?.cancel();
+      throw err;
+    }
+    return saveResponse(response, path, signal);
+  });
 }
 
 /** Waits with a progress bar (Ctrl-C stops waiting, not the job), downloads if asked, prints the job. */
@@ -86,9 +101,11 @@ async function waitAndSave(api: VepClient, jobId: string, flags: WaitFlags, ever
   let saved = "";
   if (job.status === "completed" && flags.out) {
     const bytes = await download(api, jobId, flags.out);
-    saved = `\nsaved ${flags.out} (${bytes} bytes)`;
+    saved = `saved ${flags.out} (${bytes} bytes)`;
+    // Under --json stdout holds the job alone, one document for a script to parse.
+    if (globals().json) process.stderr.write(`${saved}\n`);
   }
-  print(describeJob(job) + saved, job);
+  print(saved ? `${describeJob(job)}\n${saved}` : describeJob(job), job);
   if (job.status === "failed") throw new CliFailure(EXIT.jobFailed, `job ${jobId} failed: ${job.errorMessage}`);
   if (job.status === "cancelled") throw new CliFailure(EXIT.jobCancelled, `job ${jobId} was cancelled`);
 }
@@ -131,6 +148,7 @@ waitOptions(
     .option("--idempotency-key <key>", "makes retrying this command safe: the same key never creates a second job"),
 ).action(async (url: string, flags: WaitFlags & { preset: string; metadata?: string; idempotencyKey?: string }) => {
   const metadata = flags.metadata === undefined ? undefined : (parseJsonOption("metadata", flags.metadata) as Record<string, unknown>);
+  assertOutName(flags.out, presetOutput(flags.preset), `preset ${flags.preset}`);
   await createThenWait(flags, (api) => api.createJob({ inputUrl: url, preset: flags.preset, metadata }, { idempotencyKey: flags.idempotencyKey }));
 });
 
@@ -140,7 +158,7 @@ edl
   .command("validate <file>")
   .description("check a timeline against the rules and your plan; exits 3 when it is invalid")
   .action(async (file: string) => {
-    const result = await client().validateEdl((await readJsonFile(file)) as never);
+    const result = await client().validateEdl(timelineRequest(await readJsonFile(file)).edl);
     print(describeValidation(result), result);
     if (!result.valid) throw new CliFailure(EXIT.badRequest, `${file}: the timeline is invalid`);
   });
@@ -148,16 +166,17 @@ edl
 waitOptions(
   edl
     .command("render <file>")
-    .description("render a timeline as a job")
-    .option("--name <name>", "a name stored with the job")
-    .option("--description <text>", "a description stored with the job")
+    .description("render a timeline (the EDL document, or a request body {edl, metadata}) as a job")
+    .option("--name <name>", "a name stored with the job (replaces the file's metadata.name)")
+    .option("--description <text>", "a description stored with the job (replaces the file's metadata.description)")
     .option("--idempotency-key <key>", "makes retrying this command safe"),
 ).action(async (file: string, flags: WaitFlags & { name?: string; description?: string; idempotencyKey?: string }) => {
-  const edlDocument = (await readJsonFile(file)) as never;
-  const metadata = flags.name || flags.description ? { name: flags.name, description: flags.description } : undefined;
+  const request = timelineRequest(await readJsonFile(file));
+  const metadata = renderMetadata(request.metadata, { name: flags.name, description: flags.description });
+  assertOutName(flags.out, timelineOutput(request.edl), "the timeline");
   await createThenWait(
     flags,
-    (api) => api.createEdlJob({ edl: edlDocument, metadata }, { idempotencyKey: flags.idempotencyKey }),
+    (api) => api.createEdlJob({ edl: request.edl, metadata }, { idempotencyKey: flags.idempotencyKey }),
     (created) => {
       for (const warning of created.warnings ?? []) process.stderr.write(`warning: ${warning}\n`);
     },
@@ -201,7 +220,7 @@ jobs
 jobs
   .command("download <id>")
   .description("download a completed job's output")
-  .requiredOption("--out <file>", "where to write it")
+  .requiredOption("--out <file>", "where to write it; its extension, if any, must be the output's: .zip for a multi-file preset")
   .action(async (id: string, flags: { out: string }) => {
     await assertWritableDestination(flags.out);
     const bytes = await download(client(), id, flags.out);
@@ -216,6 +235,41 @@ program
     print(describePresets(catalogue), catalogue);
   });
 
+/** Commander's refusal of the arguments, with the command that refused them, whose `--help` the line points to. */
+class ArgumentError extends Error {
+  constructor(
+    readonly command: Command,
+    override readonly cause: CommanderError,
+  ) {
+    super(cause.message);
+  }
+}
+
+/** Every command throws its refusals (and its help's end) instead of ending the process, naming itself. */
+function throwArgumentErrors(command: Command) {
+  command.exitOverride((err) => {
+    throw new ArgumentError(command, err);
+  });
+  command.commands.forEach(throwArgumentErrors);
+}
+
+/** `vep jobs list`, for a hint the user can run. */
+function commandLine(command: Command): string {
+  return command.parent ? `${commandLine(command.parent)} ${command.name()}` : command.name();
+}
+
+/** Under --json, a failure's document on stdout: `{error: {kind, retryable, message, …}, jobId?}`. */
+function printError(error: Record<string, unknown>, jobId?: string) {
+  process.stdout.write(`${JSON.stringify({ error, ...(jobId ? { jobId } : {}) })}\n`);
+}
+
+/** Commander's refusal of the arguments in one line, without its "error: " prefix or a closing full stop, for the hint that follows. */
+function usageMessage(err: CommanderError): string {
+  // A command given without its subcommand: commander's message is "(outputHelp)", for the help it would print.
+  if (err.code === "commander.help") return "a command is needed";
+  return err.message.replace(/^error: /, "").replace(/\s*\n\s*/g, " ").trim().replace(/\.$/, "");
+}
+
 /**
  * One line on stderr, the class's exit code, and with --json the error as JSON on stdout (with
  * the job's id once one was created).
@@ -227,19 +281,26 @@ function fail(failure: unknown): number {
   const ofJob = jobId && !(err instanceof Error && err.message.includes(jobId)) ? `; job ${jobId} was created (vep jobs get ${jobId})` : "";
   const report = (line: string, error: Record<string, unknown>) => {
     process.stderr.write(`vep: ${line}${ofJob}\n`);
-    if (json && !printed) process.stdout.write(`${JSON.stringify({ error, ...(jobId ? { jobId } : {}) })}\n`);
+    if (json && !printed) printError(error, jobId);
   };
   if (err instanceof VepError) {
     const status = err instanceof ApiError ? ` (HTTP ${err.status})` : "";
     const hint = err.kind === "unauthorized" && !program.opts<GlobalOptions>().key ? "; pass --key or set VEP_API_KEY" : "";
     const details = err instanceof ApiError ? describeDetails(err.body) : "";
-    report(`${LABEL_BY_KIND[err.kind]}: ${err.message}${details}${status}${hint}`, {
+    // What support needs to find the failure in the service's logs.
+    const requestId = err instanceof ApiError && err.requestId ? ` (request id ${err.requestId})` : "";
+    report(`${LABEL_BY_KIND[err.kind]}: ${err.message}${details}${status}${requestId}${hint}`, {
       kind: err.kind,
       retryable: err.retryable,
       message: err.message,
-      ...(err instanceof ApiError ? { status: err.status, body: err.body } : err instanceof DownloadError ? { status: err.status } : {}),
+      ...(err instanceof ApiError ? { status: err.status, body: err.body } : err instanceof DownloadError || err instanceof UnexpectedResponseError ? { status: err.status } : {}),
     });
     return EXIT_BY_KIND[err.kind];
+  }
+  if (err instanceof ArgumentError) {
+    const message = usageMessage(err.cause);
+    report(`usage: ${message}; see ${commandLine(err.command)} --help`, { kind: "usage", retryable: false, message, exitCode: EXIT.usage });
+    return EXIT.usage;
   }
   if (err instanceof CliFailure) {
     report(err.message, { kind: "cli", retryable: false, message: err.message, exitCode: err.exitCode });
@@ -249,12 +310,15 @@ function fail(failure: unknown): number {
   return EXIT.unexpected;
 }
 
+throwArgumentErrors(program);
+
 export async function main(argv: string[]): Promise<number> {
   try {
     await program.parseAsync(argv);
     return EXIT.ok;
   } catch (err) {
-    if (err instanceof CommanderError) return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
+    // --help and `vep help` end the same way, having printed the help.
+    if (err instanceof ArgumentError && err.cause.exitCode === 0) return EXIT.ok;
     return fail(err);
   }
 }

@@ -49,13 +49,22 @@ export function describeValidation(result: EdlValidation): string {
   ].join("\n");
 }
 
-/** What a Validation error names, field by field (the first few), for the one-line message: `inputUrl: Invalid input URL`. */
+/** How many of a refusal's problems the one-line message shows. */
+const SHOWN_PROBLEMS = 3;
+
+/**
+ * What a refusal names, for the one-line message: a Validation error's fields (`inputUrl: Invalid
+ * input URL`) or an invalid timeline's errors, the first few and how many more, so the line says
+ * what to fix without a second command.
+ */
 export function describeDetails(body: unknown): string {
-  const details = typeof body === "object" && body !== null ? (body as { details?: unknown }).details : undefined;
-  if (!Array.isArray(details)) return "";
-  const named = details
+  if (typeof body !== "object" || body === null) return "";
+  const { details, errors } = body as { details?: unknown; errors?: unknown };
+  const fields = (Array.isArray(details) ? details : [])
     .filter((d): d is { field: string; message: string } => typeof d?.field === "string" && typeof d?.message === "string")
-    .slice(0, 3)
     .map((d) => `${d.field}: ${d.message}`);
-  return named.length > 0 ? ` (${named.join("; ")})` : "";
+  const problems = [...fields, ...(Array.isArray(errors) ? errors : []).filter((e): e is string => typeof e === "string")];
+  if (problems.length === 0) return "";
+  const more = problems.length > SHOWN_PROBLEMS ? [`and ${problems.length - SHOWN_PROBLEMS} more`] : [];
+  return ` (${[...problems.slice(0, SHOWN_PROBLEMS), ...more].join("; ")})`;
 }

@@ -1,5 +1,5 @@
-import createClient from "openapi-fetch";
-import { DownloadError, NetworkError, toApiError } from "./errors";
+import createClient, { type Middleware } from "openapi-fetch";
+import { DownloadError, NetworkError, toApiError, UnexpectedResponseError } from "./errors";
 import type { paths } from "./generated/openapi";
 import type {
   CancelledJob,
@@ -56,6 +56,9 @@ export interface CreateOptions extends CallOptions {
 
 type Outcome<T> = { data?: T; error?: unknown; response: Response };
 
+/** What each call hands openapi-fetch: its signal, and a middleware that keeps the answer. */
+type CallInit = { signal: AbortSignal; middleware: Middleware[] };
+
 /**
  * A creation's answer, and whether it replays an earlier one (the same Idempotency-Key and body:
  * no new job, no quota unit). `replayed` is not enumerable, so the object prints and serialises as
@@ -65,7 +68,8 @@ export type Created<T> = T & { readonly replayed: boolean };
 
 /**
  * A typed client for the video encoding API: one method per operation, errors thrown as ApiError
- * (or NetworkError when there is no answer), each saying whether a retry can help.
+ * (or NetworkError when there is no answer, UnexpectedResponseError when a success's body is not
+ * JSON), each saying whether a retry can help.
  */
 export function createVepClient(options: ClientOptions = {}) {
   const baseUrl = (options.baseUrl ?? DEFAULT_BASE_URL).replace(/\/+$/, "");
@@ -79,20 +83,28 @@ export function createVepClient(options: ClientOptions = {}) {
   const fetchFn = options.fetch ?? globalThis.fetch;
 
   /** One API call, given up after timeoutMs or when the caller's signal aborts; its body and response. */
-  async function exchange<T>(request: (signal: AbortSignal) => Promise<Outcome<T>>, o?: CallOptions): Promise<{ data: T; response: Response }> {
+  async function exchange<T>(request: (init: CallInit) => Promise<Outcome<T>>, o?: CallOptions): Promise<{ data: T; response: Response }> {
     const signal = AbortSignal.any([AbortSignal.timeout(timeoutMs), ...(o?.signal ? [o.signal] : [])]);
+    // openapi-fetch throws alike for no answer and for an answer it cannot parse; which it was decides whether a retry can help.
+    let answer: Response | undefined;
+    const keepAnswer: Middleware = {
+      onResponse({ response }) {
+        answer = response;
+      },
+    };
     let outcome: Outcome<T>;
     try {
-      outcome = await request(signal);
+      outcome = await request({ signal, middleware: [keepAnswer] });
     } catch (err) {
       if (o?.signal?.aborted) throw o.signal.reason;
+      if (answer && err instanceof SyntaxError) throw new UnexpectedResponseError(answer.status, answer.headers.get("Content-Type"));
       throw new NetworkError(err);
     }
     if (!outcome.response.ok) throw toApiError(outcome.response, outcome.error);
     return { data: outcome.data as T, response: outcome.response };
   }
-  const send = async <T>(request: (signal: AbortSignal) => Promise<Outcome<T>>, o?: CallOptions): Promise<T> => (await exchange(request, o)).data;
-  const create = async <T extends object>(request: (signal: AbortSignal) => Promise<Outcome<T>>, o?: CallOptions): Promise<Created<T>> => {
+  const send = async <T>(request: (init: CallInit) => Promise<Outcome<T>>, o?: CallOptions): Promise<T> => (await exchange(request, o)).data;
+  const create = async <T extends object>(request: (init: CallInit) => Promise<Outcome<T>>, o?: CallOptions): Promise<Created<T>> => {
     const { data, response } = await exchange(request, o);
     return Object.defineProperty(data, "replayed", { value: response.headers.get("Idempotent-Replayed") === "true", enumerable: false }) as Created<T>;
   };
@@ -101,16 +113,16 @@ export function createVepClient(options: ClientOptions = {}) {
   const client = {
     baseUrl,
     createJob: (body: CreateJobRequest, o?: CreateOptions): Promise<Created<CreatedJob>> =>
-      create((signal) => api.POST("/jobs", { body, params: idempotency(o), signal }), o),
-    listJobs: (query: ListJobsQuery = {}, o?: CallOptions): Promise<JobList> => send((signal) => api.GET("/jobs", { params: { query }, signal }), o),
-    getJob: (id: string, o?: CallOptions): Promise<Job> => send((signal) => api.GET("/jobs/{id}", { params: { path: { id } }, signal }), o),
-    cancelJob: (id: string, o?: CallOptions): Promise<CancelledJob> => send((signal) => api.DELETE("/jobs/{id}", { params: { path: { id } }, signal }), o),
+      create((init) => api.POST("/jobs", { body, params: idempotency(o), ...init }), o),
+    listJobs: (query: ListJobsQuery = {}, o?: CallOptions): Promise<JobList> => send((init) => api.GET("/jobs", { params: { query }, ...init }), o),
+    getJob: (id: string, o?: CallOptions): Promise<Job> => send((init) => api.GET("/jobs/{id}", { params: { path: { id } }, ...init }), o),
+    cancelJob: (id: string, o?: CallOptions): Promise<CancelledJob> => send((init) => api.DELETE("/jobs/{id}", { params: { path: { id } }, ...init }), o),
     getDownloadUrl: (id: string, o?: CallOptions): Promise<DownloadLink> =>
-      send((signal) => api.GET("/jobs/{id}/download-url", { params: { path: { id } }, signal }), o),
+      send((init) => api.GET("/jobs/{id}/download-url", { params: { path: { id } }, ...init }), o),
     createEdlJob: (body: CreateEdlRequest, o?: CreateOptions): Promise<Created<CreatedEdlJob>> =>
-      create((signal) => api.POST("/edl", { body, params: idempotency(o), signal }), o),
-    validateEdl: (edl: CreateEdlRequest["edl"], o?: CallOptions): Promise<EdlValidation> => send((signal) => api.PUT("/edl", { body: { edl }, signal }), o),
-    listPresets: (o?: CallOptions): Promise<PresetCatalogue> => send((signal) => api.GET("/presets", { signal }), o),
+      create((init) => api.POST("/edl", { body, params: idempotency(o), ...init }), o),
+    validateEdl: (edl: CreateEdlRequest["edl"], o?: CallOptions): Promise<EdlValidation> => send((init) => api.PUT("/edl", { body: { edl }, ...init }), o),
+    listPresets: (o?: CallOptions): Promise<PresetCatalogue> => send((init) => api.GET("/presets", init), o),
 
     /** Polls GET /jobs/{id} (every 10 s unless told otherwise) until the job is completed, failed or cancelled. */
     waitForJob: (id: string, o?: WaitOptions): Promise<Job> => pollJob(() => client.getJob(id, { signal: o?.signal }), o),

@@ -1,6 +1,9 @@
 import type { ErrorBody } from "./types";
 
-/** What went wrong, by the status the service answered; each says whether retrying can help. */
+/**
+ * What went wrong, by the status the service answered; each says whether retrying can help. A 4xx
+ * the contract does not list is `bad-request`: the request, as sent, is what is wrong.
+ */
 export type ErrorKind =
   | "bad-request" // 400: the request (or the job's state) is wrong as sent
   | "unauthorized" // 401: no key, or a malformed, unknown or revoked one
@@ -8,9 +11,11 @@ export type ErrorKind =
   | "not-found" // 404: no such job for this key
   | "conflict" // 409: an Idempotency-Key reused with another body, or still in progress
   | "gone" // 410: the output can no longer be signed; run the job again
+  | "payload-too-large" // 413: the body is over the operation's limit (1 MiB for a job, 4 MiB for a timeline); send less
   | "quota-exceeded" // 429: the monthly quota is used up (not a rate limit)
   | "server" // 5xx: unexpected; retry with backoff
   | "network" // no answer at all: retry with backoff
+  | "unexpected-response" // an answer that is not JSON (not the API's: a wrong base URL, a proxy's page); not retryable
   | "download"; // the storage refused a signed download link (the API itself answered)
 
 const KIND_BY_STATUS: Record<number, ErrorKind> = {
@@ -20,6 +25,7 @@ const KIND_BY_STATUS: Record<number, ErrorKind> = {
   404: "not-found",
   409: "conflict",
   410: "gone",
+  413: "payload-too-large",
   429: "quota-exceeded",
 };
 
@@ -89,6 +95,21 @@ export class NetworkError extends VepError {
   override name = "NetworkError";
   constructor(cause: unknown) {
     super("network", `The service could not be reached: ${cause instanceof Error ? (cause.cause instanceof Error ? cause.cause.message : cause.message) : String(cause)}`, { cause });
+  }
+}
+
+/**
+ * The service answered with a success, but a body that is not JSON: a web server's or a proxy's
+ * page where the API was expected, most often a wrong base URL. Asking again brings the same page,
+ * so it is not retryable, unlike a NetworkError.
+ */
+export class UnexpectedResponseError extends VepError {
+  override name = "UnexpectedResponseError";
+  constructor(
+    readonly status: number,
+    contentType: string | null,
+  ) {
+    super("unexpected-response", `The service answered HTTP ${status} with a body that is not JSON (${contentType ?? "no Content-Type"}): is the base URL the API's?`);
   }
 }
 

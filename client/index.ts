@@ -1,5 +1,5 @@
 export { createVepClient, DEFAULT_BASE_URL, type CallOptions, type ClientOptions, type Created, type CreateOptions, type VepClient } from "./client";
-export { ApiError, DownloadError, NetworkError, VepError, type ErrorKind } from "./errors";
+export { ApiError, DownloadError, NetworkError, UnexpectedResponseError, VepError, type ErrorKind } from "./errors";
 export type * from "./types";
 export { TERMINAL_STATUSES } from "./types";
 export { DEFAULT_POLL_INTERVAL_MS, type WaitOptions } from "./wait";

@@ -31,6 +31,7 @@ export type ErrorBody =
   | Schemas["NotFoundError"]
   | Schemas["BareMessageError"]
   | Schemas["ConflictError"]
+  | Schemas["PayloadTooLargeError"]
   | Schemas["UsageLimitError"]
   | Schemas["InternalError"];
 

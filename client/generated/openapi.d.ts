@@ -204,7 +204,7 @@ export interface components {
             videoBitrate?: string;
             /**
              * @default 128k
-             * @example 2500k
+             * @example 128k
              */
             audioBitrate?: string;
             /**
@@ -808,9 +808,9 @@ export interface operations {
     listJobs: {
         parameters: {
             query?: {
-                /** @description A value that is not a positive integer falls back to 1. */
+                /** @description Page number, from 1. A value that is not a positive integer falls back to 1; a page past the last lists no jobs. */
                 page?: number;
-                /** @description Page size, capped at 100; not a positive integer falls back to 10. */
+                /** @description Jobs per page. A value over 100 is taken as 100; one that is not a positive integer falls back to 10. `pagination.limit` says the size used. */
                 limit?: number;
                 /** @description Exact match on status (queued, processing, completed, failed, cancelled); any other value lists nothing. */
                 status?: string;
@@ -871,6 +871,8 @@ export interface operations {
             /** @description Created, status queued. */
             201: {
                 headers: {
+                    /** @description Sent when the answer replays an earlier creation with the same Idempotency-Key and body: no new job, no quota unit. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1236,6 +1238,8 @@ export interface operations {
             /** @description Created, status queued. */
             201: {
                 headers: {
+                    /** @description Sent when the answer replays an earlier creation with the same Idempotency-Key and body: no new job, no quota unit. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {

@@ -1,4 +1,4 @@
-import { mkdtemp, writeFile } from "node:fs/promises";
+import { access, mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -8,6 +8,7 @@ import { workerVars } from "../../dev/worker-vars";
 import { usage } from "../../drizzle/schema";
 import { quotaPeriod } from "../../domain/time";
 import { EXIT } from "../../cli/exit-codes";
+import { writeSampleTimeline } from "../../dev/samples";
 import { vep } from "../support/cli";
 import { admin, completeJob, createJob, newAccount, SOURCE, stack } from "./harness";
 import { jobsInEveryState } from "./job-states";
@@ -52,7 +53,7 @@ describe.concurrent("vep: commands that need no encoder", () => {
     expect(cancel.stdout).toMatch(/Job cancelled successfully/);
   });
 
-  it("edl validate: exit 0 and the stats for a valid timeline, 3 and the errors for an invalid one", async () => {
+  it("edl validate: exit 0 and the stats for a valid timeline, 3 and the errors for an invalid one, which render names too", async () => {
     const { apiKey } = await newAccount("free");
     const good = join(dir, "good.json");
     const tooLong = join(dir, "too-many-clips.json");
@@ -65,9 +66,29 @@ describe.concurrent("vep: commands that need no encoder", () => {
     expect(invalid.code).toBe(EXIT.badRequest);
     expect(invalid.json.valid).toBe(false);
     expect(invalid.stderr).toMatch(/invalid/);
+    // render refuses it (400 EDL validation failed): the line says why, not only how many errors.
+    const refused = await vep(["edl", "render", tooLong], { api, key: apiKey });
+    expect(refused.code).toBe(EXIT.badRequest);
+    expect(refused.stderr.trim()).toMatch(/^vep: refused: The timeline has 1 error\(s\).* \(Too many clips for the Starter plan: 6 \(maximum 5\)\) \(HTTP 400\)$/);
   });
 
-  it("jobs download writes a completed job's output", async () => {
+  it("edl validate and render take the sample timeline npm run dev writes (a request body, {edl, metadata}), its metadata kept unless a flag replaces it", async () => {
+    const { apiKey } = await newAccount("free");
+    const sample = await writeSampleTimeline(await mkdtemp(join(dir, "samples-")), "free", { clip: SOURCE, logo: "https://media.example.com/logo.png" });
+    const valid = await vep(["edl", "validate", sample.path], { api, key: apiKey });
+    expect(valid.stderr).toBe("");
+    expect(valid.code).toBe(0);
+    expect(valid.stdout).toMatch(/^valid: 3 clips, 2 tracks, 8 s/);
+    const rendered = await vep(["--json", "edl", "render", sample.path], { api, key: apiKey });
+    expect(rendered.code, rendered.stderr).toBe(0);
+    const renamed = await vep(["--json", "edl", "render", sample.path, "--description", "renamed"], { api, key: apiKey });
+    expect(renamed.code, renamed.stderr).toBe(0);
+    const stored = async (id: string) => (await vep(["--json", "jobs", "get", id], { api, key: apiKey })).json.clientMetadata;
+    expect(await stored(rendered.json.id)).toEqual({ name: "npm run dev sample timeline" });
+    expect(await stored(renamed.json.id)).toEqual({ name: "npm run dev sample timeline", description: "renamed" });
+  });
+
+  it("jobs download writes a completed job's output, under a name of its kind only", async () => {
     const { apiKey, accountId } = await newAccount("free");
     const job = await createJob(apiKey);
     await completeJob(job.id, accountId, "the bytes");
@@ -75,6 +96,23 @@ describe.concurrent("vep: commands that need no encoder", () => {
     const res = await vep(["jobs", "download", job.id, "--out", out], { api, key: apiKey });
     expect(res.code).toBe(0);
     expect(res.stdout).toMatch(/saved .* \(9 bytes\)/);
+    const misnamed = join(dir, "download.zip");
+    const refused = await vep(["jobs", "download", job.id, "--out", misnamed], { api, key: apiKey });
+    expect(refused.code).toBe(EXIT.usage);
+    expect(refused.stderr.trim()).toBe(`vep: --out ${misnamed}: the job writes a .mp4 file, not .zip; name it ${join(dir, "download.mp4")}`);
+    await expect(access(misnamed)).rejects.toThrow(/ENOENT/);
+  });
+
+  it("--out with --json: stdout holds the job alone, the saved file's line goes to stderr", async () => {
+    const { apiKey, accountId } = await newAccount("free");
+    const job = await createJob(apiKey);
+    await completeJob(job.id, accountId, "the bytes");
+    const out = join(dir, "waited.mp4");
+    const res = await vep(["--json", "jobs", "wait", job.id, "--out", out], { api, key: apiKey });
+    expect(res.code).toBe(0);
+    expect(res.json).toMatchObject({ id: job.id, status: "completed" });
+    expect(res.stderr).toBe(`saved ${out} (9 bytes)\n`);
+    expect(await readFile(out, "utf8")).toBe("the bytes");
   });
 });
 
@@ -104,13 +142,13 @@ describe.concurrent("vep: one clear line and a distinct exit code per error clas
   it("usage errors: 2", async () => {
     const res = await vep(["encode", SOURCE], { api });
     expect(res.code).toBe(EXIT.usage);
-    expect(res.stderr).toMatch(/required option '--preset <id>'/);
+    expect(oneLine(res.stderr)).toBe("vep: usage: required option '--preset <id>' not specified; see vep encode --help");
     const badFile = await vep(["edl", "validate", join(dir, "missing.json")], { api, key: "spk_x" });
     expect(badFile.code).toBe(EXIT.usage);
     expect(oneLine(badFile.stderr)).toMatch(/cannot read .*missing\.json: ENOENT/);
   });
 
-  it("a bad --interval or an --out that cannot be written is refused before the job is created: no quota unit spent", async () => {
+  it("a bad --interval, an --out that cannot be written or that names another kind of file is refused before the job is created: no quota unit spent", async () => {
     const { apiKey } = await newAccount("free");
     const timelineFile = join(dir, "interval.json");
     await writeFile(timelineFile, JSON.stringify(timeline(1)));
@@ -119,6 +157,9 @@ describe.concurrent("vep: one clear line and a distinct exit code per error clas
       [["edl", "render", timelineFile, "--wait", "--interval", "abc"], /--interval must be a positive number of seconds/],
       [["encode", SOURCE, "--preset", "mp4_264_480p", "--out", join(dir, "no-such-dir", "x.mp4")], /cannot write .*no-such-dir.*: ENOENT/],
       [["encode", SOURCE, "--preset", "mp4_264_480p", "--out", dir], /cannot write .*: EISDIR/],
+      // A name whose extension is not what the job will write.
+      [["encode", SOURCE, "--preset", "hls_abr_264_basic", "--out", join(dir, "ladder.mp4")], /preset hls_abr_264_basic writes a ZIP archive \(\.zip\), not \.mp4; name it .*ladder\.zip$/],
+      [["edl", "render", timelineFile, "--out", join(dir, "timeline.webm")], /the timeline writes a \.mp4 file, not \.webm; name it .*timeline\.mp4$/],
     ];
     for (const [args, message] of refusals) {
       const res = await vep(args, { api, key: apiKey });
@@ -172,11 +213,20 @@ describe.concurrent("vep: one clear line and a distinct exit code per error clas
     expect(conflict.code).toBe(EXIT.conflict);
   });
 
+  it("a timeline file over the size limit (413) is refused: 3, saying so", async () => {
+    const { apiKey } = await newAccount("free");
+    const big = join(dir, "too-big.json");
+    await writeFile(big, JSON.stringify({ ...timeline(1), metadata: { pad: "x".repeat(4 * 1024 * 1024) } }));
+    const res = await vep(["edl", "render", big], { api, key: apiKey });
+    expect(res.code).toBe(EXIT.badRequest);
+    expect(oneLine(res.stderr)).toMatch(/^vep: refused, too large: .*4 MiB.* \(HTTP 413\)$/);
+  });
+
   it("a 500 from the service and no service at all: 10, retry with backoff", async () => {
     const { apiKey } = await newAccount("free");
     const failing = await vep(["jobs", "list"], { api: broken.url, key: apiKey });
     expect(failing.code).toBe(EXIT.unavailable);
-    expect(oneLine(failing.stderr)).toMatch(/^vep: service error \(retry with backoff\): An unexpected error occurred\. Retry with backoff\. \(HTTP 500\)$/);
+    expect(oneLine(failing.stderr)).toMatch(/^vep: service error \(retry with backoff\): An unexpected error occurred\. Retry with backoff\. \(HTTP 500\) \(request id [0-9a-f-]{36}\)$/);
     const nowhere = await vep(["presets"], { api: `http://127.0.0.1:${await freePort()}` });
     expect(nowhere.code).toBe(EXIT.unavailable);
     expect(oneLine(nowhere.stderr)).toMatch(/^vep: service unreachable \(retry with backoff\): The service could not be reached/);

@@ -109,6 +109,16 @@ describe("client: errors parsed into typed classes that say whether a retry help
     expect(gone.message).toMatch(/older storage layout/);
   });
 
+  it("413 for a body over the operation's limit: payload-too-large, not retryable", async () => {
+    const { api } = await clientFor();
+    const bigJob = await refusal(api.createJob({ inputUrl: SOURCE, preset: "mp4_264_720p", metadata: { pad: "x".repeat(1024 * 1024) } }));
+    expect(bigJob).toMatchObject({ status: 413, kind: "payload-too-large", error: "Payload too large", retryable: false });
+    expect(bigJob.message).toMatch(/1 MiB/);
+    const bigTimeline = await refusal(api.createEdlJob({ edl: { ...timeline, metadata: { pad: "x".repeat(4 * 1024 * 1024) } } }));
+    expect(bigTimeline).toMatchObject({ status: 413, kind: "payload-too-large", retryable: false });
+    expect(bigTimeline.message).toMatch(/4 MiB/);
+  });
+
   it("429 is the monthly quota: not retryable, with the usage", async () => {
     const { api, accountId } = await clientFor("free");
     await admin.db.insert(usage).values({ accountId, period: quotaPeriod(new Date()), count: 10 });

@@ -9,6 +9,7 @@ import { vep } from "../../support/cli";
  * a script gets once the job exists.
  */
 const JOB_ID = "0f4e8c2a-5b1d-4c3e-9a7f-1e2d3c4b5a69";
+const REQUEST_ID = "3d5c1b7e-8a2f-4c6d-9e0b-1f2a3b4c5d6e";
 let server: Server;
 let api: string;
 beforeAll(async () => {
@@ -21,7 +22,7 @@ beforeAll(async () => {
         links: { self: `/api/v1/jobs/${JOB_ID}`, cancel: `/api/v1/jobs/${JOB_ID}` },
       });
     }
-    json(500, { error: "Internal server error", message: "An unexpected error occurred. Retry with backoff.", requestId: "00000000-0000-4000-8000-000000000000" });
+    json(500, { error: "Internal server error", message: "An unexpected error occurred. Retry with backoff.", requestId: REQUEST_ID });
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   api = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -36,7 +37,7 @@ describe("vep once the job exists", () => {
     expect(res.code).toBe(EXIT.unavailable);
     expect(res.json).toMatchObject({ jobId: JOB_ID, error: { kind: "server", retryable: true, status: 500 } });
     expect(res.stderr.trim().split("\n").at(-1)).toBe(
-      `vep: service error (retry with backoff): An unexpected error occurred. Retry with backoff. (HTTP 500); job ${JOB_ID} was created (vep jobs get ${JOB_ID})`,
+      `vep: service error (retry with backoff): An unexpected error occurred. Retry with backoff. (HTTP 500) (request id ${REQUEST_ID}); job ${JOB_ID} was created (vep jobs get ${JOB_ID})`,
     );
   }, 60_000);
 

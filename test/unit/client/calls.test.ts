@@ -1,5 +1,6 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createVepClient, NetworkError, verifyWebhook, WebhookVerificationError } from "../../../client";
 
@@ -51,8 +52,8 @@ describe("the client's calls", () => {
 });
 
 describe("verifyWebhook", () => {
-  it("a secret that is not a whsec_ secret is a WebhookVerificationError, not a decoding error", () => {
-    for (const secret of ["spk_KHCpGffl9qOYD4PoSka43aTdgCunXB6rO8JzIlmkYFh", "whsec-abc", "whsec_c2VjcmV0\n"]) {
+  it("a secret that is not base64 (an API key passed by mistake) is a WebhookVerificationError, not a decoding error", () => {
+    for (const secret of ["spk_KHCpGffl9qOYD4PoSka43aTdgCunXB6rO8JzIlmkYFh", "whsec-abc"]) {
       const err = (() => {
         try {
           verifyWebhook("{}", { "webhook-id": "msg_1", "webhook-timestamp": String(Math.floor(Date.now() / 1000)), "webhook-signature": "v1,AAAA" }, secret);
@@ -62,6 +63,16 @@ describe("verifyWebhook", () => {
       })();
       expect(err, JSON.stringify(secret)).toBeInstanceOf(WebhookVerificationError);
       expect((err as Error).message).not.toContain(secret.trim());
+      expect((err as Error).message).toMatch(/not a webhook secret/);
     }
+  });
+
+  it("the whsec_ prefix is optional: the base64 key alone verifies the same delivery", () => {
+    const secret = `whsec_${Buffer.from("a webhook secret of 32 bytes....").toString("base64")}`;
+    const body = JSON.stringify({ event: "job.completed", jobId: "0f4e8c2a-5b1d-4c3e-9a7f-1e2d3c4b5a69" });
+    const sent = new Date();
+    const headers = { "webhook-id": "msg_1", "webhook-timestamp": String(Math.floor(sent.getTime() / 1000)), "webhook-signature": new Webhook(secret).sign("msg_1", sent, body) };
+    expect(verifyWebhook(body, headers, secret)).toMatchObject({ event: "job.completed" });
+    expect(verifyWebhook(body, headers, secret.slice("whsec_".length))).toMatchObject({ event: "job.completed" });
   });
 });

@@ -81,6 +81,32 @@ describe("the OpenAPI document", () => {
     expect(schemaValidator()(bare)({ error: "Not found", message: "Job not found" })).toBe(false);
   });
 
+  it("the list's page and limit are documented as the API takes them: no bound it does not enforce, the cap and the fallback said", async () => {
+    const document = await dereferencedDocument();
+    const parameters = document.paths!["/jobs"]!.get!.parameters as { name: string; schema: Schema; description?: string }[];
+    const parameter = (name: string) => parameters.find((p) => p.name === name)!;
+    // The API answers each of these (0 falls back to the default, 1000 is capped), so a client checking the document must not refuse them.
+    for (const name of ["page", "limit"]) {
+      const validate = schemaValidator()(parameter(name).schema);
+      for (const value of [0, 1, 1000]) expect(validate(value), `${name}=${value}: ${describeErrors(validate)}`).toBe(true);
+    }
+    expect(parameter("limit").description).toMatch(/over 100 is taken as 100.*falls back to 10/);
+    expect(parameter("page").description).toMatch(/falls back to 1/);
+  });
+
+  it("each creation's 201 declares the Idempotent-Replayed header a replay carries", async () => {
+    const document = await dereferencedDocument();
+    for (const path of ["/jobs", "/edl"]) {
+      const created = document.paths![path]!.post!.responses!["201"] as { headers?: Record<string, { schema?: Schema }> };
+      expect(created.headers?.["Idempotent-Replayed"]?.schema, `POST ${path}`).toMatchObject({ enum: ["true"] });
+    }
+  });
+
+  it("audioBitrate's example is an audio bitrate, not the video's", async () => {
+    const output = (await dereferencedDocument()).components!.schemas!.EdlOutput as { properties: Record<string, { example?: string }> };
+    expect(Number.parseInt(output.properties.audioBitrate.example!, 10)).toBeLessThanOrEqual(320);
+  });
+
   it("every timeline the validator accepts fits the documented EDL document schema", async () => {
     const document = await dereferencedDocument();
     const validate = schemaValidator()(document.components!.schemas!.EdlDocument as Schema);

@@ -10,7 +10,7 @@ import { BODY_LIMITS } from "../../middleware/body-limit";
 import { authenticated, jsonRequest, jsonResponse } from "../../openapi/common";
 import { authenticatedErrors, bodyLimitError, EdlValidationFailedError, examples, InvalidJsonError, quotaErrors, ValidationError } from "../../openapi/errors";
 import { operation } from "../../openapi/route";
-import { idempotencyKeyHeader } from "../jobs/schema";
+import { createdHeaders, idempotencyKeyHeader } from "../jobs/schema";
 import { createdEdlExamples, createEdlExamples, createEdlRefusals } from "./examples";
 import { presentCreatedEdl } from "./present";
 import { CreatedEdlJob, createEdlBody, edlValidationFailed } from "./schema";
@@ -27,7 +27,7 @@ export const createEdlRoute = createRoute({
   middleware: [requireCaller, jsonBody(createEdlBody), idempotent] as const,
   request: { headers: idempotencyKeyHeader, body: jsonRequest(createEdlBody, createEdlExamples) },
   responses: {
-    201: jsonResponse("Created, status queued.", CreatedEdlJob, createdEdlExamples),
+    201: { ...jsonResponse("Created, status queued.", CreatedEdlJob, createdEdlExamples), headers: createdHeaders },
     400: jsonResponse(
       "An invalid timeline, malformed JSON, or no `edl` field.",
       z.union([EdlValidationFailedError, InvalidJsonError, ValidationError]),

@@ -109,7 +109,7 @@ export const EdlOutput = z
     videoCodec: z.enum(VIDEO_CODECS).optional(),
     audioCodec: z.enum(AUDIO_CODECS).optional(),
     videoBitrate: bitrate.optional(),
-    audioBitrate: bitrate.optional().openapi({ default: "128k" }),
+    audioBitrate: bitrate.optional().openapi({ default: "128k", example: "128k" }),
     preset: z.enum(ENCODER_PRESETS).optional().openapi({ description: "Encoder speed setting.", default: "veryfast" }),
     crf: z.number().min(0).optional().openapi({ description: "Lower is better quality." }),
   })

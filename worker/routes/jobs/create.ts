@@ -23,7 +23,7 @@ import {
 import { operation } from "../../openapi/route";
 import { createdJobExamples, createJobExamples, createJobRefusals, presetNotAllowedExample } from "./examples";
 import { jobPath } from "./present";
-import { CreatedJob, createJobBody, idempotencyKeyHeader } from "./schema";
+import { CreatedJob, createdHeaders, createJobBody, idempotencyKeyHeader } from "./schema";
 
 export const createJobRoute = createRoute({
   method: "post",
@@ -37,7 +37,7 @@ export const createJobRoute = createRoute({
   middleware: [requireCreator, jsonBody(createJobBody), idempotent] as const,
   request: { headers: idempotencyKeyHeader, body: jsonRequest(createJobBody, createJobExamples) },
   responses: {
-    201: jsonResponse("Created, status queued.", CreatedJob, createdJobExamples),
+    201: { ...jsonResponse("Created, status queued.", CreatedJob, createdJobExamples), headers: createdHeaders },
     400: jsonResponse("Malformed JSON, a body that does not match the schema, or an unknown preset.", z.union([InvalidJsonError, ValidationError, InvalidPresetError]), {
       ...createJobRefusals,
       unknownPreset: examples.unknownPreset,

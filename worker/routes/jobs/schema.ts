@@ -52,19 +52,18 @@ export const MAX_PAGE = 1_000_000_000;
  * `c.req.query()`, which keeps one value of a repeated parameter.
  */
 export const listJobsQuery = z.object({
+  // No minimum or maximum: the API takes any value (see positiveIntOr), and a client that checks
+  // the document must not refuse what the API would take.
   page: positiveIntOr(1, MAX_PAGE).openapi({
     type: "integer",
-    minimum: 1,
     default: 1,
-    description: "A value that is not a positive integer falls back to 1.",
+    description: "Page number, from 1. A value that is not a positive integer falls back to 1; a page past the last lists no jobs.",
     param: { name: "page", in: "query" },
   }),
   limit: positiveIntOr(10, MAX_PAGE_SIZE).openapi({
     type: "integer",
-    minimum: 1,
-    maximum: MAX_PAGE_SIZE,
     default: 10,
-    description: `Page size, capped at ${MAX_PAGE_SIZE}; not a positive integer falls back to 10.`,
+    description: `Jobs per page. A value over ${MAX_PAGE_SIZE} is taken as ${MAX_PAGE_SIZE}; one that is not a positive integer falls back to 10. \`pagination.limit\` says the size used.`,
     param: { name: "limit", in: "query", examples: { small: { summary: "Two per page", value: 2 } } },
   }),
   /** Exact match: an unknown status matches nothing rather than being ignored. */
@@ -167,6 +166,14 @@ export const CancelledJob = z
 export const DownloadLink = z
   .object({ downloadUrl: z.url(), expiresAt: Timestamp, message: z.string() })
   .openapi("DownloadLink");
+
+/** The headers of a creation's 201. */
+export const createdHeaders = z.object({
+  "Idempotent-Replayed": z
+    .literal("true")
+    .optional()
+    .openapi({ description: "Sent when the answer replays an earlier creation with the same Idempotency-Key and body: no new job, no quota unit." }),
+});
 
 export const idempotencyKeyHeader = z.object({
   "Idempotency-Key": z

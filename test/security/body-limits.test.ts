@@ -10,6 +10,7 @@
  * a body that never ends would never be answered: these bodies are sent whole.
  */
 import { Agent, request as httpRequest, type RequestOptions } from "node:http";
+import { connect } from "node:net";
 import { beforeAll, describe, expect, it } from "vitest";
 import { signInternal } from "../../domain/internal-auth";
 import { BODY_LIMITS } from "../../worker/middleware/body-limit";
@@ -151,6 +152,40 @@ describe("campaign: request bodies over the limit get 413", () => {
     const body = ROUTES[0].body(BODY_LIMITS.job + 1);
     expectTooLarge(await send({ method: "POST", path: "/jobs", body }));
   });
+});
+
+describe("campaign: a body whose own framing is broken is a 400, never a 500", () => {
+  /** The status line and body of `request` written as it is on a connection of its own. */
+  function onTheWire(request: string): Promise<{ status: number; body: string }> {
+    const { hostname, port } = new URL(stack.apiUrl);
+    return new Promise((resolve, reject) => {
+      let answer = "";
+      const socket = connect(Number(port), hostname, () => socket.write(request));
+      socket.on("data", (chunk) => (answer += chunk));
+      socket.on("error", reject);
+      socket.on("close", () => resolve({ status: Number(answer.split(" ")[1]), body: answer.slice(answer.indexOf("\r\n\r\n") + 4) }));
+    });
+  }
+  const chunked = (path: string, headers: string, chunks: string) =>
+    `POST ${path} HTTP/1.1\r\nHost: api\r\nConnection: close\r\n${headers}Transfer-Encoding: chunked\r\n\r\n${chunks}`;
+
+  for (const [name, chunks] of [
+    ["a chunk size that is not hex", "zz\r\n{}\r\n0\r\n\r\n"],
+    ["a chunk longer than its size", "2\r\n{\"a\":1}\r\n0\r\n\r\n"],
+  ] as const) {
+    it(`POST /jobs, ${name}: 400 Invalid JSON "could not be read" (hono's bodyLimit read it uncaught: a 500)`, async () => {
+      const { status, body } = await onTheWire(chunked("/api/v1/jobs", `Authorization: Bearer ${caller.apiKey}\r\nContent-Type: application/json\r\n`, chunks));
+      expect(status).toBe(400);
+      expect(body).toContain('"error":"Invalid JSON"');
+      expect(body).toContain("could not be read");
+    });
+
+    it(`the dashboard's sign-in form, ${name}: a 400 page`, async () => {
+      const { status, body } = await onTheWire(chunked("/dashboard/sign-in", "Content-Type: application/x-www-form-urlencoded\r\n", chunks));
+      expect(status).toBe(400);
+      expect(body).toContain("That form could not be read.");
+    });
+  }
 });
 
 describe("campaign: JSON too deep or too large to parse safely is a 400, never a 500", () => {

@@ -5,6 +5,7 @@ import { HTTPException } from "hono/http-exception";
 import { secureHeaders } from "hono/secure-headers";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { describeError } from "../errors";
+import { refusingUnreadableBodies } from "../middleware/body-limit";
 import { init } from "../middleware/init";
 import type { DashboardEnv } from "./context";
 import { loadSession, noStore, requireSignIn, sessionFormToken } from "./middleware";
@@ -60,7 +61,10 @@ export function dashboardApp() {
       referrerPolicy: "same-origin",
     }),
     noStore,
-    bodyLimit({ maxSize: MAX_FORM_BYTES, onError: () => { throw new HTTPException(413, { message: "That form was too large." }); } }),
+    refusingUnreadableBodies(
+      bodyLimit({ maxSize: MAX_FORM_BYTES, onError: () => { throw new HTTPException(413, { message: "That form was too large." }); } }),
+      () => new HTTPException(400, { message: "That form could not be read." }),
+    ),
     csrf(),
     init,
     loadSession,

@@ -1,4 +1,6 @@
 import { bodyLimit } from "hono/body-limit";
+import type { MiddlewareHandler } from "hono";
+import { HTTPException } from "hono/http-exception";
 import { ApiError } from "../errors";
 
 const MiB = 1024 * 1024;
@@ -25,11 +27,30 @@ export function payloadTooLarge(maxSize: number): ApiError {
  * body without one (chunked) is read only until it passes the limit.
  */
 export function limitBody(maxSize: number) {
-  return bodyLimit({
+  const limit = bodyLimit({
     maxSize,
     onError: () => {
       throw payloadTooLarge(maxSize);
     },
   });
+  return refusingUnreadableBodies(limit, () => ApiError.invalidJson("The request body could not be read"));
+}
+
+/**
+ * `limit` (hono's bodyLimit), with a body it cannot read refused as `unreadable()`: it reads a
+ * chunked body without catching, so a broken chunk size or a client gone mid-body was a 500.
+ * What the handlers after it throw passes through untouched.
+ */
+export function refusingUnreadableBodies(limit: MiddlewareHandler, unreadable: () => Error): MiddlewareHandler {
+  return async (c, next) => {
+    let read = false;
+    try {
+      return await limit(c, () => ((read = true), next()));
+    } catch (err) {
+      // The limit's own 413 (an ApiError here, an HTTPException in the dashboard) stands.
+      if (read || err instanceof ApiError || err instanceof HTTPException) throw err;
+      throw unreadable();
+    }
+  };
 }
 

@@ -23,16 +23,34 @@ interface Frame {
 
 /**
  * Paths (`a.b[0].c`; `""` for the value itself) of the keys and string values holding such
- * text, in document order, at most `limit` of them. Walked with a stack of its own, so no
- * nesting depth overflows the call stack; a path is built only for what is reported or
- * descended into, so a body of a million empty objects costs no strings.
+ * text, in document order, at most `limit` of them.
  */
 export function unstorableTextPaths(value: unknown, limit = MAX_UNSTORABLE_PATHS): string[] {
+  return pathsWhere(value, limit, (item) => typeof item === "string" && UNSTORABLE.test(item), (key) => UNSTORABLE.test(key));
+}
+
+export const NON_FINITE_NUMBER_MESSAGE = "must be a number within the range JSON numbers are read in (1e400 reads as Infinity)";
+
+/**
+ * Paths of numbers too large to be read as one (JSON.parse makes 1e400 Infinity, and storing it
+ * as JSON turns it into null without a word), at most `limit` of them.
+ */
+export function nonFiniteNumberPaths(value: unknown, limit = MAX_UNSTORABLE_PATHS): string[] {
+  return pathsWhere(value, limit, (item) => typeof item === "number" && !Number.isFinite(item), () => false);
+}
+
+/**
+ * Paths of the values `isBad` picks and of the keys `isBadKey` picks (the field is refused
+ * whatever its value). Walked with a stack of its own, so no nesting depth overflows the call
+ * stack; a path is built only for what is reported or descended into, so a body of a million
+ * empty objects costs no strings.
+ */
+function pathsWhere(value: unknown, limit: number, isBad: (item: unknown) => boolean, isBadKey: (key: string) => boolean): string[] {
   const found: string[] = [];
   const frames: Frame[] = [];
   const visit = (item: unknown, path: () => string) => {
-    if (typeof item === "string") {
-      if (UNSTORABLE.test(item)) found.push(path());
+    if (isBad(item)) {
+      found.push(path());
     } else if (typeof item === "object" && item !== null) {
       const keys = Array.isArray(item) ? null : Object.keys(item);
       if ((keys ?? (item as unknown[])).length > 0) frames.push({ path: path(), container: item as Frame["container"], keys, next: 0 });
@@ -49,8 +67,7 @@ export function unstorableTextPaths(value: unknown, limit = MAX_UNSTORABLE_PATHS
     const i = frame.next++;
     if (keys === null) {
       visit((container as unknown[])[i], () => fieldPath(frame.path, i));
-    } else if (UNSTORABLE.test(keys[i])) {
-      // The key itself cannot be stored: the field is refused, whatever its value.
+    } else if (isBadKey(keys[i])) {
       found.push(fieldPath(frame.path, keys[i]));
     } else {
       visit((container as Record<string, unknown>)[keys[i]], () => fieldPath(frame.path, keys[i]));

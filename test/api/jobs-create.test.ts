@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { PRESET_IDS } from "../../domain/presets/catalogue";
-import { expectError, expectStatus, rawBody, unchecked } from "../support/api-client";
+import { bodyOf, expectError, expectStatus, rawBody, unchecked } from "../support/api-client";
 import { admin, api, ISO_MS, newAccount, SOURCE, UUID } from "./harness";
 
 describe("spec: POST /jobs › 201 creation response", () => {
@@ -85,6 +85,16 @@ describe("spec: Errors › 400 on POST /jobs", () => {
     }
     const withNull = await api(apiKey).createJob({ inputUrl: SOURCE, preset: "mp4_264_720p", metadata: null });
     expectStatus(withNull, 201);
+  });
+
+  it("a number beyond JSON's range (1e400 reads as Infinity, stored as null) → Validation error naming the field, nothing stored", async () => {
+    const { apiKey } = await newAccount();
+    const text = `{"inputUrl":"${SOURCE}","preset":"mp4_264_720p","metadata":{"fine":1e300,"big":1e400,"list":[-1e999]}}`;
+    const res = await api(apiKey).createJob(rawBody(text));
+    expectError(res, 400, "Validation error");
+    expect(res.body.details.map((d) => d.field)).toEqual(["metadata.big", "metadata.list[0]"]);
+    expect(res.body.details[0].message).toContain("1e400 reads as Infinity");
+    expect(bodyOf(await api(apiKey).listJobs(), 200).jobs).toEqual([]);
   });
 
   it("text Postgres cannot store (U+0000) → Validation error naming the field, never a 500", async () => {

@@ -1,6 +1,6 @@
 import { createMiddleware } from "hono/factory";
 import { z } from "zod";
-import { UNSTORABLE_TEXT_MESSAGE, unstorableTextPaths } from "../../domain/storable-text";
+import { NON_FINITE_NUMBER_MESSAGE, nonFiniteNumberPaths, UNSTORABLE_TEXT_MESSAGE, unstorableTextPaths } from "../../domain/storable-text";
 import type { AppEnv } from "../context";
 import { ApiError } from "../errors";
 import { jsonShapeProblem } from "./json-limits";
@@ -64,9 +64,13 @@ export function jsonObject(fields?: z.ZodObject) {
   });
 }
 
-/** For fields stored as the client sent them (caller metadata): refuses what Postgres cannot hold. */
+/**
+ * For fields stored as the client sent them (caller metadata): refuses what Postgres cannot hold,
+ * and numbers that would be stored as null.
+ */
 export function storable<T extends z.ZodType>(schema: T) {
   return schema.superRefine((value, ctx) => {
     for (const path of unstorableTextPaths(value)) ctx.addIssue({ code: "custom", message: UNSTORABLE_TEXT_MESSAGE, path: path ? [path] : [] });
+    for (const path of nonFiniteNumberPaths(value)) ctx.addIssue({ code: "custom", message: NON_FINITE_NUMBER_MESSAGE, path: path ? [path] : [] });
   });
 }

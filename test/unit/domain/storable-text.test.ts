@@ -1,6 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { MAX_UNSTORABLE_PATHS, UNSTORABLE_TEXT_MESSAGE, unstorableTextPaths } from "../../../domain/storable-text";
+import { MAX_UNSTORABLE_PATHS, nonFiniteNumberPaths, UNSTORABLE_TEXT_MESSAGE, unstorableTextPaths } from "../../../domain/storable-text";
 import { CLIP0, errorsOf, videoClip, videoEdl } from "../edl/fixtures";
+
+describe("numbers JSON.parse could not hold", () => {
+  it("finds Infinity and -Infinity (1e400, -1e400) at their paths; NaN cannot come from JSON but is found too", () => {
+    expect(nonFiniteNumberPaths(JSON.parse('{"a":1e400,"b":[1,-1e400,{"c":1e308}],"d":"1e400"}'))).toEqual(["a", "b[1]"]);
+    expect(nonFiniteNumberPaths(Number.NaN)).toEqual([""]);
+    expect(nonFiniteNumberPaths({ max: Number.MAX_VALUE, min: -Number.MAX_VALUE, tiny: 5e-324 })).toEqual([]);
+  });
+});
 
 describe("text Postgres cannot store", () => {
   it("finds NUL and unpaired surrogates in keys and values, at their paths", () => {

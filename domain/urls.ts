@@ -1,3 +1,4 @@
+import { isUnfetchableAddress } from "./addresses";
 import { unstorableTextPaths } from "./storable-text";
 
 /**
@@ -22,13 +23,14 @@ function httpUrl(value: unknown): URL | null {
 }
 
 /**
- * A source the encoder will fetch: an absolute http(s) URL without a user name or password,
- * which the encoder refuses (it sends no credentials), so a job naming one would take a quota
- * unit only to fail.
+ * A source the encoder will fetch: an absolute http(s) URL without a user name or password (it
+ * sends no credentials) whose host is not a private or otherwise unroutable IP address (its
+ * source guard refuses those), so a job naming one does not take a quota unit only to fail.
+ * A host name is resolved by the encoder alone, at the moment it connects.
  */
 export function isSourceUrl(value: unknown): value is string {
   const url = httpUrl(value);
-  return url !== null && !holdsCredentials(url);
+  return url !== null && !holdsCredentials(url) && !isUnfetchableAddress(url.hostname);
 }
 
 /** Whether an absolute URL carries a user name or password, which fetch and the encoder will not send. */

@@ -69,7 +69,7 @@ export interface ClipReading<C extends Clip> {
   blend: boolean;
 }
 
-const URL_EXPECTED = "an absolute http or https URL without a user name or password";
+const URL_EXPECTED = "an absolute http or https URL without a user name or password, at a public address";
 const parseUrl = (value: unknown) => (isSourceUrl(value) ? value : undefined);
 const defined = <T>(...values: (T | undefined)[]): T[] => values.filter((v): v is T => v !== undefined);
 

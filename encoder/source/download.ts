@@ -7,7 +7,8 @@ import { pipeline } from "node:stream/promises";
 import ipaddr from "ipaddr.js";
 import { JobFailure } from "../failure";
 import { httpRequest, type HttpResponse } from "../http/client";
-import { assertAllowedUrl, isAllowedAddress } from "./address-policy";
+import { isAllowedAddress } from "../../domain/addresses";
+import { assertAllowedUrl } from "./address-policy";
 
 export interface DownloadPolicy {
   allowLoopback: boolean;

@@ -411,14 +411,12 @@ describe("spec: Failures after acceptance › EDL assets", () => {
   });
 
   // The e2e stack allows loopback (development), but nothing else that is not public.
-  it("an asset at the cloud metadata address is refused: failed, not retried, the clip named", async () => {
-    const job = await render({
-      version: "1.0",
-      timeline: { tracks: [{ type: "video", clips: [{ id: "metadata-clip", src: "http://169.254.169.254/x.mp4", in: 0, out: 1, startTime: 0 }] }] },
-    });
-    expect(job).toMatchObject({ status: "failed", retryCount: 0 });
-    expect(job.errorMessage).toContain("metadata-clip");
-    expect(job.errorMessage).toMatch(/Source refused/);
+  it("an asset at the cloud metadata address is refused at creation, naming the clip's field", async () => {
+    const c = await e2e.client("pro");
+    const edl = { version: "1.0", timeline: { tracks: [{ type: "video", clips: [{ id: "metadata-clip", src: "http://169.254.169.254/x.mp4", in: 0, out: 1, startTime: 0 }] }] } };
+    const created = await c.createEdlJob(unchecked({ edl }));
+    expectStatus(created, 400);
+    expect(created.body).toMatchObject({ error: "EDL validation failed", errors: [expect.stringMatching(/^timeline\.tracks\[0\]\.clips\[0\]\.src: .*at a public address$/)] });
   });
 
   it("an overlay image whose hostname resolves to a private address is refused: failed, not retried, the clip named", async () => {

@@ -15,7 +15,7 @@ describe("spec: EDL document › Overlay clip › required fields", () => {
   });
 
   it("src must be an absolute http(s) URL (decision: the image type is checked when fetched)", () => {
-    expect(errorsFor({ src: "logo.png" })).toEqual([`${EXTRA0}.src: must be an absolute http or https URL without a user name or password`]);
+    expect(errorsFor({ src: "logo.png" })).toEqual([`${EXTRA0}.src: must be an absolute http or https URL without a user name or password, at a public address`]);
     expect(errorsFor({ src: "https://cdn.example.com/image?id=3" })).toEqual([]);
   });
 

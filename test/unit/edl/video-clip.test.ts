@@ -24,9 +24,13 @@ describe("spec: EDL document › Video clip › src is a public URL", () => {
     expect(errorsFor({ src })).toEqual([]);
   });
 
-  it.each(["ftp://example.com/a.mp4", "/videos/a.mp4", "a.mp4", "https://", "file:///etc/passwd", 42, "https://user:pw@cdn.example.com/a.mp4"])(
+  it.each(["http://127.0.0.1:8000/a.mp4", "http://[::1]/a.mp4"])("%s is accepted: loopback is the encoder's call (refused in production, a local server in development)", (src) => {
+    expect(errorsFor({ src })).toEqual([]);
+  });
+
+  it.each(["ftp://example.com/a.mp4", "/videos/a.mp4", "a.mp4", "https://", "file:///etc/passwd", 42, "https://user:pw@cdn.example.com/a.mp4", "http://10.0.0.5/a.mp4", "http://0xa9fea9fe/", "http://[fd00::1]/a.mp4", "http://0.0.0.0:80/"])(
     "%j is rejected",
-    (src) => expect(errorsFor({ src })).toEqual([`${CLIP0}.src: must be an absolute http or https URL without a user name or password`]),
+    (src) => expect(errorsFor({ src })).toEqual([`${CLIP0}.src: must be an absolute http or https URL without a user name or password, at a public address`]),
   );
 });
 
@@ -95,7 +99,7 @@ describe("spec: EDL document › Video clip › mute and replaceAudio", () => {
 
   it("replaceAudio must be an absolute http(s) URL", () => {
     expect(clipOf({ replaceAudio: "https://x.test/m.mp3" })?.replaceAudio).toBe("https://x.test/m.mp3");
-    expect(errorsFor({ replaceAudio: "m.mp3" })).toEqual([`${CLIP0}.replaceAudio: must be an absolute http or https URL without a user name or password`]);
+    expect(errorsFor({ replaceAudio: "m.mp3" })).toEqual([`${CLIP0}.replaceAudio: must be an absolute http or https URL without a user name or password, at a public address`]);
   });
 
   it("decision: mute with replaceAudio is valid, with a warning that the replacement is silenced", () => {
@@ -109,7 +113,7 @@ describe("spec: EDL document › Video clip › every error of a clip is reporte
   it("collects all field errors", () => {
     expect(errorsFor({ id: 1, src: "x", in: 3, out: 2, startTime: -1, speed: 0, volume: 99 })).toEqual([
       `${CLIP0}.id: must be a string`,
-      `${CLIP0}.src: must be an absolute http or https URL without a user name or password`,
+      `${CLIP0}.src: must be an absolute http or https URL without a user name or password, at a public address`,
       `${CLIP0}.out: must be greater than in`,
       `${CLIP0}.startTime: must be between 0 and 360000`,
       `${CLIP0}.speed: must be between 0.1 and 100`,

@@ -3,7 +3,7 @@ import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { isAllowedAddress } from "../../../encoder/source/address-policy";
+import { isAllowedAddress } from "../../../domain/addresses";
 import { ByteBudget, downloadSource } from "../../../encoder/source/download";
 
 /** Refused for good: the same source is refused on every attempt. */

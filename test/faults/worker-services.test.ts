@@ -251,14 +251,13 @@ describe("a client that goes away while its creation runs", () => {
     return socket;
   }
 
-  it("under an Idempotency-Key: the creation still ends, and a retry under the key gets its job (it was 409 for a day)", async () => {
+  /** A creation whose client resets its connection while the creation's statement is out. */
+  async function abandonedMidway(body: object, idempotencyKey?: string) {
     let seen!: () => void;
     const creationSeen = new Promise<void>((resolve) => (seen = resolve));
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));
     database.judge((req) => (anyStatement(req, (s) => s.query.includes('insert into "jobs"')) ? (seen(), { holdAnswerUntil: released }) : "pass"));
-    const idempotencyKey = `gone-${Date.now()}`;
-    const body = { inputUrl: fixtures.url("short.mp4"), preset: "mp4_264_240p" as const };
     const socket = sendAndStay(body, idempotencyKey);
     await creationSeen;
     socket.resetAndDestroy();
@@ -266,6 +265,12 @@ describe("a client that goes away while its creation runs", () => {
     await new Promise((resolve) => setTimeout(resolve, 500));
     release();
     database.judge(passAll);
+  }
+
+  it("under an Idempotency-Key: the creation still ends, and a retry under the key gets its job (it was 409 for a day)", async () => {
+    const idempotencyKey = `gone-${Date.now()}`;
+    const body = { inputUrl: fixtures.url("short.mp4"), preset: "mp4_264_240p" as const };
+    await abandonedMidway(body, idempotencyKey);
     const retry = await vi.waitFor(
       async () => {
         const answer = await client.createJob(body, { idempotencyKey });
@@ -280,17 +285,7 @@ describe("a client that goes away while its creation runs", () => {
 
   it("without a key: the creation still publishes its job, which runs at once, not when a sweep finds it unannounced", async () => {
     const before = new Set(bodyOf(await client.listJobs({ limit: 100 }), 200).jobs.map((job) => job.id));
-    let seen!: () => void;
-    const creationSeen = new Promise<void>((resolve) => (seen = resolve));
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => (release = resolve));
-    database.judge((req) => (anyStatement(req, (s) => s.query.includes('insert into "jobs"')) ? (seen(), { holdAnswerUntil: released }) : "pass"));
-    const socket = sendAndStay({ inputUrl: fixtures.url("short.mp4"), preset: "mp4_264_240p" });
-    await creationSeen;
-    socket.resetAndDestroy();
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    release();
-    database.judge(passAll);
+    await abandonedMidway({ inputUrl: fixtures.url("short.mp4"), preset: "mp4_264_240p" });
     const created = await vi.waitFor(
       async () => {
         const [job] = bodyOf(await client.listJobs({ limit: 100 }), 200).jobs.filter((job) => !before.has(job.id));

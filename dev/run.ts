@@ -11,10 +11,12 @@ import { isPlanId, PLAN_IDS } from "../domain/plans";
 import { openAdmin } from "./admin/commands";
 import { DataDirInUse } from "./cloud/data-dir-lock";
 import { startFileServer } from "./cloud/file-server";
+import { portInUse } from "./cloud/free-port";
 import { prepareSampleMedia, SAMPLE_CLIP, SAMPLE_LOGO, writeSampleTimeline } from "./samples";
 import { startStack } from "./stack";
 import { DATA_DIR, PROJECT_ROOT, writeDevState } from "./state";
 import { trySequence } from "./try-it";
+import { PortInUse } from "./worker-process";
 
 const port = Number(process.env.PORT ?? 8787);
 const verbose = process.env.VERBOSE === "1";
@@ -22,6 +24,14 @@ const plan = process.env.DEV_PLAN ?? "free";
 const say = (line: string) => process.stdout.write(`${line}\n`);
 if (!isPlanId(plan)) {
   console.error(`DEV_PLAN must be one of ${PLAN_IDS.join(", ")}; it was "${plan}".`);
+  process.exit(1);
+}
+const otherPort = port < 65535 ? port + 1 : port - 1;
+const portTaken = () =>
+  `Port ${port} is in use: another npm run dev? Stop what listens there, or give this run another port: PORT=${otherPort} npm run dev.`;
+// Checked before anything starts: the Worker's server would only fail once the rest was up.
+if (await portInUse(port)) {
+  console.error(portTaken());
   process.exit(1);
 }
 
@@ -70,6 +80,11 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => vo
 try {
   const stack = await started;
   const { info } = stack;
+  void stack.workerExited.then(({ code, signal }) => {
+    if (stopping) return;
+    console.error(`The Worker's server exited (${signal ?? `code ${code}`}); with nothing serving the API, npm run dev stops.`);
+    void shutDown(1);
+  });
   await writeDevState({ databaseUrl: info.databaseUrl, redis: info.cloud.redis, apiUrl: info.apiUrl });
 
   const admin = openAdmin({ databaseUrl: info.databaseUrl, redis: info.cloud.redis });
@@ -120,11 +135,13 @@ Press Ctrl-C to stop.`);
       const { pid, about } = err.holder;
       console.error(
         `npm run dev is already running on ${err.dataDir} (pid ${pid}${about.api ? `, API ${about.api}` : ""}).\n` +
-          `Stop that one first (Ctrl-C in its terminal, or kill ${pid}), or give this one a data directory of its own with DATA_DIR.`,
+          `Stop that one first (Ctrl-C in its terminal, or kill ${pid}), or give this one a data directory and a port of its own: ` +
+          `DATA_DIR=/some/dir PORT=${otherPort} npm run dev.`,
       );
       process.exit(1); // nothing of this run is running: the refused start stopped what it had begun
     }
-    console.error(err);
+    // Taken between the check above and the Worker's start.
+    console.error(err instanceof PortInUse ? portTaken() : err);
     await shutDown(1);
   }
 }

@@ -125,6 +125,8 @@ export async function startStack(opts: StackOptions) {
           await encoder.readyAfter(pid);
         },
         encoderPid: (): number | undefined => encoder.pid(),
+        /** Settles when the Worker's server ends, by stop() or on its own (then nothing serves the API). */
+        workerExited: worker.exited,
         /** The encoder's unexpected exits, as its supervisor reported them. */
         encoderCrashes: encoder.crashes,
         /** Resolves once an encoder other than `pid` is answering (the supervisor restarted it). */
@@ -136,6 +138,7 @@ export async function startStack(opts: StackOptions) {
       stop,
       crashEncoder: async () => undefined,
       encoderPid: (): number | undefined => undefined,
+      workerExited: worker.exited,
       encoderCrashes: () => [],
       encoderReadyAfter: async () => undefined,
     };

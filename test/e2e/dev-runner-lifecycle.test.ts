@@ -1,0 +1,58 @@
+import { createServer } from "node:http";
+import { chmod, mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort } from "../../dev/cloud/free-port";
+import { close, listen } from "../../dev/cloud/listen";
+import { devEnv, exists, listening, postgresOf, readyBanner, spawnDev, waitFor, workerOn } from "./dev-runner-support";
+
+/**
+ * How `npm run dev` starts, refuses to start and ends, beyond Ctrl-C (dev-runner.test.ts): a port
+ * taken, its Worker's server gone, other signals, services that do not answer. The runs share one
+ * temporary DATA_DIR, as one checkout's runs share .data.
+ */
+let dataDir: string;
+beforeAll(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), "dev-runner-lifecycle-"));
+  await chmod(dataDir, 0o755); // as root, PostgreSQL runs as the user postgres
+});
+afterAll(() => rm(dataDir, { recursive: true, force: true }));
+
+const startDev = (port: number, extra: Record<string, string> = {}) => spawnDev(devEnv(dataDir, { PORT: String(port), ...extra }));
+
+/** Nothing of a run is left: no Worker on its port, no PostgreSQL on its data, no lock. */
+async function expectAllGone(port: number) {
+  await waitFor("the Worker's server to be gone", () => (workerOn(port).length === 0 ? true : undefined), 10_000);
+  expect(await listening(port)).toBe(false);
+  expect(postgresOf(dataDir)).toEqual([]);
+  expect(await exists(join(dataDir, "in-use.json"))).toBe(false);
+}
+
+describe("npm run dev's start and end", () => {
+  it("refuses a port another server holds at once, naming PORT, rather than take that server's answers for its Worker's", async () => {
+    const other = createServer((_req, res) => res.end(`{"ok":true}`));
+    const port = await listen(other, "127.0.0.1", await freePort());
+    try {
+      const dev = startDev(port);
+      expect(await dev.exited).toBe(1);
+      expect(dev.output()).toMatch(new RegExp(`Port ${port} is in use: another npm run dev\\?.*PORT=${port + 1} npm run dev`));
+      expect(dev.output()).not.toMatch(/Ready\./);
+    } finally {
+      await close(other);
+    }
+    expect(await exists(join(dataDir, "in-use.json"))).toBe(false);
+  });
+
+  it("stops, non-zero and whole, when its Worker's server ends on its own", async () => {
+    const port = await freePort();
+    const dev = startDev(port);
+    await readyBanner(dev);
+    const { processes } = JSON.parse(await readFile(join(dataDir, "in-use.json"), "utf8"));
+    const worker = processes.find((p: { group: boolean }) => p.group);
+    process.kill(-worker.pid, "SIGKILL");
+    expect(await dev.exited).toBe(1);
+    expect(dev.output()).toMatch(/The Worker's server exited \(SIGKILL\); with nothing serving the API, npm run dev stops\./);
+    await expectAllGone(port);
+  });
+});

@@ -14,7 +14,7 @@ import { startFileServer } from "./cloud/file-server";
 import { portInUse } from "./cloud/free-port";
 import { prepareSampleMedia, SAMPLE_CLIP, SAMPLE_LOGO, writeSampleTimeline } from "./samples";
 import { startStack } from "./stack";
-import { DATA_DIR, PROJECT_ROOT, writeDevState } from "./state";
+import { DATA_DIR, PROJECT_ROOT, removeDevState, writeDevState } from "./state";
 import { trySequence } from "./try-it";
 import { PortInUse } from "./worker-process";
 
@@ -63,12 +63,16 @@ samplesMade.catch(() => undefined);
 let sweep: ReturnType<typeof setInterval> | undefined;
 let samples: Awaited<ReturnType<typeof startFileServer>> | undefined;
 let stopping = false;
+/** Whether this run wrote dev-state.json: a refused run must leave the running one's alone. */
+let published = false;
 async function shutDown(code: number) {
   if (stopping) return;
   stopping = true;
   starting.abort();
   clearInterval(sweep);
   say("\nStopping…");
+  // Gone first: from now on it names services that are stopping.
+  if (published) await removeDevState();
   // An aborted start stops what it had started before it rejects; a finished one is stopped here.
   const stack = await started.catch(() => undefined);
   await samples?.stop();
@@ -86,6 +90,7 @@ try {
     void shutDown(1);
   });
   await writeDevState({ databaseUrl: info.databaseUrl, redis: info.cloud.redis, apiUrl: info.apiUrl });
+  published = true;
 
   const admin = openAdmin({ databaseUrl: info.databaseUrl, redis: info.cloud.redis });
   const { accountId, apiKey } = await admin.createAccount(plan);

@@ -21,12 +21,13 @@ afterAll(() => rm(dataDir, { recursive: true, force: true }));
 
 const startDev = (port: number, extra: Record<string, string> = {}) => spawnDev(devEnv(dataDir, { PORT: String(port), ...extra }));
 
-/** Nothing of a run is left: no Worker on its port, no PostgreSQL on its data, no lock. */
+/** Nothing of a run is left: no Worker on its port, no PostgreSQL on its data, no lock, no state for `npm run admin`. */
 async function expectAllGone(port: number) {
   await waitFor("the Worker's server to be gone", () => (workerOn(port).length === 0 ? true : undefined), 10_000);
   expect(await listening(port)).toBe(false);
   expect(postgresOf(dataDir)).toEqual([]);
   expect(await exists(join(dataDir, "in-use.json"))).toBe(false);
+  expect(await exists(join(dataDir, "dev-state.json"))).toBe(false);
 }
 
 describe("npm run dev's start and end", () => {
@@ -49,6 +50,7 @@ describe("npm run dev's start and end", () => {
     const dev = startDev(port);
     await readyBanner(dev);
     const { processes } = JSON.parse(await readFile(join(dataDir, "in-use.json"), "utf8"));
+    expect(await exists(join(dataDir, "dev-state.json"))).toBe(true);
     const worker = processes.find((p: { group: boolean }) => p.group);
     process.kill(-worker.pid, "SIGKILL");
     expect(await dev.exited).toBe(1);

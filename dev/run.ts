@@ -79,7 +79,8 @@ async function shutDown(code: number) {
   await stack?.stop();
   process.exit(code);
 }
-for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => void shutDown(0));
+// SIGHUP: its terminal closed, which would otherwise end it with PostgreSQL left running and the data dir locked.
+for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, () => void shutDown(0));
 
 try {
   const stack = await started;

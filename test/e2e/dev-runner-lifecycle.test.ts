@@ -21,6 +21,18 @@ afterAll(() => rm(dataDir, { recursive: true, force: true }));
 
 const startDev = (port: number, extra: Record<string, string> = {}) => spawnDev(devEnv(dataDir, { PORT: String(port), ...extra }));
 
+/** The runner's own process (under npm), as its lock names it. */
+const runnerPid = async (): Promise<number> => JSON.parse(await readFile(join(dataDir, "in-use.json"), "utf8")).pid;
+
+function gone(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch {
+    return true;
+  }
+}
+
 /** Nothing of a run is left: no Worker on its port, no PostgreSQL on its data, no lock, no state for `npm run admin`. */
 async function expectAllGone(port: number) {
   await waitFor("the Worker's server to be gone", () => (workerOn(port).length === 0 ? true : undefined), 10_000);
@@ -55,6 +67,17 @@ describe("npm run dev's start and end", () => {
     process.kill(-worker.pid, "SIGKILL");
     expect(await dev.exited).toBe(1);
     expect(dev.output()).toMatch(/The Worker's server exited \(SIGKILL\); with nothing serving the API, npm run dev stops\./);
+    await expectAllGone(port);
+  });
+
+  it("stops whole when its terminal closes (SIGHUP to its process group)", async () => {
+    const port = await freePort();
+    const dev = startDev(port);
+    await readyBanner(dev);
+    const runner = await runnerPid();
+    process.kill(-dev.child.pid!, "SIGHUP");
+    await waitFor("the runner to end", () => (gone(runner) ? true : undefined), 60_000);
+    expect(dev.output()).toMatch(/Stopping…/);
     await expectAllGone(port);
   });
 });

@@ -80,4 +80,15 @@ describe("npm run dev's start and end", () => {
     expect(dev.output()).toMatch(/Stopping…/);
     await expectAllGone(port);
   });
+
+  it("stops whole on a SIGTERM to npm alone (kill <npm pid>): npm passes it on to the runner, which the script execs", async () => {
+    const port = await freePort();
+    const dev = startDev(port);
+    await readyBanner(dev);
+    const runner = await runnerPid();
+    process.kill(dev.child.pid!, "SIGTERM");
+    await waitFor("the runner to end", () => (gone(runner) ? true : undefined), 60_000);
+    expect(dev.output()).toMatch(/Stopping…/);
+    await expectAllGone(port);
+  });
 });

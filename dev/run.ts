@@ -12,6 +12,7 @@ import { openAdmin } from "./admin/commands";
 import { DataDirInUse } from "./cloud/data-dir-lock";
 import { startFileServer } from "./cloud/file-server";
 import { portInUse } from "./cloud/free-port";
+import { Unreachable } from "./cloud/unreachable";
 import { prepareSampleMedia, SAMPLE_CLIP, SAMPLE_LOGO, writeSampleTimeline } from "./samples";
 import { startStack } from "./stack";
 import { DATA_DIR, PROJECT_ROOT, removeDevState, writeDevState } from "./state";
@@ -79,8 +80,31 @@ async function shutDown(code: number) {
   await stack?.stop();
   process.exit(code);
 }
+/**
+ * A second signal stops at once: the stop under way waits on something that does not answer.
+ * The Worker's server and the encoder end with this process (their preload), and PostgreSQL is
+ * told to shut down as it exits.
+ */
+function onSignal() {
+  if (stopping) {
+    console.error("Stopping at once (a second signal).");
+    process.exit(1);
+  }
+  void shutDown(0);
+}
 // SIGHUP: its terminal closed, which would otherwise end it with PostgreSQL left running and the data dir locked.
-for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, () => void shutDown(0));
+for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, onSignal);
+
+/** Why the start failed, for a person: what to change, named. */
+function whyNotStarted(err: unknown): unknown {
+  // Taken between the check above and the Worker's start.
+  if (err instanceof PortInUse) return portTaken();
+  if (err instanceof Unreachable) {
+    const variable = err.service === "database" ? "DATABASE_URL" : "REDIS_URL";
+    return process.env[variable] ? `${variable}: ${err.message}. Check it, or leave it unset for the local stand-in.` : err.message;
+  }
+  return err;
+}
 
 try {
   const stack = await started;
@@ -146,8 +170,7 @@ Press Ctrl-C to stop.`);
       );
       process.exit(1); // nothing of this run is running: the refused start stopped what it had begun
     }
-    // Taken between the check above and the Worker's start.
-    console.error(err instanceof PortInUse ? portTaken() : err);
+    console.error(whyNotStarted(err));
     await shutDown(1);
   }
 }

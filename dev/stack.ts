@@ -80,7 +80,10 @@ export async function startStack(opts: StackOptions) {
       log,
     });
     stops.push(cloud.stop);
+    // Between the steps: a stop asked for meanwhile goes no further (each step can take seconds).
+    opts.signal?.throwIfAborted();
     await applyMigrations(cloud.databaseUrl);
+    opts.signal?.throwIfAborted();
 
     const encoderPort = opts.encoder.kind === "process" ? (opts.encoder.port ?? (await freePort())) : 0;
     const encoderUrl = opts.encoder.kind === "process" ? `http://127.0.0.1:${encoderPort}` : opts.encoder.url;
@@ -115,6 +118,7 @@ export async function startStack(opts: StackOptions) {
         },
       });
       stops.push(encoder.stop);
+      opts.signal?.throwIfAborted();
       return {
         info,
         stop,

@@ -3,6 +3,7 @@ import { count, desc, eq, isNull } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/node-postgres";
 import pg from "pg";
 import * as schema from "../../drizzle/schema";
+import { CONNECT_TIMEOUT_MS } from "../cloud/unreachable";
 import { accounts, apiKeys, users } from "../../drizzle/schema";
 import { isUuid } from "../../domain/ids";
 import { hashApiKey } from "../../domain/keys";
@@ -58,7 +59,7 @@ function valid<T>(result: { success: true; data: T } | { success: false; error: 
  * marks that account's cache entries changed (worker/lib/key-cache.ts).
  */
 export function openAdmin(conn: AdminConnections) {
-  const pool = new pg.Pool({ connectionString: conn.databaseUrl, max: 2 });
+  const pool = new pg.Pool({ connectionString: conn.databaseUrl, max: 2, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
   // An idle connection the server ended (a restart) is dropped by the pool, which opens a new one
   // for the next query; unheard, its error would take the whole process down.
   pool.on("error", () => undefined);

@@ -73,9 +73,22 @@ export async function startEmbeddedPostgres(opts: {
     throw new Error(`PostgreSQL did not start in ${dataDir}:\n${said}${hint}`, { cause: err });
   }
   const postmaster = await runningPostmaster(dataDir);
+  // An exit that does not wait for stop() (a second Ctrl-C) still tells the server to shut down
+  // (fast: SIGINT) rather than leave it running; the pid is the one just checked.
+  const onExit = () => {
+    try {
+      if (postmaster) process.kill(postmaster.pid, "SIGINT");
+    } catch {
+      // gone already
+    }
+  };
+  process.once("exit", onExit);
   return {
     databaseUrl: `postgres://${USER}:${PASSWORD}@${opts.host}:${port}/${DATABASE}`,
-    stop: async () => stopPostmaster(postmaster ?? (await runningPostmaster(dataDir))),
+    stop: async () => {
+      process.off("exit", onExit);
+      await stopPostmaster(postmaster ?? (await runningPostmaster(dataDir)));
+    },
   };
 }
 

@@ -1,4 +1,5 @@
 import { createServer } from "node:http";
+import { type AddressInfo, createServer as createNetServer, type Socket } from "node:net";
 import { chmod, mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -31,6 +32,21 @@ function gone(pid: number): boolean {
   } catch {
     return true;
   }
+}
+
+/** A server that accepts connections and never says a word. */
+async function silentServer() {
+  const sockets = new Set<Socket>();
+  const server = createNetServer((socket) => sockets.add(socket));
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    port: (server.address() as AddressInfo).port,
+    connections: () => sockets.size,
+    close: () => {
+      for (const socket of sockets) socket.destroy();
+      server.close();
+    },
+  };
 }
 
 /** Nothing of a run is left: no Worker on its port, no PostgreSQL on its data, no lock, no state for `npm run admin`. */
@@ -90,5 +106,47 @@ describe("npm run dev's start and end", () => {
     await waitFor("the runner to end", () => (gone(runner) ? true : undefined), 60_000);
     expect(dev.output()).toMatch(/Stopping…/);
     await expectAllGone(port);
+  });
+
+  it("a REDIS_URL that refuses fails the start at once, naming REDIS_URL; nothing is left", async () => {
+    const port = await freePort();
+    const redisPort = await freePort();
+    const dev = startDev(port, { REDIS_URL: `redis://127.0.0.1:${redisPort}` });
+    expect(await dev.exited).toBe(1);
+    expect(dev.output()).toMatch(new RegExp(`REDIS_URL: Redis at redis://127\\.0\\.0\\.1:${redisPort} did not answer within 10 s: .*ECONNREFUSED`));
+    expect(dev.output()).not.toMatch(/Ready\./);
+    await expectAllGone(port);
+  });
+
+  it("a DATABASE_URL that accepts and never answers fails the start within 10 s, naming DATABASE_URL (not its password)", async () => {
+    const silent = await silentServer();
+    try {
+      const port = await freePort();
+      const dev = startDev(port, { DATABASE_URL: `postgres://someone:secret-pw@127.0.0.1:${silent.port}/db` });
+      expect(await dev.exited).toBe(1);
+      expect(dev.output()).toMatch(new RegExp(`DATABASE_URL: the database at postgres://someone:\\*\\*\\*@127\\.0\\.0\\.1:${silent.port}/db did not answer within 10 s`));
+      expect(dev.output()).not.toContain("secret-pw");
+      await expectAllGone(port);
+    } finally {
+      silent.close();
+    }
+  });
+
+  it("a second signal stops at once a start held by a service that does not answer, PostgreSQL included", async () => {
+    const silent = await silentServer();
+    try {
+      const port = await freePort();
+      const dev = startDev(port, { REDIS_URL: `redis://127.0.0.1:${silent.port}` });
+      await waitFor("PostgreSQL to be up", () => (postgresOf(dataDir).length > 0 && silent.connections() > 0 ? true : undefined), 60_000);
+      const runner = await runnerPid();
+      process.kill(runner, "SIGTERM");
+      await new Promise((r) => setTimeout(r, 300));
+      process.kill(runner, "SIGTERM");
+      await waitFor("the runner to end", () => (gone(runner) ? true : undefined), 3000);
+      expect(dev.output()).toMatch(/Stopping at once \(a second signal\)\./);
+      await waitFor("PostgreSQL to end", () => (postgresOf(dataDir).length === 0 ? true : undefined), 10_000);
+    } finally {
+      silent.close();
+    }
   });
 });

@@ -17,9 +17,19 @@ import { prepareSampleMedia, SAMPLE_CLIP, SAMPLE_LOGO, writeSampleTimeline } fro
 import { startStack } from "./stack";
 import { DATA_DIR, PROJECT_ROOT, removeDevState, writeDevState } from "./state";
 import { trySequence } from "./try-it";
+import { parsePort } from "./port";
 import { PortInUse } from "./worker-process";
 
-const port = Number(process.env.PORT ?? 8787);
+function portOrExit(): number {
+  try {
+    return parsePort(process.env.PORT);
+  } catch (err) {
+    console.error((err as Error).message);
+    process.exit(1);
+  }
+}
+
+const port = portOrExit();
 const verbose = process.env.VERBOSE === "1";
 const plan = process.env.DEV_PLAN ?? "free";
 const say = (line: string) => process.stdout.write(`${line}\n`);

@@ -59,6 +59,13 @@ async function expectAllGone(port: number) {
 }
 
 describe("npm run dev's start and end", () => {
+  it("refuses a PORT that is not a port at once, saying what it takes", async () => {
+    const dev = spawnDev(devEnv(dataDir, { PORT: "abc" }));
+    expect(await dev.exited).toBe(1);
+    expect(dev.output()).toContain(`PORT must be a whole number from 1 to 65535 (unset or empty for 8787); it was "abc".`);
+    expect(dev.output()).not.toMatch(/Starting/);
+  });
+
   it("refuses a port another server holds at once, naming PORT, rather than take that server's answers for its Worker's", async () => {
     const other = createServer((_req, res) => res.end(`{"ok":true}`));
     const port = await listen(other, "127.0.0.1", await freePort());

@@ -74,8 +74,8 @@ samplesMade.catch(() => undefined);
 let sweep: ReturnType<typeof setInterval> | undefined;
 let samples: Awaited<ReturnType<typeof startFileServer>> | undefined;
 let stopping = false;
-/** Whether this run wrote dev-state.json: a refused run must leave the running one's alone. */
-let published = false;
+/** This run's write of dev-state.json, if it made one: a refused run must leave the running one's alone. */
+let published: Promise<void> | undefined;
 async function shutDown(code: number) {
   if (stopping) return;
   stopping = true;
@@ -83,7 +83,10 @@ async function shutDown(code: number) {
   clearInterval(sweep);
   say("\nStopping…");
   // Gone first: from now on it names services that are stopping.
-  if (published) await removeDevState();
+  if (published) {
+    await published.catch(() => undefined);
+    await removeDevState();
+  }
   // An aborted start stops what it had started before it rejects; a finished one is stopped here.
   const stack = await started.catch(() => undefined);
   await samples?.stop();
@@ -105,6 +108,13 @@ function onSignal() {
 // SIGHUP: its terminal closed, which would otherwise end it with PostgreSQL left running and the data dir locked.
 for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, onSignal);
 
+/** One step of the start: once a stop has begun, the start goes no further (shutDown stops what it started). */
+async function step<T>(work: Promise<T>): Promise<T> {
+  const value = await work;
+  starting.signal.throwIfAborted();
+  return value;
+}
+
 /** Why the start failed, for a person: what to change, named. */
 function whyNotStarted(err: unknown): unknown {
   // Taken between the check above and the Worker's start.
@@ -117,28 +127,28 @@ function whyNotStarted(err: unknown): unknown {
 }
 
 try {
-  const stack = await started;
+  const stack = await step(started);
   const { info } = stack;
   void stack.workerExited.then(({ code, signal }) => {
     if (stopping) return;
     console.error(`The Worker's server exited (${signal ?? `code ${code}`}); with nothing serving the API, npm run dev stops.`);
     void shutDown(1);
   });
-  await writeDevState({ databaseUrl: info.databaseUrl, redis: info.cloud.redis, apiUrl: info.apiUrl });
-  published = true;
+  published = writeDevState({ databaseUrl: info.databaseUrl, redis: info.cloud.redis, apiUrl: info.apiUrl });
+  await step(published);
 
   const admin = openAdmin({ databaseUrl: info.databaseUrl, redis: info.cloud.redis });
-  const { accountId, apiKey } = await admin.createAccount(plan);
+  const { accountId, apiKey } = await step(admin.createAccount(plan));
   // A dashboard sign-in for the dev account; each run makes a new account, so the email names it.
   const dashboardUser = { email: `dev-${accountId.slice(0, 8)}@example.com`, password: randomBytes(12).toString("base64url") };
-  await admin.addUser(accountId, dashboardUser);
-  await admin.close();
+  await step(admin.addUser(accountId, dashboardUser));
+  await step(admin.close());
 
-  await samplesMade;
+  await step(samplesMade);
   const clip = join(samplesDir, SAMPLE_CLIP);
   const logo = join(samplesDir, SAMPLE_LOGO);
-  samples = await startFileServer({ files: [clip, logo] });
-  const timeline = await writeSampleTimeline(samplesDir, plan, { clip: samples.url(clip), logo: samples.url(logo) });
+  samples = await step(startFileServer({ files: [clip, logo] }));
+  const timeline = await step(writeSampleTimeline(samplesDir, plan, { clip: samples.url(clip), logo: samples.url(logo) }));
 
   // Nothing local fires cron triggers; fire the scheduled handler (the stale-job sweep) as the cron would.
   sweep = setInterval(() => {

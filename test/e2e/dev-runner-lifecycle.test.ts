@@ -1,5 +1,6 @@
 import { createServer } from "node:http";
 import { type AddressInfo, createServer as createNetServer, type Socket } from "node:net";
+import { watch } from "node:fs";
 import { chmod, mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -155,5 +156,20 @@ describe("npm run dev's start and end", () => {
     } finally {
       silent.close();
     }
+  });
+
+  it("a SIGTERM in the last steps of the start stops it there: no \"Ready.\", no state left for admin", async () => {
+    const port = await freePort();
+    const dev = startDev(port);
+    // The state for admin is written once the stack is up; the runner's own steps follow it.
+    const watcher = watch(dataDir);
+    await new Promise<void>((resolve) => watcher.on("change", (_event, name) => name === "dev-state.json" && resolve()));
+    watcher.close();
+    const runner = await runnerPid();
+    process.kill(runner, "SIGTERM");
+    await waitFor("the runner to end", () => (gone(runner) ? true : undefined), 60_000);
+    expect(dev.output()).toMatch(/Stopping…/);
+    expect(dev.output()).not.toMatch(/Ready\./);
+    await expectAllGone(port);
   });
 });

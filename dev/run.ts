@@ -66,10 +66,10 @@ const started = startStack({
   signal: starting.signal,
   watch: true,
 });
-// Made beside the start (only the first run has anything to make); a run refused the data
-// directory makes nothing new, as the files are renamed into place whole.
+// Made beside the start (only the first run has anything to make), and given up with it: a run
+// refused the data directory, or stopped, kills FFmpeg and leaves no partial file.
 const samplesDir = join(DATA_DIR, "samples");
-const samplesMade = prepareSampleMedia(samplesDir);
+const samplesMade = prepareSampleMedia(samplesDir, starting.signal);
 samplesMade.catch(() => undefined);
 let sweep: ReturnType<typeof setInterval> | undefined;
 let samples: Awaited<ReturnType<typeof startFileServer>> | undefined;
@@ -87,6 +87,7 @@ async function shutDown(code: number) {
     await published.catch(() => undefined);
     await removeDevState();
   }
+  await samplesMade.catch(() => undefined);
   // An aborted start stops what it had started before it rejects; a finished one is stopped here.
   const stack = await started.catch(() => undefined);
   await samples?.stop();
@@ -188,7 +189,10 @@ Press Ctrl-C to stop.`);
           `Stop that one first (Ctrl-C in its terminal, or kill ${pid}), or give this one a data directory and a port of its own: ` +
           `DATA_DIR=/some/dir PORT=${otherPort} npm run dev.`,
       );
-      process.exit(1); // nothing of this run is running: the refused start stopped what it had begun
+      // The refused start stopped what it had begun; the samples it was making go too.
+      starting.abort();
+      await samplesMade.catch(() => undefined);
+      process.exit(1);
     }
     console.error(whyNotStarted(err));
     await shutDown(1);

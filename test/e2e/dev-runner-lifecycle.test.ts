@@ -1,13 +1,14 @@
 import { createServer } from "node:http";
 import { type AddressInfo, createServer as createNetServer, type Socket } from "node:net";
 import { watch } from "node:fs";
-import { chmod, mkdtemp, readFile, rm } from "node:fs/promises";
+import { chmod, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../../dev/cloud/free-port";
 import { close, listen } from "../../dev/cloud/listen";
-import { devEnv, exists, listening, postgresOf, readyBanner, spawnDev, waitFor, workerOn } from "./dev-runner-support";
+import { processStartTime } from "../../dev/cloud/processes";
+import { devEnv, exists, listening, postgresOf, processesMatching, readyBanner, spawnDev, waitFor, workerOn } from "./dev-runner-support";
 
 /**
  * How `npm run dev` starts, refuses to start and ends, beyond Ctrl-C (dev-runner.test.ts): a port
@@ -171,5 +172,21 @@ describe("npm run dev's start and end", () => {
     expect(dev.output()).toMatch(/Stopping…/);
     expect(dev.output()).not.toMatch(/Ready\./);
     await expectAllGone(port);
+  });
+
+  it("a run refused a data directory another run holds leaves no FFmpeg and no partial sample behind; it names DATA_DIR and PORT", async () => {
+    const held = await mkdtemp(join(tmpdir(), "dev-runner-held-"));
+    try {
+      // Held by a live process (this one), its samples not made yet: the refused run starts making them.
+      await writeFile(join(held, "in-use.json"), JSON.stringify({ pid: process.pid, started: await processStartTime(process.pid), about: {} }));
+      const port = await freePort();
+      const dev = spawnDev(devEnv(held, { PORT: String(port) }));
+      expect(await dev.exited).toBe(1);
+      expect(dev.output()).toMatch(new RegExp(`already running on ${held} \\(pid ${process.pid}\\)[\\s\\S]*DATA_DIR=/some/dir PORT=${port + 1} npm run dev`));
+      expect(processesMatching(`ffmpeg.*${held}`)).toEqual([]);
+      expect(await readdir(join(held, "samples"))).toEqual([]);
+    } finally {
+      await rm(held, { recursive: true, force: true });
+    }
   });
 });

@@ -1,11 +1,13 @@
 /**
  * npm run admin -- <command> …   (npm run admin -- --help lists them; `help <command>` explains one)
  * Prints only JSON on stdout. Reaches DATABASE_URL (and UPSTASH_REDIS_REST_URL/TOKEN) from the
- * environment, or else the stores of the running `npm run dev`.
+ * environment, or else the stores of the running `npm run dev` (found under DATA_DIR). Exits 1 on
+ * a failure, 2 when a change was made but the API's key cache could not be told of it.
  */
 import { parseArgs } from "node:util";
 import { isPlanId, PLAN_IDS } from "../domain/plans";
-import { openAdmin, type Admin } from "./admin/commands";
+import { CacheNotCleared, openAdmin, type Admin } from "./admin/commands";
+import { adminConnections, describeError } from "./admin/connections";
 import { readHiddenLine } from "./admin/prompt";
 import { readDevState } from "./state";
 
@@ -157,22 +159,20 @@ try {
   process.exit(1);
 }
 
-const dev = await readDevState();
-const databaseUrl = process.env.DATABASE_URL ?? dev?.databaseUrl;
-if (!databaseUrl) {
-  console.error("No database: set DATABASE_URL, or start `npm run dev` first.");
+const connections = adminConnections(process.env, await readDevState());
+if ("problem" in connections) {
+  console.error(connections.problem);
   process.exit(1);
 }
-const redis = process.env.UPSTASH_REDIS_REST_URL
-  ? { url: process.env.UPSTASH_REDIS_REST_URL, token: process.env.UPSTASH_REDIS_REST_TOKEN ?? "" }
-  : dev?.redis;
 
-const admin = openAdmin({ databaseUrl, redis, quotaLimits: process.env.QUOTA_LIMITS });
+const admin = openAdmin({ ...connections, quotaLimits: process.env.QUOTA_LIMITS });
 try {
   console.log(JSON.stringify(await parsed.command.run(admin, parsed.args)));
 } catch (err) {
-  console.error(err instanceof Error ? err.message : String(err));
-  process.exitCode = 1;
+  // What was done is printed as on success: a new webhook secret is shown nowhere else.
+  if (err instanceof CacheNotCleared) console.log(JSON.stringify(err.done));
+  console.error(describeError(err));
+  process.exitCode = err instanceof CacheNotCleared ? 2 : 1;
 } finally {
   await admin.close();
 }

@@ -11,17 +11,38 @@ import { isPlanId, PLAN_IDS } from "../domain/plans";
 import { openAdmin } from "./admin/commands";
 import { DataDirInUse } from "./cloud/data-dir-lock";
 import { startFileServer } from "./cloud/file-server";
+import { portInUse } from "./cloud/free-port";
+import { Unreachable } from "./cloud/unreachable";
 import { prepareSampleMedia, SAMPLE_CLIP, SAMPLE_LOGO, writeSampleTimeline } from "./samples";
 import { startStack } from "./stack";
-import { DATA_DIR, PROJECT_ROOT, writeDevState } from "./state";
+import { DATA_DIR, PROJECT_ROOT, removeDevState, writeDevState } from "./state";
 import { trySequence } from "./try-it";
+import { parsePort } from "./port";
+import { PortInUse } from "./worker-process";
 
-const port = Number(process.env.PORT ?? 8787);
+function portOrExit(): number {
+  try {
+    return parsePort(process.env.PORT);
+  } catch (err) {
+    console.error((err as Error).message);
+    process.exit(1);
+  }
+}
+
+const port = portOrExit();
 const verbose = process.env.VERBOSE === "1";
 const plan = process.env.DEV_PLAN ?? "free";
 const say = (line: string) => process.stdout.write(`${line}\n`);
 if (!isPlanId(plan)) {
   console.error(`DEV_PLAN must be one of ${PLAN_IDS.join(", ")}; it was "${plan}".`);
+  process.exit(1);
+}
+const otherPort = port < 65535 ? port + 1 : port - 1;
+const portTaken = () =>
+  `Port ${port} is in use: another npm run dev? Stop what listens there, or give this run another port: PORT=${otherPort} npm run dev.`;
+// Checked before anything starts: the Worker's server would only fail once the rest was up.
+if (await portInUse(port)) {
+  console.error(portTaken());
   process.exit(1);
 }
 
@@ -45,45 +66,90 @@ const started = startStack({
   signal: starting.signal,
   watch: true,
 });
-// Made beside the start (only the first run has anything to make); a run refused the data
-// directory makes nothing new, as the files are renamed into place whole.
+// Made beside the start (only the first run has anything to make), and given up with it: a run
+// refused the data directory, or stopped, kills FFmpeg and leaves no partial file.
 const samplesDir = join(DATA_DIR, "samples");
-const samplesMade = prepareSampleMedia(samplesDir);
+const samplesMade = prepareSampleMedia(samplesDir, starting.signal);
 samplesMade.catch(() => undefined);
 let sweep: ReturnType<typeof setInterval> | undefined;
 let samples: Awaited<ReturnType<typeof startFileServer>> | undefined;
 let stopping = false;
+/** This run's write of dev-state.json, if it made one: a refused run must leave the running one's alone. */
+let published: Promise<void> | undefined;
 async function shutDown(code: number) {
   if (stopping) return;
   stopping = true;
   starting.abort();
   clearInterval(sweep);
   say("\nStopping…");
+  // Gone first: from now on it names services that are stopping.
+  if (published) {
+    await published.catch(() => undefined);
+    await removeDevState();
+  }
+  await samplesMade.catch(() => undefined);
   // An aborted start stops what it had started before it rejects; a finished one is stopped here.
   const stack = await started.catch(() => undefined);
   await samples?.stop();
   await stack?.stop();
   process.exit(code);
 }
-for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => void shutDown(0));
+/**
+ * A second signal stops at once: the stop under way waits on something that does not answer.
+ * The Worker's server and the encoder end with this process (their preload), and PostgreSQL is
+ * told to shut down as it exits.
+ */
+function onSignal() {
+  if (stopping) {
+    console.error("Stopping at once (a second signal).");
+    process.exit(1);
+  }
+  void shutDown(0);
+}
+// SIGHUP: its terminal closed, which would otherwise end it with PostgreSQL left running and the data dir locked.
+for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, onSignal);
+
+/** One step of the start: once a stop has begun, the start goes no further (shutDown stops what it started). */
+async function step<T>(work: Promise<T>): Promise<T> {
+  const value = await work;
+  starting.signal.throwIfAborted();
+  return value;
+}
+
+/** Why the start failed, for a person: what to change, named. */
+function whyNotStarted(err: unknown): unknown {
+  // Taken between the check above and the Worker's start.
+  if (err instanceof PortInUse) return portTaken();
+  if (err instanceof Unreachable) {
+    const variable = err.service === "database" ? "DATABASE_URL" : "REDIS_URL";
+    return process.env[variable] ? `${variable}: ${err.message}. Check it, or leave it unset for the local stand-in.` : err.message;
+  }
+  return err;
+}
 
 try {
-  const stack = await started;
+  const stack = await step(started);
   const { info } = stack;
-  await writeDevState({ databaseUrl: info.databaseUrl, redis: info.cloud.redis, apiUrl: info.apiUrl });
+  void stack.workerExited.then(({ code, signal }) => {
+    if (stopping) return;
+    console.error(`The Worker's server exited (${signal ?? `code ${code}`}); with nothing serving the API, npm run dev stops.`);
+    void shutDown(1);
+  });
+  published = writeDevState({ databaseUrl: info.databaseUrl, redis: info.cloud.redis, apiUrl: info.apiUrl });
+  await step(published);
 
   const admin = openAdmin({ databaseUrl: info.databaseUrl, redis: info.cloud.redis });
-  const { accountId, apiKey } = await admin.createAccount(plan);
+  const { accountId, apiKey } = await step(admin.createAccount(plan));
   // A dashboard sign-in for the dev account; each run makes a new account, so the email names it.
   const dashboardUser = { email: `dev-${accountId.slice(0, 8)}@example.com`, password: randomBytes(12).toString("base64url") };
-  await admin.addUser(accountId, dashboardUser);
-  await admin.close();
+  await step(admin.addUser(accountId, dashboardUser));
+  await step(admin.close());
 
-  await samplesMade;
+  await step(samplesMade);
   const clip = join(samplesDir, SAMPLE_CLIP);
   const logo = join(samplesDir, SAMPLE_LOGO);
-  samples = await startFileServer({ files: [clip, logo] });
-  const timeline = await writeSampleTimeline(samplesDir, plan, { clip: samples.url(clip), logo: samples.url(logo) });
+  samples = await step(startFileServer({ files: [clip, logo] }));
+  const timeline = await step(writeSampleTimeline(samplesDir, plan, { clip: samples.url(clip), logo: samples.url(logo) }));
 
   // Nothing local fires cron triggers; fire the scheduled handler (the stale-job sweep) as the cron would.
   sweep = setInterval(() => {
@@ -120,11 +186,15 @@ Press Ctrl-C to stop.`);
       const { pid, about } = err.holder;
       console.error(
         `npm run dev is already running on ${err.dataDir} (pid ${pid}${about.api ? `, API ${about.api}` : ""}).\n` +
-          `Stop that one first (Ctrl-C in its terminal, or kill ${pid}), or give this one a data directory of its own with DATA_DIR.`,
+          `Stop that one first (Ctrl-C in its terminal, or kill ${pid}), or give this one a data directory and a port of its own: ` +
+          `DATA_DIR=/some/dir PORT=${otherPort} npm run dev.`,
       );
-      process.exit(1); // nothing of this run is running: the refused start stopped what it had begun
+      // The refused start stopped what it had begun; the samples it was making go too.
+      starting.abort();
+      await samplesMade.catch(() => undefined);
+      process.exit(1);
     }
-    console.error(err);
+    console.error(whyNotStarted(err));
     await shutDown(1);
   }
 }

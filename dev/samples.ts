@@ -14,17 +14,18 @@ const SAMPLE_TIMELINE = "timeline.json";
 /**
  * What `npm run dev` serves for its printed examples: a 10 s 720p clip with a tone and a logo
  * with transparency, made once with FFmpeg's lavfi sources (nothing committed, nothing fetched).
+ * Aborting `signal` kills FFmpeg and removes what it had begun.
  */
-export async function prepareSampleMedia(dir: string): Promise<void> {
+export async function prepareSampleMedia(dir: string, signal?: AbortSignal): Promise<void> {
   await mkdir(dir, { recursive: true });
-  await makeOnce(join(dir, SAMPLE_CLIP), "mp4", [
+  await makeOnce(signal, join(dir, SAMPLE_CLIP), "mp4", [
     "-f", "lavfi", "-i", "testsrc2=size=1280x720:rate=30:duration=10",
     "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=10",
     "-ac", "2", "-c:v", "libx264", "-preset", "veryfast", "-crf", "26", "-pix_fmt", "yuv420p", "-g", "60",
     "-c:a", "aac", "-b:a", "128k", "-movflags", "+faststart",
   ]);
   // An orange disc with a white ring on a transparent square: no font needed.
-  await makeOnce(join(dir, SAMPLE_LOGO), "image2", [
+  await makeOnce(signal, join(dir, SAMPLE_LOGO), "image2", [
     "-f", "lavfi", "-i", "color=c=black:size=256x256,format=rgba",
     "-vf", "geq=r=255:g='if(lt(hypot(X-128,Y-128),96),140,255)':b='if(lt(hypot(X-128,Y-128),96),0,255)':a='if(lt(hypot(X-128,Y-128),120),255,0)'",
     "-frames:v", "1", "-c:v", "png",
@@ -32,11 +33,11 @@ export async function prepareSampleMedia(dir: string): Promise<void> {
 }
 
 /** Made under another name and renamed into place, so a run stopped halfway leaves nothing half-made. */
-async function makeOnce(path: string, format: string, args: string[]): Promise<void> {
+async function makeOnce(signal: AbortSignal | undefined, path: string, format: string, args: string[]): Promise<void> {
   if (await access(path).then(() => true, () => false)) return;
   const partial = `${path}.${process.pid}.partial`;
   try {
-    await run("ffmpeg", ["-hide_banner", "-loglevel", "error", "-y", ...args, "-f", format, partial]);
+    await run("ffmpeg", ["-hide_banner", "-loglevel", "error", "-y", ...args, "-f", format, partial], { signal });
     await rename(partial, path);
   } finally {
     await rm(partial, { force: true });

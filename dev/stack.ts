@@ -80,7 +80,10 @@ export async function startStack(opts: StackOptions) {
       log,
     });
     stops.push(cloud.stop);
+    // Between the steps: a stop asked for meanwhile goes no further (each step can take seconds).
+    opts.signal?.throwIfAborted();
     await applyMigrations(cloud.databaseUrl);
+    opts.signal?.throwIfAborted();
 
     const encoderPort = opts.encoder.kind === "process" ? (opts.encoder.port ?? (await freePort())) : 0;
     const encoderUrl = opts.encoder.kind === "process" ? `http://127.0.0.1:${encoderPort}` : opts.encoder.url;
@@ -115,6 +118,7 @@ export async function startStack(opts: StackOptions) {
         },
       });
       stops.push(encoder.stop);
+      opts.signal?.throwIfAborted();
       return {
         info,
         stop,
@@ -125,6 +129,8 @@ export async function startStack(opts: StackOptions) {
           await encoder.readyAfter(pid);
         },
         encoderPid: (): number | undefined => encoder.pid(),
+        /** Settles when the Worker's server ends, by stop() or on its own (then nothing serves the API). */
+        workerExited: worker.exited,
         /** The encoder's unexpected exits, as its supervisor reported them. */
         encoderCrashes: encoder.crashes,
         /** Resolves once an encoder other than `pid` is answering (the supervisor restarted it). */
@@ -136,6 +142,7 @@ export async function startStack(opts: StackOptions) {
       stop,
       crashEncoder: async () => undefined,
       encoderPid: (): number | undefined => undefined,
+      workerExited: worker.exited,
       encoderCrashes: () => [],
       encoderReadyAfter: async () => undefined,
     };

@@ -1,4 +1,6 @@
 import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { createInterface } from "node:readline";
 import { EXIT_WITH_PARENT_ARGS, exitWithParentEnv } from "./exit-with-parent";
 import { PROJECT_ROOT } from "./state";
 
@@ -6,7 +8,26 @@ export interface WorkerProcess {
   url: string;
   /** The serving process's pid, which is also its process group's id. */
   pid: number;
+  /** Settles when the server's process ends, whether stop() ended it or not. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   stop(): Promise<void>;
+}
+
+/** False when no such process or group is left. */
+function signal(target: number, name: NodeJS.Signals): boolean {
+  try {
+    process.kill(target, name);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Another server holds the port: the Worker's would fail to listen, and the other would answer for it. */
+export class PortInUse extends Error {
+  constructor(readonly port: number) {
+    super(`port ${port} is in use`);
+  }
 }
 
 /** Quiet and offline: no metrics, no banner, no fetches of Cloudflare's account data. */
@@ -42,42 +63,46 @@ export async function startWorkerProcess(opts: {
     stdio: ["pipe", "pipe", "pipe"],
   });
   const log = opts.log ?? (() => undefined);
-  child.stdout.on("data", (d) => String(d).split("\n").filter(Boolean).forEach(log));
-  child.stderr.on("data", (d) => String(d).split("\n").filter(Boolean).forEach(log));
-
   const url = `http://127.0.0.1:${opts.port}`;
+  // Its own ready line, not any answer on the port: another server there answers /healthz too.
+  let ready = false;
+  let addressInUse = false;
+  createInterface({ input: child.stdout }).on("line", (line) => {
+    if (line === `Ready on ${url}`) ready = true;
+    log(line);
+  });
+  const stderr = createInterface({ input: child.stderr }).on("line", (line) => {
+    if (line.includes("ERR_ADDRESS_IN_USE")) addressInUse = true;
+    log(line);
+  });
+  const stderrRead = once(stderr, "close");
+  const exited = once(child, "exit").then(([code, signal]) => ({ code: code as number | null, signal: signal as NodeJS.Signals | null }));
+  const hasExited = () => child.exitCode !== null || child.signalCode !== null;
+
   const stop = async () => {
-    if (child.exitCode !== null || child.pid === undefined) return;
-    const exited = new Promise((resolve) => child.once("exit", resolve));
-    try {
-      process.kill(-child.pid, "SIGTERM");
-    } catch {
-      return;
-    }
-    const timer = setTimeout(() => {
-      try {
-        process.kill(-child.pid!, "SIGKILL");
-      } catch {
-        // already gone
-      }
-    }, 3000);
+    if (child.pid === undefined) return;
+    const group = -child.pid;
+    if (!signal(group, "SIGTERM")) return; // nothing of it is left
+    const timer = setTimeout(() => signal(group, "SIGKILL"), 3000);
     await exited;
     clearTimeout(timer);
+    // What outlived a server killed outright (its workerd) goes too.
+    signal(group, "SIGKILL");
   };
 
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`the Worker's server exited with code ${child.exitCode}`);
+    if (hasExited()) {
+      // Its last words may still be on their way from the pipe.
+      await Promise.race([stderrRead, new Promise((r) => setTimeout(r, 2000))]);
+      if (addressInUse) throw new PortInUse(opts.port);
+      throw new Error(`the Worker's server exited with ${child.signalCode ?? `code ${child.exitCode}`}`);
+    }
     if (opts.signal?.aborted) {
       await stop();
       throw new Error("stopped while starting");
     }
-    try {
-      const res = await fetch(`${url}/healthz`);
-      if (res.ok) return { url, pid: child.pid!, stop };
-    } catch {
-      // not listening yet
-    }
+    if (ready) return { url, pid: child.pid!, exited, stop };
     await new Promise((r) => setTimeout(r, 250));
   }
   await stop();

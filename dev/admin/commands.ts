@@ -3,12 +3,14 @@ import { count, desc, eq, isNull } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/node-postgres";
 import pg from "pg";
 import * as schema from "../../drizzle/schema";
+import { CONNECT_TIMEOUT_MS } from "../cloud/unreachable";
 import { accounts, apiKeys, users } from "../../drizzle/schema";
 import { isUuid } from "../../domain/ids";
 import { hashApiKey } from "../../domain/keys";
 import { PLAN_DISPLAY_NAMES, type PlanId } from "../../domain/plans";
 import { iso, quotaPeriod } from "../../domain/time";
 import { forgetCachedKeys, issueApiKey, listApiKeys, revokeApiKey } from "../../worker/dashboard/lib/api-keys";
+import { KEY_CACHE_TTL, markKeysChanged } from "../../worker/lib/key-cache";
 import { addUser, createUserWithAccount, emailSchema, passwordSchema, setPassword } from "../../worker/dashboard/lib/users";
 import { usageThisMonth } from "../../worker/dashboard/lib/usage";
 import { rotateWebhookSecret, webhookUrlProblem } from "../../worker/dashboard/lib/webhook";
@@ -18,6 +20,31 @@ export interface AdminConnections {
   redis?: { url: string; token: string };
   /** Monthly quota overrides, as the Worker's QUOTA_LIMITS (for `account show`). */
   quotaLimits?: string;
+}
+
+/**
+ * A change made in the database whose cache step failed: the change stands, and `done` says what
+ * it was (a new webhook secret is shown nowhere else); the API may go on with what it had cached
+ * until the entries expire.
+ */
+export class CacheNotCleared extends Error {
+  constructor(
+    readonly done: unknown,
+    what: string,
+    cause: unknown,
+  ) {
+    super(`${what}, but the API's cache of key lookups could not be told (it expires within ${KEY_CACHE_TTL} s; until then the API may go on as before)`, { cause });
+  }
+}
+
+/** The cache step of a change already made, reported as such when it fails. */
+async function thenTellCache<T>(done: T, what: string, tell: () => Promise<unknown>): Promise<T> {
+  try {
+    await tell();
+  } catch (err) {
+    throw new CacheNotCleared(done, what, err);
+  }
+  return done;
 }
 
 /** Operator input read as the dashboard reads it: a clear message instead of a database error. */
@@ -32,7 +59,7 @@ function valid<T>(result: { success: true; data: T } | { success: false; error: 
  * marks that account's cache entries changed (worker/lib/key-cache.ts).
  */
 export function openAdmin(conn: AdminConnections) {
-  const pool = new pg.Pool({ connectionString: conn.databaseUrl, max: 2 });
+  const pool = new pg.Pool({ connectionString: conn.databaseUrl, max: 2, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
   // An idle connection the server ended (a restart) is dropped by the pool, which opens a new one
   // for the next query; unheard, its error would take the whole process down.
   pool.on("error", () => undefined);
@@ -62,22 +89,26 @@ export function openAdmin(conn: AdminConnections) {
       const isKey = apiKeyOrId.startsWith("spk_") || apiKeyOrId.startsWith("sk_");
       if (!isKey && !isUuid(apiKeyOrId)) throw new Error("No active key matches");
       const match = isKey ? eq(apiKeys.hash, await hashApiKey(apiKeyOrId)) : eq(apiKeys.id, apiKeyOrId);
-      const row = await revokeApiKey(db, redis, match);
+      const row = await revokeApiKey(db, null, match);
       if (!row) throw new Error("No active key matches");
-      return { keyId: row.keyId, revoked: true };
+      const done = { keyId: row.keyId, revoked: true };
+      return thenTellCache(done, `Key ${row.keyId} is revoked (the revocation stands)`, async () => {
+        if (!redis) return;
+        const [key] = await db.select({ hash: apiKeys.hash }).from(apiKeys).where(eq(apiKeys.id, row.keyId));
+        await markKeysChanged(redis, [key.hash]);
+      });
     },
     async setWebhook(accountId: string, url: string) {
       const problem = webhookUrlProblem(url);
       if (problem) throw new Error(problem);
       await requireAccount(accountId);
-      const { secret } = await rotateWebhookSecret(db, redis, accountId, url);
-      return { webhookUrl: url, secret };
+      const { secret } = await rotateWebhookSecret(db, null, accountId, url);
+      return thenTellCache({ webhookUrl: url, secret }, `The webhook of account ${accountId} is set (the change stands)`, () => forgetCachedKeys(db, redis, accountId));
     },
     async setPlan(accountId: string, plan: PlanId) {
       await requireAccount(accountId);
       await db.update(accounts).set({ plan }).where(eq(accounts.id, accountId));
-      await forgetCachedKeys(db, redis, accountId);
-      return { accountId, plan };
+      return thenTellCache({ accountId, plan }, `Account ${accountId} is on the ${plan} plan (the change stands)`, () => forgetCachedKeys(db, redis, accountId));
     },
     async listAccounts() {
       const activeKeys = db

@@ -68,7 +68,7 @@ export async function lockDataDir(dataDir: string, about: Record<string, unknown
         if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
       }
       const holder = await readHolder(file);
-      if (holder && (await processStartTime(holder.pid)) === holder.started) throw new DataDirInUse(dataDir, holder);
+      if (holder && (await isAlive(holder))) throw new DataDirInUse(dataDir, holder);
       if (holder) await stopLeftovers(holder.processes);
       await rm(file, { force: true });
     }
@@ -76,6 +76,15 @@ export async function lockDataDir(dataDir: string, about: Record<string, unknown
     await rm(draft, { force: true });
   }
 }
+
+/** The process holding dataDir now, or null: no lock, or one whose process is gone. */
+export async function liveHolder(dataDir: string): Promise<DataDirHolder | null> {
+  const holder = await readHolder(join(dataDir, LOCK_NAME));
+  return holder && (await isAlive(holder)) ? holder : null;
+}
+
+/** By pid and start time: a pid alone may since name another process. */
+const isAlive = async (holder: DataDirHolder) => (await processStartTime(holder.pid)) === holder.started;
 
 function ownLock(dataDir: string, file: string, mine: DataDirHolder): DataDirLock {
   const isMine = (holder: DataDirHolder | null) => holder?.pid === mine.pid && holder.started === mine.started;

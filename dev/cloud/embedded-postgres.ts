@@ -1,4 +1,4 @@
-import { access, readFile } from "node:fs/promises";
+import { access, readFile, rename, rm } from "node:fs/promises";
 // @ts-expect-error async-exit-hook ships no types
 import asyncExitHook from "async-exit-hook";
 import { join, resolve } from "node:path";
@@ -42,29 +42,29 @@ export async function startEmbeddedPostgres(opts: {
   await stopPostmaster(await runningPostmaster(dataDir));
   const port = opts.port ?? (await freePort(opts.host));
   const recent: string[] = [];
-  const server = new EmbeddedPostgres({
-    databaseDir: dataDir,
+  const options = {
     port,
     user: USER,
     password: PASSWORD,
-    authMethod: "password",
+    authMethod: "password" as const,
     persistent: true,
     // PostgreSQL refuses to run as root; as root the package runs it as the user `postgres`
     // (creating it if the system has none) and hands it the data directory.
     createPostgresUser: process.getuid?.() === 0,
     initdbFlags: ["--encoding=UTF8", "--locale=C"],
     postgresFlags: ["-c", `listen_addresses=${opts.host}`, "-c", "unix_socket_directories=", "-c", "max_connections=200"],
-    onLog: (message) => {
+    onLog: (message: string) => {
       for (const line of message.split("\n").filter(Boolean)) {
         recent.push(line);
         if (recent.length > 20) recent.shift();
         log(line);
       }
     },
-    onError: (err) => log(String(err)),
-  });
+    onError: (err: unknown) => log(String(err)),
+  };
+  const server = new EmbeddedPostgres({ ...options, databaseDir: dataDir });
   try {
-    if (!(await exists(join(dataDir, "PG_VERSION")))) await server.initialise();
+    if (!(await exists(join(dataDir, "PG_VERSION")))) await initialise(dataDir, options);
     await server.start();
   } catch (err) {
     // start() rejects without a reason when the server exits; the reason is in its log.
@@ -73,10 +73,36 @@ export async function startEmbeddedPostgres(opts: {
     throw new Error(`PostgreSQL did not start in ${dataDir}:\n${said}${hint}`, { cause: err });
   }
   const postmaster = await runningPostmaster(dataDir);
+  // An exit that does not wait for stop() (a second Ctrl-C) still tells the server to shut down
+  // (fast: SIGINT) rather than leave it running; the pid is the one just checked.
+  const onExit = () => {
+    try {
+      if (postmaster) process.kill(postmaster.pid, "SIGINT");
+    } catch {
+      // gone already
+    }
+  };
+  process.once("exit", onExit);
   return {
     databaseUrl: `postgres://${USER}:${PASSWORD}@${opts.host}:${port}/${DATABASE}`,
-    stop: async () => stopPostmaster(postmaster ?? (await runningPostmaster(dataDir))),
+    stop: async () => {
+      process.off("exit", onExit);
+      await stopPostmaster(postmaster ?? (await runningPostmaster(dataDir)));
+    },
   };
+}
+
+/**
+ * A new cluster, made by initdb in a sibling directory and renamed into place once initdb has
+ * finished: initdb writes PG_VERSION first, so a first start killed halfway left a directory
+ * taken for a cluster, on which the server then never started. What such a start left of the
+ * sibling is removed first.
+ */
+async function initialise(dataDir: string, options: Omit<ConstructorParameters<typeof EmbeddedPostgres>[0], "databaseDir">): Promise<void> {
+  const draft = `${dataDir}.initdb`;
+  await rm(draft, { recursive: true, force: true });
+  await new EmbeddedPostgres({ ...options, databaseDir: draft }).initialise();
+  await rename(draft, dataDir);
 }
 
 type Postmaster = { pid: number; startedAt: string };

@@ -11,3 +11,13 @@ export async function freePort(host = "127.0.0.1"): Promise<number> {
     });
   });
 }
+
+/** Whether another server already listens on host:port: binding it fails with EADDRINUSE. */
+export async function portInUse(port: number, host = "127.0.0.1"): Promise<boolean> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on("error", (err: NodeJS.ErrnoException) => (err.code === "EADDRINUSE" ? resolve(true) : reject(err)));
+    server.listen(port, host, () => server.close(() => resolve(false)));
+  });
+}

@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage } from "node:http";
 import { createClient } from "redis";
 import { close, guarded, listen } from "./listen";
 import { createMemoryRedis } from "./memory-redis";
+import { CONNECT_TIMEOUT_MS, Unreachable } from "./unreachable";
 
 type Executor = (command: string[]) => Promise<unknown>;
 
@@ -24,6 +25,27 @@ const asCommand = (value: unknown): string[] => {
   return value.map((v) => (typeof v === "string" ? v : JSON.stringify(v)));
 };
 
+type Client = ReturnType<typeof createClient>;
+
+/**
+ * The start's connection, within CONNECT_TIMEOUT_MS: a server that accepts and never answers
+ * would otherwise hold the start for ever.
+ */
+async function connectOnce(client: Client, url: string): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error("no answer")), CONNECT_TIMEOUT_MS);
+  });
+  try {
+    await Promise.race([client.connect(), timeout]);
+  } catch (err) {
+    if (client.isOpen) client.destroy();
+    throw new Unreachable("redis", url, err);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /**
  * The Upstash Redis REST protocol (`POST /`, `/pipeline`, `/multi-exec`, `Upstash-Encoding:
  * base64`) in front of a real Redis when `redisUrl` is given, an in-memory subset otherwise.
@@ -36,9 +58,14 @@ export async function startRedisRest(opts: { host: string; redisUrl?: string }) 
     // Commands fail at once while Redis is away (answered {error}, as Upstash would), rather than
     // waiting in node-redis's offline queue; and its connection errors, re-emitted on the client,
     // are logged: with no listener they would end the process.
-    const client = createClient({ url: opts.redisUrl, disableOfflineQueue: true });
+    // Once connected, it reconnects with a growing pause; a first connect that fails fails the
+    // start instead of retrying for ever.
+    let connected = false;
+    const reconnectStrategy = (retries: number, cause: Error) => (connected ? Math.min(2 ** retries * 50, 2000) : cause);
+    const client = createClient({ url: opts.redisUrl, disableOfflineQueue: true, socket: { reconnectStrategy } });
+    client.once("ready", () => (connected = true));
     client.on("error", (err: Error) => console.error(`[Redis REST stand-in] Redis: ${err.message}`));
-    await client.connect();
+    await connectOnce(client, opts.redisUrl);
     exec = (command) => client.sendCommand(command);
     disconnect = async () => {
       // QUIT waits for a connection: one that is gone is dropped instead, its reconnecting stopped.

@@ -1,6 +1,10 @@
 import { execFile } from "node:child_process";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
+import { freePort } from "../../dev/cloud/free-port";
 import { expectStatus } from "../support/api-client";
 import { DashboardSession } from "./dashboard-session";
 import { api, stack } from "./harness";
@@ -158,5 +162,54 @@ describe.concurrent("operability: npm run admin, dashboard users", () => {
 
     const unknown = await admin("user", "password", "nobody@example.com", "whatever123").catch((e) => e);
     expect(unknown.stderr).toMatch(/^No user nobody@example.com$/m);
+  });
+});
+
+describe("operability: npm run admin when a store is away", () => {
+  const adminWith = (env: NodeJS.ProcessEnv, ...args: string[]) =>
+    run("npm", ["run", "--silent", "admin", "--", ...args], { env: { ...adminEnv(), ...env } }).then(
+      ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
+      (err: { code: number; stdout: string; stderr: string }) => err,
+    );
+
+  it("a change whose cache step fails says it stands, prints what was done, and exits 2", async () => {
+    const { accountId, apiKey } = await admin("account", "create", "--plan", "free");
+    const noRedis = { UPSTASH_REDIS_REST_URL: `http://127.0.0.1:${await freePort()}` };
+    const revoked = await adminWith(noRedis, "key", "revoke", apiKey);
+    expect(revoked.code).toBe(2);
+    expect(JSON.parse(revoked.stdout)).toEqual({ keyId: expect.any(String), revoked: true });
+    expect(revoked.stderr).toMatch(/^Key \S+ is revoked \(the revocation stands\), but the API's cache of key lookups could not be told \(it expires within 60 s.*\): fetch failed: .*ECONNREFUSED/m);
+    expect((await admin("key", "list", accountId))[0].revokedAt).not.toBeNull();
+
+    // A new webhook secret is shown nowhere else: printed though the cache step failed.
+    const hook = await adminWith(noRedis, "webhook", "set", accountId, "https://hooks.example.com/away");
+    expect(hook.code).toBe(2);
+    expect(JSON.parse(hook.stdout)).toEqual({ webhookUrl: "https://hooks.example.com/away", secret: expect.stringMatching(/^whsec_/) });
+  });
+
+  it("a database it cannot reach is named with the cause, on one line", async () => {
+    const away = await adminWith({ DATABASE_URL: `postgres://postgres:secret-pw@127.0.0.1:${await freePort()}/postgres` }, "account", "list");
+    expect(away.code).toBe(1);
+    expect(away.stderr.trim()).toMatch(/^Failed query: select .*: connect ECONNREFUSED 127\.0\.0\.1:\d+$/);
+    expect(away.stderr).not.toContain("secret-pw");
+  });
+
+  it("a stale npm run dev state (its run killed) is told as such, and never lends its Redis to DATABASE_URL", async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), "admin-stale-"));
+    try {
+      const gone = `http://127.0.0.1:${await freePort()}`;
+      await writeFile(join(dataDir, "dev-state.json"), JSON.stringify({ databaseUrl: "postgres://x@127.0.0.1:9/none", redis: { url: gone, token: "t" }, apiUrl: gone }));
+      await writeFile(join(dataDir, "in-use.json"), JSON.stringify({ pid: 999_999_999, started: "1", about: {} }));
+      const stale = await adminWith({ DATA_DIR: dataDir, DATABASE_URL: "" }, "account", "list");
+      expect(stale.code).toBe(1);
+      expect(stale.stderr.trim()).toMatch(/^npm run dev is not running \(its last state is from \d{4}-\d\d-\d\dT[\d:.]+Z\): start it, or set DATABASE_URL\.$/);
+
+      const { apiKey } = await admin("account", "create", "--plan", "free");
+      const { UPSTASH_REDIS_REST_URL: _url, UPSTASH_REDIS_REST_TOKEN: _token, ...withoutRedis } = adminEnv();
+      const revoked = await run("npm", ["run", "--silent", "admin", "--", "key", "revoke", apiKey], { env: { ...withoutRedis, DATA_DIR: dataDir } });
+      expect(JSON.parse(revoked.stdout)).toEqual({ keyId: expect.any(String), revoked: true });
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
   });
 });

@@ -162,4 +162,49 @@ describe("the embedded PostgreSQL under a data directory", () => {
       await next.stop();
     }
   });
+
+  it("a first start killed while initdb runs leaves nothing that stops the next from creating the cluster", async () => {
+    const fresh = await mkdtemp(join(tmpdir(), "embedded-pg-initdb-"));
+    await chmod(fresh, 0o755);
+    const pgDir = join(fresh, "postgres");
+    try {
+      const first = spawn(
+        process.execPath,
+        [
+          "--import",
+          "tsx",
+          "--input-type=module",
+          "-e",
+          `const { startEmbeddedPostgres } = await import(${JSON.stringify(join(PROJECT_ROOT, "dev/cloud/embedded-postgres.ts"))});
+           await startEmbeddedPostgres({ dataDir: ${JSON.stringify(pgDir)}, host: "127.0.0.1" });`,
+        ],
+        { cwd: PROJECT_ROOT, stdio: "ignore", detached: true },
+      );
+      // Killed with its initdb (its process group), as a closed terminal or kill -9 of the group
+      // would, once initdb has written PG_VERSION (its first file) and before it has finished.
+      const begun = async () => (await exists(join(pgDir, "PG_VERSION"))) || (await exists(join(`${pgDir}.initdb`, "PG_VERSION")));
+      await vi.waitFor(async () => expect(await begun()).toBe(true), { timeout: 30_000, interval: 10 });
+      expect(processesMatching(`initdb.*${fresh}`)).not.toEqual([]);
+      process.kill(-first.pid!, "SIGKILL");
+      await vi.waitFor(() => expect(processesMatching(`initdb.*${fresh}`)).toEqual([]), { timeout: 10_000, interval: 50 });
+
+      const next = await startLocalCloud({ dataDir: fresh });
+      try {
+        expect(await query(next.databaseUrl, "select 1 as one")).toEqual([{ one: 1 }]);
+        expect(await exists(`${pgDir}.initdb`)).toBe(false);
+      } finally {
+        await next.stop();
+      }
+    } finally {
+      await rm(fresh, { recursive: true, force: true });
+    }
+  });
 });
+
+function processesMatching(pattern: string): string[] {
+  try {
+    return execFileSync("pgrep", ["-af", pattern], { encoding: "utf8" }).split("\n").filter(Boolean);
+  } catch {
+    return []; // pgrep exits 1 when nothing matches
+  }
+}

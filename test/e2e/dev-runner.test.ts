@@ -1,5 +1,5 @@
-import { type ChildProcess, execFile, execFileSync, spawn } from "node:child_process";
-import { access, chmod, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { chmod, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -11,6 +11,7 @@ import { PROJECT_ROOT } from "../../dev/state";
 import { TERMINAL_STATUSES, type JobListItem } from "../../client";
 import { bodyOf, createApiClient, expectStatus, unchecked } from "../support/api-client";
 import { ffprobeJson } from "../support/media";
+import { ctrlC, devEnv, exists, listening, processesMatching, readyBanner, spawnDev, waitFor, workerOn } from "./dev-runner-support";
 import { startFixtureServer, type FixtureServer } from "./fixtures";
 
 const run = promisify(execFile);
@@ -34,26 +35,8 @@ afterAll(async () => {
   await rm(dataDir, { recursive: true, force: true });
 });
 
-function devEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const { DATABASE_URL: _db, REDIS_URL: _redis, VERBOSE: _verbose, DEV_PLAN: _plan, ...env } = process.env;
-  return { ...env, DATA_DIR: dataDir, ...extra };
-}
-
-function startDev(port: number, extra: Record<string, string> = {}): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
-  const child = spawn("npm", ["run", "dev"], {
-    cwd: PROJECT_ROOT,
-    env: devEnv({ PORT: String(port), ...extra }),
-    detached: true,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let output = "";
-  child.stdout!.on("data", (d) => (output += d));
-  child.stderr!.on("data", (d) => (output += d));
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  return { child, output: () => output, exited };
-}
-
-const ctrlC = (child: ChildProcess) => process.kill(-child.pid!, "SIGINT");
+const env = (extra: Record<string, string> = {}) => devEnv(dataDir, extra);
+const startDev = (port: number, extra: Record<string, string> = {}) => spawnDev(env({ PORT: String(port), ...extra }));
 
 /**
  * Ctrl-C that finds the run busy: its process is held (SIGSTOP) while the signal arrives, as a
@@ -70,20 +53,6 @@ async function ctrlCWhileBusy(child: ChildProcess, runPid: number) {
   }
 }
 
-async function waitFor<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 180_000): Promise<T> {
-  return vi.waitFor(
-    async () => {
-      const value = await probe();
-      if (value === undefined) throw new Error(`timed out waiting for ${what}`);
-      return value;
-    },
-    { timeout: timeoutMs, interval: 200 },
-  );
-}
-
-const readyBanner = (dev: ReturnType<typeof startDev>) =>
-  waitFor("the ready banner", () => (/Ready\.[\s\S]*Press Ctrl-C/.test(dev.output()) ? dev.output() : undefined));
-
 /** The lines under "Try it", as printed, without the banner's indent. */
 function printedSequence(banner: string): string[] {
   const block = banner.slice(banner.indexOf("Try it"));
@@ -96,32 +65,11 @@ async function paste(lines: string[], cwd: string) {
   return run("bash", ["-e", "-c", lines.join("\n")], { cwd, timeout: 240_000, maxBuffer: 16 * 1024 * 1024 });
 }
 
-function processesMatching(pattern: string): string[] {
-  try {
-    return execFileSync("pgrep", ["-af", pattern], { encoding: "utf8" }).split("\n").filter(Boolean);
-  } catch {
-    return []; // pgrep exits 1 when nothing matches
-  }
-}
-
-/**
- * Command lines of live processes serving the Worker on `port`: dev/worker-serve.mjs (`--port
- * 8787`) and its workerd (`127.0.0.1:8787`); the port whole, as another file's stack may run meanwhile.
- */
-const workerOn = (port: number) => processesMatching(`(worker-serve|workerd).*[ :]${port}( |$)`);
-
-async function listening(port: number): Promise<boolean> {
-  return fetch(`http://127.0.0.1:${port}/healthz`).then(
-    () => true,
-    () => false,
-  );
-}
-
 const api = (port: number, key: string) => createApiClient({ baseUrl: `http://127.0.0.1:${port}`, apiKey: key });
 
 /** The admin CLI as the README shows it, against the running dev service found through DATA_DIR. */
 async function adminCli(args: string[]) {
-  const { stdout } = await run("npm", ["run", "-s", "admin", "--", ...args], { cwd: PROJECT_ROOT, env: devEnv({}) });
+  const { stdout } = await run("npm", ["run", "-s", "admin", "--", ...args], { cwd: PROJECT_ROOT, env: env() });
   return JSON.parse(stdout);
 }
 
@@ -154,8 +102,6 @@ async function expectDashboardSignIn(banner: string, port: number, apiKey: strin
   const keys = await fetch(`${url}/keys`, { headers: { Cookie: session } });
   expect(await keys.text()).toContain(`…${apiKey.slice(-4)}`);
 }
-
-const exists = (path: string) => access(path).then(() => true, () => false);
 
 /** Shared by the runs below, as one checkout's runs share its data. */
 let freeKey: string;

@@ -1,0 +1,192 @@
+import { createServer } from "node:http";
+import { type AddressInfo, createServer as createNetServer, type Socket } from "node:net";
+import { watch } from "node:fs";
+import { chmod, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort } from "../../dev/cloud/free-port";
+import { close, listen } from "../../dev/cloud/listen";
+import { processStartTime } from "../../dev/cloud/processes";
+import { devEnv, exists, listening, postgresOf, processesMatching, readyBanner, spawnDev, waitFor, workerOn } from "./dev-runner-support";
+
+/**
+ * How `npm run dev` starts, refuses to start and ends, beyond Ctrl-C (dev-runner.test.ts): a port
+ * taken, its Worker's server gone, other signals, services that do not answer. The runs share one
+ * temporary DATA_DIR, as one checkout's runs share .data.
+ */
+let dataDir: string;
+beforeAll(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), "dev-runner-lifecycle-"));
+  await chmod(dataDir, 0o755); // as root, PostgreSQL runs as the user postgres
+});
+afterAll(() => rm(dataDir, { recursive: true, force: true }));
+
+const startDev = (port: number, extra: Record<string, string> = {}) => spawnDev(devEnv(dataDir, { PORT: String(port), ...extra }));
+
+/** The runner's own process (under npm), as its lock names it. */
+const runnerPid = async (): Promise<number> => JSON.parse(await readFile(join(dataDir, "in-use.json"), "utf8")).pid;
+
+function gone(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+/** A server that accepts connections and never says a word. */
+async function silentServer() {
+  const sockets = new Set<Socket>();
+  const server = createNetServer((socket) => sockets.add(socket));
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    port: (server.address() as AddressInfo).port,
+    connections: () => sockets.size,
+    close: () => {
+      for (const socket of sockets) socket.destroy();
+      server.close();
+    },
+  };
+}
+
+/** Nothing of a run is left: no Worker on its port, no PostgreSQL on its data, no lock, no state for `npm run admin`. */
+async function expectAllGone(port: number) {
+  await waitFor("the Worker's server to be gone", () => (workerOn(port).length === 0 ? true : undefined), 10_000);
+  expect(await listening(port)).toBe(false);
+  expect(postgresOf(dataDir)).toEqual([]);
+  expect(await exists(join(dataDir, "in-use.json"))).toBe(false);
+  expect(await exists(join(dataDir, "dev-state.json"))).toBe(false);
+}
+
+describe("npm run dev's start and end", () => {
+  it("refuses a PORT that is not a port at once, saying what it takes", async () => {
+    const dev = spawnDev(devEnv(dataDir, { PORT: "abc" }));
+    expect(await dev.exited).toBe(1);
+    expect(dev.output()).toContain(`PORT must be a whole number from 1 to 65535 (unset or empty for 8787); it was "abc".`);
+    expect(dev.output()).not.toMatch(/Starting/);
+  });
+
+  it("refuses a port another server holds at once, naming PORT, rather than take that server's answers for its Worker's", async () => {
+    const other = createServer((_req, res) => res.end(`{"ok":true}`));
+    const port = await listen(other, "127.0.0.1", await freePort());
+    try {
+      const dev = startDev(port);
+      expect(await dev.exited).toBe(1);
+      expect(dev.output()).toMatch(new RegExp(`Port ${port} is in use: another npm run dev\\?.*PORT=${port + 1} npm run dev`));
+      expect(dev.output()).not.toMatch(/Ready\./);
+    } finally {
+      await close(other);
+    }
+    expect(await exists(join(dataDir, "in-use.json"))).toBe(false);
+  });
+
+  it("stops, non-zero and whole, when its Worker's server ends on its own", async () => {
+    const port = await freePort();
+    const dev = startDev(port);
+    await readyBanner(dev);
+    const { processes } = JSON.parse(await readFile(join(dataDir, "in-use.json"), "utf8"));
+    expect(await exists(join(dataDir, "dev-state.json"))).toBe(true);
+    const worker = processes.find((p: { group: boolean }) => p.group);
+    process.kill(-worker.pid, "SIGKILL");
+    expect(await dev.exited).toBe(1);
+    expect(dev.output()).toMatch(/The Worker's server exited \(SIGKILL\); with nothing serving the API, npm run dev stops\./);
+    await expectAllGone(port);
+  });
+
+  it("stops whole when its terminal closes (SIGHUP to its process group)", async () => {
+    const port = await freePort();
+    const dev = startDev(port);
+    await readyBanner(dev);
+    const runner = await runnerPid();
+    process.kill(-dev.child.pid!, "SIGHUP");
+    await waitFor("the runner to end", () => (gone(runner) ? true : undefined), 60_000);
+    expect(dev.output()).toMatch(/Stopping…/);
+    await expectAllGone(port);
+  });
+
+  it("stops whole on a SIGTERM to npm alone (kill <npm pid>): npm passes it on to the runner, which the script execs", async () => {
+    const port = await freePort();
+    const dev = startDev(port);
+    await readyBanner(dev);
+    const runner = await runnerPid();
+    process.kill(dev.child.pid!, "SIGTERM");
+    await waitFor("the runner to end", () => (gone(runner) ? true : undefined), 60_000);
+    expect(dev.output()).toMatch(/Stopping…/);
+    await expectAllGone(port);
+  });
+
+  it("a REDIS_URL that refuses fails the start at once, naming REDIS_URL; nothing is left", async () => {
+    const port = await freePort();
+    const redisPort = await freePort();
+    const dev = startDev(port, { REDIS_URL: `redis://127.0.0.1:${redisPort}` });
+    expect(await dev.exited).toBe(1);
+    expect(dev.output()).toMatch(new RegExp(`REDIS_URL: Redis at redis://127\\.0\\.0\\.1:${redisPort} did not answer within 10 s: .*ECONNREFUSED`));
+    expect(dev.output()).not.toMatch(/Ready\./);
+    await expectAllGone(port);
+  });
+
+  it("a DATABASE_URL that accepts and never answers fails the start within 10 s, naming DATABASE_URL (not its password)", async () => {
+    const silent = await silentServer();
+    try {
+      const port = await freePort();
+      const dev = startDev(port, { DATABASE_URL: `postgres://someone:secret-pw@127.0.0.1:${silent.port}/db` });
+      expect(await dev.exited).toBe(1);
+      expect(dev.output()).toMatch(new RegExp(`DATABASE_URL: the database at postgres://someone:\\*\\*\\*@127\\.0\\.0\\.1:${silent.port}/db did not answer within 10 s`));
+      expect(dev.output()).not.toContain("secret-pw");
+      await expectAllGone(port);
+    } finally {
+      silent.close();
+    }
+  });
+
+  it("a second signal stops at once a start held by a service that does not answer, PostgreSQL included", async () => {
+    const silent = await silentServer();
+    try {
+      const port = await freePort();
+      const dev = startDev(port, { REDIS_URL: `redis://127.0.0.1:${silent.port}` });
+      await waitFor("PostgreSQL to be up", () => (postgresOf(dataDir).length > 0 && silent.connections() > 0 ? true : undefined), 60_000);
+      const runner = await runnerPid();
+      process.kill(runner, "SIGTERM");
+      await new Promise((r) => setTimeout(r, 300));
+      process.kill(runner, "SIGTERM");
+      await waitFor("the runner to end", () => (gone(runner) ? true : undefined), 3000);
+      expect(dev.output()).toMatch(/Stopping at once \(a second signal\)\./);
+      await waitFor("PostgreSQL to end", () => (postgresOf(dataDir).length === 0 ? true : undefined), 10_000);
+    } finally {
+      silent.close();
+    }
+  });
+
+  it("a SIGTERM in the last steps of the start stops it there: no \"Ready.\", no state left for admin", async () => {
+    const port = await freePort();
+    const dev = startDev(port);
+    // The state for admin is written once the stack is up; the runner's own steps follow it.
+    const watcher = watch(dataDir);
+    await new Promise<void>((resolve) => watcher.on("change", (_event, name) => name === "dev-state.json" && resolve()));
+    watcher.close();
+    const runner = await runnerPid();
+    process.kill(runner, "SIGTERM");
+    await waitFor("the runner to end", () => (gone(runner) ? true : undefined), 60_000);
+    expect(dev.output()).toMatch(/Stopping…/);
+    expect(dev.output()).not.toMatch(/Ready\./);
+    await expectAllGone(port);
+  });
+
+  it("a run refused a data directory another run holds leaves no FFmpeg and no partial sample behind; it names DATA_DIR and PORT", async () => {
+    const held = await mkdtemp(join(tmpdir(), "dev-runner-held-"));
+    try {
+      // Held by a live process (this one), its samples not made yet: the refused run starts making them.
+      await writeFile(join(held, "in-use.json"), JSON.stringify({ pid: process.pid, started: await processStartTime(process.pid), about: {} }));
+      const port = await freePort();
+      const dev = spawnDev(devEnv(held, { PORT: String(port) }));
+      expect(await dev.exited).toBe(1);
+      expect(dev.output()).toMatch(new RegExp(`already running on ${held} \\(pid ${process.pid}\\)[\\s\\S]*DATA_DIR=/some/dir PORT=${port + 1} npm run dev`));
+      expect(processesMatching(`ffmpeg.*${held}`)).toEqual([]);
+      expect(await readdir(join(held, "samples"))).toEqual([]);
+    } finally {
+      await rm(held, { recursive: true, force: true });
+    }
+  });
+});

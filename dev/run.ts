@@ -13,11 +13,11 @@ import { DataDirInUse } from "./cloud/data-dir-lock";
 import { startFileServer } from "./cloud/file-server";
 import { portInUse } from "./cloud/free-port";
 import { Unreachable } from "./cloud/unreachable";
+import { parsePort } from "./port";
 import { prepareSampleMedia, SAMPLE_CLIP, SAMPLE_LOGO, writeSampleTimeline } from "./samples";
 import { startStack } from "./stack";
 import { DATA_DIR, PROJECT_ROOT, removeDevState, writeDevState } from "./state";
 import { trySequence } from "./try-it";
-import { parsePort } from "./port";
 import { PortInUse } from "./worker-process";
 
 function portOrExit(): number {
@@ -95,15 +95,23 @@ async function shutDown(code: number) {
   process.exit(code);
 }
 /**
+ * One Ctrl-C arrives twice: from the terminal, to the whole foreground group, and from npm,
+ * which passes SIGINT and SIGTERM on to its script. A person's second press comes later.
+ */
+const ONE_KEYPRESS_MS = 500;
+let signalledAt = 0;
+/**
  * A second signal stops at once: the stop under way waits on something that does not answer.
  * The Worker's server and the encoder end with this process (their preload), and PostgreSQL is
  * told to shut down as it exits.
  */
 function onSignal() {
   if (stopping) {
+    if (Date.now() - signalledAt < ONE_KEYPRESS_MS) return;
     console.error("Stopping at once (a second signal).");
     process.exit(1);
   }
+  signalledAt = Date.now();
   void shutDown(0);
 }
 // SIGHUP: its terminal closed, which would otherwise end it with PostgreSQL left running and the data dir locked.

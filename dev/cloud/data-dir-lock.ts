@@ -88,17 +88,28 @@ const isAlive = async (holder: DataDirHolder) => (await processStartTime(holder.
 
 function ownLock(dataDir: string, file: string, mine: DataDirHolder): DataDirLock {
   const isMine = (holder: DataDirHolder | null) => holder?.pid === mine.pid && holder.started === mine.started;
+  // One change at a time, in the order asked: a record still being written when the release
+  // comes (an encoder restarted as the run stops) would otherwise put the lock back after it.
+  let released = false;
+  let last: Promise<void> = Promise.resolve();
+  const inTurn = (change: () => Promise<void>) => (last = last.then(change, change));
   return {
-    async hold(processes) {
-      const held = await Promise.all(processes.map(async ({ pid, group }) => ({ pid, group, started: await processStartTime(pid) })));
-      mine.processes = held.filter((p): p is HeldProcess => p.started !== undefined);
-      // Replaced whole (rename is atomic): a reader sees the old record or the new one.
-      const draft = draftName(dataDir);
-      await writeFile(draft, JSON.stringify(mine));
-      await rename(draft, file);
+    hold(processes) {
+      return inTurn(async () => {
+        if (released) return;
+        const held = await Promise.all(processes.map(async ({ pid, group }) => ({ pid, group, started: await processStartTime(pid) })));
+        mine.processes = held.filter((p): p is HeldProcess => p.started !== undefined);
+        // Replaced whole (rename is atomic): a reader sees the old record or the new one.
+        const draft = draftName(dataDir);
+        await writeFile(draft, JSON.stringify(mine));
+        await rename(draft, file);
+      });
     },
-    async release() {
-      if (isMine(await readHolder(file))) await rm(file, { force: true });
+    release() {
+      return inTurn(async () => {
+        released = true;
+        if (isMine(await readHolder(file))) await rm(file, { force: true });
+      });
     },
   };
 }

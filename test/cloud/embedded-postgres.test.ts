@@ -104,6 +104,16 @@ describe("the embedded PostgreSQL under a data directory", () => {
     }
   });
 
+  it("a record of its processes still being written when the lock is released does not put the lock back", async () => {
+    const lock = await lockDataDir(dataDir);
+    // As the dev runner's supervisor records a restarted encoder: not awaited.
+    const recording = lock.hold([{ pid: process.pid, group: false }]);
+    await lock.release();
+    await recording;
+    await lock.hold([{ pid: process.pid, group: false }]);
+    expect(await exists(join(dataDir, "in-use.json"))).toBe(false);
+  });
+
   it("a lock taken over stops the processes its killed holder recorded, and no process whose pid has since been reused", async () => {
     // What a killed `npm run dev` can leave: a process group of its own (wrangler's) and a process (the encoder).
     const group = spawn("sh", ["-c", "sleep 300 & sleep 300"], { detached: true, stdio: "ignore" });

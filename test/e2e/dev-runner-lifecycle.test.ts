@@ -95,6 +95,17 @@ describe("npm run dev's start and end", () => {
     await expectAllGone(port);
   });
 
+  it("one Ctrl-C stops it whole, with exit code 0, though the runner has it twice (from the terminal, and from npm passing it on)", async () => {
+    const port = await freePort();
+    const dev = startDev(port);
+    await readyBanner(dev);
+    process.kill(-dev.child.pid!, "SIGINT");
+    expect(await dev.exited).toBe(0);
+    const stop = dev.output().split("Stopping…")[1];
+    expect(stop).not.toMatch(/Stopping at once|ENCODER CRASHED|"level":"error"/);
+    await expectAllGone(port);
+  });
+
   it("stops whole when its terminal closes (SIGHUP to its process group)", async () => {
     const port = await freePort();
     const dev = startDev(port);
@@ -149,7 +160,8 @@ describe("npm run dev's start and end", () => {
       await waitFor("PostgreSQL to be up", () => (postgresOf(dataDir).length > 0 && silent.connections() > 0 ? true : undefined), 60_000);
       const runner = await runnerPid();
       process.kill(runner, "SIGTERM");
-      await new Promise((r) => setTimeout(r, 300));
+      // Later than npm's copy of a Ctrl-C, which is not a second signal.
+      await new Promise((r) => setTimeout(r, 1000));
       process.kill(runner, "SIGTERM");
       await waitFor("the runner to end", () => (gone(runner) ? true : undefined), 3000);
       expect(dev.output()).toMatch(/Stopping at once \(a second signal\)\./);

@@ -8,7 +8,7 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { OverlayClip, TextClip, VideoClip } from "../domain/edl/schema";
+import { type OverlayClip, type TextClip, textLines, type VideoClip } from "../domain/edl/schema";
 import { validateEdl } from "../domain/edl/validate";
 import { inputArgs } from "../encoder/ffmpeg/args/command";
 import { probeFile } from "../encoder/ffmpeg/probe";
@@ -17,7 +17,7 @@ import { resolveFont } from "../encoder/timeline/fonts";
 import { GraphBuilder } from "../encoder/timeline/graph";
 import { encodeArgs } from "../encoder/timeline/output-args";
 import { drawOverlay } from "../encoder/timeline/overlays";
-import { drawText, textLines } from "../encoder/timeline/text";
+import { drawText } from "../encoder/timeline/text";
 import { buildVideoTrack } from "../encoder/timeline/video-track";
 import { ffmpeg } from "../test/support/media";
 import { timeFfmpeg } from "./ffmpeg-time";

@@ -156,6 +156,11 @@ export interface TextClip {
   fadeOut: number;
 }
 
+/** The lines a text clip draws, each one drawtext of its own: what MAX_TEXT_LINES counts. */
+export function textLines(clip: Pick<TextClip, "text">): string[] {
+  return clip.text.split(/\r?\n/);
+}
+
 export type Clip = VideoClip | OverlayClip | TextClip;
 
 export interface VideoTrack {

@@ -1,4 +1,4 @@
-import { clipEnd, type OverlayClip, type Resolution, type TextClip, type ValidatedEdl, type VideoClip } from "../../domain/edl/schema";
+import { clipEnd, type OverlayClip, type Resolution, type TextClip, textLines, type ValidatedEdl, type VideoClip } from "../../domain/edl/schema";
 import { JobFailure } from "../failure";
 import { head } from "../ffmpeg/args/command";
 import { even } from "../ffmpeg/args/sizes";
@@ -6,7 +6,7 @@ import { round } from "./colour";
 import { GraphBuilder } from "./graph";
 import { encodeArgs } from "./output-args";
 import { drawOverlay, type ImageInfo } from "./overlays";
-import { drawText, textLines } from "./text";
+import { drawText } from "./text";
 import { buildVideoTrack, type MediaInfo } from "./video-track";
 
 export interface TimelineAssets {

@@ -1,4 +1,4 @@
-import type { TextClip } from "../../domain/edl/schema";
+import { type TextClip, textLines } from "../../domain/edl/schema";
 import { ffColour } from "./colour";
 import type { GraphBuilder } from "./graph";
 import { ffSeconds } from "./time";
@@ -81,8 +81,4 @@ export function drawText(
     ].join(":"),
   );
   return g.chain(base, filters, "v");
-}
-
-export function textLines(clip: TextClip): string[] {
-  return clip.text.split(/\r?\n/);
 }

@@ -135,12 +135,17 @@ function parsedAsSent(body: Body): unknown {
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
-/** NUL or an unpaired surrogate anywhere, key or value: text Postgres cannot store. */
-function hasUnstorableText(value: unknown): boolean {
+/**
+ * What cannot be stored as sent, anywhere, key or value: NUL or an unpaired surrogate (text
+ * Postgres cannot store), or a number past a double's range (1e400, which JSON.parse reads as
+ * Infinity and JSON would store as null).
+ */
+function cannotStoreAsSent(value: unknown): boolean {
   const bad = (s: string) => /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(s);
   if (typeof value === "string") return bad(value);
-  if (Array.isArray(value)) return value.some(hasUnstorableText);
-  if (isPlainObject(value)) return Object.entries(value).some(([k, v]) => bad(k) || hasUnstorableText(v));
+  if (typeof value === "number") return !Number.isFinite(value);
+  if (Array.isArray(value)) return value.some(cannotStoreAsSent);
+  if (isPlainObject(value)) return Object.entries(value).some(([k, v]) => bad(k) || cannotStoreAsSent(v));
   return false;
 }
 
@@ -186,7 +191,7 @@ describe("campaign: hostile input on the job routes", () => {
         countCase("POST /jobs");
         const res = await send(request(who, "POST", "/jobs", body));
         const { metadata } = parsedAsSent(body) as { metadata: unknown };
-        if (metadata === null || (isPlainObject(metadata) && !hasUnstorableText(metadata))) {
+        if (metadata === null || (isPlainObject(metadata) && !cannotStoreAsSent(metadata))) {
           expectContractBody(creationResponse, res, 201);
           await expectStoredAsSent(who, res, body);
         } else {

@@ -95,17 +95,6 @@ describe("npm run dev's start and end", () => {
     await expectAllGone(port);
   });
 
-  it("one Ctrl-C stops it whole, with exit code 0, though the runner has it twice (from the terminal, and from npm passing it on)", async () => {
-    const port = await freePort();
-    const dev = startDev(port);
-    await readyBanner(dev);
-    process.kill(-dev.child.pid!, "SIGINT");
-    expect(await dev.exited).toBe(0);
-    const stop = dev.output().split("Stopping…")[1];
-    expect(stop).not.toMatch(/Stopping at once|ENCODER CRASHED|"level":"error"/);
-    await expectAllGone(port);
-  });
-
   it("stops whole when its terminal closes (SIGHUP to its process group)", async () => {
     const port = await freePort();
     const dev = startDev(port);

@@ -24,6 +24,7 @@ import { dirname, join, relative, resolve, sep } from "node:path";
 import { parseArgs, promisify } from "node:util";
 import { Log, LogLevel, Miniflare } from "miniflare";
 import { parse } from "smol-toml";
+import { bundleOf } from "./worker-bundle-cache.mjs";
 import { oneAtATime, watchTrees } from "./watch-trees.mjs";
 
 /**
@@ -128,14 +129,22 @@ try {
 }
 
 /**
- * The Worker as `wrangler deploy` would upload it, in a new temporary directory, with the
- * options that serve it and, under --watch, the project files it was built from.
+ * The Worker as `wrangler deploy` would upload it (built in a new temporary directory, or kept
+ * from a start that saw the same files), with the options that serve it and, under --watch, the
+ * project files it was built from.
  */
 async function build() {
-  const dir = await mkdtemp(join(tmpdir(), `vep-worker-${values.port}-`));
-  bundleDirs.add(dir);
+  const newTemporaryDir = async () => {
+    const made = await mkdtemp(join(tmpdir(), `vep-worker-${values.port}-`));
+    bundleDirs.add(made);
+    return made;
+  };
+  let dir;
   try {
-    await promisify(execFile)(process.execPath, [wranglerBin, "deploy", "--dry-run", "--outdir", dir], { maxBuffer: 16 * 1024 * 1024 });
+    ({ dir } = await bundleOf(process.cwd(), newTemporaryDir, async (outdir) => {
+      dir = outdir; // removed below if the build fails
+      await promisify(execFile)(process.execPath, [wranglerBin, "deploy", "--dry-run", "--outdir", outdir], { maxBuffer: 16 * 1024 * 1024 });
+    }));
     // Read here rather than through wrangler's API, which would load all of wrangler a second time.
     const config = parse(await readFile("wrangler.toml", "utf8"));
     const options = {
@@ -154,10 +163,15 @@ async function build() {
     };
     return { dir, options, sources: values.watch ? await bundleSources(dir) : [] };
   } catch (err) {
-    bundleDirs.delete(dir);
-    await rm(dir, { recursive: true, force: true });
+    await removeIfTemporary(dir);
     throw err;
   }
+}
+
+/** Removes a bundle directory this process made; one kept for later starts stays. */
+async function removeIfTemporary(dir) {
+  if (!bundleDirs.delete(dir)) return;
+  await rm(dir, { recursive: true, force: true });
 }
 
 /**
@@ -168,8 +182,7 @@ async function settle(built, ready) {
   try {
     await ready;
   } finally {
-    bundleDirs.delete(built.dir);
-    await rm(built.dir, { recursive: true, force: true });
+    await removeIfTemporary(built.dir);
   }
 }
 

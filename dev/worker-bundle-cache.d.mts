@@ -1,0 +1,5 @@
+export function bundleOf(
+  root: string,
+  newTemporaryDir: () => Promise<string>,
+  build: (dir: string) => Promise<void>,
+): Promise<{ dir: string; temporary: boolean }>;

@@ -113,6 +113,8 @@ describe("spec: States and transitions › the table, walked against the databas
     if (from.includes(status)) {
       expect(outcome).toMatchObject({ moved: true, previous: status, job: { id: job.id, status: to } });
       expect(after.status).toBe(to);
+      // spec, Events: every job that ends completed or failed triggers the webhook, a job the queue refused included.
+      if (to === "completed" || to === "failed") expect(after.webhookPendingSince).toEqual(expect.any(Date));
     } else {
       expect(outcome).toEqual({ moved: false, current: status });
       expect(after).toEqual(job);

@@ -199,6 +199,28 @@ describe("a creation the queue refuses and the database cannot fail", () => {
   }, 120_000);
 });
 
+describe("a creation the queue refuses", () => {
+  it("a 500 and a failed job, whose job.failed webhook goes out once QStash takes messages again (spec, Events: a failed job triggers it)", async () => {
+    const unqueued = async () =>
+      bodyOf(await client.listJobs({ status: "failed", limit: 100 }), 200).jobs.filter((job) => /could not be queued/.test(job.errorMessage ?? ""));
+    const before = new Set((await unqueued()).map((job) => job.id));
+    queue.judge((req) => (isJobPublish(req) ? "refuse" : "pass"));
+    const refused = await client.createJob({ inputUrl: fixtures.url("short.mp4"), preset: "mp4_264_240p" });
+    queue.judge(passAll);
+    expect(refused.status).toBe(500);
+    const [job] = (await unqueued()).filter((j) => !before.has(j.id));
+    expect(job).toBeDefined();
+    // Past the outbox's grace, where the sweep takes it: no step after the refusal published it.
+    await onDatabase(e2e.stack.info.databaseUrl, (db) =>
+      db.query("update jobs set webhook_pending_since = webhook_pending_since - interval '1 minute' where id = $1", [job.id]),
+    );
+    await whileSweeping(() => webhookArrives(job.id, 30_000));
+    expect(accepted(job.id)[0]).toMatchObject({ event: "job.failed", outputUrl: null, errorMessage: job.errorMessage });
+    // Not among `finished`: it holds no quota unit.
+    expectOneWebhookPerFinalState(receiver, secret, [{ id: job.id, status: "failed" }]);
+  });
+});
+
 describe("a creation whose publish failed though its message got through", () => {
   it("QStash's answers are lost, and the encoder has claimed the job before the creation gives up: a 201, as the job runs, holding its one unit", async () => {
     let claimed!: () => void;

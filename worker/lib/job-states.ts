@@ -224,9 +224,13 @@ export async function webhookSettled(db: Database, jobId: string): Promise<void>
 
 // ── The transitions ─────────────────────────────────────────────────────────────────────────
 
-/** queued → failed when the queue refused the job; its quota unit is returned in the same statement. */
-export function failUnqueued(db: Database, jobId: string, errorMessage: string) {
-  return move(db, "queueRefused", { id: jobId }, { errorMessage }, { releaseUnit: true });
+/**
+ * queued → failed when the queue refused the job; its quota unit is returned in the same
+ * statement. Its webhook goes in the outbox as every failed job's does: the sweep publishes it
+ * once the queue takes messages again.
+ */
+export function failUnqueued(db: Database, jobId: string, errorMessage: string, now = new Date()) {
+  return move(db, "queueRefused", { id: jobId }, { errorMessage, webhookPendingSince: now }, { releaseUnit: true });
 }
 
 export function claim(db: Database, jobId: string, attempt: number, now = new Date()) {

@@ -764,8 +764,8 @@ export interface components {
         CreateEdlRequest: components["schemas"]["ValidateEdlRequest"] & {
             /** @description Stored with the job and returned on read as `clientMetadata`. */
             metadata?: ({
-                name?: string;
-                description?: string;
+                name?: string | null;
+                description?: string | null;
             } & {
                 [key: string]: unknown;
             }) | null;

@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { EdlDocument } from "../../client/types";
 import type { components } from "../../client/generated/openapi";
-import { expectError, expectStatus, rawBody, unchecked } from "../support/api-client";
+import { bodyOf, expectError, expectStatus, rawBody, unchecked } from "../support/api-client";
 import { api, ISO_MS, newAccount, UUID } from "./harness";
 
 type EdlVideoClip = components["schemas"]["EdlVideoClip"];
@@ -119,6 +119,17 @@ describe("spec: POST /edl › create", () => {
     const read = await api(apiKey).getJob(res.body.id);
     expectStatus(read, 200);
     expect(read.body.clientMetadata).toEqual({});
+  });
+
+  it("metadata's name and description may be null, as any optional field, and read back as sent; another type is refused, naming the field", async () => {
+    const { apiKey } = await newAccount("free");
+    const res = await api(apiKey).createEdlJob(unchecked({ edl: timeline(1), metadata: { name: null, description: null, campaign: 7 } }));
+    expectStatus(res, 201);
+    const read = await api(apiKey).getJob(res.body.id);
+    expect(bodyOf(read, 200).clientMetadata).toEqual({ name: null, description: null, campaign: 7 });
+    const refused = await api(apiKey).createEdlJob(unchecked({ edl: timeline(1), metadata: { name: 7 } }));
+    expectError(refused, 400, "Validation error");
+    expect(refused.body.details).toEqual([{ field: "metadata.name", message: "Expected a string" }]);
   });
 
   it("warnings appear only when there are some (overlapping clips)", async () => {

@@ -23,8 +23,9 @@ export const createEdlBody = validateEdlBody
     metadata: storable(
       jsonObject(
         z.object({
-          name: z.string({ error: "Expected a string" }).optional(),
-          description: z.string({ error: "Expected a string" }).optional(),
+          // null counts as absent, as in every optional field of the API and the timeline.
+          name: z.string({ error: "Expected a string" }).nullish(),
+          description: z.string({ error: "Expected a string" }).nullish(),
         }),
       ),
     )
@@ -33,7 +34,7 @@ export const createEdlBody = validateEdlBody
       .openapi({
         // jsonObject is a custom schema, so its JSON shape is spelt out here.
         type: ["object", "null"],
-        properties: { name: { type: "string" }, description: { type: "string" } },
+        properties: { name: { type: ["string", "null"] }, description: { type: ["string", "null"] } },
         additionalProperties: {},
         description: "Stored with the job and returned on read as `clientMetadata`.",
       }),

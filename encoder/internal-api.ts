@@ -125,7 +125,7 @@ export function createInternalApi(baseUrl: string, secret: string, options: Inte
 
   return {
     claim: (id: string, attempt: number) => postRetrying<{ job: ClaimedJob }>(id, "claim", { attempt }).then((r) => r.job),
-    heartbeat: (id: string, progress?: number) => post<{ status: string }>(`/jobs/${id}/heartbeat`, { progress }),
+    heartbeat: (id: string, beat: { progress?: number; duration?: number }) => post<{ status: string }>(`/jobs/${id}/heartbeat`, beat),
     complete: (id: string, outputKey: string, duration: number | null) =>
       postRetrying<{ status: string }>(id, "complete", { outputKey, duration }),
     fail: (id: string, body: { errorMessage: string; attempt: number; final: boolean; duration?: number | null }) =>

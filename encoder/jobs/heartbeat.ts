@@ -1,20 +1,21 @@
 import { JobGoneError, type InternalApi } from "../internal-api";
 
 /**
- * Reports liveness and progress every `intervalMs`. When the Worker answers that the job is no
+ * Reports liveness, progress and (once known) the duration every `intervalMs`. When the Worker answers that the job is no
  * longer processing (cancelled), `onGone` fires once so the caller can kill FFmpeg. One beat at a
  * time: a beat due while the last is still unanswered (a slow Worker) is skipped, so that `stop()`
  * waiting for that one means no beat of this attempt can land after its report.
  */
 export function startHeartbeat(api: InternalApi, jobId: string, intervalMs: number, onGone: (status: string) => void) {
   let progress: number | undefined;
+  let duration: number | undefined;
   let stopped = false;
   let beating = false;
   let inFlight: Promise<void> = Promise.resolve();
   const beat = () => {
     beating = true;
     inFlight = api
-      .heartbeat(jobId, progress)
+      .heartbeat(jobId, { progress, duration })
       .then(() => undefined)
       .catch((err) => {
         if (err instanceof JobGoneError) {
@@ -30,6 +31,9 @@ export function startHeartbeat(api: InternalApi, jobId: string, intervalMs: numb
   return {
     setProgress(value: number) {
       progress = Math.max(0, Math.min(1, value));
+    },
+    setDuration(seconds: number) {
+      duration = seconds;
     },
     async stop() {
       stopped = true;

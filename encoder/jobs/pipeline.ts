@@ -15,6 +15,8 @@ export interface RenderContext {
   workDir: string;
   signal: AbortSignal;
   onProgress(fraction: number): void;
+  /** The source's (or the timeline's) duration, as soon as it is known: the job shows it while it runs. */
+  onDuration(seconds: number): void;
   /** One line per stage (download, probe, FFmpeg runs) in the job's log. */
   log: StageLog;
 }
@@ -120,7 +122,13 @@ async function deliver(deps: PipelineDeps, jobId: string, deliveryAttempt: numbe
   const heartbeat = startHeartbeat(deps.api, job.id, deps.heartbeatMs, (status) => abort.abort(new JobGoneError(status)));
   let duration: number | null = null;
   const work = (async () => {
-    const ctx: RenderContext = { workDir, signal: abort.signal, onProgress: (f) => heartbeat.setProgress(f * 0.95), log };
+    const ctx: RenderContext = {
+      workDir,
+      signal: abort.signal,
+      onProgress: (f) => heartbeat.setProgress(f * 0.95),
+      onDuration: (seconds) => heartbeat.setDuration(seconds),
+      log,
+    };
     const rendered = await deps.render(job, ctx);
     duration = rendered.duration;
     abort.signal.throwIfAborted();

@@ -20,6 +20,7 @@ export async function renderPresetJob(job: ClaimedJob, ctx: RenderContext, polic
   if (probe.duration > job.maxSourceSeconds) {
     throw JobFailure.durationExceeded(probe.duration, job.maxSourceSeconds, PLAN_DISPLAY_NAMES[job.plan]);
   }
+  ctx.onDuration(probe.duration);
   const output = await encodePreset({
     presetId: job.preset,
     input: source,

@@ -111,6 +111,7 @@ export async function renderTimelineJob(job: ClaimedJob, ctx: RenderContext, pol
   const ext = edl.output.container;
   const output = join(ctx.workDir, `output.${ext}`);
   const compiled = compileTimeline(edl, assets, { workDir: ctx.workDir, output });
+  ctx.onDuration(compiled.duration);
   await Promise.all(compiled.files.map((f) => writeFile(f.path, f.content)));
   await runFfmpeg(compiled.args, { signal: ctx.signal, workDir: ctx.workDir, watchdog, durationSeconds: compiled.duration, onProgress: ctx.onProgress, log: ctx.log });
   return {

@@ -61,7 +61,7 @@ const LOST = "msg_lost";
 const transitions: Record<jobStates.TransitionName, { fixture?: Parameters<typeof jobIn>[1]; run: (job: Job) => ReturnType<typeof jobStates.claim> }> = {
   queueRefused: { run: (job) => jobStates.failUnqueued(db, job.id, "The job could not be queued.") },
   claim: { run: (job) => jobStates.claim(db, job.id, 1) },
-  heartbeat: { run: (job) => jobStates.heartbeat(db, job.id, 0.5) },
+  heartbeat: { run: (job) => jobStates.heartbeat(db, job.id, { progress: 0.5 }) },
   complete: { run: (job) => jobStates.complete(db, job.id, { outputKey: "outputs/a/b/output.mp4", duration: 9.5 }) },
   fail: { run: (job) => jobStates.fail(db, job.id, { errorMessage: "Download failed", attempt: 2, duration: null }) },
   retry: { run: (job) => jobStates.retry(db, job.id) },

@@ -10,7 +10,7 @@ const hooks = await startWebhookReceiver();
 afterAll(() => hooks.stop());
 
 describe("spec: States and transitions › driven through the internal API", () => {
-  it("queued → processing sets startedAt and lastCheckedAt; heartbeats record progress", async () => {
+  it("queued → processing sets startedAt and lastCheckedAt; heartbeats record progress, and the duration once the encoder sends it", async () => {
     const { apiKey } = await newAccount();
     const job = await createJob(apiKey);
     const claim = await internal(`/jobs/${job.id}/claim`, { attempt: 0 });
@@ -26,6 +26,10 @@ describe("spec: States and transitions › driven through the internal API", () 
     const hb = await internal(`/jobs/${job.id}/heartbeat`, { progress: 0.4 });
     expect(hb.body).toEqual({ status: "processing" });
     expect((await readJob(apiKey, job.id)).progress).toBeCloseTo(0.4);
+    expect((await api(apiKey).getJob(job.id)).body).toMatchObject({ status: "processing", duration: null });
+    // spec, Job full read: duration is "measured during processing": the encoder sends it once it has probed the source.
+    expectStatus(await internal(`/jobs/${job.id}/heartbeat`, { progress: 0.5, duration: 12.5 }), 200);
+    expect((await api(apiKey).getJob(job.id)).body).toMatchObject({ status: "processing", duration: 12.5 });
     // Below what a 4-byte real holds: stored as 0, not refused by Postgres as an underflow (a 500).
     const tiny = await internal(`/jobs/${job.id}/heartbeat`, { progress: 2.8e-113 });
     expect(tiny.body).toEqual({ status: "processing" });

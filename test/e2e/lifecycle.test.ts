@@ -80,12 +80,14 @@ describe("spec: Failures after acceptance", () => {
 });
 
 describe("spec: States and transitions › cancel", () => {
-  it("cancel while processing: FFmpeg is killed within 5 s, temp files go, the job never completes", async () => {
+  it("cancel while processing (the job showing its source's duration): FFmpeg is killed within 5 s, temp files go, the job never completes", async () => {
     const c = await e2e.client();
     const created = await c.createJob({ inputUrl: long, preset: "mp4_264_1080p" });
     expectStatus(created, 201);
     const id = created.body.id;
-    await e2e.waitFor(c, id, (j) => j.status === "processing" && (j.progress ?? 0) > 0.05);
+    const running = await e2e.waitFor(c, id, (j) => j.status === "processing" && (j.progress ?? 0) > 0.05);
+    // Measured during processing: the beat that carries the encode's progress carries the probed duration.
+    expect(running.duration).toBeCloseTo(40, 0);
     expect(await ffmpegFor(id)).toBeGreaterThan(0);
     const cancel = await c.cancelJob(id);
     expectStatus(cancel, 200);

@@ -243,8 +243,10 @@ export function claim(db: Database, jobId: string, attempt: number, now = new Da
   });
 }
 
-export function heartbeat(db: Database, jobId: string, progress: number | undefined, now = new Date()) {
-  return move(db, "heartbeat", { id: jobId }, { lastCheckedAt: now, ...(progress === undefined ? {} : { progress }) });
+/** A beat of a processing job: its progress, and its source's duration once the encoder has probed it (spec: "measured during processing"). */
+export function heartbeat(db: Database, jobId: string, beat: { progress?: number; duration?: number }, now = new Date()) {
+  const { progress, duration } = beat;
+  return move(db, "heartbeat", { id: jobId }, { lastCheckedAt: now, ...(progress === undefined ? {} : { progress }), ...(duration === undefined ? {} : { duration }) });
 }
 
 /**

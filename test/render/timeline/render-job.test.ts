@@ -77,7 +77,7 @@ async function render(tracks: unknown[], downloads = policy) {
     maxSourceSeconds: 3600,
   };
   const workDir = await mkdtemp(join(dir, "job-"));
-  return renderTimelineJob(job, { workDir, signal: new AbortController().signal, onProgress: () => undefined, log: () => undefined }, downloads);
+  return renderTimelineJob(job, { workDir, signal: new AbortController().signal, onProgress: () => undefined, onDuration: () => undefined, log: () => undefined }, downloads);
 }
 
 /** The failure as the job shows it: not retried, naming the clip, with no server path. */

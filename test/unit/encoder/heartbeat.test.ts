@@ -28,4 +28,20 @@ describe("the heartbeat", () => {
     expect(most).toBe(1);
     expect(landedAfterStop).toBe(0);
   });
+
+  it("carries the progress, and the duration from the moment it is known", async () => {
+    const sent: unknown[] = [];
+    const api = { heartbeat: async (_id: string, beat: unknown) => (sent.push(beat), { status: "processing" }) } as unknown as InternalApi;
+    const heartbeat = startHeartbeat(api, "job", 10, () => undefined);
+    const beatsSoon = async (count: number) => {
+      const from = sent.length;
+      while (sent.length < from + count) await new Promise((r) => setTimeout(r, 5));
+      return sent.at(-1);
+    };
+    expect(await beatsSoon(1)).toEqual({ progress: undefined, duration: undefined });
+    heartbeat.setDuration(12.5);
+    heartbeat.setProgress(0.25);
+    expect(await beatsSoon(2)).toEqual({ progress: 0.25, duration: 12.5 });
+    await heartbeat.stop();
+  });
 });

@@ -59,7 +59,7 @@ describe("internal API client", () => {
   });
 
   it("409 means the job left the state the encoder works in: JobGoneError with the status", async () => {
-    const err = await api().heartbeat(jobId, 0.5).catch((e) => e);
+    const err = await api().heartbeat(jobId, { progress: 0.5 }).catch((e) => e);
     expect(err).toBeInstanceOf(JobGoneError);
     expect(err.status).toBe("cancelled");
   });

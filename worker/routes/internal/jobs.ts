@@ -71,7 +71,7 @@ export const internalJobs = new Hono<AppEnv>()
     });
   })
   .post("/jobs/:id/heartbeat", jsonBody(heartbeatBody), async (c) => {
-    const job = movedJob(await jobStates.heartbeat(c.get("services").db, c.req.param("id"), c.req.valid("json").progress));
+    const job = movedJob(await jobStates.heartbeat(c.get("services").db, c.req.param("id"), c.req.valid("json")));
     return c.json({ status: job.status });
   })
   .post("/jobs/:id/complete", jsonBody(completeBody), async (c) => {

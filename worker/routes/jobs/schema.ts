@@ -99,7 +99,9 @@ const jobFields = {
     description: "Signed download link, signed afresh on every read; needs no Authorization header. Null unless completed with its output in storage.",
   }),
   expiration: nullableTimestamp.openapi({ description: "When outputUrl stops working." }),
-  duration: z.number().nullable().openapi({ description: "Source duration in seconds, measured during processing." }),
+  duration: z.number().nullable().openapi({
+    description: "Source duration in seconds, measured during processing: set within a heartbeat (2 s) of the encoder's probe of the source (for a timeline, its length), null until then.",
+  }),
   errorMessage: z.string().nullable(),
 };
 

@@ -36,6 +36,16 @@ describe("spec: States and transitions › driven through the internal API", () 
     expect((await readJob(apiKey, job.id)).progress).toBe(0);
   });
 
+  it("spec: Limits: the claim tells the encoder the plan's longest source: 10 minutes free, 60 pro, 180 business, 480 enterprise", async () => {
+    const minutes = { free: 10, pro: 60, business: 180, enterprise: 480 } as const;
+    for (const [plan, limit] of Object.entries(minutes)) {
+      const { apiKey } = await newAccount(plan as keyof typeof minutes);
+      const job = await createJob(apiKey);
+      const claim = await internal(`/jobs/${job.id}/claim`, { attempt: 0 });
+      expect(claim.body.job, plan).toMatchObject({ plan, maxSourceSeconds: limit * 60 });
+    }
+  });
+
   it("processing → completed sends a Standard Webhooks–signed job.completed whose outputUrl downloads directly", async () => {
     const { apiKey, accountId } = await newAccount();
     const { secret } = await admin.setWebhook(accountId, hooks.url);

@@ -35,6 +35,17 @@ const graphOf = (c: { graph: string }) => c.graph;
 const video = (clips: unknown[]) => ({ type: "video", clips });
 
 describe("timeline compiler: one FFmpeg invocation, one filter graph", () => {
+  it("spec, Video clip: transform, crop, filters, transition and freeze pass validation and change nothing in the encode", () => {
+    const clips = [
+      { id: "a", src: A, in: 0, out: 4, startTime: 0 },
+      { id: "b", src: B, in: 1, out: 3, startTime: 4, speed: 2 },
+    ];
+    const unapplied = { transform: { scale: 2, rotate: 45 }, crop: { top: 0.1 }, filters: ["blur", { type: "sepia" }], transition: { type: "fade", duration: 1 }, freeze: true };
+    const plain = compile({ timeline: { tracks: [video(clips)] } });
+    const withThem = compile({ timeline: { tracks: [video(clips.map((clip) => ({ ...clip, ...unapplied })))] } });
+    expect(withThem).toEqual(plain);
+  });
+
   it("a single clip: its own input with -ss/-t, fitted to the first clip's size and rate", () => {
     const c = compile({ timeline: { tracks: [video([{ id: "a", src: A, in: 2, out: 5, startTime: 0 }])] } });
     expect(c.frame).toEqual({ width: 1280, height: 720 });

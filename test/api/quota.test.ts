@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { usage } from "../../drizzle/schema";
 import { quotaPeriod } from "../../domain/time";
-import { expectStatus } from "../support/api-client";
+import { expectStatus, unchecked } from "../support/api-client";
 import { admin, api, createJob, newAccount, SOURCE } from "./harness";
 
 const create = (key: string) => api(key).createJob({ inputUrl: SOURCE, preset: "mp4_264_720p" });
@@ -59,6 +59,16 @@ describe("spec: States rule 1 and Limits › the monthly quota", () => {
     const res = await create(apiKey);
     expectStatus(res, 201);
     expect(res.body.user.remainingJobs).toBe(9);
+  });
+
+  it("a request refused whatever the quota gets its own answer when the quota is used up: 403 for a preset outside the plan, 400 for an unknown one", async () => {
+    const { apiKey, accountId } = await newAccount("free");
+    await admin.db.insert(usage).values({ accountId, period: quotaPeriod(new Date()), count: 10 });
+    const outside = await api(apiKey).createJob({ inputUrl: SOURCE, preset: "mp4_264_1080p" });
+    expectStatus(outside, 403);
+    expect(outside.body).toMatchObject({ code: "PRESET_NOT_ALLOWED", yourPlan: "free" });
+    expect((await api(apiKey).createJob(unchecked({ inputUrl: SOURCE, preset: "no_such_preset" }))).status).toBe(400);
+    expect((await create(apiKey)).status).toBe(429);
   });
 
   it("cancelling does not return the unit", async () => {

@@ -1,10 +1,11 @@
 import { JobGoneError, type InternalApi } from "../internal-api";
 
 /**
- * Reports liveness, progress and (once known) the duration every `intervalMs`. When the Worker answers that the job is no
- * longer processing (cancelled), `onGone` fires once so the caller can kill FFmpeg. One beat at a
- * time: a beat due while the last is still unanswered (a slow Worker) is skipped, so that `stop()`
- * waiting for that one means no beat of this attempt can land after its report.
+ * Reports liveness, progress and (once known) the duration every `intervalMs`. When the Worker
+ * answers that the job is no longer processing (cancelled), `onGone` fires once so the caller can
+ * kill FFmpeg. One beat at a time: a beat due while the last is still unanswered (a slow Worker)
+ * is skipped, so that `stop()` waiting for that one means no beat of this attempt can land after
+ * its report.
  */
 export function startHeartbeat(api: InternalApi, jobId: string, intervalMs: number, onGone: (status: string) => void) {
   let progress: number | undefined;

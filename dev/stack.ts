@@ -90,35 +90,46 @@ export async function startStack(opts: StackOptions) {
     const internalSecret = randomBytes(24).toString("hex");
     const { stop: _cloudStop, holdProcesses: _hold, ...cloudInfo } = cloud;
     const workerPort = opts.workerPort ?? (await freePort());
-    const worker = await startWorkerProcess({
-      port: workerPort,
-      vars: { ...workerVars(cloudInfo, { publicUrl: `http://127.0.0.1:${workerPort}`, encoderUrl }, internalSecret), ...opts.workerEnv },
-      log: (l) => log("worker", l),
-      signal: opts.signal,
-      watch: opts.watch,
-    });
-    stops.push(worker.stop);
+    const apiUrl = `http://127.0.0.1:${workerPort}`;
+    const info: StackInfo = { apiUrl, encoderUrl, databaseUrl: cloud.databaseUrl, internalSecret, cloud: cloudInfo };
     // What a run that finds this one killed must stop: the Worker's process group, the encoder now running.
-    const held = { worker: { pid: worker.pid, group: true }, encoder: undefined as { pid: number; group: boolean } | undefined };
-    const hold = () => cloud.holdProcesses([held.worker, ...(held.encoder ? [held.encoder] : [])]);
+    const held: { worker?: { pid: number; group: boolean }; encoder?: { pid: number; group: boolean } } = {};
+    const hold = () => cloud.holdProcesses([held.worker, held.encoder].filter((p) => p !== undefined));
+
+    // Side by side: neither needs the other up to start (the encoder calls the Worker only for a job).
+    const choice = opts.encoder;
+    const [workerStart, encoderStart] = await Promise.allSettled([
+      startWorkerProcess({
+        port: workerPort,
+        vars: { ...workerVars(cloudInfo, { publicUrl: apiUrl, encoderUrl }, internalSecret), ...opts.workerEnv },
+        log: (l) => log("worker", l),
+        signal: opts.signal,
+        watch: opts.watch,
+      }),
+      choice.kind === "process"
+        ? superviseEncoder({
+            port: encoderPort,
+            env: encoderEnv(info, choice),
+            log,
+            watch: opts.watch,
+            onStart: (pid) => {
+              held.encoder = { pid, group: false };
+              hold().catch((err) => log("supervisor", `could not record encoder pid ${pid} in the data directory's lock: ${err}`));
+            },
+          })
+        : undefined,
+    ]);
+    if (workerStart.status === "fulfilled") stops.push(workerStart.value.stop);
+    if (encoderStart.status === "fulfilled" && encoderStart.value) stops.push(encoderStart.value.stop);
+    if (workerStart.status === "rejected") throw workerStart.reason;
+    if (encoderStart.status === "rejected") throw encoderStart.reason;
+    const worker = workerStart.value;
+    held.worker = { pid: worker.pid, group: true };
     await hold();
     opts.signal?.throwIfAborted();
-    const info: StackInfo = { apiUrl: worker.url, encoderUrl, databaseUrl: cloud.databaseUrl, internalSecret, cloud: cloudInfo };
 
-    const choice = opts.encoder;
-    if (choice.kind === "process") {
-      const encoder = await superviseEncoder({
-        port: encoderPort,
-        env: encoderEnv(info, choice),
-        log,
-        watch: opts.watch,
-        onStart: (pid) => {
-          held.encoder = { pid, group: false };
-          hold().catch((err) => log("supervisor", `could not record encoder pid ${pid} in the data directory's lock: ${err}`));
-        },
-      });
-      stops.push(encoder.stop);
-      opts.signal?.throwIfAborted();
+    const encoder = encoderStart.value;
+    if (encoder) {
       return {
         info,
         stop,

@@ -134,11 +134,18 @@ export function createVepClient(options: ClientOptions = {}) {
      */
     async fetchOutput(id: string, init?: CallOptions): Promise<Response> {
       const { downloadUrl } = await client.getDownloadUrl(id, init);
+      // The storage has timeoutMs to answer, as the API has; the file then streams for as long as
+      // it takes (a large one over a slow line), bounded by the caller's signal alone.
+      const unanswered = new AbortController();
+      const timer = setTimeout(() => unanswered.abort(new Error(`the storage did not answer within ${timeoutMs} ms`)), timeoutMs);
       let response: Response;
       try {
-        response = await fetchFn(downloadUrl, { signal: init?.signal });
+        response = await fetchFn(downloadUrl, { signal: AbortSignal.any([unanswered.signal, ...(init?.signal ? [init.signal] : [])]) });
       } catch (err) {
+        if (init?.signal?.aborted) throw init.signal.reason;
         throw new NetworkError(err);
+      } finally {
+        clearTimeout(timer);
       }
       if (!response.ok) {
         await response.body?.cancel();

@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createVepClient, DownloadError } from "../../../client";
+import { createVepClient, DownloadError, NetworkError } from "../../../client";
 import { EXIT } from "../../../cli/exit-codes";
 import { vep } from "../../support/cli";
 
@@ -27,6 +27,15 @@ beforeAll(async () => {
       );
     }
     const storage = /^\/storage\/(\d+)/.exec(req.url ?? "");
+    // Status 0: a storage that takes the request and never answers.
+    if (storage?.[1] === "0") return;
+    // Status 1: one that answers at once and then sends the file slowly, in 4 parts 150 ms apart.
+    if (storage?.[1] === "1") {
+      res.writeHead(200, { "content-type": "video/mp4" });
+      let part = 0;
+      const next = () => (++part < 4 ? (res.write(`part${part}`), setTimeout(next, 150)) : res.end("end"));
+      return next();
+    }
     res.writeHead(storage ? Number(storage[1]) : 500, { "content-type": "application/xml" }).end("<Error><Code>NoSuchKey</Code></Error>");
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
@@ -47,6 +56,15 @@ describe("a signed download link the storage refuses", () => {
       { kind: "download", status: 403, retryable: false, message: expect.stringMatching(/HTTP 403: the link was refused/) },
       { kind: "download", status: 503, retryable: true },
     ]);
+  });
+
+  it("a storage that does not answer within timeoutMs is a retryable NetworkError; one that answers in time may take longer to send the file", async () => {
+    const client = createVepClient({ baseUrl: api, apiKey: "spk_test", timeoutMs: 300 });
+    const err = await client.fetchOutput(JOB(0)).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(NetworkError);
+    expect(err).toMatchObject({ kind: "network", retryable: true });
+    const slow = await client.fetchOutput(JOB(1));
+    expect(await slow.text()).toBe("part1part2part3end");
   });
 
   it("the CLI says the storage refused it (exit 13), not that the job is missing, and leaves the file as it was", async () => {

@@ -51,9 +51,10 @@ async function keep(root, cache, dir, started) {
   await mkdir(cache, { recursive: true });
   const draft = join(cache, `.draft-${randomBytes(6).toString("hex")}`);
   await cp(dir, draft, { recursive: true });
-  // Another start may have kept the same bundle meanwhile: either copy serves.
-  await rm(join(cache, hash), { recursive: true, force: true });
-  await rename(draft, join(cache, hash));
+  // Another start may have kept the same bundle meanwhile: its copy stays (a start may be reading
+  // it), and the rename, which does not replace a directory holding files, leaves ours to go.
+  const kept = await rename(draft, join(cache, hash)).then(() => true, () => false);
+  if (!kept) await rm(draft, { recursive: true, force: true });
   const treesDraft = `${draft}.trees`;
   await writeFile(treesDraft, JSON.stringify(trees));
   await rename(treesDraft, join(cache, TREES_FILE));

@@ -92,6 +92,14 @@ describe("the Worker's bundle, kept between starts", () => {
     expect((await start()).temporary).toBe(false);
   });
 
+  it("two starts that build the same bundle at once keep one copy, and leave no draft", async () => {
+    await Promise.all([start(), start()]);
+    expect(builds).toBe(2);
+    expect((await start()).temporary).toBe(false);
+    const entries = await readdir(join(root, "node_modules", ".cache", "vep-worker"));
+    expect(entries.filter((name) => name !== "trees.json")).toHaveLength(1);
+  });
+
   it("keeps the four bundles used last", async () => {
     for (let i = 0; i < 6; i++) {
       await writeFile(join(root, "domain", "plans.ts"), `export const plans = [${i}]`);

@@ -93,7 +93,7 @@ export async function startStack(opts: StackOptions) {
     const apiUrl = `http://127.0.0.1:${workerPort}`;
     const info: StackInfo = { apiUrl, encoderUrl, databaseUrl: cloud.databaseUrl, internalSecret, cloud: cloudInfo };
     // What a run that finds this one killed must stop: the Worker's process group, the encoder now running.
-    const held: { worker?: { pid: number; group: boolean }; encoder?: { pid: number; group: boolean } } = {};
+    const held: Partial<Record<"worker" | "encoder", { pid: number; group: boolean }>> = {};
     const hold = () => cloud.holdProcesses([held.worker, held.encoder].filter((p) => p !== undefined));
 
     // Side by side: neither needs the other up to start (the encoder calls the Worker only for a job).

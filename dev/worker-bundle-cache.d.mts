@@ -3,3 +3,5 @@ export function bundleOf(
   newTemporaryDir: () => Promise<string>,
   build: (dir: string) => Promise<void>,
 ): Promise<{ dir: string; temporary: boolean }>;
+
+export function bundleSources(dir: string): Promise<string[]>;

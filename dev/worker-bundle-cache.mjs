@@ -61,12 +61,15 @@ async function keep(root, cache, dir, started) {
   await prune(cache);
 }
 
-/** The top-level directories of the project that hold the bundle's sources, as its source map names them. */
-async function projectTrees(root, dir) {
+/** The project's files a bundle was built from, as its source map names them: the packages' left out. */
+export async function bundleSources(dir) {
   const map = JSON.parse(await readFile(join(dir, "index.js.map"), "utf8"));
-  const tops = map.sources
-    .map((source) => relative(root, resolve(dir, map.sourceRoot ?? "", source)).split(sep)[0])
-    .filter((top) => top && top !== ".." && top !== "node_modules");
+  return map.sources.map((source) => resolve(dir, map.sourceRoot ?? "", source)).filter((path) => !path.split(sep).includes("node_modules"));
+}
+
+/** The top-level directories of the project that hold the bundle's sources. */
+async function projectTrees(root, dir) {
+  const tops = (await bundleSources(dir)).map((source) => relative(root, source).split(sep)[0]).filter((top) => top && top !== "..");
   return [...new Set(tops)].sort();
 }
 

@@ -20,11 +20,11 @@ import { execFile } from "node:child_process";
 import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
-import { dirname, join, relative, resolve, sep } from "node:path";
+import { dirname, join, relative, sep } from "node:path";
 import { parseArgs, promisify } from "node:util";
 import { Log, LogLevel, Miniflare } from "miniflare";
 import { parse } from "smol-toml";
-import { bundleOf } from "./worker-bundle-cache.mjs";
+import { bundleOf, bundleSources } from "./worker-bundle-cache.mjs";
 import { oneAtATime, watchTrees } from "./watch-trees.mjs";
 
 /**
@@ -134,17 +134,17 @@ try {
  * project files it was built from.
  */
 async function build() {
+  // The directory this build made, if it made one (none when a kept bundle serves).
+  let made;
   const newTemporaryDir = async () => {
-    const made = await mkdtemp(join(tmpdir(), `vep-worker-${values.port}-`));
+    made = await mkdtemp(join(tmpdir(), `vep-worker-${values.port}-`));
     bundleDirs.add(made);
     return made;
   };
-  let dir;
   try {
-    ({ dir } = await bundleOf(process.cwd(), newTemporaryDir, async (outdir) => {
-      dir = outdir; // removed below if the build fails
-      await promisify(execFile)(process.execPath, [wranglerBin, "deploy", "--dry-run", "--outdir", outdir], { maxBuffer: 16 * 1024 * 1024 });
-    }));
+    const { dir } = await bundleOf(process.cwd(), newTemporaryDir, (outdir) =>
+      promisify(execFile)(process.execPath, [wranglerBin, "deploy", "--dry-run", "--outdir", outdir], { maxBuffer: 16 * 1024 * 1024 }),
+    );
     // Read here rather than through wrangler's API, which would load all of wrangler a second time.
     const config = parse(await readFile("wrangler.toml", "utf8"));
     const options = {
@@ -163,7 +163,7 @@ async function build() {
     };
     return { dir, options, sources: values.watch ? await bundleSources(dir) : [] };
   } catch (err) {
-    await removeIfTemporary(dir);
+    if (made) await removeIfTemporary(made);
     throw err;
   }
 }
@@ -184,12 +184,6 @@ async function settle(built, ready) {
   } finally {
     await removeIfTemporary(built.dir);
   }
-}
-
-/** The project's files the bundle was built from, as its source map names them. */
-async function bundleSources(dir) {
-  const map = JSON.parse(await readFile(join(dir, "index.js.map"), "utf8"));
-  return map.sources.map((source) => resolve(dir, map.sourceRoot ?? "", source)).filter((path) => !path.split(sep).includes("node_modules"));
 }
 
 /**

@@ -521,7 +521,7 @@ export interface components {
              * @example 2026-11-20T09:30:00.000Z
              */
             expiration: string | null;
-            /** @description Source duration in seconds, measured during processing: set within a heartbeat (2 s) of the encoder's probe of the source (for a timeline, its length), null until then. */
+            /** @description Source duration in seconds, measured during processing: set within a heartbeat of the encoder's probe of the source (for a timeline, its length), null until then. */
             duration: number | null;
             errorMessage: string | null;
             /**
@@ -564,7 +564,7 @@ export interface components {
              * @example 2026-11-20T09:30:00.000Z
              */
             expiration: string | null;
-            /** @description Source duration in seconds, measured during processing: set within a heartbeat (2 s) of the encoder's probe of the source (for a timeline, its length), null until then. */
+            /** @description Source duration in seconds, measured during processing: set within a heartbeat of the encoder's probe of the source (for a timeline, its length), null until then. */
             duration: number | null;
             errorMessage: string | null;
             /** @description How many times the encoder retried; at most 2 (three attempts). */

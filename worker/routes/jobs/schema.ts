@@ -100,7 +100,7 @@ const jobFields = {
   }),
   expiration: nullableTimestamp.openapi({ description: "When outputUrl stops working." }),
   duration: z.number().nullable().openapi({
-    description: "Source duration in seconds, measured during processing: set within a heartbeat (2 s) of the encoder's probe of the source (for a timeline, its length), null until then.",
+    description: "Source duration in seconds, measured during processing: set within a heartbeat of the encoder's probe of the source (for a timeline, its length), null until then.",
   }),
   errorMessage: z.string().nullable(),
 };

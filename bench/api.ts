@@ -10,15 +10,9 @@
 // @ts-expect-error autocannon ships no types
 import autocannon from "autocannon";
 import { Redis } from "@upstash/redis";
-import { AwsClient } from "aws4fetch";
 import { readdirSync, readFileSync } from "node:fs";
-import { openAdmin } from "../dev/admin/commands";
-import { signInternal } from "../domain/internal-auth";
-import { outputKeyFor } from "../domain/jobs";
-import { s3ObjectUrl } from "../domain/s3";
-import { startDeliverySink } from "../test/api/setup/delivery-sink";
-import { startTestStack } from "../test/support/stack";
 import { foundOutputEntry } from "../worker/lib/output-links";
+import { BASELINE, startApiFixture } from "./api-fixture";
 
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 6);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -72,49 +66,14 @@ function serverTiming(header: string | null): Record<string, number> {
   return metrics;
 }
 
-// Deliveries of the jobs the benchmark creates land in a sink, so no encoding competes for the CPU.
-const sink = await startDeliverySink();
-const stack = await startTestStack({ kind: "external", url: sink.url });
+const fixture = await startApiFixture();
 try {
-  const { cloud } = stack.info;
-  const admin = openAdmin({ databaseUrl: stack.info.databaseUrl, redis: cloud.redis });
-  const { apiKey, accountId } = await admin.createAccount("enterprise");
-  // The creations go to an account of their own, so the pages read stay the same all run long.
-  const creator = await admin.createAccount("enterprise");
-  await admin.close();
-  const headers = { Authorization: `Bearer ${apiKey}`, "Content-Type": "application/json" };
-  const creatorHeaders = { ...headers, Authorization: `Bearer ${creator.apiKey}` };
-  const base = stack.info.apiUrl;
-  const createBody = JSON.stringify({ inputUrl: "https://media.example.com/a.mp4", preset: "mp4_264_720p" });
-  const create = async () => {
-    const res = await fetch(`${base}/api/v1/jobs`, { method: "POST", headers, body: createBody });
-    return ((await res.json()) as { id: string }).id;
-  };
-
-  // Some history so the list has a full page to render.
-  let jobId = "";
-  for (let i = 0; i < 20; i++) jobId = await create();
-
-  // One completed job, played through the internal API as the encoder would, for reads that sign a link.
-  const completedId = await create();
-  const internal = async (path: string, body: unknown) => {
-    const raw = JSON.stringify(body);
-    const res = await fetch(`${base}/internal${path}`, {
-      method: "POST",
-      headers: { "Content-Type": "application/json", ...(await signInternal(stack.info.internalSecret, raw)) },
-      body: raw,
-    });
-    if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
-  };
-  const outputKey = outputKeyFor(accountId, completedId, "output.mp4");
-  const s3 = new AwsClient({ accessKeyId: cloud.s3.accessKeyId, secretAccessKey: cloud.s3.secretAccessKey, service: "s3", region: cloud.s3.region });
-  await internal(`/jobs/${completedId}/claim`, { attempt: 0 });
-  await s3.fetch(s3ObjectUrl(cloud.s3.endpoint, cloud.s3.bucket, outputKey), { method: "PUT", body: "bench output" });
-  await internal(`/jobs/${completedId}/complete`, { outputKey, duration: 10 });
+  const { stack, base, headers, creatorHeaders, createBody, jobId, completedId, outputKey } = fixture;
+  const { cloud } = stack;
 
   // Who spends the CPU: the Worker's workerd, PostgreSQL serving this run's database, and this
   // process (the local cloud's stand-ins and autocannon). Others' processes share the machine.
-  const database = new URL(stack.info.databaseUrl).pathname.slice(1);
+  const database = new URL(stack.databaseUrl).pathname.slice(1);
   const workerPort = new URL(base).port;
   const accounts: [string, () => number][] = [
     ["the Worker (workerd)", () => cpuMs((cmd) => cmd.includes("bin/workerd serve") && cmd.includes(`entry=127.0.0.1:${workerPort} `))],
@@ -135,14 +94,7 @@ try {
 
   // Rounds, each the baseline and then every route: the host's speed drifts over a run, so each
   // route's ratio is taken against the baseline of its own round, and the median round reported.
-  const BASELINE = "GET /healthz (baseline)";
-  const cases: [string, Record<string, unknown>][] = [
-    [BASELINE, { url: `${base}/healthz` }],
-    ["GET /jobs/{id}", { url: `${base}/api/v1/jobs/${jobId}`, headers }],
-    ["GET /jobs (a page of 10, one completed: its link signed)", { url: `${base}/api/v1/jobs?limit=10`, headers }],
-    ["POST /jobs", { url: `${base}/api/v1/jobs`, method: "POST", headers: creatorHeaders, body: createBody }],
-    ["GET /jobs/{id} (completed: HEAD remembered, link signed)", { url: `${base}/api/v1/jobs/${completedId}`, headers }],
-  ];
+  const cases = fixture.routes;
   const rounds: Map<string, Result & { ratio: number }>[] = [];
   for (let round = 0; round < ROUNDS; round++) {
     const results = new Map<string, Result & { ratio: number }>();
@@ -214,6 +166,5 @@ try {
   console.log(`\nWhere the time goes: medians of ${SAMPLES} requests made one at a time\n`);
   for (const row of breakdown) console.log(`| ${row.join(" | ")} |`);
 } finally {
-  await stack.stop();
-  await sink.stop();
+  await fixture.stop();
 }

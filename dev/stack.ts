@@ -30,6 +30,8 @@ export interface StackOptions {
   signal?: AbortSignal;
   /** Reload the Worker, and restart the encoder, when their sources change (`npm run dev`). */
   watch?: boolean;
+  /** Open workerd's DevTools inspector on this port (bench/profile-worker.ts). */
+  workerInspectorPort?: number;
 }
 
 /** Everything a client of the running stack needs to know; serialisable. */
@@ -105,6 +107,7 @@ export async function startStack(opts: StackOptions) {
         log: (l) => log("worker", l),
         signal: opts.signal,
         watch: opts.watch,
+        inspectorPort: opts.workerInspectorPort,
       }),
       choice.kind === "process"
         ? superviseEncoder({

@@ -53,8 +53,17 @@ export async function startWorkerProcess(opts: {
   watch?: boolean;
   /** The project to build the Worker from: this one unless given. */
   projectRoot?: string;
+  /** Open workerd's DevTools inspector on this port (bench/profile-worker.ts profiles the isolate through it). */
+  inspectorPort?: number;
 }): Promise<WorkerProcess> {
-  const args = [...EXIT_WITH_PARENT_ARGS, `${PROJECT_ROOT}/dev/worker-serve.mjs`, "--port", String(opts.port), ...(opts.watch ? ["--watch"] : [])];
+  const args = [
+    ...EXIT_WITH_PARENT_ARGS,
+    `${PROJECT_ROOT}/dev/worker-serve.mjs`,
+    "--port",
+    String(opts.port),
+    ...(opts.watch ? ["--watch"] : []),
+    ...(opts.inspectorPort === undefined ? [] : ["--inspector-port", String(opts.inspectorPort)]),
+  ];
   const child = spawn(process.execPath, args, {
     cwd: opts.projectRoot ?? PROJECT_ROOT,
     // The bindings go through the environment rather than the command line, where `ps` would show the secrets.

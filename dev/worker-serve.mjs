@@ -14,7 +14,8 @@
  * its answer goes out. workerd otherwise keeps such a connection open and resets the client's next
  * request on it (an early 413 followed by any request on the same connection).
  *
- *   node dev/worker-serve.mjs --port <port> [--watch]      bindings as JSON in WORKER_DEV_VARS
+ *   node dev/worker-serve.mjs --port <port> [--watch] [--inspector-port <port>]
+ *   (bindings as JSON in WORKER_DEV_VARS; --inspector-port opens workerd's DevTools inspector, for bench:profile)
  */
 import { execFile } from "node:child_process";
 import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
@@ -76,7 +77,9 @@ export default {
 };
 `;
 
-const { values } = parseArgs({ options: { port: { type: "string" }, watch: { type: "boolean", default: false } } });
+const { values } = parseArgs({
+  options: { port: { type: "string" }, watch: { type: "boolean", default: false }, "inspector-port": { type: "string" } },
+});
 const vars = JSON.parse(process.env.WORKER_DEV_VARS ?? "{}");
 const wranglerBin = join(dirname(createRequire(import.meta.url).resolve("wrangler/package.json")), "bin", "wrangler.js");
 
@@ -155,6 +158,7 @@ async function build() {
       log: new Log(LogLevel.WARN),
       // Request.cf as a fixed placeholder: Miniflare would otherwise fetch a real one from Cloudflare at every start.
       cf: false,
+      ...(values["inspector-port"] ? { inspectorPort: Number(values["inspector-port"]) } : {}),
       compatibilityDate: config.compatibility_date,
       compatibilityFlags: config.compatibility_flags ?? [],
       bindings: { ...config.vars, ...vars },

@@ -37,4 +37,16 @@ describe("the Worker's server (dev/worker-process.ts)", () => {
     }
     await vi.waitFor(() => expect(servingOn(port)).toEqual([]), { timeout: 10_000, interval: 100 });
   }, 120_000);
+
+  it("with inspectorPort, opens workerd's DevTools inspector on the app's isolate (bench:profile profiles through it)", async () => {
+    const [port, inspectorPort] = [await freePort(), await freePort()];
+    const worker = await startWorkerProcess({ port, vars: {}, inspectorPort });
+    try {
+      const targets = (await (await fetch(`http://127.0.0.1:${inspectorPort}/json`)).json()) as { id: string; webSocketDebuggerUrl: string }[];
+      const app = targets.find((t) => t.id.startsWith("core:user:"));
+      expect(app?.webSocketDebuggerUrl).toMatch(new RegExp(`^ws://127\\.0\\.0\\.1:${inspectorPort}/`));
+    } finally {
+      await worker.stop();
+    }
+  }, 120_000);
 });

@@ -17,7 +17,12 @@ export function stackLog(log?: (source: string, line: string) => void) {
 /** The stack on a scratch database of the machine's PostgreSQL, with the real Redis behind the REST stand-in. */
 export async function startTestStack(
   encoder: EncoderChoice,
-  opts: { qstashRetryBaseMs?: number; log?: (source: string, line: string) => void; workerEnv?: Record<string, string> } = {},
+  opts: {
+    qstashRetryBaseMs?: number;
+    log?: (source: string, line: string) => void;
+    workerEnv?: Record<string, string>;
+    workerInspectorPort?: number;
+  } = {},
 ) {
   const database = await createScratchDatabase("vep_test");
   try {
@@ -27,6 +32,7 @@ export async function startTestStack(
       encoder,
       qstashRetryBaseMs: opts.qstashRetryBaseMs,
       workerEnv: opts.workerEnv,
+      workerInspectorPort: opts.workerInspectorPort,
       log: stackLog(opts.log),
     });
     return {

@@ -1,5 +1,7 @@
+import { createHash } from "node:crypto";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { generateApiKey, generateWebhookSecret, hashApiKey, parseBearer } from "../../../domain/keys";
+import { generateApiKey, generateWebhookSecret, hashApiKey, parseBearer, sha256Hex } from "../../../domain/keys";
 import { signInternal, verifyInternal } from "../../../domain/internal-auth";
 
 describe("spec: Authentication › key formats", () => {
@@ -29,6 +31,16 @@ describe("spec: Authentication › key formats", () => {
     expect(await hashApiKey("spk_abc")).toBe(await hashApiKey("spk_abc"));
     expect(await hashApiKey("spk_abc")).toMatch(/^[0-9a-f]{64}$/);
     expect(await hashApiKey("spk_abc")).not.toBe(await hashApiKey("spk_abd"));
+  });
+
+  it("the hash is SHA-256 of the UTF-8 text in lower-case hex, as Node's crypto gives it, for any text", async () => {
+    // FIPS 180-2's first example: every stored key hash depends on these exact bytes.
+    expect(await sha256Hex("abc")).toBe("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    await fc.assert(
+      fc.asyncProperty(fc.string({ unit: "grapheme", maxLength: 200 }), async (text) => {
+        expect(await sha256Hex(text)).toBe(createHash("sha256").update(text, "utf8").digest("hex"));
+      }),
+    );
   });
 
   it("webhook secrets follow the Standard Webhooks whsec_ form", () => {

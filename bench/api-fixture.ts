@@ -14,8 +14,14 @@ import { startTestStack } from "../test/support/stack";
 
 export const BASELINE = "GET /healthz (baseline)";
 
-/** autocannon's options for one route. */
-export type RouteCase = [name: string, opts: { url: string; method?: string; headers?: Record<string, string>; body?: string }];
+export const ROUTE_IDS = ["healthz", "job", "list", "create", "completed"] as const;
+
+/** A route to drive: its short id (bench:profile's argument), its name in the tables, autocannon's options. */
+export interface RouteCase {
+  id: (typeof ROUTE_IDS)[number];
+  name: string;
+  opts: { url: string; method?: string; headers?: Record<string, string>; body?: string };
+}
 
 export async function startApiFixture(opts: { workerInspectorPort?: number } = {}) {
   const sink = await startDeliverySink();
@@ -62,11 +68,11 @@ export async function startApiFixture(opts: { workerInspectorPort?: number } = {
     await internal(`/jobs/${completedId}/complete`, { outputKey, duration: 10 });
 
     const routes: RouteCase[] = [
-      [BASELINE, { url: `${base}/healthz` }],
-      ["GET /jobs/{id}", { url: `${base}/api/v1/jobs/${jobId}`, headers }],
-      ["GET /jobs (a page of 10, one completed: its link signed)", { url: `${base}/api/v1/jobs?limit=10`, headers }],
-      ["POST /jobs", { url: `${base}/api/v1/jobs`, method: "POST", headers: creatorHeaders, body: createBody }],
-      ["GET /jobs/{id} (completed: HEAD remembered, link signed)", { url: `${base}/api/v1/jobs/${completedId}`, headers }],
+      { id: "healthz", name: BASELINE, opts: { url: `${base}/healthz` } },
+      { id: "job", name: "GET /jobs/{id}", opts: { url: `${base}/api/v1/jobs/${jobId}`, headers } },
+      { id: "list", name: "GET /jobs (a page of 10, one completed: its link signed)", opts: { url: `${base}/api/v1/jobs?limit=10`, headers } },
+      { id: "create", name: "POST /jobs", opts: { url: `${base}/api/v1/jobs`, method: "POST", headers: creatorHeaders, body: createBody } },
+      { id: "completed", name: "GET /jobs/{id} (completed: HEAD remembered, link signed)", opts: { url: `${base}/api/v1/jobs/${completedId}`, headers } },
     ];
     return { stack: stack.info, base, headers, creatorHeaders, createBody, jobId, completedId, outputKey, routes, stop };
   } catch (err) {

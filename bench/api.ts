@@ -98,7 +98,7 @@ try {
   const rounds: Map<string, Result & { ratio: number }>[] = [];
   for (let round = 0; round < ROUNDS; round++) {
     const results = new Map<string, Result & { ratio: number }>();
-    for (const [name, opts] of cases) {
+    for (const { name, opts } of cases) {
       const r = await measuredRun(name, opts);
       results.set(name, { ...r, ratio: r.requests.average / (results.get(BASELINE)?.requests.average ?? r.requests.average) });
     }
@@ -106,7 +106,7 @@ try {
   }
 
   const rows = [["route", "req/s", "p50 ms", "p99 ms", "ratio to baseline (req/s)", "ratios by round", "non-2xx"]];
-  for (const [name] of cases) {
+  for (const { name } of cases) {
     const of = rounds.map((r) => r.get(name)!);
     rows.push([
       name,

@@ -13,14 +13,13 @@ import autocannon from "autocannon";
 import { mkdir, writeFile } from "node:fs/promises";
 import WebSocket from "ws";
 import { freePort } from "../dev/cloud/free-port";
-import { startApiFixture } from "./api-fixture";
+import { ROUTE_IDS, startApiFixture } from "./api-fixture";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
-const ROUTES = ["healthz", "job", "list", "create", "completed"] as const;
-const route = (process.argv[2] ?? "job") as (typeof ROUTES)[number];
-if (!ROUTES.includes(route)) {
-  console.error(`route must be one of ${ROUTES.join(", ")}`);
+const route = process.argv[2] ?? "job";
+if (!(ROUTE_IDS as readonly string[]).includes(route)) {
+  console.error(`The route must be one of ${ROUTE_IDS.join(", ")}.`);
   process.exit(2);
 }
 
@@ -91,14 +90,7 @@ function tally(profile: Profile) {
 const inspectorPort = await freePort();
 const fixture = await startApiFixture({ workerInspectorPort: inspectorPort });
 try {
-  const names: Record<(typeof ROUTES)[number], string> = {
-    healthz: "GET /healthz (baseline)",
-    job: "GET /jobs/{id}",
-    list: "GET /jobs (a page of 10, one completed: its link signed)",
-    create: "POST /jobs",
-    completed: "GET /jobs/{id} (completed: HEAD remembered, link signed)",
-  };
-  const [name, opts] = fixture.routes.find(([n]) => n === names[route])!;
+  const { name, opts } = fixture.routes.find((r) => r.id === route)!;
   const targets = (await (await fetch(`http://127.0.0.1:${inspectorPort}/json`)).json()) as { id: string; webSocketDebuggerUrl: string }[];
   // Miniflare's own workers (its entry, its caches) are listed too; the app is the user worker.
   const app = targets.find((t) => t.id.startsWith("core:user:"));

@@ -33,22 +33,28 @@ interface Profile {
   samples: number[];
 }
 
-/** A minimal DevTools protocol session: one command at a time, answered by id. */
+/** A minimal DevTools protocol session: commands answered by id; a closed inspector fails what waits on it. */
 async function inspect(url: string) {
   const socket = new WebSocket(url);
   await new Promise((resolve, reject) => socket.once("open", resolve).once("error", reject));
   let nextId = 0;
-  const waiting = new Map<number, (result: any) => void>();
+  const waiting = new Map<number, { resolve: (result: any) => void; reject: (err: Error) => void }>();
   socket.on("message", (data) => {
     const message = JSON.parse(String(data));
-    waiting.get(message.id)?.(message.result);
+    const call = waiting.get(message.id);
     waiting.delete(message.id);
+    if (message.error) call?.reject(new Error(`inspector: ${message.error.message}`));
+    else call?.resolve(message.result);
+  });
+  socket.on("close", () => {
+    for (const call of waiting.values()) call.reject(new Error("the inspector closed its connection"));
+    waiting.clear();
   });
   return {
     send: (method: string, params: Record<string, unknown> = {}) =>
-      new Promise<any>((resolve) => {
+      new Promise<any>((resolve, reject) => {
         const id = ++nextId;
-        waiting.set(id, resolve);
+        waiting.set(id, { resolve, reject });
         socket.send(JSON.stringify({ id, method, params }));
       }),
     close: () => socket.close(),

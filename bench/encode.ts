@@ -45,6 +45,8 @@ const stageLines: string[] = [];
 /** Seconds a job's stage lines give: FFmpeg's runs summed, the download, the upload, claim to completion. */
 function stagesOf(jobId: string) {
   const lines = stageLines.filter((line) => line.startsWith(`job ${jobId}  `));
+  // Read off lines written for people: a change to their wording must fail here, not read as 0 s.
+  if (!lines.some((line) => /completed\s+in [\d.]+ s/.test(line))) throw new Error(`no "completed in … s" stage line for job ${jobId}`);
   const secondsIn = (pattern: RegExp) => lines.reduce((sum, line) => sum + Number(pattern.exec(line)?.[1] ?? 0), 0);
   return {
     ffmpeg: secondsIn(/ffmpeg\s+finished in ([\d.]+) s/),

@@ -15,7 +15,7 @@ const CHANGED = "changed";
 export const keyCacheEntry = (hash: string) => `apikey:${hash}`;
 
 /** The part of the Upstash client this needs (the Worker's and the admin commands' clients). */
-export type KeyCache = Pick<Redis, "get" | "set">;
+export type KeyCache = Pick<Redis, "get" | "set" | "pipeline">;
 
 export type CachedLookup = { kind: "caller"; caller: Caller } | { kind: "none" } | { kind: "changed" };
 
@@ -34,7 +34,13 @@ export async function rememberCaller(cache: KeyCache, hash: string, caller: Call
   await cache.set(keyCacheEntry(hash), caller, { ex: KEY_CACHE_TTL, nx: true }).catch(() => undefined);
 }
 
-/** After a key is revoked or its account changed: its cached lookups give way to the database's. */
+/**
+ * After a key is revoked or its account changed: its cached lookups give way to the database's.
+ * One request for all of an account's keys (a plan or webhook change marks each), not one a key.
+ */
 export async function markKeysChanged(cache: KeyCache, hashes: string[]): Promise<void> {
-  await Promise.all(hashes.map((hash) => cache.set(keyCacheEntry(hash), CHANGED, { ex: KEY_CACHE_TTL })));
+  if (!hashes.length) return;
+  const marks = cache.pipeline();
+  for (const hash of hashes) marks.set(keyCacheEntry(hash), CHANGED, { ex: KEY_CACHE_TTL });
+  await marks.exec();
 }

@@ -10,7 +10,10 @@ import type { JobOutput } from "../../../encoder/ffmpeg/outputs";
 const exec = promisify(execFile);
 
 export const FPS = 30;
-export const SECONDS = 4;
+/** Every source's length but avLong's: each preset encodes it once, the slow codecs (x265, VP9, AV1) at 1080p included. */
+export const SECONDS = 2;
+/** avLong's length: two 2 s segments per rung, so a live ladder's rungs can be seen cut at the same instants. */
+export const LONG_SECONDS = 4;
 export const FRAME = 1 / FPS;
 
 /** Runs a generator command; fixtures are made at test time, none are committed. */
@@ -20,23 +23,24 @@ async function ffmpeg(args: string[]) {
 
 // Speech-like audio: two tones whose level swells and fades (so the loudness range is not 0,
 // which would keep loudnorm out of linear mode) over a little noise for the denoiser.
-const AUDIO_SOURCES = [
-  "-f", "lavfi", "-i", `sine=frequency=220:sample_rate=48000:duration=${SECONDS}`,
-  "-f", "lavfi", "-i", `sine=frequency=330:sample_rate=48000:duration=${SECONDS}`,
-  "-f", "lavfi", "-i", `anoisesrc=color=pink:amplitude=0.02:sample_rate=48000:duration=${SECONDS}`,
+const audioSources = (seconds: number) => [
+  "-f", "lavfi", "-i", `sine=frequency=220:sample_rate=48000:duration=${seconds}`,
+  "-f", "lavfi", "-i", `sine=frequency=330:sample_rate=48000:duration=${seconds}`,
+  "-f", "lavfi", "-i", `anoisesrc=color=pink:amplitude=0.02:sample_rate=48000:duration=${seconds}`,
 ];
 const AUDIO_GRAPH =
   "[1:a][2:a]join=inputs=2:channel_layout=stereo,volume='0.15+0.6*abs(sin(PI*t/1.5))':eval=frame[tones];" +
   "[3:a]aformat=channel_layouts=stereo[noise];[tones][noise]amix=inputs=2:normalize=0[a]";
-const VIDEO_SOURCE = ["-f", "lavfi", "-i", `testsrc2=size=1280x720:rate=${FPS}:duration=${SECONDS}`];
+const videoSource = (seconds: number) => ["-f", "lavfi", "-i", `testsrc2=size=1280x720:rate=${FPS}:duration=${seconds}`];
+const VIDEO_SOURCE = videoSource(SECONDS);
 const FAST_H264 = ["-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p"];
 
 export const SUBTITLES = {
   eng: [
-    { start: 0.5, end: 1.5, text: "Tom & Jerry <i>run</i>" },
-    { start: 2, end: 3, text: "R&D at 5 < 6" },
+    { start: 0.3, end: 0.9, text: "Tom & Jerry <i>run</i>" },
+    { start: 1.1, end: 1.8, text: "R&D at 5 < 6" },
   ],
-  fra: [{ start: 1, end: 2.5, text: "Bonjour & salut" }],
+  fra: [{ start: 0.5, end: 1.5, text: "Bonjour & salut" }],
 };
 
 const srtTime = (s: number) => `00:00:0${Math.floor(s)},${String(Math.round((s % 1) * 1000)).padStart(3, "0")}`;
@@ -45,8 +49,10 @@ const srt = (cues: { start: number; end: number; text: string }[]) =>
 
 export interface Sources {
   dir: string;
-  /** 4 s 1280x720 30 fps H.264 with stereo AAC. */
+  /** SECONDS of 1280x720 30 fps H.264 with stereo AAC. */
   av: string;
+  /** The same for LONG_SECONDS. */
+  avLong: string;
   /** The same picture, no audio. */
   videoOnly: string;
   /** MKV with two SubRip tracks (eng, fra). */
@@ -57,9 +63,12 @@ export interface Sources {
 export async function makeSources(): Promise<Sources> {
   const dir = await mkdtemp(join(tmpdir(), "presets-render-"));
   const av = join(dir, "av.mp4");
+  const avLong = join(dir, "av-long.mp4");
   const videoOnly = join(dir, "video-only.mp4");
   const subtitled = join(dir, "subtitled.mkv");
-  await ffmpeg([...VIDEO_SOURCE, ...AUDIO_SOURCES, "-filter_complex", AUDIO_GRAPH, "-map", "0:v", "-map", "[a]", ...FAST_H264, "-c:a", "aac", "-b:a", "192k", av]);
+  const withAudio = (seconds: number, path: string) =>
+    ffmpeg([...videoSource(seconds), ...audioSources(seconds), "-filter_complex", AUDIO_GRAPH, "-map", "0:v", "-map", "[a]", ...FAST_H264, "-c:a", "aac", "-b:a", "192k", path]);
+  await Promise.all([withAudio(SECONDS, av), withAudio(LONG_SECONDS, avLong)]);
   await ffmpeg([...VIDEO_SOURCE, ...FAST_H264, videoOnly]);
   await writeFile(join(dir, "eng.srt"), srt(SUBTITLES.eng));
   await writeFile(join(dir, "fra.srt"), srt(SUBTITLES.fra));
@@ -69,7 +78,7 @@ export async function makeSources(): Promise<Sources> {
     "-map", "0:v", "-map", "1:s", "-map", "2:s", ...FAST_H264, "-c:s", "srt",
     "-metadata:s:s:0", "language=eng", "-metadata:s:s:1", "language=fra", subtitled,
   ]);
-  return { dir, av, videoOnly, subtitled, cleanup: () => rm(dir, { recursive: true, force: true }) };
+  return { dir, av, avLong, videoOnly, subtitled, cleanup: () => rm(dir, { recursive: true, force: true }) };
 }
 
 let runCount = 0;

@@ -1,4 +1,5 @@
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
+import { LongestFirstSequencer } from "./test/support/longest-first-sequencer";
 import { wranglerTextModules } from "./test/support/wrangler-text-modules";
 
 /**
@@ -11,6 +12,9 @@ import { wranglerTextModules } from "./test/support/wrangler-text-modules";
  */
 const WHOLE_SERVICE_FILES = { sequence: { groupOrder: 2 } };
 
+/** The admin CLI's and vep's files: in the api folder, with their own project (below). */
+const CLI_FILES = ["test/api/admin-cli.test.ts", "test/api/cli.test.ts"];
+
 /**
  * Projects by what they need running:
  * - unit: pure code; its setup refuses to start FFmpeg or ffprobe.
@@ -19,6 +23,7 @@ const WHOLE_SERVICE_FILES = { sequence: { groupOrder: 2 } };
  * - cloud: each local stand-in, exercised with the official client library.
  * - api: the Worker in workerd, served as `npm run dev` serves it, against the local cloud and
  *   the machine's PostgreSQL.
+ * - cli: the admin CLI and vep against the same kind of stack as api (a stack of their own).
  * - security: the API-level campaigns (authentication and isolation, hostile input) against the
  *   same stack as api.
  * - workerd: the app inside workerd (@cloudflare/vitest-pool-workers) against the same stack.
@@ -34,6 +39,7 @@ export default defineConfig({
     // which on two cores ran every file alone, while most of these files wait on other processes
     // (a stack, FFmpeg).
     maxWorkers: 2,
+    sequence: { sequencer: LongestFirstSequencer },
     projects: [
       {
         plugins: [wranglerTextModules("wrangler.toml")],
@@ -62,9 +68,22 @@ export default defineConfig({
         },
       },
       {
+        // The CLIs' files spawn a process per command (about 1.5 s each: npm and tsx) and touch
+        // neither dispatch nor the sweeps, so they need not wait for the api group to run alone:
+        // they run with the first group, against a stack of their own.
+        test: {
+          name: "cli",
+          include: CLI_FILES,
+          globalSetup: ["test/api/setup/global.ts"],
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+        },
+      },
+      {
         test: {
           name: "api",
           include: ["test/api/**/*.test.ts"],
+          exclude: [...configDefaults.exclude, ...CLI_FILES],
           globalSetup: ["test/api/setup/global.ts"],
           testTimeout: 60_000,
           hookTimeout: 120_000,

@@ -1,0 +1,45 @@
+import { relative } from "node:path";
+import { BaseSequencer, type TestSpecification } from "vitest/node";
+
+/**
+ * The files that take longest, longest first (their times: two full runs on a 2-core host of the
+ * CI kind, 2026-11-27). vitest starts a group's files project by project, in the order of their
+ * names, and each project's by its last run's durations, or by size when it has none (as on a
+ * fresh checkout): faults' 105 s file started after every e2e file and ran alone at the end, and
+ * the render ladders after the cloud project's many short files. Starting the long files first
+ * lets the short ones fill in around them. A stale list costs time, never a result.
+ */
+const LONGEST_FIRST = [
+  "test/e2e/dev-runner.test.ts", // 149–162 s
+  "test/security/fuzz-jobs.test.ts", // 105–115
+  "test/faults/worker-services.test.ts", // 104–105
+  "test/e2e/presets.test.ts", // 92–110
+  "test/api/admin-cli.test.ts", // 70–89
+  "test/e2e/dev-runner-lifecycle.test.ts", // 58–84
+  "test/e2e/lifecycle.test.ts", // 54–63
+  "test/render/presets/progressive.test.ts", // about 45 (a 2 s source)
+  "test/render/presets/ladders.test.ts", // about 45
+  "test/e2e/client-and-cli.test.ts", // 43–44
+  "test/security/fuzz-edl.test.ts", // 40–42
+  "test/faults/encoder-and-storage.test.ts", // 27–39
+  "test/security/keep-alive.test.ts", // 35
+  "test/cloud/worker-watch.test.ts", // 28–37
+  "test/api/cli.test.ts", // 26–28
+  "test/e2e/dashboard.test.ts", // 25–30
+  "test/e2e/edl.test.ts", // 22–28
+  "test/e2e/hls-playback.test.ts", // 22–25
+  "test/security-media/hostile-media.test.ts", // 19–22
+];
+
+/** vitest's own order (groups first, then projects, then durations or size), the files above moved to the front of their group. */
+export class LongestFirstSequencer extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const rank = (spec: TestSpecification) => {
+      const at = LONGEST_FIRST.indexOf(relative(this.ctx.config.root, spec.moduleId));
+      return at === -1 ? LONGEST_FIRST.length : at;
+    };
+    const group = (spec: TestSpecification) => spec.project.config.sequence.groupOrder;
+    // Array.prototype.sort is stable: files outside the list keep vitest's order.
+    return (await super.sort(files)).sort((a, b) => group(a) - group(b) || rank(a) - rank(b));
+  }
+}

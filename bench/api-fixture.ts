@@ -2,7 +2,8 @@
  * What bench:api and bench:profile measure against: the Worker as `npm run dev` serves it, on a
  * scratch database of the machine's PostgreSQL, with a delivery sink where the encoder goes (so
  * no encoding competes for the CPU); an account with twenty queued jobs and one completed one (a
- * stored output, for reads that sign a link); and the routes to drive, with the bare route first.
+ * stored output, for reads that sign a link), another with ten completed jobs (a page whose every
+ * item signs a link); and the routes to drive, with the bare route first.
  */
 import { AwsClient } from "aws4fetch";
 import { openAdmin } from "../dev/admin/commands";
@@ -14,7 +15,7 @@ import { startTestStack } from "../test/support/stack";
 
 export const BASELINE = "GET /healthz (baseline)";
 
-export const ROUTE_IDS = ["healthz", "job", "list", "create", "completed"] as const;
+export const ROUTE_IDS = ["healthz", "job", "list", "create", "completed", "completed-list"] as const;
 
 /** A route to drive: its short id (bench:profile's argument), its name in the tables, autocannon's options. */
 export interface RouteCase {
@@ -34,6 +35,7 @@ export async function startApiFixture(opts: { workerInspectorPort?: number } = {
     const { cloud } = stack.info;
     const admin = openAdmin({ databaseUrl: stack.info.databaseUrl, redis: cloud.redis });
     const { apiKey, accountId } = await admin.createAccount("enterprise");
+    const finisher = await admin.createAccount("enterprise");
     // The creations go to an account of their own, so the pages read stay the same all run long.
     const creator = await admin.createAccount("enterprise");
     await admin.close();
@@ -41,8 +43,9 @@ export async function startApiFixture(opts: { workerInspectorPort?: number } = {
     const creatorHeaders = { ...headers, Authorization: `Bearer ${creator.apiKey}` };
     const base = stack.info.apiUrl;
     const createBody = JSON.stringify({ inputUrl: "https://media.example.com/a.mp4", preset: "mp4_264_720p" });
-    const create = async () => {
-      const res = await fetch(`${base}/api/v1/jobs`, { method: "POST", headers, body: createBody });
+    const finisherHeaders = { ...headers, Authorization: `Bearer ${finisher.apiKey}` };
+    const create = async (as = headers) => {
+      const res = await fetch(`${base}/api/v1/jobs`, { method: "POST", headers: as, body: createBody });
       return ((await res.json()) as { id: string }).id;
     };
 
@@ -61,11 +64,16 @@ export async function startApiFixture(opts: { workerInspectorPort?: number } = {
       });
       if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
     };
-    const outputKey = outputKeyFor(accountId, completedId, "output.mp4");
     const s3 = new AwsClient({ accessKeyId: cloud.s3.accessKeyId, secretAccessKey: cloud.s3.secretAccessKey, service: "s3", region: cloud.s3.region });
-    await internal(`/jobs/${completedId}/claim`, { attempt: 0 });
-    await s3.fetch(s3ObjectUrl(cloud.s3.endpoint, cloud.s3.bucket, outputKey), { method: "PUT", body: "bench output" });
-    await internal(`/jobs/${completedId}/complete`, { outputKey, duration: 10 });
+    const complete = async (id: string, account: string) => {
+      const key = outputKeyFor(account, id, "output.mp4");
+      await internal(`/jobs/${id}/claim`, { attempt: 0 });
+      await s3.fetch(s3ObjectUrl(cloud.s3.endpoint, cloud.s3.bucket, key), { method: "PUT", body: "bench output" });
+      await internal(`/jobs/${id}/complete`, { outputKey: key, duration: 10 });
+      return key;
+    };
+    const outputKey = await complete(completedId, accountId);
+    for (let i = 0; i < 10; i++) await complete(await create(finisherHeaders), finisher.accountId);
 
     const routes: RouteCase[] = [
       { id: "healthz", name: BASELINE, opts: { url: `${base}/healthz` } },
@@ -73,6 +81,7 @@ export async function startApiFixture(opts: { workerInspectorPort?: number } = {
       { id: "list", name: "GET /jobs (a page of 10, one completed: its link signed)", opts: { url: `${base}/api/v1/jobs?limit=10`, headers } },
       { id: "create", name: "POST /jobs", opts: { url: `${base}/api/v1/jobs`, method: "POST", headers: creatorHeaders, body: createBody } },
       { id: "completed", name: "GET /jobs/{id} (completed: HEAD remembered, link signed)", opts: { url: `${base}/api/v1/jobs/${completedId}`, headers } },
+      { id: "completed-list", name: "GET /jobs (a page of 10, all completed: ten links signed)", opts: { url: `${base}/api/v1/jobs?limit=10`, headers: finisherHeaders } },
     ];
     return { stack: stack.info, base, headers, creatorHeaders, createBody, jobId, completedId, outputKey, routes, stop };
   } catch (err) {

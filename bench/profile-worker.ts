@@ -2,7 +2,7 @@
  * npm run bench:profile [-- <route>] — where the Worker's own CPU goes on one of bench:api's
  * routes: a CPU profile of the isolate, taken through workerd's DevTools inspector while
  * autocannon drives the route (BENCH_CONNECTIONS, 10; BENCH_SECONDS, 5, after 2 s of warm-up).
- * Routes: job (GET /jobs/{id}, the default), list, create, completed, healthz.
+ * Routes: job (GET /jobs/{id}, the default), list, create, completed, completed-list, healthz.
  *
  * Prints the functions that held the most samples, by their own time and with what they call,
  * as shares of all samples (idle included), and writes the profile to

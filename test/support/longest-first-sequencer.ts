@@ -9,7 +9,7 @@ import { BaseSequencer, type TestSpecification } from "vitest/node";
  * the render ladders after the cloud project's many short files. Starting the long files first
  * lets the short ones fill in around them. A stale list costs time, never a result.
  */
-const LONGEST_FIRST = [
+export const LONGEST_FIRST = [
   "test/e2e/dev-runner.test.ts", // 149–162 s
   "test/security/fuzz-jobs.test.ts", // 105–115
   "test/faults/worker-services.test.ts", // 104–105

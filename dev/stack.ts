@@ -47,6 +47,7 @@ export function encoderEnv(info: StackInfo, choice: Extract<EncoderChoice, { kin
   const { cloud } = info;
   return {
     API_INTERNAL_URL: info.apiUrl,
+    PUBLIC_URL: info.encoderUrl,
     INTERNAL_SECRET: info.internalSecret,
     QSTASH_CURRENT_SIGNING_KEY: cloud.qstash.currentSigningKey,
     QSTASH_NEXT_SIGNING_KEY: cloud.qstash.nextSigningKey,

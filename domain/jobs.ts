@@ -19,3 +19,12 @@ export function outputKeyFor(accountId: string, jobId: string, fileName: string)
 export const JOB_DELIVERY_RETRIES = 2;
 /** Service-wide encoding concurrency (spec, Limits: 2 jobs at a time). */
 export const ENCODER_PARALLELISM = 2;
+
+/** The encoder's route for job deliveries, under its public base URL. */
+export const ENCODER_DELIVERY_PATH = "/deliveries/jobs";
+
+/**
+ * Where QStash delivers a job: the Worker publishes to it (its ENCODER_URL) and the encoder checks
+ * that a delivery's signature names it (its PUBLIC_URL): both must build it the same way.
+ */
+export const encoderDeliveryUrl = (base: string) => `${base.replace(/\/$/, "")}${ENCODER_DELIVERY_PATH}`;

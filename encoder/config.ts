@@ -15,6 +15,11 @@ export const encoderConfigSchema = z.object({
   INTERNAL_SECRET: z.string().min(16),
   QSTASH_CURRENT_SIGNING_KEY: z.string().min(1),
   QSTASH_NEXT_SIGNING_KEY: z.string().min(1),
+  /**
+   * The encoder's own public base URL, as the Worker's ENCODER_URL names it: a delivery is
+   * accepted only when its signature names this URL's delivery route.
+   */
+  PUBLIC_URL: z.string().url(),
   S3_ENDPOINT: z.string().url(),
   S3_REGION: z.string().default("auto"),
   S3_BUCKET: z.string().min(1),

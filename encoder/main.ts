@@ -1,3 +1,4 @@
+import { encoderDeliveryUrl } from "../domain/jobs";
 import { loadEncoderConfig } from "./config";
 import { installCrashGuard } from "./crash-guard";
 import { killRunningTools } from "./ffmpeg/run";
@@ -35,6 +36,7 @@ const server = createEncoderServer(
   },
   {
     signingKeys: { current: config.QSTASH_CURRENT_SIGNING_KEY, next: config.QSTASH_NEXT_SIGNING_KEY },
+    deliveryUrl: encoderDeliveryUrl(config.PUBLIC_URL),
     concurrency: config.CONCURRENCY,
   },
 );

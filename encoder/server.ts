@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { Receiver } from "@upstash/qstash";
 import { z } from "zod";
+import { ENCODER_DELIVERY_PATH } from "../domain/jobs";
 import { flightsByKey, semaphore } from "./concurrency";
 import { describeError } from "./crash-guard";
 import { processDelivery, type DeliveryResult, type PipelineDeps } from "./jobs/pipeline";
@@ -59,10 +60,13 @@ export interface EncoderServer extends Server {
 /**
  * The encoder's HTTP face: QStash deliveries in, nothing else. A delivery is answered only
  * when its job is settled, so QStash's flow control (parallelism 2) counts running encodes.
+ * `deliveryUrl` is where QStash delivers (the Worker publishes to it): a signature names the URL
+ * its message was published to, so a message signed for another destination (one of the
+ * Worker's QStash routes, say) replayed here is refused.
  */
 export function createEncoderServer(
   deps: PipelineDeps,
-  opts: { signingKeys: { current: string; next: string }; concurrency: number; bodyDeadlineMs?: number },
+  opts: { signingKeys: { current: string; next: string }; deliveryUrl: string; concurrency: number; bodyDeadlineMs?: number },
 ): EncoderServer {
   const receiver = new Receiver({ currentSigningKey: opts.signingKeys.current, nextSigningKey: opts.signingKeys.next });
   const limit = semaphore(opts.concurrency);
@@ -84,7 +88,7 @@ export function createEncoderServer(
       if (!res.headersSent) res.writeHead(status, { "content-type": "application/json", ...headers }).end(JSON.stringify(body));
     };
     if (req.method === "GET" && req.url === "/healthz") return reply(200, { ok: true });
-    if (req.method !== "POST" || req.url !== "/deliveries/jobs") return reply(404, { error: "Not found" });
+    if (req.method !== "POST" || req.url !== ENCODER_DELIVERY_PATH) return reply(404, { error: "Not found" });
 
     let raw: string;
     try {
@@ -96,7 +100,7 @@ export function createEncoderServer(
     }
     const signature = req.headers["upstash-signature"];
     const verified =
-      typeof signature === "string" && (await receiver.verify({ signature, body: raw }).catch(() => false));
+      typeof signature === "string" && (await receiver.verify({ signature, body: raw, url: opts.deliveryUrl }).catch(() => false));
     if (!verified) return reply(401, { error: "Invalid signature" });
 
     const delivery = parseDelivery(raw, req.headers["upstash-retried"]);

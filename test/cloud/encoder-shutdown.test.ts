@@ -68,6 +68,7 @@ async function encoderDownloading() {
       INTERNAL_SECRET: "a-secret-of-sixteen-or-more",
       QSTASH_CURRENT_SIGNING_KEY: signingKey,
       QSTASH_NEXT_SIGNING_KEY: "next-signing-key",
+      PUBLIC_URL: `http://127.0.0.1:${port}`,
       S3_ENDPOINT: "http://127.0.0.1:9/",
       S3_BUCKET: "outputs",
       S3_ACCESS_KEY_ID: "key",

@@ -32,6 +32,7 @@ beforeAll(async () => {
       INTERNAL_SECRET: "a-secret-of-sixteen-or-more",
       QSTASH_CURRENT_SIGNING_KEY: "current",
       QSTASH_NEXT_SIGNING_KEY: "next",
+      PUBLIC_URL: "https://encoder.example.com",
       S3_ENDPOINT: "http://127.0.0.1:9/",
       S3_BUCKET: "outputs",
       S3_ACCESS_KEY_ID: "key",

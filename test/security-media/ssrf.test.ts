@@ -176,7 +176,7 @@ describe("the canary", () => {
 });
 
 describe("encoder deliveries: only QStash-signed requests are accepted", () => {
-  it("refuses unsigned, forged and altered deliveries", async () => {
+  it("refuses unsigned, forged, altered and misdirected deliveries", async () => {
     const { randomUUID } = await import("node:crypto");
     const url = `${prod.stack.info.encoderUrl}/deliveries/jobs`;
     const body = JSON.stringify({ jobId: randomUUID() });
@@ -187,6 +187,9 @@ describe("encoder deliveries: only QStash-signed requests are accepted", () => {
     expect((await post({ "Upstash-Signature": await sign("not-the-signing-key", body) })).status).toBe(401);
     const key = prod.stack.info.cloud.qstash.currentSigningKey;
     expect((await post({ "Upstash-Signature": await sign(key, JSON.stringify({ jobId: randomUUID() })) })).status).toBe(401);
+    // Signed by QStash with the right key, but for the Worker's webhook route: replayed here, refused.
+    const forTheWorker = await qstashSignature(key, `${prod.stack.info.apiUrl}/internal/webhook-deliveries`, body);
+    expect((await post({ "Upstash-Signature": forTheWorker })).status).toBe(401);
     // Correctly signed, for a job that does not exist: accepted and settled without work.
     expect((await post({ "Upstash-Signature": await sign(key, body) })).status).toBe(200);
   });

@@ -1,5 +1,5 @@
 import { Client } from "@upstash/qstash";
-import { ENCODER_PARALLELISM, JOB_DELIVERY_RETRIES } from "../../domain/jobs";
+import { ENCODER_PARALLELISM, encoderDeliveryUrl, JOB_DELIVERY_RETRIES } from "../../domain/jobs";
 import type { Env } from "../env";
 import { measured } from "./timing";
 
@@ -43,7 +43,7 @@ export function createQueue(env: Env): Queue {
   return {
     async publishJob(jobId, firstAttempt = 0) {
       const res = await measured("queue", () => client.publishJSON({
-        url: `${env.ENCODER_URL.replace(/\/$/, "")}/deliveries/jobs`,
+        url: encoderDeliveryUrl(env.ENCODER_URL),
         body: { jobId, firstAttempt },
         retries: Math.max(0, JOB_DELIVERY_RETRIES - firstAttempt),
         flowControl: { key: "encoder", parallelism: ENCODER_PARALLELISM },

@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client } from "@upstash/qstash";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { freePort } from "../../../dev/cloud/free-port";
 import { startQStashEmulator } from "../../../dev/cloud/qstash-emulator";
 import { JobGoneError, type ClaimedJob, type InternalApi } from "../../../encoder/internal-api";
 import type { PipelineDeps, RenderResult } from "../../../encoder/jobs/pipeline";
@@ -32,6 +33,12 @@ afterAll(async () => {
 
 /** An Upstash-Signature as QStash makes it (the emulator's keys): what a redelivery of one message carries. */
 const signedFor = (url: string, body: string) => qstashSignature(emulator.currentSigningKey, url, body);
+
+/**
+ * The URL QStash is told to deliver to, as the encoder's PUBLIC_URL names it: in production a
+ * proxy's address (Fly's), not the one the server listens on, so the tests sign for it alone.
+ */
+const deliveryUrl = "https://encoder.example.com/deliveries/jobs";
 
 const claimed = (id: string, attempt: number): ClaimedJob => ({
   id,
@@ -66,9 +73,9 @@ function fakeWorker(heartbeat = async (): Promise<{ status: string }> => ({ stat
   return { api, seen };
 }
 
-/** Runs `work` against `server` listening on a port of its own, then closes it and its connections. */
-async function serving(server: Server, work: (port: number) => Promise<void>) {
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+/** Runs `work` against `server` listening on a port of its own (`port`, or any), then closes it and its connections. */
+async function serving(server: Server, work: (port: number) => Promise<void>, port = 0) {
+  await new Promise<void>((r) => server.listen(port, "127.0.0.1", r));
   try {
     await work((server.address() as AddressInfo).port);
   } finally {
@@ -102,7 +109,7 @@ describe("encoder delivery server", () => {
       heartbeatMs: 60_000,
       log: (line) => lines.push(line),
     };
-    await serving(createEncoderServer(deps, { signingKeys: signingKeys(), concurrency: 2 }), async (port) => {
+    await serving(createEncoderServer(deps, { signingKeys: signingKeys(), deliveryUrl, concurrency: 2 }), async (port) => {
       const url = `http://127.0.0.1:${port}/deliveries/jobs`;
       // The same message delivered twice while the first encode runs, as QStash does after a
       // response timeout: signed as QStash signs, the second with Upstash-Retried 1.
@@ -111,7 +118,7 @@ describe("encoder delivery server", () => {
         fetch(url, {
           method: "POST",
           body,
-          headers: { "Content-Type": "application/json", "Upstash-Message-Id": "msg_one", "Upstash-Retried": String(retried), "Upstash-Signature": await signedFor(url, body) },
+          headers: { "Content-Type": "application/json", "Upstash-Message-Id": "msg_one", "Upstash-Retried": String(retried), "Upstash-Signature": await signedFor(deliveryUrl, body) },
         });
       const first = deliver(0);
       await until("the first delivery to be claimed", () => worker.seen.claims.length === 1);
@@ -145,8 +152,10 @@ describe("encoder delivery server", () => {
       heartbeatMs: 50,
       log: () => undefined,
     };
-    await serving(createEncoderServer(deps, { signingKeys: signingKeys(), concurrency: 2 }), async (port) => {
-      const url = `http://127.0.0.1:${port}/deliveries/jobs`;
+    // QStash (the emulator) delivers to the URL it was given: here the server's own address.
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}/deliveries/jobs`;
+    await serving(createEncoderServer(deps, { signingKeys: signingKeys(), deliveryUrl: url, concurrency: 2 }), async () => {
       const qstash = new Client({ baseUrl: emulator.url, token: emulator.token });
       const first = (await qstash.publishJSON({ url, body: { jobId }, retries: 0 })).messageId;
       await until("the first attempt to be claimed", () => worker.seen.claims.length === 1);
@@ -156,6 +165,24 @@ describe("encoder delivery server", () => {
       await until("both deliveries to be answered", () => states().every((state) => state === "delivered"));
       expect(worker.seen.claims).toEqual([0, 1]);
       expect({ renders, completions: worker.seen.completions }).toEqual({ renders: 2, completions: 1 });
+    }, port);
+  });
+
+  it("takes a delivery only when its signature names the delivery URL: one signed for another destination, replayed here, is refused", async () => {
+    const worker = fakeWorker();
+    const deps: PipelineDeps = { api: worker.api, uploader: noUpload, render: async (_job, ctx) => outputIn(ctx.workDir), workRoot, heartbeatMs: 60_000, log: () => undefined };
+    await serving(createEncoderServer(deps, { signingKeys: signingKeys(), deliveryUrl, concurrency: 2 }), async (port) => {
+      const local = `http://127.0.0.1:${port}/deliveries/jobs`;
+      const body = JSON.stringify({ jobId });
+      const deliver = async (signedUrl: string) =>
+        (await fetch(local, { method: "POST", body, headers: { "Content-Type": "application/json", "Upstash-Signature": await signedFor(signedUrl, body) } })).status;
+      // The Worker's own QStash routes, the address the server listens on, another host's delivery route.
+      for (const other of ["https://api.example.com/internal/webhook-deliveries", "https://api.example.com/internal/dispatch-failures", local, "https://encoder.example.org/deliveries/jobs"]) {
+        expect(await deliver(other), other).toBe(401);
+      }
+      expect(worker.seen.claims).toEqual([]);
+      expect(await deliver(deliveryUrl)).toBe(200);
+      expect(worker.seen.claims).toEqual([0]);
     });
   });
 });
@@ -171,7 +198,7 @@ describe("the encoder's delivery route against a client that holds its connectio
       heartbeatMs: 60_000,
       log: () => undefined,
     };
-    await serving(createEncoderServer(deps, { signingKeys: signingKeys(), concurrency: 2, bodyDeadlineMs: 300 }), async (port) => {
+    await serving(createEncoderServer(deps, { signingKeys: signingKeys(), deliveryUrl, concurrency: 2, bodyDeadlineMs: 300 }), async (port) => {
       const socket = connect(port, "127.0.0.1");
       const closed = new Promise<string>((resolve) => {
         let answer = "";
@@ -207,11 +234,11 @@ describe("the encoder stopping (a deploy's SIGTERM)", () => {
       heartbeatMs: 60_000,
       log: () => undefined,
     };
-    const server = createEncoderServer(deps, { signingKeys: signingKeys(), concurrency: 2 });
+    const server = createEncoderServer(deps, { signingKeys: signingKeys(), deliveryUrl, concurrency: 2 });
     await serving(server, async (port) => {
       const url = `http://127.0.0.1:${port}/deliveries/jobs`;
       const body = JSON.stringify({ jobId });
-      const answer = fetch(url, { method: "POST", body, headers: { "Content-Type": "application/json", "Upstash-Signature": await signedFor(url, body) } });
+      const answer = fetch(url, { method: "POST", body, headers: { "Content-Type": "application/json", "Upstash-Signature": await signedFor(deliveryUrl, body) } });
       await until("the delivery to be claimed", () => worker.seen.claims.length === 1);
       try {
         await work(server, url, answer, release);

@@ -7,6 +7,7 @@ import { PROJECT_ROOT } from "../../../dev/state";
 
 /** encoder/fly.toml's settings that must agree with each other and with the encoder's own. */
 const fly = parse(readFileSync(join(PROJECT_ROOT, "encoder/fly.toml"), "utf8")) as {
+  app: string;
   kill_timeout: number;
   env: Record<string, string>;
   mounts: { destination: string }[];
@@ -34,6 +35,10 @@ describe("encoder/fly.toml", () => {
   it("puts the work dir on the mounted volume, not the root file system", () => {
     expect(fly.mounts).toHaveLength(1);
     expect(config.WORK_DIR.startsWith(`${fly.mounts[0].destination}/`)).toBe(true);
+  });
+
+  it("names the app's own public address as the URL QStash delivers to, which a delivery's signature must name", () => {
+    expect(new URL(config.PUBLIC_URL).origin).toBe(`https://${fly.app}.fly.dev`);
   });
 
   it("serves on the port Fly's proxy sends to, and lets every running delivery through", () => {

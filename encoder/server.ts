@@ -99,9 +99,17 @@ export function createEncoderServer(
       return reply(413, { error: "Payload too large" });
     }
     const signature = req.headers["upstash-signature"];
-    const verified =
-      typeof signature === "string" && (await receiver.verify({ signature, body: raw, url: opts.deliveryUrl }).catch(() => false));
-    if (!verified) return reply(401, { error: "Invalid signature" });
+    if (typeof signature !== "string") return reply(401, { error: "Invalid signature" });
+    const refusal = await receiver.verify({ signature, body: raw, url: opts.deliveryUrl }).then(
+      () => null,
+      (err: unknown) => (err instanceof Error ? err.message : String(err)),
+    );
+    if (refusal !== null) {
+      // With QStash's reason: an encoder whose PUBLIC_URL is not the Worker's ENCODER_URL refuses
+      // every delivery, and the reason names both URLs.
+      deps.log(JSON.stringify({ level: "warn", msg: "a delivery was refused (401): its Upstash-Signature does not verify", reason: refusal, deliveryUrl: opts.deliveryUrl }));
+      return reply(401, { error: "Invalid signature" });
+    }
 
     const delivery = parseDelivery(raw, req.headers["upstash-retried"]);
     // A signed but malformed message will never succeed: tell QStash not to retry it.

@@ -170,7 +170,8 @@ describe("encoder delivery server", () => {
 
   it("takes a delivery only when its signature names the delivery URL: one signed for another destination, replayed here, is refused", async () => {
     const worker = fakeWorker();
-    const deps: PipelineDeps = { api: worker.api, uploader: noUpload, render: async (_job, ctx) => outputIn(ctx.workDir), workRoot, heartbeatMs: 60_000, log: () => undefined };
+    const lines: string[] = [];
+    const deps: PipelineDeps = { api: worker.api, uploader: noUpload, render: async (_job, ctx) => outputIn(ctx.workDir), workRoot, heartbeatMs: 60_000, log: (line) => lines.push(line) };
     await serving(createEncoderServer(deps, { signingKeys: signingKeys(), deliveryUrl, concurrency: 2 }), async (port) => {
       const local = `http://127.0.0.1:${port}/deliveries/jobs`;
       const body = JSON.stringify({ jobId });
@@ -181,6 +182,10 @@ describe("encoder delivery server", () => {
         expect(await deliver(other), other).toBe(401);
       }
       expect(worker.seen.claims).toEqual([]);
+      // Each refusal is logged with QStash's reason, which names the URL signed for and the one wanted.
+      const refusals = lines.map((line) => JSON.parse(line) as { level: string; reason: string });
+      expect(refusals.map((r) => r.level)).toEqual(["warn", "warn", "warn", "warn"]);
+      expect(refusals[0].reason).toBe(`invalid subject: https://api.example.com/internal/webhook-deliveries, want: ${deliveryUrl}`);
       expect(await deliver(deliveryUrl)).toBe(200);
       expect(worker.seen.claims).toEqual([0]);
     });

@@ -43,11 +43,16 @@ export interface StackInfo {
   cloud: LocalCloudInfo;
 }
 
-export function encoderEnv(info: StackInfo, choice: Extract<EncoderChoice, { kind: "process" }>): Record<string, string> {
+/**
+ * The encoder's settings in a stack. `publicUrl` is the address the Worker publishes its jobs to
+ * (its ENCODER_URL): the encoder's own, or that of whatever a test puts in front of it, which
+ * is then what QStash's signatures name.
+ */
+export function encoderEnv(info: StackInfo, choice: Extract<EncoderChoice, { kind: "process" }>, publicUrl: string): Record<string, string> {
   const { cloud } = info;
   return {
     API_INTERNAL_URL: info.apiUrl,
-    PUBLIC_URL: info.encoderUrl,
+    PUBLIC_URL: publicUrl,
     INTERNAL_SECRET: info.internalSecret,
     QSTASH_CURRENT_SIGNING_KEY: cloud.qstash.currentSigningKey,
     QSTASH_NEXT_SIGNING_KEY: cloud.qstash.nextSigningKey,
@@ -99,12 +104,13 @@ export async function startStack(opts: StackOptions) {
     const held: Partial<Record<"worker" | "encoder", { pid: number; group: boolean }>> = {};
     const hold = () => cloud.holdProcesses([held.worker, held.encoder].filter((p) => p !== undefined));
 
+    const workerEnv: Record<string, string> = { ...workerVars(cloudInfo, { publicUrl: apiUrl, encoderUrl }, internalSecret), ...opts.workerEnv };
     // Side by side: neither needs the other up to start (the encoder calls the Worker only for a job).
     const choice = opts.encoder;
     const [workerStart, encoderStart] = await Promise.allSettled([
       startWorkerProcess({
         port: workerPort,
-        vars: { ...workerVars(cloudInfo, { publicUrl: apiUrl, encoderUrl }, internalSecret), ...opts.workerEnv },
+        vars: workerEnv,
         log: (l) => log("worker", l),
         signal: opts.signal,
         watch: opts.watch,
@@ -113,7 +119,7 @@ export async function startStack(opts: StackOptions) {
       choice.kind === "process"
         ? superviseEncoder({
             port: encoderPort,
-            env: encoderEnv(info, choice),
+            env: encoderEnv(info, choice, workerEnv.ENCODER_URL),
             log,
             watch: opts.watch,
             onStart: (pid) => {

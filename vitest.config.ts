@@ -1,6 +1,6 @@
 import { configDefaults, defineConfig } from "vitest/config";
-import { LongestFirstSequencer } from "./test/support/longest-first-sequencer";
-import { wranglerTextModules } from "./test/support/wrangler-text-modules";
+import { LongestFirstSequencer } from "./test/support/longest-first-sequencer.ts";
+import { wranglerTextModules } from "./test/support/wrangler-text-modules.ts";
 
 /**
  * e2e, security-media and faults: each file starts a whole service of its own (a stack and an

@@ -1,3 +1,5 @@
+import { routeUrl } from "./urls";
+
 /** Job states and what each allows (spec, States and transitions). */
 
 export const JOB_STATUSES = ["queued", "processing", "completed", "failed", "cancelled"] as const;
@@ -25,15 +27,6 @@ export const ENCODER_DELIVERY_PATH = "/deliveries/jobs";
 
 /**
  * Where QStash delivers a job: the Worker publishes to it (its ENCODER_URL) and the encoder checks
- * that a delivery's signature names it (its PUBLIC_URL), as the exact text QStash signed. Both
- * build it here, from the base's normalised form (the host in lower case, no default port), so
- * two spellings of one address in the two settings still agree. A path in the base is kept, for
- * an encoder behind a proxy that serves it under one.
+ * that a delivery's signature names it (its PUBLIC_URL).
  */
-export function encoderDeliveryUrl(base: string): string {
-  const url = new URL(base);
-  url.pathname = `${url.pathname.replace(/\/+$/, "")}${ENCODER_DELIVERY_PATH}`;
-  url.search = "";
-  url.hash = "";
-  return url.href;
-}
+export const encoderDeliveryUrl = (base: string) => routeUrl(base, ENCODER_DELIVERY_PATH);

@@ -38,3 +38,19 @@ export function holdsCredentials(url: string | URL): boolean {
   const { username, password } = typeof url === "string" ? new URL(url) : url;
   return Boolean(username || password);
 }
+
+/**
+ * The public URL of a service's route: its public base (a Worker's PUBLIC_URL, the encoder's)
+ * and the route's path, from the base's normalised form (the host in lower case, no default
+ * port, no trailing slash, no query). It is what QStash is told to call and what its signature
+ * names, so the publisher and the receiver build it here, and two spellings of one address in
+ * two settings still agree. A path in the base is kept, for a service behind a proxy that serves
+ * it under one.
+ */
+export function routeUrl(base: string, path: string): string {
+  const url = new URL(base);
+  url.pathname = `${url.pathname.replace(/\/+$/, "")}${path}`;
+  url.search = "";
+  url.hash = "";
+  return url.href;
+}

@@ -1,5 +1,6 @@
 import { Client } from "@upstash/qstash";
 import { ENCODER_PARALLELISM, encoderDeliveryUrl, JOB_DELIVERY_RETRIES } from "../../domain/jobs";
+import { routeUrl } from "../../domain/urls";
 import type { Env } from "../env";
 import { measured } from "./timing";
 
@@ -31,7 +32,7 @@ export interface Queue {
  * The public URL of one of the Worker's routes, as QStash is told to call it, and as its
  * signature (`sub`) names it when the route verifies a delivery (routes/internal/verify.ts).
  */
-export const workerUrl = (env: Pick<Env, "PUBLIC_URL">, path: string) => `${env.PUBLIC_URL.replace(/\/$/, "")}${path}`;
+export const workerUrl = (env: Pick<Env, "PUBLIC_URL">, path: string) => routeUrl(env.PUBLIC_URL, path);
 
 /** QStash's deduplication ids: one message per dispatch of a job, one per job's final state. */
 const dispatchDeduplicationId = (jobId: string, firstAttempt: number) => `job-${jobId}-${firstAttempt}`;
@@ -40,15 +41,19 @@ const webhookDeduplicationId = (jobId: string, status: string) => `webhook-${job
 export function createQueue(env: Env): Queue {
   // A failed publish must surface quickly so the job can be failed and its unit released.
   const client = new Client({ baseUrl: env.QSTASH_URL, token: env.QSTASH_TOKEN, retry: { retries: 1, backoff: () => 100 } });
+  // Built once per isolate's queue client, not on every publish.
+  const deliveryUrl = encoderDeliveryUrl(env.ENCODER_URL);
+  const dispatchFailuresUrl = workerUrl(env, "/internal/dispatch-failures");
+  const webhookDeliveriesUrl = workerUrl(env, "/internal/webhook-deliveries");
   return {
     async publishJob(jobId, firstAttempt = 0) {
       const res = await measured("queue", () => client.publishJSON({
-        url: encoderDeliveryUrl(env.ENCODER_URL),
+        url: deliveryUrl,
         body: { jobId, firstAttempt },
         retries: Math.max(0, JOB_DELIVERY_RETRIES - firstAttempt),
         flowControl: { key: "encoder", parallelism: ENCODER_PARALLELISM },
         deduplicationId: dispatchDeduplicationId(jobId, firstAttempt),
-        failureCallback: workerUrl(env, "/internal/dispatch-failures"),
+        failureCallback: dispatchFailuresUrl,
       }));
       return res.messageId;
     },
@@ -66,7 +71,7 @@ export function createQueue(env: Env): Queue {
     },
     async publishWebhook(jobId, status) {
       const res = await measured("queue", () => client.publishJSON({
-        url: workerUrl(env, "/internal/webhook-deliveries"),
+        url: webhookDeliveriesUrl,
         body: { jobId },
         retries: WEBHOOK_DELIVERY_RETRIES,
         deduplicationId: webhookDeduplicationId(jobId, status),

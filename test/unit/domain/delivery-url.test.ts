@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { encoderDeliveryUrl } from "../../../domain/jobs";
+import { routeUrl } from "../../../domain/urls";
 
 /**
  * The encoder's delivery URL, which the Worker publishes to and the encoder expects QStash's
@@ -15,6 +16,11 @@ describe("encoderDeliveryUrl", () => {
   it("gives one URL for every spelling of one address: trailing slashes, the host's case, the default port", () => {
     const spellings = ["https://video-encoder.fly.dev", "https://video-encoder.fly.dev/", "https://Video-Encoder.FLY.dev//", "https://video-encoder.fly.dev:443", "HTTPS://video-encoder.fly.dev:443/"];
     expect(new Set(spellings.map(encoderDeliveryUrl))).toEqual(new Set(["https://video-encoder.fly.dev/deliveries/jobs"]));
+  });
+
+  it("the Worker's QStash routes are built the same way from its PUBLIC_URL", () => {
+    const spellings = ["https://api.example.com", "https://API.example.com/", "https://api.example.com:443//"];
+    expect(new Set(spellings.map((base) => routeUrl(base, "/internal/webhook-deliveries")))).toEqual(new Set(["https://api.example.com/internal/webhook-deliveries"]));
   });
 
   it("keeps a path the base has (an encoder behind a proxy that serves it under one), and drops a query or fragment", () => {

@@ -49,6 +49,9 @@ export default defineConfig({
           css: { include: [/\?raw$/] },
           include: ["test/unit/**/*.test.ts"],
           setupFiles: ["test/unit/no-ffmpeg-setup.ts"],
+          // One module cache per worker, not per file: its 75 files each imported their graph
+          // afresh, about a third of the project's time (54 s → 35 s on two cores).
+          isolate: false,
           testTimeout: 120_000,
         },
       },

@@ -10,14 +10,22 @@ const { refusingFfmpeg } = vi.hoisted(() => {
   type AnyFunction = (...args: never[]) => unknown;
   type ChildProcessModule = typeof import("node:child_process");
 
-  const refusingTools = <F extends AnyFunction>(real: F, custom: symbol): F => {
+  // The project shares one module cache across files (isolate: false), so the module this setup
+  // wraps can be one an earlier file's run of it already wrapped: wrap each function once.
+  const GUARDED = Symbol.for("vep.unit.refuses-ffmpeg");
+  const refusing = (real: AnyFunction): AnyFunction => {
+    if (GUARDED in real) return real;
     const wrapped = (file: unknown, ...rest: unknown[]) => {
       if (typeof file === "string" && TOOLS.test(file)) throw new Error(`${file} does not run in the unit project: a test that needs it belongs under test/render`);
       return (real as unknown as (...args: unknown[]) => unknown)(file, ...rest);
     };
+    return Object.assign(wrapped, { [GUARDED]: true });
+  };
+  const refusingTools = <F extends AnyFunction>(real: F, custom: symbol): F => {
+    const wrapped = refusing(real);
     // promisify(execFile) resolves with {stdout, stderr} through this.
     const promisified = (real as unknown as { [key: symbol]: AnyFunction | undefined })[custom];
-    if (promisified) Object.assign(wrapped, { [custom]: refusingTools(promisified, custom) });
+    if (promisified && wrapped !== real) Object.assign(wrapped, { [custom]: refusing(promisified) });
     return wrapped as unknown as F;
   };
 

@@ -1,5 +1,5 @@
 import { EventEmitter } from "node:events";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 
 // Out of file descriptors, Node's spawn makes no pipes (stdout and stderr are null) and reports
 // the error on the next tick: what a run must survive without an uncaught error or a timer left.
@@ -12,7 +12,14 @@ vi.mock("node:child_process", async (importOriginal) => ({
   },
 }));
 
+// The unit project shares one module cache across its files (isolate: false): the runner is
+// evaluated afresh against this file's child_process, and dropped again for the files after it.
+vi.resetModules();
 const { runFfmpeg, runFfprobe } = await import("../../../encoder/ffmpeg/run");
+afterAll(() => {
+  vi.doUnmock("node:child_process");
+  vi.resetModules();
+});
 
 afterEach(() => {
   vi.useRealTimers();

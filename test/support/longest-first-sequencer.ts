@@ -17,7 +17,6 @@ export const LONGEST_FIRST = [
   "test/api/admin-cli.test.ts", // 70–89
   "test/e2e/dev-runner-lifecycle.test.ts", // 58–84
   "test/e2e/lifecycle.test.ts", // 54–63
-  "test/render/presets/progressive.test.ts", // about 45 (a 2 s source)
   "test/render/presets/ladders.test.ts", // about 45
   "test/e2e/client-and-cli.test.ts", // 43–44
   "test/security/fuzz-edl.test.ts", // 40–42

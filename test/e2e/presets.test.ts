@@ -9,7 +9,7 @@ import { expectStatus } from "../support/api-client";
 import { startFixtureServer, type FixtureServer } from "./fixtures";
 import { startE2E, type Client, type E2E } from "./harness";
 
-const SECONDS = 2;
+const SECONDS = 1;
 const FPS = 30;
 const FRAME = 1 / FPS;
 let e2e: E2E;
@@ -20,7 +20,7 @@ const jobs = new Map<string, Promise<any>>();
 
 /** 1280x720 test pattern, a tone, and two text subtitle tracks (SRT, in Matroska). */
 async function makeSubtitledSource(dir: string) {
-  const srt = (text: string) => `1\n00:00:00,300 --> 00:00:00,900\n${text} & more\n\n2\n00:00:01,100 --> 00:00:01,700\nSecond cue\n`;
+  const srt = (text: string) => `1\n00:00:00,150 --> 00:00:00,450\n${text} & more\n\n2\n00:00:00,550 --> 00:00:00,850\nSecond cue\n`;
   await writeFile(join(dir, "en.srt"), srt("Hello"));
   await writeFile(join(dir, "fr.srt"), srt("Bonjour"));
   await ffmpeg([
@@ -173,7 +173,7 @@ describe("spec: Output form by preset › multi-file presets come as one ZIP", (
     });
   }
 
-  it("util_thumbnails: five JPEGs (the minimum) for the 2 s source, at most 640 px wide, keeping its aspect", async () => {
+  it("util_thumbnails: five JPEGs (the minimum) for the 1 s source, at most 640 px wide, keeping its aspect", async () => {
     const members = await zipOf("util_thumbnails");
     const thumbs = [...members.keys()].filter((n) => n.endsWith(".jpg"));
     expect(thumbs).toHaveLength(5);

@@ -14,6 +14,14 @@ const WHOLE_SERVICE_FILES = { sequence: { groupOrder: 2 } };
 
 /** The admin CLI's and vep's files: in the api folder, with their own project (below). */
 const CLI_FILES = ["test/api/admin-cli.test.ts", "test/api/cli.test.ts"];
+/** In the api folder, with a project (and a stack) of its own (below). */
+const DISPATCH_FILE = "test/api/dispatch.test.ts";
+
+/**
+ * api and dispatch: a group of their own, after the first, two files at a time. Their files
+ * are short (about 2 s each) and wait on the Worker, which the first group's files keep busy.
+ */
+const API_GROUP = { sequence: { groupOrder: 1 } };
 
 /**
  * Projects by what they need running:
@@ -90,15 +98,23 @@ export default defineConfig({
         test: {
           name: "api",
           include: ["test/api/**/*.test.ts"],
-          exclude: [...configDefaults.exclude, ...CLI_FILES],
+          exclude: [...configDefaults.exclude, ...CLI_FILES, DISPATCH_FILE],
           globalSetup: ["test/api/setup/global.ts"],
           testTimeout: 60_000,
           hookTimeout: 120_000,
-          // One file at a time, as a group of its own: the files share one stack and its delivery
-          // sink, and dispatch.test.ts holds every delivery at that sink to fill the encoder's
-          // slots, which would stall another file's deliveries meanwhile.
-          maxWorkers: 1,
-          sequence: { groupOrder: 1 },
+          ...API_GROUP,
+        },
+      },
+      {
+        // The dispatch file holds every delivery at its sink to fill the encoder's two slots,
+        // which would stall the deliveries of a file beside it: it has a stack of its own.
+        test: {
+          name: "dispatch",
+          include: [DISPATCH_FILE],
+          globalSetup: ["test/api/setup/global.ts"],
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+          ...API_GROUP,
         },
       },
       {

@@ -31,6 +31,8 @@ const API_GROUP = { sequence: { groupOrder: 1 } };
  * - cloud: each local stand-in, exercised with the official client library.
  * - api: the Worker in workerd, served as `npm run dev` serves it, against the local cloud and
  *   the machine's PostgreSQL.
+ * - dispatch: QStash's deliveries to the encoder, against the same kind of stack as api (a
+ *   stack of its own).
  * - cli: the admin CLI and vep against the same kind of stack as api (a stack of their own).
  * - security: the API-level campaigns (authentication and isolation, hostile input) against the
  *   same stack as api.
@@ -43,9 +45,8 @@ const API_GROUP = { sequence: { groupOrder: 1 } };
  */
 export default defineConfig({
   test: {
-    // Two files at a time, but for the api project's. vitest's default is the cores less one,
-    // which on two cores ran every file alone, while most of these files wait on other processes
-    // (a stack, FFmpeg).
+    // Two files at a time. vitest's default is the cores less one, which on two cores ran every
+    // file alone, while most of these files wait on other processes (a stack, FFmpeg).
     maxWorkers: 2,
     sequence: { sequencer: LongestFirstSequencer },
     projects: [

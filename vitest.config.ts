@@ -18,8 +18,9 @@ const CLI_FILES = ["test/api/admin-cli.test.ts", "test/api/cli.test.ts"];
 const DISPATCH_FILE = "test/api/dispatch.test.ts";
 
 /**
- * api and dispatch: a group of their own, after the first, two files at a time. Their files
- * are short (about 2 s each) and wait on the Worker, which the first group's files keep busy.
+ * api and dispatch: a group of their own, after the first, two files at a time. Their many short
+ * files (about 2 s each) check deliveries, sweeps and races, on cores the first group's FFmpeg and
+ * fuzzing no longer load.
  */
 const API_GROUP = { sequence: { groupOrder: 1 } };
 

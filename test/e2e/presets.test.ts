@@ -72,8 +72,9 @@ const CODEC_NAMES: Record<string, string> = { libx264: "h264", libx265: "hevc", 
 const CODEC_TAGS: Record<string, string> = { h264: "avc1", hevc: "hvc1", vp9: "[0][0][0][0]" };
 
 /**
- * The single-file presets are encoded here only: the render project encodes the ladders and the
- * utilities on their own to look deeper into their manifests, and these files are wholly seen here.
+ * The single-file video presets (H.264, H.265, VP9) are encoded here only. The render project
+ * encodes the ladders, the utilities and the audio presets again, to look deeper (manifests, cut
+ * points, loudness).
  */
 describe("spec: Output form by preset › every preset produces real output (end to end)", () => {
   for (const preset of PRESETS.filter((p) => p.output === "file")) {

@@ -7,9 +7,9 @@ beforeAll(async () => {
 });
 afterAll(() => sources?.cleanup());
 
-// Each single-file preset's output is probed end to end, through the service (test/e2e/presets.test.ts):
-// codec and sample entry, size, audio, duration and faststart. Encoding them here as well took
-// half a minute of the suite for nothing more.
+// Each single-file video preset's output is probed end to end, through the service
+// (test/e2e/presets.test.ts): codec and sample entry, size, audio, duration and faststart.
+// Encoding them here as well took half a minute of the suite for nothing more.
 it("a video preset on a source without audio makes a video-only file", async () => {
   const { output } = await render(sources, "mp4_264_240p", sources.videoOnly);
   if (output.kind !== "file") throw new Error("expected a single file");

@@ -1,5 +1,5 @@
 /**
- * Compile-time checks (npm run typecheck, the first step of npm test): a preset definition cannot leave out the encoder's
+ * Compile-time checks (npm run typecheck, which npm test runs beside vitest): a preset definition cannot leave out the encoder's
  * numbers, nor carry a recipe of another type. Each line below must fail to compile; if the
  * types loosen, tsc reports the @ts-expect-error as unused.
  */

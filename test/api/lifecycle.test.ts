@@ -88,8 +88,8 @@ describe("spec: States and transitions › driven through the internal API", () 
     const { jobs } = await import("../../drizzle/schema");
     const { eq } = await import("drizzle-orm");
     await admin.db.update(jobs).set({ lastCheckedAt: new Date(Date.now() - 5 * 60_000) }).where(eq(jobs.id, job.id));
-    const sweep = await internal("/sweep", {});
-    expect(sweep.body.failed).toBeGreaterThanOrEqual(1);
+    // Another file's sweep, running beside this one, may get to the job first: the job's state says what was done.
+    expect((await internal("/sweep", {})).status).toBe(200);
     const read = await api(apiKey).getJob(job.id);
     expectStatus(read, 200);
     expect(read.body).toMatchObject({ status: "failed", errorMessage: expect.stringMatching(/encoder stopped/i) });
@@ -109,8 +109,8 @@ describe("spec: States and transitions › driven through the internal API", () 
     const session = (token: string, expiresAt: Date) => ({ userId, tokenHash: token, csrfToken: token, expiresAt, absoluteExpiresAt: expiresAt });
     const hour = 60 * 60_000;
     await admin.db.insert(sessions).values([session(`expired-${userId}`, new Date(Date.now() - hour)), session(`live-${userId}`, new Date(Date.now() + hour))]);
-    const sweep = await internal("/sweep", {});
-    expect(sweep.body.sessionsEnded).toBeGreaterThanOrEqual(1);
+    // Another file's sweep may end the expired session first: what is left says what was done.
+    expect((await internal("/sweep", {})).status).toBe(200);
     const left = await admin.db.select({ tokenHash: sessions.tokenHash }).from(sessions).where(eq(sessions.userId, userId));
     expect(left).toEqual([{ tokenHash: `live-${userId}` }]);
   });

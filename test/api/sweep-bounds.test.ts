@@ -1,17 +1,19 @@
 import { asc, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { workerVars } from "../../dev/worker-vars";
-import { accounts, jobs } from "../../drizzle/schema";
+import { JOB_DELIVERY_RETRIES } from "../../domain/jobs";
+import { accounts, jobs, sessions } from "../../drizzle/schema";
 import type { Services } from "../../worker/context";
+import { createUserWithAccount } from "../../worker/dashboard/lib/users";
 import { sweep } from "../../worker/lib/sweep";
 import { openServices } from "../../worker/services";
 import { openScratchDatabase } from "../support/http-database";
 import { stack } from "./harness";
 
 /**
- * What one sweep (worker/lib/sweep.ts) takes on at most, called as the cron calls it, on a
- * database of its own: the shared one holds other files' jobs, and their sweeps would take
- * some of these meanwhile. The local cloud's QStash and the delivery sink are the shared
+ * What one sweep (worker/lib/sweep.ts) takes on at most, and what it reports having done, called
+ * as the cron calls it, on a database of its own: the shared one holds other files' jobs and
+ * sessions, and their sweeps would take some of these meanwhile. The local cloud's QStash and the delivery sink are the shared
  * stack's.
  */
 let database: Awaited<ReturnType<typeof openScratchDatabase>>;
@@ -55,5 +57,30 @@ describe("the sweep's backstop for dropped messages", () => {
     const second = await sweep(services, now);
     expect(second.dropped).toEqual({ redispatched: 1, failed: 0 });
     expect(await retries()).toEqual(Array(21).fill(1));
+  });
+});
+
+describe("the sweep's report", () => {
+  it("counts what it did: a stale job dispatched again, one failed on its last attempt, an expired session ended", async () => {
+    const now = new Date();
+    const { direct } = database;
+    const [account] = await direct.insert(accounts).values({ plan: "enterprise" }).returning();
+    const stale = (retryCount: number) => ({
+      accountId: account.id,
+      status: "processing" as const,
+      preset: "mp4_264_720p",
+      inputUrl: "https://media.example.com/a.mp4",
+      quotaPeriod: "2026-11",
+      retryCount,
+      lastCheckedAt: new Date(now.getTime() - 5 * 60_000),
+    });
+    await direct.insert(jobs).values([stale(0), stale(JOB_DELIVERY_RETRIES)]);
+    const { userId } = await createUserWithAccount(direct, { email: `sweep-report-${now.getTime()}@example.com`, password: "long enough pw", plan: "free" });
+    const session = (token: string, expiresAt: Date) => ({ userId, tokenHash: token, csrfToken: token, expiresAt, absoluteExpiresAt: expiresAt });
+    const hour = 60 * 60_000;
+    await direct.insert(sessions).values([session("expired", new Date(now.getTime() - hour)), session("live", new Date(now.getTime() + hour))]);
+
+    expect(await sweep(services, now)).toMatchObject({ redispatched: 1, failed: 1, sessionsEnded: 1 });
+    expect(await sweep(services, now)).toMatchObject({ redispatched: 0, failed: 0, sessionsEnded: 0 });
   });
 });

@@ -9,6 +9,7 @@ import { dispatchFailures } from "./routes/internal/dispatch-failures";
 import { internalJobs } from "./routes/internal/jobs";
 import { webhookDeliveries } from "./routes/internal/webhook-deliveries";
 import { publicApi } from "./routes/public-api";
+import { QSTASH_ROUTES } from "./services/queue";
 
 export function createApp() {
   const app = new Hono<AppEnv>();
@@ -30,8 +31,8 @@ export function createApp() {
   app.use("/internal/*", init);
   app.route("/api/v1", publicApi());
   // Before internalJobs: QStash signs these, not the encoder.
-  app.route("/internal/webhook-deliveries", webhookDeliveries);
-  app.route("/internal/dispatch-failures", dispatchFailures);
+  app.route(QSTASH_ROUTES.webhookDeliveries, webhookDeliveries);
+  app.route(QSTASH_ROUTES.dispatchFailures, dispatchFailures);
   app.route("/internal", internalJobs);
   app.get("/", (c) => c.redirect("/dashboard"));
   app.route("/dashboard", dashboardApp());

@@ -21,12 +21,15 @@ export interface Queue {
    */
   holdsMessage(messageId: string): Promise<boolean>;
   /**
-   * Hands QStash a finished job's webhook; each attempt comes back to /internal/webhook-deliveries.
+   * Hands QStash a finished job's webhook; each attempt comes back to its webhook-deliveries route.
    * Deduplicated by job and final state: the sweep may publish one again whose first publish
    * succeeded unrecorded, and the receiver still gets one webhook.
    */
   publishWebhook(jobId: string, status: string): Promise<string>;
 }
+
+/** The Worker's routes QStash calls: mounted at these paths (app.ts), and published with them here. */
+export const QSTASH_ROUTES = { webhookDeliveries: "/internal/webhook-deliveries", dispatchFailures: "/internal/dispatch-failures" } as const;
 
 /**
  * The public URL of one of the Worker's routes, as QStash is told to call it, and as its
@@ -43,8 +46,8 @@ export function createQueue(env: Env): Queue {
   const client = new Client({ baseUrl: env.QSTASH_URL, token: env.QSTASH_TOKEN, retry: { retries: 1, backoff: () => 100 } });
   // Built once per isolate's queue client, not on every publish.
   const deliveryUrl = encoderDeliveryUrl(env.ENCODER_URL);
-  const dispatchFailuresUrl = workerUrl(env, "/internal/dispatch-failures");
-  const webhookDeliveriesUrl = workerUrl(env, "/internal/webhook-deliveries");
+  const dispatchFailuresUrl = workerUrl(env, QSTASH_ROUTES.dispatchFailures);
+  const webhookDeliveriesUrl = workerUrl(env, QSTASH_ROUTES.webhookDeliveries);
   return {
     async publishJob(jobId, firstAttempt = 0) {
       const res = await measured("queue", () => client.publishJSON({

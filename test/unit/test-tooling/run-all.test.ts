@@ -6,7 +6,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const RUN_ALL = resolve(import.meta.dirname, "../../run-all.sh");
-/** A checkout of its own: the script, the type checker where it looks for it, and vitest on the PATH. */
+/** A checkout of its own: the script, package.json's typecheck script, the type checker where that looks for it, and vitest on the PATH. */
 let root: string;
 
 /** `npm test`'s script with stand-ins for the type checker and vitest: each records its arguments and exits with the code it is given. */
@@ -23,6 +23,8 @@ beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), "run-all-"));
   await mkdir(join(root, "test"));
   await copyFile(RUN_ALL, join(root, "test/run-all.sh"));
+  const { typecheck } = JSON.parse(await readFile(resolve(import.meta.dirname, "../../../package.json"), "utf8")).scripts;
+  await writeFile(join(root, "package.json"), JSON.stringify({ name: "run-all-test", private: true, scripts: { typecheck } }));
   const tsc = join(root, "node_modules/typescript7/bin/tsc");
   await mkdir(join(tsc, ".."), { recursive: true });
   await writeFile(tsc, `require("fs").writeFileSync(${JSON.stringify(join(root, "tsc.args"))}, process.argv.slice(2).join(" ") + "\\n");\nprocess.exit(Number(process.env.TSC_CODE));\n`);

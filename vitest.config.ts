@@ -18,11 +18,11 @@ const CLI_FILES = ["test/api/admin-cli.test.ts", "test/api/cli.test.ts"];
 const DISPATCH_FILE = "test/api/dispatch.test.ts";
 
 /**
- * api and dispatch: a group of their own, after the first, two files at a time. Their many short
- * files (about 2 s each) check deliveries, sweeps and races, on cores the first group's FFmpeg and
- * fuzzing no longer load.
+ * api and dispatch: each a stack of its own (the delivery sink where the encoder goes), and a group
+ * of their own after the first, two files at a time. Their many short files (about 2 s each) check
+ * deliveries, sweeps and races, on cores the first group's FFmpeg and fuzzing no longer load.
  */
-const API_GROUP = { sequence: { groupOrder: 1 } };
+const API_GROUP = { globalSetup: ["test/api/setup/global.ts"], testTimeout: 60_000, hookTimeout: 120_000, sequence: { groupOrder: 1 } };
 
 /**
  * Projects by what they need running:
@@ -101,9 +101,6 @@ export default defineConfig({
           name: "api",
           include: ["test/api/**/*.test.ts"],
           exclude: [...configDefaults.exclude, ...CLI_FILES, DISPATCH_FILE],
-          globalSetup: ["test/api/setup/global.ts"],
-          testTimeout: 60_000,
-          hookTimeout: 120_000,
           ...API_GROUP,
         },
       },
@@ -113,9 +110,6 @@ export default defineConfig({
         test: {
           name: "dispatch",
           include: [DISPATCH_FILE],
-          globalSetup: ["test/api/setup/global.ts"],
-          testTimeout: 60_000,
-          hookTimeout: 120_000,
           ...API_GROUP,
         },
       },

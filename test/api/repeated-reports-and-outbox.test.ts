@@ -105,6 +105,28 @@ describe("the webhook outbox", () => {
     expect(hooks.received.filter((h) => JSON.parse(h.body).jobId === job.id)).toHaveLength(1);
   });
 
+  it("the sweep leaves a webhook in the outbox for its first 10 s, the finishing step's own time to publish it, and takes it after", async () => {
+    const { apiKey, accountId } = await newAccount();
+    await admin.setWebhook(accountId, hooks.url);
+    const job = await createJob(apiKey);
+    await internal(`/jobs/${job.id}/claim`, { attempt: 2 });
+    await withoutWebhook(accountId);
+    await internal(`/jobs/${job.id}/fail`, { errorMessage: "FFmpeg could not process the source", attempt: 2, final: true });
+    await expect.poll(async () => (await row(job.id)).webhookPendingSince, { timeout: 10_000 }).toBeNull();
+    await admin.setWebhook(accountId, hooks.url);
+
+    const young = new Date(Date.now() - 8_000);
+    await admin.db.update(jobs).set({ webhookPendingSince: young }).where(eq(jobs.id, job.id));
+    await sweep();
+    expect((await row(job.id)).webhookPendingSince).toEqual(young);
+    expect(hooks.received.filter((h) => JSON.parse(h.body).jobId === job.id)).toEqual([]);
+
+    await admin.db.update(jobs).set({ webhookPendingSince: new Date(Date.now() - 12_000) }).where(eq(jobs.id, job.id));
+    await sweep();
+    expect((await row(job.id)).webhookPendingSince).toBeNull();
+    expect(JSON.parse((await hooks.waitFor(job.id)).body)).toMatchObject({ event: "job.failed", jobId: job.id });
+  });
+
   it("a repeated complete publishes a webhook still in the outbox at once", async () => {
     const { apiKey, accountId } = await newAccount();
     await admin.setWebhook(accountId, hooks.url);

@@ -18,6 +18,23 @@ const row = async (jobId: string) => (await admin.db.select().from(jobs).where(e
 /** The webhook stays unsent: the account has none while the job finishes (its lookup is not cached: the internal routes read the account). */
 const withoutWebhook = (accountId: string) => admin.db.update(accounts).set({ webhookUrl: null }).where(eq(accounts.id, accountId));
 
+/**
+ * A job that failed for good as if the Worker had stopped right after the commit: its webhook
+ * unsent (the account had none at that moment; it has one again now), the outbox entry for the
+ * test to place in time.
+ */
+async function failedWithItsWebhookUnsent() {
+  const { apiKey, accountId } = await newAccount();
+  await admin.setWebhook(accountId, hooks.url);
+  const job = await createJob(apiKey);
+  await internal(`/jobs/${job.id}/claim`, { attempt: 2 });
+  await withoutWebhook(accountId);
+  await internal(`/jobs/${job.id}/fail`, { errorMessage: "FFmpeg could not process the source", attempt: 2, final: true });
+  await expect.poll(async () => (await row(job.id)).webhookPendingSince, { timeout: 10_000 }).toBeNull();
+  await admin.setWebhook(accountId, hooks.url);
+  return job;
+}
+
 /** The sweep as the cron runs it (other files' sweeps may get to a job first: the tests look at what it did to the job). */
 const sweep = async () => expect((await internal("/sweep", {})).status).toBe(200);
 
@@ -81,15 +98,7 @@ describe("the webhook outbox", () => {
   });
 
   it("a webhook left in the outbox is published by the sweep, once, however often the sweep publishes it", async () => {
-    const { apiKey, accountId } = await newAccount();
-    await admin.setWebhook(accountId, hooks.url);
-    const job = await createJob(apiKey);
-    await internal(`/jobs/${job.id}/claim`, { attempt: 2 });
-    // As if the Worker had failed right after the commit: the job failed, its webhook only in the outbox.
-    await withoutWebhook(accountId);
-    await internal(`/jobs/${job.id}/fail`, { errorMessage: "FFmpeg could not process the source", attempt: 2, final: true });
-    await expect.poll(async () => (await row(job.id)).webhookPendingSince, { timeout: 10_000 }).toBeNull();
-    await admin.setWebhook(accountId, hooks.url);
+    const job = await failedWithItsWebhookUnsent();
     await admin.db.update(jobs).set({ webhookPendingSince: longAgo() }).where(eq(jobs.id, job.id));
 
     await sweep();
@@ -106,14 +115,7 @@ describe("the webhook outbox", () => {
   });
 
   it("the sweep leaves a webhook in the outbox for its first 10 s, the finishing step's own time to publish it, and takes it after", async () => {
-    const { apiKey, accountId } = await newAccount();
-    await admin.setWebhook(accountId, hooks.url);
-    const job = await createJob(apiKey);
-    await internal(`/jobs/${job.id}/claim`, { attempt: 2 });
-    await withoutWebhook(accountId);
-    await internal(`/jobs/${job.id}/fail`, { errorMessage: "FFmpeg could not process the source", attempt: 2, final: true });
-    await expect.poll(async () => (await row(job.id)).webhookPendingSince, { timeout: 10_000 }).toBeNull();
-    await admin.setWebhook(accountId, hooks.url);
+    const job = await failedWithItsWebhookUnsent();
 
     const young = new Date(Date.now() - 8_000);
     await admin.db.update(jobs).set({ webhookPendingSince: young }).where(eq(jobs.id, job.id));

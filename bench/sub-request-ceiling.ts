@@ -57,27 +57,37 @@ export async function startCeilingWorker(port: number) {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const target = `http://127.0.0.1:${(server.address() as AddressInfo).port}/sql`;
 
-  const config = parse(await readFile(join(PROJECT_ROOT, "wrangler.toml"), "utf8")) as {
-    compatibility_date: string;
-    compatibility_flags?: string[];
-  };
-  const mf = new Miniflare({
-    host: "127.0.0.1",
-    port,
-    cf: false,
-    log: new Log(LogLevel.WARN),
-    compatibilityDate: config.compatibility_date,
-    compatibilityFlags: config.compatibility_flags ?? [],
-    modules: true,
-    script: script(target),
-  });
-  const url = await mf.ready;
-  return {
-    /** The route making `n` sub-requests (0: the bare route). */
-    url: (n: number) => new URL(`/${n}`, url).href,
-    async stop() {
-      await mf.dispose();
-      await new Promise((resolve) => server.close(resolve));
-    },
-  };
+  const closeServer = () => new Promise((resolve) => server.close(resolve));
+
+  let mf: Miniflare | undefined;
+  try {
+    const config = parse(await readFile(join(PROJECT_ROOT, "wrangler.toml"), "utf8")) as {
+      compatibility_date: string;
+      compatibility_flags?: string[];
+    };
+    mf = new Miniflare({
+      host: "127.0.0.1",
+      port,
+      cf: false,
+      log: new Log(LogLevel.WARN),
+      compatibilityDate: config.compatibility_date,
+      compatibilityFlags: config.compatibility_flags ?? [],
+      modules: true,
+      script: script(target),
+    });
+    const url = await mf.ready;
+    const running = mf;
+    return {
+      /** The route making `n` sub-requests (0: the bare route). */
+      url: (n: number) => new URL(`/${n}`, url).href,
+      async stop() {
+        await running.dispose();
+        await closeServer();
+      },
+    };
+  } catch (err) {
+    await mf?.dispose().catch(() => undefined);
+    await closeServer();
+    throw err;
+  }
 }

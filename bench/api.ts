@@ -10,7 +10,7 @@
  * Each round also measures the ceiling (sub-request-ceiling.ts): a Worker that does nothing but N
  * sub-requests, against its own bare route. A route's ratio is printed beside the ceiling for as
  * many sub-requests as it makes (counted from its Server-Timing header), since no code of ours
- * can take a route past it on this machine.
+ * can take a route past it on this machine, and the share of it the route reaches.
  */
 // @ts-expect-error autocannon ships no types
 import autocannon from "autocannon";
@@ -143,7 +143,7 @@ try {
   }
 
   const ratioOf = (name: string) => median(rounds.map((r) => r.get(name)!.ratio));
-  const rows = [["route", "req/s", "p50 ms", "p99 ms", "ratio to baseline (req/s)", "ratios by round", "non-2xx", "sub-requests", "ceiling for as many"]];
+  const rows = [["route", "req/s", "p50 ms", "p99 ms", "ratio to baseline (req/s)", "ratios by round", "non-2xx", "sub-requests", "ceiling for as many", "share of the ceiling"]];
   for (const { name } of cases) {
     const of = rounds.map((r) => r.get(name)!);
     const count = subrequests.get(name);
@@ -158,6 +158,7 @@ try {
       String(of.reduce((sum, r) => sum + r.non2xx, 0)),
       count === undefined ? "" : String(count),
       bound === undefined ? "" : `${ratioOf(bound).toFixed(2)}${count! > MAX_SUBREQUESTS ? " (or less)" : ""}`,
+      bound === undefined ? "" : (ratioOf(name) / ratioOf(bound)).toFixed(2),
     ]);
   }
   const cpuRows = [["route", ...accounts.map(([name]) => `${name} ms/req`), "total ms/req"]];

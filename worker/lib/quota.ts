@@ -1,12 +1,12 @@
-import { and, eq, sql, type SQL } from "drizzle-orm";
+import { and, eq, sql, type SQL, type SQLWrapper } from "drizzle-orm";
 import { usage } from "../../drizzle/schema";
 import type { AnyDatabase } from "../dashboard/lib/database";
 
 export interface QuotaClaim {
   /** The account, or an expression of the enclosing statement that gives it (null: claim nothing). */
   accountId: string | SQL;
-  /** The calendar month ("YYYY-MM", UTC) the unit counts against. */
-  period: string;
+  /** The calendar month ("YYYY-MM", UTC) the unit counts against, or the placeholder for it. */
+  period: string | SQLWrapper;
   /** The month's units, or an expression of the enclosing statement that gives them. */
   limit: number | SQL;
 }

@@ -1,10 +1,11 @@
-import { neon, neonConfig } from "@neondatabase/serverless";
+import { neon, neonConfig, type NeonQueryFunction } from "@neondatabase/serverless";
 import { drizzle, type NeonHttpDatabase } from "drizzle-orm/neon-http";
 import * as schema from "../../drizzle/schema";
 import type { Env } from "../env";
 import { measured } from "./timing";
 
-export type Database = NeonHttpDatabase<typeof schema>;
+/** drizzle over the Neon driver, which stays reachable as `$client` for a statement rendered ahead (lib/job-states.ts, create). */
+export type Database = NeonHttpDatabase<typeof schema> & { $client: NeonQueryFunction<false, false> };
 
 neonConfig.fetchFunction = (input: RequestInfo, init?: RequestInit) => measured("db", () => fetch(input, init));
 

@@ -70,6 +70,10 @@ export default defineConfig({
           name: "render",
           include: ["test/render/**/*.test.ts"],
           testTimeout: 120_000,
+          // Its files make their media with FFmpeg in beforeAll (four sources for the presets'
+          // files), beside the first group's other work: one took over vitest's 10 s default
+          // in a full run on a 2-core host.
+          hookTimeout: 120_000,
         },
       },
       {

@@ -28,7 +28,7 @@ const API_GROUP = { globalSetup: ["test/api/setup/global.ts"], testTimeout: 60_0
  * Projects by what they need running:
  * - unit: pure code; its setup refuses to start FFmpeg or ffprobe.
  * - render: FFmpeg on media generated with lavfi: every preset, the blend modes, the probe and
- *   the runner on real files, the timeline renderer.
+ *   the runner on real files, the timeline renderer, `npm run dev`'s sample media.
  * - cloud: each local stand-in, exercised with the official client library.
  * - api: the Worker in workerd, served as `npm run dev` serves it, against the local cloud and
  *   the machine's PostgreSQL.

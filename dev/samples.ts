@@ -1,4 +1,5 @@
 import { execFile } from "node:child_process";
+import { once } from "node:events";
 import { access, mkdir, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -36,10 +37,15 @@ export async function prepareSampleMedia(dir: string, signal?: AbortSignal): Pro
 async function makeOnce(signal: AbortSignal | undefined, path: string, format: string, args: string[]): Promise<void> {
   if (await access(path).then(() => true, () => false)) return;
   const partial = `${path}.${process.pid}.partial`;
+  const making = run("ffmpeg", ["-hide_banner", "-loglevel", "error", "-y", ...args, "-f", format, partial], { signal });
   try {
-    await run("ffmpeg", ["-hide_banner", "-loglevel", "error", "-y", ...args, "-f", format, partial], { signal });
+    await making;
     await rename(partial, path);
   } finally {
+    // An abort rejects at once, while FFmpeg may still be writing: wait for it to be gone, so
+    // neither it nor a file it writes outlives the partial's removal (or the run's exit).
+    const { child } = making;
+    if (child.exitCode === null && child.signalCode === null) await once(child, "close");
     await rm(partial, { force: true });
   }
 }

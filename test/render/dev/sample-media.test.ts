@@ -1,0 +1,85 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { mkdtemp, readdir, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { prepareSampleMedia, SAMPLE_CLIP, SAMPLE_LOGO } from "../../../dev/samples";
+
+/** The pids of live FFmpeg processes writing into `dir`. */
+function ffmpegIn(dir: string): number[] {
+  const found: number[] = [];
+  for (const pid of readdirSync("/proc").filter((entry) => /^\d+$/.test(entry))) {
+    try {
+      const cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ");
+      if (cmdline.startsWith("ffmpeg ") && cmdline.includes(dir)) found.push(Number(pid));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found;
+}
+
+/** A process's state letter from /proc (T: stopped). */
+function stateOf(pid: number): string {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[0];
+}
+
+/**
+ * The sample media being made into a directory of its own, its FFmpeg found and held with
+ * SIGSTOP. A try whose FFmpeg ended between being found and being held (a loaded host can
+ * delay the search to the clip's last moments) is let finish, and another begun.
+ */
+async function makingWithFfmpegHeld() {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const into = join(dir, `stopped-${attempt}`);
+    const stopping = new AbortController();
+    const making = Object.assign(prepareSampleMedia(into, stopping.signal), { stop: () => stopping.abort() });
+    let pids: number[] = [];
+    await expect.poll(() => (pids = ffmpegIn(into)).length, { timeout: 30_000, interval: 10 }).toBe(1);
+    try {
+      process.kill(pids[0], "SIGSTOP");
+      // Stopped for certain before anything else is sent: caught while exec still loads it
+      // (state D), it takes the stop only on its way out, and a SIGTERM sent meanwhile would win.
+      await expect.poll(() => stateOf(pids[0]), { timeout: 10_000, interval: 5 }).toBe("T");
+      return { making, pid: pids[0], into };
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "ESRCH") throw err;
+      await making.catch(() => undefined);
+    }
+  }
+  throw new Error("FFmpeg ended before it could be held, three times");
+}
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "dev-samples-"));
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+describe("npm run dev's sample media", () => {
+  it("a start stopped while FFmpeg makes the clip settles only once FFmpeg is gone, leaving nothing half-made", async () => {
+    const { making, pid, into } = await makingWithFfmpegHeld();
+    const settled = making.then(
+      () => "made",
+      () => "stopped",
+    );
+    // Held with SIGSTOP, FFmpeg cannot act on the abort's SIGTERM: the start must wait for it, not
+    // settle (and let `npm run dev` exit) with FFmpeg still there, as it once did.
+    try {
+      making.stop();
+      const early = await Promise.race([settled, new Promise((resolve) => setTimeout(() => resolve("waiting"), 500))]);
+      expect(early).toBe("waiting");
+    } finally {
+      process.kill(pid, "SIGCONT");
+    }
+    expect(await settled).toBe("stopped");
+    expect(ffmpegIn(dir)).toEqual([]);
+    expect(await readdir(into)).toEqual([]);
+  });
+
+  it("made in full: the clip and the logo, and nothing else", async () => {
+    await prepareSampleMedia(join(dir, "made"));
+    expect((await readdir(join(dir, "made"))).sort()).toEqual([SAMPLE_LOGO, SAMPLE_CLIP].sort());
+  });
+});

@@ -6,14 +6,14 @@
  * found. So two transitions racing for one job (a cancel and a completion) cannot both win, and
  * a refusal says why without a second query.
  */
-import { and, eq, fillPlaceholders, getTableColumns, gt, gte, inArray, isNotNull, lt, sql, type Query, type SQL } from "drizzle-orm";
-import { PgDialect, type PgUpdateSetSource } from "drizzle-orm/pg-core";
+import { and, eq, getTableColumns, gt, gte, inArray, isNotNull, lt, sql, type SQL } from "drizzle-orm";
+import type { PgUpdateSetSource } from "drizzle-orm/pg-core";
 import { accounts, apiKeys, jobs, usage, type Job } from "../../drizzle/schema";
 import { isUuid } from "../../domain/ids";
 import { CANCELLABLE_STATUSES, JOB_DELIVERY_RETRIES, type JobStatus } from "../../domain/jobs";
 import { PLAN_IDS, type PlanId } from "../../domain/plans";
 import type { Caller } from "../context";
-import { preparedPerDatabase, type Database } from "../services/db";
+import { preparedPerDatabase, renderedPerShape, type Database } from "../services/db";
 import { activeKey } from "./callers";
 import { claimUnit, unitsUsed } from "./quota";
 
@@ -191,23 +191,6 @@ function creationStatement(kind: CreatorKind, plans: readonly PlanId[]): SQL {
     from creator left join claim on true left join created on true`;
 }
 
-/**
- * The creation statement's text and parameters, rendered once for each creator kind and list of
- * plans (a handful: presets share their lists). Composing it with drizzle on every creation
- * walked the whole statement each time, about a tenth of a creation's CPU in the Worker.
- */
-const dialect = new PgDialect();
-const renderedCreations = new Map<string, Query>();
-function renderedCreation(kind: CreatorKind, plans: readonly PlanId[]): Query {
-  const key = `${kind}:${plans.join(",")}`;
-  let query = renderedCreations.get(key);
-  if (!query) {
-    query = dialect.sqlToQuery(creationStatement(kind, plans));
-    renderedCreations.set(key, query);
-  }
-  return query;
-}
-
 type CreationRow = {
   key_id: string;
   account_id: string;
@@ -217,6 +200,15 @@ type CreationRow = {
   used: number | null;
   id: string | null;
 };
+
+/**
+ * The creation statement, rendered once for each creator kind and list of plans (a handful:
+ * presets share their lists); composed afresh, it was about a tenth of a creation's CPU in the Worker.
+ */
+const runCreation = renderedPerShape<{ kind: CreatorKind; plans: readonly PlanId[] }, CreationRow>(
+  ({ kind, plans }) => `${kind}:${plans.join(",")}`,
+  ({ kind, plans }) => creationStatement(kind, plans),
+);
 
 /**
  * Claims a quota unit and inserts the queued job in one statement: the job is inserted from the
@@ -250,10 +242,7 @@ export async function create(db: Database, creator: Creator, job: NewJob, rules:
           },
         ]
       : ["key", { ...shared, keyHash: creator.keyHash, ...Object.fromEntries(PLAN_IDS.map((plan) => [`limit:${plan}`, limits[plan]])) }];
-  const query = renderedCreation(kind, plans);
-  // Through the driver as db.execute sends a statement (objects, not arrays, with full results), minus drizzle's rebuild of it.
-  const { rows } = await db.$client.query(query.sql, fillPlaceholders(query.params, values), { arrayMode: false, fullResults: true });
-  const [row] = rows as CreationRow[];
+  const [row] = await runCreation(db, { kind, plans }, values);
   if (!row) return { outcome: "unknownKey" };
   const caller: Caller = { keyId: row.key_id, accountId: row.account_id, plan: row.plan, webhookUrl: row.webhook_url };
   if (!row.allowed) return { outcome: "presetNotAllowed", caller };

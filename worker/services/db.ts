@@ -1,10 +1,12 @@
 import { neon, neonConfig, type NeonQueryFunction } from "@neondatabase/serverless";
+import { fillPlaceholders, type Query, type SQL } from "drizzle-orm";
 import { drizzle, type NeonHttpDatabase } from "drizzle-orm/neon-http";
+import { PgDialect } from "drizzle-orm/pg-core";
 import * as schema from "../../drizzle/schema";
 import type { Env } from "../env";
 import { measured } from "./timing";
 
-/** drizzle over the Neon driver, which stays reachable as `$client` for a statement rendered ahead (lib/job-states.ts, create). */
+/** drizzle over the Neon driver, which stays reachable as `$client` for a statement rendered ahead (renderedPerShape below). */
 export type Database = NeonHttpDatabase<typeof schema> & { $client: NeonQueryFunction<false, false> };
 
 neonConfig.fetchFunction = (input: RequestInfo, init?: RequestInit) => measured("db", () => fetch(input, init));
@@ -45,5 +47,28 @@ export function preparedPerDatabase<T>(build: (db: Database) => T): (db: Databas
       built.set(db, query);
     }
     return query;
+  };
+}
+
+const dialect = new PgDialect();
+
+/**
+ * preparedPerDatabase for a statement composed with drizzle's `sql` (a CTE, which the query
+ * builders cannot prepare): rendered once for each shape `keyOf` names, with `sql.placeholder` for
+ * its values, and run with them through the driver exactly as `db.execute` sends a statement
+ * (rows as objects, full results), without drizzle walking the statement again on every call.
+ * The text holds no database's state, so one rendering serves every database.
+ */
+export function renderedPerShape<Shape, Row>(keyOf: (shape: Shape) => string, build: (shape: Shape) => SQL) {
+  const rendered = new Map<string, Query>();
+  return async (db: Database, shape: Shape, values: Record<string, unknown>): Promise<Row[]> => {
+    const key = keyOf(shape);
+    let query = rendered.get(key);
+    if (!query) {
+      query = dialect.sqlToQuery(build(shape));
+      rendered.set(key, query);
+    }
+    const { rows } = await db.$client.query(query.sql, fillPlaceholders(query.params, values), { arrayMode: false, fullResults: true });
+    return rows as Row[];
   };
 }

@@ -1,23 +1,13 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { prepareSampleMedia, SAMPLE_CLIP, SAMPLE_LOGO } from "../../../dev/samples";
+import { processesMatching } from "../../e2e/dev-runner-support";
 
 /** The pids of live FFmpeg processes writing into `dir`. */
-function ffmpegIn(dir: string): number[] {
-  const found: number[] = [];
-  for (const pid of readdirSync("/proc").filter((entry) => /^\d+$/.test(entry))) {
-    try {
-      const cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ");
-      if (cmdline.startsWith("ffmpeg ") && cmdline.includes(dir)) found.push(Number(pid));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return found;
-}
+const ffmpegIn = (dir: string) => processesMatching(`^ffmpeg .*${dir}`).map((line) => Number(line.split(" ")[0]));
 
 /** A process's state letter from /proc (T: stopped). */
 function stateOf(pid: number): string {

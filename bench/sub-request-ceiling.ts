@@ -6,13 +6,11 @@
  * its bare route. bench:api measures these beside our routes, round by round, so each route's
  * ratio can be read against the ratio no Worker with its sub-requests could pass on this machine.
  */
-import { readFile } from "node:fs/promises";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { join } from "node:path";
 import { Log, LogLevel, Miniflare } from "miniflare";
-import { parse } from "smol-toml";
 import { PROJECT_ROOT } from "../dev/state";
+import { readWranglerConfig, runtimeOptions } from "../dev/wrangler-config.mjs";
 
 export const MAX_SUBREQUESTS = 3;
 
@@ -61,17 +59,12 @@ export async function startCeilingWorker(port: number) {
 
   let mf: Miniflare | undefined;
   try {
-    const config = parse(await readFile(join(PROJECT_ROOT, "wrangler.toml"), "utf8")) as {
-      compatibility_date: string;
-      compatibility_flags?: string[];
-    };
     mf = new Miniflare({
       host: "127.0.0.1",
       port,
       cf: false,
       log: new Log(LogLevel.WARN),
-      compatibilityDate: config.compatibility_date,
-      compatibilityFlags: config.compatibility_flags ?? [],
+      ...runtimeOptions(await readWranglerConfig(PROJECT_ROOT)),
       modules: true,
       script: script(target),
     });

@@ -18,14 +18,14 @@
  *   (bindings as JSON in WORKER_DEV_VARS; --inspector-port opens workerd's DevTools inspector, for bench:profile)
  */
 import { execFile } from "node:child_process";
-import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join, relative, sep } from "node:path";
 import { parseArgs, promisify } from "node:util";
 import { Log, LogLevel, Miniflare } from "miniflare";
-import { parse } from "smol-toml";
 import { bundleOf, bundleSources } from "./worker-bundle-cache.mjs";
+import { readWranglerConfig, runtimeOptions } from "./wrangler-config.mjs";
 import { oneAtATime, watchTrees } from "./watch-trees.mjs";
 
 /**
@@ -148,8 +148,7 @@ async function build() {
     const { dir } = await bundleOf(process.cwd(), newTemporaryDir, (outdir) =>
       promisify(execFile)(process.execPath, [wranglerBin, "deploy", "--dry-run", "--outdir", outdir], { maxBuffer: 16 * 1024 * 1024 }),
     );
-    // Read here rather than through wrangler's API, which would load all of wrangler a second time.
-    const config = parse(await readFile("wrangler.toml", "utf8"));
+    const config = await readWranglerConfig(process.cwd());
     const options = {
       host: "127.0.0.1",
       port: Number(values.port),
@@ -159,8 +158,7 @@ async function build() {
       // Request.cf as a fixed placeholder: Miniflare would otherwise fetch a real one from Cloudflare at every start.
       cf: false,
       ...(values["inspector-port"] ? { inspectorPort: Number(values["inspector-port"]) } : {}),
-      compatibilityDate: config.compatibility_date,
-      compatibilityFlags: config.compatibility_flags ?? [],
+      ...runtimeOptions(config),
       bindings: { ...config.vars, ...vars },
       modulesRoot: dir,
       modules: await bundleModules(dir, config.rules ?? []),

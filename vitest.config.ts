@@ -22,7 +22,12 @@ const DISPATCH_FILE = "test/api/dispatch.test.ts";
  * of their own after the first, two files at a time. Their many short files (about 2 s each) check
  * deliveries, sweeps and races, on cores the first group's FFmpeg and fuzzing no longer load.
  */
-const API_GROUP = { globalSetup: ["test/api/setup/global.ts"], testTimeout: 60_000, hookTimeout: 120_000, sequence: { groupOrder: 1 } };
+const API_GROUP = {
+  globalSetup: ["test/api/setup/global.ts"],
+  testTimeout: 60_000,
+  hookTimeout: 120_000,
+  sequence: { groupOrder: 1 },
+};
 
 /**
  * Projects by what they need running:

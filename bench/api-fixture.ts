@@ -26,7 +26,10 @@ export interface RouteCase {
 
 export async function startApiFixture(opts: { workerInspectorPort?: number } = {}) {
   const sink = await startDeliverySink();
-  const stack = await startTestStack({ kind: "external", url: sink.url }, { workerInspectorPort: opts.workerInspectorPort });
+  const stack = await startTestStack(
+    { kind: "external", url: sink.url },
+    { workerInspectorPort: opts.workerInspectorPort },
+  );
   const stop = async () => {
     await stack.stop();
     await sink.stop();
@@ -64,7 +67,12 @@ export async function startApiFixture(opts: { workerInspectorPort?: number } = {
       });
       if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
     };
-    const s3 = new AwsClient({ accessKeyId: cloud.s3.accessKeyId, secretAccessKey: cloud.s3.secretAccessKey, service: "s3", region: cloud.s3.region });
+    const s3 = new AwsClient({
+      accessKeyId: cloud.s3.accessKeyId,
+      secretAccessKey: cloud.s3.secretAccessKey,
+      service: "s3",
+      region: cloud.s3.region,
+    });
     const complete = async (id: string, account: string) => {
       const key = outputKeyFor(account, id, "output.mp4");
       await internal(`/jobs/${id}/claim`, { attempt: 0 });
@@ -78,12 +86,39 @@ export async function startApiFixture(opts: { workerInspectorPort?: number } = {
     const routes: RouteCase[] = [
       { id: "healthz", name: BASELINE, opts: { url: `${base}/healthz` } },
       { id: "job", name: "GET /jobs/{id}", opts: { url: `${base}/api/v1/jobs/${jobId}`, headers } },
-      { id: "list", name: "GET /jobs (a page of 10, one completed: its link signed)", opts: { url: `${base}/api/v1/jobs?limit=10`, headers } },
-      { id: "create", name: "POST /jobs", opts: { url: `${base}/api/v1/jobs`, method: "POST", headers: creatorHeaders, body: createBody } },
-      { id: "completed", name: "GET /jobs/{id} (completed: HEAD remembered, link signed)", opts: { url: `${base}/api/v1/jobs/${completedId}`, headers } },
-      { id: "completed-list", name: "GET /jobs (a page of 10, all completed: ten links signed)", opts: { url: `${base}/api/v1/jobs?limit=10`, headers: finisherHeaders } },
+      {
+        id: "list",
+        name: "GET /jobs (a page of 10, one completed: its link signed)",
+        opts: { url: `${base}/api/v1/jobs?limit=10`, headers },
+      },
+      {
+        id: "create",
+        name: "POST /jobs",
+        opts: { url: `${base}/api/v1/jobs`, method: "POST", headers: creatorHeaders, body: createBody },
+      },
+      {
+        id: "completed",
+        name: "GET /jobs/{id} (completed: HEAD remembered, link signed)",
+        opts: { url: `${base}/api/v1/jobs/${completedId}`, headers },
+      },
+      {
+        id: "completed-list",
+        name: "GET /jobs (a page of 10, all completed: ten links signed)",
+        opts: { url: `${base}/api/v1/jobs?limit=10`, headers: finisherHeaders },
+      },
     ];
-    return { stack: stack.info, base, headers, creatorHeaders, createBody, jobId, completedId, outputKey, routes, stop };
+    return {
+      stack: stack.info,
+      base,
+      headers,
+      creatorHeaders,
+      createBody,
+      jobId,
+      completedId,
+      outputKey,
+      routes,
+      stop,
+    };
   } catch (err) {
     await stop();
     throw err;

@@ -48,7 +48,11 @@ function cpuMs(matches: (cmdline: string) => boolean): number {
     try {
       if (!matches(readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " "))) continue;
       const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-      const [utime, stime] = stat.slice(stat.lastIndexOf(")") + 2).split(" ").slice(11, 13).map(Number);
+      const [utime, stime] = stat
+        .slice(stat.lastIndexOf(")") + 2)
+        .split(" ")
+        .slice(11, 13)
+        .map(Number);
       ticks += utime + stime;
     } catch {
       // the process ended meanwhile
@@ -76,7 +80,10 @@ function serverTiming(header: string | null): Record<string, { ms: number; calls
 
 /** The sub-requests a response's Server-Timing header counts (signing is the Worker's own work, not one). */
 function subrequestCount(header: string | null): number {
-  return Object.entries(serverTiming(header)).reduce((sum, [kind, { calls }]) => (kind === "sign" ? sum : sum + calls), 0);
+  return Object.entries(serverTiming(header)).reduce(
+    (sum, [kind, { calls }]) => (kind === "sign" ? sum : sum + calls),
+    0,
+  );
 }
 
 const ceilingName = (n: number) => (n === 0 ? "ceiling: bare route" : `ceiling: ${n} sub-request${n === 1 ? "" : "s"}`);
@@ -97,9 +104,26 @@ try {
   const workerPort = new URL(base).port;
   const accounts: [string, () => number][] = [
     // Ours, or the ceiling's: only one of the two is driven at a time.
-    ["the Worker (workerd)", () => cpuMs((cmd) => cmd.includes("bin/workerd serve") && [workerPort, ceilingPort].some((port) => cmd.includes(`entry=127.0.0.1:${port} `)))],
-    ["stand-ins + load generator (this process)", () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; }],
-    ["PostgreSQL (this run's database)", () => cpuMs((cmd) => cmd.startsWith("postgres:") && cmd.includes(` ${database} `))],
+    [
+      "the Worker (workerd)",
+      () =>
+        cpuMs(
+          (cmd) =>
+            cmd.includes("bin/workerd serve") &&
+            [workerPort, ceilingPort].some((port) => cmd.includes(`entry=127.0.0.1:${port} `)),
+        ),
+    ],
+    [
+      "stand-ins + load generator (this process)",
+      () => {
+        const u = process.cpuUsage();
+        return (u.user + u.system) / 1000;
+      },
+    ],
+    [
+      "PostgreSQL (this run's database)",
+      () => cpuMs((cmd) => cmd.startsWith("postgres:") && cmd.includes(` ${database} `)),
+    ],
   ];
   /** CPU spent by each account, and requests made, summed over the rounds for one route. */
   const spentBy = new Map<string, { cpu: number[]; requests: number }>();
@@ -137,13 +161,29 @@ try {
     const results = new Map<string, Result & { ratio: number }>();
     for (const { name, baseline, opts } of cases) {
       const r = await measuredRun(name, opts);
-      results.set(name, { ...r, ratio: r.requests.average / (results.get(baseline)?.requests.average ?? r.requests.average) });
+      results.set(name, {
+        ...r,
+        ratio: r.requests.average / (results.get(baseline)?.requests.average ?? r.requests.average),
+      });
     }
     rounds.push(results);
   }
 
   const ratioOf = (name: string) => median(rounds.map((r) => r.get(name)!.ratio));
-  const rows = [["route", "req/s", "p50 ms", "p99 ms", "ratio to baseline (req/s)", "ratios by round", "non-2xx", "sub-requests", "ceiling for as many", "share of the ceiling"]];
+  const rows = [
+    [
+      "route",
+      "req/s",
+      "p50 ms",
+      "p99 ms",
+      "ratio to baseline (req/s)",
+      "ratios by round",
+      "non-2xx",
+      "sub-requests",
+      "ceiling for as many",
+      "share of the ceiling",
+    ],
+  ];
   for (const { name } of cases) {
     const of = rounds.map((r) => r.get(name)!);
     const count = subrequests.get(name);
@@ -166,7 +206,9 @@ try {
     const perRequest = cpu.map((ms) => ms / requests);
     cpuRows.push([name, ...perRequest.map((ms) => ms.toFixed(2)), perRequest.reduce((a, b) => a + b, 0).toFixed(2)]);
   }
-  console.log(`\nAPI served by workerd, ${CONNECTIONS} connections, ${ROUNDS} rounds of ${DURATION_S} s per route (medians of the rounds)\n`);
+  console.log(
+    `\nAPI served by workerd, ${CONNECTIONS} connections, ${ROUNDS} rounds of ${DURATION_S} s per route (medians of the rounds)\n`,
+  );
   for (const row of rows) console.log(`| ${row.join(" | ")} |`);
   console.log(`\nCPU per request, by process, over all rounds\n`);
   for (const row of cpuRows) console.log(`| ${row.join(" | ")} |`);
@@ -178,7 +220,12 @@ try {
     ["GET /healthz", `${base}/healthz`, {}],
     ["GET /jobs/{id} (queued)", `${base}/api/v1/jobs/${jobId}`, { headers }],
     ["GET /jobs/{id} (completed, HEAD remembered)", `${base}/api/v1/jobs/${completedId}`, { headers }],
-    ["GET /jobs/{id} (completed, HEAD paid)", `${base}/api/v1/jobs/${completedId}`, { headers }, () => redis.del(foundOutputEntry(outputKey))],
+    [
+      "GET /jobs/{id} (completed, HEAD paid)",
+      `${base}/api/v1/jobs/${completedId}`,
+      { headers },
+      () => redis.del(foundOutputEntry(outputKey)),
+    ],
     ["GET /jobs (a page of 10, one completed)", `${base}/api/v1/jobs?limit=10`, { headers }],
     ["POST /jobs", `${base}/api/v1/jobs`, { method: "POST", headers: creatorHeaders, body: createBody }],
   ];

@@ -21,7 +21,12 @@ export async function startDevService(logFile: string) {
   const port = await freePort();
   const { DATABASE_URL: _db, REDIS_URL: _redis, VERBOSE: _verbose, ...inherited } = process.env;
   const env = { ...inherited, DATA_DIR: dataDir, PORT: String(port) };
-  const child = spawn("npm", ["run", "dev"], { cwd: PROJECT_ROOT, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn("npm", ["run", "dev"], {
+    cwd: PROJECT_ROOT,
+    env,
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   const log = createWriteStream(logFile);
   let output = "";
   for (const stream of [child.stdout, child.stderr]) {
@@ -51,7 +56,10 @@ export async function startDevService(logFile: string) {
     }
     await new Promise((r) => setTimeout(r, 250));
   }
-  const state = JSON.parse(await readFile(join(dataDir, "dev-state.json"), "utf8")) as { databaseUrl: string; apiUrl: string };
+  const state = JSON.parse(await readFile(join(dataDir, "dev-state.json"), "utf8")) as {
+    databaseUrl: string;
+    apiUrl: string;
+  };
 
   return {
     apiUrl: state.apiUrl,
@@ -63,7 +71,9 @@ export async function startDevService(logFile: string) {
     },
     /** The encoder's pid now, as the data directory's lock records it (the supervisor keeps it current). */
     async encoderPid(): Promise<number> {
-      const lock = JSON.parse(await readFile(join(dataDir, "in-use.json"), "utf8")) as { processes: { pid: number; group: boolean }[] };
+      const lock = JSON.parse(await readFile(join(dataDir, "in-use.json"), "utf8")) as {
+        processes: { pid: number; group: boolean }[];
+      };
       const encoder = lock.processes.find((p) => !p.group);
       if (!encoder) throw new Error("the lock records no encoder");
       return encoder.pid;

@@ -22,13 +22,48 @@ import { buildVideoTrack } from "../encoder/timeline/video-track";
 import { ffmpeg } from "../test/support/media";
 import { timeFfmpeg } from "./ffmpeg-time";
 
-
 const dir = await mkdtemp(join(tmpdir(), "bench-edl-"));
 try {
   console.log("Generating sources…");
   await Promise.all([
-    ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=1920x1080:rate=30:duration=40", "-f", "lavfi", "-i", "sine=frequency=440:duration=40", "-ac", "2", "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", join(dir, "a.mp4")]),
-    ffmpeg(["-f", "lavfi", "-i", "testsrc=size=1280x720:rate=30:duration=40", "-f", "lavfi", "-i", "sine=frequency=660:duration=40", "-ac", "2", "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", join(dir, "b.mp4")]),
+    ffmpeg([
+      "-f",
+      "lavfi",
+      "-i",
+      "testsrc2=size=1920x1080:rate=30:duration=40",
+      "-f",
+      "lavfi",
+      "-i",
+      "sine=frequency=440:duration=40",
+      "-ac",
+      "2",
+      "-c:v",
+      "libx264",
+      "-preset",
+      "ultrafast",
+      "-c:a",
+      "aac",
+      join(dir, "a.mp4"),
+    ]),
+    ffmpeg([
+      "-f",
+      "lavfi",
+      "-i",
+      "testsrc=size=1280x720:rate=30:duration=40",
+      "-f",
+      "lavfi",
+      "-i",
+      "sine=frequency=660:duration=40",
+      "-ac",
+      "2",
+      "-c:v",
+      "libx264",
+      "-preset",
+      "ultrafast",
+      "-c:a",
+      "aac",
+      join(dir, "b.mp4"),
+    ]),
     ffmpeg(["-f", "lavfi", "-i", "color=c=orange:size=240x120", "-frames:v", "1", join(dir, "logo.png")]),
   ]);
   const url = (name: string) => `https://bench.local/${name}`;
@@ -50,15 +85,49 @@ try {
         {
           type: "overlay",
           clips: [
-            { id: "logo", src: url("logo.png"), startTime: 5, duration: 20, position: { x: "right", y: "top" }, opacity: 0.8, fadeIn: 1, fadeOut: 1 },
-            { id: "tint", src: url("logo.png"), startTime: 30, duration: 20, position: { x: 100, y: 400 }, blendMode: "multiply" },
+            {
+              id: "logo",
+              src: url("logo.png"),
+              startTime: 5,
+              duration: 20,
+              position: { x: "right", y: "top" },
+              opacity: 0.8,
+              fadeIn: 1,
+              fadeOut: 1,
+            },
+            {
+              id: "tint",
+              src: url("logo.png"),
+              startTime: 30,
+              duration: 20,
+              position: { x: 100, y: 400 },
+              blendMode: "multiply",
+            },
           ],
         },
         {
           type: "text",
           clips: [
-            { id: "title", text: "One graph", startTime: 2, duration: 10, fontSize: 56, position: { x: "center", y: "bottom" }, background: { color: "#000000", opacity: 0.5, padding: 12 }, fadeIn: 0.5 },
-            { id: "credit", text: "bench:edl", startTime: 40, duration: 15, fontSize: 36, position: { x: 40, y: 40 }, textAlign: "left", outline: { color: "#000000", width: 3 } },
+            {
+              id: "title",
+              text: "One graph",
+              startTime: 2,
+              duration: 10,
+              fontSize: 56,
+              position: { x: "center", y: "bottom" },
+              background: { color: "#000000", opacity: 0.5, padding: 12 },
+              fadeIn: 0.5,
+            },
+            {
+              id: "credit",
+              text: "bench:edl",
+              startTime: 40,
+              duration: 15,
+              fontSize: 36,
+              position: { x: 40, y: 40 },
+              textAlign: "left",
+              outline: { color: "#000000", width: 3 },
+            },
           ],
         },
       ],
@@ -71,7 +140,14 @@ try {
   const assets: TimelineAssets = { media: new Map(), images: new Map(), fonts: new Map() };
   for (const name of ["a.mp4", "b.mp4"]) {
     const probe = await probeFile(join(dir, name));
-    assets.media.set(url(name), { path: join(dir, name), hasVideo: true, hasAudio: true, width: probe.video!.width, height: probe.video!.height, fps: probe.video!.fps });
+    assets.media.set(url(name), {
+      path: join(dir, name),
+      hasVideo: true,
+      hasAudio: true,
+      width: probe.video!.width,
+      height: probe.video!.height,
+      fps: probe.video!.fps,
+    });
   }
   assets.images.set(url("logo.png"), { path: join(dir, "logo.png"), width: 240, height: 120 });
   const texts = edl.timeline.tracks.flatMap((t) => (t.type === "text" ? t.clips : [])) as TextClip[];
@@ -96,17 +172,50 @@ try {
     const d = (clip.out - clip.in) / clip.speed;
     const { video, audio } = buildVideoTrack(g, [{ ...clip, startTime: 0 }], media, compiled.frame, compiled.fps, d);
     const out = join(dir, `seg${i}.mp4`);
-    naive += await timeFfmpeg([...head, ...g.inputs().flatMap(inputArgs), ...graphThreads, "-filter_complex", g.filterGraph(), "-map", video, "-map", audio, ...encodeArgs(edl.output), out]);
+    naive += await timeFfmpeg([
+      ...head,
+      ...g.inputs().flatMap(inputArgs),
+      ...graphThreads,
+      "-filter_complex",
+      g.filterGraph(),
+      "-map",
+      video,
+      "-map",
+      audio,
+      ...encodeArgs(edl.output),
+      out,
+    ]);
     segments.push(`file '${out}'`);
   }
   await writeFile(join(dir, "list.txt"), segments.join("\n"));
-  naive += await timeFfmpeg([...head, "-f", "concat", "-safe", "0", "-i", join(dir, "list.txt"), "-c", "copy", join(dir, "joined.mp4")]);
+  naive += await timeFfmpeg([
+    ...head,
+    "-f",
+    "concat",
+    "-safe",
+    "0",
+    "-i",
+    join(dir, "list.txt"),
+    "-c",
+    "copy",
+    join(dir, "joined.mp4"),
+  ]);
   const g = new GraphBuilder();
   g.input({ path: join(dir, "joined.mp4") });
   let picture = "[0:v]";
   const writes: Promise<void>[] = [];
   edl.timeline.tracks.forEach((track, t) => {
-    if (track.type === "overlay") for (const clip of track.clips as OverlayClip[]) picture = drawOverlay(g, picture, clip, assets.images.get(clip.src)!, compiled.frame, compiled.fps, compiled.duration);
+    if (track.type === "overlay")
+      for (const clip of track.clips as OverlayClip[])
+        picture = drawOverlay(
+          g,
+          picture,
+          clip,
+          assets.images.get(clip.src)!,
+          compiled.frame,
+          compiled.fps,
+          compiled.duration,
+        );
     if (track.type === "text") {
       (track.clips as TextClip[]).forEach((clip, c) => {
         const fileOf = (line: number) => join(dir, `text-${t}-${c}-${line}.txt`);
@@ -116,12 +225,28 @@ try {
     }
   });
   await Promise.all(writes);
-  naive += await timeFfmpeg([...head, ...g.inputs().flatMap(inputArgs), ...graphThreads, "-filter_complex", g.filterGraph(), "-map", picture, "-map", "0:a", ...encodeArgs(edl.output), join(dir, "naive.mp4")]);
+  naive += await timeFfmpeg([
+    ...head,
+    ...g.inputs().flatMap(inputArgs),
+    ...graphThreads,
+    "-filter_complex",
+    g.filterGraph(),
+    "-map",
+    picture,
+    "-map",
+    "0:a",
+    ...encodeArgs(edl.output),
+    join(dir, "naive.mp4"),
+  ]);
 
-  console.log(`\nTimeline benchmark: ${compiled.duration} s, 6 clips, 2 overlays, 2 text items, ${compiled.frame.width}x${compiled.frame.height}@${compiled.fps}\n`);
+  console.log(
+    `\nTimeline benchmark: ${compiled.duration} s, 6 clips, 2 overlays, 2 text items, ${compiled.frame.width}x${compiled.frame.height}@${compiled.fps}\n`,
+  );
   console.log("| pipeline | seconds | realtime factor |");
   console.log(`| one graph | ${oneGraph.toFixed(2)} | ${(compiled.duration / oneGraph).toFixed(2)}× |`);
-  console.log(`| naive (6 intermediates + concat + second pass) | ${naive.toFixed(2)} | ${(compiled.duration / naive).toFixed(2)}× |`);
+  console.log(
+    `| naive (6 intermediates + concat + second pass) | ${naive.toFixed(2)} | ${(compiled.duration / naive).toFixed(2)}× |`,
+  );
   console.log(`| ratio one graph / naive | ${(oneGraph / naive).toFixed(2)} (target ≤ 0.6) | |`);
 } finally {
   await rm(dir, { recursive: true, force: true });

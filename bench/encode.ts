@@ -26,7 +26,6 @@ import { startWebhookReceiver } from "../test/support/webhook-receiver";
 
 const SOURCE_SECONDS = Number(process.env.BENCH_SOURCE_SECONDS ?? 60);
 
-
 async function bareSeconds(presetId: string, input: string): Promise<number> {
   const outDir = await mkdtemp(join(tmpdir(), "bare-"));
   const probe = await probeFile(input);
@@ -46,7 +45,8 @@ const stageLines: string[] = [];
 function stagesOf(jobId: string) {
   const lines = stageLines.filter((line) => line.startsWith(`job ${jobId}  `));
   // Read off lines written for people: a change to their wording must fail here, not read as 0 s.
-  if (!lines.some((line) => /completed\s+in [\d.]+ s/.test(line))) throw new Error(`no "completed in … s" stage line for job ${jobId}`);
+  if (!lines.some((line) => /completed\s+in [\d.]+ s/.test(line)))
+    throw new Error(`no "completed in … s" stage line for job ${jobId}`);
   const secondsIn = (pattern: RegExp) => lines.reduce((sum, line) => sum + Number(pattern.exec(line)?.[1] ?? 0), 0);
   return {
     ffmpeg: secondsIn(/ffmpeg\s+finished in ([\d.]+) s/),
@@ -68,7 +68,10 @@ interface JobRun {
 }
 
 const fixtures = await startFixtureServer();
-const e2e = await startE2E({ allowLoopbackSources: true, log: (source, line) => source === "encoder" && stageLines.push(line) });
+const e2e = await startE2E({
+  allowLoopbackSources: true,
+  log: (source, line) => source === "encoder" && stageLines.push(line),
+});
 try {
   console.log(`Generating a ${SOURCE_SECONDS} s 1080p30 source…`);
   const sourceUrl = await fixtures.source("bench.mp4", { seconds: SOURCE_SECONDS, width: 1920, height: 1080 });
@@ -103,7 +106,18 @@ try {
   const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
   const rows: string[][] = [["case", "our job (s)", "bare FFmpeg (s)", "ratio", "target"]];
   const breakdown: string[][] = [
-    ["case", "our job (s)", "to the claim", "download", "FFmpeg", "upload", "rest of the encoder's", "completion to webhook", "client's download", "unaccounted"],
+    [
+      "case",
+      "our job (s)",
+      "to the claim",
+      "download",
+      "FFmpeg",
+      "upload",
+      "rest of the encoder's",
+      "completion to webhook",
+      "client's download",
+      "unaccounted",
+    ],
   ];
   for (const presetId of ["mp4_264_720p", "mp4_264_1080p", "hls_abr_264_standard"]) {
     let bare = Infinity;
@@ -117,7 +131,18 @@ try {
     rows.push([presetId, fmt(total), fmt(bare), fmt(total / bare), "≤ 1.05"]);
     const encoderRest = stages.inEncoder - stages.download - stages.ffmpeg - stages.upload;
     const unaccounted = total - toClaim - stages.inEncoder - toWebhook - download;
-    breakdown.push([presetId, fmt(total), fmt(toClaim), fmt(stages.download), fmt(stages.ffmpeg), fmt(stages.upload), fmt(encoderRest), fmt(toWebhook), fmt(download), fmt(unaccounted)]);
+    breakdown.push([
+      presetId,
+      fmt(total),
+      fmt(toClaim),
+      fmt(stages.download),
+      fmt(stages.ffmpeg),
+      fmt(stages.upload),
+      fmt(encoderRest),
+      fmt(toWebhook),
+      fmt(download),
+      fmt(unaccounted),
+    ]);
   }
 
   const { recipe } = PRESET_DEFINITIONS.hls_abr_264_standard;
@@ -138,14 +163,37 @@ try {
     }
     perRung = Math.min(perRung, rungs);
   }
-  rows.push(["ladder: one process vs one per rung", fmt(oneProcess), fmt(perRung), fmt(oneProcess / perRung), "≤ 0.80"]);
+  rows.push([
+    "ladder: one process vs one per rung",
+    fmt(oneProcess),
+    fmt(perRung),
+    fmt(oneProcess / perRung),
+    "≤ 0.80",
+  ]);
 
   console.log("Generating a 1 GB source (raw video in Matroska)…");
   const bigPath = join(fixtures.dir, "big.mkv");
-  const frames = Math.ceil((1024 ** 3) / (1280 * 720 * 1.5));
+  const frames = Math.ceil(1024 ** 3 / (1280 * 720 * 1.5));
   await ffmpeg([
-    "-f", "lavfi", "-i", `testsrc2=size=1280x720:rate=30`, "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000",
-    "-frames:v", String(frames), "-t", String(frames / 30), "-c:v", "rawvideo", "-pix_fmt", "yuv420p", "-c:a", "pcm_s16le", bigPath,
+    "-f",
+    "lavfi",
+    "-i",
+    `testsrc2=size=1280x720:rate=30`,
+    "-f",
+    "lavfi",
+    "-i",
+    "sine=frequency=440:sample_rate=48000",
+    "-frames:v",
+    String(frames),
+    "-t",
+    String(frames / 30),
+    "-c:v",
+    "rawvideo",
+    "-pix_fmt",
+    "yuv420p",
+    "-c:a",
+    "pcm_s16le",
+    bigPath,
   ]);
   const bigBytes = (await stat(bigPath)).size;
   const pid = e2e.stack.encoderPid()!;
@@ -155,11 +203,21 @@ try {
   if (done.status !== "completed") throw new Error(`1 GB job: ${done.errorMessage}`);
   const status = await readFile(`/proc/${pid}/status`, "utf8");
   const peakMb = Number(/VmHWM:\s+(\d+) kB/.exec(status)![1]) / 1024;
-  rows.push([`peak RSS of the encoder, ${(bigBytes / 1024 ** 3).toFixed(2)} GB source (${fmt((performance.now() - started) / 1000)} s)`, `${peakMb.toFixed(0)} MB`, "", "", "< 300 MB"]);
+  rows.push([
+    `peak RSS of the encoder, ${(bigBytes / 1024 ** 3).toFixed(2)} GB source (${fmt((performance.now() - started) / 1000)} s)`,
+    `${peakMb.toFixed(0)} MB`,
+    "",
+    "",
+    "< 300 MB",
+  ]);
 
-  console.log(`\nEncode benchmark (${SOURCE_SECONDS} s 1080p30 source, ${findPreset("mp4_264_720p")!.specifications.resolution} etc.)\n`);
+  console.log(
+    `\nEncode benchmark (${SOURCE_SECONDS} s 1080p30 source, ${findPreset("mp4_264_720p")!.specifications.resolution} etc.)\n`,
+  );
   for (const row of rows) console.log(`| ${row.join(" | ")} |`);
-  console.log(`\nWhere each case's best job went (s; the encoder's stage lines and the job's timestamps, whole milliseconds)\n`);
+  console.log(
+    `\nWhere each case's best job went (s; the encoder's stage lines and the job's timestamps, whole milliseconds)\n`,
+  );
   for (const row of breakdown) console.log(`| ${row.join(" | ")} |`);
   await hooks.stop();
 } finally {

@@ -7,6 +7,8 @@ export function timeFfmpeg(args: string[]): Promise<number> {
     const child = spawn("ffmpeg", args, { stdio: ["ignore", "ignore", "pipe"] });
     let stderr = "";
     child.stderr.on("data", (d) => (stderr = (stderr + d).slice(-4000)));
-    child.on("exit", (code) => (code === 0 ? resolve((performance.now() - started) / 1000) : reject(new Error(stderr))));
+    child.on("exit", (code) =>
+      code === 0 ? resolve((performance.now() - started) / 1000) : reject(new Error(stderr)),
+    );
   });
 }

@@ -11,21 +11,34 @@ import { BODY_LIMITS } from "../worker/middleware/body-limit";
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 
 const timeline = (clips: unknown[]) => ({ version: "1.0", timeline: { tracks: [{ type: "video", clips }] } });
-const clip = (i: number, startTime = i) => ({ id: `c${i}`, src: "https://media.example.com/a.mp4", in: 0, out: 1, startTime });
+const clip = (i: number, startTime = i) => ({
+  id: `c${i}`,
+  src: "https://media.example.com/a.mp4",
+  in: 0,
+  out: 1,
+  startTime,
+});
 
 const CASES: [string, string][] = [
   ["valid 5 clips, free plan (baseline)", JSON.stringify(timeline(Array.from({ length: 5 }, (_, i) => clip(i))))],
   ["100,000 empty clips, free plan", JSON.stringify(timeline(Array.from({ length: 100_000 }, () => ({}))))],
   // As many as fit in the timeline body limit (100,000 of them would be a 413 unread).
-  ["45,000 overlapping valid clips, free plan", JSON.stringify(timeline(Array.from({ length: 45_000 }, (_, i) => clip(i, 0))))],
-  ["1,000 empty clips (the most read one by one), enterprise", JSON.stringify(timeline(Array.from({ length: 1000 }, () => ({}))))],
+  [
+    "45,000 overlapping valid clips, free plan",
+    JSON.stringify(timeline(Array.from({ length: 45_000 }, (_, i) => clip(i, 0)))),
+  ],
+  [
+    "1,000 empty clips (the most read one by one), enterprise",
+    JSON.stringify(timeline(Array.from({ length: 1000 }, () => ({})))),
+  ],
   ["4 MiB of empty objects", `[${Array.from({ length: 1_300_000 }, () => "{}").join(",")}]`],
   ["100,000 levels of nesting", `${"[".repeat(100_000)}${"]".repeat(100_000)}`],
 ];
 
 /** The Worker's path for one PUT /edl body: refused on its size or shape, or parsed, validated and answered. */
 function handle(text: string, plan: "free" | "enterprise"): { errors: number; bytes: number } {
-  if (new TextEncoder().encode(text).length > BODY_LIMITS.timeline) throw new Error("over the timeline body limit: the Worker answers 413 without reading it");
+  if (new TextEncoder().encode(text).length > BODY_LIMITS.timeline)
+    throw new Error("over the timeline body limit: the Worker answers 413 without reading it");
   const problem = jsonShapeProblem(text);
   if (problem) return { errors: 1, bytes: JSON.stringify({ error: "Invalid JSON", message: problem }).length };
   const result = validateEdl(JSON.parse(text), plan);
@@ -54,5 +67,7 @@ console.log(`| case | body | ms | ratio to baseline | errors | answer |`);
 console.log(`|---|---|---|---|---|---|`);
 for (const row of rows) {
   const kib = (n: number) => `${(n / 1024).toFixed(1)} KiB`;
-  console.log(`| ${row.name} | ${kib(row.body)} | ${row.ms.toFixed(2)} | ${(row.ms / baseline).toFixed(2)} | ${row.errors} | ${kib(row.bytes)} |`);
+  console.log(
+    `| ${row.name} | ${kib(row.body)} | ${row.ms.toFixed(2)} | ${(row.ms / baseline).toFixed(2)} | ${row.errors} | ${kib(row.bytes)} |`,
+  );
 }

@@ -55,7 +55,12 @@ function percentile(sorted: number[], p: number): number {
 
 function summarise(samples: Sample[], seconds: number) {
   const ms = samples.map((s) => s.ms).sort((a, b) => a - b);
-  return { requests: samples.length, perSecond: samples.length / seconds, p50: percentile(ms, 0.5), p99: percentile(ms, 0.99) };
+  return {
+    requests: samples.length,
+    perSecond: samples.length / seconds,
+    p50: percentile(ms, 0.5),
+    p99: percentile(ms, 0.99),
+  };
 }
 
 function byStatus(samples: Sample[]): Record<string, number> {
@@ -65,7 +70,11 @@ function byStatus(samples: Sample[]): Record<string, number> {
 }
 
 /** `clients` loops of `body` until `seconds` have passed; every request timed. */
-async function drive(clients: number, seconds: number, body: (request: (what: string, url: string, init?: RequestInit) => Promise<any>) => Promise<void>) {
+async function drive(
+  clients: number,
+  seconds: number,
+  body: (request: (what: string, url: string, init?: RequestInit) => Promise<any>) => Promise<void>,
+) {
   const samples: Sample[] = [];
   const deadline = Date.now() + seconds * 1000;
   const request = async (what: string, url: string, init?: RequestInit) => {
@@ -78,7 +87,12 @@ async function drive(clients: number, seconds: number, body: (request: (what: st
       return { status: res.status, body: parseJson(text) };
     } catch (err) {
       const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-      samples.push({ what, status: "network error", ms: performance.now() - started, detail: `${err} ${cause?.code ?? cause?.message ?? ""}` });
+      samples.push({
+        what,
+        status: "network error",
+        ms: performance.now() - started,
+        detail: `${err} ${cause?.code ?? cause?.message ?? ""}`,
+      });
       return { status: 0, body: null };
     }
   };
@@ -95,12 +109,19 @@ async function databaseCounts(databaseUrl: string, accountId: string) {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
-    const units = await client.query("select coalesce(sum(count), 0)::int as n from usage where account_id = $1", [accountId]);
+    const units = await client.query("select coalesce(sum(count), 0)::int as n from usage where account_id = $1", [
+      accountId,
+    ]);
     const jobs = await client.query(
       "select count(*)::int as n, count(*) filter (where status in ('completed', 'failed', 'cancelled'))::int as ended, count(*) filter (where status = 'completed')::int as completed from jobs where account_id = $1",
       [accountId],
     );
-    return { units: units.rows[0].n as number, jobs: jobs.rows[0].n as number, ended: jobs.rows[0].ended as number, completed: jobs.rows[0].completed as number };
+    return {
+      units: units.rows[0].n as number,
+      jobs: jobs.rows[0].n as number,
+      ended: jobs.rows[0].ended as number,
+      completed: jobs.rows[0].completed as number,
+    };
   } finally {
     await client.end();
   }
@@ -116,7 +137,11 @@ async function load(dev: DevService, source: string) {
   });
   let created = 0;
   const run = await drive(LOAD_CLIENTS, LOAD_SECONDS, async (request) => {
-    const job = await request("POST /jobs", `${api}/jobs`, { method: "POST", headers, body: JSON.stringify({ inputUrl: source, preset: "mp4_264_240p" }) });
+    const job = await request("POST /jobs", `${api}/jobs`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ inputUrl: source, preset: "mp4_264_240p" }),
+    });
     if (job.status === 201) {
       created += 1;
       for (let i = 0; i < READS_PER_JOB; i++) {
@@ -132,24 +157,61 @@ async function load(dev: DevService, source: string) {
   const all = summarise(run.samples, run.seconds);
   const rows = [
     ["", "requests", "req/s", "p50 ms", "p99 ms", "p50 / baseline p50", "p99 / baseline p99"],
-    ["GET /healthz (baseline)", base.requests, base.perSecond.toFixed(0), base.p50.toFixed(1), base.p99.toFixed(1), "1.00", "1.00"],
-    ["all requests", all.requests, all.perSecond.toFixed(0), all.p50.toFixed(1), all.p99.toFixed(1), (all.p50 / base.p50).toFixed(2), (all.p99 / base.p99).toFixed(2)],
+    [
+      "GET /healthz (baseline)",
+      base.requests,
+      base.perSecond.toFixed(0),
+      base.p50.toFixed(1),
+      base.p99.toFixed(1),
+      "1.00",
+      "1.00",
+    ],
+    [
+      "all requests",
+      all.requests,
+      all.perSecond.toFixed(0),
+      all.p50.toFixed(1),
+      all.p99.toFixed(1),
+      (all.p50 / base.p50).toFixed(2),
+      (all.p99 / base.p99).toFixed(2),
+    ],
     ...["POST /jobs", "GET /jobs/{id}", "GET /jobs"].map((what) => {
-      const s = summarise(run.samples.filter((x) => x.what === what), run.seconds);
-      return [what, s.requests, s.perSecond.toFixed(0), s.p50.toFixed(1), s.p99.toFixed(1), (s.p50 / base.p50).toFixed(2), (s.p99 / base.p99).toFixed(2)];
+      const s = summarise(
+        run.samples.filter((x) => x.what === what),
+        run.seconds,
+      );
+      return [
+        what,
+        s.requests,
+        s.perSecond.toFixed(0),
+        s.p50.toFixed(1),
+        s.p99.toFixed(1),
+        (s.p50 / base.p50).toFixed(2),
+        (s.p99 / base.p99).toFixed(2),
+      ];
     }),
   ];
   const statuses = byStatus(run.samples);
   const serverErrors = run.samples.filter((s) => s.status === "network error" || s.status >= 500).length;
-  console.log(`\n## Load: ${LOAD_CLIENTS} clients for ${run.seconds.toFixed(0)} s against npm run dev (embedded PostgreSQL)\n`);
+  console.log(
+    `\n## Load: ${LOAD_CLIENTS} clients for ${run.seconds.toFixed(0)} s against npm run dev (embedded PostgreSQL)\n`,
+  );
   for (const row of rows) console.log(`| ${row.join(" | ")} |`);
-  console.log(`\nanswers by status: ${JSON.stringify(statuses)} (baseline: ${JSON.stringify(byStatus(baseline.samples))})`);
+  console.log(
+    `\nanswers by status: ${JSON.stringify(statuses)} (baseline: ${JSON.stringify(byStatus(baseline.samples))})`,
+  );
   console.log(`5xx and network errors: ${serverErrors}`);
   const details = new Map<string, number>();
-  for (const s of run.samples) if (s.detail) details.set(`${s.what} ${s.status}: ${s.detail}`, (details.get(`${s.what} ${s.status}: ${s.detail}`) ?? 0) + 1);
+  for (const s of run.samples)
+    if (s.detail)
+      details.set(`${s.what} ${s.status}: ${s.detail}`, (details.get(`${s.what} ${s.status}: ${s.detail}`) ?? 0) + 1);
   for (const [detail, count] of details) console.log(`  ${count} × ${detail}`);
-  console.log(`jobs created (201): ${created}; quota units taken: ${counts.units}; jobs in the database: ${counts.jobs}; ended meanwhile: ${counts.ended}`);
-  console.log(`verdict: ${serverErrors === 0 && counts.units === created && counts.jobs === created ? "held (no 5xx, one quota unit per job created)" : "NOT HELD"}`);
+  console.log(
+    `jobs created (201): ${created}; quota units taken: ${counts.units}; jobs in the database: ${counts.jobs}; ended meanwhile: ${counts.ended}`,
+  );
+  console.log(
+    `verdict: ${serverErrors === 0 && counts.units === created && counts.jobs === created ? "held (no 5xx, one quota unit per job created)" : "NOT HELD"}`,
+  );
 }
 
 async function encoderSample(dev: DevService) {
@@ -160,7 +222,11 @@ async function encoderSample(dev: DevService) {
   return { pid, rssMiB: rssKiB / 1024, fds };
 }
 
-const median = (values: number[]) => percentile([...values].sort((a, b) => a - b), 0.5);
+const median = (values: number[]) =>
+  percentile(
+    [...values].sort((a, b) => a - b),
+    0.5,
+  );
 
 async function soak(dev: DevService, source: string) {
   const { accountId, apiKey } = await dev.admin(["account", "create", "--plan", "enterprise"]);
@@ -176,7 +242,11 @@ async function soak(dev: DevService, source: string) {
     const batch = Math.min(50, SOAK_JOBS - submitted);
     const answers = await Promise.all(
       Array.from({ length: batch }, () =>
-        fetch(`${dev.apiUrl}/api/v1/jobs`, { method: "POST", headers, body: JSON.stringify({ inputUrl: source, preset: "mp4_264_240p" }) }).then((r) => r.status),
+        fetch(`${dev.apiUrl}/api/v1/jobs`, {
+          method: "POST",
+          headers,
+          body: JSON.stringify({ inputUrl: source, preset: "mp4_264_240p" }),
+        }).then((r) => r.status),
       ),
     );
     if (answers.some((s) => s !== 201)) throw new Error(`the soak's jobs were not all accepted: ${answers.join(", ")}`);
@@ -198,7 +268,10 @@ async function soak(dev: DevService, source: string) {
   // After warm-up (the first quarter of the jobs): the later half of the samples against the earlier.
   const steady = samples.filter((s) => s.done >= SOAK_JOBS / 4);
   const half = Math.floor(steady.length / 2);
-  const rssGrowth = half > 0 ? median(steady.slice(half).map((s) => s.rssMiB)) / median(steady.slice(0, half).map((s) => s.rssMiB)) : NaN;
+  const rssGrowth =
+    half > 0
+      ? median(steady.slice(half).map((s) => s.rssMiB)) / median(steady.slice(0, half).map((s) => s.rssMiB))
+      : NaN;
   const fdSpread = Math.max(...samples.slice(1).map((s) => s.fds)) - Math.min(...samples.slice(1).map((s) => s.fds));
   const restarted = new Set(samples.map((s) => s.pid)).size > 1;
   console.log(
@@ -209,7 +282,9 @@ async function soak(dev: DevService, source: string) {
       `open fds ranged over ${fdSpread}; encoder restarted: ${restarted}`,
   );
   const bounded = rssGrowth < 1.25 && fdSpread <= 10 && !restarted && counts.completed === SOAK_JOBS;
-  console.log(`verdict: ${bounded ? "bounded (RSS grew less than 25% after warm-up, fds within 10, no restart, every job completed)" : "NOT BOUNDED"}`);
+  console.log(
+    `verdict: ${bounded ? "bounded (RSS grew less than 25% after warm-up, fds within 10, no restart, every job completed)" : "NOT BOUNDED"}`,
+  );
 }
 
 const sources = await mkdtemp(join(tmpdir(), "bench-load-sources-"));

@@ -63,7 +63,9 @@ async function inspect(url: string) {
 
 const drive = (opts: Record<string, unknown>, seconds: number) =>
   new Promise<{ requests: { average: number }; non2xx: number }>((resolve, reject) =>
-    autocannon({ ...opts, duration: seconds, connections: CONNECTIONS }, (err: Error | null, res: any) => (err ? reject(err) : resolve(res))),
+    autocannon({ ...opts, duration: seconds, connections: CONNECTIONS }, (err: Error | null, res: any) =>
+      err ? reject(err) : resolve(res),
+    ),
   );
 
 /** Shares of all samples by function: its own, and with everything it called (each function counted once per sample). */
@@ -73,7 +75,9 @@ function tally(profile: Profile) {
   for (const n of profile.nodes) for (const child of n.children ?? []) parent.set(child, n.id);
   const name = (n: ProfileNode) => {
     const { functionName, url, lineNumber } = n.callFrame;
-    return url ? `${functionName || "(anonymous)"} ${url.split("/").pop()}:${lineNumber + 1}` : functionName || "(anonymous)";
+    return url
+      ? `${functionName || "(anonymous)"} ${url.split("/").pop()}:${lineNumber + 1}`
+      : functionName || "(anonymous)";
   };
   const self = new Map<string, number>();
   const total = new Map<string, number>();
@@ -89,7 +93,10 @@ function tally(profile: Profile) {
     }
   }
   const top = (counts: Map<string, number>, n: number) =>
-    [...counts].sort((a, b) => b[1] - a[1]).slice(0, n).map(([key, count]) => `${((100 * count) / profile.samples.length).toFixed(1).padStart(5)}%  ${key}`);
+    [...counts]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, n)
+      .map(([key, count]) => `${((100 * count) / profile.samples.length).toFixed(1).padStart(5)}%  ${key}`);
   return { self: top(self, 30), total: top(total, 40) };
 }
 
@@ -97,7 +104,10 @@ const inspectorPort = await freePort();
 const fixture = await startApiFixture({ workerInspectorPort: inspectorPort });
 try {
   const { name, opts } = fixture.routes.find((r) => r.id === route)!;
-  const targets = (await (await fetch(`http://127.0.0.1:${inspectorPort}/json`)).json()) as { id: string; webSocketDebuggerUrl: string }[];
+  const targets = (await (await fetch(`http://127.0.0.1:${inspectorPort}/json`)).json()) as {
+    id: string;
+    webSocketDebuggerUrl: string;
+  }[];
   // Miniflare's own workers (its entry, its caches) are listed too; the app is the user worker.
   const app = targets.find((t) => t.id.startsWith("core:user:"));
   if (!app) throw new Error(`no user worker among the inspector's targets: ${targets.map((t) => t.id).join(", ")}`);
@@ -114,7 +124,9 @@ try {
   const file = `test-artifacts/worker-${route}.cpuprofile`;
   await writeFile(file, JSON.stringify(profile));
   const { self, total } = tally(profile);
-  console.log(`\n${name}: ${result.requests.average.toFixed(0)} req/s at ${CONNECTIONS} connections, ${result.non2xx} non-2xx; ${profile.samples.length} samples in ${SECONDS} s`);
+  console.log(
+    `\n${name}: ${result.requests.average.toFixed(0)} req/s at ${CONNECTIONS} connections, ${result.non2xx} non-2xx; ${profile.samples.length} samples in ${SECONDS} s`,
+  );
   console.log(`\nOwn time (shares of all samples)\n${self.join("\n")}`);
   console.log(`\nWith what it calls\n${total.join("\n")}`);
   console.log(`\nProfile: ${file} (Chrome DevTools, Performance panel: load profile)`);

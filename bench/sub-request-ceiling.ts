@@ -21,7 +21,15 @@ function neonShapedReply(): string {
     command: "SELECT",
     rowCount: 1,
     rowAsArray: true,
-    fields: columns.map((name, i) => ({ name, dataTypeID: 25, tableID: 16400, columnID: i + 1, dataTypeSize: -1, dataTypeModifier: -1, format: "text" })),
+    fields: columns.map((name, i) => ({
+      name,
+      dataTypeID: 25,
+      tableID: 16400,
+      columnID: i + 1,
+      dataTypeSize: -1,
+      dataTypeModifier: -1,
+      format: "text",
+    })),
     rows: [columns.map((name) => `${name} value 5f0c7a1e-2b1e-4d7e-9a2c-1d3b6b1f0a11`)],
   });
 }

@@ -7,7 +7,8 @@ import type { ReadableStream as WebReadableStream } from "node:stream/web";
 import { NetworkError } from "../client";
 import { CliFailure, EXIT } from "./exit-codes";
 
-const cannotWrite = (path: string, err: unknown) => new CliFailure(EXIT.usage, `cannot write ${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+const cannotWrite = (path: string, err: unknown) =>
+  new CliFailure(EXIT.usage, `cannot write ${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
 
 /**
  * Before a job is created for `--out`: a directory that does not exist or cannot be written, or a

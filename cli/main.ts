@@ -1,8 +1,28 @@
 import { Command, CommanderError, Option } from "commander";
-import { ApiError, createVepClient, DownloadError, DEFAULT_BASE_URL, DEFAULT_POLL_INTERVAL_MS, type Created, type CreatedEdlJob, type CreatedJob, type Job, UnexpectedResponseError, type VepClient, VepError } from "../client";
+import {
+  ApiError,
+  createVepClient,
+  DownloadError,
+  DEFAULT_BASE_URL,
+  DEFAULT_POLL_INTERVAL_MS,
+  type Created,
+  type CreatedEdlJob,
+  type CreatedJob,
+  type Job,
+  UnexpectedResponseError,
+  type VepClient,
+  VepError,
+} from "../client";
 import { CliFailure, EXIT, EXIT_BY_KIND, LABEL_BY_KIND } from "./exit-codes";
 import { assertWritableDestination, parseJsonOption, readJsonFile, saveResponse } from "./files";
-import { describeCreated, describeDetails, describeJob, describeJobList, describePresets, describeValidation } from "./output";
+import {
+  describeCreated,
+  describeDetails,
+  describeJob,
+  describeJobList,
+  describePresets,
+  describeValidation,
+} from "./output";
 import { assertOutName, linkedOutput, presetOutput, timelineOutput } from "./out-name";
 import { jobProgressBar } from "./progress";
 import { renderMetadata, timelineRequest } from "./timeline-file";
@@ -47,13 +67,21 @@ function print(human: string, json: unknown) {
 function waitOptions<C extends Command>(command: C): C {
   return command
     .option("--wait", "wait for the job to finish, with a progress bar")
-    .option("--out <file>", "when it completes, download the output here (implies --wait); its extension, if any, must be the output's: .zip for a multi-file preset")
-    .option("--interval <seconds>", "seconds between status reads while waiting", String(DEFAULT_POLL_INTERVAL_MS / 1000));
+    .option(
+      "--out <file>",
+      "when it completes, download the output here (implies --wait); its extension, if any, must be the output's: .zip for a multi-file preset",
+    )
+    .option(
+      "--interval <seconds>",
+      "seconds between status reads while waiting",
+      String(DEFAULT_POLL_INTERVAL_MS / 1000),
+    );
 }
 
 function intervalMs(flags: WaitFlags): number {
   const seconds = Number(flags.interval);
-  if (!Number.isFinite(seconds) || seconds <= 0) throw new CliFailure(EXIT.usage, "--interval must be a positive number of seconds");
+  if (!Number.isFinite(seconds) || seconds <= 0)
+    throw new CliFailure(EXIT.usage, "--interval must be a positive number of seconds");
   return seconds * 1000;
 }
 
@@ -111,7 +139,11 @@ async function waitAndSave(api: VepClient, jobId: string, flags: WaitFlags, ever
 }
 
 /** Creates the job only once the wait flags are good (a bad one costs no quota unit), then waits for it if asked. */
-async function createThenWait<T extends Created<CreatedJob | CreatedEdlJob>>(flags: WaitFlags, create: (api: VepClient) => Promise<T>, onCreated: (created: T) => void = () => undefined) {
+async function createThenWait<T extends Created<CreatedJob | CreatedEdlJob>>(
+  flags: WaitFlags,
+  create: (api: VepClient) => Promise<T>,
+  onCreated: (created: T) => void = () => undefined,
+) {
   const everyMs = intervalMs(flags);
   if (flags.out) await assertWritableDestination(flags.out);
   const api = client();
@@ -147,9 +179,12 @@ waitOptions(
     .option("--metadata <json>", "a JSON object stored with the job")
     .option("--idempotency-key <key>", "makes retrying this command safe: the same key never creates a second job"),
 ).action(async (url: string, flags: WaitFlags & { preset: string; metadata?: string; idempotencyKey?: string }) => {
-  const metadata = flags.metadata === undefined ? undefined : (parseJsonOption("metadata", flags.metadata) as Record<string, unknown>);
+  const metadata =
+    flags.metadata === undefined ? undefined : (parseJsonOption("metadata", flags.metadata) as Record<string, unknown>);
   assertOutName(flags.out, presetOutput(flags.preset), `preset ${flags.preset}`);
-  await createThenWait(flags, (api) => api.createJob({ inputUrl: url, preset: flags.preset, metadata }, { idempotencyKey: flags.idempotencyKey }));
+  await createThenWait(flags, (api) =>
+    api.createJob({ inputUrl: url, preset: flags.preset, metadata }, { idempotencyKey: flags.idempotencyKey }),
+  );
 });
 
 const edl = program.command("edl").description("timelines (EDL documents)");
@@ -193,7 +228,12 @@ jobs
   .option("--page <n>", "page number", "1")
   .option("--limit <n>", "jobs per page (at most 100)", "10")
   .action(async (flags: { status?: string; preset?: string; page: string; limit: string }) => {
-    const list = await client().listJobs({ status: flags.status, preset: flags.preset, page: Number(flags.page), limit: Number(flags.limit) });
+    const list = await client().listJobs({
+      status: flags.status,
+      preset: flags.preset,
+      page: Number(flags.page),
+      limit: Number(flags.limit),
+    });
     print(describeJobList(list), list);
   });
 
@@ -205,9 +245,11 @@ jobs
     print(describeJob(job), job);
   });
 
-waitOptions(jobs.command("wait <id>").description("wait for a job to finish")).action(async (id: string, flags: WaitFlags) => {
-  await waitAndSave(client(), id, flags);
-});
+waitOptions(jobs.command("wait <id>").description("wait for a job to finish")).action(
+  async (id: string, flags: WaitFlags) => {
+    await waitAndSave(client(), id, flags);
+  },
+);
 
 jobs
   .command("cancel <id>")
@@ -220,7 +262,10 @@ jobs
 jobs
   .command("download <id>")
   .description("download a completed job's output")
-  .requiredOption("--out <file>", "where to write it; its extension, if any, must be the output's: .zip for a multi-file preset")
+  .requiredOption(
+    "--out <file>",
+    "where to write it; its extension, if any, must be the output's: .zip for a multi-file preset",
+  )
   .action(async (id: string, flags: { out: string }) => {
     await assertWritableDestination(flags.out);
     const bytes = await download(client(), id, flags.out);
@@ -267,7 +312,11 @@ function printError(error: Record<string, unknown>, jobId?: string) {
 function usageMessage(err: CommanderError): string {
   // A command given without its subcommand: commander's message is "(outputHelp)", for the help it would print.
   if (err.code === "commander.help") return "a command is needed";
-  return err.message.replace(/^error: /, "").replace(/\s*\n\s*/g, " ").trim().replace(/\.$/, "");
+  return err.message
+    .replace(/^error: /, "")
+    .replace(/\s*\n\s*/g, " ")
+    .trim()
+    .replace(/\.$/, "");
 }
 
 /**
@@ -278,14 +327,18 @@ function fail(failure: unknown): number {
   const json = program.opts<GlobalOptions>().json;
   const jobId = failure instanceof AfterCreation ? failure.jobId : undefined;
   const err = failure instanceof AfterCreation ? failure.cause : failure;
-  const ofJob = jobId && !(err instanceof Error && err.message.includes(jobId)) ? `; job ${jobId} was created (vep jobs get ${jobId})` : "";
+  const ofJob =
+    jobId && !(err instanceof Error && err.message.includes(jobId))
+      ? `; job ${jobId} was created (vep jobs get ${jobId})`
+      : "";
   const report = (line: string, error: Record<string, unknown>) => {
     process.stderr.write(`vep: ${line}${ofJob}\n`);
     if (json && !printed) printError(error, jobId);
   };
   if (err instanceof VepError) {
     const status = err instanceof ApiError ? ` (HTTP ${err.status})` : "";
-    const hint = err.kind === "unauthorized" && !program.opts<GlobalOptions>().key ? "; pass --key or set VEP_API_KEY" : "";
+    const hint =
+      err.kind === "unauthorized" && !program.opts<GlobalOptions>().key ? "; pass --key or set VEP_API_KEY" : "";
     const details = err instanceof ApiError ? describeDetails(err.body) : "";
     // What support needs to find the failure in the service's logs.
     const requestId = err instanceof ApiError && err.requestId ? ` (request id ${err.requestId})` : "";
@@ -293,20 +346,33 @@ function fail(failure: unknown): number {
       kind: err.kind,
       retryable: err.retryable,
       message: err.message,
-      ...(err instanceof ApiError ? { status: err.status, body: err.body } : err instanceof DownloadError || err instanceof UnexpectedResponseError ? { status: err.status } : {}),
+      ...(err instanceof ApiError
+        ? { status: err.status, body: err.body }
+        : err instanceof DownloadError || err instanceof UnexpectedResponseError
+          ? { status: err.status }
+          : {}),
     });
     return EXIT_BY_KIND[err.kind];
   }
   if (err instanceof ArgumentError) {
     const message = usageMessage(err.cause);
-    report(`usage: ${message}; see ${commandLine(err.command)} --help`, { kind: "usage", retryable: false, message, exitCode: EXIT.usage });
+    report(`usage: ${message}; see ${commandLine(err.command)} --help`, {
+      kind: "usage",
+      retryable: false,
+      message,
+      exitCode: EXIT.usage,
+    });
     return EXIT.usage;
   }
   if (err instanceof CliFailure) {
     report(err.message, { kind: "cli", retryable: false, message: err.message, exitCode: err.exitCode });
     return err.exitCode;
   }
-  report(`unexpected failure: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`, { kind: "unexpected", retryable: false, message: String(err) });
+  report(`unexpected failure: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`, {
+    kind: "unexpected",
+    retryable: false,
+    message: String(err),
+  });
   return EXIT.unexpected;
 }
 

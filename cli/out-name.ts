@@ -38,5 +38,8 @@ export function assertOutName(out: string | undefined, written: string | undefin
   const named = out === undefined ? "" : extensionOf(out);
   if (!out || !written || !named || named === written) return;
   const form = written === "zip" ? "a ZIP archive (.zip)" : `a .${written} file`;
-  throw new CliFailure(EXIT.usage, `--out ${out}: ${writer} writes ${form}, not .${named}; name it ${out.slice(0, -named.length)}${written}`);
+  throw new CliFailure(
+    EXIT.usage,
+    `--out ${out}: ${writer} writes ${form}, not .${named}; name it ${out.slice(0, -named.length)}${written}`,
+  );
 }

@@ -3,9 +3,11 @@ import type { Created, CreatedEdlJob, CreatedJob, EdlValidation, Job, JobList, P
 /** Human-readable renderings; `--json` prints the API objects unchanged instead. */
 
 export function describeCreated(job: Created<CreatedJob | CreatedEdlJob>): string {
-  const what = "preset" in job ? `preset ${job.preset}` : `timeline (${job.stats.clips} clips, ${job.stats.duration} s)`;
+  const what =
+    "preset" in job ? `preset ${job.preset}` : `timeline (${job.stats.clips} clips, ${job.stats.duration} s)`;
   const estimate = "estimatedProcessingTime" in job ? job.estimatedProcessingTime : job.estimate.processingTime;
-  if (job.replayed) return `job ${job.id} was already created with this --idempotency-key (the first answer, replayed: no new job, no quota unit); ${what}`;
+  if (job.replayed)
+    return `job ${job.id} was already created with this --idempotency-key (the first answer, replayed: no new job, no quota unit); ${what}`;
   return `created job ${job.id} (${job.status}), ${what}; estimated ${estimate}; ${job.user.remainingJobs} jobs left this month`;
 }
 
@@ -61,9 +63,14 @@ export function describeDetails(body: unknown): string {
   if (typeof body !== "object" || body === null) return "";
   const { details, errors } = body as { details?: unknown; errors?: unknown };
   const fields = (Array.isArray(details) ? details : [])
-    .filter((d): d is { field: string; message: string } => typeof d?.field === "string" && typeof d?.message === "string")
+    .filter(
+      (d): d is { field: string; message: string } => typeof d?.field === "string" && typeof d?.message === "string",
+    )
     .map((d) => `${d.field}: ${d.message}`);
-  const problems = [...fields, ...(Array.isArray(errors) ? errors : []).filter((e): e is string => typeof e === "string")];
+  const problems = [
+    ...fields,
+    ...(Array.isArray(errors) ? errors : []).filter((e): e is string => typeof e === "string"),
+  ];
   if (problems.length === 0) return "";
   const more = problems.length > SHOWN_PROBLEMS ? [`and ${problems.length - SHOWN_PROBLEMS} more`] : [];
   return ` (${[...problems.slice(0, SHOWN_PROBLEMS), ...more].join("; ")})`;

@@ -2,7 +2,8 @@ import type { CreateEdlRequest } from "../client";
 
 type JobMetadata = CreateEdlRequest["metadata"];
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
 
 /**
  * A timeline file as the API's request. It holds either the EDL document alone or a whole request
@@ -11,7 +12,8 @@ const isObject = (value: unknown): value is Record<string, unknown> => typeof va
  * sent as the document, for the API to judge.
  */
 export function timelineRequest(content: unknown): { edl: CreateEdlRequest["edl"]; metadata?: JobMetadata } {
-  if (isObject(content) && "edl" in content && !("timeline" in content)) return content as { edl: CreateEdlRequest["edl"]; metadata?: JobMetadata };
+  if (isObject(content) && "edl" in content && !("timeline" in content))
+    return content as { edl: CreateEdlRequest["edl"]; metadata?: JobMetadata };
   return { edl: content as CreateEdlRequest["edl"] };
 }
 

@@ -44,9 +44,11 @@ function checkOptions(baseUrl: string, apiKey: string | undefined) {
   } catch {
     url = undefined;
   }
-  if (!url || !["http:", "https:"].includes(url.protocol)) throw new TypeError(`The base URL must be an http(s) URL, such as ${DEFAULT_BASE_URL}: ${JSON.stringify(baseUrl)}`);
+  if (!url || !["http:", "https:"].includes(url.protocol))
+    throw new TypeError(`The base URL must be an http(s) URL, such as ${DEFAULT_BASE_URL}: ${JSON.stringify(baseUrl)}`);
   // Never quoted: the key is a secret, and a mangled one is usually the real key with a stray newline.
-  if (apiKey && !/^[\x21-\x7e]+$/.test(apiKey)) throw new TypeError("The API key holds spaces or control characters (a stray newline?): pass the key alone");
+  if (apiKey && !/^[\x21-\x7e]+$/.test(apiKey))
+    throw new TypeError("The API key holds spaces or control characters (a stray newline?): pass the key alone");
 }
 
 export interface CreateOptions extends CallOptions {
@@ -83,7 +85,10 @@ export function createVepClient(options: ClientOptions = {}) {
   const fetchFn = options.fetch ?? globalThis.fetch;
 
   /** One API call, given up after timeoutMs or when the caller's signal aborts; its body and response. */
-  async function exchange<T>(request: (init: CallInit) => Promise<Outcome<T>>, o?: CallOptions): Promise<{ data: T; response: Response }> {
+  async function exchange<T>(
+    request: (init: CallInit) => Promise<Outcome<T>>,
+    o?: CallOptions,
+  ): Promise<{ data: T; response: Response }> {
     const signal = AbortSignal.any([AbortSignal.timeout(timeoutMs), ...(o?.signal ? [o.signal] : [])]);
     // openapi-fetch throws alike for no answer and for an answer it cannot parse; which it was decides whether a retry can help.
     let answer: Response | undefined;
@@ -97,35 +102,49 @@ export function createVepClient(options: ClientOptions = {}) {
       outcome = await request({ signal, middleware: [keepAnswer] });
     } catch (err) {
       if (o?.signal?.aborted) throw o.signal.reason;
-      if (answer && err instanceof SyntaxError) throw new UnexpectedResponseError(answer.status, answer.headers.get("Content-Type"));
+      if (answer && err instanceof SyntaxError)
+        throw new UnexpectedResponseError(answer.status, answer.headers.get("Content-Type"));
       throw new NetworkError(err);
     }
     if (!outcome.response.ok) throw toApiError(outcome.response, outcome.error);
     return { data: outcome.data as T, response: outcome.response };
   }
-  const send = async <T>(request: (init: CallInit) => Promise<Outcome<T>>, o?: CallOptions): Promise<T> => (await exchange(request, o)).data;
-  const create = async <T extends object>(request: (init: CallInit) => Promise<Outcome<T>>, o?: CallOptions): Promise<Created<T>> => {
+  const send = async <T>(request: (init: CallInit) => Promise<Outcome<T>>, o?: CallOptions): Promise<T> =>
+    (await exchange(request, o)).data;
+  const create = async <T extends object>(
+    request: (init: CallInit) => Promise<Outcome<T>>,
+    o?: CallOptions,
+  ): Promise<Created<T>> => {
     const { data, response } = await exchange(request, o);
-    return Object.defineProperty(data, "replayed", { value: response.headers.get("Idempotent-Replayed") === "true", enumerable: false }) as Created<T>;
+    return Object.defineProperty(data, "replayed", {
+      value: response.headers.get("Idempotent-Replayed") === "true",
+      enumerable: false,
+    }) as Created<T>;
   };
-  const idempotency = (o?: CreateOptions) => (o?.idempotencyKey ? { header: { "Idempotency-Key": o.idempotencyKey } } : {});
+  const idempotency = (o?: CreateOptions) =>
+    o?.idempotencyKey ? { header: { "Idempotency-Key": o.idempotencyKey } } : {};
 
   const client = {
     baseUrl,
     createJob: (body: CreateJobRequest, o?: CreateOptions): Promise<Created<CreatedJob>> =>
       create((init) => api.POST("/jobs", { body, params: idempotency(o), ...init }), o),
-    listJobs: (query: ListJobsQuery = {}, o?: CallOptions): Promise<JobList> => send((init) => api.GET("/jobs", { params: { query }, ...init }), o),
-    getJob: (id: string, o?: CallOptions): Promise<Job> => send((init) => api.GET("/jobs/{id}", { params: { path: { id } }, ...init }), o),
-    cancelJob: (id: string, o?: CallOptions): Promise<CancelledJob> => send((init) => api.DELETE("/jobs/{id}", { params: { path: { id } }, ...init }), o),
+    listJobs: (query: ListJobsQuery = {}, o?: CallOptions): Promise<JobList> =>
+      send((init) => api.GET("/jobs", { params: { query }, ...init }), o),
+    getJob: (id: string, o?: CallOptions): Promise<Job> =>
+      send((init) => api.GET("/jobs/{id}", { params: { path: { id } }, ...init }), o),
+    cancelJob: (id: string, o?: CallOptions): Promise<CancelledJob> =>
+      send((init) => api.DELETE("/jobs/{id}", { params: { path: { id } }, ...init }), o),
     getDownloadUrl: (id: string, o?: CallOptions): Promise<DownloadLink> =>
       send((init) => api.GET("/jobs/{id}/download-url", { params: { path: { id } }, ...init }), o),
     createEdlJob: (body: CreateEdlRequest, o?: CreateOptions): Promise<Created<CreatedEdlJob>> =>
       create((init) => api.POST("/edl", { body, params: idempotency(o), ...init }), o),
-    validateEdl: (edl: CreateEdlRequest["edl"], o?: CallOptions): Promise<EdlValidation> => send((init) => api.PUT("/edl", { body: { edl }, ...init }), o),
+    validateEdl: (edl: CreateEdlRequest["edl"], o?: CallOptions): Promise<EdlValidation> =>
+      send((init) => api.PUT("/edl", { body: { edl }, ...init }), o),
     listPresets: (o?: CallOptions): Promise<PresetCatalogue> => send((init) => api.GET("/presets", init), o),
 
     /** Polls GET /jobs/{id} (every 10 s unless told otherwise) until the job is completed, failed or cancelled. */
-    waitForJob: (id: string, o?: WaitOptions): Promise<Job> => pollJob(() => client.getJob(id, { signal: o?.signal }), o),
+    waitForJob: (id: string, o?: WaitOptions): Promise<Job> =>
+      pollJob(() => client.getJob(id, { signal: o?.signal }), o),
 
     /**
      * Signs a fresh link to a completed job's output and starts downloading it. The link needs no
@@ -137,10 +156,15 @@ export function createVepClient(options: ClientOptions = {}) {
       // The storage has timeoutMs to answer, as the API has; the file then streams for as long as
       // it takes (a large one over a slow line), bounded by the caller's signal alone.
       const unanswered = new AbortController();
-      const timer = setTimeout(() => unanswered.abort(new Error(`the storage did not answer within ${timeoutMs} ms`)), timeoutMs);
+      const timer = setTimeout(
+        () => unanswered.abort(new Error(`the storage did not answer within ${timeoutMs} ms`)),
+        timeoutMs,
+      );
       let response: Response;
       try {
-        response = await fetchFn(downloadUrl, { signal: AbortSignal.any([unanswered.signal, ...(init?.signal ? [init.signal] : [])]) });
+        response = await fetchFn(downloadUrl, {
+          signal: AbortSignal.any([unanswered.signal, ...(init?.signal ? [init.signal] : [])]),
+        });
       } catch (err) {
         if (init?.signal?.aborted) throw init.signal.reason;
         throw new NetworkError(err);

@@ -85,7 +85,10 @@ export class DownloadError extends VepError {
   override readonly retryable: boolean;
 
   constructor(readonly status: number) {
-    super("download", `The storage answered the signed download link with HTTP ${status}${DOWNLOAD_REASON[status] ?? ""}`);
+    super(
+      "download",
+      `The storage answered the signed download link with HTTP ${status}${DOWNLOAD_REASON[status] ?? ""}`,
+    );
     this.retryable = status >= 500;
   }
 }
@@ -94,7 +97,11 @@ export class DownloadError extends VepError {
 export class NetworkError extends VepError {
   override name = "NetworkError";
   constructor(cause: unknown) {
-    super("network", `The service could not be reached: ${cause instanceof Error ? (cause.cause instanceof Error ? cause.cause.message : cause.message) : String(cause)}`, { cause });
+    super(
+      "network",
+      `The service could not be reached: ${cause instanceof Error ? (cause.cause instanceof Error ? cause.cause.message : cause.message) : String(cause)}`,
+      { cause },
+    );
   }
 }
 
@@ -109,7 +116,10 @@ export class UnexpectedResponseError extends VepError {
     readonly status: number,
     contentType: string | null,
   ) {
-    super("unexpected-response", `The service answered HTTP ${status} with a body that is not JSON (${contentType ?? "no Content-Type"}): is the base URL the API's?`);
+    super(
+      "unexpected-response",
+      `The service answered HTTP ${status} with a body that is not JSON (${contentType ?? "no Content-Type"}): is the base URL the API's?`,
+    );
   }
 }
 
@@ -119,6 +129,11 @@ function kindOf(status: number): ErrorKind {
 
 /** An error body as parsed by openapi-fetch: JSON when the service sent JSON, else its text. */
 export function toApiError(response: Response, parsed: unknown): ApiError {
-  const body = typeof parsed === "object" && parsed !== null ? (parsed as ErrorBody) : parsed ? ({ message: String(parsed) } as ErrorBody) : undefined;
+  const body =
+    typeof parsed === "object" && parsed !== null
+      ? (parsed as ErrorBody)
+      : parsed
+        ? ({ message: String(parsed) } as ErrorBody)
+        : undefined;
   return new ApiError(response.status, body);
 }

@@ -1,4 +1,12 @@
-export { createVepClient, DEFAULT_BASE_URL, type CallOptions, type ClientOptions, type Created, type CreateOptions, type VepClient } from "./client";
+export {
+  createVepClient,
+  DEFAULT_BASE_URL,
+  type CallOptions,
+  type ClientOptions,
+  type Created,
+  type CreateOptions,
+  type VepClient,
+} from "./client";
 export { ApiError, DownloadError, NetworkError, UnexpectedResponseError, VepError, type ErrorKind } from "./errors";
 export type * from "./types";
 export { TERMINAL_STATUSES } from "./types";

@@ -18,7 +18,10 @@ interface Command {
   flags?: { strings?: string[]; booleans?: string[] };
   /** How many positional arguments it needs, and at most. */
   positionals: [min: number, max: number];
-  run(admin: Admin, args: { positionals: string[]; flags: Record<string, string | boolean | undefined> }): Promise<unknown>;
+  run(
+    admin: Admin,
+    args: { positionals: string[]; flags: Record<string, string | boolean | undefined> },
+  ): Promise<unknown>;
 }
 
 const PLANS = PLAN_IDS.join("|");
@@ -49,7 +52,8 @@ const COMMANDS: Record<string, Command> = {
   },
   "account show": {
     usage: "account show <accountId>",
-    summary: "One account: plan, dashboard user, usage this month against the quota, webhook (URL; never the secret), key counts.",
+    summary:
+      "One account: plan, dashboard user, usage this month against the quota, webhook (URL; never the secret), key counts.",
     positionals: [1, 1],
     run: (admin, { positionals }) => admin.showAccount(positionals[0]),
   },
@@ -61,10 +65,12 @@ const COMMANDS: Record<string, Command> = {
   },
   "key create": {
     usage: "key create <accountId> [--name <name>] [--legacy]",
-    summary: "A new API key for the account (--legacy: an sk_ key). Prints {keyId, apiKey}; the key is shown only here.",
+    summary:
+      "A new API key for the account (--legacy: an sk_ key). Prints {keyId, apiKey}; the key is shown only here.",
     flags: { strings: ["name"], booleans: ["legacy"] },
     positionals: [1, 1],
-    run: (admin, { positionals, flags }) => admin.createKey(positionals[0], flags.legacy === true, typeof flags.name === "string" ? flags.name : null),
+    run: (admin, { positionals, flags }) =>
+      admin.createKey(positionals[0], flags.legacy === true, typeof flags.name === "string" ? flags.name : null),
   },
   "key list": {
     usage: "key list <accountId>",
@@ -86,20 +92,27 @@ const COMMANDS: Record<string, Command> = {
   },
   "user create": {
     usage: `user create --email <email> --plan <${PLANS}> [--password <password>]`,
-    summary: "A dashboard user with a new account on the plan. Without --password it is asked for (or read from stdin).",
+    summary:
+      "A dashboard user with a new account on the plan. Without --password it is asked for (or read from stdin).",
     flags: { strings: ["email", "plan", "password"] },
     positionals: [0, 0],
     run: async (admin, { flags }) => {
       if (typeof flags.email !== "string") throw new Error("--email is required");
       const chosen = plan(flags.plan);
-      return admin.createUser({ email: flags.email, plan: chosen, password: await password(flags.password, "Password: ") });
+      return admin.createUser({
+        email: flags.email,
+        plan: chosen,
+        password: await password(flags.password, "Password: "),
+      });
     },
   },
   "user password": {
     usage: "user password <email> [<newPassword>]",
-    summary: "Sets a user's password and signs them out everywhere. Without <newPassword> it is asked for (or read from stdin).",
+    summary:
+      "Sets a user's password and signs them out everywhere. Without <newPassword> it is asked for (or read from stdin).",
     positionals: [1, 2],
-    run: async (admin, { positionals }) => admin.setUserPassword(positionals[0], await password(positionals[1], "New password: ")),
+    run: async (admin, { positionals }) =>
+      admin.setUserPassword(positionals[0], await password(positionals[1], "New password: ")),
   },
 };
 
@@ -141,7 +154,10 @@ function parseCommand(argv: string[]) {
   }
   const [min, max] = command.positionals;
   if (parsed.positionals.length < min || parsed.positionals.length > max) throw new Error(explain(command));
-  return { command, args: { positionals: parsed.positionals, flags: parsed.values as Record<string, string | boolean | undefined> } };
+  return {
+    command,
+    args: { positionals: parsed.positionals, flags: parsed.values as Record<string, string | boolean | undefined> },
+  };
 }
 
 const argv = process.argv.slice(2);

@@ -64,7 +64,9 @@ const howItEnded = (exit: EncoderExit) =>
   `pid ${exit.pid} ${exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`} after ${(exit.uptimeMs / 1000).toFixed(1)} s.`;
 
 const lastWords = (exit: EncoderExit) =>
-  exit.stderrTail.length > 0 ? ["  its last stderr lines:", ...exit.stderrTail.map((line) => `    ${line}`)] : ["  it wrote nothing to stderr."];
+  exit.stderrTail.length > 0
+    ? ["  its last stderr lines:", ...exit.stderrTail.map((line) => `    ${line}`)]
+    : ["  it wrote nothing to stderr."];
 
 /** The report printed when the encoder dies unexpectedly: what ended it, its last words, what happens next. */
 export function describeCrash(exit: EncoderExit, restartInMs: number, port: number): string[] {
@@ -97,7 +99,12 @@ interface Run {
   stop(): Promise<void>;
 }
 
-function startRun(opts: { port: number; env: Record<string, string>; log: (source: string, line: string) => void; projectRoot: string }): Run {
+function startRun(opts: {
+  port: number;
+  env: Record<string, string>;
+  log: (source: string, line: string) => void;
+  projectRoot: string;
+}): Run {
   const started = Date.now();
   const child = spawn(process.execPath, [...EXIT_WITH_PARENT_ARGS, "--import", "tsx", "encoder/main.ts"], {
     cwd: opts.projectRoot,
@@ -113,7 +120,9 @@ function startRun(opts: { port: number; env: Record<string, string>; log: (sourc
   });
   // "close" comes after the process's stdio has been read to the end, so the tail is complete.
   const exited = new Promise<EncoderExit>((resolve) => {
-    child.once("close", (code, signal) => resolve({ pid: child.pid ?? 0, code, signal, stderrTail: summariseStderr(tail), uptimeMs: Date.now() - started }));
+    child.once("close", (code, signal) =>
+      resolve({ pid: child.pid ?? 0, code, signal, stderrTail: summariseStderr(tail), uptimeMs: Date.now() - started }),
+    );
   });
   let ended = false;
   void exited.then(() => (ended = true));
@@ -124,9 +133,17 @@ function startRun(opts: { port: number; env: Record<string, string>; log: (sourc
     while (Date.now() < deadline) {
       if (ended) {
         const exit = await exited;
-        throw new Error(`encoder exited before it was ready (${exit.signal ?? `code ${exit.code}`}): ${exit.stderrTail.slice(-3).join(" | ")}`);
+        throw new Error(
+          `encoder exited before it was ready (${exit.signal ?? `code ${exit.code}`}): ${exit.stderrTail.slice(-3).join(" | ")}`,
+        );
       }
-      if (await fetch(`${url}/healthz`).then((r) => r.ok, () => false)) return;
+      if (
+        await fetch(`${url}/healthz`).then(
+          (r) => r.ok,
+          () => false,
+        )
+      )
+        return;
       await new Promise((r) => setTimeout(r, 200));
     }
     child.kill("SIGKILL");
@@ -201,11 +218,14 @@ export async function superviseEncoder(opts: {
   let readyPid = 0;
 
   const watch = (run: Run) => {
-    void run.ready.then(() => {
-      onTrial.delete(run);
-      readyPid = run.pid;
-      for (const listener of readyListeners) listener(run.pid);
-    }, () => undefined);
+    void run.ready.then(
+      () => {
+        onTrial.delete(run);
+        readyPid = run.pid;
+        for (const listener of readyListeners) listener(run.pid);
+      },
+      () => undefined,
+    );
     void run.exited.then((exit) => {
       if (stopping || retired.has(run)) return;
       if (onTrial.has(run)) {
@@ -234,7 +254,9 @@ export async function superviseEncoder(opts: {
     const started = Date.now();
     // A crash's pending restart is superseded by this one.
     clearTimeout(restartTimer);
-    say(`a change in ${ENCODER_SOURCE_TREES.map((tree) => `${tree}/`).join(" or ")}: restarting the encoder; QStash delivers again the jobs it had in flight.`);
+    say(
+      `a change in ${ENCODER_SOURCE_TREES.map((tree) => `${tree}/`).join(" or ")}: restarting the encoder; QStash delivers again the jobs it had in flight.`,
+    );
     retired.add(current);
     await current.stop();
     if (stopping) return;
@@ -242,7 +264,8 @@ export async function superviseEncoder(opts: {
     onTrial.add(current);
     watch(current);
     await current.ready.then(
-      () => say(`encoder reloaded in ${Date.now() - started} ms: pid ${current.pid} is answering on port ${opts.port}.`),
+      () =>
+        say(`encoder reloaded in ${Date.now() - started} ms: pid ${current.pid} is answering on port ${opts.port}.`),
       () => undefined,
     );
   });
@@ -255,7 +278,11 @@ export async function superviseEncoder(opts: {
   }
   readyPid = current.pid;
   watch(current);
-  if (opts.watch) unwatch = watchTrees({ trees: ENCODER_SOURCE_TREES.map((tree) => join(projectRoot, tree)), onChange: () => void reload() });
+  if (opts.watch)
+    unwatch = watchTrees({
+      trees: ENCODER_SOURCE_TREES.map((tree) => join(projectRoot, tree)),
+      onChange: () => void reload(),
+    });
 
   return {
     url: `http://127.0.0.1:${opts.port}`,

@@ -10,7 +10,9 @@ export function parsePort(value: string | undefined): number {
   if (given === "") return DEFAULT_PORT;
   const port = Number(given);
   if (!/^\d+$/.test(given) || port < 1 || port > 65535) {
-    throw new Error(`PORT must be a whole number from 1 to 65535 (unset or empty for ${DEFAULT_PORT}); it was "${value}".`);
+    throw new Error(
+      `PORT must be a whole number from 1 to 65535 (unset or empty for ${DEFAULT_PORT}); it was "${value}".`,
+    );
   }
   return port;
 }

@@ -61,7 +61,8 @@ const started = startStack({
   workerPort: port,
   encoder: { kind: "process", allowLoopbackSources: true, workDir: join(DATA_DIR, "encoder") },
   log: (source, line) => {
-    if (verbose || source === "supervisor" || isJobStageLine(line) || /error|ready|listening|reloaded/i.test(line)) say(`[${source}] ${line}`);
+    if (verbose || source === "supervisor" || isJobStageLine(line) || /error|ready|listening|reloaded/i.test(line))
+      say(`[${source}] ${line}`);
   },
   signal: starting.signal,
   watch: true,
@@ -130,7 +131,9 @@ function whyNotStarted(err: unknown): unknown {
   if (err instanceof PortInUse) return portTaken();
   if (err instanceof Unreachable) {
     const variable = err.service === "database" ? "DATABASE_URL" : "REDIS_URL";
-    return process.env[variable] ? `${variable}: ${err.message}. Check it, or leave it unset for the local stand-in.` : err.message;
+    return process.env[variable]
+      ? `${variable}: ${err.message}. Check it, or leave it unset for the local stand-in.`
+      : err.message;
   }
   return err;
 }
@@ -140,7 +143,9 @@ try {
   const { info } = stack;
   void stack.workerExited.then(({ code, signal }) => {
     if (stopping) return;
-    console.error(`The Worker's server exited (${signal ?? `code ${code}`}); with nothing serving the API, npm run dev stops.`);
+    console.error(
+      `The Worker's server exited (${signal ?? `code ${code}`}); with nothing serving the API, npm run dev stops.`,
+    );
     void shutDown(1);
   });
   published = writeDevState({ databaseUrl: info.databaseUrl, redis: info.cloud.redis, apiUrl: info.apiUrl });
@@ -149,7 +154,10 @@ try {
   const admin = openAdmin({ databaseUrl: info.databaseUrl, redis: info.cloud.redis });
   const { accountId, apiKey } = await step(admin.createAccount(plan));
   // A dashboard sign-in for the dev account; each run makes a new account, so the email names it.
-  const dashboardUser = { email: `dev-${accountId.slice(0, 8)}@example.com`, password: randomBytes(12).toString("base64url") };
+  const dashboardUser = {
+    email: `dev-${accountId.slice(0, 8)}@example.com`,
+    password: randomBytes(12).toString("base64url"),
+  };
   await step(admin.addUser(accountId, dashboardUser));
   await step(admin.close());
 
@@ -157,15 +165,23 @@ try {
   const clip = join(samplesDir, SAMPLE_CLIP);
   const logo = join(samplesDir, SAMPLE_LOGO);
   samples = await step(startFileServer({ files: [clip, logo] }));
-  const timeline = await step(writeSampleTimeline(samplesDir, plan, { clip: samples.url(clip), logo: samples.url(logo) }));
+  const timeline = await step(
+    writeSampleTimeline(samplesDir, plan, { clip: samples.url(clip), logo: samples.url(logo) }),
+  );
 
   // Nothing local fires cron triggers; fire the scheduled handler (the stale-job sweep) as the cron would.
   sweep = setInterval(() => {
     fetch(`${info.apiUrl}/cdn-cgi/handler/scheduled`).catch(() => undefined);
   }, 60_000);
 
-  const database = process.env.DATABASE_URL ? "DATABASE_URL" : `embedded PostgreSQL, data in ${join(DATA_DIR, "postgres")}`;
-  const steps = trySequence({ apiUrl: info.apiUrl, apiKey, sampleUrl: samples.url(clip), timelineFile: timeline.path,
+  const database = process.env.DATABASE_URL
+    ? "DATABASE_URL"
+    : `embedded PostgreSQL, data in ${join(DATA_DIR, "postgres")}`;
+  const steps = trySequence({
+    apiUrl: info.apiUrl,
+    apiKey,
+    sampleUrl: samples.url(clip),
+    timelineFile: timeline.path,
     timelineSays: timeline.summary,
     cli: join(PROJECT_ROOT, "bin", "vep.mjs"),
   });

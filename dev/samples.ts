@@ -20,24 +20,61 @@ const SAMPLE_TIMELINE = "timeline.json";
 export async function prepareSampleMedia(dir: string, signal?: AbortSignal): Promise<void> {
   await mkdir(dir, { recursive: true });
   await makeOnce(signal, join(dir, SAMPLE_CLIP), "mp4", [
-    "-f", "lavfi", "-i", "testsrc2=size=1280x720:rate=30:duration=10",
-    "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=10",
-    "-ac", "2", "-c:v", "libx264", "-preset", "veryfast", "-crf", "26", "-pix_fmt", "yuv420p", "-g", "60",
-    "-c:a", "aac", "-b:a", "128k", "-movflags", "+faststart",
+    "-f",
+    "lavfi",
+    "-i",
+    "testsrc2=size=1280x720:rate=30:duration=10",
+    "-f",
+    "lavfi",
+    "-i",
+    "sine=frequency=440:sample_rate=48000:duration=10",
+    "-ac",
+    "2",
+    "-c:v",
+    "libx264",
+    "-preset",
+    "veryfast",
+    "-crf",
+    "26",
+    "-pix_fmt",
+    "yuv420p",
+    "-g",
+    "60",
+    "-c:a",
+    "aac",
+    "-b:a",
+    "128k",
+    "-movflags",
+    "+faststart",
   ]);
   // An orange disc with a white ring on a transparent square: no font needed.
   await makeOnce(signal, join(dir, SAMPLE_LOGO), "image2", [
-    "-f", "lavfi", "-i", "color=c=black:size=256x256,format=rgba",
-    "-vf", "geq=r=255:g='if(lt(hypot(X-128,Y-128),96),140,255)':b='if(lt(hypot(X-128,Y-128),96),0,255)':a='if(lt(hypot(X-128,Y-128),120),255,0)'",
-    "-frames:v", "1", "-c:v", "png",
+    "-f",
+    "lavfi",
+    "-i",
+    "color=c=black:size=256x256,format=rgba",
+    "-vf",
+    "geq=r=255:g='if(lt(hypot(X-128,Y-128),96),140,255)':b='if(lt(hypot(X-128,Y-128),96),0,255)':a='if(lt(hypot(X-128,Y-128),120),255,0)'",
+    "-frames:v",
+    "1",
+    "-c:v",
+    "png",
   ]);
 }
 
 /** Made under another name and renamed into place, so a run stopped halfway leaves nothing half-made. */
 async function makeOnce(signal: AbortSignal | undefined, path: string, format: string, args: string[]): Promise<void> {
-  if (await access(path).then(() => true, () => false)) return;
+  if (
+    await access(path).then(
+      () => true,
+      () => false,
+    )
+  )
+    return;
   const partial = `${path}.${process.pid}.partial`;
-  const making = run("ffmpeg", ["-hide_banner", "-loglevel", "error", "-y", ...args, "-f", format, partial], { signal });
+  const making = run("ffmpeg", ["-hide_banner", "-loglevel", "error", "-y", ...args, "-f", format, partial], {
+    signal,
+  });
   try {
     await making;
     await rename(partial, path);
@@ -66,7 +103,18 @@ export function sampleTimeline(plan: PlanId, urls: { clip: string; logo: string 
     },
     {
       type: "overlay",
-      clips: [{ id: "logo", src: urls.logo, startTime: 0, duration: 8, position: { x: "right", y: "top" }, size: { width: "12%" }, opacity: 0.85, fadeIn: 0.5 }],
+      clips: [
+        {
+          id: "logo",
+          src: urls.logo,
+          startTime: 0,
+          duration: 8,
+          position: { x: "right", y: "top" },
+          size: { width: "12%" },
+          opacity: 0.85,
+          fadeIn: 0.5,
+        },
+      ],
     },
   ];
   if (EDL_LIMITS[plan].tracks > tracks.length) {

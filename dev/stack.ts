@@ -48,7 +48,11 @@ export interface StackInfo {
  * (its ENCODER_URL): the encoder's own, or that of whatever a test puts in front of it, which
  * is then what QStash's signatures name.
  */
-export function encoderEnv(info: StackInfo, choice: Extract<EncoderChoice, { kind: "process" }>, publicUrl: string): Record<string, string> {
+export function encoderEnv(
+  info: StackInfo,
+  choice: Extract<EncoderChoice, { kind: "process" }>,
+  publicUrl: string,
+): Record<string, string> {
   const { cloud } = info;
   return {
     API_INTERNAL_URL: info.apiUrl,
@@ -104,7 +108,10 @@ export async function startStack(opts: StackOptions) {
     const held: Partial<Record<"worker" | "encoder", { pid: number; group: boolean }>> = {};
     const hold = () => cloud.holdProcesses([held.worker, held.encoder].filter((p) => p !== undefined));
 
-    const workerEnv: Record<string, string> = { ...workerVars(cloudInfo, { publicUrl: apiUrl, encoderUrl }, internalSecret), ...opts.workerEnv };
+    const workerEnv: Record<string, string> = {
+      ...workerVars(cloudInfo, { publicUrl: apiUrl, encoderUrl }, internalSecret),
+      ...opts.workerEnv,
+    };
     // Side by side: neither needs the other up to start (the encoder calls the Worker only for a job).
     const choice = opts.encoder;
     const [workerStart, encoderStart] = await Promise.allSettled([
@@ -124,7 +131,9 @@ export async function startStack(opts: StackOptions) {
             watch: opts.watch,
             onStart: (pid) => {
               held.encoder = { pid, group: false };
-              hold().catch((err) => log("supervisor", `could not record encoder pid ${pid} in the data directory's lock: ${err}`));
+              hold().catch((err) =>
+                log("supervisor", `could not record encoder pid ${pid} in the data directory's lock: ${err}`),
+              );
             },
           })
         : undefined,

@@ -32,7 +32,11 @@ export async function removeDevState(): Promise<void> {
 export async function readDevState(): Promise<{ state: DevState; writtenAt: Date; running: boolean } | null> {
   try {
     const [text, info] = await Promise.all([readFile(STATE_FILE, "utf8"), stat(STATE_FILE)]);
-    return { state: JSON.parse(text) as DevState, writtenAt: info.mtime, running: (await liveHolder(DATA_DIR)) !== null };
+    return {
+      state: JSON.parse(text) as DevState,
+      writtenAt: info.mtime,
+      running: (await liveHolder(DATA_DIR)) !== null,
+    };
   } catch {
     return null;
   }

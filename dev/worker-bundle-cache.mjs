@@ -26,7 +26,12 @@ export async function bundleOf(root, newTemporaryDir, build) {
   const trees = await readFile(join(cache, TREES_FILE), "utf8").then(JSON.parse, () => undefined);
   if (trees) {
     const kept = join(cache, (await fingerprint(root, trees)).hash);
-    if (await stat(join(kept, "index.js")).then(() => true, () => false)) {
+    if (
+      await stat(join(kept, "index.js")).then(
+        () => true,
+        () => false,
+      )
+    ) {
       const now = new Date();
       await utimes(kept, now, now).catch(() => undefined);
       return { dir: kept, temporary: false };
@@ -35,7 +40,9 @@ export async function bundleOf(root, newTemporaryDir, build) {
   const dir = await newTemporaryDir();
   const started = Date.now();
   await build(dir);
-  await keep(root, cache, dir, started).catch((err) => console.error(`the Worker's bundle was not kept for the next start: ${err.message}`));
+  await keep(root, cache, dir, started).catch((err) =>
+    console.error(`the Worker's bundle was not kept for the next start: ${err.message}`),
+  );
   return { dir, temporary: true };
 }
 
@@ -53,7 +60,10 @@ async function keep(root, cache, dir, started) {
   await cp(dir, draft, { recursive: true });
   // Another start may have kept the same bundle meanwhile: its copy stays (a start may be reading
   // it), and the rename, which does not replace a directory holding files, leaves ours to go.
-  const kept = await rename(draft, join(cache, hash)).then(() => true, () => false);
+  const kept = await rename(draft, join(cache, hash)).then(
+    () => true,
+    () => false,
+  );
   if (!kept) await rm(draft, { recursive: true, force: true });
   const treesDraft = `${draft}.trees`;
   await writeFile(treesDraft, JSON.stringify(trees));
@@ -64,12 +74,16 @@ async function keep(root, cache, dir, started) {
 /** The project's files a bundle was built from, as its source map names them: the packages' left out. */
 export async function bundleSources(dir) {
   const map = JSON.parse(await readFile(join(dir, "index.js.map"), "utf8"));
-  return map.sources.map((source) => resolve(dir, map.sourceRoot ?? "", source)).filter((path) => !path.split(sep).includes("node_modules"));
+  return map.sources
+    .map((source) => resolve(dir, map.sourceRoot ?? "", source))
+    .filter((path) => !path.split(sep).includes("node_modules"));
 }
 
 /** The top-level directories of the project that hold the bundle's sources. */
 async function projectTrees(root, dir) {
-  const tops = (await bundleSources(dir)).map((source) => relative(root, source).split(sep)[0]).filter((top) => top && top !== "..");
+  const tops = (await bundleSources(dir))
+    .map((source) => relative(root, source).split(sep)[0])
+    .filter((top) => top && top !== "..");
   return [...new Set(tops)].sort();
 }
 
@@ -83,7 +97,10 @@ async function fingerprint(root, trees) {
   const files = [...ALWAYS, ...(await Promise.all(trees.map((tree) => filesUnder(root, tree)))).flat()];
   for (const file of files) {
     const path = join(root, file);
-    const [content, info] = await Promise.all([readFile(path).catch(() => Buffer.alloc(0)), stat(path).catch(() => undefined)]);
+    const [content, info] = await Promise.all([
+      readFile(path).catch(() => Buffer.alloc(0)),
+      stat(path).catch(() => undefined),
+    ]);
     hash.update(`\0${file}\0${content.length}\0`).update(content);
     newest = Math.max(newest, info?.mtimeMs ?? 0);
   }
@@ -101,7 +118,9 @@ async function filesUnder(root, tree) {
 /** Leaves the `KEPT` bundles used last, and no draft a killed start left. */
 async function prune(cache) {
   const names = (await readdir(cache)).filter((name) => name !== TREES_FILE);
-  const entries = await Promise.all(names.map(async (name) => ({ name, used: (await stat(join(cache, name)).catch(() => undefined))?.mtimeMs ?? 0 })));
+  const entries = await Promise.all(
+    names.map(async (name) => ({ name, used: (await stat(join(cache, name)).catch(() => undefined))?.mtimeMs ?? 0 })),
+  );
   const hour = Date.now() - 3600_000;
   const bundles = entries.filter((e) => !e.name.startsWith(".draft-")).sort((a, b) => b.used - a.used);
   const stale = [...bundles.slice(KEPT), ...entries.filter((e) => e.name.startsWith(".draft-") && e.used < hour)];

@@ -85,7 +85,10 @@ export async function startWorkerProcess(opts: {
     log(line);
   });
   const stderrRead = once(stderr, "close");
-  const exited = once(child, "exit").then(([code, signal]) => ({ code: code as number | null, signal: signal as NodeJS.Signals | null }));
+  const exited = once(child, "exit").then(([code, signal]) => ({
+    code: code as number | null,
+    signal: signal as NodeJS.Signals | null,
+  }));
   const hasExited = () => child.exitCode !== null || child.signalCode !== null;
 
   const stop = async () => {

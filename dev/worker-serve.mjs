@@ -78,10 +78,18 @@ export default {
 `;
 
 const { values } = parseArgs({
-  options: { port: { type: "string" }, watch: { type: "boolean", default: false }, "inspector-port": { type: "string" } },
+  options: {
+    port: { type: "string" },
+    watch: { type: "boolean", default: false },
+    "inspector-port": { type: "string" },
+  },
 });
 const vars = JSON.parse(process.env.WORKER_DEV_VARS ?? "{}");
-const wranglerBin = join(dirname(createRequire(import.meta.url).resolve("wrangler/package.json")), "bin", "wrangler.js");
+const wranglerBin = join(
+  dirname(createRequire(import.meta.url).resolve("wrangler/package.json")),
+  "bin",
+  "wrangler.js",
+);
 
 /** Bundle directories not yet removed: workerd reads them until it is ready on them. */
 const bundleDirs = new Set();
@@ -146,7 +154,9 @@ async function build() {
   };
   try {
     const { dir } = await bundleOf(process.cwd(), newTemporaryDir, (outdir) =>
-      promisify(execFile)(process.execPath, [wranglerBin, "deploy", "--dry-run", "--outdir", outdir], { maxBuffer: 16 * 1024 * 1024 }),
+      promisify(execFile)(process.execPath, [wranglerBin, "deploy", "--dry-run", "--outdir", outdir], {
+        maxBuffer: 16 * 1024 * 1024,
+      }),
     );
     const config = await readWranglerConfig(process.cwd());
     const options = {
@@ -197,7 +207,13 @@ async function settle(built, ready) {
  */
 function watchSources(sources) {
   const root = process.cwd();
-  const trees = [...new Set(sources.map((source) => (source.startsWith(root + sep) ? join(root, relative(root, source).split(sep)[0]) : dirname(source))))].sort();
+  const trees = [
+    ...new Set(
+      sources.map((source) =>
+        source.startsWith(root + sep) ? join(root, relative(root, source).split(sep)[0]) : dirname(source),
+      ),
+    ),
+  ].sort();
   // A build from the same directories keeps the watchers it has (a recursive walk to set up again).
   if (trees.join("\0") === watchedTrees) return;
   unwatch();
@@ -207,7 +223,9 @@ function watchSources(sources) {
 
 /** Every line prefixed, so that `npm run dev`, which shows a Worker line only when it names an error, shows them all. */
 function report(what, err) {
-  const said = String(err.stderr || err.message || err).split("\n").filter((line) => line.trim());
+  const said = String(err.stderr || err.message || err)
+    .split("\n")
+    .filter((line) => line.trim());
   console.error([what, ...said].map((line) => `build error: ${line}`).join("\n"));
 }
 
@@ -218,12 +236,16 @@ function report(what, err) {
  */
 async function bundleModules(dir, rules) {
   const other = rules.find((rule) => rule.type !== "Text");
-  if (other) throw new Error(`wrangler.toml's ${other.type} rule: dev/worker-serve.mjs serves only Text modules beside the bundle`);
-  const others = (await readdir(dir)).filter((name) => name !== "index.js" && !name.endsWith(".map") && name !== "README.md");
+  if (other)
+    throw new Error(
+      `wrangler.toml's ${other.type} rule: dev/worker-serve.mjs serves only Text modules beside the bundle`,
+    );
+  const others = (await readdir(dir)).filter(
+    (name) => name !== "index.js" && !name.endsWith(".map") && name !== "README.md",
+  );
   return [
     { type: "ESModule", path: join(dir, "local-entry.mjs"), contents: LOCAL_ENTRY },
     { type: "ESModule", path: join(dir, "index.js") },
     ...others.map((name) => ({ type: "Text", path: join(dir, name) })),
   ];
 }
-

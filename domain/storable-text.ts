@@ -26,17 +26,28 @@ interface Frame {
  * text, in document order, at most `limit` of them.
  */
 export function unstorableTextPaths(value: unknown, limit = MAX_UNSTORABLE_PATHS): string[] {
-  return pathsWhere(value, limit, (item) => typeof item === "string" && UNSTORABLE.test(item), (key) => UNSTORABLE.test(key));
+  return pathsWhere(
+    value,
+    limit,
+    (item) => typeof item === "string" && UNSTORABLE.test(item),
+    (key) => UNSTORABLE.test(key),
+  );
 }
 
-export const NON_FINITE_NUMBER_MESSAGE = "must be a number within the range JSON numbers are read in (1e400 reads as Infinity)";
+export const NON_FINITE_NUMBER_MESSAGE =
+  "must be a number within the range JSON numbers are read in (1e400 reads as Infinity)";
 
 /**
  * Paths of numbers too large to be read as one (JSON.parse makes 1e400 Infinity, and storing it
  * as JSON turns it into null without a word), at most `limit` of them.
  */
 export function nonFiniteNumberPaths(value: unknown, limit = MAX_UNSTORABLE_PATHS): string[] {
-  return pathsWhere(value, limit, (item) => typeof item === "number" && !Number.isFinite(item), () => false);
+  return pathsWhere(
+    value,
+    limit,
+    (item) => typeof item === "number" && !Number.isFinite(item),
+    () => false,
+  );
 }
 
 /**
@@ -45,7 +56,12 @@ export function nonFiniteNumberPaths(value: unknown, limit = MAX_UNSTORABLE_PATH
  * stack; a path is built only for what is reported or descended into, so a body of a million
  * empty objects costs no strings.
  */
-function pathsWhere(value: unknown, limit: number, isBad: (item: unknown) => boolean, isBadKey: (key: string) => boolean): string[] {
+function pathsWhere(
+  value: unknown,
+  limit: number,
+  isBad: (item: unknown) => boolean,
+  isBadKey: (key: string) => boolean,
+): string[] {
   const found: string[] = [];
   const frames: Frame[] = [];
   const visit = (item: unknown, path: () => string) => {
@@ -53,7 +69,8 @@ function pathsWhere(value: unknown, limit: number, isBad: (item: unknown) => boo
       found.push(path());
     } else if (typeof item === "object" && item !== null) {
       const keys = Array.isArray(item) ? null : Object.keys(item);
-      if ((keys ?? (item as unknown[])).length > 0) frames.push({ path: path(), container: item as Frame["container"], keys, next: 0 });
+      if ((keys ?? (item as unknown[])).length > 0)
+        frames.push({ path: path(), container: item as Frame["container"], keys, next: 0 });
     }
   };
   visit(value, () => "");

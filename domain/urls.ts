@@ -13,7 +13,8 @@ export function isAbsoluteHttpUrl(value: unknown): value is string {
 
 /** The URL `value` is when it is an absolute http(s) URL as isAbsoluteHttpUrl means it; null otherwise. */
 function httpUrl(value: unknown): URL | null {
-  if (typeof value !== "string" || /[\u0000-\u0020\u007f]/.test(value) || unstorableTextPaths(value, 1).length > 0) return null;
+  if (typeof value !== "string" || /[\u0000-\u0020\u007f]/.test(value) || unstorableTextPaths(value, 1).length > 0)
+    return null;
   try {
     const url = new URL(value);
     return (url.protocol === "http:" || url.protocol === "https:") && url.hostname.length > 0 ? url : null;

@@ -28,11 +28,23 @@ export const encoderConfigSchema = z.object({
   WORK_DIR: z.string().default("/tmp/encoder"),
   /** Development only: lets sources on 127.0.0.1 through the SSRF guard. Never set in production. */
   ALLOW_LOOPBACK_SOURCES: bool,
-  MAX_SOURCE_BYTES: z.coerce.number().int().positive().default(5 * 1024 ** 3),
-  DOWNLOAD_TIMEOUT_MS: z.coerce.number().int().positive().default(30 * 60_000),
+  MAX_SOURCE_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(5 * 1024 ** 3),
+  DOWNLOAD_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(30 * 60_000),
   /** A download slower than DOWNLOAD_MIN_BYTES_PER_SECOND over any DOWNLOAD_STALL_MS is given up. */
   DOWNLOAD_STALL_MS: z.coerce.number().int().positive().default(30_000),
-  DOWNLOAD_MIN_BYTES_PER_SECOND: z.coerce.number().int().nonnegative().default(32 * 1024),
+  DOWNLOAD_MIN_BYTES_PER_SECOND: z.coerce
+    .number()
+    .int()
+    .nonnegative()
+    .default(32 * 1024),
   HEARTBEAT_MS: z.coerce.number().int().positive().default(2_000),
   /** A run of FFmpeg or ffprobe that makes no progress (nothing encoded, nothing read) for this long is stopped (ffmpeg/watchdog.ts). */
   FFMPEG_STALL_MS: z.coerce.number().int().positive().default(DEFAULT_WATCHDOG.stallMs),

@@ -21,10 +21,14 @@ export function installCrashGuard(opts: { beforeExit: () => void }): void {
     const job = currentJobScope();
     if (job) {
       const what = job.fail(err) ? "ended the job" : "came after the job had ended";
-      console.error(`${formatStage(job.jobId, { stage: "error", message: `an ${kind} ${what}; the encoder carries on` })}\n${describeError(err)}`);
+      console.error(
+        `${formatStage(job.jobId, { stage: "error", message: `an ${kind} ${what}; the encoder carries on` })}\n${describeError(err)}`,
+      );
       return;
     }
-    console.error(`ENCODER FAILURE: an ${kind} outside any job; the process state is unknown, so it exits for a clean restart.\n${describeError(err)}`);
+    console.error(
+      `ENCODER FAILURE: an ${kind} outside any job; the process state is unknown, so it exits for a clean restart.\n${describeError(err)}`,
+    );
     opts.beforeExit();
     process.exit(1);
   };

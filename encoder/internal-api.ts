@@ -124,8 +124,10 @@ export function createInternalApi(baseUrl: string, secret: string, options: Inte
   }
 
   return {
-    claim: (id: string, attempt: number) => postRetrying<{ job: ClaimedJob }>(id, "claim", { attempt }).then((r) => r.job),
-    heartbeat: (id: string, beat: { progress?: number; duration?: number }) => post<{ status: string }>(`/jobs/${id}/heartbeat`, beat),
+    claim: (id: string, attempt: number) =>
+      postRetrying<{ job: ClaimedJob }>(id, "claim", { attempt }).then((r) => r.job),
+    heartbeat: (id: string, beat: { progress?: number; duration?: number }) =>
+      post<{ status: string }>(`/jobs/${id}/heartbeat`, beat),
     complete: (id: string, outputKey: string, duration: number | null) =>
       postRetrying<{ status: string }>(id, "complete", { outputKey, duration }),
     fail: (id: string, body: { errorMessage: string; attempt: number; final: boolean; duration?: number | null }) =>

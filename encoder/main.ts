@@ -13,14 +13,19 @@ installCrashGuard({ beforeExit: killRunningTools });
 const config = loadEncoderConfig();
 
 const orphans = await clearLeftovers(config.WORK_DIR);
-if (orphans.length > 0) console.log(JSON.stringify({ level: "info", msg: "killed FFmpeg processes left by a previous encoder", pids: orphans }));
+if (orphans.length > 0)
+  console.log(
+    JSON.stringify({ level: "info", msg: "killed FFmpeg processes left by a previous encoder", pids: orphans }),
+  );
 
 const server = createEncoderServer(
   {
     api: createInternalApi(config.API_INTERNAL_URL, config.INTERNAL_SECRET, {
       retryForMs: config.WORKER_RETRY_MS,
       onRetry: (jobId, call, err, waitMs) =>
-        console.log(formatStage(jobId, { stage: "worker-retry", call, reason: briefly(err), waitSeconds: waitMs / 1000 })),
+        console.log(
+          formatStage(jobId, { stage: "worker-retry", call, reason: briefly(err), waitSeconds: waitMs / 1000 }),
+        ),
     }),
     uploader: createUploader({
       endpoint: config.S3_ENDPOINT,
@@ -44,7 +49,14 @@ const server = createEncoderServer(
 server.requestTimeout = 0;
 server.headersTimeout = 60_000;
 server.listen(config.PORT, config.HOST, () => {
-  console.log(JSON.stringify({ level: "info", msg: "encoder listening", port: config.PORT, allowLoopbackSources: config.ALLOW_LOOPBACK_SOURCES }));
+  console.log(
+    JSON.stringify({
+      level: "info",
+      msg: "encoder listening",
+      port: config.PORT,
+      allowLoopbackSources: config.ALLOW_LOOPBACK_SOURCES,
+    }),
+  );
 });
 
 let stopping = false;
@@ -53,9 +65,21 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
     // A second signal stops at once.
     if (!stopping && config.SHUTDOWN_GRACE_MS > 0) {
       stopping = true;
-      console.log(JSON.stringify({ level: "info", msg: "stopping: running encodes may finish", signal, graceSeconds: config.SHUTDOWN_GRACE_MS / 1000 }));
+      console.log(
+        JSON.stringify({
+          level: "info",
+          msg: "stopping: running encodes may finish",
+          signal,
+          graceSeconds: config.SHUTDOWN_GRACE_MS / 1000,
+        }),
+      );
       const finished = await server.drain(config.SHUTDOWN_GRACE_MS);
-      console.log(JSON.stringify({ level: "info", msg: finished ? "every running encode was answered" : "grace over: stopping the encodes still running" }));
+      console.log(
+        JSON.stringify({
+          level: "info",
+          msg: finished ? "every running encode was answered" : "grace over: stopping the encodes still running",
+        }),
+      );
     }
     // FFmpeg would otherwise outlive the encoder, encoding for a delivery nobody answers.
     killRunningTools();

@@ -14,7 +14,10 @@ const deliveryBody = z.object({ jobId: z.string().uuid(), firstAttempt: z.number
  * The job and the attempt a verified delivery stands for: the message's first attempt plus
  * the redeliveries QStash has made of it. Null for a body that can never be processed.
  */
-export function parseDelivery(raw: string, retried: string | string[] | undefined): { jobId: string; attempt: number } | null {
+export function parseDelivery(
+  raw: string,
+  retried: string | string[] | undefined,
+): { jobId: string; attempt: number } | null {
   let parsed: z.infer<typeof deliveryBody>;
   try {
     parsed = deliveryBody.parse(JSON.parse(raw));
@@ -66,7 +69,12 @@ export interface EncoderServer extends Server {
  */
 export function createEncoderServer(
   deps: PipelineDeps,
-  opts: { signingKeys: { current: string; next: string }; deliveryUrl: string; concurrency: number; bodyDeadlineMs?: number },
+  opts: {
+    signingKeys: { current: string; next: string };
+    deliveryUrl: string;
+    concurrency: number;
+    bodyDeadlineMs?: number;
+  },
 ): EncoderServer {
   const receiver = new Receiver({ currentSigningKey: opts.signingKeys.current, nextSigningKey: opts.signingKeys.next });
   const limit = semaphore(opts.concurrency);
@@ -85,7 +93,8 @@ export function createEncoderServer(
 
   async function handle(req: IncomingMessage, res: ServerResponse) {
     const reply = (status: number, body: Record<string, unknown>, headers: Record<string, string> = {}) => {
-      if (!res.headersSent) res.writeHead(status, { "content-type": "application/json", ...headers }).end(JSON.stringify(body));
+      if (!res.headersSent)
+        res.writeHead(status, { "content-type": "application/json", ...headers }).end(JSON.stringify(body));
     };
     if (req.method === "GET" && req.url === "/healthz") return reply(200, { ok: true });
     if (req.method !== "POST" || req.url !== ENCODER_DELIVERY_PATH) return reply(404, { error: "Not found" });
@@ -107,7 +116,14 @@ export function createEncoderServer(
     if (refusal !== null) {
       // With QStash's reason: an encoder whose PUBLIC_URL is not the Worker's ENCODER_URL refuses
       // every delivery, and the reason names both URLs.
-      deps.log(JSON.stringify({ level: "warn", msg: "a delivery was refused (401): its Upstash-Signature does not verify", reason: refusal, deliveryUrl: opts.deliveryUrl }));
+      deps.log(
+        JSON.stringify({
+          level: "warn",
+          msg: "a delivery was refused (401): its Upstash-Signature does not verify",
+          reason: refusal,
+          deliveryUrl: opts.deliveryUrl,
+        }),
+      );
       return reply(401, { error: "Invalid signature" });
     }
 
@@ -117,10 +133,17 @@ export function createEncoderServer(
     const { jobId, attempt } = delivery;
     const messageId = req.headers["upstash-message-id"];
     try {
-      const result = await flights(jobId, typeof messageId === "string" ? messageId : undefined, () => limit(() => processDelivery(deps, jobId, attempt)));
+      const result = await flights(jobId, typeof messageId === "string" ? messageId : undefined, () =>
+        limit(() => processDelivery(deps, jobId, attempt)),
+      );
       reply(result === "done" ? 200 : 500, { jobId, result });
     } catch (err) {
-      deps.log(formatStage(jobId, { stage: "error", message: `the delivery could not be processed (answered 503, QStash delivers it again): ${describeError(err)}` }));
+      deps.log(
+        formatStage(jobId, {
+          stage: "error",
+          message: `the delivery could not be processed (answered 503, QStash delivers it again): ${describeError(err)}`,
+        }),
+      );
       reply(503, { error: "Delivery could not be processed; retry" });
     }
   }

@@ -34,7 +34,10 @@ export const envSchema = z.object({
   QUOTA_LIMITS: z
     .string()
     .optional()
-    .refine((text) => text === undefined || quotaOverrides(text) !== null, "must be a JSON object of plan → non-negative integer"),
+    .refine(
+      (text) => text === undefined || quotaOverrides(text) !== null,
+      "must be a JSON object of plan → non-negative integer",
+    ),
 });
 
 export type Env = z.infer<typeof envSchema>;

@@ -38,7 +38,8 @@ export type ErrorKind = (typeof ERROR_KINDS)[keyof typeof ERROR_KINDS];
 export type ErrorBody = { error: ErrorKind; message: string } & Record<string, unknown>;
 type BareErrorBody = { message: string };
 
-const UNAUTHORIZED_MESSAGE = "Missing or invalid API key. Use the header Authorization: Bearer spk_xxx or Bearer sk_xxx";
+const UNAUTHORIZED_MESSAGE =
+  "Missing or invalid API key. Use the header Authorization: Bearer spk_xxx or Bearer sk_xxx";
 const INTERNAL_MESSAGE = "An unexpected error occurred. Retry with backoff.";
 
 /**
@@ -111,7 +112,11 @@ export class ApiError extends Error {
 
   /** A QStash message that can never succeed: 489 with Upstash-NonRetryable-Error tells QStash not to retry it. */
   static malformedDelivery(message: string) {
-    return new ApiError(489 as ContentfulStatusCode, { error: ERROR_KINDS.malformedDelivery, message }, { "Upstash-NonRetryable-Error": "true" });
+    return new ApiError(
+      489 as ContentfulStatusCode,
+      { error: ERROR_KINDS.malformedDelivery, message },
+      { "Upstash-NonRetryable-Error": "true" },
+    );
   }
 
   /** The account's endpoint did not take a webhook attempt; a 5xx makes QStash try again. */
@@ -137,7 +142,9 @@ export function renderError(err: Error, c: Context): Response {
     return c.json(refused.body, refused.status);
   }
   const requestId = crypto.randomUUID();
-  console.error(JSON.stringify({ level: "error", requestId, method: c.req.method, path: c.req.path, error: describeError(err) }));
+  console.error(
+    JSON.stringify({ level: "error", requestId, method: c.req.method, path: c.req.path, error: describeError(err) }),
+  );
   const internal = ApiError.internal(requestId);
   return c.json(internal.body, internal.status);
 }
@@ -153,8 +160,9 @@ const DRIVER_FIELDS = ["code", "detail", "hint", "severity", "table", "column", 
  */
 function loggableMessage(err: Error): string {
   const { query, params } = err as { query?: unknown; params?: unknown };
-  if (typeof query === "string" && Array.isArray(params)) return `Failed query: ${query}\nparams: ${params.length} withheld`;
-  return err.message.replace(/, command was: \[\[?"(\w+)"[^]*$/, ', command was: $1 (its arguments withheld)');
+  if (typeof query === "string" && Array.isArray(params))
+    return `Failed query: ${query}\nparams: ${params.length} withheld`;
+  return err.message.replace(/, command was: \[\[?"(\w+)"[^]*$/, ", command was: $1 (its arguments withheld)");
 }
 
 /**

@@ -11,7 +11,13 @@ import { PLAN_DISPLAY_NAMES, type PlanId } from "../../domain/plans";
 import { iso, quotaPeriod } from "../../domain/time";
 import { forgetCachedKeys, issueApiKey, listApiKeys, revokeApiKey } from "../../worker/dashboard/lib/api-keys";
 import { KEY_CACHE_TTL, markKeysChanged } from "../../worker/lib/key-cache";
-import { addUser, createUserWithAccount, emailSchema, passwordSchema, setPassword } from "../../worker/dashboard/lib/users";
+import {
+  addUser,
+  createUserWithAccount,
+  emailSchema,
+  passwordSchema,
+  setPassword,
+} from "../../worker/dashboard/lib/users";
 import { usageThisMonth } from "../../worker/dashboard/lib/usage";
 import { rotateWebhookSecret, webhookUrlProblem } from "../../worker/dashboard/lib/webhook";
 
@@ -33,7 +39,10 @@ export class CacheNotCleared extends Error {
     what: string,
     cause: unknown,
   ) {
-    super(`${what}, but the API's cache of key lookups could not be told (it expires within ${KEY_CACHE_TTL} s; until then the API may go on as before)`, { cause });
+    super(
+      `${what}, but the API's cache of key lookups could not be told (it expires within ${KEY_CACHE_TTL} s; until then the API may go on as before)`,
+      { cause },
+    );
   }
 }
 
@@ -48,7 +57,10 @@ async function thenTellCache<T>(done: T, what: string, tell: () => Promise<unkno
 }
 
 /** Operator input read as the dashboard reads it: a clear message instead of a database error. */
-function valid<T>(result: { success: true; data: T } | { success: false; error: { issues: { message: string }[] } }, what: string): T {
+function valid<T>(
+  result: { success: true; data: T } | { success: false; error: { issues: { message: string }[] } },
+  what: string,
+): T {
   if (!result.success) throw new Error(`${what}: ${result.error.issues[0].message}`);
   return result.data;
 }
@@ -103,12 +115,18 @@ export function openAdmin(conn: AdminConnections) {
       if (problem) throw new Error(problem);
       await requireAccount(accountId);
       const { secret } = await rotateWebhookSecret(db, null, accountId, url);
-      return thenTellCache({ webhookUrl: url, secret }, `The webhook of account ${accountId} is set (the change stands)`, () => forgetCachedKeys(db, redis, accountId));
+      return thenTellCache(
+        { webhookUrl: url, secret },
+        `The webhook of account ${accountId} is set (the change stands)`,
+        () => forgetCachedKeys(db, redis, accountId),
+      );
     },
     async setPlan(accountId: string, plan: PlanId) {
       await requireAccount(accountId);
       await db.update(accounts).set({ plan }).where(eq(accounts.id, accountId));
-      return thenTellCache({ accountId, plan }, `Account ${accountId} is on the ${plan} plan (the change stands)`, () => forgetCachedKeys(db, redis, accountId));
+      return thenTellCache({ accountId, plan }, `Account ${accountId} is on the ${plan} plan (the change stands)`, () =>
+        forgetCachedKeys(db, redis, accountId),
+      );
     },
     async listAccounts() {
       const activeKeys = db
@@ -118,7 +136,14 @@ export function openAdmin(conn: AdminConnections) {
         .groupBy(apiKeys.accountId)
         .as("active_keys");
       const rows = await db
-        .select({ accountId: accounts.id, plan: accounts.plan, email: users.email, activeKeys: activeKeys.n, webhookUrl: accounts.webhookUrl, createdAt: accounts.createdAt })
+        .select({
+          accountId: accounts.id,
+          plan: accounts.plan,
+          email: users.email,
+          activeKeys: activeKeys.n,
+          webhookUrl: accounts.webhookUrl,
+          createdAt: accounts.createdAt,
+        })
         .from(accounts)
         .leftJoin(users, eq(users.accountId, accounts.id))
         .leftJoin(activeKeys, eq(activeKeys.accountId, accounts.id))
@@ -145,7 +170,13 @@ export function openAdmin(conn: AdminConnections) {
     async listKeys(accountId: string) {
       await requireAccount(accountId);
       const keys = await listApiKeys(db, accountId);
-      return keys.map((k) => ({ keyId: k.id, name: k.name, last4: k.last4, createdAt: iso(k.createdAt), revokedAt: iso(k.revokedAt) }));
+      return keys.map((k) => ({
+        keyId: k.id,
+        name: k.name,
+        last4: k.last4,
+        createdAt: iso(k.createdAt),
+        revokedAt: iso(k.revokedAt),
+      }));
     },
     /** A dashboard user with a new account on `plan`. */
     async createUser(input: { email: string; password: string; plan: PlanId }) {

@@ -13,12 +13,21 @@ export interface FoundDev {
  * the running `npm run dev`'s. That run's Redis goes only with its own database, and only while
  * it runs: a stale state names a stand-in that is gone, and another database has another cache.
  */
-export function adminConnections(env: NodeJS.ProcessEnv, dev: FoundDev | null): Omit<AdminConnections, "quotaLimits"> | { problem: string } {
+export function adminConnections(
+  env: NodeJS.ProcessEnv,
+  dev: FoundDev | null,
+): Omit<AdminConnections, "quotaLimits"> | { problem: string } {
   const live = dev?.running ? dev.state : undefined;
   const databaseUrl = env.DATABASE_URL || live?.databaseUrl;
   if (!databaseUrl) {
-    if (dev) return { problem: `npm run dev is not running (its last state is from ${dev.writtenAt.toISOString()}): start it, or set DATABASE_URL.` };
-    return { problem: "No database: set DATABASE_URL, or start `npm run dev` first (with the same DATA_DIR as this command, if it has one)." };
+    if (dev)
+      return {
+        problem: `npm run dev is not running (its last state is from ${dev.writtenAt.toISOString()}): start it, or set DATABASE_URL.`,
+      };
+    return {
+      problem:
+        "No database: set DATABASE_URL, or start `npm run dev` first (with the same DATA_DIR as this command, if it has one).",
+    };
   }
   const redis = env.UPSTASH_REDIS_REST_URL
     ? { url: env.UPSTASH_REDIS_REST_URL, token: env.UPSTASH_REDIS_REST_TOKEN ?? "" }
@@ -35,7 +44,8 @@ export function adminConnections(env: NodeJS.ProcessEnv, dev: FoundDev | null): 
  */
 export function describeError(err: unknown): string {
   const lines: string[] = [];
-  for (let e = err; e !== undefined && e !== null && lines.length < 5; e = (e as { cause?: unknown }).cause) lines.push(firstLine(e));
+  for (let e = err; e !== undefined && e !== null && lines.length < 5; e = (e as { cause?: unknown }).cause)
+    lines.push(firstLine(e));
   return lines.filter(Boolean).join(": ");
 }
 

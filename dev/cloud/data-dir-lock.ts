@@ -97,7 +97,9 @@ function ownLock(dataDir: string, file: string, mine: DataDirHolder): DataDirLoc
     hold(processes) {
       return inTurn(async () => {
         if (released) return;
-        const held = await Promise.all(processes.map(async ({ pid, group }) => ({ pid, group, started: await processStartTime(pid) })));
+        const held = await Promise.all(
+          processes.map(async ({ pid, group }) => ({ pid, group, started: await processStartTime(pid) })),
+        );
         mine.processes = held.filter((p): p is HeldProcess => p.started !== undefined);
         // Replaced whole (rename is atomic): a reader sees the old record or the new one.
         const draft = draftName(dataDir);

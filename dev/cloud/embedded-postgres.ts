@@ -52,7 +52,14 @@ export async function startEmbeddedPostgres(opts: {
     // (creating it if the system has none) and hands it the data directory.
     createPostgresUser: process.getuid?.() === 0,
     initdbFlags: ["--encoding=UTF8", "--locale=C"],
-    postgresFlags: ["-c", `listen_addresses=${opts.host}`, "-c", "unix_socket_directories=", "-c", "max_connections=200"],
+    postgresFlags: [
+      "-c",
+      `listen_addresses=${opts.host}`,
+      "-c",
+      "unix_socket_directories=",
+      "-c",
+      "max_connections=200",
+    ],
     onLog: (message: string) => {
       for (const line of message.split("\n").filter(Boolean)) {
         recent.push(line);
@@ -98,7 +105,10 @@ export async function startEmbeddedPostgres(opts: {
  * taken for a cluster, on which the server then never started. What such a start left of the
  * sibling is removed first.
  */
-async function initialise(dataDir: string, options: Omit<ConstructorParameters<typeof EmbeddedPostgres>[0], "databaseDir">): Promise<void> {
+async function initialise(
+  dataDir: string,
+  options: Omit<ConstructorParameters<typeof EmbeddedPostgres>[0], "databaseDir">,
+): Promise<void> {
   const draft = `${dataDir}.initdb`;
   await rm(draft, { recursive: true, force: true });
   await new EmbeddedPostgres({ ...options, databaseDir: draft }).initialise();
@@ -124,7 +134,8 @@ async function stopPostmaster(postmaster: Postmaster | undefined): Promise<void>
   }
   const deadline = Date.now() + STOP_TIMEOUT_MS;
   while (await running()) {
-    if (Date.now() > deadline) throw new Error(`PostgreSQL (pid ${postmaster.pid}) did not stop within ${STOP_TIMEOUT_MS / 1000} s`);
+    if (Date.now() > deadline)
+      throw new Error(`PostgreSQL (pid ${postmaster.pid}) did not stop within ${STOP_TIMEOUT_MS / 1000} s`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }

@@ -17,21 +17,29 @@ const CONTENT_TYPES: Record<string, string> = {
 export async function startFileServer(opts: { files: string[]; host?: string }) {
   const host = opts.host ?? "127.0.0.1";
   const byName = new Map(opts.files.map((path) => [`/${basename(path)}`, path]));
-  const server = createServer(guarded("file server", async (req, res) => {
-    const path = byName.get(new URL(req.url ?? "/", "http://files").pathname);
-    if (!path || (req.method !== "GET" && req.method !== "HEAD")) {
-      res.writeHead(path ? 405 : 404).end();
-      return;
-    }
-    try {
-      const { size } = await stat(path);
-      res.writeHead(200, { "content-length": size, "content-type": CONTENT_TYPES[extname(path)] ?? "application/octet-stream" });
-      if (req.method === "HEAD") res.end();
-      else createReadStream(path).on("error", () => res.destroy()).pipe(res);
-    } catch {
-      res.writeHead(404).end();
-    }
-  }));
+  const server = createServer(
+    guarded("file server", async (req, res) => {
+      const path = byName.get(new URL(req.url ?? "/", "http://files").pathname);
+      if (!path || (req.method !== "GET" && req.method !== "HEAD")) {
+        res.writeHead(path ? 405 : 404).end();
+        return;
+      }
+      try {
+        const { size } = await stat(path);
+        res.writeHead(200, {
+          "content-length": size,
+          "content-type": CONTENT_TYPES[extname(path)] ?? "application/octet-stream",
+        });
+        if (req.method === "HEAD") res.end();
+        else
+          createReadStream(path)
+            .on("error", () => res.destroy())
+            .pipe(res);
+      } catch {
+        res.writeHead(404).end();
+      }
+    }),
+  );
   const port = await listen(server, host);
   const base = `http://${host}:${port}`;
   return {

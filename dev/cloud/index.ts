@@ -62,7 +62,11 @@ export async function startLocalCloud(opts: LocalCloudOptions = {}): Promise<Loc
   try {
     let databaseUrl = opts.databaseUrl;
     if (!databaseUrl) {
-      const postgres = await startEmbeddedPostgres({ host, dataDir: join(dataDir, "postgres"), log: (line) => opts.log?.("postgres", line) });
+      const postgres = await startEmbeddedPostgres({
+        host,
+        dataDir: join(dataDir, "postgres"),
+        log: (line) => opts.log?.("postgres", line),
+      });
       stops.push(postgres.stop);
       databaseUrl = postgres.databaseUrl;
     }
@@ -81,8 +85,19 @@ export async function startLocalCloud(opts: LocalCloudOptions = {}): Promise<Loc
       databaseUrl,
       neonWsProxy: proxy.address,
       neonHttp: neonHttp.endpoint,
-      s3: { endpoint: s3.endpoint, region: "auto", bucket, accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },
-      qstash: { url: qstash.url, token: qstash.token, currentSigningKey: qstash.currentSigningKey, nextSigningKey: qstash.nextSigningKey },
+      s3: {
+        endpoint: s3.endpoint,
+        region: "auto",
+        bucket,
+        accessKeyId: s3.accessKeyId,
+        secretAccessKey: s3.secretAccessKey,
+      },
+      qstash: {
+        url: qstash.url,
+        token: qstash.token,
+        currentSigningKey: qstash.currentSigningKey,
+        nextSigningKey: qstash.nextSigningKey,
+      },
       redis: { url: redis.url, token: redis.token },
       holdProcesses: async (processes) => lock?.hold(processes),
       stop,

@@ -24,9 +24,13 @@ export function guarded(name: string, handler: (req: IncomingMessage, res: Serve
     Promise.resolve()
       .then(() => handler(req, res))
       .catch((err: unknown) => {
-        console.error(`[${name}] ${req.method} ${req.url?.slice(0, 200)} failed: ${err instanceof Error ? err.message : String(err)}`);
+        console.error(
+          `[${name}] ${req.method} ${req.url?.slice(0, 200)} failed: ${err instanceof Error ? err.message : String(err)}`,
+        );
         if (res.headersSent) return res.destroy();
-        res.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify({ error: `the local ${name} could not handle this request` }));
+        res
+          .writeHead(400, { "content-type": "application/json" })
+          .end(JSON.stringify({ error: `the local ${name} could not handle this request` }));
       });
   };
 }

@@ -16,12 +16,14 @@ export function createMemoryRedis() {
   };
   const str = (key: string) => {
     const entry = live(key);
-    if (entry && typeof entry.value !== "string") throw new Error("WRONGTYPE Operation against a key holding the wrong kind of value");
+    if (entry && typeof entry.value !== "string")
+      throw new Error("WRONGTYPE Operation against a key holding the wrong kind of value");
     return entry?.value as string | undefined;
   };
   const hash = (key: string, create: boolean) => {
     const entry = live(key);
-    if (entry && !(entry.value instanceof Map)) throw new Error("WRONGTYPE Operation against a key holding the wrong kind of value");
+    if (entry && !(entry.value instanceof Map))
+      throw new Error("WRONGTYPE Operation against a key holding the wrong kind of value");
     if (!entry && create) data.set(key, { value: new Map() });
     return live(key)?.value as Map<string, string> | undefined;
   };

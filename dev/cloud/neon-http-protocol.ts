@@ -49,7 +49,8 @@ const flag = (headers: IncomingHttpHeaders, name: string) => header(headers, nam
 
 export function parseRequestOptions(headers: IncomingHttpHeaders): RequestOptions {
   const level = header(headers, "neon-batch-isolation-level");
-  if (level !== undefined && !Object.hasOwn(ISOLATION_LEVELS, level)) throw new ProtocolError("invalid isolation level");
+  if (level !== undefined && !Object.hasOwn(ISOLATION_LEVELS, level))
+    throw new ProtocolError("invalid isolation level");
   return {
     rawTextOutput: flag(headers, "neon-raw-text-output"),
     arrayMode: flag(headers, "neon-array-mode"),
@@ -131,7 +132,10 @@ export interface Target {
 }
 
 /** Where a connection string points, the IPv6 brackets taken off. */
-export const hostAndPort = (url: URL) => ({ host: url.hostname.replace(/^\[(.*)\]$/, "$1"), port: url.port ? Number(url.port) : 5432 });
+export const hostAndPort = (url: URL) => ({
+  host: url.hostname.replace(/^\[(.*)\]$/, "$1"),
+  port: url.port ? Number(url.port) : 5432,
+});
 
 /** The database a request names in `Neon-Connection-String`; Neon's messages for what is missing. */
 export function parseTarget(connectionString: string | undefined): Target {
@@ -155,10 +159,12 @@ export function parseTarget(connectionString: string | undefined): Target {
   };
 }
 
-const isLoopbackHost = (host: string) => host === "localhost" || (ipaddr.isValid(host) && ipaddr.process(host).range() === "loopback");
+const isLoopbackHost = (host: string) =>
+  host === "localhost" || (ipaddr.isValid(host) && ipaddr.process(host).range() === "loopback");
 
 /** A development tool connects to loopback hosts and to the local cloud's own database, nowhere else. */
 export const mayConnect = (target: Target, configured?: { host: string; port: number }) =>
-  isLoopbackHost(target.host) || (configured !== undefined && target.host === configured.host && target.port === configured.port);
+  isLoopbackHost(target.host) ||
+  (configured !== undefined && target.host === configured.host && target.port === configured.port);
 
 export const targetKey = (t: Target) => JSON.stringify([t.host, t.port, t.user, t.password ?? null, t.database]);

@@ -149,7 +149,8 @@ function preparedName(client: pg.PoolClient, text: string): string | undefined {
 }
 
 /** Postgres refuses a prepared statement whose result columns changed under it (a table altered since). */
-const isStalePreparedStatement = (err: unknown) => err instanceof pg.DatabaseError && err.code === "0A000" && /cached plan/.test(err.message);
+const isStalePreparedStatement = (err: unknown) =>
+  err instanceof pg.DatabaseError && err.code === "0A000" && /cached plan/.test(err.message);
 
 /** A connection Postgres ended itself (57P01): its shutdown, or pg_terminate_backend. */
 const isEndedByServer = (err: unknown) => err instanceof pg.DatabaseError && err.code === "57P01";
@@ -189,7 +190,9 @@ function runStatement(client: pg.PoolClient, statement: Statement, budget: Respo
 
 /** Learns which of these column types are arrays (and of what), for JSON output by type. */
 async function learnElementTypes(client: pg.PoolClient, known: Map<number, number>, results: StatementResult[]) {
-  const unknown = [...new Set(results.flatMap((r) => r.fields.map((f) => f.dataTypeID)))].filter((oid) => !known.has(oid));
+  const unknown = [...new Set(results.flatMap((r) => r.fields.map((f) => f.dataTypeID)))].filter(
+    (oid) => !known.has(oid),
+  );
   if (unknown.length === 0) return;
   const { rows } = await client.query<{ oid: number; elem: number }>(
     "select oid::int4 as oid, typelem::int4 as elem from pg_type where oid = any($1::int4[]) and typcategory = 'A'",
@@ -198,7 +201,12 @@ async function learnElementTypes(client: pg.PoolClient, known: Map<number, numbe
   for (const oid of unknown) known.set(oid, rows.find((r) => r.oid === oid)?.elem ?? 0);
 }
 
-async function runBatch(client: pg.PoolClient, statements: Statement[], options: RequestOptions, budget: ResponseBudget) {
+async function runBatch(
+  client: pg.PoolClient,
+  statements: Statement[],
+  options: RequestOptions,
+  budget: ResponseBudget,
+) {
   await client.query(beginStatement(options.batch));
   const results: StatementResult[] = [];
   try {
@@ -238,7 +246,9 @@ export async function startNeonHttp(opts: NeonHttpOptions = {}) {
   function poolFor(target: Target): DatabasePool {
     if (stopped) throw new ProtocolError("the local Neon stand-in is shutting down", 503);
     if (!mayConnect(target, configured)) {
-      throw new ProtocolError(`the local Neon stand-in only connects to loopback hosts and the local cloud's database, not ${target.host}`);
+      throw new ProtocolError(
+        `the local Neon stand-in only connects to loopback hosts and the local cloud's database, not ${target.host}`,
+      );
     }
     const key = targetKey(target);
     let entry = pools.get(key);
@@ -328,7 +338,9 @@ export async function startNeonHttp(opts: NeonHttpOptions = {}) {
       const options = parseRequestOptions(req.headers);
       const target = parseTarget(req.headers["neon-connection-string"] as string | undefined);
       if (req.headers.authorization) {
-        throw new ProtocolError("the local Neon stand-in does not support JWT authentication (an Authorization header)");
+        throw new ProtocolError(
+          "the local Neon stand-in does not support JWT authentication (an Authorization header)",
+        );
       }
       const payload = parsePayload(await readBody(req, maxRequestBytes));
       const body = await execute(poolFor(target), payload, options, hangUp.signal);

@@ -20,7 +20,10 @@ import { FrontendSession } from "./pg-frontend";
  * At most `maxConnections` database connections are open at once; a client beyond them waits
  * for one to come free (up to `queueTimeoutMs`), as at Neon's pooled endpoint.
  */
-export async function startNeonWsProxy(host = "127.0.0.1", opts: { maxConnections?: number; queueTimeoutMs?: number } = {}) {
+export async function startNeonWsProxy(
+  host = "127.0.0.1",
+  opts: { maxConnections?: number; queueTimeoutMs?: number } = {},
+) {
   const slots = connectionSlots(opts.maxConnections ?? DEFAULT_MAX_CONNECTIONS);
   const queueTimeoutMs = opts.queueTimeoutMs ?? DEFAULT_QUEUE_TIMEOUT_MS;
   const server = createServer((_req, res) => res.writeHead(426).end("WebSocket only"));
@@ -80,12 +83,19 @@ export async function startNeonWsProxy(host = "127.0.0.1", opts: { maxConnection
         upstream.on("error", (err) => {
           // As Neon's proxy does, a database it cannot reach is told to the client in the protocol's
           // own words, so the client's error (and the log) says why rather than "terminated".
-          if (!answered && ws.readyState === ws.OPEN) ws.send(errorResponse(CONNECTION_FAILURE, `cannot reach the database at ${address}: ${err.message}`));
+          if (!answered && ws.readyState === ws.OPEN)
+            ws.send(errorResponse(CONNECTION_FAILURE, `cannot reach the database at ${address}: ${err.message}`));
           ws.close();
         });
       },
       () => {
-        if (ws.readyState === ws.OPEN) ws.send(errorResponse(CONNECTION_FAILURE, `no database connection came free within ${queueTimeoutMs / 1000} s (query_wait_timeout)`));
+        if (ws.readyState === ws.OPEN)
+          ws.send(
+            errorResponse(
+              CONNECTION_FAILURE,
+              `no database connection came free within ${queueTimeoutMs / 1000} s (query_wait_timeout)`,
+            ),
+          );
         ws.close();
       },
     );

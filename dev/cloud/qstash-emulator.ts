@@ -53,8 +53,13 @@ function described({ body, headers, failureCallback, ...info }: Message): Emulat
 }
 
 /** Any message the emulator ever held, settled ones too (QStash's own API forgets those). */
-export async function readEmulatedMessage(qstash: { url: string; token: string }, messageId: string): Promise<EmulatedMessage> {
-  const res = await fetch(`${qstash.url}/emulator/messages/${encodeURIComponent(messageId)}`, { headers: { Authorization: `Bearer ${qstash.token}` } });
+export async function readEmulatedMessage(
+  qstash: { url: string; token: string },
+  messageId: string,
+): Promise<EmulatedMessage> {
+  const res = await fetch(`${qstash.url}/emulator/messages/${encodeURIComponent(messageId)}`, {
+    headers: { Authorization: `Bearer ${qstash.token}` },
+  });
   if (!res.ok) throw new Error(`the QStash emulator has no message ${messageId} (${res.status})`);
   return (await res.json()) as EmulatedMessage;
 }
@@ -165,7 +170,13 @@ export async function startQStashEmulator(opts: QStashEmulatorOptions) {
   let stopped = false;
 
   // Imported once: importing the key for every signature was most of a delivery's signing cost.
-  const signingKey = crypto.subtle.importKey("raw", new TextEncoder().encode(currentSigningKey), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  const signingKey = crypto.subtle.importKey(
+    "raw",
+    new TextEncoder().encode(currentSigningKey),
+    { name: "HMAC", hash: "SHA-256" },
+    false,
+    ["sign"],
+  );
 
   async function sign(message: Message): Promise<string> {
     const bodyHash = createHash("sha256").update(message.body).digest("base64url");
@@ -212,8 +223,13 @@ export async function startQStashEmulator(opts: QStashEmulatorOptions) {
       });
       nonRetryable = res.headers["upstash-nonretryable-error"] === "true";
       const headers: Record<string, string[]> = {};
-      for (const [name, value] of Object.entries(res.headers)) if (value !== undefined) headers[name] = Array.isArray(value) ? value : [value];
-      answer = { status: res.status, headers, body: await readAnswer(res, MAX_ANSWER_BYTES).catch(() => Buffer.alloc(0)) };
+      for (const [name, value] of Object.entries(res.headers))
+        if (value !== undefined) headers[name] = Array.isArray(value) ? value : [value];
+      answer = {
+        status: res.status,
+        headers,
+        body: await readAnswer(res, MAX_ANSWER_BYTES).catch(() => Buffer.alloc(0)),
+      };
     } catch {
       // Unreachable, reset, or cancelled: answer stays "no answer".
     } finally {
@@ -303,76 +319,80 @@ export async function startQStashEmulator(opts: QStashEmulatorOptions) {
     timer = setTimeout(pump, 0);
   }
 
-  const server = createServer(guarded("QStash emulator", async (req, res) => {
-    const send = (status: number, body?: unknown) =>
-      res.writeHead(status, { "content-type": "application/json" }).end(body === undefined ? "" : JSON.stringify(body));
-    if (req.headers.authorization !== `Bearer ${token}`) return send(401, { error: "Unauthorized" });
-    const url = req.url ?? "/";
+  const server = createServer(
+    guarded("QStash emulator", async (req, res) => {
+      const send = (status: number, body?: unknown) =>
+        res
+          .writeHead(status, { "content-type": "application/json" })
+          .end(body === undefined ? "" : JSON.stringify(body));
+      if (req.headers.authorization !== `Bearer ${token}`) return send(401, { error: "Unauthorized" });
+      const url = req.url ?? "/";
 
-    if (req.method === "POST" && url.startsWith("/v2/publish/")) {
-      const destination = decodeURIComponent(url.slice("/v2/publish/".length));
-      if (!/^https?:\/\//.test(destination)) return send(400, { error: `invalid destination url: ${destination}` });
-      const deduplicationId = req.headers["upstash-deduplication-id"];
-      let delivery: { maxRetries: number; failureCallback: FailureCallback | undefined };
-      try {
-        delivery = { maxRetries: retriesOf(req.headers["upstash-retries"]), failureCallback: failureCallbackOf(req) };
-      } catch (err) {
-        req.resume();
-        return send(400, { error: (err as Error).message });
+      if (req.method === "POST" && url.startsWith("/v2/publish/")) {
+        const destination = decodeURIComponent(url.slice("/v2/publish/".length));
+        if (!/^https?:\/\//.test(destination)) return send(400, { error: `invalid destination url: ${destination}` });
+        const deduplicationId = req.headers["upstash-deduplication-id"];
+        let delivery: { maxRetries: number; failureCallback: FailureCallback | undefined };
+        try {
+          delivery = { maxRetries: retriesOf(req.headers["upstash-retries"]), failureCallback: failureCallbackOf(req) };
+        } catch (err) {
+          req.resume();
+          return send(400, { error: (err as Error).message });
+        }
+        const first = firstUnder(deduplicationId);
+        if (first) {
+          req.resume();
+          return send(202, { messageId: first, url: destination, deduplicated: true });
+        }
+        // Taken before the body is read, so a concurrent publish under the same id is a duplicate too.
+        const messageId = newMessageId();
+        if (typeof deduplicationId === "string") deduplicated.set(deduplicationId, { messageId, at: Date.now() });
+        const headers = forwardedHeaders(req, "upstash-forward-");
+        const contentType = req.headers["content-type"];
+        if (contentType) headers["Content-Type"] = String(contentType);
+        const flowValue = String(req.headers["upstash-flow-control-value"] ?? "");
+        const parallelism = Number(/parallelism=(\d+)/.exec(flowValue)?.[1] ?? NaN);
+        let body: Buffer;
+        try {
+          body = await readBody(req);
+        } catch {
+          // The publisher went away mid-body: nothing was queued, so its id must not stand for a message.
+          if (typeof deduplicationId === "string") deduplicated.delete(deduplicationId);
+          return send(400, { error: "the request body could not be read" });
+        }
+        enqueue({
+          messageId,
+          url: destination,
+          method: String(req.headers["upstash-method"] ?? "POST"),
+          body,
+          headers,
+          maxRetries: delivery.maxRetries,
+          flowControlKey: req.headers["upstash-flow-control-key"] as string | undefined,
+          parallelism: Number.isFinite(parallelism) ? parallelism : undefined,
+          notBefore: Date.now() + parseDuration(req.headers["upstash-delay"] as string | undefined),
+          failureCallback: delivery.failureCallback,
+        });
+        return send(201, { messageId, url: destination });
       }
-      const first = firstUnder(deduplicationId);
-      if (first) {
-        req.resume();
-        return send(202, { messageId: first, url: destination, deduplicated: true });
-      }
-      // Taken before the body is read, so a concurrent publish under the same id is a duplicate too.
-      const messageId = newMessageId();
-      if (typeof deduplicationId === "string") deduplicated.set(deduplicationId, { messageId, at: Date.now() });
-      const headers = forwardedHeaders(req, "upstash-forward-");
-      const contentType = req.headers["content-type"];
-      if (contentType) headers["Content-Type"] = String(contentType);
-      const flowValue = String(req.headers["upstash-flow-control-value"] ?? "");
-      const parallelism = Number(/parallelism=(\d+)/.exec(flowValue)?.[1] ?? NaN);
-      let body: Buffer;
-      try {
-        body = await readBody(req);
-      } catch {
-        // The publisher went away mid-body: nothing was queued, so its id must not stand for a message.
-        if (typeof deduplicationId === "string") deduplicated.delete(deduplicationId);
-        return send(400, { error: "the request body could not be read" });
-      }
-      enqueue({
-        messageId,
-        url: destination,
-        method: String(req.headers["upstash-method"] ?? "POST"),
-        body,
-        headers,
-        maxRetries: delivery.maxRetries,
-        flowControlKey: req.headers["upstash-flow-control-key"] as string | undefined,
-        parallelism: Number.isFinite(parallelism) ? parallelism : undefined,
-        notBefore: Date.now() + parseDuration(req.headers["upstash-delay"] as string | undefined),
-        failureCallback: delivery.failureCallback,
-      });
-      return send(201, { messageId, url: destination });
-    }
 
-    const match = /^\/(v2|emulator)\/messages\/([^/?]+)/.exec(url);
-    if (match) {
-      const message = messages.get(decodeURIComponent(match[2]));
-      // QStash keeps a message only while it has deliveries to make: one delivered, given up on or
-      // cancelled is gone from its API. The emulator's own path shows every message it ever held.
-      const active = message?.state === "waiting" || message?.state === "delivering";
-      if (!message || (match[1] === "v2" && !active)) return send(404, { error: "message not found" });
-      if (req.method === "GET") return send(200, described(message));
-      if (req.method === "DELETE" && match[1] === "v2") {
-        // One being delivered is cancelled too: it will not be retried.
-        message.state = "cancelled";
-        waiting.delete(message);
-        return send(200, { cancelled: 1 });
+      const match = /^\/(v2|emulator)\/messages\/([^/?]+)/.exec(url);
+      if (match) {
+        const message = messages.get(decodeURIComponent(match[2]));
+        // QStash keeps a message only while it has deliveries to make: one delivered, given up on or
+        // cancelled is gone from its API. The emulator's own path shows every message it ever held.
+        const active = message?.state === "waiting" || message?.state === "delivering";
+        if (!message || (match[1] === "v2" && !active)) return send(404, { error: "message not found" });
+        if (req.method === "GET") return send(200, described(message));
+        if (req.method === "DELETE" && match[1] === "v2") {
+          // One being delivered is cancelled too: it will not be retried.
+          message.state = "cancelled";
+          waiting.delete(message);
+          return send(200, { cancelled: 1 });
+        }
       }
-    }
-    send(404, { error: "not found" });
-  }));
+      send(404, { error: "not found" });
+    }),
+  );
 
   const port = await listen(server, opts.host);
   return {

@@ -61,7 +61,8 @@ export async function startRedisRest(opts: { host: string; redisUrl?: string }) 
     // Once connected, it reconnects with a growing pause; a first connect that fails fails the
     // start instead of retrying for ever.
     let connected = false;
-    const reconnectStrategy = (retries: number, cause: Error) => (connected ? Math.min(2 ** retries * 50, 2000) : cause);
+    const reconnectStrategy = (retries: number, cause: Error) =>
+      connected ? Math.min(2 ** retries * 50, 2000) : cause;
     const client = createClient({ url: opts.redisUrl, disableOfflineQueue: true, socket: { reconnectStrategy } });
     client.once("ready", () => (connected = true));
     client.on("error", (err: Error) => console.error(`[Redis REST stand-in] Redis: ${err.message}`));
@@ -84,29 +85,32 @@ export async function startRedisRest(opts: { host: string; redisUrl?: string }) 
     }
   };
 
-  const server = createServer(guarded("Redis REST stand-in", async (req, res) => {
-    const send = (status: number, body: unknown) =>
-      res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
-    if (req.headers.authorization !== `Bearer ${token}`) return send(401, { error: "Unauthorized" });
-    const base64 = String(req.headers["upstash-encoding"] ?? "").toLowerCase() === "base64";
-    const shape = (r: { result?: unknown; error?: string }) => (r.error ? r : { result: base64 ? encode(r.result) : r.result });
-    let body: unknown;
-    try {
-      body = await readJson(req);
-    } catch {
-      return send(400, { error: "ERR body is not JSON" });
-    }
-    const path = new URL(req.url ?? "/", "http://x").pathname;
-    if (path === "/pipeline" || path === "/multi-exec") {
-      if (!Array.isArray(body)) return send(400, { error: "ERR expected an array of commands" });
-      const results = [];
-      // Commands run one after another; a transaction here is sequential on one connection.
-      for (const command of body) results.push(shape(await run(command)));
-      return send(200, results);
-    }
-    const result = shape(await run(body));
-    send(result.error ? 400 : 200, result);
-  }));
+  const server = createServer(
+    guarded("Redis REST stand-in", async (req, res) => {
+      const send = (status: number, body: unknown) =>
+        res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
+      if (req.headers.authorization !== `Bearer ${token}`) return send(401, { error: "Unauthorized" });
+      const base64 = String(req.headers["upstash-encoding"] ?? "").toLowerCase() === "base64";
+      const shape = (r: { result?: unknown; error?: string }) =>
+        r.error ? r : { result: base64 ? encode(r.result) : r.result };
+      let body: unknown;
+      try {
+        body = await readJson(req);
+      } catch {
+        return send(400, { error: "ERR body is not JSON" });
+      }
+      const path = new URL(req.url ?? "/", "http://x").pathname;
+      if (path === "/pipeline" || path === "/multi-exec") {
+        if (!Array.isArray(body)) return send(400, { error: "ERR expected an array of commands" });
+        const results = [];
+        // Commands run one after another; a transaction here is sequential on one connection.
+        for (const command of body) results.push(shape(await run(command)));
+        return send(200, results);
+      }
+      const result = shape(await run(body));
+      send(result.error ? 400 : 200, result);
+    }),
+  );
   const port = await listen(server, opts.host);
   return {
     url: `http://${opts.host}:${port}`,

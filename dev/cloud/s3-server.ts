@@ -20,7 +20,8 @@ export function multipartRefusal(sizes: number[]): { code: string; message: stri
   if (sizes.slice(0, -1).some((size) => size !== first) || sizes.at(-1)! > first) {
     return { code: "InvalidPart", message: "All non-trailing parts must have the same length." };
   }
-  if (first < MIN_PART_BYTES) return { code: "EntityTooSmall", message: "Your proposed upload is smaller than the minimum allowed object size." };
+  if (first < MIN_PART_BYTES)
+    return { code: "EntityTooSmall", message: "Your proposed upload is smaller than the minimum allowed object size." };
   return null;
 }
 
@@ -44,42 +45,53 @@ export async function startS3Server(opts: { host: string; directory: string; buc
   /** The size of each part uploaded, by upload id and part number, for the completion's check. */
   const partSizes = new Map<string, Map<number, number>>();
 
-  const front = createServer(guarded("S3 front", (req, res) => {
-    const signed = Boolean(req.headers.authorization) || /[?&]X-Amz-Signature=/.test(req.url ?? "");
-    if (!signed) {
-      res.writeHead(403, { "content-type": "application/xml" }).end(ACCESS_DENIED);
-      return;
-    }
-    const query = new URLSearchParams((req.url ?? "").split("?")[1] ?? "");
-    const uploadId = query.get("uploadId");
-    const partNumber = Number(query.get("partNumber"));
-    const forward = (body?: Buffer) => {
-      let sent = 0;
-      const upstream = request({ host: opts.host, port: innerPort, method: req.method, path: req.url, headers: req.headers }, (answer) => {
-        if (uploadId && partNumber && req.method === "PUT" && answer.statusCode === 200) {
-          partSizes.set(uploadId, (partSizes.get(uploadId) ?? new Map<number, number>()).set(partNumber, sent));
-        }
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
+  const front = createServer(
+    guarded("S3 front", (req, res) => {
+      const signed = Boolean(req.headers.authorization) || /[?&]X-Amz-Signature=/.test(req.url ?? "");
+      if (!signed) {
+        res.writeHead(403, { "content-type": "application/xml" }).end(ACCESS_DENIED);
+        return;
+      }
+      const query = new URLSearchParams((req.url ?? "").split("?")[1] ?? "");
+      const uploadId = query.get("uploadId");
+      const partNumber = Number(query.get("partNumber"));
+      const forward = (body?: Buffer) => {
+        let sent = 0;
+        const upstream = request(
+          { host: opts.host, port: innerPort, method: req.method, path: req.url, headers: req.headers },
+          (answer) => {
+            if (uploadId && partNumber && req.method === "PUT" && answer.statusCode === 200) {
+              partSizes.set(uploadId, (partSizes.get(uploadId) ?? new Map<number, number>()).set(partNumber, sent));
+            }
+            res.writeHead(answer.statusCode ?? 502, answer.headers);
+            answer.pipe(res);
+          },
+        );
+        // Headers may be out already when the connection breaks mid-answer: then only the connection can say so.
+        upstream.on("error", () => (res.headersSent ? res.destroy() : res.writeHead(502).end()));
+        if (body) return upstream.end(body);
+        req.on("data", (chunk: Buffer) => (sent += chunk.length));
+        req.pipe(upstream);
+      };
+      if (!(uploadId && req.method === "POST")) return forward();
+      // A multipart completion: judged on R2's rules before s3rver, which does not check them, assembles the object.
+      const chunks: Buffer[] = [];
+      req.on("data", (chunk: Buffer) => chunks.push(chunk));
+      req.on("end", () => {
+        const body = Buffer.concat(chunks);
+        const listed = [...body.toString("utf8").matchAll(/<PartNumber>(\d+)<\/PartNumber>/g)].map((m) =>
+          partSizes.get(uploadId)?.get(Number(m[1])),
+        );
+        const refusal = listed.every((size) => size !== undefined) ? multipartRefusal(listed) : null;
+        if (!refusal) return forward(body);
+        res
+          .writeHead(400, { "content-type": "application/xml" })
+          .end(
+            `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${refusal.code}</Code><Message>${refusal.message}</Message></Error>`,
+          );
       });
-      // Headers may be out already when the connection breaks mid-answer: then only the connection can say so.
-      upstream.on("error", () => (res.headersSent ? res.destroy() : res.writeHead(502).end()));
-      if (body) return upstream.end(body);
-      req.on("data", (chunk: Buffer) => (sent += chunk.length));
-      req.pipe(upstream);
-    };
-    if (!(uploadId && req.method === "POST")) return forward();
-    // A multipart completion: judged on R2's rules before s3rver, which does not check them, assembles the object.
-    const chunks: Buffer[] = [];
-    req.on("data", (chunk: Buffer) => chunks.push(chunk));
-    req.on("end", () => {
-      const body = Buffer.concat(chunks);
-      const listed = [...body.toString("utf8").matchAll(/<PartNumber>(\d+)<\/PartNumber>/g)].map((m) => partSizes.get(uploadId)?.get(Number(m[1])));
-      const refusal = listed.every((size) => size !== undefined) ? multipartRefusal(listed) : null;
-      if (!refusal) return forward(body);
-      res.writeHead(400, { "content-type": "application/xml" }).end(`<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${refusal.code}</Code><Message>${refusal.message}</Message></Error>`);
-    });
-  }));
+    }),
+  );
   const port = await listen(front, opts.host);
   return {
     endpoint: `http://${opts.host}:${port}`,

@@ -9,7 +9,10 @@ export class Unreachable extends Error {
     cause: unknown,
   ) {
     const what = service === "database" ? "the database" : "Redis";
-    super(`${what} at ${withoutPassword(url)} did not answer within ${CONNECT_TIMEOUT_MS / 1000} s: ${(cause as Error)?.message || String(cause)}`, { cause });
+    super(
+      `${what} at ${withoutPassword(url)} did not answer within ${CONNECT_TIMEOUT_MS / 1000} s: ${(cause as Error)?.message || String(cause)}`,
+      { cause },
+    );
   }
 }
 

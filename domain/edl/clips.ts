@@ -85,7 +85,9 @@ function readPosition(f: Fields, issues: Issues): Position {
   const y = p.parsed("y", parsePosition, POSITION_EXPECTED) ?? DEFAULT_POSITION.y;
   const crossed = (axis: "x" | "y", value: unknown, own: readonly string[]) => {
     if (typeof value !== "string" || own.includes(value)) return false;
-    issues.warnings.push(`${p.path(axis)}: "${value}" is not a ${axis === "x" ? "horizontal" : "vertical"} position; centred`);
+    issues.warnings.push(
+      `${p.path(axis)}: "${value}" is not a ${axis === "x" ? "horizontal" : "vertical"} position; centred`,
+    );
     return true;
   };
   return {
@@ -113,7 +115,8 @@ function readTiming(f: Fields) {
   if (duration !== undefined && fadeIn + fadeOut > duration) {
     f.fail("fadeOut", "fadeIn and fadeOut together must not exceed duration");
   }
-  const span = startTime !== undefined && duration !== undefined ? { start: startTime, end: startTime + duration } : undefined;
+  const span =
+    startTime !== undefined && duration !== undefined ? { start: startTime, end: startTime + duration } : undefined;
   return { startTime, duration, fadeIn, fadeOut, span };
 }
 
@@ -137,11 +140,23 @@ export function readVideoClip(source: JsonObject, path: string, issues: Issues):
   if (mute && replaceAudio) issues.warnings.push(`${path}: mute is true, so replaceAudio is not heard`);
 
   const timed = inPoint !== undefined && outPoint !== undefined && outPoint > inPoint && startTime !== undefined;
-  const span = timed ? { start: startTime, end: videoClipEnd({ startTime, in: inPoint, out: outPoint, speed }) } : undefined;
+  const span = timed
+    ? { start: startTime, end: videoClipEnd({ startTime, in: inPoint, out: outPoint, speed }) }
+    : undefined;
   const valid = issues.errors.length === before;
   return {
     clip: valid
-      ? { id: id!, src: src!, in: inPoint!, out: outPoint!, startTime: startTime!, speed, mute, volume, ...(replaceAudio && { replaceAudio }) }
+      ? {
+          id: id!,
+          src: src!,
+          in: inPoint!,
+          out: outPoint!,
+          startTime: startTime!,
+          speed,
+          mute,
+          volume,
+          ...(replaceAudio && { replaceAudio }),
+        }
       : undefined,
     span,
     urls: defined(src, replaceAudio),
@@ -165,7 +180,18 @@ export function readOverlayClip(source: JsonObject, path: string, issues: Issues
   const valid = issues.errors.length === before;
   return {
     clip: valid
-      ? { id: id!, src: src!, startTime: startTime!, duration: duration!, position, ...(size && { size }), opacity, fadeIn, fadeOut, blendMode }
+      ? {
+          id: id!,
+          src: src!,
+          startTime: startTime!,
+          duration: duration!,
+          position,
+          ...(size && { size }),
+          opacity,
+          fadeIn,
+          fadeOut,
+          blendMode,
+        }
       : undefined,
     span,
     urls: defined(src),
@@ -223,8 +249,9 @@ export function readTextClip(source: JsonObject, path: string, issues: Issues): 
   const fontColor = readColor(f, "fontColor", TEXT_DEFAULTS.fontColor);
   const family = f.string("fontFamily");
   const fontFamily =
-    (family && family.length > MAX_FONT_FAMILY_LENGTH ? f.fail("fontFamily", `must be at most ${MAX_FONT_FAMILY_LENGTH} characters`) : family) ??
-    TEXT_DEFAULTS.fontFamily;
+    (family && family.length > MAX_FONT_FAMILY_LENGTH
+      ? f.fail("fontFamily", `must be at most ${MAX_FONT_FAMILY_LENGTH} characters`)
+      : family) ?? TEXT_DEFAULTS.fontFamily;
   const fontWeight = f.oneOf("fontWeight", FONT_WEIGHTS) ?? TEXT_DEFAULTS.fontWeight;
   const textAlign = f.oneOf("textAlign", TEXT_ALIGNS) ?? TEXT_DEFAULTS.textAlign;
   const position = readPosition(f, issues);
@@ -232,7 +259,8 @@ export function readTextClip(source: JsonObject, path: string, issues: Issues): 
   const outline = readOutline(f, issues.errors);
   const shadow = readShadow(f, issues.errors);
   // drawtext has no blur: the shadow is drawn sharp, and the client hears of it.
-  if (shadow?.blur) issues.warnings.push(`${f.path("shadow")}.blur: shadow blur is not applied; the shadow is drawn sharp`);
+  if (shadow?.blur)
+    issues.warnings.push(`${f.path("shadow")}.blur: shadow blur is not applied; the shadow is drawn sharp`);
 
   const valid = issues.errors.length === before;
   return {

@@ -74,7 +74,11 @@ export function fieldsOf(source: JsonObject, path: string, errors: string[]): Fi
     return undefined;
   };
   /** Runs `read` on a given field; reports a missing required one. */
-  function read<T>(key: string, required: boolean | undefined, check: (value: unknown) => T | undefined): T | undefined {
+  function read<T>(
+    key: string,
+    required: boolean | undefined,
+    check: (value: unknown) => T | undefined,
+  ): T | undefined {
     if (!given(key)) return required ? fail(key, "is required") : undefined;
     return check(own(source, key));
   }
@@ -97,7 +101,9 @@ export function fieldsOf(source: JsonObject, path: string, errors: string[]): Fi
       read(key, false, (value) => (typeof value === "boolean" ? value : fail(key, "must be true or false"))),
     oneOf: (key, values, required) =>
       read(key, required, (value) =>
-        values.includes(value as never) ? (value as (typeof values)[number]) : fail(key, `must be one of ${values.join(", ")}`),
+        values.includes(value as never)
+          ? (value as (typeof values)[number])
+          : fail(key, `must be one of ${values.join(", ")}`),
       ),
     parsed: (key, parse, expected, required) =>
       read(key, required, (value) => {

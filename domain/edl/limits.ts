@@ -59,11 +59,16 @@ export function sizeErrors(tracks: Track[], duration: number, fps: number | unde
   const errors: string[] = [];
   // flatMap and reduce, not for…of: they pass over the holes a sparse array (not JSON, but a
   // value validateEdl is given) leaves in an otherwise valid timeline.
-  const lines = tracks.flatMap((track) => (track.type === "text" ? track.clips : [])).reduce((sum, clip) => sum + textLines(clip).length, 0);
-  if (lines > MAX_TEXT_LINES) errors.push(`Too many lines of text: ${lines} across the text clips (maximum ${MAX_TEXT_LINES})`);
+  const lines = tracks
+    .flatMap((track) => (track.type === "text" ? track.clips : []))
+    .reduce((sum, clip) => sum + textLines(clip).length, 0);
+  if (lines > MAX_TEXT_LINES)
+    errors.push(`Too many lines of text: ${lines} across the text clips (maximum ${MAX_TEXT_LINES})`);
   const shortest = Math.max(MIN_TIMELINE_SECONDS, fps ? 1 / fps : 0);
   if (duration < shortest) {
-    errors.push(`Timeline too short: ${duration} seconds (minimum ${+shortest.toFixed(3)} seconds${fps ? `, one frame at ${fps} fps` : ""})`);
+    errors.push(
+      `Timeline too short: ${duration} seconds (minimum ${+shortest.toFixed(3)} seconds${fps ? `, one frame at ${fps} fps` : ""})`,
+    );
   }
   return errors;
 }

@@ -55,10 +55,16 @@ export function readOutput(value: unknown, errors: string[]): OutputSettings {
 
   const accepts = CONTAINER_CODECS[container];
   if (!accepts.video.includes(videoCodec)) {
-    f.fail("videoCodec", `${videoCodec} cannot be stored in ${container} (${container} takes ${accepts.video.join(", ")})`);
+    f.fail(
+      "videoCodec",
+      `${videoCodec} cannot be stored in ${container} (${container} takes ${accepts.video.join(", ")})`,
+    );
   }
   if (!accepts.audio.includes(audioCodec)) {
-    f.fail("audioCodec", `${audioCodec} cannot be stored in ${container} (${container} takes ${accepts.audio.join(", ")})`);
+    f.fail(
+      "audioCodec",
+      `${audioCodec} cannot be stored in ${container} (${container} takes ${accepts.audio.join(", ")})`,
+    );
   }
 
   return {

@@ -67,7 +67,8 @@ function readClips<C extends Clip>(
     const id = typeof rawId === "string" && rawId.trim() !== "" ? rawId : undefined;
     if (id !== undefined) {
       const firstUse = ids.get(id);
-      if (firstUse) issues.errors.push(`${clipPath}.id: "${id}" is already used by ${firstUse}; clip ids must be unique`);
+      if (firstUse)
+        issues.errors.push(`${clipPath}.id: "${id}" is already used by ${firstUse}; clip ids must be unique`);
       else ids.set(id, clipPath);
     }
     // Without a known track type there is no table to check the clip's fields against.

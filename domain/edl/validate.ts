@@ -50,7 +50,8 @@ export function validateEdl(input: unknown, plan: PlanId): EdlValidation {
   const stats = computeStats(timeline);
   issues.errors.push(...limitErrors(stats, plan));
   // Only a timeline right in every other way: its length means nothing beside a missing video track.
-  if (timeline.validTracks && issues.errors.length === 0) issues.errors.push(...sizeErrors(timeline.validTracks, stats.duration, output.fps));
+  if (timeline.validTracks && issues.errors.length === 0)
+    issues.errors.push(...sizeErrors(timeline.validTracks, stats.duration, output.fps));
   if (stats.features.length > 0) {
     issues.warnings.push(`${EXPERIMENTAL_FEATURES_WARNING}: ${stats.features.join(", ")}`);
   }
@@ -62,7 +63,8 @@ export function validateEdl(input: unknown, plan: PlanId): EdlValidation {
     warnings: issues.warnings,
     stats,
     estimate: estimate({ output, duration: stats.duration, assets: stats.assets, complexity: stats.complexity }),
-    ...(valid && timeline.validTracks && { edl: { version: EDL_VERSION, output, timeline: { tracks: timeline.validTracks } } }),
+    ...(valid &&
+      timeline.validTracks && { edl: { version: EDL_VERSION, output, timeline: { tracks: timeline.validTracks } } }),
   };
 }
 

@@ -3,7 +3,13 @@
  * `test/unit/domain/catalogue.test.ts` recomputes each published count.
  */
 import type { PlanId } from "../plans";
-import { PRESET_DEFINITIONS, type PresetCategory, type PresetDefinition, type PresetId, type PresetType } from "./definitions";
+import {
+  PRESET_DEFINITIONS,
+  type PresetCategory,
+  type PresetDefinition,
+  type PresetId,
+  type PresetType,
+} from "./definitions";
 import type { PresetRecipe } from "./recipes";
 
 /** Whether `outputUrl` points at one media file or at a ZIP of many (spec, Output form by preset). */
@@ -73,9 +79,9 @@ function entryOf(id: PresetId, { recipe, ...listing }: PresetDefinition): Catalo
   };
 }
 
-export const PRESETS: readonly CatalogueEntry[] = (Object.entries(PRESET_DEFINITIONS) as [PresetId, PresetDefinition][]).map(([id, definition]) =>
-  entryOf(id, definition),
-);
+export const PRESETS: readonly CatalogueEntry[] = (
+  Object.entries(PRESET_DEFINITIONS) as [PresetId, PresetDefinition][]
+).map(([id, definition]) => entryOf(id, definition));
 
 const BY_ID = new Map<string, CatalogueEntry>(PRESETS.map((p) => [p.id, p]));
 

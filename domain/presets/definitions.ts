@@ -137,7 +137,13 @@ export const PRESET_DEFINITIONS = {
     type: "streaming_vod",
     requiredPlan: "free",
     estimatedProcessingTime: "3-6 minutes",
-    recipe: { ...LADDER, video: X264, rungs: [H264_LADDER[720], H264_LADDER[480], H264_LADDER[360]], gopSeconds: 2, packaging: HLS_TS },
+    recipe: {
+      ...LADDER,
+      video: X264,
+      rungs: [H264_LADDER[720], H264_LADDER[480], H264_LADDER[360]],
+      gopSeconds: 2,
+      packaging: HLS_TS,
+    },
   },
   audio_aac_podcast: {
     name: "Podcast audio, AAC, loudness-normalised",
@@ -145,7 +151,14 @@ export const PRESET_DEFINITIONS = {
     type: "audio",
     requiredPlan: "free",
     estimatedProcessingTime: "1-2 minutes",
-    recipe: { kind: "podcast", container: "m4a", audioCodec: "aac", loudness: PODCAST_LOUDNESS, bitrateMono: 64, bitrateStereo: 128 },
+    recipe: {
+      kind: "podcast",
+      container: "m4a",
+      audioCodec: "aac",
+      loudness: PODCAST_LOUDNESS,
+      bitrateMono: 64,
+      bitrateStereo: 128,
+    },
   },
   util_thumbnails: {
     name: "Thumbnails (JPEG)",
@@ -161,7 +174,15 @@ export const PRESET_DEFINITIONS = {
     type: "utility",
     requiredPlan: "free",
     estimatedProcessingTime: "2-4 minutes",
-    recipe: { kind: "subtitle-sidecars", video: X264, maxWidth: 1920, maxHeight: 1080, crf: 23, audioCodec: "aac", audioBitrate: 128 },
+    recipe: {
+      kind: "subtitle-sidecars",
+      video: X264,
+      maxWidth: 1920,
+      maxHeight: 1080,
+      crf: 23,
+      audioCodec: "aac",
+      audioBitrate: 128,
+    },
   },
   mp4_264_1080p: {
     name: "MP4 H.264 1080p",
@@ -185,7 +206,15 @@ export const PRESET_DEFINITIONS = {
     type: "vod",
     requiredPlan: "pro",
     estimatedProcessingTime: "3-6 minutes",
-    recipe: { ...MP4, video: X264, fit: "cover", size: { width: 1080, height: 1920 }, crf: 22, maxrate: 6000, audioBitrate: 128 },
+    recipe: {
+      ...MP4,
+      video: X264,
+      fit: "cover",
+      size: { width: 1080, height: 1920 },
+      crf: 22,
+      maxrate: 6000,
+      audioBitrate: 128,
+    },
   },
   social_264_square_1080: {
     name: "Social square 1:1 (1080x1080)",
@@ -193,7 +222,15 @@ export const PRESET_DEFINITIONS = {
     type: "vod",
     requiredPlan: "pro",
     estimatedProcessingTime: "2-5 minutes",
-    recipe: { ...MP4, video: X264, fit: "cover", size: { width: 1080, height: 1080 }, crf: 22, maxrate: 5000, audioBitrate: 128 },
+    recipe: {
+      ...MP4,
+      video: X264,
+      fit: "cover",
+      size: { width: 1080, height: 1080 },
+      crf: 22,
+      maxrate: 5000,
+      audioBitrate: 128,
+    },
   },
   audio_mp3_hq: {
     name: "MP3 high quality",
@@ -244,7 +281,13 @@ export const PRESET_DEFINITIONS = {
     type: "streaming_vod",
     requiredPlan: "business",
     estimatedProcessingTime: "4-8 minutes",
-    recipe: { ...LADDER, video: X264, rungs: H264_UP_TO_1080, gopSeconds: 2, packaging: { format: "dash", segmentSeconds: 4, lowLatency: false } },
+    recipe: {
+      ...LADDER,
+      video: X264,
+      rungs: H264_UP_TO_1080,
+      gopSeconds: 2,
+      packaging: { format: "dash", segmentSeconds: 4, lowLatency: false },
+    },
   },
   filter_loudnorm_ebu_r128: {
     name: "Loudness normalisation (EBU R128)",
@@ -338,7 +381,13 @@ export const PRESET_DEFINITIONS = {
     type: "live",
     requiredPlan: "enterprise",
     estimatedProcessingTime: "2-5 minutes",
-    recipe: { ...LADDER, video: X264, rungs: LIVE_LADDER, gopSeconds: 1, packaging: { format: "dash", segmentSeconds: 1, lowLatency: true } },
+    recipe: {
+      ...LADDER,
+      video: X264,
+      rungs: LIVE_LADDER,
+      gopSeconds: 1,
+      packaging: { format: "dash", segmentSeconds: 1, lowLatency: true },
+    },
   },
 } satisfies Record<string, PresetDefinition>;
 

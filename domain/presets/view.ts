@@ -22,7 +22,9 @@ export function presentPreset(preset: CatalogueEntry, plan: PlanId) {
 }
 
 function withoutEmpty<T extends object>(value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined && v !== null && v !== "")) as Partial<T>;
+  return Object.fromEntries(
+    Object.entries(value).filter(([, v]) => v !== undefined && v !== null && v !== ""),
+  ) as Partial<T>;
 }
 
 function countBy<K extends string>(keys: readonly K[], keyOf: (p: CatalogueEntry) => K): Record<K, number> {

@@ -22,7 +22,9 @@ export const jobs = pgTable(
      * `legacy` outputs were written under an older key scheme that cannot be signed (spec: 410);
      * `v2` is the current layout, `outputs/<accountId>/<jobId>/<file>`.
      */
-    storageLayout: text("storage_layout", { enum: ["legacy", "v2"] }).notNull().default("v2"),
+    storageLayout: text("storage_layout", { enum: ["legacy", "v2"] })
+      .notNull()
+      .default("v2"),
     outputKey: text("output_key"),
     duration: doublePrecision("duration"),
     errorMessage: text("error_message"),

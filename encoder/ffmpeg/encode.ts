@@ -22,7 +22,8 @@ export interface EncodePresetOptions {
   watchdog?: FfmpegRunOptions["watchdog"];
 }
 
-const ffmpegRuns = (steps: PlanStep[]) => steps.reduce((n, s) => n + (s.kind === "run" ? 1 : s.kind === "two-pass" ? 2 : 0), 0);
+const ffmpegRuns = (steps: PlanStep[]) =>
+  steps.reduce((n, s) => n + (s.kind === "run" ? 1 : s.kind === "two-pass" ? 2 : 0), 0);
 
 /** Runs a preset's plan and says what to upload. Progress is shared equally between FFmpeg runs. */
 export async function encodePreset(options: EncodePresetOptions): Promise<JobOutput> {

@@ -13,7 +13,12 @@ async function listFiles(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true });
   return entries
     .filter((e) => e.isFile())
-    .map((e) => join(e.parentPath, e.name).slice(dir.length + 1).split("\\").join("/"))
+    .map((e) =>
+      join(e.parentPath, e.name)
+        .slice(dir.length + 1)
+        .split("\\")
+        .join("/"),
+    )
     .sort();
 }
 
@@ -24,7 +29,12 @@ async function listFiles(dir: string): Promise<string[]> {
 export async function collectOutput(presetId: string, outDir: string, planned: PlannedOutput): Promise<JobOutput> {
   if (planned.kind === "file") {
     const extension = planned.file.slice(planned.file.lastIndexOf(".") + 1);
-    return { kind: "file", path: join(outDir, planned.file), fileName: `${presetId}.${extension}`, contentType: planned.contentType };
+    return {
+      kind: "file",
+      path: join(outDir, planned.file),
+      fileName: `${presetId}.${extension}`,
+      contentType: planned.contentType,
+    };
   }
   const files = await listFiles(outDir);
   if (files.length === 0) throw JobFailure.ffmpeg("FFmpeg produced no output files.");

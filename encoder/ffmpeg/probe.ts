@@ -97,7 +97,10 @@ interface RawProbe {
 function assertComplete(probe: RawProbe, streams: RawStream[]): void {
   if (!(probe.format?.format_name ?? "").split(",").includes("mov")) return;
   const fileBytes = positive(probe.format?.size);
-  const indexedBytes = streams.reduce((sum, s) => sum + ((positive(s.bit_rate) ?? 0) * (positive(s.duration) ?? 0)) / 8, 0);
+  const indexedBytes = streams.reduce(
+    (sum, s) => sum + ((positive(s.bit_rate) ?? 0) * (positive(s.duration) ?? 0)) / 8,
+    0,
+  );
   if (!fileBytes || indexedBytes <= fileBytes * 1.1) return;
   const mib = (bytes: number) => `${(bytes / 1024 ** 2).toFixed(1)} MiB`;
   throw JobFailure.sourceRefused(
@@ -183,7 +186,8 @@ export function parseProbe(raw: unknown, log: readonly string[] = []): ProbeSumm
     }));
   const duration = positive(probe.format?.duration) ?? Math.max(0, ...streams.map((s) => positive(s.duration) ?? 0));
   if (!(duration > 0)) throw JobFailure.ffmpeg("FFmpeg could not determine the duration of the source file.");
-  if (!video && audio.length === 0) throw JobFailure.ffmpeg("FFmpeg found no audio or video stream in the source file.");
+  if (!video && audio.length === 0)
+    throw JobFailure.ffmpeg("FFmpeg found no audio or video stream in the source file.");
   return { duration, video, audio, subtitles };
 }
 
@@ -221,5 +225,7 @@ export async function probeImage(path: string, options: RunOptions = {}): Promis
   assertSelfContainedFormat(probe.format?.format_name);
   const stream = probe.streams?.[0];
   assertPictureSize(stream, log, "image");
-  return stream?.width && stream.height ? { codec: stream.codec_name ?? "unknown", width: stream.width, height: stream.height } : null;
+  return stream?.width && stream.height
+    ? { codec: stream.codec_name ?? "unknown", width: stream.width, height: stream.height }
+    : null;
 }

@@ -95,7 +95,9 @@ function spawnTool(tool: string, args: string[], options: RunOptions, supervisio
     });
     // A tool missing from this machine is missing on the next attempt too: not the job's fault, not retried.
     const notStarted = (err: NodeJS.ErrnoException) =>
-      err.code === "ENOENT" ? JobFailure.encoderSetup(`${tool} is not installed on the encoder`) : JobFailure.ffmpeg(`${tool} could not be started: ${err.message}`, err);
+      err.code === "ENOENT"
+        ? JobFailure.encoderSetup(`${tool} is not installed on the encoder`)
+        : JobFailure.ffmpeg(`${tool} could not be started: ${err.message}`, err);
     if (!child.stdout || !child.stderr) {
       // Out of file descriptors (EMFILE) Node makes no pipes and reports why with an "error" event.
       child.once("error", (err) => reject(notStarted(err)));
@@ -115,7 +117,9 @@ function spawnTool(tool: string, args: string[], options: RunOptions, supervisio
     });
     let stdout = "";
     const { onStdout } = supervision;
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (onStdout ? onStdout(chunk, watch.progressed) : (stdout += chunk)));
+    child.stdout
+      .setEncoding("utf8")
+      .on("data", (chunk: string) => (onStdout ? onStdout(chunk, watch.progressed) : (stdout += chunk)));
     child.stderr.setEncoding("utf8").on("data", (chunk: string) => stderr.push(chunk));
     const onAbort = () => child.kill("SIGKILL");
     signal?.addEventListener("abort", onAbort, { once: true });
@@ -147,7 +151,9 @@ function spawnTool(tool: string, args: string[], options: RunOptions, supervisio
 function pictureRefusal(line: string): JobFailure | undefined {
   const refused = refusedPictureSize(line);
   // FFmpeg calls a 0x0 or corrupt frame size "invalid" too: only a size over the limits is this refusal.
-  return refused && !withinPictureLimits(refused.width, refused.height) ? pictureTooLarge("a frame of the source", refused.width, refused.height) : undefined;
+  return refused && !withinPictureLimits(refused.width, refused.height)
+    ? pictureTooLarge("a frame of the source", refused.width, refused.height)
+    : undefined;
 }
 
 /**

@@ -32,7 +32,8 @@ export async function bytesRead(pid: number): Promise<number | null> {
   }
 }
 
-const duration = (ms: number) => (ms >= 120_000 && ms % 60_000 === 0 ? `${ms / 60_000} minutes` : `${Number((ms / 1000).toFixed(1))} s`);
+const duration = (ms: number) =>
+  ms >= 120_000 && ms % 60_000 === 0 ? `${ms / 60_000} minutes` : `${Number((ms / 1000).toFixed(1))} s`;
 
 /**
  * What a run's time limit is reckoned from: `mediaSeconds` of media (the factor times it, plus
@@ -51,13 +52,23 @@ export interface RunSpan {
  * output time advancing); the process reading more is checked here, at a tenth of the stall
  * window and at least once a second.
  */
-export function watchProgress(child: ChildProcess, tool: string, watchdog: Watchdog, span: RunSpan, end: (failure: JobFailure) => void) {
+export function watchProgress(
+  child: ChildProcess,
+  tool: string,
+  watchdog: Watchdog,
+  span: RunSpan,
+  end: (failure: JobFailure) => void,
+) {
   const started = performance.now();
   let lastProgress = started;
   let read: number | null = null;
   let checking = false;
   const { mediaSeconds } = span;
-  const limitMs = span.probe ? watchdog.stallMs : mediaSeconds && mediaSeconds > 0 ? watchdog.stallMs + watchdog.timeLimitFactor * mediaSeconds * 1000 : Infinity;
+  const limitMs = span.probe
+    ? watchdog.stallMs
+    : mediaSeconds && mediaSeconds > 0
+      ? watchdog.stallMs + watchdog.timeLimitFactor * mediaSeconds * 1000
+      : Infinity;
   const check = async () => {
     if (checking || child.pid === undefined) return;
     checking = true;
@@ -67,9 +78,17 @@ export function watchProgress(child: ChildProcess, tool: string, watchdog: Watch
     if (now !== null) read = now;
     const at = performance.now();
     if (at - lastProgress > watchdog.stallMs) {
-      end(JobFailure.ffmpeg(`FFmpeg could not process the source: ${tool} made no progress for ${duration(watchdog.stallMs)} (it encoded nothing and read nothing) and was stopped.`));
+      end(
+        JobFailure.ffmpeg(
+          `FFmpeg could not process the source: ${tool} made no progress for ${duration(watchdog.stallMs)} (it encoded nothing and read nothing) and was stopped.`,
+        ),
+      );
     } else if (at - started > limitMs && span.probe) {
-      end(JobFailure.ffmpeg(`FFmpeg could not process the source: ${tool} ran for ${duration(at - started)}, longer than a probe of its headers may, and was stopped.`));
+      end(
+        JobFailure.ffmpeg(
+          `FFmpeg could not process the source: ${tool} ran for ${duration(at - started)}, longer than a probe of its headers may, and was stopped.`,
+        ),
+      );
     } else if (at - started > limitMs) {
       end(
         JobFailure.ffmpeg(

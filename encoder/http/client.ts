@@ -76,7 +76,10 @@ function send(url: URL, options: HttpRequestOptions): Promise<{ response: HttpRe
       if (response && !response.complete) response.destroy(err);
       req.destroy(err);
     };
-    const connectTimer = setTimeout(() => timedOut("ECONNECTTIMEOUT"), options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS);
+    const connectTimer = setTimeout(
+      () => timedOut("ECONNECTTIMEOUT"),
+      options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+    );
     req.on("socket", (socket) => {
       if (socket.connecting) socket.once("connect", () => clearTimeout(connectTimer));
       else clearTimeout(connectTimer);
@@ -91,7 +94,10 @@ function send(url: URL, options: HttpRequestOptions): Promise<{ response: HttpRe
     req.on("close", () => clearTimeout(connectTimer));
     req.on("response", (res) => {
       response = res;
-      resolve({ response: { status: res.statusCode ?? 0, headers: res.headers, body: res }, reusedSocket: req.reusedSocket });
+      resolve({
+        response: { status: res.statusCode ?? 0, headers: res.headers, body: res },
+        reusedSocket: req.reusedSocket,
+      });
     });
     req.end(options.body);
   });
@@ -108,7 +114,13 @@ export async function httpRequest(url: URL | string, options: HttpRequestOptions
     return (await send(target, options)).response;
   } catch (err) {
     const e = err as { code?: string; reusedSocket?: boolean };
-    if (options.resendOnStaleConnection === false || !e.reusedSocket || (e.code !== "ECONNRESET" && e.code !== "EPIPE") || options.signal?.aborted) throw err;
+    if (
+      options.resendOnStaleConnection === false ||
+      !e.reusedSocket ||
+      (e.code !== "ECONNRESET" && e.code !== "EPIPE") ||
+      options.signal?.aborted
+    )
+      throw err;
     return (await send(target, options)).response;
   }
 }

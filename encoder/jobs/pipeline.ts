@@ -60,7 +60,13 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
 async function settledWithin(promise: Promise<unknown>, ms: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const waited = new Promise<void>((r) => (timer = setTimeout(r, ms)));
-  await Promise.race([promise.then(() => undefined, () => undefined), waited]);
+  await Promise.race([
+    promise.then(
+      () => undefined,
+      () => undefined,
+    ),
+    waited,
+  ]);
   clearTimeout(timer);
 }
 
@@ -89,7 +95,10 @@ export function processDelivery(deps: PipelineDeps, jobId: string, deliveryAttem
 }
 
 /** How a job's attempt ended, before the Worker is told. */
-type Outcome = { kind: "completed"; key: string } | { kind: "failed"; failure: JobFailure } | { kind: "gone"; status: string };
+type Outcome =
+  | { kind: "completed"; key: string }
+  | { kind: "failed"; failure: JobFailure }
+  | { kind: "gone"; status: string };
 
 /**
  * The work dir is removed whatever happens; a cancel seen by the heartbeat aborts the render
@@ -97,7 +106,12 @@ type Outcome = { kind: "completed"; key: string } | { kind: "failed"; failure: J
  * Worker has the report, so a report that waits out an outage of the Worker does not leave the
  * job looking abandoned to the sweep once the Worker is back.
  */
-async function deliver(deps: PipelineDeps, jobId: string, deliveryAttempt: number, abort: AbortController): Promise<DeliveryResult> {
+async function deliver(
+  deps: PipelineDeps,
+  jobId: string,
+  deliveryAttempt: number,
+  abort: AbortController,
+): Promise<DeliveryResult> {
   const started = performance.now();
   let job: ClaimedJob;
   try {
@@ -119,7 +133,9 @@ async function deliver(deps: PipelineDeps, jobId: string, deliveryAttempt: numbe
     // The disk full or the root unwritable: the claimed job's attempt fails like any other, rather than being left unreported.
     return report(deps, job, { kind: "failed", failure: JobFailure.internal(err) }, null, log, started);
   }
-  const heartbeat = startHeartbeat(deps.api, job.id, deps.heartbeatMs, (status) => abort.abort(new JobGoneError(status)));
+  const heartbeat = startHeartbeat(deps.api, job.id, deps.heartbeatMs, (status) =>
+    abort.abort(new JobGoneError(status)),
+  );
   let duration: number | null = null;
   const work = (async () => {
     const ctx: RenderContext = {
@@ -148,7 +164,9 @@ async function deliver(deps: PipelineDeps, jobId: string, deliveryAttempt: numbe
       (err): Outcome => {
         // An abort's reason is what ended the job: a cancel (the job is gone) or an error the crash guard handed over.
         const cause = abort.signal.aborted ? abort.signal.reason : err;
-        return cause instanceof JobGoneError ? { kind: "gone", status: cause.status } : { kind: "failed", failure: JobFailure.of(cause) };
+        return cause instanceof JobGoneError
+          ? { kind: "gone", status: cause.status }
+          : { kind: "failed", failure: JobFailure.of(cause) };
       },
     );
     return await report(deps, job, outcome, duration, log, started);
@@ -165,7 +183,14 @@ async function deliver(deps: PipelineDeps, jobId: string, deliveryAttempt: numbe
  * delivers the job again, and that delivery is the next attempt. A report never turns into a
  * failure of the job: the job's work is not what failed.
  */
-async function report(deps: PipelineDeps, job: ClaimedJob, outcome: Outcome, duration: number | null, log: StageLog, started: number): Promise<DeliveryResult> {
+async function report(
+  deps: PipelineDeps,
+  job: ClaimedJob,
+  outcome: Outcome,
+  duration: number | null,
+  log: StageLog,
+  started: number,
+): Promise<DeliveryResult> {
   try {
     switch (outcome.kind) {
       case "gone":
@@ -178,8 +203,20 @@ async function report(deps: PipelineDeps, job: ClaimedJob, outcome: Outcome, dur
       case "failed": {
         const { failure } = outcome;
         const final = !failure.retryable || job.attempt >= JOB_DELIVERY_RETRIES;
-        log({ stage: "failed", reason: failure.message, cause: failure.describeCause(), final, attempt: job.attempt, attempts: ATTEMPTS });
-        await deps.api.fail(job.id, { errorMessage: failure.message, attempt: job.attempt, final, duration: duration ?? failure.duration ?? null });
+        log({
+          stage: "failed",
+          reason: failure.message,
+          cause: failure.describeCause(),
+          final,
+          attempt: job.attempt,
+          attempts: ATTEMPTS,
+        });
+        await deps.api.fail(job.id, {
+          errorMessage: failure.message,
+          attempt: job.attempt,
+          final,
+          duration: duration ?? failure.duration ?? null,
+        });
         return final ? "done" : "retry";
       }
     }

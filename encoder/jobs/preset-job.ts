@@ -10,7 +10,12 @@ import { assertSelfContained } from "../source/self-contained";
 import type { RenderContext, RenderResult } from "./pipeline";
 
 /** A preset job: download the source, probe it, check the plan's duration limit, encode. */
-export async function renderPresetJob(job: ClaimedJob, ctx: RenderContext, policy: DownloadPolicy, watchdog?: Watchdog): Promise<RenderResult> {
+export async function renderPresetJob(
+  job: ClaimedJob,
+  ctx: RenderContext,
+  policy: DownloadPolicy,
+  watchdog?: Watchdog,
+): Promise<RenderResult> {
   const source = join(ctx.workDir, "source");
   const downloaded = await downloadSource(job.inputUrl, source, policy, ctx.signal);
   ctx.log({ stage: "download", bytes: downloaded.bytes, seconds: downloaded.seconds });

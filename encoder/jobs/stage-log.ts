@@ -48,7 +48,8 @@ export function describeProbe(probe: ProbeSummary): string {
   const v = probe.video;
   if (v) parts.push(`video ${v.codec} ${v.width}x${v.height}${v.fps ? ` ${Number(v.fps.toFixed(2))} fps` : ""}`);
   for (const a of probe.audio) parts.push(`audio ${a.codec} ${a.channels} ch ${a.sampleRate / 1000} kHz`);
-  if (probe.subtitles.length > 0) parts.push(`${probe.subtitles.length} subtitle track${probe.subtitles.length === 1 ? "" : "s"}`);
+  if (probe.subtitles.length > 0)
+    parts.push(`${probe.subtitles.length} subtitle track${probe.subtitles.length === 1 ? "" : "s"}`);
   return parts.join("; ");
 }
 

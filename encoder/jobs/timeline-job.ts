@@ -22,16 +22,25 @@ import type { RenderContext, RenderResult } from "./pipeline";
 const ASSETS_AT_ONCE = 4;
 
 /** The asset's failure, of the same kind, naming the clip the asset belongs to. */
-const forClip = (clipId: string, what: string, err: unknown) => JobFailure.of(err).within(`Asset for clip "${clipId}" ${what}`);
+const forClip = (clipId: string, what: string, err: unknown) =>
+  JobFailure.of(err).within(`Asset for clip "${clipId}" ${what}`);
 
 /** A probe's failure: the source guard refused the asset, or FFmpeg could not read it. */
-const probeFailure = (err: unknown) => (err instanceof JobFailure && err.kind === "source-refused" ? "was refused" : "could not be decoded");
+const probeFailure = (err: unknown) =>
+  err instanceof JobFailure && err.kind === "source-refused" ? "was refused" : "could not be decoded";
 
-async function overlayImage(path: string, clipId: string, ctx: RenderContext, signal: AbortSignal, watchdog: Watchdog | undefined) {
+async function overlayImage(
+  path: string,
+  clipId: string,
+  ctx: RenderContext,
+  signal: AbortSignal,
+  watchdog: Watchdog | undefined,
+) {
   const image = await probeImage(path, { signal, workDir: ctx.workDir, watchdog }).catch((err) => {
     throw forClip(clipId, probeFailure(err), err);
   });
-  if (!image || !["png", "mjpeg"].includes(image.codec)) throw JobFailure.unsuitableSource(`Overlay "${clipId}" is not a PNG or JPEG image`);
+  if (!image || !["png", "mjpeg"].includes(image.codec))
+    throw JobFailure.unsuitableSource(`Overlay "${clipId}" is not a PNG or JPEG image`);
   return { path, width: image.width, height: image.height };
 }
 
@@ -39,7 +48,12 @@ async function overlayImage(path: string, clipId: string, ctx: RenderContext, si
  * An EDL job, in the spec's order: validate, download assets (each distinct URL once, through
  * the source guard), process clips, assemble and encode in one FFmpeg run.
  */
-export async function renderTimelineJob(job: ClaimedJob, ctx: RenderContext, policy: DownloadPolicy, watchdog?: Watchdog): Promise<RenderResult> {
+export async function renderTimelineJob(
+  job: ClaimedJob,
+  ctx: RenderContext,
+  policy: DownloadPolicy,
+  watchdog?: Watchdog,
+): Promise<RenderResult> {
   const validation = validateEdl(job.edl, job.plan);
   if (!validation.valid || !validation.edl) {
     throw JobFailure.invalidTimeline(`The timeline is not valid: ${validation.errors.slice(0, 3).join("; ")}`);
@@ -53,14 +67,22 @@ export async function renderTimelineJob(job: ClaimedJob, ctx: RenderContext, pol
   const stopAssets = new AbortController();
   const signal = AbortSignal.any([ctx.signal, stopAssets.signal]);
   // One source's cap holds for them all together: a job's disk use does not grow with its asset count.
-  const assetPolicy: DownloadPolicy = { ...policy, together: new ByteBudget(policy.maxBytes, "a timeline's assets together") };
+  const assetPolicy: DownloadPolicy = {
+    ...policy,
+    together: new ByteBudget(policy.maxBytes, "a timeline's assets together"),
+  };
   let n = 0;
   const fetchAsset = async ({ url, uses }: AssetNeed) => {
     const path = join(ctx.workDir, `asset-${n++}`);
     const firstClip = uses[0].clipId;
     try {
       const downloaded = await downloadSource(url, path, assetPolicy, signal);
-      ctx.log({ stage: "download", bytes: downloaded.bytes, seconds: downloaded.seconds, asset: `clip "${firstClip}"` });
+      ctx.log({
+        stage: "download",
+        bytes: downloaded.bytes,
+        seconds: downloaded.seconds,
+        asset: `clip "${firstClip}"`,
+      });
     } catch (err) {
       throw forClip(firstClip, "could not be downloaded", err);
     }
@@ -113,7 +135,14 @@ export async function renderTimelineJob(job: ClaimedJob, ctx: RenderContext, pol
   const compiled = compileTimeline(edl, assets, { workDir: ctx.workDir, output });
   ctx.onDuration(compiled.duration);
   await Promise.all(compiled.files.map((f) => writeFile(f.path, f.content)));
-  await runFfmpeg(compiled.args, { signal: ctx.signal, workDir: ctx.workDir, watchdog, durationSeconds: compiled.duration, onProgress: ctx.onProgress, log: ctx.log });
+  await runFfmpeg(compiled.args, {
+    signal: ctx.signal,
+    workDir: ctx.workDir,
+    watchdog,
+    durationSeconds: compiled.duration,
+    onProgress: ctx.onProgress,
+    log: ctx.log,
+  });
   return {
     output: { kind: "file", path: output, fileName: `output.${ext}`, contentType: CONTENT_TYPES[ext] },
     duration: compiled.duration,

@@ -116,7 +116,12 @@ function describeStall({ bytesPerSecond, windowMs }: NonNullable<DownloadPolicy[
  * Streams a public http(s) source to `dest`, never holding it in memory. Every redirect hop is
  * checked like the first URL; the size cap holds whether or not the server sends a length.
  */
-export async function downloadSource(source: string, dest: string, policy: DownloadPolicy, signal?: AbortSignal): Promise<Downloaded> {
+export async function downloadSource(
+  source: string,
+  dest: string,
+  policy: DownloadPolicy,
+  signal?: AbortSignal,
+): Promise<Downloaded> {
   const started = performance.now();
   const timeout = AbortSignal.timeout(policy.timeoutMs);
   const stalled = new AbortController();
@@ -157,7 +162,9 @@ export async function downloadSource(source: string, dest: string, policy: Downl
       const together = policy.together;
       if (together && length > together.left) {
         res.body.destroy();
-        throw JobFailure.sourceRefused(`${length} bytes is over the ${together.left} bytes left of the ${together.limit}-byte limit on ${together.of}`);
+        throw JobFailure.sourceRefused(
+          `${length} bytes is over the ${together.left} bytes left of the ${together.limit}-byte limit on ${together.of}`,
+        );
       }
       let seen = 0;
       const cap = new Transform({
@@ -165,12 +172,15 @@ export async function downloadSource(source: string, dest: string, policy: Downl
           seen += chunk.length;
           rate.count(chunk.length);
           if (seen > policy.maxBytes) done(JobFailure.sourceRefused(`larger than the ${policy.maxBytes}-byte limit`));
-          else if (together && !together.spend(chunk.length)) done(JobFailure.sourceRefused(`over the ${together.limit}-byte limit on ${together.of}`));
+          else if (together && !together.spend(chunk.length))
+            done(JobFailure.sourceRefused(`over the ${together.limit}-byte limit on ${together.of}`));
           else done(null, chunk);
         },
       });
       try {
-        await pipeline(res.body, cap, createWriteStream(dest, { highWaterMark: WRITE_BUFFER_BYTES }), { signal: combined });
+        await pipeline(res.body, cap, createWriteStream(dest, { highWaterMark: WRITE_BUFFER_BYTES }), {
+          signal: combined,
+        });
       } catch (err) {
         await rm(dest, { force: true });
         throw failure(err);

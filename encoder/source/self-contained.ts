@@ -35,7 +35,8 @@ export async function assertSelfContained(path: string): Promise<void> {
     const head = buffer.subarray(0, bytesRead);
     const nul = head.indexOf(0);
     const text = head.subarray(0, nul === -1 ? head.length : nul).toString("latin1");
-    if (REFERENCING_TEXT.some((re) => re.test(text)) || REFERENCING_LINE.test(head.toString("latin1"))) throw JobFailure.playlistSource();
+    if (REFERENCING_TEXT.some((re) => re.test(text)) || REFERENCING_LINE.test(head.toString("latin1")))
+      throw JobFailure.playlistSource();
   } finally {
     await handle.close();
   }
@@ -43,5 +44,6 @@ export async function assertSelfContained(path: string): Promise<void> {
 
 /** Refuses a source ffprobe read as a referencing format (`format_name` lists aliases: "mov,mp4,…"). */
 export function assertSelfContainedFormat(formatName: string | undefined): void {
-  if ((formatName ?? "").split(",").some((name) => REFERENCING_DEMUXERS.has(name.trim()))) throw JobFailure.playlistSource();
+  if ((formatName ?? "").split(",").some((name) => REFERENCING_DEMUXERS.has(name.trim())))
+    throw JobFailure.playlistSource();
 }

@@ -42,7 +42,8 @@ export function planFonts(edl: ValidatedEdl): Pick<TextClip, "fontFamily" | "fon
   const fonts = new Map<string, Pick<TextClip, "fontFamily" | "fontWeight">>();
   for (const track of edl.timeline.tracks) {
     if (track.type !== "text") continue;
-    for (const { fontFamily, fontWeight } of track.clips) fonts.set(fontKey({ fontFamily, fontWeight }), { fontFamily, fontWeight });
+    for (const { fontFamily, fontWeight } of track.clips)
+      fonts.set(fontKey({ fontFamily, fontWeight }), { fontFamily, fontWeight });
   }
   return [...fonts.values()];
 }
@@ -55,7 +56,9 @@ export function inPointErrors(edl: ValidatedEdl, durations: ReadonlyMap<string, 
       : track.clips.flatMap((clip) => {
           const duration = durations.get(clip.src);
           if (duration === undefined || clip.in < duration) return [];
-          return [`Clip "${clip.id}" starts at ${ffSeconds(clip.in)} s into its source, but the source is only ${ffSeconds(duration)} s long`];
+          return [
+            `Clip "${clip.id}" starts at ${ffSeconds(clip.in)} s into its source, but the source is only ${ffSeconds(duration)} s long`,
+          ];
         }),
   );
 }

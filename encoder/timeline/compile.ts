@@ -1,4 +1,12 @@
-import { clipEnd, type OverlayClip, type Resolution, type TextClip, textLines, type ValidatedEdl, type VideoClip } from "../../domain/edl/schema";
+import {
+  clipEnd,
+  type OverlayClip,
+  type Resolution,
+  type TextClip,
+  textLines,
+  type ValidatedEdl,
+  type VideoClip,
+} from "../../domain/edl/schema";
 import { JobFailure } from "../failure";
 import { head } from "../ffmpeg/args/command";
 import { even } from "../ffmpeg/args/sizes";
@@ -39,7 +47,11 @@ export const fontKey = (clip: Pick<TextClip, "fontFamily" | "fontWeight">) => `$
  * (clips, speed, gaps, audio) concatenated, then overlay and text tracks drawn on top in
  * document order. Pure: every file it names is passed in or returned in `files`.
  */
-export function compileTimeline(edl: ValidatedEdl, assets: TimelineAssets, paths: { workDir: string; output: string }): CompiledTimeline {
+export function compileTimeline(
+  edl: ValidatedEdl,
+  assets: TimelineAssets,
+  paths: { workDir: string; output: string },
+): CompiledTimeline {
   const tracks = edl.timeline.tracks;
   const videoClips = tracks.flatMap((t) => (t.type === "video" ? t.clips : [])) as VideoClip[];
   const first = [...videoClips].sort((a, b) => a.startTime - b.startTime)[0];

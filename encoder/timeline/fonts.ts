@@ -12,12 +12,22 @@ const escapePattern = (family: string) => family.replace(/[\\:,-]/g, (c) => `\\$
  * the default face itself (sans-serif is DejaVu Sans with Debian's fonts), which the default check below would
  * take for an unknown family.
  */
-const GENERIC_FAMILIES = new Set(["sans-serif", "serif", "monospace", "cursive", "fantasy", "system-ui", "emoji", "math"]);
+const GENERIC_FAMILIES = new Set([
+  "sans-serif",
+  "serif",
+  "monospace",
+  "cursive",
+  "fantasy",
+  "system-ui",
+  "emoji",
+  "math",
+]);
 
 /** fc-match answers in milliseconds; one that has not within this is stuck, and is stopped. */
 const FC_MATCH_TIMEOUT_MS = 10_000;
 
-const NO_FONTCONFIG = "Text cannot be drawn: the encoder could not look up fonts (fontconfig's fc-match is missing or failed).";
+const NO_FONTCONFIG =
+  "Text cannot be drawn: the encoder could not look up fonts (fontconfig's fc-match is missing or failed).";
 
 async function match(pattern: string): Promise<{ families: string[]; file: string }> {
   let stdout: string;
@@ -51,7 +61,9 @@ export async function resolveFont(family: string, weight: "normal" | "bold"): Pr
   ]);
   const known = GENERIC_FAMILIES.has(family.toLowerCase()) || wanted.families.includes(family.toLowerCase());
   if (!known && wanted.families[0] === fallback.families[0]) {
-    throw JobFailure.invalidTimeline(`Font family "${family}" is not available on the encoder; use a family fontconfig knows, such as Arial, Helvetica, Times New Roman, Courier New or DejaVu Sans.`);
+    throw JobFailure.invalidTimeline(
+      `Font family "${family}" is not available on the encoder; use a family fontconfig knows, such as Arial, Helvetica, Times New Roman, Courier New or DejaVu Sans.`,
+    );
   }
   return wanted.file;
 }

@@ -52,7 +52,10 @@ export function drawOverlay(
   const at = placeBox(clip.position, size, frame);
   const { start, end } = shownDuring(clip);
   const enable = `enable='between(t,${ffSeconds(start)},${ffSeconds(end)})'`;
-  const input = g.input({ options: ["-loop", "1", "-framerate", String(fps), "-t", ffSeconds(timelineEnd)], path: image.path });
+  const input = g.input({
+    options: ["-loop", "1", "-framerate", String(fps), "-t", ffSeconds(timelineEnd)],
+    path: image.path,
+  });
   const scaled = [`scale=${size.width}:${size.height}`, "format=rgba", `colorchannelmixer=aa=${clip.opacity}`];
 
   if (clip.blendMode === "normal") {
@@ -64,13 +67,21 @@ export function drawOverlay(
   if (!region) return base;
   const neutral = NEUTRAL[clip.blendMode];
   const picture = g.chain(`[${input}:v:0]`, scaled, "img");
-  const backdrop = g.chain("", [`color=c=${neutral}:s=${size.width}x${size.height}:r=${fps}:d=${ffSeconds(timelineEnd)}`, "format=rgba"], "bg");
-  const layer = g.chain(`${backdrop}${picture}`, [
-    "overlay=format=auto",
-    ...fades(clip, neutral),
-    `crop=${region.width}:${region.height}:${region.x - at.x}:${region.y - at.y}`,
-    "format=gbrp",
-  ], "layer");
+  const backdrop = g.chain(
+    "",
+    [`color=c=${neutral}:s=${size.width}x${size.height}:r=${fps}:d=${ffSeconds(timelineEnd)}`, "format=rgba"],
+    "bg",
+  );
+  const layer = g.chain(
+    `${backdrop}${picture}`,
+    [
+      "overlay=format=auto",
+      ...fades(clip, neutral),
+      `crop=${region.width}:${region.height}:${region.x - at.x}:${region.y - at.y}`,
+      "format=gbrp",
+    ],
+    "layer",
+  );
   const keep = g.label("keep");
   const cut = g.label("cut");
   g.add(`${base}split=2${keep}${cut}`);

@@ -70,11 +70,19 @@ export function drawText(
       `x=${lineX(clip, margin)}`,
       `y=${lineY(clip, margin, i, lines.length)}`,
       ...(clip.background
-        ? ["box=1", `boxcolor=${ffColour(clip.background.color, clip.background.opacity)}`, `boxborderw=${clip.background.padding}`]
+        ? [
+            "box=1",
+            `boxcolor=${ffColour(clip.background.color, clip.background.opacity)}`,
+            `boxborderw=${clip.background.padding}`,
+          ]
         : []),
       ...(clip.outline ? [`borderw=${clip.outline.width}`, `bordercolor=${ffColour(clip.outline.color)}`] : []),
       ...(clip.shadow
-        ? [`shadowx=${clip.shadow.offsetX}`, `shadowy=${clip.shadow.offsetY}`, `shadowcolor=${ffColour(clip.shadow.color)}`]
+        ? [
+            `shadowx=${clip.shadow.offsetX}`,
+            `shadowy=${clip.shadow.offsetY}`,
+            `shadowcolor=${ffColour(clip.shadow.color)}`,
+          ]
         : []),
       ...(fade ? [`alpha='${fade}'`] : []),
       `enable='between(t,${ffSeconds(clip.startTime)},${ffSeconds(clip.startTime + clip.duration)})'`,

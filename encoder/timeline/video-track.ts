@@ -83,7 +83,8 @@ function audioSegment(
   const fit = ["apad", `atrim=end_sample=${samples}`, "asetpts=PTS-STARTPTS"];
   if (clip.mute) return g.chain("", [silence(samples)], "a");
   if (replacement) {
-    if (!replacement.info.hasAudio) throw JobFailure.unsuitableSource(`replaceAudio of clip "${clip.id}" has no audio stream`);
+    if (!replacement.info.hasAudio)
+      throw JobFailure.unsuitableSource(`replaceAudio of clip "${clip.id}" has no audio stream`);
     return g.chain(`[${replacement.input}:a:0]`, ["asetpts=PTS-STARTPTS", AUDIO_FORMAT, ...gain, ...fit], "a");
   }
   if (!own.info.hasAudio) return g.chain("", [silence(samples)], "a");
@@ -93,7 +94,16 @@ function audioSegment(
 
 function gapSegment(g: GraphBuilder, span: Span, frame: Resolution, fps: number): [string, string] {
   return [
-    g.chain("", [`color=c=black:s=${frame.width}x${frame.height}:r=${fps}`, `trim=end_frame=${span.frames}`, "format=yuv420p", "setsar=1"], "v"),
+    g.chain(
+      "",
+      [
+        `color=c=black:s=${frame.width}x${frame.height}:r=${fps}`,
+        `trim=end_frame=${span.frames}`,
+        "format=yuv420p",
+        "setsar=1",
+      ],
+      "v",
+    ),
     g.chain("", [silence(span.samples)], "a"),
   ];
 }
@@ -124,9 +134,14 @@ export function buildVideoTrack(
     gapUntil(p.start);
     const info = media(p.clip.src, p.clip.id);
     if (!info.hasVideo) throw JobFailure.unsuitableSource(`Asset for clip "${p.clip.id}" has no video stream`);
-    const input = g.input({ options: ["-ss", ffSeconds(p.clip.in), "-t", ffSeconds(p.duration * p.clip.speed)], path: info.path });
+    const input = g.input({
+      options: ["-ss", ffSeconds(p.clip.in), "-t", ffSeconds(p.duration * p.clip.speed)],
+      path: info.path,
+    });
     const replacement = p.clip.replaceAudio && !p.clip.mute ? media(p.clip.replaceAudio, p.clip.id) : undefined;
-    const replacementInput = replacement ? g.input({ options: ["-t", ffSeconds(p.duration)], path: replacement.path }) : undefined;
+    const replacementInput = replacement
+      ? g.input({ options: ["-t", ffSeconds(p.duration)], path: replacement.path })
+      : undefined;
     segments.push(
       videoSegment(g, input, p, span, frame, fps),
       audioSegment(g, p, span, { input, info }, replacement && { input: replacementInput!, info: replacement }),
@@ -136,7 +151,10 @@ export function buildVideoTrack(
   gapUntil(end);
   // A timeline of under half a frame at the sources' rate (the API checks only 0.1 s, or a frame
   // at output.fps): concat of nothing is FFmpeg's error, and would be retried.
-  if (segments.length === 0) throw JobFailure.invalidTimeline(`The timeline is ${ffSeconds(end)} s long, less than a frame at ${fps} fps: it has no frame to encode`);
+  if (segments.length === 0)
+    throw JobFailure.invalidTimeline(
+      `The timeline is ${ffSeconds(end)} s long, less than a frame at ${fps} fps: it has no frame to encode`,
+    );
   const video = g.label("v");
   const audio = g.label("a");
   g.add(`${segments.join("")}concat=n=${segments.length / 2}:v=1:a=1${video}${audio}`);

@@ -36,7 +36,8 @@ function uploadFailure(err: unknown): JobFailure {
   if (err instanceof JobFailure) return err;
   const e = err as { code?: unknown; path?: unknown; cause?: { code?: unknown } } | undefined;
   const code = [e?.code, e?.cause?.code].find((c): c is string => typeof c === "string");
-  const what = typeof e?.path === "string" ? "an output file could not be read" : "the output could not be sent to storage";
+  const what =
+    typeof e?.path === "string" ? "an output file could not be read" : "the output could not be sent to storage";
   return JobFailure.upload(`${what}${code ? ` (${code})` : ""}`, err);
 }
 
@@ -68,7 +69,12 @@ export function createUploader(config: S3Config) {
       region: config.region,
       cache: signingKeys,
     }).sign();
-    const res = await httpRequest(signed.url, { method: init.method, headers: Object.fromEntries(signed.headers), body: init.body, signal });
+    const res = await httpRequest(signed.url, {
+      method: init.method,
+      headers: Object.fromEntries(signed.headers),
+      body: init.body,
+      signal,
+    });
     return { status: res.status, etag: res.headers.etag, text: (await readBody(res)).toString("utf8") };
   }
 
@@ -99,7 +105,12 @@ export function createUploader(config: S3Config) {
    * Uploads a stream of unknown length: single PUT when it fits in one part, multipart
    * otherwise, with a few parts in flight while the next is read.
    */
-  async function uploadStream(key: string, stream: Readable, contentType: string, signal?: AbortSignal): Promise<number> {
+  async function uploadStream(
+    key: string,
+    stream: Readable,
+    contentType: string,
+    signal?: AbortSignal,
+  ): Promise<number> {
     let buffered: Buffer[] = [];
     let bufferedBytes = 0;
     let total = 0;
@@ -134,7 +145,12 @@ export function createUploader(config: S3Config) {
     const flushPart = async () => {
       const body = takePart();
       if (!uploadId) {
-        const init = await send(`${objectUrl(key)}?uploads`, { method: "POST", headers: { "Content-Type": contentType } }, "multipart start", signal);
+        const init = await send(
+          `${objectUrl(key)}?uploads`,
+          { method: "POST", headers: { "Content-Type": contentType } },
+          "multipart start",
+          signal,
+        );
         uploadId = /<UploadId>([^<]+)<\/UploadId>/.exec(init.text)?.[1];
         if (!uploadId) throw JobFailure.upload("no UploadId in the multipart start answer");
       }
@@ -159,7 +175,12 @@ export function createUploader(config: S3Config) {
         while (bufferedBytes >= PART_SIZE) await flushPart();
       }
       if (!uploadId) {
-        await send(objectUrl(key), { method: "PUT", body: Buffer.concat(buffered, bufferedBytes), headers: { "Content-Type": contentType } }, "PUT", signal);
+        await send(
+          objectUrl(key),
+          { method: "PUT", body: Buffer.concat(buffered, bufferedBytes), headers: { "Content-Type": contentType } },
+          "PUT",
+          signal,
+        );
         return total;
       }
       if (bufferedBytes > 0) await flushPart();
@@ -170,14 +191,21 @@ export function createUploader(config: S3Config) {
         `<CompleteMultipartUpload>` +
         parts.map((p) => `<Part><PartNumber>${p.number}</PartNumber><ETag>${p.etag}</ETag></Part>`).join("") +
         `</CompleteMultipartUpload>`;
-      const done = await send(`${objectUrl(key)}?uploadId=${encodeURIComponent(uploadId)}`, { method: "POST", body: xml }, "multipart complete", signal);
+      const done = await send(
+        `${objectUrl(key)}?uploadId=${encodeURIComponent(uploadId)}`,
+        { method: "POST", body: xml },
+        "multipart complete",
+        signal,
+      );
       // S3 can answer 200 with an error document for a failed completion.
       if (done.text.includes("<Error>")) throw JobFailure.upload("multipart completion was refused");
       return total;
     } catch (err) {
       await Promise.allSettled(inFlight);
       if (uploadId) {
-        await signedRequest(`${objectUrl(key)}?uploadId=${encodeURIComponent(uploadId)}`, { method: "DELETE" }).catch(() => undefined);
+        await signedRequest(`${objectUrl(key)}?uploadId=${encodeURIComponent(uploadId)}`, { method: "DELETE" }).catch(
+          () => undefined,
+        );
       }
       throw uploadFailure(err);
     }
@@ -189,7 +217,12 @@ export function createUploader(config: S3Config) {
       try {
         const { size } = await stat(path);
         if (size <= PART_SIZE) {
-          await send(objectUrl(key), { method: "PUT", body: await readFile(path), headers: { "Content-Type": contentType } }, "PUT", signal);
+          await send(
+            objectUrl(key),
+            { method: "PUT", body: await readFile(path), headers: { "Content-Type": contentType } },
+            "PUT",
+            signal,
+          );
           return size;
         }
         return await uploadStream(key, createReadStream(path, { highWaterMark: 1024 * 1024 }), contentType, signal);

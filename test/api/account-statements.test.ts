@@ -28,21 +28,33 @@ describe.each([
   it("a new user comes with its account; a taken email creates neither", async () => {
     const email = `u-${randomUUID()}@example.com`;
     const created = await createUserWithAccount(db(), { email, password: "long enough pw", plan: "pro" });
-    const [row] = await database.direct.select({ plan: accounts.plan, userId: users.id }).from(users).innerJoin(accounts, eq(accounts.id, users.accountId)).where(eq(users.email, email));
+    const [row] = await database.direct
+      .select({ plan: accounts.plan, userId: users.id })
+      .from(users)
+      .innerJoin(accounts, eq(accounts.id, users.accountId))
+      .where(eq(users.email, email));
     expect(row).toEqual({ plan: "pro", userId: created.userId });
 
     const before = await accountCount();
-    await expect(createUserWithAccount(db(), { email, password: "another password", plan: "free" })).rejects.toBeInstanceOf(EmailTakenError);
+    await expect(
+      createUserWithAccount(db(), { email, password: "another password", plan: "free" }),
+    ).rejects.toBeInstanceOf(EmailTakenError);
     expect(await accountCount()).toBe(before);
   });
 
   it("a new password ends every session of the user, in the same statement; an unknown email changes nothing", async () => {
     const email = `p-${randomUUID()}@example.com`;
-    const { userId, accountId } = await createUserWithAccount(db(), { email, password: "long enough pw", plan: "free" });
+    const { userId, accountId } = await createUserWithAccount(db(), {
+      email,
+      password: "long enough pw",
+      plan: "free",
+    });
     await startSession(database.db, userId);
     await startSession(database.db, userId);
     expect(await setPassword(db(), email, "a new password")).toEqual({ userId, accountId, sessionsEnded: 2 });
-    expect((await database.direct.select({ n: count() }).from(sessions).where(eq(sessions.userId, userId)))[0].n).toBe(0);
+    expect((await database.direct.select({ n: count() }).from(sessions).where(eq(sessions.userId, userId)))[0].n).toBe(
+      0,
+    );
     expect(await setPassword(db(), `nobody-${randomUUID()}@example.com`, "a new password")).toBeNull();
   });
 
@@ -53,8 +65,12 @@ describe.each([
     // The operator's `user password` lands while the sign-in is still checking the old one.
     await setPassword(db(), email, "a new password");
     expect(await startSession(database.db, userId, { passwordHash: checked })).toBeNull();
-    expect((await database.direct.select({ n: count() }).from(sessions).where(eq(sessions.userId, userId)))[0].n).toBe(0);
+    expect((await database.direct.select({ n: count() }).from(sessions).where(eq(sessions.userId, userId)))[0].n).toBe(
+      0,
+    );
     const current = (await findUserByEmail(db(), email))!.passwordHash;
-    expect(await startSession(database.db, userId, { passwordHash: current })).toMatchObject({ token: expect.any(String) });
+    expect(await startSession(database.db, userId, { passwordHash: current })).toMatchObject({
+      token: expect.any(String),
+    });
   });
 });

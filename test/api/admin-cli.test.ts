@@ -86,14 +86,27 @@ describe.concurrent("operability: npm run admin", () => {
 describe.concurrent("operability: npm run admin, help and read commands", () => {
   it("--help, help and <command> --help print usage on stdout and exit 0, without a database", async () => {
     const overviews = [["--help"], ["help"], []];
-    const commandHelps = [["help", "key", "list"], ["key", "list", "--help"]];
+    const commandHelps = [
+      ["help", "key", "list"],
+      ["key", "list", "--help"],
+    ];
     const [overviewOuts, commandOuts, unknown] = await Promise.all([
-      Promise.all(overviews.map((args) => run("npm", ["run", "--silent", "admin", "--", ...args], { env: { ...process.env, DATABASE_URL: "" } }))),
+      Promise.all(
+        overviews.map((args) =>
+          run("npm", ["run", "--silent", "admin", "--", ...args], { env: { ...process.env, DATABASE_URL: "" } }),
+        ),
+      ),
       Promise.all(commandHelps.map((args) => run("npm", ["run", "--silent", "admin", "--", ...args]))),
       run("npm", ["run", "--silent", "admin", "--", "account", "delete"]).catch((e) => e),
     ]);
     overviews.forEach((args, i) => {
-      for (const command of ["account list", "account show <accountId>", "key list <accountId>", "user create --email", "user password <email>"]) {
+      for (const command of [
+        "account list",
+        "account show <accountId>",
+        "key list <accountId>",
+        "user create --email",
+        "user password <email>",
+      ]) {
         expect(overviewOuts[i].stdout, args.join(" ")).toContain(command);
       }
     });
@@ -109,9 +122,19 @@ describe.concurrent("operability: npm run admin, help and read commands", () => 
     const { accountId, apiKey } = await admin("account", "create", "--plan", "pro");
     await api(apiKey).createJob({ inputUrl: "https://media.example.com/a.mp4", preset: "mp4_264_720p" });
     const listed = await admin("account", "list");
-    expect(listed.find((a: { accountId: string }) => a.accountId === accountId)).toMatchObject({ plan: "pro", activeKeys: 1, email: null, webhookUrl: null });
+    expect(listed.find((a: { accountId: string }) => a.accountId === accountId)).toMatchObject({
+      plan: "pro",
+      activeKeys: 1,
+      email: null,
+      webhookUrl: null,
+    });
 
-    expect(await admin("account", "show", accountId)).toMatchObject({ plan: "pro", usage: { used: 1, limit: 1000 }, webhook: null, keys: { active: 1, revoked: 0 } });
+    expect(await admin("account", "show", accountId)).toMatchObject({
+      plan: "pro",
+      usage: { used: 1, limit: 1000 },
+      webhook: null,
+      keys: { active: 1, revoked: 0 },
+    });
     await admin("webhook", "set", accountId, "https://hooks.example.com/show");
     const shown = await admin("account", "show", accountId);
     expect(shown.webhook).toEqual({ url: "https://hooks.example.com/show", secretSet: true });
@@ -120,7 +143,8 @@ describe.concurrent("operability: npm run admin, help and read commands", () => 
     await admin("key", "create", accountId, "--name", "second");
     const keys = await admin("key", "list", accountId);
     expect(keys).toHaveLength(2);
-    for (const key of keys) expect(Object.keys(key).sort()).toEqual(["createdAt", "keyId", "last4", "name", "revokedAt"]);
+    for (const key of keys)
+      expect(Object.keys(key).sort()).toEqual(["createdAt", "keyId", "last4", "name", "revokedAt"]);
     expect(keys.map((k: { name: string | null }) => k.name)).toEqual(["second", null]);
     expect(keys[1].last4).toBe(apiKey.slice(-4));
     expect(JSON.stringify(keys)).not.toContain(apiKey.slice(4, 20));
@@ -133,15 +157,40 @@ describe.concurrent("operability: npm run admin, help and read commands", () => 
 describe.concurrent("operability: npm run admin, dashboard users", () => {
   it("user create makes an account on the plan with a user who can sign in; the address is unique", async () => {
     const email = `operator-made-${Date.now()}@example.com`;
-    const created = await admin("user", "create", "--email", email, "--plan", "business", "--password", "chosen by the operator");
-    expect(created).toMatchObject({ email, plan: "business", accountId: expect.any(String), userId: expect.any(String) });
+    const created = await admin(
+      "user",
+      "create",
+      "--email",
+      email,
+      "--plan",
+      "business",
+      "--password",
+      "chosen by the operator",
+    );
+    expect(created).toMatchObject({
+      email,
+      plan: "business",
+      accountId: expect.any(String),
+      userId: expect.any(String),
+    });
     expect((await admin("account", "show", created.accountId)).email).toBe(email);
     expect((await new DashboardSession().signIn(email, "chosen by the operator")).status).toBe(303);
 
-    const again = await admin("user", "create", "--email", email.toUpperCase(), "--plan", "free", "--password", "another one").catch((e) => e);
+    const again = await admin(
+      "user",
+      "create",
+      "--email",
+      email.toUpperCase(),
+      "--plan",
+      "free",
+      "--password",
+      "another one",
+    ).catch((e) => e);
     expect(again.code).toBe(1);
     expect(again.stderr).toContain("already exists");
-    const bad = await admin("user", "create", "--email", "nope", "--plan", "free", "--password", "long enough").catch((e) => e);
+    const bad = await admin("user", "create", "--email", "nope", "--plan", "free", "--password", "long enough").catch(
+      (e) => e,
+    );
     expect(bad.stderr).toContain("email: Enter a valid email address.");
   });
 
@@ -178,17 +227,26 @@ describe("operability: npm run admin when a store is away", () => {
     const revoked = await adminWith(noRedis, "key", "revoke", apiKey);
     expect(revoked.code).toBe(2);
     expect(JSON.parse(revoked.stdout)).toEqual({ keyId: expect.any(String), revoked: true });
-    expect(revoked.stderr).toMatch(/^Key \S+ is revoked \(the revocation stands\), but the API's cache of key lookups could not be told \(it expires within 60 s.*\): fetch failed: .*ECONNREFUSED/m);
+    expect(revoked.stderr).toMatch(
+      /^Key \S+ is revoked \(the revocation stands\), but the API's cache of key lookups could not be told \(it expires within 60 s.*\): fetch failed: .*ECONNREFUSED/m,
+    );
     expect((await admin("key", "list", accountId))[0].revokedAt).not.toBeNull();
 
     // A new webhook secret is shown nowhere else: printed though the cache step failed.
     const hook = await adminWith(noRedis, "webhook", "set", accountId, "https://hooks.example.com/away");
     expect(hook.code).toBe(2);
-    expect(JSON.parse(hook.stdout)).toEqual({ webhookUrl: "https://hooks.example.com/away", secret: expect.stringMatching(/^whsec_/) });
+    expect(JSON.parse(hook.stdout)).toEqual({
+      webhookUrl: "https://hooks.example.com/away",
+      secret: expect.stringMatching(/^whsec_/),
+    });
   });
 
   it("a database it cannot reach is named with the cause, on one line", async () => {
-    const away = await adminWith({ DATABASE_URL: `postgres://postgres:secret-pw@127.0.0.1:${await freePort()}/postgres` }, "account", "list");
+    const away = await adminWith(
+      { DATABASE_URL: `postgres://postgres:secret-pw@127.0.0.1:${await freePort()}/postgres` },
+      "account",
+      "list",
+    );
     expect(away.code).toBe(1);
     expect(away.stderr.trim()).toMatch(/^Failed query: select .*: connect ECONNREFUSED 127\.0\.0\.1:\d+$/);
     expect(away.stderr).not.toContain("secret-pw");
@@ -198,15 +256,26 @@ describe("operability: npm run admin when a store is away", () => {
     const dataDir = await mkdtemp(join(tmpdir(), "admin-stale-"));
     try {
       const gone = `http://127.0.0.1:${await freePort()}`;
-      await writeFile(join(dataDir, "dev-state.json"), JSON.stringify({ databaseUrl: "postgres://x@127.0.0.1:9/none", redis: { url: gone, token: "t" }, apiUrl: gone }));
+      await writeFile(
+        join(dataDir, "dev-state.json"),
+        JSON.stringify({
+          databaseUrl: "postgres://x@127.0.0.1:9/none",
+          redis: { url: gone, token: "t" },
+          apiUrl: gone,
+        }),
+      );
       await writeFile(join(dataDir, "in-use.json"), JSON.stringify({ pid: 999_999_999, started: "1", about: {} }));
       const stale = await adminWith({ DATA_DIR: dataDir, DATABASE_URL: "" }, "account", "list");
       expect(stale.code).toBe(1);
-      expect(stale.stderr.trim()).toMatch(/^npm run dev is not running \(its last state is from \d{4}-\d\d-\d\dT[\d:.]+Z\): start it, or set DATABASE_URL\.$/);
+      expect(stale.stderr.trim()).toMatch(
+        /^npm run dev is not running \(its last state is from \d{4}-\d\d-\d\dT[\d:.]+Z\): start it, or set DATABASE_URL\.$/,
+      );
 
       const { apiKey } = await admin("account", "create", "--plan", "free");
       const { UPSTASH_REDIS_REST_URL: _url, UPSTASH_REDIS_REST_TOKEN: _token, ...withoutRedis } = adminEnv();
-      const revoked = await run("npm", ["run", "--silent", "admin", "--", "key", "revoke", apiKey], { env: { ...withoutRedis, DATA_DIR: dataDir } });
+      const revoked = await run("npm", ["run", "--silent", "admin", "--", "key", "revoke", apiKey], {
+        env: { ...withoutRedis, DATA_DIR: dataDir },
+      });
       expect(JSON.parse(revoked.stdout)).toEqual({ keyId: expect.any(String), revoked: true });
     } finally {
       await rm(dataDir, { recursive: true, force: true });

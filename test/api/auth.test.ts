@@ -73,7 +73,11 @@ describe("spec: Authentication rule 4 › POST /jobs checks the key in its creat
   }
 
   it("a valid key's refusals keep their own answers (400, 403 with the plan) and take no unit; nothing was created by the refused keys", async () => {
-    expectError(await api(owner.apiKey).createJob({ inputUrl: SOURCE, preset: "no_such_preset" } as never), 400, "Invalid preset");
+    expectError(
+      await api(owner.apiKey).createJob({ inputUrl: SOURCE, preset: "no_such_preset" } as never),
+      400,
+      "Invalid preset",
+    );
     const above = await api(owner.apiKey).createJob({ inputUrl: SOURCE, preset: "hls_abr_264_standard" });
     expectStatus(above, 403);
     expect(above.body).toMatchObject({ yourPlan: "free" });

@@ -59,11 +59,19 @@ describe("spec: DELETE /jobs/{id} › cancel", () => {
     await completeJob(completed.id, accountId);
     const failed = await createJob(apiKey);
     await internal(`/jobs/${failed.id}/claim`, { attempt: 0 });
-    await internal(`/jobs/${failed.id}/fail`, { errorMessage: "DURATION_EXCEEDED: source 700s, plan 600s", attempt: 0, final: true });
+    await internal(`/jobs/${failed.id}/fail`, {
+      errorMessage: "DURATION_EXCEEDED: source 700s, plan 600s",
+      attempt: 0,
+      final: true,
+    });
     const cancelled = await createJob(apiKey);
     await api(apiKey).cancelJob(cancelled.id);
 
-    for (const [job, status] of [[completed, "completed"], [failed, "failed"], [cancelled, "cancelled"]] as const) {
+    for (const [job, status] of [
+      [completed, "completed"],
+      [failed, "failed"],
+      [cancelled, "cancelled"],
+    ] as const) {
       const res = await api(apiKey).cancelJob(job.id);
       expectError(res, 400, "Invalid operation", status);
       expect(res.body.message).toContain(status);

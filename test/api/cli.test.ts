@@ -16,7 +16,14 @@ import { jobsInEveryState } from "./job-states";
 const api = stack.apiUrl;
 const timeline = (clips: number) => ({
   version: "1.0",
-  timeline: { tracks: [{ type: "video", clips: Array.from({ length: clips }, (_, i) => ({ id: `c${i}`, src: SOURCE, in: 0, out: 2, startTime: 2 * i })) }] },
+  timeline: {
+    tracks: [
+      {
+        type: "video",
+        clips: Array.from({ length: clips }, (_, i) => ({ id: `c${i}`, src: SOURCE, in: 0, out: 2, startTime: 2 * i })),
+      },
+    ],
+  },
 });
 
 let dir: string;
@@ -38,7 +45,10 @@ describe.concurrent("vep: commands that need no encoder", () => {
 
   it("encode without --wait, jobs list, get and cancel", async () => {
     const { apiKey } = await newAccount("free");
-    const created = await vep(["--json", "encode", SOURCE, "--preset", "mp4_264_480p", "--metadata", '{"orderId":1}'], { api, key: apiKey });
+    const created = await vep(["--json", "encode", SOURCE, "--preset", "mp4_264_480p", "--metadata", '{"orderId":1}'], {
+      api,
+      key: apiKey,
+    });
     expect(created.code).toBe(0);
     expect(created.json).toMatchObject({ status: "queued", preset: "mp4_264_480p", user: { remainingJobs: 9 } });
     const id = created.json.id;
@@ -69,21 +79,30 @@ describe.concurrent("vep: commands that need no encoder", () => {
     // render refuses it (400 EDL validation failed): the line says why, not only how many errors.
     const refused = await vep(["edl", "render", tooLong], { api, key: apiKey });
     expect(refused.code).toBe(EXIT.badRequest);
-    expect(refused.stderr.trim()).toMatch(/^vep: refused: The timeline has 1 error\(s\).* \(Too many clips for the Starter plan: 6 \(maximum 5\)\) \(HTTP 400\)$/);
+    expect(refused.stderr.trim()).toMatch(
+      /^vep: refused: The timeline has 1 error\(s\).* \(Too many clips for the Starter plan: 6 \(maximum 5\)\) \(HTTP 400\)$/,
+    );
   });
 
   it("edl validate and render take the sample timeline npm run dev writes (a request body, {edl, metadata}), its metadata kept unless a flag replaces it", async () => {
     const { apiKey } = await newAccount("free");
-    const sample = await writeSampleTimeline(await mkdtemp(join(dir, "samples-")), "free", { clip: SOURCE, logo: "https://media.example.com/logo.png" });
+    const sample = await writeSampleTimeline(await mkdtemp(join(dir, "samples-")), "free", {
+      clip: SOURCE,
+      logo: "https://media.example.com/logo.png",
+    });
     const valid = await vep(["edl", "validate", sample.path], { api, key: apiKey });
     expect(valid.stderr).toBe("");
     expect(valid.code).toBe(0);
     expect(valid.stdout).toMatch(/^valid: 3 clips, 2 tracks, 8 s/);
     const rendered = await vep(["--json", "edl", "render", sample.path], { api, key: apiKey });
     expect(rendered.code, rendered.stderr).toBe(0);
-    const renamed = await vep(["--json", "edl", "render", sample.path, "--description", "renamed"], { api, key: apiKey });
+    const renamed = await vep(["--json", "edl", "render", sample.path, "--description", "renamed"], {
+      api,
+      key: apiKey,
+    });
     expect(renamed.code, renamed.stderr).toBe(0);
-    const stored = async (id: string) => (await vep(["--json", "jobs", "get", id], { api, key: apiKey })).json.clientMetadata;
+    const stored = async (id: string) =>
+      (await vep(["--json", "jobs", "get", id], { api, key: apiKey })).json.clientMetadata;
     expect(await stored(rendered.json.id)).toEqual({ name: "npm run dev sample timeline" });
     expect(await stored(renamed.json.id)).toEqual({ name: "npm run dev sample timeline", description: "renamed" });
   });
@@ -99,7 +118,9 @@ describe.concurrent("vep: commands that need no encoder", () => {
     const misnamed = join(dir, "download.zip");
     const refused = await vep(["jobs", "download", job.id, "--out", misnamed], { api, key: apiKey });
     expect(refused.code).toBe(EXIT.usage);
-    expect(refused.stderr.trim()).toBe(`vep: --out ${misnamed}: the job writes a .mp4 file, not .zip; name it ${join(dir, "download.mp4")}`);
+    expect(refused.stderr.trim()).toBe(
+      `vep: --out ${misnamed}: the job writes a .mp4 file, not .zip; name it ${join(dir, "download.mp4")}`,
+    );
     await expect(access(misnamed)).rejects.toThrow(/ENOENT/);
   });
 
@@ -120,8 +141,15 @@ describe.concurrent("vep: one clear line and a distinct exit code per error clas
   let broken: Awaited<ReturnType<typeof startWorkerProcess>>;
   beforeAll(async () => {
     // The real Worker with its database unreachable: every authenticated call is a 500.
-    const vars = workerVars(stack.cloud, { publicUrl: stack.apiUrl, encoderUrl: stack.encoderUrl }, stack.internalSecret);
-    broken = await startWorkerProcess({ port: await freePort(), vars: { ...vars, DATABASE_URL: "postgres://postgres@127.0.0.1:9/none" } });
+    const vars = workerVars(
+      stack.cloud,
+      { publicUrl: stack.apiUrl, encoderUrl: stack.encoderUrl },
+      stack.internalSecret,
+    );
+    broken = await startWorkerProcess({
+      port: await freePort(),
+      vars: { ...vars, DATABASE_URL: "postgres://postgres@127.0.0.1:9/none" },
+    });
   });
   afterAll(async () => {
     await broken?.stop();
@@ -142,7 +170,9 @@ describe.concurrent("vep: one clear line and a distinct exit code per error clas
   it("usage errors: 2", async () => {
     const res = await vep(["encode", SOURCE], { api });
     expect(res.code).toBe(EXIT.usage);
-    expect(oneLine(res.stderr)).toBe("vep: usage: required option '--preset <id>' not specified; see vep encode --help");
+    expect(oneLine(res.stderr)).toBe(
+      "vep: usage: required option '--preset <id>' not specified; see vep encode --help",
+    );
     const badFile = await vep(["edl", "validate", join(dir, "missing.json")], { api, key: "spk_x" });
     expect(badFile.code).toBe(EXIT.usage);
     expect(oneLine(badFile.stderr)).toMatch(/cannot read .*missing\.json: ENOENT/);
@@ -153,13 +183,28 @@ describe.concurrent("vep: one clear line and a distinct exit code per error clas
     const timelineFile = join(dir, "interval.json");
     await writeFile(timelineFile, JSON.stringify(timeline(1)));
     const refusals: [string[], RegExp][] = [
-      [["encode", SOURCE, "--preset", "mp4_264_480p", "--out", join(dir, "x.mp4"), "--interval", "0"], /--interval must be a positive number of seconds/],
-      [["edl", "render", timelineFile, "--wait", "--interval", "abc"], /--interval must be a positive number of seconds/],
-      [["encode", SOURCE, "--preset", "mp4_264_480p", "--out", join(dir, "no-such-dir", "x.mp4")], /cannot write .*no-such-dir.*: ENOENT/],
+      [
+        ["encode", SOURCE, "--preset", "mp4_264_480p", "--out", join(dir, "x.mp4"), "--interval", "0"],
+        /--interval must be a positive number of seconds/,
+      ],
+      [
+        ["edl", "render", timelineFile, "--wait", "--interval", "abc"],
+        /--interval must be a positive number of seconds/,
+      ],
+      [
+        ["encode", SOURCE, "--preset", "mp4_264_480p", "--out", join(dir, "no-such-dir", "x.mp4")],
+        /cannot write .*no-such-dir.*: ENOENT/,
+      ],
       [["encode", SOURCE, "--preset", "mp4_264_480p", "--out", dir], /cannot write .*: EISDIR/],
       // A name whose extension is not what the job will write.
-      [["encode", SOURCE, "--preset", "hls_abr_264_basic", "--out", join(dir, "ladder.mp4")], /preset hls_abr_264_basic writes a ZIP archive \(\.zip\), not \.mp4; name it .*ladder\.zip$/],
-      [["edl", "render", timelineFile, "--out", join(dir, "timeline.webm")], /the timeline writes a \.mp4 file, not \.webm; name it .*timeline\.mp4$/],
+      [
+        ["encode", SOURCE, "--preset", "hls_abr_264_basic", "--out", join(dir, "ladder.mp4")],
+        /preset hls_abr_264_basic writes a ZIP archive \(\.zip\), not \.mp4; name it .*ladder\.zip$/,
+      ],
+      [
+        ["edl", "render", timelineFile, "--out", join(dir, "timeline.webm")],
+        /the timeline writes a \.mp4 file, not \.webm; name it .*timeline\.mp4$/,
+      ],
     ];
     for (const [args, message] of refusals) {
       const res = await vep(args, { api, key: apiKey });
@@ -174,11 +219,18 @@ describe.concurrent("vep: one clear line and a distinct exit code per error clas
     const free = await newAccount("free");
     const invalidPreset = await vep(["encode", SOURCE, "--preset", "mp4_999p"], { api, key: free.apiKey });
     expect(invalidPreset.code).toBe(EXIT.badRequest);
-    expect(oneLine(invalidPreset.stderr)).toBe("vep: refused: Unknown preset 'mp4_999p'. See availablePresets or GET /api/v1/presets. (HTTP 400)");
+    expect(oneLine(invalidPreset.stderr)).toBe(
+      "vep: refused: Unknown preset 'mp4_999p'. See availablePresets or GET /api/v1/presets. (HTTP 400)",
+    );
     // A Validation error says which field, and why.
-    const withCredentials = await vep(["encode", "https://user:pw@media.example.com/a.mp4", "--preset", "mp4_264_720p"], { api, key: free.apiKey });
+    const withCredentials = await vep(
+      ["encode", "https://user:pw@media.example.com/a.mp4", "--preset", "mp4_264_720p"],
+      { api, key: free.apiKey },
+    );
     expect(withCredentials.code).toBe(EXIT.badRequest);
-    expect(oneLine(withCredentials.stderr)).toBe("vep: refused: Invalid request parameters (inputUrl: Invalid input URL) (HTTP 400)");
+    expect(oneLine(withCredentials.stderr)).toBe(
+      "vep: refused: Invalid request parameters (inputUrl: Invalid input URL) (HTTP 400)",
+    );
 
     const noKey = await vep(["jobs", "list"], { api });
     expect(noKey.code).toBe(EXIT.unauthorized);
@@ -186,7 +238,9 @@ describe.concurrent("vep: one clear line and a distinct exit code per error clas
 
     const aboveplan = await vep(["encode", SOURCE, "--preset", "hls_abr_264_standard"], { api, key: free.apiKey });
     expect(aboveplan.code).toBe(EXIT.forbidden);
-    expect(oneLine(aboveplan.stderr)).toMatch(/^vep: not in your plan: The preset 'hls_abr_264_standard' is not available on the Starter plan/);
+    expect(oneLine(aboveplan.stderr)).toMatch(
+      /^vep: not in your plan: The preset 'hls_abr_264_standard' is not available on the Starter plan/,
+    );
 
     const unknown = await vep(["--json", "jobs", "get", crypto.randomUUID()], { api, key: free.apiKey });
     expect(unknown.code).toBe(EXIT.notFound);
@@ -205,11 +259,22 @@ describe.concurrent("vep: one clear line and a distinct exit code per error clas
     expect(oneLine(quota.stderr)).toMatch(/^vep: monthly quota used up: You have used all 10 jobs/);
 
     const key = `cli-${crypto.randomUUID()}`;
-    expect((await vep(["encode", SOURCE, "--preset", "mp4_264_720p", "--idempotency-key", key], { api, key: free.apiKey })).code).toBe(0);
-    const replay = await vep(["encode", SOURCE, "--preset", "mp4_264_720p", "--idempotency-key", key], { api, key: free.apiKey });
+    expect(
+      (await vep(["encode", SOURCE, "--preset", "mp4_264_720p", "--idempotency-key", key], { api, key: free.apiKey }))
+        .code,
+    ).toBe(0);
+    const replay = await vep(["encode", SOURCE, "--preset", "mp4_264_720p", "--idempotency-key", key], {
+      api,
+      key: free.apiKey,
+    });
     expect(replay.code).toBe(0);
-    expect(replay.stdout).toMatch(/^job \S+ was already created with this --idempotency-key \(the first answer, replayed: no new job, no quota unit\)/);
-    const conflict = await vep(["encode", SOURCE, "--preset", "mp4_264_480p", "--idempotency-key", key], { api, key: free.apiKey });
+    expect(replay.stdout).toMatch(
+      /^job \S+ was already created with this --idempotency-key \(the first answer, replayed: no new job, no quota unit\)/,
+    );
+    const conflict = await vep(["encode", SOURCE, "--preset", "mp4_264_480p", "--idempotency-key", key], {
+      api,
+      key: free.apiKey,
+    });
     expect(conflict.code).toBe(EXIT.conflict);
   });
 
@@ -226,9 +291,13 @@ describe.concurrent("vep: one clear line and a distinct exit code per error clas
     const { apiKey } = await newAccount("free");
     const failing = await vep(["jobs", "list"], { api: broken.url, key: apiKey });
     expect(failing.code).toBe(EXIT.unavailable);
-    expect(oneLine(failing.stderr)).toMatch(/^vep: service error \(retry with backoff\): An unexpected error occurred\. Retry with backoff\. \(HTTP 500\) \(request id [0-9a-f-]{36}\)$/);
+    expect(oneLine(failing.stderr)).toMatch(
+      /^vep: service error \(retry with backoff\): An unexpected error occurred\. Retry with backoff\. \(HTTP 500\) \(request id [0-9a-f-]{36}\)$/,
+    );
     const nowhere = await vep(["presets"], { api: `http://127.0.0.1:${await freePort()}` });
     expect(nowhere.code).toBe(EXIT.unavailable);
-    expect(oneLine(nowhere.stderr)).toMatch(/^vep: service unreachable \(retry with backoff\): The service could not be reached/);
+    expect(oneLine(nowhere.stderr)).toMatch(
+      /^vep: service unreachable \(retry with backoff\): The service could not be reached/,
+    );
   });
 });

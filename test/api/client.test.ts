@@ -6,7 +6,10 @@ import { quotaPeriod } from "../../domain/time";
 import { admin, completeJob, internal, newAccount, SOURCE, stack } from "./harness";
 import { jobsInEveryState } from "./job-states";
 
-const timeline = { version: "1.0" as const, timeline: { tracks: [{ type: "video" as const, clips: [{ id: "a", src: SOURCE, in: 0, out: 4, startTime: 0 }] }] } };
+const timeline = {
+  version: "1.0" as const,
+  timeline: { tracks: [{ type: "video" as const, clips: [{ id: "a", src: SOURCE, in: 0, out: 4, startTime: 0 }] }] },
+};
 
 async function clientFor(plan: Parameters<typeof newAccount>[0] = "free") {
   const account = await newAccount(plan);
@@ -38,7 +41,11 @@ describe("client: every operation against the running service", () => {
     expect(await (await api.fetchOutput(created.id)).text()).toBe("output bytes");
 
     const other = await api.createJob({ inputUrl: SOURCE, preset: "mp4_264_480p" });
-    expect(await api.cancelJob(other.id)).toMatchObject({ id: other.id, status: "cancelled", message: "Job cancelled successfully" });
+    expect(await api.cancelJob(other.id)).toMatchObject({
+      id: other.id,
+      status: "cancelled",
+      message: "Job cancelled successfully",
+    });
   });
 
   it("validates and creates timeline jobs; lists presets with and without a key", async () => {
@@ -73,7 +80,13 @@ describe("client: errors parsed into typed classes that say whether a retry help
   it("400s: validation details, an unknown preset, an invalid timeline, a job that cannot be cancelled", async () => {
     const { api } = await clientFor();
     const invalid = await refusal(api.createJob({ inputUrl: "/relative.mp4", preset: "mp4_264_720p" }));
-    expect(invalid).toMatchObject({ status: 400, kind: "bad-request", error: "Validation error", message: "Invalid request parameters", retryable: false });
+    expect(invalid).toMatchObject({
+      status: 400,
+      kind: "bad-request",
+      error: "Validation error",
+      message: "Invalid request parameters",
+      retryable: false,
+    });
     expect(invalid.body).toMatchObject({ details: [{ field: "inputUrl", message: "Invalid input URL" }] });
     const unknown = await refusal(api.createJob({ inputUrl: SOURCE, preset: "mp4_999p" }));
     expect(unknown).toMatchObject({ error: "Invalid preset", kind: "bad-request" });
@@ -87,7 +100,12 @@ describe("client: errors parsed into typed classes that say whether a retry help
 
   it("401 for a wrong key, 403 for a preset above the plan, 404 for an unknown job: none retryable", async () => {
     const wrongKey = createVepClient({ baseUrl: stack.apiUrl, apiKey: "spk_not-a-real-key" });
-    expect(await refusal(wrongKey.listJobs())).toMatchObject({ status: 401, kind: "unauthorized", error: "Unauthorized", retryable: false });
+    expect(await refusal(wrongKey.listJobs())).toMatchObject({
+      status: 401,
+      kind: "unauthorized",
+      error: "Unauthorized",
+      retryable: false,
+    });
     const { api } = await clientFor("free");
     const forbidden = await refusal(api.createJob({ inputUrl: SOURCE, preset: "hls_abr_264_standard" }));
     expect(forbidden).toMatchObject({ status: 403, kind: "forbidden", error: "PRESET_NOT_ALLOWED", retryable: false });
@@ -111,10 +129,19 @@ describe("client: errors parsed into typed classes that say whether a retry help
 
   it("413 for a body over the operation's limit: payload-too-large, not retryable", async () => {
     const { api } = await clientFor();
-    const bigJob = await refusal(api.createJob({ inputUrl: SOURCE, preset: "mp4_264_720p", metadata: { pad: "x".repeat(1024 * 1024) } }));
-    expect(bigJob).toMatchObject({ status: 413, kind: "payload-too-large", error: "Payload too large", retryable: false });
+    const bigJob = await refusal(
+      api.createJob({ inputUrl: SOURCE, preset: "mp4_264_720p", metadata: { pad: "x".repeat(1024 * 1024) } }),
+    );
+    expect(bigJob).toMatchObject({
+      status: 413,
+      kind: "payload-too-large",
+      error: "Payload too large",
+      retryable: false,
+    });
     expect(bigJob.message).toMatch(/1 MiB/);
-    const bigTimeline = await refusal(api.createEdlJob({ edl: { ...timeline, metadata: { pad: "x".repeat(4 * 1024 * 1024) } } }));
+    const bigTimeline = await refusal(
+      api.createEdlJob({ edl: { ...timeline, metadata: { pad: "x".repeat(4 * 1024 * 1024) } } }),
+    );
     expect(bigTimeline).toMatchObject({ status: 413, kind: "payload-too-large", retryable: false });
     expect(bigTimeline.message).toMatch(/4 MiB/);
   });
@@ -123,7 +150,12 @@ describe("client: errors parsed into typed classes that say whether a retry help
     const { api, accountId } = await clientFor("free");
     await admin.db.insert(usage).values({ accountId, period: quotaPeriod(new Date()), count: 10 });
     const quota = await refusal(api.createJob({ inputUrl: SOURCE, preset: "mp4_264_720p" }));
-    expect(quota).toMatchObject({ status: 429, kind: "quota-exceeded", error: "Usage limit exceeded", retryable: false });
+    expect(quota).toMatchObject({
+      status: 429,
+      kind: "quota-exceeded",
+      error: "Usage limit exceeded",
+      retryable: false,
+    });
     expect(quota.body).toEqual(expect.objectContaining({ usage: { current: 10, limit: 10, plan: "Starter" } }));
   });
 
@@ -134,7 +166,9 @@ describe("client: errors parsed into typed classes that say whether a retry help
         server.close(() => resolve(port));
       });
     });
-    const err = await createVepClient({ baseUrl: `http://127.0.0.1:${closed}` }).listPresets().catch((e: unknown) => e);
+    const err = await createVepClient({ baseUrl: `http://127.0.0.1:${closed}` })
+      .listPresets()
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(NetworkError);
     expect(err).toMatchObject({ kind: "network", retryable: true });
   });
@@ -163,7 +197,9 @@ describe("client: waitForJob", () => {
     const controller = new AbortController();
     // Aborted after its first read, while it waits for the next one.
     const abortAfterRead = () => queueMicrotask(() => controller.abort(new Error("gave up")));
-    await expect(api.waitForJob(job.id, { intervalMs: 100, signal: controller.signal, onProgress: abortAfterRead })).rejects.toThrow("gave up");
+    await expect(
+      api.waitForJob(job.id, { intervalMs: 100, signal: controller.signal, onProgress: abortAfterRead }),
+    ).rejects.toThrow("gave up");
     await api.cancelJob(job.id);
     expect((await api.waitForJob(job.id, { intervalMs: 100 })).status).toBe("cancelled");
   });

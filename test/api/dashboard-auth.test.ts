@@ -7,7 +7,13 @@ import { expectStatus } from "../support/api-client";
 import { admin, api, stack } from "./harness";
 import { DashboardSession, formToken, signedUp } from "./dashboard-session";
 
-const sessionRow = async (token: string) => (await admin.db.select().from(sessions).where(eq(sessions.tokenHash, await tokenDigest(token))))[0];
+const sessionRow = async (token: string) =>
+  (
+    await admin.db
+      .select()
+      .from(sessions)
+      .where(eq(sessions.tokenHash, await tokenDigest(token)))
+  )[0];
 
 describe("dashboard: sign-up", () => {
   it("creates a free account, signs in at once with an HttpOnly SameSite=Lax session cookie, and stores only a PBKDF2 hash", async () => {
@@ -15,7 +21,11 @@ describe("dashboard: sign-up", () => {
     const email = `New.User-${randomUUID()}@Example.com`;
     const form = await session.get("/dashboard/signup");
     expect(form.status).toBe(200);
-    const res = await session.post("/dashboard/signup", { _csrf: formToken(form.html), email, password: "a long enough password" });
+    const res = await session.post("/dashboard/signup", {
+      _csrf: formToken(form.html),
+      email,
+      password: "a long enough password",
+    });
     expect(res.status).toBe(303);
     expect(res.location).toBe("/dashboard");
     const cookie = res.headers.getSetCookie().find((c) => c.startsWith("vep_session="))!;
@@ -52,7 +62,10 @@ describe("dashboard: sign-up", () => {
       expect(res.html).toContain(message);
       expect(session.cookies.has("vep_session")).toBe(false);
     }
-    const [{ n }] = await admin.db.select({ n: sql<number>`count(*)::int` }).from(users).where(eq(users.email, "not-an-email"));
+    const [{ n }] = await admin.db
+      .select({ n: sql<number>`count(*)::int` })
+      .from(users)
+      .where(eq(users.email, "not-an-email"));
     expect(n).toBe(0);
   });
 });
@@ -100,7 +113,10 @@ describe("dashboard: sign-in and sign-out", () => {
     expect(row.absoluteExpiresAt.getTime()).toBeGreaterThan(now + 29.9 * 86400_000);
 
     // Used a day before it would expire: pushed to a week from now, and the cookie sent again.
-    await admin.db.update(sessions).set({ expiresAt: new Date(now + 86400_000) }).where(eq(sessions.id, row.id));
+    await admin.db
+      .update(sessions)
+      .set({ expiresAt: new Date(now + 86400_000) })
+      .where(eq(sessions.id, row.id));
     const used = await session.get("/dashboard");
     expect(used.status).toBe(200);
     expect(used.headers.getSetCookie().some((c) => c.startsWith("vep_session="))).toBe(true);
@@ -108,11 +124,17 @@ describe("dashboard: sign-in and sign-out", () => {
 
     // Near the absolute limit it slides only up to it.
     const limit = new Date(now + 2 * 3600_000);
-    await admin.db.update(sessions).set({ expiresAt: new Date(now + 60_000), absoluteExpiresAt: limit }).where(eq(sessions.id, row.id));
+    await admin.db
+      .update(sessions)
+      .set({ expiresAt: new Date(now + 60_000), absoluteExpiresAt: limit })
+      .where(eq(sessions.id, row.id));
     await session.get("/dashboard");
     expect((await sessionRow(token)).expiresAt.getTime()).toBe(limit.getTime());
 
-    await admin.db.update(sessions).set({ expiresAt: new Date(now - 1000) }).where(eq(sessions.id, row.id));
+    await admin.db
+      .update(sessions)
+      .set({ expiresAt: new Date(now - 1000) })
+      .where(eq(sessions.id, row.id));
     const expired = await session.get("/dashboard");
     expect(expired.status).toBe(303);
     expect(expired.location).toBe("/dashboard/signin");
@@ -132,7 +154,8 @@ describe("dashboard: sign-in throttling", () => {
   it("per email: the 11th attempt in 15 minutes is a 429 page with Retry-After, even with the right password", async () => {
     const { email, password } = await signedUp();
     // Each attempt from its own address, so only the per-email count can trip.
-    for (let i = 0; i < 10; i++) expect((await new DashboardSession().signIn(email, "wrong password")).status).toBe(401);
+    for (let i = 0; i < 10; i++)
+      expect((await new DashboardSession().signIn(email, "wrong password")).status).toBe(401);
     const refused = await new DashboardSession().signIn(email, password);
     expect(refused.status).toBe(429);
     expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
@@ -145,7 +168,8 @@ describe("dashboard: sign-in throttling", () => {
   it("per address: the 31st attempt from one address is a 429, whatever email it names", async () => {
     const session = new DashboardSession();
     const { email, password } = await signedUp();
-    for (let i = 0; i < 30; i++) expect((await session.signIn(`guess-${i}-${randomUUID()}@example.com`, "password1")).status).toBe(401);
+    for (let i = 0; i < 30; i++)
+      expect((await session.signIn(`guess-${i}-${randomUUID()}@example.com`, "password1")).status).toBe(401);
     const refused = await session.signIn(email, password);
     expect(refused.status).toBe(429);
     expect(refused.html).toContain("Too many sign-in attempts from your network");
@@ -158,7 +182,10 @@ describe("dashboard: sign-in throttling", () => {
       const host = new DashboardSession(`${network}:${(i + 2).toString(16)}::${i.toString(16)}`);
       expect((await host.signIn(`guess-${i}-${randomUUID()}@example.com`, "password1")).status).toBe(401);
     }
-    const refused = await new DashboardSession(`${network}:ffff:ffff:ffff:ffff`).signIn(`guess-${randomUUID()}@example.com`, "password1");
+    const refused = await new DashboardSession(`${network}:ffff:ffff:ffff:ffff`).signIn(
+      `guess-${randomUUID()}@example.com`,
+      "password1",
+    );
     expect(refused.status).toBe(429);
     expect(refused.html).toContain("Too many sign-in attempts from your network");
   });
@@ -167,7 +194,10 @@ describe("dashboard: sign-in throttling", () => {
 describe("dashboard: forms a client can send that Postgres cannot store, or that are not forms", () => {
   it("a NUL in the sign-in email or in a key's name, or a multipart body without its boundary, is a 400 page, not a 500", async () => {
     const signIn = new DashboardSession();
-    const nul = await signIn.submit("/dashboard/signin", "/dashboard/signin", { email: "a\u0000b@example.com", password: "long enough password" });
+    const nul = await signIn.submit("/dashboard/signin", "/dashboard/signin", {
+      email: "a\u0000b@example.com",
+      password: "long enough password",
+    });
     expect(nul.status).toBe(400);
     expect(nul.html).toContain("must not contain NUL");
 
@@ -178,11 +208,19 @@ describe("dashboard: forms a client can send that Postgres cannot store, or that
     expect(keys.html).not.toContain("build");
 
     // Same-origin, so hono/csrf lets a multipart body through to the form's parser.
-    for (const [path, from] of [["/dashboard/signin", new DashboardSession()], ["/dashboard/keys", session]] as const) {
+    for (const [path, from] of [
+      ["/dashboard/signin", new DashboardSession()],
+      ["/dashboard/keys", session],
+    ] as const) {
       const res = await fetch(`${from.origin}${path}`, {
         method: "POST",
         redirect: "manual",
-        headers: { Origin: stack.apiUrl, "CF-Connecting-IP": from.address, Cookie: from.cookieHeader(), "Content-Type": "multipart/form-data" },
+        headers: {
+          Origin: stack.apiUrl,
+          "CF-Connecting-IP": from.address,
+          Cookie: from.cookieHeader(),
+          "Content-Type": "multipart/form-data",
+        },
         body: "--no boundary here--",
       });
       expect(res.status, path).toBe(400);
@@ -195,7 +233,9 @@ describe("dashboard: forms a client can send that Postgres cannot store, or that
     const first = await visitor.get("/dashboard/signin");
     const again = await visitor.get("/dashboard/signin");
     expect(formToken(again.html)).toBe(formToken(first.html));
-    expect(again.headers.getSetCookie().some((line) => line.startsWith("vep_form=") && /max-age=3600/i.test(line))).toBe(true);
+    expect(
+      again.headers.getSetCookie().some((line) => line.startsWith("vep_form=") && /max-age=3600/i.test(line)),
+    ).toBe(true);
   });
 });
 
@@ -204,7 +244,10 @@ describe("dashboard: sign-up throttling", () => {
     const address = new DashboardSession().address;
     for (let i = 0; i < 10; i++) await new DashboardSession(address).signUp();
     const email = `one-too-many-${randomUUID()}@example.com`;
-    const refused = await new DashboardSession(address).submit("/dashboard/signup", "/dashboard/signup", { email, password: "long enough password" });
+    const refused = await new DashboardSession(address).submit("/dashboard/signup", "/dashboard/signup", {
+      email,
+      password: "long enough password",
+    });
     expect(refused.status).toBe(429);
     expect(refused.html).toContain("Too many sign-ups from your network");
     expect(await admin.db.select().from(users).where(eq(users.email, email))).toEqual([]);
@@ -268,7 +311,11 @@ describe("dashboard: headers and routing", () => {
   });
 
   it("serves its script, stylesheet and hls.js itself", async () => {
-    for (const [name, type] of [["dashboard.js", "text/javascript"], ["dashboard.css", "text/css"], ["hls.light.min.js", "text/javascript"]]) {
+    for (const [name, type] of [
+      ["dashboard.js", "text/javascript"],
+      ["dashboard.css", "text/css"],
+      ["hls.light.min.js", "text/javascript"],
+    ]) {
       const res = await api().raw({ method: "GET", path: `/dashboard/assets/${name}` });
       expectStatus(res, 200, name);
       expect(res.headers.get("content-type")).toContain(type);

@@ -25,7 +25,13 @@ async function owner(): Promise<Owner> {
   const job = await createJob(key);
   await completeWith(job.id, user.accountId, "mp4_264_720p.mp4", Buffer.from("owner's video"), "video/mp4");
   const zipJob = await createJob(key, "hls_abr_264_basic");
-  await completeWith(zipJob.id, user.accountId, "hls_abr_264_basic.zip", await storedZip({ "master.m3u8": "#EXTM3U\n" }), "application/zip");
+  await completeWith(
+    zipJob.id,
+    user.accountId,
+    "hls_abr_264_basic.zip",
+    await storedZip({ "master.m3u8": "#EXTM3U\n" }),
+    "application/zip",
+  );
   return { session, email, key, keyId, jobId: job.id, zipJobId: zipJob.id };
 }
 
@@ -37,7 +43,12 @@ beforeAll(async () => {
 
 describe("dashboard: one account never sees another's keys or jobs", () => {
   it("every job route answers 404 for the other account's job ids", async () => {
-    const routes = (id: string) => [`/dashboard/jobs/${id}`, `/dashboard/jobs/${id}/download`, `/dashboard/jobs/${id}/output`, `/dashboard/jobs/${id}/files/master.m3u8`];
+    const routes = (id: string) => [
+      `/dashboard/jobs/${id}`,
+      `/dashboard/jobs/${id}/download`,
+      `/dashboard/jobs/${id}/output`,
+      `/dashboard/jobs/${id}/files/master.m3u8`,
+    ];
     for (const path of [...routes(a.jobId), ...routes(a.zipJobId)]) {
       const res = await b.session.get(path);
       expect(res.status, path).toBe(404);
@@ -71,7 +82,10 @@ describe("dashboard: one account never sees another's keys or jobs", () => {
 
   it("a session cookie belongs to one account: altered, swapped for the session's id, or sent with the API, it grants nothing", async () => {
     const token = a.session.sessionToken();
-    const [row] = await admin.db.select().from(sessions).where(eq(sessions.tokenHash, await tokenDigest(token)));
+    const [row] = await admin.db
+      .select()
+      .from(sessions)
+      .where(eq(sessions.tokenHash, await tokenDigest(token)));
     const tampered = [
       token.slice(0, -1) + (token.endsWith("A") ? "B" : "A"),
       token.toUpperCase(),

@@ -18,7 +18,13 @@ export async function storedZip(members: Record<string, string | Buffer>): Promi
 }
 
 /** Plays the encoder for a job: claim, upload `body` under `fileName`, complete. */
-export async function completeWith(jobId: string, accountId: string, fileName: string, body: Uint8Array<ArrayBuffer>, contentType: string) {
+export async function completeWith(
+  jobId: string,
+  accountId: string,
+  fileName: string,
+  body: Uint8Array<ArrayBuffer>,
+  contentType: string,
+) {
   const claim = await internal(`/jobs/${jobId}/claim`, { attempt: 0 });
   if (claim.status !== 200) throw new Error(`claim failed: ${claim.status}`);
   const key = outputKeyFor(accountId, jobId, fileName);

@@ -11,7 +11,8 @@ import { DashboardSession, formToken, signedUp } from "./dashboard-session";
 import { completeWith, storedZip } from "./dashboard-outputs";
 import { admin } from "./harness";
 
-const accountOf = async (email: string) => (await admin.db.select().from(users).where(eq(users.email, email)))[0].accountId;
+const accountOf = async (email: string) =>
+  (await admin.db.select().from(users).where(eq(users.email, email)))[0].accountId;
 
 let receiver: Awaited<ReturnType<typeof startWebhookReceiver>>;
 beforeAll(async () => {
@@ -91,9 +92,13 @@ describe("dashboard: webhook", () => {
     await new Promise<void>((r) => redirecting.listen(0, "127.0.0.1", r));
     try {
       const { session } = await signedUp();
-      await session.submit("/dashboard/webhook", "/dashboard/webhook", { url: `http://127.0.0.1:${(redirecting.address() as AddressInfo).port}/hook` });
+      await session.submit("/dashboard/webhook", "/dashboard/webhook", {
+        url: `http://127.0.0.1:${(redirecting.address() as AddressInfo).port}/hook`,
+      });
       const tested = await session.submit("/dashboard/webhook", "/dashboard/webhook/test");
-      expect(tested.html).toContain("Test event not delivered: the endpoint answered 301 (a redirect, not followed: set the webhook to the URL it leads to).");
+      expect(tested.html).toContain(
+        "Test event not delivered: the endpoint answered 301 (a redirect, not followed: set the webhook to the URL it leads to).",
+      );
       expect(seen).toEqual(["POST /hook"]);
     } finally {
       await new Promise((r) => redirecting.close(r));
@@ -103,14 +108,20 @@ describe("dashboard: webhook", () => {
   it("set, reveal, rotate, test: the test event is signed with the current secret; the API sees the new URL at once", async () => {
     const { session } = await signedUp();
     const key = await session.createKey();
-    expect(bodyOf(await api(key).createJob({ inputUrl: "https://media.example.com/a.mp4", preset: "mp4_264_720p" }), 201).webhookUrl).toBeNull();
+    expect(
+      bodyOf(await api(key).createJob({ inputUrl: "https://media.example.com/a.mp4", preset: "mp4_264_720p" }), 201)
+        .webhookUrl,
+    ).toBeNull();
 
     const saved = await session.submit("/dashboard/webhook", "/dashboard/webhook", { url: receiver.url });
     expect(saved.status).toBe(303);
     const page = await session.get(saved.location!);
     expect(page.html).toContain("Webhook saved.");
     expect(page.html).not.toMatch(/whsec_[A-Za-z0-9+/]{10}/);
-    expect(bodyOf(await api(key).createJob({ inputUrl: "https://media.example.com/a.mp4", preset: "mp4_264_720p" }), 201).webhookUrl).toBe(receiver.url);
+    expect(
+      bodyOf(await api(key).createJob({ inputUrl: "https://media.example.com/a.mp4", preset: "mp4_264_720p" }), 201)
+        .webhookUrl,
+    ).toBe(receiver.url);
 
     const revealed = await session.post("/dashboard/webhook/reveal", { _csrf: formToken(page.html) });
     const secret = /<code id="webhook-secret">(whsec_[^<]+)<\/code>/.exec(revealed.html)![1];
@@ -235,7 +246,9 @@ describe("dashboard: jobs", () => {
     expect(master.html).toBe(members["master.m3u8"]);
     const variant = await session.get(`/dashboard/jobs/${job.id}/files/0/index.m3u8`);
     expect(variant.html).toBe(members["0/index.m3u8"]);
-    const segment = await fetch(`${stack.apiUrl}/dashboard/jobs/${job.id}/files/0/segment_000.ts`, { headers: { Cookie: session.cookieHeader() } });
+    const segment = await fetch(`${stack.apiUrl}/dashboard/jobs/${job.id}/files/0/segment_000.ts`, {
+      headers: { Cookie: session.cookieHeader() },
+    });
     expect(segment.headers.get("content-type")).toBe("video/mp2t");
     expect(segment.headers.get("cache-control")).toBe("no-store");
     expect(Buffer.from(await segment.arrayBuffer())).toEqual(members["0/segment_000.ts"]);

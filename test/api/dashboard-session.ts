@@ -41,7 +41,11 @@ export class DashboardSession {
     const res = await fetch(`${this.origin}${path}`, {
       ...init,
       redirect: "manual",
-      headers: { "CF-Connecting-IP": this.address, ...(this.cookies.size ? { Cookie: this.cookieHeader() } : {}), ...init.headers },
+      headers: {
+        "CF-Connecting-IP": this.address,
+        ...(this.cookies.size ? { Cookie: this.cookieHeader() } : {}),
+        ...init.headers,
+      },
     });
     for (const line of res.headers.getSetCookie()) {
       const [pair, ...attributes] = line.split(";");
@@ -50,7 +54,12 @@ export class DashboardSession {
       else this.cookies.set(name, value);
     }
     const location = res.headers.get("location");
-    return { status: res.status, html: await res.text(), headers: res.headers, location: location?.replace(this.origin, "") ?? null };
+    return {
+      status: res.status,
+      html: await res.text(),
+      headers: res.headers,
+      location: location?.replace(this.origin, "") ?? null,
+    };
   }
 
   get(path: string, headers: Record<string, string> = {}) {

@@ -7,7 +7,18 @@ import { jobs } from "../../drizzle/schema";
 import { JOB_DELIVERY_RETRIES } from "../../domain/jobs";
 import { expectStatus } from "../support/api-client";
 import { startWebhookReceiver } from "../support/webhook-receiver";
-import { admin, api, createJob, deliveriesOf, internal, messageOf, newAccount, qstash, readJob, stack } from "./harness";
+import {
+  admin,
+  api,
+  createJob,
+  deliveriesOf,
+  internal,
+  messageOf,
+  newAccount,
+  qstash,
+  readJob,
+  stack,
+} from "./harness";
 
 async function deliveryFor(jobId: string) {
   return vi.waitFor(
@@ -33,7 +44,13 @@ describe("dispatch: accepted jobs go to the encoder through QStash", () => {
       currentSigningKey: stack.cloud.qstash.currentSigningKey,
       nextSigningKey: stack.cloud.qstash.nextSigningKey,
     });
-    expect(await receiver.verify({ signature: String(delivery.headers["upstash-signature"]), body: delivery.body, url: `${stack.encoderUrl}/deliveries/jobs` })).toBe(true);
+    expect(
+      await receiver.verify({
+        signature: String(delivery.headers["upstash-signature"]),
+        body: delivery.body,
+        url: `${stack.encoderUrl}/deliveries/jobs`,
+      }),
+    ).toBe(true);
     const message = await messageOf(await messageIdOf(job.id));
     expect(message).toMatchObject({ maxRetries: 2, flowControlKey: "encoder", parallelism: 2 });
   });
@@ -43,7 +60,10 @@ describe("dispatch: accepted jobs go to the encoder through QStash", () => {
     const job = await createJob(apiKey);
     await deliveryFor(job.id);
     expect((await internal(`/jobs/${job.id}/claim`, { attempt: 0 })).status).toBe(200);
-    await admin.db.update(jobs).set({ lastCheckedAt: new Date(Date.now() - 5 * 60_000) }).where(eq(jobs.id, job.id));
+    await admin.db
+      .update(jobs)
+      .set({ lastCheckedAt: new Date(Date.now() - 5 * 60_000) })
+      .where(eq(jobs.id, job.id));
     await internal("/sweep", {});
     const message = await messageOf(await messageIdOf(job.id));
     // One attempt was spent by the encoder that stopped: this message carries attempts 1 and 2.
@@ -61,7 +81,10 @@ describe("dispatch: accepted jobs go to the encoder through QStash", () => {
       const first = await createJob(apiKey);
       const second = await createJob(apiKey);
       for (const job of [first, second]) {
-        await vi.waitFor(async () => expect(await stateOf(job.id)).not.toBe("waiting"), { timeout: 10_000, interval: 50 });
+        await vi.waitFor(async () => expect(await stateOf(job.id)).not.toBe("waiting"), {
+          timeout: 10_000,
+          interval: 50,
+        });
       }
       const third = await createJob(apiKey);
       expect(await stateOf(third.id)).toBe("waiting");
@@ -98,10 +121,18 @@ async function loseMessage(jobId: string, retryCount: number): Promise<string> {
   await new Promise<void>((r) => destination.listen(0, "127.0.0.1", r));
   try {
     const url = `http://127.0.0.1:${(destination.address() as { port: number }).port}/deliveries/jobs`;
-    const { messageId } = await qstash.publishJSON({ url, body: { jobId, firstAttempt: retryCount }, retries: 0, failureCallback: failureCallbackUrl });
+    const { messageId } = await qstash.publishJSON({
+      url,
+      body: { jobId, firstAttempt: retryCount },
+      retries: 0,
+      failureCallback: failureCallbackUrl,
+    });
     await admin.db.update(jobs).set({ messageId, retryCount }).where(eq(jobs.id, jobId));
     answer();
-    await vi.waitFor(async () => expect((await messageOf(messageId)).state).toBe("failed"), { timeout: 10_000, interval: 50 });
+    await vi.waitFor(async () => expect((await messageOf(messageId)).state).toBe("failed"), {
+      timeout: 10_000,
+      interval: 50,
+    });
     return messageId;
   } finally {
     destination.closeAllConnections();
@@ -112,7 +143,11 @@ async function loseMessage(jobId: string, retryCount: number): Promise<string> {
 /** The failure callback's report of `messageId`, sent again: QStash delivers it signed, as it would a second time. */
 async function reportAgain(jobId: string, messageId: string, firstAttempt: number) {
   const sourceBody = Buffer.from(JSON.stringify({ jobId, firstAttempt })).toString("base64");
-  const again = await qstash.publishJSON({ url: failureCallbackUrl, body: { status: 503, retried: 0, maxRetries: 0, sourceMessageId: messageId, sourceBody }, retries: 0 });
+  const again = await qstash.publishJSON({
+    url: failureCallbackUrl,
+    body: { status: 503, retried: 0, maxRetries: 0, sourceMessageId: messageId, sourceBody },
+    retries: 0,
+  });
   return vi.waitFor(
     async () => {
       const message = await messageOf(again.messageId);
@@ -148,10 +183,13 @@ describe("dispatch: a message QStash gives up on before an encoder takes the job
     const message = await messageOf(next);
     expect(message).toMatchObject({ maxRetries: JOB_DELIVERY_RETRIES - 1, failureCallback: failureCallbackUrl });
     expect(JSON.parse(message.body)).toEqual({ jobId: job.id, firstAttempt: 1 });
-    await vi.waitFor(async () => expect((await deliveriesOf(job.id)).map((d) => JSON.parse(d.body).firstAttempt)).toEqual([0, 1]), {
-      timeout: 10_000,
-      interval: 100,
-    });
+    await vi.waitFor(
+      async () => expect((await deliveriesOf(job.id)).map((d) => JSON.parse(d.body).firstAttempt)).toEqual([0, 1]),
+      {
+        timeout: 10_000,
+        interval: 100,
+      },
+    );
 
     expect(await reportAgain(job.id, lost, 0)).toMatchObject({ state: "delivered", lastStatus: 200 });
     expect(await messageIdOf(job.id)).toBe(next);
@@ -164,13 +202,27 @@ describe("dispatch: a message QStash gives up on before an encoder takes the job
     const job = await createJob(apiKey);
     await deliveryFor(job.id);
     const lost = await loseMessage(job.id, JOB_DELIVERY_RETRIES);
-    const errorMessage = "The job could not be dispatched to an encoder: its last delivery was answered 503, and its 3 attempts are spent.";
+    const errorMessage =
+      "The job could not be dispatched to an encoder: its last delivery was answered 503, and its 3 attempts are spent.";
     const hook = await hooks.waitFor(job.id);
-    expect(new Webhook(secret).verify(hook.body, hook.headers)).toMatchObject({ event: "job.failed", jobId: job.id, status: "failed", errorMessage });
-    expect(await readJob(apiKey, job.id)).toMatchObject({ status: "failed", retryCount: JOB_DELIVERY_RETRIES, errorMessage, outputUrl: null });
+    expect(new Webhook(secret).verify(hook.body, hook.headers)).toMatchObject({
+      event: "job.failed",
+      jobId: job.id,
+      status: "failed",
+      errorMessage,
+    });
+    expect(await readJob(apiKey, job.id)).toMatchObject({
+      status: "failed",
+      retryCount: JOB_DELIVERY_RETRIES,
+      errorMessage,
+      outputUrl: null,
+    });
     expect((await admin.showAccount(accountId)).usage.used).toBe(1);
 
-    expect(await reportAgain(job.id, lost, JOB_DELIVERY_RETRIES)).toMatchObject({ state: "delivered", lastStatus: 200 });
+    expect(await reportAgain(job.id, lost, JOB_DELIVERY_RETRIES)).toMatchObject({
+      state: "delivered",
+      lastStatus: 200,
+    });
     expect(await readJob(apiKey, job.id)).toMatchObject({ status: "failed", errorMessage });
     expect(hooks.received.filter((h) => JSON.parse(h.body).jobId === job.id)).toHaveLength(1);
     expect((await admin.showAccount(accountId)).usage.used).toBe(1);
@@ -190,10 +242,18 @@ describe("dispatch: a message QStash gives up on before an encoder takes the job
   it("the route takes only QStash-signed reports, and gives up on one that names no job message at once", async () => {
     const { apiKey } = await newAccount();
     const job = await createJob(apiKey);
-    const report = { status: 503, sourceMessageId: "msg_x", sourceBody: Buffer.from(JSON.stringify({ jobId: job.id })).toString("base64") };
+    const report = {
+      status: 503,
+      sourceMessageId: "msg_x",
+      sourceBody: Buffer.from(JSON.stringify({ jobId: job.id })).toString("base64"),
+    };
     expectStatus(await api().raw({ method: "POST", path: "/internal/dispatch-failures", json: report }), 401);
     expectStatus(await internal("/dispatch-failures", report), 401);
-    for (const body of [{ ...report, sourceBody: "not base64!" }, { ...report, sourceBody: Buffer.from("{}").toString("base64") }, { nope: 1 }]) {
+    for (const body of [
+      { ...report, sourceBody: "not base64!" },
+      { ...report, sourceBody: Buffer.from("{}").toString("base64") },
+      { nope: 1 },
+    ]) {
       const { messageId } = await qstash.publishJSON({ url: failureCallbackUrl, body, retries: 3 });
       const message = await vi.waitFor(
         async () => {
@@ -212,10 +272,16 @@ describe("dispatch: a message QStash gives up on before an encoder takes the job
 describe("dispatch: a message QStash dropped whose failure callback never got through (the sweep's backstop)", () => {
   /** Ten minutes and more since the job was queued or last dispatched: the sweep asks QStash about its message. */
   const longWaiting = (jobId: string) =>
-    admin.db.update(jobs).set({ createdAt: new Date(Date.now() - 11 * 60_000), lastCheckedAt: null }).where(eq(jobs.id, jobId));
+    admin.db
+      .update(jobs)
+      .set({ createdAt: new Date(Date.now() - 11 * 60_000), lastCheckedAt: null })
+      .where(eq(jobs.id, jobId));
   /** The job's message delivered (the sink answers 200 and claims nothing): QStash no longer holds it, and the job is still queued. */
   const delivered = (jobId: string) =>
-    vi.waitFor(async () => expect((await messageOf(await messageIdOf(jobId))).state).toBe("delivered"), { timeout: 10_000, interval: 50 });
+    vi.waitFor(async () => expect((await messageOf(await messageIdOf(jobId))).state).toBe("delivered"), {
+      timeout: 10_000,
+      interval: 50,
+    });
   const sweep = async () => expectStatus(await internal("/sweep", {}), 200);
 
   it("dispatched again while attempts remain, then failed with a readable message, keeping its one unit", async () => {
@@ -238,7 +304,8 @@ describe("dispatch: a message QStash dropped whose failure callback never got th
     expect(await readJob(apiKey, job.id)).toMatchObject({
       status: "failed",
       retryCount: JOB_DELIVERY_RETRIES,
-      errorMessage: "The job could not be dispatched to an encoder: its last message was dropped by the queue, and its 3 attempts are spent.",
+      errorMessage:
+        "The job could not be dispatched to an encoder: its last message was dropped by the queue, and its 3 attempts are spent.",
     });
     expect((await admin.showAccount(accountId)).usage.used).toBe(1);
   });
@@ -248,7 +315,11 @@ describe("dispatch: a message QStash dropped whose failure callback never got th
     const job = await createJob(apiKey);
     await delivered(job.id);
     // A message of the job's that waits an hour before its first delivery: QStash holds it all along.
-    const { messageId } = await qstash.publishJSON({ url: `${stack.encoderUrl}/deliveries/jobs`, body: { jobId: job.id, firstAttempt: 0 }, delay: 3600 });
+    const { messageId } = await qstash.publishJSON({
+      url: `${stack.encoderUrl}/deliveries/jobs`,
+      body: { jobId: job.id, firstAttempt: 0 },
+      delay: 3600,
+    });
     try {
       await admin.db.update(jobs).set({ messageId }).where(eq(jobs.id, job.id));
       await longWaiting(job.id);

@@ -33,7 +33,15 @@ describe("the reference at /docs", () => {
   it("renders in headless Chromium with every request outside this machine blocked, listing all eight endpoints", async () => {
     const browser = await chromium.launch({
       executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+      args: [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+      ],
     });
     try {
       const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
@@ -48,16 +56,31 @@ describe("the reference at /docs", () => {
       await page.goto(`${stack.apiUrl}/docs`);
       await page.getByText("Video encoding API", { exact: false }).first().waitFor({ timeout: 30_000 });
       // Each tag's section lists its operations as the method above the path.
-      const listed = (text: string, method: string, path: string) => new RegExp(`^${method}\\n${path.replace(/[{}]/g, "\\$&")}$`, "m").test(text);
+      const listed = (text: string, method: string, path: string) =>
+        new RegExp(`^${method}\\n${path.replace(/[{}]/g, "\\$&")}$`, "m").test(text);
       await expect
-        .poll(async () => {
-          const text = await page.locator("body").innerText();
-          return ENDPOINTS.filter(([method, path]) => !listed(text, method, path)).map(([method, path]) => `${method} ${path}`);
-        }, { timeout: 30_000 })
+        .poll(
+          async () => {
+            const text = await page.locator("body").innerText();
+            return ENDPOINTS.filter(([method, path]) => !listed(text, method, path)).map(
+              ([method, path]) => `${method} ${path}`,
+            );
+          },
+          { timeout: 30_000 },
+        )
         .toEqual([]);
       // The sidebar, every tag open, names each operation by its summary.
       const sidebar = await page.locator("nav, aside").first().innerText();
-      for (const summary of ["Create an encoding job", "List jobs", "Read a job", "Cancel a job", "Sign a fresh download link", "Create a timeline job", "Validate a timeline", "List presets"]) {
+      for (const summary of [
+        "Create an encoding job",
+        "List jobs",
+        "Read a job",
+        "Cancel a job",
+        "Sign a fresh download link",
+        "Create a timeline job",
+        "Validate a timeline",
+        "List presets",
+      ]) {
         expect(sidebar).toContain(summary);
       }
       await mkdir("test-artifacts", { recursive: true });

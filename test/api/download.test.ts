@@ -35,7 +35,9 @@ describe("spec: GET /jobs/{id}/download-url › signed links", () => {
     const signature = new URL(res.body.downloadUrl).searchParams;
     expect(signature.get("X-Amz-Expires")).toBe(String(4 * 3600));
     // expiresAt is the moment the link stops working: the signing time plus its lifetime.
-    const signedAt = Date.parse(signature.get("X-Amz-Date")!.replace(/^(\d{4})(\d\d)(\d\d)T(\d\d)(\d\d)(\d\d)Z$/, "$1-$2-$3T$4:$5:$6Z"));
+    const signedAt = Date.parse(
+      signature.get("X-Amz-Date")!.replace(/^(\d{4})(\d\d)(\d\d)T(\d\d)(\d\d)(\d\d)Z$/, "$1-$2-$3T$4:$5:$6Z"),
+    );
     expect(Date.parse(res.body.expiresAt)).toBe(signedAt + 4 * HOUR);
     const download = await fetch(res.body.downloadUrl);
     expect(download.status).toBe(200);
@@ -102,7 +104,10 @@ describe("spec: GET /jobs/{id}/download-url › signed links", () => {
     const { apiKey, accountId } = await newAccount();
     const job = await createJob(apiKey);
     await completeJob(job.id, accountId);
-    await admin.db.update(jobs).set({ storageLayout: "legacy", outputKey: `legacy-bucket/${job.id}.mp4` }).where(eq(jobs.id, job.id));
+    await admin.db
+      .update(jobs)
+      .set({ storageLayout: "legacy", outputKey: `legacy-bucket/${job.id}.mp4` })
+      .where(eq(jobs.id, job.id));
     const read = await api(apiKey).getJob(job.id);
     expectStatus(read, 200);
     expect(read.body).toMatchObject({ status: "completed", outputUrl: null, expiration: null });
@@ -116,7 +121,9 @@ describe("spec: GET /jobs/{id}/download-url › signed links", () => {
 /** `db;dur=2;desc="1 call", cache;dur=1;desc="1 call"` → { db: 1, cache: 1 }: calls per kind of sub-request. */
 function subrequests(res: { headers: Headers }): Record<string, number> {
   const header = res.headers.get("Server-Timing") ?? "";
-  return Object.fromEntries([...header.matchAll(/([\w-]+);dur=[\d.]+;desc="(\d+) calls?"/g)].map((m) => [m[1], Number(m[2])]));
+  return Object.fromEntries(
+    [...header.matchAll(/([\w-]+);dur=[\d.]+;desc="(\d+) calls?"/g)].map((m) => [m[1], Number(m[2])]),
+  );
 }
 
 describe("reads that sign a link: the storage HEAD, remembered for a minute when it found the output", () => {

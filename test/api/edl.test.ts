@@ -14,7 +14,14 @@ const timeline = (clips = 1, extra: Partial<EdlVideoClip> = {}): EdlDocument => 
     tracks: [
       {
         type: "video",
-        clips: Array.from({ length: clips }, (_, i) => ({ id: `c${i}`, src: SRC, in: 0, out: 4, startTime: i * 4, ...extra })),
+        clips: Array.from({ length: clips }, (_, i) => ({
+          id: `c${i}`,
+          src: SRC,
+          in: 0,
+          out: 4,
+          startTime: i * 4,
+          ...extra,
+        })),
       },
     ],
   },
@@ -28,7 +35,14 @@ describe("spec: PUT /edl › validate", () => {
     expect(res.body.valid).toBe(true);
     expect("errors" in res.body).toBe(false);
     expect("warnings" in res.body).toBe(false);
-    expect(res.body.stats).toMatchObject({ clips: 2, duration: 8, tracks: 1, assets: 1, complexity: "simple", features: [] });
+    expect(res.body.stats).toMatchObject({
+      clips: 2,
+      duration: 8,
+      tracks: 1,
+      assets: 1,
+      complexity: "simple",
+      features: [],
+    });
     expect(res.body.estimate).toEqual({ processingTime: expect.any(String), complexity: "simple" });
     expect(res.body.plan).toEqual({ current: "free", canProcess: true });
   });
@@ -79,7 +93,10 @@ describe("spec: PUT /edl › validate", () => {
     const { apiKey } = await newAccount("free");
     const missing = await api(apiKey).validateEdl(unchecked({}));
     expectStatus(missing, 400);
-    expect(missing.body).toMatchObject({ error: "Validation error", details: [{ field: "edl", message: "Invalid input" }] });
+    expect(missing.body).toMatchObject({
+      error: "Validation error",
+      details: [{ field: "edl", message: "Invalid input" }],
+    });
     const broken = await api(apiKey).validateEdl(rawBody("{"));
     expect((broken.body as { error?: string }).error).toBe("Invalid JSON");
   });
@@ -94,9 +111,22 @@ describe("spec: PUT /edl › validate", () => {
 describe("spec: POST /edl › create", () => {
   it("201 with type edl, stats, estimate, links and user; one unit however many clips; read as an edl_custom job", async () => {
     const { apiKey } = await newAccount("free");
-    const res = await api(apiKey).createEdlJob({ edl: timeline(5), metadata: { name: "Promo", description: "five clips" } });
+    const res = await api(apiKey).createEdlJob({
+      edl: timeline(5),
+      metadata: { name: "Promo", description: "five clips" },
+    });
     expectStatus(res, 201);
-    expect(Object.keys(res.body).sort()).toEqual(["createdAt", "estimate", "id", "links", "stats", "status", "type", "user", "webhookUrl"]);
+    expect(Object.keys(res.body).sort()).toEqual([
+      "createdAt",
+      "estimate",
+      "id",
+      "links",
+      "stats",
+      "status",
+      "type",
+      "user",
+      "webhookUrl",
+    ]);
     expect(res.body).toMatchObject({ status: "queued", type: "edl", webhookUrl: null });
     expect(res.body.id).toMatch(UUID);
     expect(res.body.createdAt).toMatch(ISO_MS);
@@ -123,7 +153,9 @@ describe("spec: POST /edl › create", () => {
 
   it("metadata's name and description may be null, as any optional field, and read back as sent; another type is refused, naming the field", async () => {
     const { apiKey } = await newAccount("free");
-    const res = await api(apiKey).createEdlJob(unchecked({ edl: timeline(1), metadata: { name: null, description: null, campaign: 7 } }));
+    const res = await api(apiKey).createEdlJob(
+      unchecked({ edl: timeline(1), metadata: { name: null, description: null, campaign: 7 } }),
+    );
     expectStatus(res, 201);
     const read = await api(apiKey).getJob(res.body.id);
     expect(bodyOf(read, 200).clientMetadata).toEqual({ name: null, description: null, campaign: 7 });
@@ -161,12 +193,16 @@ describe("spec: PUT and POST /edl › text Postgres cannot store", () => {
     const put = await api(apiKey).validateEdl({ edl });
     expectStatus(put, 200);
     expect(put.body.valid).toBe(false);
-    expect(put.body.errors).toContain("timeline.tracks[0].clips[0].note: must not contain NUL (\\u0000) or unpaired surrogate characters");
+    expect(put.body.errors).toContain(
+      "timeline.tracks[0].clips[0].note: must not contain NUL (\\u0000) or unpaired surrogate characters",
+    );
     const post = await api(apiKey).createEdlJob({ edl });
     expectError(post, 400, "EDL validation failed");
     const meta = await api(apiKey).createEdlJob({ edl: timeline(1), metadata: { name: "x\u0000" } });
     expectError(meta, 400, "Validation error");
-    expect(meta.body.details).toEqual([{ field: "metadata.name", message: "must not contain NUL (\\u0000) or unpaired surrogate characters" }]);
+    expect(meta.body.details).toEqual([
+      { field: "metadata.name", message: "must not contain NUL (\\u0000) or unpaired surrogate characters" },
+    ]);
     const ok = await api(apiKey).createEdlJob({ edl: timeline(1) });
     expectStatus(ok, 201);
     expect(ok.body.user.remainingJobs).toBe(9);
@@ -178,15 +214,35 @@ describe("property: any JSON a client sends gets 200 from PUT and 201/400 from P
     const { apiKey } = await newAccount("enterprise");
     const mutated = fc.record({
       version: fc.oneof(fc.constant("1.0"), fc.jsonValue()),
-      output: fc.option(fc.dictionary(fc.constantFrom("resolution", "fps", "container", "videoCodec", "crf", "preset"), fc.jsonValue()), { nil: undefined }),
+      output: fc.option(
+        fc.dictionary(fc.constantFrom("resolution", "fps", "container", "videoCodec", "crf", "preset"), fc.jsonValue()),
+        { nil: undefined },
+      ),
       timeline: fc.record({
         tracks: fc.array(
           fc.record({
             type: fc.constantFrom("video", "overlay", "text", "audio", 3),
             clips: fc.array(
               fc.dictionary(
-                fc.constantFrom("id", "src", "in", "out", "startTime", "duration", "speed", "volume", "text", "opacity", "transform"),
-                fc.oneof(fc.integer({ min: -5, max: 50 }), fc.constant(SRC), fc.string({ unit: "binary" }), fc.jsonValue()),
+                fc.constantFrom(
+                  "id",
+                  "src",
+                  "in",
+                  "out",
+                  "startTime",
+                  "duration",
+                  "speed",
+                  "volume",
+                  "text",
+                  "opacity",
+                  "transform",
+                ),
+                fc.oneof(
+                  fc.integer({ min: -5, max: 50 }),
+                  fc.constant(SRC),
+                  fc.string({ unit: "binary" }),
+                  fc.jsonValue(),
+                ),
               ),
               { maxLength: 3 },
             ),

@@ -34,7 +34,14 @@ export async function newAccount(plan: PlanId = "free") {
 }
 
 /** What the internal API answers, its routes' fields together (it is not in the OpenAPI document). */
-export type InternalReply = Partial<{ job: ClaimedJob; status: string; failed: number; sessionsEnded: number; error: string; message: string }>;
+export type InternalReply = Partial<{
+  job: ClaimedJob;
+  status: string;
+  failed: number;
+  sessionsEnded: number;
+  error: string;
+  message: string;
+}>;
 
 /** Calls the Worker's internal API as the encoder does: HMAC over the raw body. */
 export async function internal(path: string, body: unknown, secret = stack.internalSecret) {
@@ -78,7 +85,11 @@ export async function completeJob(jobId: string, accountId: string, content = "f
   const claim = await internal(`/jobs/${jobId}/claim`, { attempt: 0 });
   if (claim.status !== 200) throw new Error(`claim failed: ${claim.status} ${JSON.stringify(claim.body)}`);
   const key = outputKeyFor(accountId, jobId, "output.mp4");
-  const put = await s3.fetch(objectUrl(key), { method: "PUT", body: content, headers: { "Content-Type": "video/mp4" } });
+  const put = await s3.fetch(objectUrl(key), {
+    method: "PUT",
+    body: content,
+    headers: { "Content-Type": "video/mp4" },
+  });
   if (!put.ok) throw new Error(`upload failed: ${put.status}`);
   const done = await internal(`/jobs/${jobId}/complete`, { outputKey: key, duration: 12.5 });
   if (done.status !== 200) throw new Error(`complete failed: ${done.status} ${JSON.stringify(done.body)}`);

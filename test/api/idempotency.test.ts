@@ -3,8 +3,11 @@ import { describe, expect, it } from "vitest";
 import { bodyOf, expectError, expectStatus } from "../support/api-client";
 import { api, newAccount, SOURCE } from "./harness";
 
-const create = (key: string, idempotencyKey: string, body: CreateJobRequest = { inputUrl: SOURCE, preset: "mp4_264_720p" }) =>
-  api(key).createJob(body, { idempotencyKey });
+const create = (
+  key: string,
+  idempotencyKey: string,
+  body: CreateJobRequest = { inputUrl: SOURCE, preset: "mp4_264_720p" },
+) => api(key).createJob(body, { idempotencyKey });
 
 describe("Idempotency-Key on creations (no quota unit taken twice for a retried request)", () => {
   it("a retry with the same key and body replays the first response: one job, one unit", async () => {

@@ -13,10 +13,24 @@ export async function jobsInEveryState(apiKey: string, accountId: string) {
   await internal(`/jobs/${processing.id}/claim`, { attempt: 0 });
   await completeJob(completed.id, accountId);
   await internal(`/jobs/${failed.id}/claim`, { attempt: 0 });
-  await internal(`/jobs/${failed.id}/fail`, { errorMessage: "Download failed: the source answered HTTP 404", attempt: 2, final: true });
+  await internal(`/jobs/${failed.id}/fail`, {
+    errorMessage: "Download failed: the source answered HTTP 404",
+    attempt: 2,
+    final: true,
+  });
   const removedKey = await completeJob(outputRemoved.id, accountId);
   await s3.fetch(objectUrl(removedKey), { method: "DELETE" });
   await completeJob(legacy.id, accountId);
-  await admin.db.update(jobs).set({ storageLayout: "legacy", outputKey: `legacy-bucket/${legacy.id}.mp4` }).where(eq(jobs.id, legacy.id));
-  return { queued: queued.id, processing: processing.id, completed: completed.id, failed: failed.id, outputRemoved: outputRemoved.id, legacy: legacy.id };
+  await admin.db
+    .update(jobs)
+    .set({ storageLayout: "legacy", outputKey: `legacy-bucket/${legacy.id}.mp4` })
+    .where(eq(jobs.id, legacy.id));
+  return {
+    queued: queued.id,
+    processing: processing.id,
+    completed: completed.id,
+    failed: failed.id,
+    outputRemoved: outputRemoved.id,
+    legacy: legacy.id,
+  };
 }

@@ -35,7 +35,10 @@ async function newAccount() {
 }
 
 /** A job in `status`, written directly; heartbeat stale and attempts as the transition under test needs. */
-async function jobIn(status: JobStatus, opts: { stale?: boolean; retryCount?: number; messageId?: string } = {}): Promise<Job> {
+async function jobIn(
+  status: JobStatus,
+  opts: { stale?: boolean; retryCount?: number; messageId?: string } = {},
+): Promise<Job> {
   const account = await newAccount();
   await direct.insert(usage).values({ accountId: account.id, period: PERIOD, count: 1 });
   const [job] = await direct
@@ -58,7 +61,10 @@ const reread = async (id: string) => (await direct.select().from(jobs).where(eq(
 
 /** How each transition is invoked, and the fixture under which its own condition holds. */
 const LOST = "msg_lost";
-const transitions: Record<jobStates.TransitionName, { fixture?: Parameters<typeof jobIn>[1]; run: (job: Job) => ReturnType<typeof jobStates.claim> }> = {
+const transitions: Record<
+  jobStates.TransitionName,
+  { fixture?: Parameters<typeof jobIn>[1]; run: (job: Job) => ReturnType<typeof jobStates.claim> }
+> = {
   queueRefused: { run: (job) => jobStates.failUnqueued(db, job.id, "The job could not be queued.") },
   claim: { run: (job) => jobStates.claim(db, job.id, 1) },
   heartbeat: { run: (job) => jobStates.heartbeat(db, job.id, { progress: 0.5 }) },
@@ -67,8 +73,14 @@ const transitions: Record<jobStates.TransitionName, { fixture?: Parameters<typeo
   retry: { run: (job) => jobStates.retry(db, job.id) },
   cancel: { run: (job) => jobStates.cancel(db, { id: job.id, accountId: job.accountId }) },
   sweepRequeue: { fixture: { stale: true, retryCount: 0 }, run: (job) => jobStates.sweepRequeue(db, job.id, cutoff()) },
-  sweepFail: { fixture: { stale: true, retryCount: JOB_DELIVERY_RETRIES }, run: (job) => jobStates.sweepFail(db, job.id, cutoff()) },
-  lostMessageRequeue: { fixture: { messageId: LOST, retryCount: 0 }, run: (job) => jobStates.lostMessageRequeue(db, job.id, LOST) },
+  sweepFail: {
+    fixture: { stale: true, retryCount: JOB_DELIVERY_RETRIES },
+    run: (job) => jobStates.sweepFail(db, job.id, cutoff()),
+  },
+  lostMessageRequeue: {
+    fixture: { messageId: LOST, retryCount: 0 },
+    run: (job) => jobStates.lostMessageRequeue(db, job.id, LOST),
+  },
   lostMessageFail: {
     fixture: { messageId: LOST, retryCount: JOB_DELIVERY_RETRIES },
     run: (job) => jobStates.lostMessageFail(db, job.id, LOST, "The job could not be dispatched to an encoder: …"),
@@ -130,7 +142,10 @@ describe("spec: States and transitions › the table, walked against the databas
     const job = await jobIn("queued");
     const other = await newAccount();
     expect(await jobStates.cancel(db, { id: job.id, accountId: other.id })).toEqual({ moved: false, current: null });
-    expect(await jobStates.claim(db, "6b1f3c1e-8c1a-4c63-9b8e-1d5a3f1e2c4b", 0)).toEqual({ moved: false, current: null });
+    expect(await jobStates.claim(db, "6b1f3c1e-8c1a-4c63-9b8e-1d5a3f1e2c4b", 0)).toEqual({
+      moved: false,
+      current: null,
+    });
     expect(await jobStates.claim(db, "not-a-uuid", 0)).toEqual({ moved: false, current: null });
     expect((await reread(job.id)).status).toBe("queued");
   });
@@ -153,12 +168,25 @@ describe("spec: States and transitions › the table, walked against the databas
     expect(await jobStates.lostMessageRequeue(db, spent.id, LOST)).toEqual({ moved: false, current: "queued" });
     const left = await jobIn("queued", { messageId: LOST, retryCount: JOB_DELIVERY_RETRIES - 1 });
     expect(await jobStates.lostMessageFail(db, left.id, LOST, "x")).toEqual({ moved: false, current: "queued" });
-    const [requeued, again] = await Promise.all([jobStates.lostMessageRequeue(db, left.id, LOST), jobStates.lostMessageRequeue(db, left.id, LOST)]);
-    expect([requeued, again].filter((o) => o.moved)).toEqual([
-      expect.objectContaining({ job: expect.objectContaining({ status: "queued", retryCount: JOB_DELIVERY_RETRIES, messageId: null }) }),
+    const [requeued, again] = await Promise.all([
+      jobStates.lostMessageRequeue(db, left.id, LOST),
+      jobStates.lostMessageRequeue(db, left.id, LOST),
     ]);
-    const failed = await jobStates.lostMessageFail(db, spent.id, LOST, "The job could not be dispatched to an encoder: …");
-    expect(failed).toMatchObject({ moved: true, job: { status: "failed", retryCount: JOB_DELIVERY_RETRIES, webhookPendingSince: expect.any(Date) } });
+    expect([requeued, again].filter((o) => o.moved)).toEqual([
+      expect.objectContaining({
+        job: expect.objectContaining({ status: "queued", retryCount: JOB_DELIVERY_RETRIES, messageId: null }),
+      }),
+    ]);
+    const failed = await jobStates.lostMessageFail(
+      db,
+      spent.id,
+      LOST,
+      "The job could not be dispatched to an encoder: …",
+    );
+    expect(failed).toMatchObject({
+      moved: true,
+      job: { status: "failed", retryCount: JOB_DELIVERY_RETRIES, webhookPendingSince: expect.any(Date) },
+    });
     expect(await jobStates.lostMessageFail(db, spent.id, LOST, "again")).toEqual({ moved: false, current: "failed" });
     const units = await direct.select({ count: usage.count }).from(usage).where(eq(usage.accountId, spent.accountId));
     expect(units).toEqual([{ count: 1 }]);
@@ -168,13 +196,21 @@ describe("spec: States and transitions › the table, walked against the databas
     const job = await jobIn("queued", { retryCount: 2 });
     const first = await jobStates.claim(db, job.id, 0, new Date("2026-11-20T09:30:00.000Z"));
     const again = await jobStates.claim(db, job.id, 1, new Date("2026-11-20T09:31:00.000Z"));
-    expect(first).toMatchObject({ moved: true, job: { retryCount: 2, startedAt: new Date("2026-11-20T09:30:00.000Z") } });
-    expect(again).toMatchObject({ moved: true, previous: "processing", job: { retryCount: 2, startedAt: new Date("2026-11-20T09:30:00.000Z") } });
+    expect(first).toMatchObject({
+      moved: true,
+      job: { retryCount: 2, startedAt: new Date("2026-11-20T09:30:00.000Z") },
+    });
+    expect(again).toMatchObject({
+      moved: true,
+      previous: "processing",
+      job: { retryCount: 2, startedAt: new Date("2026-11-20T09:30:00.000Z") },
+    });
   });
 
   it("a job the queue refused gives its quota unit back in the same statement, once", async () => {
     const job = await jobIn("queued");
-    const units = async () => (await direct.select({ count: usage.count }).from(usage).where(eq(usage.accountId, job.accountId)))[0].count;
+    const units = async () =>
+      (await direct.select({ count: usage.count }).from(usage).where(eq(usage.accountId, job.accountId)))[0].count;
     expect(await units()).toBe(1);
     expect((await jobStates.failUnqueued(db, job.id, "refused")).moved).toBe(true);
     expect(await units()).toBe(0);
@@ -198,18 +234,45 @@ describe("spec: States and transitions › the table, walked against the databas
 });
 
 describe("spec: States row 1 and rule 1 › creation: the quota unit and the queued job in one statement", () => {
-  const newJob = () => ({ preset: "mp4_264_720p", inputUrl: "https://media.example.com/a.mp4", clientMetadata: { orderId: 7 }, edl: null, createdAt: new Date() });
-  const everyPlan = (limit: number) => Object.fromEntries(PLAN_IDS.map((plan) => [plan, limit])) as Record<PlanId, number>;
-  const callerOf = (account: { id: string; plan: PlanId }): Caller => ({ keyId: randomUUID(), accountId: account.id, plan: account.plan, webhookUrl: null });
+  const newJob = () => ({
+    preset: "mp4_264_720p",
+    inputUrl: "https://media.example.com/a.mp4",
+    clientMetadata: { orderId: 7 },
+    edl: null,
+    createdAt: new Date(),
+  });
+  const everyPlan = (limit: number) =>
+    Object.fromEntries(PLAN_IDS.map((plan) => [plan, limit])) as Record<PlanId, number>;
+  const callerOf = (account: { id: string; plan: PlanId }): Caller => ({
+    keyId: randomUUID(),
+    accountId: account.id,
+    plan: account.plan,
+    webhookUrl: null,
+  });
   const create = (accountId: string, limit: number) =>
-    jobStates.create(db, { caller: callerOf({ id: accountId, plan: "free" }) }, newJob(), { period: PERIOD, limits: everyPlan(limit), plans: PLAN_IDS });
+    jobStates.create(db, { caller: callerOf({ id: accountId, plan: "free" }) }, newJob(), {
+      period: PERIOD,
+      limits: everyPlan(limit),
+      plans: PLAN_IDS,
+    });
 
   it("inserts a queued job holding this month's unit, with what was sent", async () => {
     const account = await newAccount();
     const created = await create(account.id, 10);
-    expect(created).toEqual({ outcome: "created", caller: expect.objectContaining({ accountId: account.id }), jobId: expect.any(String), used: 1 });
+    expect(created).toEqual({
+      outcome: "created",
+      caller: expect.objectContaining({ accountId: account.id }),
+      jobId: expect.any(String),
+      used: 1,
+    });
     const job = await reread((created as { jobId: string }).jobId);
-    expect(job).toMatchObject({ status: "queued", accountId: account.id, quotaPeriod: PERIOD, clientMetadata: { orderId: 7 }, edl: null });
+    expect(job).toMatchObject({
+      status: "queued",
+      accountId: account.id,
+      quotaPeriod: PERIOD,
+      clientMetadata: { orderId: 7 },
+      edl: null,
+    });
   });
 
   it("refuses at the limit without inserting, and tells the exact count, also above a lowered limit", async () => {
@@ -219,7 +282,10 @@ describe("spec: States row 1 and rule 1 › creation: the quota unit and the que
     expect(await create(account.id, 0)).toMatchObject({ outcome: "quotaUsedUp", used: 12 });
     const fresh = await newAccount();
     expect(await create(fresh.id, 0)).toMatchObject({ outcome: "quotaUsedUp", used: 0 });
-    const [{ n }] = await direct.select({ n: sql<number>`count(*)::int` }).from(jobs).where(sql`${jobs.accountId} in (${account.id}, ${fresh.id})`);
+    const [{ n }] = await direct
+      .select({ n: sql<number>`count(*)::int` })
+      .from(jobs)
+      .where(sql`${jobs.accountId} in (${account.id}, ${fresh.id})`);
     expect(n).toBe(0);
   });
 
@@ -230,17 +296,27 @@ describe("spec: States row 1 and rule 1 › creation: the quota unit and the que
     const created = results.flatMap((r) => (r.outcome === "created" ? [r] : []));
     expect(created).toHaveLength(150);
     expect(created.map((r) => r.used).sort((a, b) => a - b)).toEqual(Array.from({ length: 150 }, (_, i) => 851 + i));
-    expect(results.filter((r) => r.outcome !== "created")).toEqual(Array.from({ length: 50 }, () => expect.objectContaining({ outcome: "quotaUsedUp", used: 1000 })));
-    const [{ n }] = await direct.select({ n: sql<number>`count(*)::int` }).from(jobs).where(eq(jobs.accountId, account.id));
+    expect(results.filter((r) => r.outcome !== "created")).toEqual(
+      Array.from({ length: 50 }, () => expect.objectContaining({ outcome: "quotaUsedUp", used: 1000 })),
+    );
+    const [{ n }] = await direct
+      .select({ n: sql<number>`count(*)::int` })
+      .from(jobs)
+      .where(eq(jobs.accountId, account.id));
     expect(n).toBe(150);
   });
 
   describe("the creator given by its API key, checked by the same statement", () => {
     const LIMITS: Record<PlanId, number> = { free: 2, pro: 5, business: 7, enterprise: 9 };
-    const jobsOf = async (accountId: string) => (await direct.select({ n: sql<number>`count(*)::int` }).from(jobs).where(eq(jobs.accountId, accountId)))[0].n;
-    const unitsOf = async (accountId: string) => (await direct.select({ count: usage.count }).from(usage).where(eq(usage.accountId, accountId)))[0]?.count ?? 0;
+    const jobsOf = async (accountId: string) =>
+      (await direct.select({ n: sql<number>`count(*)::int` }).from(jobs).where(eq(jobs.accountId, accountId)))[0].n;
+    const unitsOf = async (accountId: string) =>
+      (await direct.select({ count: usage.count }).from(usage).where(eq(usage.accountId, accountId)))[0]?.count ?? 0;
     async function keyed(plan: PlanId, options: { revoked?: boolean; webhookUrl?: string } = {}) {
-      const [account] = await direct.insert(accounts).values({ plan, webhookUrl: options.webhookUrl ?? null }).returning();
+      const [account] = await direct
+        .insert(accounts)
+        .values({ plan, webhookUrl: options.webhookUrl ?? null })
+        .returning();
       const keyHash = randomUUID();
       const [key] = await direct
         .insert(apiKeys)
@@ -260,10 +336,18 @@ describe("spec: States row 1 and rule 1 › creation: the quota unit and the que
         jobId: expect.any(String),
         used: 1,
       });
-      expect(await reread((created as { jobId: string }).jobId)).toMatchObject({ status: "queued", accountId: account.id, quotaPeriod: PERIOD });
+      expect(await reread((created as { jobId: string }).jobId)).toMatchObject({
+        status: "queued",
+        accountId: account.id,
+        quotaPeriod: PERIOD,
+      });
       for (let i = 0; i < 6; i++) await createBy(keyHash);
       expect(await jobsOf(account.id)).toBe(LIMITS.pro);
-      expect(await createBy(keyHash)).toMatchObject({ outcome: "quotaUsedUp", caller: { plan: "pro" }, used: LIMITS.pro });
+      expect(await createBy(keyHash)).toMatchObject({
+        outcome: "quotaUsedUp",
+        caller: { plan: "pro" },
+        used: LIMITS.pro,
+      });
     });
 
     it("an unknown key and a revoked key create nothing and take no unit", async () => {
@@ -275,7 +359,10 @@ describe("spec: States row 1 and rule 1 › creation: the quota unit and the que
 
     it("a plan without the preset is refused with its caller, and takes no unit", async () => {
       const { account, keyHash } = await keyed("free");
-      expect(await createBy(keyHash, ["pro", "business", "enterprise"])).toMatchObject({ outcome: "presetNotAllowed", caller: { accountId: account.id, plan: "free" } });
+      expect(await createBy(keyHash, ["pro", "business", "enterprise"])).toMatchObject({
+        outcome: "presetNotAllowed",
+        caller: { accountId: account.id, plan: "free" },
+      });
       expect([await jobsOf(account.id), await unitsOf(account.id)]).toEqual([0, 0]);
       expect(await createBy(keyHash, ["free", "pro", "business", "enterprise"])).toMatchObject({ outcome: "created" });
     });

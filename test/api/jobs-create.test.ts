@@ -11,7 +11,17 @@ describe("spec: POST /jobs › 201 creation response", () => {
     expectStatus(res, 201);
     const b = res.body;
     expect(Object.keys(b).sort()).toEqual(
-      ["id", "status", "preset", "inputUrl", "webhookUrl", "createdAt", "estimatedProcessingTime", "links", "user"].sort(),
+      [
+        "id",
+        "status",
+        "preset",
+        "inputUrl",
+        "webhookUrl",
+        "createdAt",
+        "estimatedProcessingTime",
+        "links",
+        "user",
+      ].sort(),
     );
     expect(b.id).toMatch(UUID);
     expect(b.status).toBe("queued");
@@ -26,7 +36,14 @@ describe("spec: POST /jobs › 201 creation response", () => {
 
   it("echoes webhookUrl null when none is configured, and ignores a webhookUrl sent in the body", async () => {
     const { apiKey } = await newAccount("pro");
-    const res = await api(apiKey).createJob(unchecked({ inputUrl: SOURCE, preset: "mp4_264_1080p", webhookUrl: "https://attacker.example/hook", extra: true }));
+    const res = await api(apiKey).createJob(
+      unchecked({
+        inputUrl: SOURCE,
+        preset: "mp4_264_1080p",
+        webhookUrl: "https://attacker.example/hook",
+        extra: true,
+      }),
+    );
     expectStatus(res, 201);
     expect(res.body.webhookUrl).toBeNull();
     expect(res.body.user).toEqual({ remainingJobs: 999, plan: "Indie/Pro" });
@@ -34,7 +51,11 @@ describe("spec: POST /jobs › 201 creation response", () => {
 
   it("stores the caller's metadata and returns it on read as clientMetadata", async () => {
     const { apiKey } = await newAccount();
-    const created = await api(apiKey).createJob({ inputUrl: SOURCE, preset: "mp4_264_240p", metadata: { a: 1, b: "x" } });
+    const created = await api(apiKey).createJob({
+      inputUrl: SOURCE,
+      preset: "mp4_264_240p",
+      metadata: { a: 1, b: "x" },
+    });
     expectStatus(created, 201);
     const read = await api(apiKey).getJob(created.body.id);
     expectStatus(read, 200);
@@ -45,7 +66,7 @@ describe("spec: POST /jobs › 201 creation response", () => {
 describe("spec: Errors › 400 on POST /jobs", () => {
   it("malformed JSON → 400 Invalid JSON", async () => {
     const { apiKey } = await newAccount();
-    for (const text of ["{not json", "", "{\"inputUrl\": "]) {
+    for (const text of ["{not json", "", '{"inputUrl": ']) {
       const res = await api(apiKey).createJob(rawBody(text));
       expectError(res, 400, "Invalid JSON");
       expect(typeof res.body.message).toBe("string");
@@ -69,7 +90,15 @@ describe("spec: Errors › 400 on POST /jobs", () => {
     const { apiKey } = await newAccount();
     // With a user name or password, which the encoder refuses (a unit taken for a job bound to fail);
     // with an unpaired surrogate, which the URL parser turns into U+FFFD and Postgres cannot store.
-    for (const inputUrl of ["not a url", "/relative/path.mp4", "ftp://host/file.mp4", "file:///etc/passwd", 42, "https://user:pw@media.example.com/a.mp4", "https://media.example.com/a\ud800.mp4"]) {
+    for (const inputUrl of [
+      "not a url",
+      "/relative/path.mp4",
+      "ftp://host/file.mp4",
+      "file:///etc/passwd",
+      42,
+      "https://user:pw@media.example.com/a.mp4",
+      "https://media.example.com/a\ud800.mp4",
+    ]) {
       const res = await api(apiKey).createJob(unchecked({ inputUrl, preset: "mp4_264_720p" }));
       expectError(res, 400, "Validation error", String(inputUrl));
       expect(res.body.details).toEqual([{ field: "inputUrl", message: "Invalid input URL" }]);
@@ -99,11 +128,19 @@ describe("spec: Errors › 400 on POST /jobs", () => {
 
   it("text Postgres cannot store (U+0000) → Validation error naming the field, never a 500", async () => {
     const { apiKey } = await newAccount();
-    const res = await api(apiKey).createJob({ inputUrl: SOURCE, preset: "mp4_264_720p", metadata: { ok: "fine", tags: ["a", "b\u0000c"], "k\u0000": 1 } });
+    const res = await api(apiKey).createJob({
+      inputUrl: SOURCE,
+      preset: "mp4_264_720p",
+      metadata: { ok: "fine", tags: ["a", "b\u0000c"], "k\u0000": 1 },
+    });
     expectError(res, 400, "Validation error");
     expect(res.body).toMatchObject({ error: "Validation error", message: "Invalid request parameters" });
     expect(res.body.details.map((d) => d.field).sort()).toEqual(["metadata.k\u0000", "metadata.tags[1]"]);
-    for (const inputUrl of [`${SOURCE}\u0000`, "https://media.example.com/a b.mp4", " https://media.example.com/a.mp4"]) {
+    for (const inputUrl of [
+      `${SOURCE}\u0000`,
+      "https://media.example.com/a b.mp4",
+      " https://media.example.com/a.mp4",
+    ]) {
       const bad = await api(apiKey).createJob({ inputUrl, preset: "mp4_264_720p" });
       expectError(bad, 400, "Validation error", JSON.stringify(inputUrl));
       expect(bad.body.details).toEqual([{ field: "inputUrl", message: "Invalid input URL" }]);
@@ -149,9 +186,25 @@ describe("spec: Errors › 403 PRESET_NOT_ALLOWED", () => {
     expect(res.body.yourPlan).toBe("free");
     expect(res.body.message).toContain("Starter");
     expect(res.body.upgradeMessage).toMatch(/Indie\/Pro.*hls_abr_264_standard/);
-    expect(Object.keys(res.body).sort()).toEqual(["availablePresets", "code", "error", "message", "requiredPlan", "upgradeMessage", "yourPlan"]);
+    expect(Object.keys(res.body).sort()).toEqual([
+      "availablePresets",
+      "code",
+      "error",
+      "message",
+      "requiredPlan",
+      "upgradeMessage",
+      "yourPlan",
+    ]);
     expect([...res.body.availablePresets].sort()).toEqual(
-      ["mp4_264_240p", "mp4_264_480p", "mp4_264_720p", "hls_abr_264_basic", "audio_aac_podcast", "util_thumbnails", "util_subs_sidecar_basic"].sort(),
+      [
+        "mp4_264_240p",
+        "mp4_264_480p",
+        "mp4_264_720p",
+        "hls_abr_264_basic",
+        "audio_aac_podcast",
+        "util_thumbnails",
+        "util_subs_sidecar_basic",
+      ].sort(),
     );
   });
 

@@ -29,7 +29,21 @@ describe("spec: GET /jobs/{id} › full read", () => {
     expect(res.body.links.output).toBeUndefined();
     // The spec's fields, plus the two additive ones the README names (clientMetadata, progress).
     expect(Object.keys(res.body).sort()).toEqual(
-      ["id", "status", "preset", "inputUrl", "outputUrl", "expiration", "duration", "errorMessage", "retryCount", "metadata", "links", "clientMetadata", "progress"].sort(),
+      [
+        "id",
+        "status",
+        "preset",
+        "inputUrl",
+        "outputUrl",
+        "expiration",
+        "duration",
+        "errorMessage",
+        "retryCount",
+        "metadata",
+        "links",
+        "clientMetadata",
+        "progress",
+      ].sort(),
     );
     expect(res.body.metadata).toEqual({
       createdAt: expect.stringMatching(ISO_MS),
@@ -55,7 +69,10 @@ describe("spec: GET /jobs/{id} › full read", () => {
       output: `/api/v1/jobs/${job.id}/download-url`,
     });
     // A link is signed to the second (X-Amz-Date): once the clock has left the first one's second, a read that signs afresh gives another link.
-    await vi.waitFor(() => expect(Math.floor(Date.now() / 1000)).toBeGreaterThan(signedAtSeconds(first.outputUrl!)), { timeout: 5000, interval: 20 });
+    await vi.waitFor(() => expect(Math.floor(Date.now() / 1000)).toBeGreaterThan(signedAtSeconds(first.outputUrl!)), {
+      timeout: 5000,
+      interval: 20,
+    });
     const second = await readJob(apiKey, job.id);
     expect(second.outputUrl).not.toBe(first.outputUrl);
   });
@@ -64,7 +81,11 @@ describe("spec: GET /jobs/{id} › full read", () => {
     const { apiKey } = await newAccount();
     const job = await createJob(apiKey);
     await internal(`/jobs/${job.id}/claim`, { attempt: 2 });
-    await internal(`/jobs/${job.id}/fail`, { errorMessage: "Download failed: connection refused", attempt: 2, final: true });
+    await internal(`/jobs/${job.id}/fail`, {
+      errorMessage: "Download failed: connection refused",
+      attempt: 2,
+      final: true,
+    });
     const res = await readJob(apiKey, job.id);
     expect(res).toMatchObject({
       status: "failed",
@@ -92,11 +113,35 @@ describe("spec: GET /jobs › list, pagination, filters", () => {
     const res = await api(apiKey).listJobs();
     expectStatus(res, 200);
     expect(res.body.jobs.map((j) => j.id)).toEqual([...ids].reverse().slice(0, 10));
-    expect(res.body.pagination).toEqual({ page: 1, limit: 10, totalPages: 2, totalCount: 12, hasNext: true, hasPrev: false });
-    expect(res.body.links).toEqual({ self: "/api/v1/jobs?page=1&limit=10", next: "/api/v1/jobs?page=2&limit=10", prev: null });
+    expect(res.body.pagination).toEqual({
+      page: 1,
+      limit: 10,
+      totalPages: 2,
+      totalCount: 12,
+      hasNext: true,
+      hasPrev: false,
+    });
+    expect(res.body.links).toEqual({
+      self: "/api/v1/jobs?page=1&limit=10",
+      next: "/api/v1/jobs?page=2&limit=10",
+      prev: null,
+    });
     const item = res.body.jobs[0];
     expect(Object.keys(item).sort()).toEqual(
-      ["id", "status", "preset", "inputUrl", "outputUrl", "expiration", "duration", "errorMessage", "createdAt", "startedAt", "completedAt", "links"].sort(),
+      [
+        "id",
+        "status",
+        "preset",
+        "inputUrl",
+        "outputUrl",
+        "expiration",
+        "duration",
+        "errorMessage",
+        "createdAt",
+        "startedAt",
+        "completedAt",
+        "links",
+      ].sort(),
     );
     // Fields of the full read that a list item must not carry (its type has no room for them).
     expect((item as Record<string, unknown>).retryCount).toBeUndefined();
@@ -190,7 +235,14 @@ describe("spec: Pagination object › past the last page", () => {
     const res = await api(account.apiKey).listJobs("page=5&limit=2");
     expectStatus(res, 200);
     expect(res.body.jobs).toEqual([]);
-    expect(res.body.pagination).toEqual({ page: 5, limit: 2, totalPages: 2, totalCount: 3, hasNext: false, hasPrev: true });
+    expect(res.body.pagination).toEqual({
+      page: 5,
+      limit: 2,
+      totalPages: 2,
+      totalCount: 3,
+      hasNext: false,
+      hasPrev: true,
+    });
     expect(res.body.links.prev).toBe("/api/v1/jobs?page=4&limit=2");
   });
 });

@@ -3,7 +3,19 @@ import { afterAll, describe, expect, it, vi } from "vitest";
 import { qstashSignature } from "../support/qstash-signature";
 import { startWebhookReceiver } from "../support/webhook-receiver";
 import { expectStatus } from "../support/api-client";
-import { admin, api, completeJob, createJob, internal, ISO_MS, messageOf, newAccount, qstash, readJob, stack } from "./harness";
+import {
+  admin,
+  api,
+  completeJob,
+  createJob,
+  internal,
+  ISO_MS,
+  messageOf,
+  newAccount,
+  qstash,
+  readJob,
+  stack,
+} from "./harness";
 
 /** QStash (the emulator) delivers webhooks to this receiver. */
 const hooks = await startWebhookReceiver();
@@ -15,7 +27,13 @@ describe("spec: States and transitions › driven through the internal API", () 
     const job = await createJob(apiKey);
     const claim = await internal(`/jobs/${job.id}/claim`, { attempt: 0 });
     expectStatus(claim, 200);
-    expect(claim.body.job).toMatchObject({ id: job.id, preset: "mp4_264_720p", plan: "free", maxSourceSeconds: 600, attempt: 0 });
+    expect(claim.body.job).toMatchObject({
+      id: job.id,
+      preset: "mp4_264_720p",
+      plan: "free",
+      maxSourceSeconds: 600,
+      attempt: 0,
+    });
     const read = await api(apiKey).getJob(job.id);
     expectStatus(read, 200);
     expect(read.body.status).toBe("processing");
@@ -53,7 +71,13 @@ describe("spec: States and transitions › driven through the internal API", () 
     await completeJob(job.id, accountId, "webhook-output");
     const hook = await hooks.waitFor(job.id);
     const payload = new Webhook(secret).verify(hook.body, hook.headers) as Record<string, unknown>;
-    expect(payload).toMatchObject({ event: "job.completed", jobId: job.id, status: "completed", errorMessage: null, duration: 12.5 });
+    expect(payload).toMatchObject({
+      event: "job.completed",
+      jobId: job.id,
+      status: "completed",
+      errorMessage: null,
+      duration: 12.5,
+    });
     expect(payload.expiresAt).toMatch(ISO_MS);
     const download = await fetch(payload.outputUrl as string);
     expect(await download.text()).toBe("webhook-output");
@@ -65,20 +89,38 @@ describe("spec: States and transitions › driven through the internal API", () 
     const { secret } = await admin.setWebhook(accountId, hooks.url);
     const job = await createJob(apiKey);
     await internal(`/jobs/${job.id}/claim`, { attempt: 0 });
-    const retry = await internal(`/jobs/${job.id}/fail`, { errorMessage: "Download failed: connection refused", attempt: 0, final: false });
+    const retry = await internal(`/jobs/${job.id}/fail`, {
+      errorMessage: "Download failed: connection refused",
+      attempt: 0,
+      final: false,
+    });
     expect(retry.body.status).toBe("queued");
     expect(await readJob(apiKey, job.id)).toMatchObject({ status: "queued", errorMessage: null });
     await internal(`/jobs/${job.id}/claim`, { attempt: 1 });
     expect((await readJob(apiKey, job.id)).retryCount).toBe(1);
     await internal(`/jobs/${job.id}/claim`, { attempt: 2 });
-    const fail = await internal(`/jobs/${job.id}/fail`, { errorMessage: "Download failed: connection refused", attempt: 2, final: true });
+    const fail = await internal(`/jobs/${job.id}/fail`, {
+      errorMessage: "Download failed: connection refused",
+      attempt: 2,
+      final: true,
+    });
     expect(fail.body.status).toBe("failed");
     const read = await api(apiKey).getJob(job.id);
     expectStatus(read, 200);
-    expect(read.body).toMatchObject({ status: "failed", retryCount: 2, errorMessage: "Download failed: connection refused", outputUrl: null });
+    expect(read.body).toMatchObject({
+      status: "failed",
+      retryCount: 2,
+      errorMessage: "Download failed: connection refused",
+      outputUrl: null,
+    });
     const hook = await hooks.waitFor(job.id);
     const payload = new Webhook(secret).verify(hook.body, hook.headers) as Record<string, unknown>;
-    expect(payload).toMatchObject({ event: "job.failed", jobId: job.id, outputUrl: null, errorMessage: "Download failed: connection refused" });
+    expect(payload).toMatchObject({
+      event: "job.failed",
+      jobId: job.id,
+      outputUrl: null,
+      errorMessage: "Download failed: connection refused",
+    });
   });
 
   it("a stale processing job is dispatched again by the sweep, and failed once its attempts are spent", async () => {
@@ -87,7 +129,10 @@ describe("spec: States and transitions › driven through the internal API", () 
     await internal(`/jobs/${job.id}/claim`, { attempt: 2 });
     const { jobs } = await import("../../drizzle/schema");
     const { eq } = await import("drizzle-orm");
-    await admin.db.update(jobs).set({ lastCheckedAt: new Date(Date.now() - 5 * 60_000) }).where(eq(jobs.id, job.id));
+    await admin.db
+      .update(jobs)
+      .set({ lastCheckedAt: new Date(Date.now() - 5 * 60_000) })
+      .where(eq(jobs.id, job.id));
     // Another file's sweep, running beside this one, may get to the job first: the job's state says what was done.
     expect((await internal("/sweep", {})).status).toBe(200);
     const read = await api(apiKey).getJob(job.id);
@@ -96,7 +141,10 @@ describe("spec: States and transitions › driven through the internal API", () 
 
     const second = await createJob(apiKey);
     await internal(`/jobs/${second.id}/claim`, { attempt: 0 });
-    await admin.db.update(jobs).set({ lastCheckedAt: new Date(Date.now() - 5 * 60_000) }).where(eq(jobs.id, second.id));
+    await admin.db
+      .update(jobs)
+      .set({ lastCheckedAt: new Date(Date.now() - 5 * 60_000) })
+      .where(eq(jobs.id, second.id));
     await internal("/sweep", {});
     expect(await readJob(apiKey, second.id)).toMatchObject({ status: "queued", retryCount: 1 });
   });
@@ -105,13 +153,31 @@ describe("spec: States and transitions › driven through the internal API", () 
     const { sessions } = await import("../../drizzle/schema");
     const { eq } = await import("drizzle-orm");
     const { createUserWithAccount } = await import("../../worker/dashboard/lib/users");
-    const { userId } = await createUserWithAccount(admin.db, { email: `sweep-${Date.now()}@example.com`, password: "long enough pw", plan: "free" });
-    const session = (token: string, expiresAt: Date) => ({ userId, tokenHash: token, csrfToken: token, expiresAt, absoluteExpiresAt: expiresAt });
+    const { userId } = await createUserWithAccount(admin.db, {
+      email: `sweep-${Date.now()}@example.com`,
+      password: "long enough pw",
+      plan: "free",
+    });
+    const session = (token: string, expiresAt: Date) => ({
+      userId,
+      tokenHash: token,
+      csrfToken: token,
+      expiresAt,
+      absoluteExpiresAt: expiresAt,
+    });
     const hour = 60 * 60_000;
-    await admin.db.insert(sessions).values([session(`expired-${userId}`, new Date(Date.now() - hour)), session(`live-${userId}`, new Date(Date.now() + hour))]);
+    await admin.db
+      .insert(sessions)
+      .values([
+        session(`expired-${userId}`, new Date(Date.now() - hour)),
+        session(`live-${userId}`, new Date(Date.now() + hour)),
+      ]);
     // Another file's sweep may end the expired session first: what is left says what was done.
     expect((await internal("/sweep", {})).status).toBe(200);
-    const left = await admin.db.select({ tokenHash: sessions.tokenHash }).from(sessions).where(eq(sessions.userId, userId));
+    const left = await admin.db
+      .select({ tokenHash: sessions.tokenHash })
+      .from(sessions)
+      .where(eq(sessions.userId, userId));
     expect(left).toEqual([{ tokenHash: `live-${userId}` }]);
   });
 });
@@ -125,7 +191,8 @@ describe("webhook delivery attempts", () => {
       const job = await createJob(apiKey);
       await completeJob(job.id, accountId);
       const [first, retry] = await struggling.waitForAttempts(job.id, 2);
-      const verify = (hook: typeof first) => new Webhook(secret).verify(hook.body, hook.headers) as Record<string, unknown>;
+      const verify = (hook: typeof first) =>
+        new Webhook(secret).verify(hook.body, hook.headers) as Record<string, unknown>;
       expect(verify(first)).toMatchObject({ event: "job.completed", jobId: job.id });
       expect(verify(retry)).toMatchObject({ event: "job.completed", jobId: job.id });
       expect(retry.headers["webhook-id"]).toBe(first.headers["webhook-id"]);
@@ -148,7 +215,11 @@ describe("webhook delivery attempts", () => {
     const encoderSigned = await internal("/webhook-deliveries", { jobId: job.id });
     expectStatus(encoderSigned, 401);
 
-    const { messageId } = await qstash.publishJSON({ url: `${stack.apiUrl}/internal/webhook-deliveries`, body: { nope: 1 }, retries: 3 });
+    const { messageId } = await qstash.publishJSON({
+      url: `${stack.apiUrl}/internal/webhook-deliveries`,
+      body: { nope: 1 },
+      retries: 3,
+    });
     const message = await vi.waitFor(
       async () => {
         const current = await messageOf(messageId);
@@ -171,7 +242,10 @@ describe("webhook delivery attempts", () => {
       api().raw({
         method: "POST",
         path: "/internal/webhook-deliveries",
-        headers: { "Content-Type": "application/json", "Upstash-Signature": await qstashSignature(stack.cloud.qstash.currentSigningKey, signedFor, body) },
+        headers: {
+          "Content-Type": "application/json",
+          "Upstash-Signature": await qstashSignature(stack.cloud.qstash.currentSigningKey, signedFor, body),
+        },
         body,
       });
     expectStatus(await post(`${stack.encoderUrl}/deliveries/jobs`), 401);
@@ -192,7 +266,11 @@ describe("internal API › only the encoder may call it", () => {
     expectStatus(unsigned, 401);
     const forged = await internal(`/jobs/${job.id}/claim`, { attempt: 0 }, "wrong-secret-wrong-secret-wrong");
     expectStatus(forged, 401);
-    const viaPublic = await api(apiKey).raw({ method: "POST", path: `/api/v1/internal/jobs/${job.id}/claim`, json: { attempt: 0 } });
+    const viaPublic = await api(apiKey).raw({
+      method: "POST",
+      path: `/api/v1/internal/jobs/${job.id}/claim`,
+      json: { attempt: 0 },
+    });
     expectStatus(viaPublic, 404);
     expect((await readJob(apiKey, job.id)).status).toBe("queued");
   });

@@ -9,7 +9,14 @@ import { usage } from "../../drizzle/schema";
 import { quotaPeriod } from "../../domain/time";
 import { EXAMPLE_JOB_IDS } from "../../worker/routes/jobs/examples";
 import { EDL_EXAMPLE_PLAN } from "../../worker/routes/edl/examples";
-import { describeErrors, dereferencedDocument, operationsOf, schemaValidator, type Operation, type Schema } from "../support/openapi";
+import {
+  describeErrors,
+  dereferencedDocument,
+  operationsOf,
+  schemaValidator,
+  type Operation,
+  type Schema,
+} from "../support/openapi";
 import { type Answer, expectStatus } from "../support/api-client";
 import { admin, api, newAccount } from "./harness";
 import { jobsInEveryState } from "./job-states";
@@ -31,9 +38,12 @@ const document = await dereferencedDocument();
 const validator = schemaValidator();
 
 const parametersOf = (operation: Operation) => (operation.parameters ?? []) as Parameter[];
-const bodyOf = (operation: Operation) => (operation.requestBody as { content: Record<string, Media> } | undefined)?.content["application/json"];
+const bodyOf = (operation: Operation) =>
+  (operation.requestBody as { content: Record<string, Media> } | undefined)?.content["application/json"];
 const mediaOf = (operation: Operation, status: number) =>
-  (operation.responses?.[String(status)] as { content?: Record<string, Media> } | undefined)?.content?.["application/json"];
+  (operation.responses?.[String(status)] as { content?: Record<string, Media> } | undefined)?.content?.[
+    "application/json"
+  ];
 
 /** The status under which the document shows a response example of this name. */
 function documentedStatusOf(operation: Operation, example: string): number | undefined {
@@ -57,7 +67,12 @@ function replaysOf(path: string, operation: Operation, jobIds: Record<string, st
   }
   const queries = params
     .filter((p) => p.in === "query")
-    .flatMap((p) => Object.entries(p.examples ?? {}).map(([name, e]) => ({ name, path: `${path}?${p.name}=${encodeURIComponent(String(e.value))}` })));
+    .flatMap((p) =>
+      Object.entries(p.examples ?? {}).map(([name, e]) => ({
+        name,
+        path: `${path}?${p.name}=${encodeURIComponent(String(e.value))}`,
+      })),
+    );
   const bodies = Object.entries(bodyOf(operation)?.examples ?? {}).map(([name, e]) => ({ name, path, body: e.value }));
   return [...queries, ...bodies, ...(bodies.length ? [] : [{ name: "bare call", path }])];
 }
@@ -99,15 +114,27 @@ describe("OpenAPI: every documented example request, replayed against the servic
       const jobIds = needsJobs ? await jobsInEveryState(apiKey, accountId) : {};
       const replays = replaysOf(path, operation, jobIds);
       expect(replays.length).toBeGreaterThan(0);
-      for (const replay of replays) expectDocumented(method, path, operation, replay, await send(method, replay, apiKey));
+      for (const replay of replays)
+        expectDocumented(method, path, operation, replay, await send(method, replay, apiKey));
 
       // Answers no example asks for, each still documented with its schema.
       const first = replays[0];
       const extra: Replay[] = [{ ...first, name: "no key", key: null }];
       if (bodyOf(operation)) {
         // The body is JSON whatever the Content-Type says: the same example, sent as text, gets the same answer.
-        extra.push({ ...first, body: undefined, rawBody: JSON.stringify(first.body), headers: { "Content-Type": "text/plain" } });
-        extra.push({ ...first, name: "unparsable body", body: undefined, rawBody: "{", headers: { "Content-Type": "text/plain" } });
+        extra.push({
+          ...first,
+          body: undefined,
+          rawBody: JSON.stringify(first.body),
+          headers: { "Content-Type": "text/plain" },
+        });
+        extra.push({
+          ...first,
+          name: "unparsable body",
+          body: undefined,
+          rawBody: "{",
+          headers: { "Content-Type": "text/plain" },
+        });
         extra.push({ ...first, name: "empty object", body: {} });
       }
       for (const replay of extra) expectDocumented(method, path, operation, replay, await send(method, replay, apiKey));
@@ -115,7 +142,13 @@ describe("OpenAPI: every documented example request, replayed against the servic
       if (operation.responses?.["409"]) {
         const [a, b] = Object.values(bodyOf(operation)!.examples!).filter((_, i) => i < 2);
         const headers = { "Idempotency-Key": `replay-${crypto.randomUUID()}` };
-        expectDocumented(method, path, operation, { name: "first use of a key", path, body: a.value, headers }, await send(method, { name: "", path, body: a.value, headers }, apiKey));
+        expectDocumented(
+          method,
+          path,
+          operation,
+          { name: "first use of a key", path, body: a.value, headers },
+          await send(method, { name: "", path, body: a.value, headers }, apiKey),
+        );
         const reused: Replay = { name: "key reused with another body", path, body: b.value, headers };
         const res = await send(method, reused, apiKey);
         expectStatus(res, 409);
@@ -123,7 +156,9 @@ describe("OpenAPI: every documented example request, replayed against the servic
       }
       if (operation.responses?.["429"]) {
         const exhausted = await newAccount(EDL_EXAMPLE_PLAN);
-        await admin.db.insert(usage).values({ accountId: exhausted.accountId, period: quotaPeriod(new Date()), count: 10 });
+        await admin.db
+          .insert(usage)
+          .values({ accountId: exhausted.accountId, period: quotaPeriod(new Date()), count: 10 });
         const res = await send(method, first, exhausted.apiKey);
         expectStatus(res, 429);
         expectDocumented(method, path, operation, { ...first, name: "quota used up" }, res);

@@ -16,13 +16,24 @@ describe("spec: GET /presets", () => {
     });
     expect(res.body.links).toEqual({ self: "/api/v1/presets", jobs: "/api/v1/jobs" });
     const hls = res.body.presets.find((p) => p.id === "hls_abr_264_standard");
-    expect(hls).toMatchObject({ category: "streaming", requiredPlan: "pro", available: false, upgradeMessage: expect.any(String) });
+    expect(hls).toMatchObject({
+      category: "streaming",
+      requiredPlan: "pro",
+      available: false,
+      upgradeMessage: expect.any(String),
+    });
     expect(hls!.specifications).toEqual({ videoCodec: "libx264", audioCodec: "aac" });
     const mp4 = res.body.presets.find((p) => p.id === "mp4_264_720p");
     expect(Object.keys(mp4!).sort()).toEqual(
       ["id", "name", "category", "specifications", "estimatedProcessingTime", "requiredPlan", "available"].sort(),
     );
-    expect(mp4!.specifications).toEqual({ videoCodec: "libx264", audioCodec: "aac", resolution: "1280x720", maxrate: "3000k", crf: 23 });
+    expect(mp4!.specifications).toEqual({
+      videoCodec: "libx264",
+      audioCodec: "aac",
+      resolution: "1280x720",
+      maxrate: "3000k",
+      crf: 23,
+    });
   });
 
   it("with a key: the caller's plan decides; business and enterprise see only available presets", async () => {

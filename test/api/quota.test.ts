@@ -33,7 +33,11 @@ describe("spec: States rule 1 and Limits › the monthly quota", () => {
     const results = await Promise.all(Array.from({ length: 50 }, () => create(apiKey)));
     expect(results.filter((r) => r.status === 201)).toHaveLength(5);
     expect(results.filter((r) => r.status === 429)).toHaveLength(45);
-    expect(results.find((r) => r.status === 429)!.body.usage).toEqual({ current: 1000, limit: 1000, plan: "Indie/Pro" });
+    expect(results.find((r) => r.status === 429)!.body.usage).toEqual({
+      current: 1000,
+      limit: 1000,
+      plan: "Indie/Pro",
+    });
   });
 
   it("200 concurrent creations against 120 remaining units: exactly 120 × 201, every 429 tells the full count", async () => {
@@ -42,7 +46,9 @@ describe("spec: States rule 1 and Limits › the monthly quota", () => {
     const results = await Promise.all(Array.from({ length: 200 }, () => create(apiKey)));
     const created = results.filter((r) => r.status === 201);
     expect(created).toHaveLength(120);
-    expect(created.map((r) => r.body.user.remainingJobs).sort((a, b) => a - b)).toEqual(Array.from({ length: 120 }, (_, i) => i));
+    expect(created.map((r) => r.body.user.remainingJobs).sort((a, b) => a - b)).toEqual(
+      Array.from({ length: 120 }, (_, i) => i),
+    );
     const refused = results.filter((r) => r.status === 429);
     expect(refused).toHaveLength(80);
     for (const r of refused) expect(r.body.usage).toEqual({ current: 1000, limit: 1000, plan: "Indie/Pro" });

@@ -16,7 +16,8 @@ const longAgo = () => new Date(Date.now() - 5 * 60_000);
 const row = async (jobId: string) => (await admin.db.select().from(jobs).where(eq(jobs.id, jobId)))[0];
 
 /** The webhook stays unsent: the account has none while the job finishes (its lookup is not cached: the internal routes read the account). */
-const withoutWebhook = (accountId: string) => admin.db.update(accounts).set({ webhookUrl: null }).where(eq(accounts.id, accountId));
+const withoutWebhook = (accountId: string) =>
+  admin.db.update(accounts).set({ webhookUrl: null }).where(eq(accounts.id, accountId));
 
 /**
  * A job that failed for good as if the Worker had stopped right after the commit: its webhook
@@ -29,7 +30,11 @@ async function failedWithItsWebhookUnsent() {
   const job = await createJob(apiKey);
   await internal(`/jobs/${job.id}/claim`, { attempt: 2 });
   await withoutWebhook(accountId);
-  await internal(`/jobs/${job.id}/fail`, { errorMessage: "FFmpeg could not process the source", attempt: 2, final: true });
+  await internal(`/jobs/${job.id}/fail`, {
+    errorMessage: "FFmpeg could not process the source",
+    attempt: 2,
+    final: true,
+  });
   await expect.poll(async () => (await row(job.id)).webhookPendingSince, { timeout: 10_000 }).toBeNull();
   await admin.setWebhook(accountId, hooks.url);
   return job;
@@ -65,7 +70,10 @@ describe("a report sent again finds the job where the first one put it", () => {
     await internal(`/jobs/${swept.id}/claim`, { attempt: 2 });
     await admin.db.update(jobs).set({ lastCheckedAt: longAgo() }).where(eq(jobs.id, swept.id));
     await sweep();
-    expect(await internal(`/jobs/${swept.id}/fail`, { ...report })).toMatchObject({ status: 409, body: { status: "failed" } });
+    expect(await internal(`/jobs/${swept.id}/fail`, { ...report })).toMatchObject({
+      status: 409,
+      body: { status: "failed" },
+    });
   });
 
   it("a retry (not final): the same attempt answers 200 queued; after the sweep requeued the job it is a 409", async () => {
@@ -81,7 +89,10 @@ describe("a report sent again finds the job where the first one put it", () => {
     await admin.db.update(jobs).set({ lastCheckedAt: longAgo() }).where(eq(jobs.id, requeued.id));
     await sweep();
     expect((await row(requeued.id)).retryCount).toBe(1);
-    expect(await internal(`/jobs/${requeued.id}/fail`, { ...report })).toMatchObject({ status: 409, body: { status: "queued" } });
+    expect(await internal(`/jobs/${requeued.id}/fail`, { ...report })).toMatchObject({
+      status: 409,
+      body: { status: "queued" },
+    });
   });
 });
 
@@ -94,7 +105,11 @@ describe("the webhook outbox", () => {
     await completeJob(a.id, withHook.accountId);
     await completeJob(b.id, without.accountId);
     await hooks.waitFor(a.id);
-    await expect.poll(async () => [(await row(a.id)).webhookPendingSince, (await row(b.id)).webhookPendingSince], { timeout: 10_000 }).toEqual([null, null]);
+    await expect
+      .poll(async () => [(await row(a.id)).webhookPendingSince, (await row(b.id)).webhookPendingSince], {
+        timeout: 10_000,
+      })
+      .toEqual([null, null]);
   });
 
   it("a webhook left in the outbox is published by the sweep, once, however often the sweep publishes it", async () => {
@@ -124,7 +139,10 @@ describe("the webhook outbox", () => {
     expect((await row(job.id)).webhookPendingSince).toEqual(young);
     expect(hooks.received.filter((h) => JSON.parse(h.body).jobId === job.id)).toEqual([]);
 
-    await admin.db.update(jobs).set({ webhookPendingSince: new Date(Date.now() - 12_000) }).where(eq(jobs.id, job.id));
+    await admin.db
+      .update(jobs)
+      .set({ webhookPendingSince: new Date(Date.now() - 12_000) })
+      .where(eq(jobs.id, job.id));
     await sweep();
     expect((await row(job.id)).webhookPendingSince).toBeNull();
     expect(JSON.parse((await hooks.waitFor(job.id)).body)).toMatchObject({ event: "job.failed", jobId: job.id });
@@ -145,7 +163,10 @@ describe("the webhook outbox", () => {
     await admin.setWebhook(accountId, hooks.url);
     await admin.db.update(jobs).set({ webhookPendingSince: new Date() }).where(eq(jobs.id, repeated.id));
     expect((await internal(`/jobs/${repeated.id}/complete`, { outputKey: repeatedKey, duration: 1 })).status).toBe(200);
-    expect(JSON.parse((await hooks.waitFor(repeated.id)).body)).toMatchObject({ event: "job.completed", jobId: repeated.id });
+    expect(JSON.parse((await hooks.waitFor(repeated.id)).body)).toMatchObject({
+      event: "job.completed",
+      jobId: repeated.id,
+    });
   });
 });
 
@@ -167,7 +188,10 @@ describe("a lost dispatch", () => {
 
     // The sweep requeued a stale job, and its publish failed: the next sweep dispatches it.
     await internal(`/jobs/${job.id}/claim`, { attempt: 0 });
-    await admin.db.update(jobs).set({ status: "queued", retryCount: 1, messageId: null, lastCheckedAt: longAgo() }).where(eq(jobs.id, job.id));
+    await admin.db
+      .update(jobs)
+      .set({ status: "queued", retryCount: 1, messageId: null, lastCheckedAt: longAgo() })
+      .where(eq(jobs.id, job.id));
     await sweep();
     const redispatched = await row(job.id);
     expect(redispatched.messageId).not.toBe(messageId);

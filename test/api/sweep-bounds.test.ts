@@ -45,9 +45,13 @@ describe("the sweep's backstop for dropped messages", () => {
       })),
     );
     const retries = async () =>
-      (await direct.select({ retryCount: jobs.retryCount }).from(jobs).where(eq(jobs.accountId, account.id)).orderBy(asc(jobs.createdAt))).map(
-        (j) => j.retryCount,
-      );
+      (
+        await direct
+          .select({ retryCount: jobs.retryCount })
+          .from(jobs)
+          .where(eq(jobs.accountId, account.id))
+          .orderBy(asc(jobs.createdAt))
+      ).map((j) => j.retryCount);
 
     const first = await sweep(services, now);
     expect(first.dropped).toEqual({ redispatched: 20, failed: 0 });
@@ -75,10 +79,22 @@ describe("the sweep's report", () => {
       lastCheckedAt: new Date(now.getTime() - 5 * 60_000),
     });
     await direct.insert(jobs).values([stale(0), stale(JOB_DELIVERY_RETRIES)]);
-    const { userId } = await createUserWithAccount(direct, { email: `sweep-report-${now.getTime()}@example.com`, password: "long enough pw", plan: "free" });
-    const session = (token: string, expiresAt: Date) => ({ userId, tokenHash: token, csrfToken: token, expiresAt, absoluteExpiresAt: expiresAt });
+    const { userId } = await createUserWithAccount(direct, {
+      email: `sweep-report-${now.getTime()}@example.com`,
+      password: "long enough pw",
+      plan: "free",
+    });
+    const session = (token: string, expiresAt: Date) => ({
+      userId,
+      tokenHash: token,
+      csrfToken: token,
+      expiresAt,
+      absoluteExpiresAt: expiresAt,
+    });
     const hour = 60 * 60_000;
-    await direct.insert(sessions).values([session("expired", new Date(now.getTime() - hour)), session("live", new Date(now.getTime() + hour))]);
+    await direct
+      .insert(sessions)
+      .values([session("expired", new Date(now.getTime() - hour)), session("live", new Date(now.getTime() + hour))]);
 
     expect(await sweep(services, now)).toMatchObject({ redispatched: 1, failed: 1, sessionsEnded: 1 });
     expect(await sweep(services, now)).toMatchObject({ redispatched: 0, failed: 0, sessionsEnded: 0 });

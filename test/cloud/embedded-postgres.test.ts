@@ -30,9 +30,14 @@ async function query(databaseUrl: string, sql: string) {
   }
 }
 
-const postmasterPid = async () => Number((await readFile(join(dataDir, "postgres", "postmaster.pid"), "utf8")).split("\n")[0]);
+const postmasterPid = async () =>
+  Number((await readFile(join(dataDir, "postgres", "postmaster.pid"), "utf8")).split("\n")[0]);
 const running = (pid: number) => processStartTime(pid).then((started) => started !== undefined);
-const exists = (path: string) => access(path).then(() => true, () => false);
+const exists = (path: string) =>
+  access(path).then(
+    () => true,
+    () => false,
+  );
 
 /** A process that has come and gone: its pid names nothing now. */
 async function deadPid(): Promise<number> {
@@ -86,7 +91,10 @@ describe("the embedded PostgreSQL under a data directory", () => {
         (err: unknown) => err,
       );
       expect(refused).toBeInstanceOf(DataDirInUse);
-      expect((refused as DataDirInUse).holder).toMatchObject({ pid: process.pid, about: { api: "http://127.0.0.1:8787" } });
+      expect((refused as DataDirInUse).holder).toMatchObject({
+        pid: process.pid,
+        about: { api: "http://127.0.0.1:8787" },
+      });
       // The holder's server was not touched.
       expect(await postmasterPid()).toBe(pid);
       expect(await query(holder.databaseUrl, "select count(*)::int as n from kept")).toEqual([{ n: 1 }]);
@@ -96,10 +104,16 @@ describe("the embedded PostgreSQL under a data directory", () => {
   });
 
   it("a lock whose process is gone is taken over, and so is one whose pid now names another process", async () => {
-    for (const stale of [{ pid: await deadPid(), started: "1" }, { pid: process.pid, started: "not when this process started" }]) {
+    for (const stale of [
+      { pid: await deadPid(), started: "1" },
+      { pid: process.pid, started: "not when this process started" },
+    ]) {
       await writeFile(join(dataDir, "in-use.json"), JSON.stringify({ ...stale, about: {} }));
       const lock = await lockDataDir(dataDir);
-      expect(JSON.parse(await readFile(join(dataDir, "in-use.json"), "utf8"))).toMatchObject({ pid: process.pid, started: await processStartTime(process.pid) });
+      expect(JSON.parse(await readFile(join(dataDir, "in-use.json"), "utf8"))).toMatchObject({
+        pid: process.pid,
+        started: await processStartTime(process.pid),
+      });
       await lock.release();
     }
   });
@@ -127,10 +141,17 @@ describe("the embedded PostgreSQL under a data directory", () => {
         pid: await deadPid(),
         started: "1",
         about: {},
-        processes: [await record(group.pid!, true), await record(single.pid!, false), { pid: process.pid, group: false, started: "another process's start" }],
+        processes: [
+          await record(group.pid!, true),
+          await record(single.pid!, false),
+          { pid: process.pid, group: false, started: "another process's start" },
+        ],
       }),
     );
-    const groupMembers = () => execFileSync("pgrep", ["-g", String(group.pid)], { encoding: "utf8" }).split("\n").filter(Boolean);
+    const groupMembers = () =>
+      execFileSync("pgrep", ["-g", String(group.pid)], { encoding: "utf8" })
+        .split("\n")
+        .filter(Boolean);
     await vi.waitFor(() => expect(groupMembers()).toHaveLength(3));
 
     const lock = await lockDataDir(dataDir);
@@ -192,11 +213,15 @@ describe("the embedded PostgreSQL under a data directory", () => {
       );
       // Killed with its initdb (its process group), as a closed terminal or kill -9 of the group
       // would, once initdb has written PG_VERSION (its first file) and before it has finished.
-      const begun = async () => (await exists(join(pgDir, "PG_VERSION"))) || (await exists(join(`${pgDir}.initdb`, "PG_VERSION")));
+      const begun = async () =>
+        (await exists(join(pgDir, "PG_VERSION"))) || (await exists(join(`${pgDir}.initdb`, "PG_VERSION")));
       await vi.waitFor(async () => expect(await begun()).toBe(true), { timeout: 30_000, interval: 10 });
       expect(processesMatching(`initdb.*${fresh}`)).not.toEqual([]);
       process.kill(-first.pid!, "SIGKILL");
-      await vi.waitFor(() => expect(processesMatching(`initdb.*${fresh}`)).toEqual([]), { timeout: 10_000, interval: 50 });
+      await vi.waitFor(() => expect(processesMatching(`initdb.*${fresh}`)).toEqual([]), {
+        timeout: 10_000,
+        interval: 50,
+      });
 
       const next = await startLocalCloud({ dataDir: fresh });
       try {

@@ -37,8 +37,19 @@ beforeAll(async () => {
     createServer((req, res) => {
       const call = req.url!.split("/").pop()!;
       reports.push(call);
-      const job = { id: jobId, attempt: 0, accountId: "acct", preset: "mp4_264_720p", inputUrl: sourceUrl, edl: null, plan: "free", maxSourceSeconds: 600 };
-      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(call === "claim" ? { job } : { status: call === "fail" ? "failed" : "processing" }));
+      const job = {
+        id: jobId,
+        attempt: 0,
+        accountId: "acct",
+        preset: "mp4_264_720p",
+        inputUrl: sourceUrl,
+        edl: null,
+        plan: "free",
+        maxSourceSeconds: 600,
+      };
+      res
+        .writeHead(200, { "content-type": "application/json" })
+        .end(JSON.stringify(call === "claim" ? { job } : { status: call === "fail" ? "failed" : "processing" }));
     }),
   );
   sourceUrl = `${await listen(createServer((_req, res) => void (source = res.writeHead(200, { "content-type": "video/mp4" })).write("not a video")))}/source.mp4`;
@@ -81,10 +92,16 @@ async function encoderDownloading() {
   encoder = child;
   child.stdout!.on("data", (chunk: Buffer) => lines.push(...chunk.toString().split("\n")));
   const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
-  await vi.waitFor(() => expect(lines.some((l) => l.includes("encoder listening"))).toBe(true), { timeout: 30_000, interval: 50 });
+  await vi.waitFor(() => expect(lines.some((l) => l.includes("encoder listening"))).toBe(true), {
+    timeout: 30_000,
+    interval: 50,
+  });
   const url = `http://127.0.0.1:${port}/deliveries/jobs`;
   const body = JSON.stringify({ jobId });
-  const headers = { "content-type": "application/json", "upstash-signature": await qstashSignature(signingKey, url, body) };
+  const headers = {
+    "content-type": "application/json",
+    "upstash-signature": await qstashSignature(signingKey, url, body),
+  };
   /** The delivery's status, or "no answer" when its connection closed without one. */
   const answer = fetch(url, { method: "POST", body, headers }).then(
     (res) => res.status,
@@ -98,7 +115,10 @@ describe("the encoder told to stop (SIGTERM) with SHUTDOWN_GRACE_MS", () => {
   it("stops taking deliveries, lets the running job finish and answers it, then exits", async () => {
     const { child, lines, exited, answer, port } = await encoderDownloading();
     child.kill("SIGTERM");
-    await vi.waitFor(() => expect(lines.some((l) => l.includes("stopping: running encodes may finish"))).toBe(true), { timeout: 10_000, interval: 20 });
+    await vi.waitFor(() => expect(lines.some((l) => l.includes("stopping: running encodes may finish"))).toBe(true), {
+      timeout: 10_000,
+      interval: 20,
+    });
     await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
     expect(child.exitCode).toBeNull();
     // The source ends: it is not a video, so the attempt fails, and that is reported and answered
@@ -113,7 +133,10 @@ describe("the encoder told to stop (SIGTERM) with SHUTDOWN_GRACE_MS", () => {
   it("a second signal stops it at once, the running job left for QStash to deliver again", async () => {
     const { child, lines, exited, answer } = await encoderDownloading();
     child.kill("SIGTERM");
-    await vi.waitFor(() => expect(lines.some((l) => l.includes("stopping"))).toBe(true), { timeout: 10_000, interval: 20 });
+    await vi.waitFor(() => expect(lines.some((l) => l.includes("stopping"))).toBe(true), {
+      timeout: 10_000,
+      interval: 20,
+    });
     child.kill("SIGTERM");
     expect(await exited).toBe(0);
     expect(await answer).toBe("no answer");

@@ -52,7 +52,8 @@ const edit = async (file: string, from: string, to: string) => {
   expect(text).toContain(from);
   await writeFile(path, text.replace(from, to));
 };
-const reloads = () => lines.filter((line) => /^\[supervisor\] encoder reloaded in \d+ ms: pid \d+ is answering/.test(line)).length;
+const reloads = () =>
+  lines.filter((line) => /^\[supervisor\] encoder reloaded in \d+ ms: pid \d+ is answering/.test(line)).length;
 const answers = () => fetch(`${encoder.url}/healthz`).then((res) => res.status);
 const alive = (pid: number) => {
   try {
@@ -83,10 +84,16 @@ describe("npm run dev's encoder supervisor, watching the encoder's sources", () 
   it("an edit that keeps it from starting is reported with its error and left until the next edit, which starts it", async () => {
     const before = reloads();
     await appendFile(join(project, "encoder/config.ts"), "\nexport const unfinished = ;\n");
-    await vi.waitFor(() => expect(lines.join("\n")).toMatch(/the encoder did not start after the change: pid \d+ exited with code 1[^]*config\.ts[^]*the next change starts it again/), {
-      timeout: 30_000,
-      interval: 100,
-    });
+    await vi.waitFor(
+      () =>
+        expect(lines.join("\n")).toMatch(
+          /the encoder did not start after the change: pid \d+ exited with code 1[^]*config\.ts[^]*the next change starts it again/,
+        ),
+      {
+        timeout: 30_000,
+        interval: 100,
+      },
+    );
     await expect(answers()).rejects.toThrow();
     // Not restarted into the same error, and not counted as a crash.
     expect(lines.join("\n")).not.toContain("ENCODER CRASHED");

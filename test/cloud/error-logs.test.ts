@@ -36,7 +36,9 @@ describe("an error's log entry", () => {
     const text = JSON.stringify(logged);
     expect(text).not.toContain(SECRET);
     expect(text).not.toContain(EMAIL);
-    expect(logged.message).toBe("Failed query: update no_such_table set webhook_secret = $1, email = $2\nparams: 2 withheld");
+    expect(logged.message).toBe(
+      "Failed query: update no_such_table set webhook_secret = $1, email = $2\nparams: 2 withheld",
+    );
     expect(logged.stack).toMatch(/^Error: Failed query: update no_such_table[^]*params: 2 withheld\n\s+at /);
     expect(logged.cause).toMatchObject({ code: "42P01", message: 'relation "no_such_table" does not exist' });
   });

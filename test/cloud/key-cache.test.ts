@@ -2,7 +2,13 @@ import { Redis } from "@upstash/redis";
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startRedisRest } from "../../dev/cloud/redis-rest";
-import { cachedCaller, KEY_CACHE_TTL, keyCacheEntry, markKeysChanged, rememberCaller } from "../../worker/lib/key-cache";
+import {
+  cachedCaller,
+  KEY_CACHE_TTL,
+  keyCacheEntry,
+  markKeysChanged,
+  rememberCaller,
+} from "../../worker/lib/key-cache";
 import type { Caller } from "../../worker/context";
 
 /**
@@ -18,7 +24,12 @@ beforeAll(async () => {
 });
 afterAll(() => server.stop());
 
-const caller = (plan: Caller["plan"] = "pro"): Caller => ({ accountId: randomUUID(), keyId: randomUUID(), plan, webhookUrl: null });
+const caller = (plan: Caller["plan"] = "pro"): Caller => ({
+  accountId: randomUUID(),
+  keyId: randomUUID(),
+  plan,
+  webhookUrl: null,
+});
 const newHash = () => `test-${randomUUID()}`;
 
 describe("the key lookup cache", () => {

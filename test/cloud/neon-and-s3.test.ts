@@ -28,7 +28,8 @@ async function serverThatNeverHangsUp() {
     connections.push(connection);
     sockets.add(socket);
     socket.on("data", (chunk) => {
-      if (connection.received.length === 0) socket.write(Buffer.from([0x52, 0, 0, 0, 8, 0, 0, 0, 0, 0x5a, 0, 0, 0, 5, 0x49]));
+      if (connection.received.length === 0)
+        socket.write(Buffer.from([0x52, 0, 0, 0, 8, 0, 0, 0, 0, 0x5a, 0, 0, 0, 5, 0x49]));
       connection.received = Buffer.concat([connection.received, chunk]);
     });
     socket.on("end", () => (connection.ended = true));
@@ -112,7 +113,10 @@ describe("Neon WebSocket proxy, through the official @neondatabase/serverless Po
     neonConfig.wsProxy = (host, port) => `${proxy.address}/v1?address=${host}:${port}`;
     const pool = new Pool({ connectionString: "postgres://u:p@127.0.0.1:9/db" });
     try {
-      await expect(pool.query("select 1")).rejects.toMatchObject({ code: "08006", message: expect.stringMatching(/127\.0\.0\.1:9: connect ECONNREFUSED/) });
+      await expect(pool.query("select 1")).rejects.toMatchObject({
+        code: "08006",
+        message: expect.stringMatching(/127\.0\.0\.1:9: connect ECONNREFUSED/),
+      });
     } finally {
       await pool.end().catch(() => undefined);
       await proxy.stop();
@@ -126,7 +130,10 @@ describe("Neon WebSocket proxy, through the official @neondatabase/serverless Po
     const watcher = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
     await watcher.connect();
     const mine = async () =>
-      Number((await watcher.query("select count(*) from pg_stat_activity where application_name = 'held-by-test'")).rows[0].count);
+      Number(
+        (await watcher.query("select count(*) from pg_stat_activity where application_name = 'held-by-test'")).rows[0]
+          .count,
+      );
     try {
       // Each client takes a connection and keeps it a while; five of them through two slots.
       const done = clients.map(async (client) => {
@@ -161,7 +168,10 @@ describe("Neon WebSocket proxy, through the official @neondatabase/serverless Po
     const waiter = new Client({ connectionString: POSTGRES_ADMIN_URL });
     try {
       await holder.connect();
-      await expect(waiter.connect()).rejects.toMatchObject({ code: "08006", message: expect.stringMatching(/no database connection came free within 0\.3 s/) });
+      await expect(waiter.connect()).rejects.toMatchObject({
+        code: "08006",
+        message: expect.stringMatching(/no database connection came free within 0\.3 s/),
+      });
       expect((await holder.query("select 1 as one")).rows).toEqual([{ one: 1 }]);
     } finally {
       await holder.end();
@@ -199,7 +209,13 @@ describe("startLocalCloud with the embedded PostgreSQL", () => {
     neonConfig.wsProxy = (host, port) => `${cloud.neonWsProxy}/v1?address=${host}:${port}`;
     const watcher = new pg.Pool({ connectionString: cloud.databaseUrl, max: 1 });
     const others = async () =>
-      Number((await watcher.query("select count(*) from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()")).rows[0].count);
+      Number(
+        (
+          await watcher.query(
+            "select count(*) from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()",
+          )
+        ).rows[0].count,
+      );
     try {
       const before = await others();
       let during = 0;
@@ -234,19 +250,35 @@ describe("S3 server with SigV4, through aws4fetch", () => {
   const bucket = "outputs";
   beforeAll(async () => {
     s3 = await startS3Server({ host: "127.0.0.1", directory: `/tmp/s3-test-${process.pid}`, bucket });
-    client = new AwsClient({ accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey, service: "s3", region: "auto" });
+    client = new AwsClient({
+      accessKeyId: s3.accessKeyId,
+      secretAccessKey: s3.secretAccessKey,
+      service: "s3",
+      region: "auto",
+    });
   });
   afterAll(() => s3.stop());
 
   const storage = () =>
-    createStorage({ S3_ENDPOINT: s3.endpoint, S3_REGION: "auto", S3_BUCKET: bucket, S3_ACCESS_KEY_ID: s3.accessKeyId, S3_SECRET_ACCESS_KEY: s3.secretAccessKey } as never);
+    createStorage({
+      S3_ENDPOINT: s3.endpoint,
+      S3_REGION: "auto",
+      S3_BUCKET: bucket,
+      S3_ACCESS_KEY_ID: s3.accessKeyId,
+      S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
+    } as never);
 
   it("signed PUT and GET work; unsigned and wrongly signed requests are refused", async () => {
     const url = `${s3.endpoint}/${bucket}/a/b.txt`;
     expect((await client.fetch(url, { method: "PUT", body: "content" })).status).toBe(200);
     expect(await (await client.fetch(url)).text()).toBe("content");
     expect((await fetch(url)).status).toBe(403);
-    const wrong = new AwsClient({ accessKeyId: s3.accessKeyId, secretAccessKey: "not-the-secret", service: "s3", region: "auto" });
+    const wrong = new AwsClient({
+      accessKeyId: s3.accessKeyId,
+      secretAccessKey: "not-the-secret",
+      service: "s3",
+      region: "auto",
+    });
     expect((await wrong.fetch(url)).status).toBe(403);
   });
 

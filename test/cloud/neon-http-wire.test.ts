@@ -54,7 +54,10 @@ const standInBackends = async () =>
   ).rows;
 
 async function until(condition: () => Promise<boolean>, what: string) {
-  await vi.waitFor(async () => expect(await condition(), `waiting for ${what}`).toBe(true), { timeout: 20_000, interval: 25 });
+  await vi.waitFor(async () => expect(await condition(), `waiting for ${what}`).toBe(true), {
+    timeout: 20_000,
+    interval: 25,
+  });
 }
 
 /** The protocol as the driver sends it, for what the driver never sends. */
@@ -85,7 +88,10 @@ describe("connections", () => {
   it("a connection Postgres terminates mid-query answers with its error; the stand-in carries on", async () => {
     const sql = neon(scratch.url);
     const running = failure(sql`select pg_sleep(30)`);
-    await until(async () => (await standInBackends()).some((b) => b.state === "active" && b.query.includes("pg_sleep(30)")), "the query to run");
+    await until(
+      async () => (await standInBackends()).some((b) => b.state === "active" && b.query.includes("pg_sleep(30)")),
+      "the query to run",
+    );
     await direct.query(
       "select pg_terminate_backend(pid) from pg_stat_activity where application_name = $1 and datname = current_database() and query like '%pg_sleep(30)%'",
       [NEON_HTTP_APPLICATION_NAME],
@@ -99,9 +105,10 @@ describe("connections", () => {
     await sql`select 1`;
     const errorLines = vi.spyOn(console, "error");
     try {
-      await direct.query("select pg_terminate_backend(pid) from pg_stat_activity where application_name = $1 and datname = current_database()", [
-        NEON_HTTP_APPLICATION_NAME,
-      ]);
+      await direct.query(
+        "select pg_terminate_backend(pid) from pg_stat_activity where application_name = $1 and datname = current_database()",
+        [NEON_HTTP_APPLICATION_NAME],
+      );
       await until(async () => (await standInBackends()).length === 0, "the terminated connections to go");
       // Answered on a new connection: the pool has taken in the ended ones' errors by now.
       expect(await sql`select 2 as ok`).toEqual([{ ok: 2 }]);
@@ -118,7 +125,10 @@ describe("connections", () => {
     await until(async () => (await standInBackends()).some((b) => b.query.includes("hung_up")), "the query to run");
     controller.abort();
     await abandoned;
-    await until(async () => !(await standInBackends()).some((b) => b.query.includes("hung_up") && b.state === "active"), "the query to stop");
+    await until(
+      async () => !(await standInBackends()).some((b) => b.query.includes("hung_up") && b.state === "active"),
+      "the query to stop",
+    );
   });
 });
 
@@ -127,7 +137,9 @@ describe("limits, as Neon's (10 MiB each way by default)", () => {
     await withStandIn({ poolSize: 2, maxResponseBytes: 64 * 1024 }, async (sql) => {
       const single = await failure(sql`select g from generate_series(1, 100000) g`);
       expect(single.message).toMatch(/HTTP status 507.*response is too large \(max is 65536 bytes\)/);
-      const batch = await failure(sql.transaction([sql`insert into ledger values (1)`, sql`select g from generate_series(1, 100000) g`]));
+      const batch = await failure(
+        sql.transaction([sql`insert into ledger values (1)`, sql`select g from generate_series(1, 100000) g`]),
+      );
       expect(batch.message).toMatch(/HTTP status 507/);
       expect((await direct.query("select count(*)::int as n from ledger")).rows[0].n).toBe(0);
       expect(await sql`select count(*)::int as n from generate_series(1, 1000)`).toEqual([{ n: 1000 }]);
@@ -160,8 +172,18 @@ describe("what the stand-in refuses", () => {
     expect(mayConnect(target("db.local.test", 5433), configured)).toBe(true);
     expect(mayConnect(target("db.local.test", 5432), configured)).toBe(false);
     expect(mayConnect(target("other.test", 5433), configured)).toBe(false);
-    expect(["127.0.0.1", "127.1.2.3", "::1", "localhost"].map((h) => mayConnect(target(h, 5432)))).toEqual([true, true, true, true]);
-    expect(["10.0.0.1", "::ffff:10.0.0.1", "0.0.0.0", "example.com"].map((h) => mayConnect(target(h, 5432)))).toEqual([false, false, false, false]);
+    expect(["127.0.0.1", "127.1.2.3", "::1", "localhost"].map((h) => mayConnect(target(h, 5432)))).toEqual([
+      true,
+      true,
+      true,
+      true,
+    ]);
+    expect(["10.0.0.1", "::ffff:10.0.0.1", "0.0.0.0", "example.com"].map((h) => mayConnect(target(h, 5432)))).toEqual([
+      false,
+      false,
+      false,
+      false,
+    ]);
   });
 
   it("JWT authentication, which only Neon can check", async () => {
@@ -172,7 +194,12 @@ describe("what the stand-in refuses", () => {
   it("malformed requests, with Neon's status and error body", async () => {
     const noString = await fetch(server.endpoint, { method: "POST", body: JSON.stringify({ query: "select 1" }) });
     expect(noString.status).toBe(400);
-    expect(await noString.json()).toMatchObject({ message: "invalid header: neon-connection-string", code: "", severity: "", detail: null });
+    expect(await noString.json()).toMatchObject({
+      message: "invalid header: neon-connection-string",
+      code: "",
+      severity: "",
+      detail: null,
+    });
 
     const notJson = await post("{not json");
     expect(notJson.status).toBe(400);
@@ -182,7 +209,10 @@ describe("what the stand-in refuses", () => {
     expect(noQuery.status).toBe(400);
 
     const level = await post({ queries: [] }, { "Neon-Batch-Isolation-Level": "Chaotic" });
-    expect({ status: level.status, body: await level.json() }).toMatchObject({ status: 400, body: { message: "invalid isolation level" } });
+    expect({ status: level.status, body: await level.json() }).toMatchObject({
+      status: 400,
+      body: { message: "invalid isolation level" },
+    });
 
     const scheme = await post({ query: "select 1" }, { "Neon-Connection-String": "mysql://u@127.0.0.1/db" });
     expect((await scheme.json()).message).toBe("incorrect scheme");
@@ -195,7 +225,10 @@ describe("what the stand-in refuses", () => {
     const url = new URL(scratch.url);
     url.pathname = "/no_such_database_here";
     const err = await failure(neon(url.toString())`select 1`);
-    expect({ code: err.code, message: err.message }).toEqual({ code: "3D000", message: 'database "no_such_database_here" does not exist' });
+    expect({ code: err.code, message: err.message }).toEqual({
+      code: "3D000",
+      message: 'database "no_such_database_here" does not exist',
+    });
   });
 });
 
@@ -204,9 +237,34 @@ describe("the wire format for clients other than the driver", () => {
     const res = await post({ query: "select 1/0" });
     expect(res.status).toBe(400);
     const body = await res.json();
-    expect(body).toMatchObject({ message: "division by zero", code: "22012", severity: "ERROR", detail: null, hint: null, constraint: null });
+    expect(body).toMatchObject({
+      message: "division by zero",
+      code: "22012",
+      severity: "ERROR",
+      detail: null,
+      hint: null,
+      constraint: null,
+    });
     expect(Object.keys(body).sort()).toEqual(
-      ["message", "code", "detail", "hint", "position", "internalPosition", "internalQuery", "severity", "where", "table", "column", "schema", "dataType", "constraint", "file", "line", "routine"].sort(),
+      [
+        "message",
+        "code",
+        "detail",
+        "hint",
+        "position",
+        "internalPosition",
+        "internalQuery",
+        "severity",
+        "where",
+        "table",
+        "column",
+        "schema",
+        "dataType",
+        "constraint",
+        "file",
+        "line",
+        "routine",
+      ].sort(),
     );
   });
 
@@ -250,8 +308,17 @@ describe("the wire format for clients other than the driver", () => {
 
   it("a batch answers {results} and echoes the transaction settings in its headers; arrayMode per statement", async () => {
     const res = await post(
-      { queries: [{ query: "select 1 as a" }, { query: "select $1::text[] as t", params: [["x", "y z"]], arrayMode: true }] },
-      { "Neon-Batch-Isolation-Level": "RepeatableRead", "Neon-Batch-Read-Only": "true", "Neon-Raw-Text-Output": "true" },
+      {
+        queries: [
+          { query: "select 1 as a" },
+          { query: "select $1::text[] as t", params: [["x", "y z"]], arrayMode: true },
+        ],
+      },
+      {
+        "Neon-Batch-Isolation-Level": "RepeatableRead",
+        "Neon-Batch-Read-Only": "true",
+        "Neon-Raw-Text-Output": "true",
+      },
     );
     expect(res.headers.get("neon-batch-isolation-level")).toBe("RepeatableRead");
     expect(res.headers.get("neon-batch-read-only")).toBe("true");
@@ -264,9 +331,14 @@ describe("startLocalCloud", () => {
   it("exposes the stand-in as neonHttp, over its database, and passes it to the Worker as NEON_HTTP_ENDPOINT", async () => {
     const cloud = await startLocalCloud({ databaseUrl: scratch.url });
     try {
-      expect(workerVars(cloud, { publicUrl: "http://127.0.0.1:1", encoderUrl: "http://127.0.0.1:2" }, "x".repeat(16)).NEON_HTTP_ENDPOINT).toBe(cloud.neonHttp);
+      expect(
+        workerVars(cloud, { publicUrl: "http://127.0.0.1:1", encoderUrl: "http://127.0.0.1:2" }, "x".repeat(16))
+          .NEON_HTTP_ENDPOINT,
+      ).toBe(cloud.neonHttp);
       neonConfig.fetchEndpoint = cloud.neonHttp;
-      expect(await neon(cloud.databaseUrl)`select current_database() as db`).toEqual([{ db: new URL(scratch.url).pathname.slice(1) }]);
+      expect(await neon(cloud.databaseUrl)`select current_database() as db`).toEqual([
+        { db: new URL(scratch.url).pathname.slice(1) },
+      ]);
     } finally {
       neonConfig.fetchEndpoint = server.endpoint;
       await cloud.stop();
@@ -282,7 +354,10 @@ describe("startLocalCloud", () => {
       expect(await sql`select ${"é"}::text as s, ${{ a: [1] }}::jsonb as j`).toEqual([{ s: "é", j: { a: [1] } }]);
       await sql`create table t (n int)`;
       expect((await failure(sql.transaction([sql`insert into t values (1)`, sql`selec`]))).code).toBe("42601");
-      expect(await sql.transaction([sql`insert into t values (2)`, sql`select array_agg(n) as ns from t`])).toEqual([[], [{ ns: [2] }]]);
+      expect(await sql.transaction([sql`insert into t values (2)`, sql`select array_agg(n) as ns from t`])).toEqual([
+        [],
+        [{ ns: [2] }],
+      ]);
     } finally {
       neonConfig.fetchEndpoint = server.endpoint;
       await cloud.stop();

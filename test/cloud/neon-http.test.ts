@@ -39,7 +39,21 @@ afterAll(async () => {
   await scratch?.drop();
 });
 
-const ERROR_FIELDS = ["message", "code", "severity", "detail", "hint", "position", "schema", "table", "column", "constraint", "dataType", "where", "routine"] as const;
+const ERROR_FIELDS = [
+  "message",
+  "code",
+  "severity",
+  "detail",
+  "hint",
+  "position",
+  "schema",
+  "table",
+  "column",
+  "constraint",
+  "dataType",
+  "where",
+  "routine",
+] as const;
 type DbFailure = Error & Partial<Record<(typeof ERROR_FIELDS)[number], string>>;
 const errorFields = (err: DbFailure) => Object.fromEntries(ERROR_FIELDS.map((k) => [k, err[k] ?? undefined]));
 
@@ -129,9 +143,17 @@ describe("the Neon SQL-over-HTTP stand-in, through the official neon() driver", 
     });
 
     const updated = await sql.query("update samples set n = n where true", [], { fullResults: true });
-    expect({ command: updated.command, rowCount: updated.rowCount, rows: updated.rows }).toEqual({ command: "UPDATE", rowCount: 2, rows: [] });
+    expect({ command: updated.command, rowCount: updated.rowCount, rows: updated.rows }).toEqual({
+      command: "UPDATE",
+      rowCount: 2,
+      rows: [],
+    });
     const inserted = await sql.query("insert into ledger values (1), (2) returning v", [], { fullResults: true });
-    expect({ command: inserted.command, rowCount: inserted.rowCount, rows: inserted.rows }).toEqual({ command: "INSERT", rowCount: 2, rows: [{ v: 1 }, { v: 2 }] });
+    expect({ command: inserted.command, rowCount: inserted.rowCount, rows: inserted.rows }).toEqual({
+      command: "INSERT",
+      rowCount: 2,
+      rows: [{ v: 1 }, { v: 2 }],
+    });
     const deleted = await sql.query("delete from ledger", [], { fullResults: true });
     expect({ command: deleted.command, rowCount: deleted.rowCount }).toEqual({ command: "DELETE", rowCount: 2 });
     const created = await sql.query("create temporary table scratch_t (n int)", [], { fullResults: true });
@@ -150,20 +172,28 @@ describe("the Neon SQL-over-HTTP stand-in, through the official neon() driver", 
   it("refuses several statements in one query, as Neon's extended-protocol queries do", async () => {
     const err = await failure(sql.query("select 1; select 2"));
     expect(err).toBeInstanceOf(NeonDbError);
-    expect({ code: err.code, message: err.message }).toEqual({ code: "42601", message: "cannot insert multiple commands into a prepared statement" });
+    expect({ code: err.code, message: err.message }).toEqual({
+      code: "42601",
+      message: "cannot insert multiple commands into a prepared statement",
+    });
   });
 });
 
 describe("batches (sql.transaction): one transaction each", () => {
   it("commits every statement together and returns each one's rows", async () => {
-    const [inserted, sum] = await sql.transaction([sql`insert into ledger values (5), (6) returning v`, sql`select sum(v)::int as s from ledger`]);
+    const [inserted, sum] = await sql.transaction([
+      sql`insert into ledger values (5), (6) returning v`,
+      sql`select sum(v)::int as s from ledger`,
+    ]);
     expect(inserted).toEqual([{ v: 5 }, { v: 6 }]);
     expect(sum).toEqual([{ s: 11 }]);
     await direct.query("delete from ledger");
   });
 
   it("a failing second statement rolls back the first: unique violation and syntax error alike", async () => {
-    const unique = await failure(sql.transaction([sql`insert into ledger values (1)`, sql`insert into uniques values (1), (1)`]));
+    const unique = await failure(
+      sql.transaction([sql`insert into ledger values (1)`, sql`insert into uniques values (1), (1)`]),
+    );
     expect(unique).toBeInstanceOf(NeonDbError);
     expect(unique.code).toBe("23505");
     const syntax = await failure(sql.transaction([sql`insert into ledger values (2)`, sql`selec 1`]));
@@ -173,7 +203,11 @@ describe("batches (sql.transaction): one transaction each", () => {
   });
 
   it("runs with the isolation level, read-only and deferrable modes asked for", async () => {
-    const show = () => [sql`show transaction_isolation`, sql`show transaction_read_only`, sql`show transaction_deferrable`];
+    const show = () => [
+      sql`show transaction_isolation`,
+      sql`show transaction_read_only`,
+      sql`show transaction_deferrable`,
+    ];
     const asked = await sql.transaction(show(), { isolationLevel: "Serializable", readOnly: true, deferrable: true });
     expect(asked.map((rows) => Object.values(rows[0])[0])).toEqual(["serializable", "on", "on"]);
     const plain = await sql.transaction(show());
@@ -227,7 +261,10 @@ describe("errors carry Postgres's fields through NeonDbError", () => {
     const id = randomUUID();
     const viaNeon = await failure(sql.query(text, [id]));
     const viaPg = await failure(direct.query(text, [id]));
-    expect({ code: viaNeon.code, position: viaNeon.position }).toEqual({ code: "42601", position: String(text.length + 1) });
+    expect({ code: viaNeon.code, position: viaNeon.position }).toEqual({
+      code: "42601",
+      position: String(text.length + 1),
+    });
     expect(errorFields(viaNeon)).toEqual(errorFields(viaPg));
   });
 
@@ -252,7 +289,9 @@ describe("volume and concurrency", () => {
   it("answers 200 parallel queries, each its own, on at most the pool's connections", async () => {
     const text = `select $1::int as i, pg_backend_pid() as pid, pg_sleep(0.01)::text as slept,
       (select count(*)::int from pg_stat_activity where datname = current_database() and application_name = $2) as conns`;
-    const answers = await Promise.all(Array.from({ length: 200 }, (_, i) => sql.query(text, [i, NEON_HTTP_APPLICATION_NAME])));
+    const answers = await Promise.all(
+      Array.from({ length: 200 }, (_, i) => sql.query(text, [i, NEON_HTTP_APPLICATION_NAME])),
+    );
     expect(answers.map((rows) => rows[0].i)).toEqual(Array.from({ length: 200 }, (_, i) => i));
     const pids = new Set(answers.map((rows) => rows[0].pid));
     expect(pids.size).toBeGreaterThan(1);
@@ -267,13 +306,18 @@ describe("statements kept prepared on each connection", () => {
     await direct.query("create table altered (a integer)");
     await direct.query("insert into altered values (1)");
     const everyConnection = () => Promise.all(Array.from({ length: 40 }, () => sql.query("select * from altered")));
-    expect(new Set((await everyConnection()).map((rows) => JSON.stringify(rows)))).toEqual(new Set([JSON.stringify([{ a: 1 }])]));
+    expect(new Set((await everyConnection()).map((rows) => JSON.stringify(rows)))).toEqual(
+      new Set([JSON.stringify([{ a: 1 }])]),
+    );
     await direct.query("alter table altered add column b text default 'new'");
-    expect(new Set((await everyConnection()).map((rows) => JSON.stringify(rows)))).toEqual(new Set([JSON.stringify([{ a: 1, b: "new" }])]));
+    expect(new Set((await everyConnection()).map((rows) => JSON.stringify(rows)))).toEqual(
+      new Set([JSON.stringify([{ a: 1, b: "new" }])]),
+    );
   });
 
   it("more distinct texts than a connection keeps, and a text that fails to parse, all answer as pg does", async () => {
-    for (let i = 0; i < PREPARED_PER_CONNECTION + 50; i++) expect(await sql.query(`select ${i}::int as i, $1::text as t`, ["x"])).toEqual([{ i, t: "x" }]);
+    for (let i = 0; i < PREPARED_PER_CONNECTION + 50; i++)
+      expect(await sql.query(`select ${i}::int as i, $1::text as t`, ["x"])).toEqual([{ i, t: "x" }]);
     for (let round = 0; round < 3; round++) {
       expect((await failure(sql.query("select from from"))).code).toBe("42601");
       expect(await sql.query("select $1::int + 1 as n", [round])).toEqual([{ n: round + 1 }]);
@@ -287,7 +331,10 @@ describe("statements kept prepared on each connection", () => {
       const text = "select count(*)::int as n from samples where label = $1";
       neonConfig.fetchEndpoint = single.endpoint;
       for (let i = 0; i < 8; i++) expect(await query.query(text, [`none ${i}`])).toEqual([{ n: 0 }]);
-      const [kept] = await query.query("select generic_plans::int, custom_plans::int from pg_prepared_statements where statement = $1", [text]);
+      const [kept] = await query.query(
+        "select generic_plans::int, custom_plans::int from pg_prepared_statements where statement = $1",
+        [text],
+      );
       // When Postgres moves to the generic plan is its plan cache's rule (today after five custom
       // plans); what the stand-in owes is that all eight runs reached the one prepared statement.
       expect(kept.generic_plans + kept.custom_plans).toBe(8);
@@ -304,7 +351,10 @@ describe("drizzle's neon-http driver on the project's schema", () => {
 
   it("inserts in a db.batch and reads back what drizzle over pg reads", async () => {
     const db = http();
-    const [account] = await db.insert(schema.accounts).values({ plan: "pro", webhookUrl: "https://example.com/h" }).returning();
+    const [account] = await db
+      .insert(schema.accounts)
+      .values({ plan: "pro", webhookUrl: "https://example.com/h" })
+      .returning();
     const [[job], [usage]] = await db.batch([
       db
         .insert(schema.jobs)
@@ -328,7 +378,9 @@ describe("drizzle's neon-http driver on the project's schema", () => {
 
     const viaPg = drizzlePg(direct, { schema });
     const where = eq(schema.jobs.id, job.id);
-    expect(await db.select().from(schema.jobs).where(where)).toEqual(await viaPg.select().from(schema.jobs).where(where));
+    expect(await db.select().from(schema.jobs).where(where)).toEqual(
+      await viaPg.select().from(schema.jobs).where(where),
+    );
     expect(await db.query.jobs.findFirst({ where })).toEqual(job);
     expect(await db.query.accounts.findFirst({ where: eq(schema.accounts.id, account.id) })).toEqual(account);
   });

@@ -6,7 +6,9 @@ import { readEmulatedMessage, startQStashEmulator } from "../../dev/cloud/qstash
 type Received = { body: string; headers: IncomingHttpHeaders; at: number };
 
 /** A destination whose answer each test chooses; it records what arrives and when. */
-async function destination(answer: (req: Received, n: number) => { status: number; delayMs?: number; headers?: Record<string, string> }) {
+async function destination(
+  answer: (req: Received, n: number) => { status: number; delayMs?: number; headers?: Record<string, string> },
+) {
   const received: Received[] = [];
   let inFlight = 0;
   let maxInFlight = 0;
@@ -30,11 +32,16 @@ async function destination(answer: (req: Received, n: number) => { status: numbe
     url: `http://127.0.0.1:${(server.address() as { port: number }).port}/hook`,
     received,
     maxInFlight: () => maxInFlight,
-    close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }),
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }
 
-const until = (cond: () => boolean, timeoutMs = 10_000) => vi.waitFor(() => expect(cond()).toBe(true), { timeout: timeoutMs, interval: 20 });
+const until = (cond: () => boolean, timeoutMs = 10_000) =>
+  vi.waitFor(() => expect(cond()).toBe(true), { timeout: timeoutMs, interval: 20 });
 
 describe("QStash emulator, through the official @upstash/qstash Client and Receiver", () => {
   let emulator: Awaited<ReturnType<typeof startQStashEmulator>>;
@@ -49,11 +56,18 @@ describe("QStash emulator, through the official @upstash/qstash Client and Recei
 
   /** Once a message is delivered, failed or cancelled, the emulator sends nothing more for it. */
   const settled = (messageId: string, state: string) =>
-    vi.waitFor(async () => expect((await readEmulatedMessage(emulator, messageId)).state).toBe(state), { timeout: 10_000, interval: 20 });
+    vi.waitFor(async () => expect((await readEmulatedMessage(emulator, messageId)).state).toBe(state), {
+      timeout: 10_000,
+      interval: 20,
+    });
 
   it("delivers a published message with a signature the real Receiver verifies, and forwarded headers", async () => {
     const dest = await destination(() => ({ status: 200 }));
-    const { messageId } = await client.publishJSON({ url: dest.url, body: { hello: "world" }, headers: { "x-trace": "abc" } });
+    const { messageId } = await client.publishJSON({
+      url: dest.url,
+      body: { hello: "world" },
+      headers: { "x-trace": "abc" },
+    });
     expect(messageId).toMatch(/^msg_/);
     await until(() => dest.received.length === 1);
     const [delivery] = dest.received;
@@ -72,7 +86,9 @@ describe("QStash emulator, through the official @upstash/qstash Client and Recei
     await until(() => dest.received.length === 1);
     const signature = dest.received[0].headers["upstash-signature"] as string;
     await expect(receiver.verify({ signature, body: JSON.stringify({ amount: 1000 }) })).rejects.toThrow();
-    await expect(receiver.verify({ signature, body: dest.received[0].body, url: "http://elsewhere/" })).rejects.toThrow();
+    await expect(
+      receiver.verify({ signature, body: dest.received[0].body, url: "http://elsewhere/" }),
+    ).rejects.toThrow();
     const stranger = new Receiver({ currentSigningKey: "sig_other", nextSigningKey: "sig_other2" });
     await expect(stranger.verify({ signature, body: dest.received[0].body })).rejects.toThrow();
     await dest.close();
@@ -104,7 +120,13 @@ describe("QStash emulator, through the official @upstash/qstash Client and Recei
     // The callback's first delivery fails: it is retried like any message.
     const callback = await destination((_r, n) => ({ status: n === 1 ? 500 : 200 }));
     const body = { jobId: "job-1", firstAttempt: 0 };
-    const { messageId } = await client.publishJSON({ url: dest.url, body, retries: 2, failureCallback: callback.url, headers: { "x-trace": "abc" } });
+    const { messageId } = await client.publishJSON({
+      url: dest.url,
+      body,
+      retries: 2,
+      failureCallback: callback.url,
+      headers: { "x-trace": "abc" },
+    });
     await until(() => callback.received.length === 2);
     expect(dest.received).toHaveLength(3);
     const [first, second] = callback.received;
@@ -138,9 +160,19 @@ describe("QStash emulator, through the official @upstash/qstash Client and Recei
 
   it("a failure callback reports a destination that never answered as status 0, and one answering 489 non-retryable at once", async () => {
     const callback = await destination(() => ({ status: 200 }));
-    const unreachable = await client.publishJSON({ url: "http://127.0.0.1:9/nothing", body: { n: 1 }, retries: 1, failureCallback: callback.url });
+    const unreachable = await client.publishJSON({
+      url: "http://127.0.0.1:9/nothing",
+      body: { n: 1 },
+      retries: 1,
+      failureCallback: callback.url,
+    });
     const refusing = await destination(() => ({ status: 489, headers: { "Upstash-NonRetryable-Error": "true" } }));
-    const refused = await client.publishJSON({ url: refusing.url, body: { n: 2 }, retries: 3, failureCallback: callback.url });
+    const refused = await client.publishJSON({
+      url: refusing.url,
+      body: { n: 2 },
+      retries: 3,
+      failureCallback: callback.url,
+    });
     await until(() => callback.received.length === 2);
     const reports = new Map(callback.received.map((r) => [JSON.parse(r.body).sourceMessageId, JSON.parse(r.body)]));
     expect(reports.get(unreachable.messageId)).toMatchObject({ status: 0, retried: 1, maxRetries: 1 });
@@ -152,10 +184,20 @@ describe("QStash emulator, through the official @upstash/qstash Client and Recei
   it("a delivered message calls no failure callback", async () => {
     const callback = await destination(() => ({ status: 200 }));
     const dest = await destination((_r, n) => ({ status: n === 1 ? 500 : 200 }));
-    const { messageId } = await client.publishJSON({ url: dest.url, body: {}, retries: 2, failureCallback: callback.url });
+    const { messageId } = await client.publishJSON({
+      url: dest.url,
+      body: {},
+      retries: 2,
+      failureCallback: callback.url,
+    });
     await settled(messageId, "delivered");
     // Failing after it was delivered: this one's callback, had the first one's been sent, arrives after it.
-    const failing = await client.publishJSON({ url: "http://127.0.0.1:9/nothing", body: {}, retries: 0, failureCallback: callback.url });
+    const failing = await client.publishJSON({
+      url: "http://127.0.0.1:9/nothing",
+      body: {},
+      retries: 0,
+      failureCallback: callback.url,
+    });
     await until(() => callback.received.length >= 1);
     expect(callback.received.map((r) => JSON.parse(r.body).sourceMessageId)).toEqual([failing.messageId]);
     await Promise.all([dest.close(), callback.close()]);
@@ -191,7 +233,12 @@ describe("QStash emulator, through the official @upstash/qstash Client and Recei
     await new Promise<void>((resolve) => {
       const cut = request(`${emulator.url}/v2/publish/${dest.url}`, {
         method: "POST",
-        headers: { authorization: `Bearer ${emulator.token}`, "content-type": "application/json", "content-length": "100", "upstash-deduplication-id": "cut-short" },
+        headers: {
+          authorization: `Bearer ${emulator.token}`,
+          "content-type": "application/json",
+          "content-length": "100",
+          "upstash-deduplication-id": "cut-short",
+        },
       });
       cut.on("error", () => resolve());
       cut.on("close", () => resolve());
@@ -213,7 +260,11 @@ describe("QStash emulator, through the official @upstash/qstash Client and Recei
 
   it("a publish under a deduplication id already used is accepted, answered with the first message's id, and never delivered", async () => {
     const dest = await destination(() => ({ status: 200 }));
-    const first = await client.publishJSON({ url: dest.url, body: { n: 1 }, deduplicationId: "webhook-job-1-completed" });
+    const first = await client.publishJSON({
+      url: dest.url,
+      body: { n: 1 },
+      deduplicationId: "webhook-job-1-completed",
+    });
     const [again, concurrent] = await Promise.all([
       client.publishJSON({ url: dest.url, body: { n: 2 }, deduplicationId: "webhook-job-1-completed" }),
       client.publishJSON({ url: dest.url, body: { n: 3 }, deduplicationId: "webhook-job-1-completed" }),
@@ -235,7 +286,9 @@ describe("QStash emulator, through the official @upstash/qstash Client and Recei
       const publisher = new Client({ baseUrl: short.url, token: short.token });
       const dest = await destination(() => ({ status: 200 }));
       const first = await publisher.publishJSON({ url: dest.url, body: { n: 1 }, deduplicationId: "windowed" });
-      expect(await publisher.publishJSON({ url: dest.url, body: { n: 2 }, deduplicationId: "windowed" })).toMatchObject({ messageId: first.messageId, deduplicated: true });
+      expect(await publisher.publishJSON({ url: dest.url, body: { n: 2 }, deduplicationId: "windowed" })).toMatchObject(
+        { messageId: first.messageId, deduplicated: true },
+      );
       await new Promise((r) => setTimeout(r, 400));
       const later = await publisher.publishJSON({ url: dest.url, body: { n: 3 }, deduplicationId: "windowed" });
       expect(later.deduplicated).toBeFalsy();
@@ -249,14 +302,23 @@ describe("QStash emulator, through the official @upstash/qstash Client and Recei
 
   it("answers a request it cannot read with a 400 and goes on: a broken escape in the destination, retries that are not a count", async () => {
     const publish = (path: string, headers: Record<string, string> = {}) =>
-      fetch(`${emulator.url}/v2/publish/${path}`, { method: "POST", headers: { authorization: `Bearer ${emulator.token}`, "content-type": "application/json", ...headers }, body: "{}" });
+      fetch(`${emulator.url}/v2/publish/${path}`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${emulator.token}`, "content-type": "application/json", ...headers },
+        body: "{}",
+      });
     expect((await publish("https://a.example/%E0%A4")).status).toBe(400);
-    const retries = await publish("http://127.0.0.1:9/x", { "upstash-retries": "many", "upstash-deduplication-id": "bad-retries" });
+    const retries = await publish("http://127.0.0.1:9/x", {
+      "upstash-retries": "many",
+      "upstash-deduplication-id": "bad-retries",
+    });
     expect(retries.status).toBe(400);
     expect(await retries.json()).toEqual({ error: "invalid retries: many" });
     const dest = await destination(() => ({ status: 200 }));
     // The id of the refused publish was not taken, and the emulator still delivers.
-    expect((await client.publishJSON({ url: dest.url, body: { n: 1 }, deduplicationId: "bad-retries" })).deduplicated).toBeFalsy();
+    expect(
+      (await client.publishJSON({ url: dest.url, body: { n: 1 }, deduplicationId: "bad-retries" })).deduplicated,
+    ).toBeFalsy();
     await until(() => dest.received.length === 1);
     await dest.close();
   });
@@ -268,7 +330,10 @@ describe("QStash emulator, through the official @upstash/qstash Client and Recei
       // The first delivery is answered only after a second: the emulator has given up on it by then.
       const dest = await destination((_req, n) => ({ status: 200, delayMs: n === 1 ? 1000 : 0 }));
       const { messageId } = await publisher.publishJSON({ url: dest.url, body: { long: "encode" }, retries: 2 });
-      await vi.waitFor(async () => expect((await readEmulatedMessage(impatient, messageId)).state).toBe("delivered"), { timeout: 10_000, interval: 20 });
+      await vi.waitFor(async () => expect((await readEmulatedMessage(impatient, messageId)).state).toBe("delivered"), {
+        timeout: 10_000,
+        interval: 20,
+      });
       expect(dest.received.map((r) => r.headers["upstash-retried"])).toEqual(["0", "1"]);
       expect(new Set(dest.received.map((r) => r.headers["upstash-message-id"]))).toEqual(new Set([messageId]));
       await dest.close();

@@ -9,7 +9,10 @@ for (const backing of ["real Redis", "in memory"] as const) {
     let redis: Redis;
     const prefix = `test:${process.pid}:${Date.now()}:`;
     beforeAll(async () => {
-      server = await startRedisRest({ host: "127.0.0.1", redisUrl: backing === "real Redis" ? "redis://127.0.0.1:6379" : undefined });
+      server = await startRedisRest({
+        host: "127.0.0.1",
+        redisUrl: backing === "real Redis" ? "redis://127.0.0.1:6379" : undefined,
+      });
       redis = new Redis({ url: server.url, token: server.token });
     });
     afterAll(() => server.stop());
@@ -56,7 +59,11 @@ for (const backing of ["real Redis", "in memory"] as const) {
     });
 
     it("answers a request it cannot read with a 400 and goes on (a path that does not parse)", async () => {
-      const res = await fetch(`${server.url}//`, { method: "POST", headers: { authorization: `Bearer ${server.token}` }, body: '["GET","x"]' });
+      const res = await fetch(`${server.url}//`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${server.token}` },
+        body: '["GET","x"]',
+      });
       expect(res.status).toBe(400);
       expect(await redis.set(`${prefix}after`, "still here")).toBe("OK");
     });
@@ -77,7 +84,10 @@ describe("Upstash REST stand-in when its Redis connection breaks", () => {
       inbound.pipe(outbound).pipe(inbound);
     });
     await new Promise<void>((r) => proxy.listen(0, "127.0.0.1", r));
-    const server = await startRedisRest({ host: "127.0.0.1", redisUrl: `redis://127.0.0.1:${(proxy.address() as AddressInfo).port}` });
+    const server = await startRedisRest({
+      host: "127.0.0.1",
+      redisUrl: `redis://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
+    });
     try {
       const redis = new Redis({ url: server.url, token: server.token, retry: false });
       expect(await redis.set(`test:${process.pid}:cut`, "1")).toBe("OK");

@@ -13,13 +13,29 @@ describe("encoder uploads to the S3 API (aws4fetch)", () => {
   let s3: Awaited<ReturnType<typeof startS3Server>>;
   let read: (key: string) => Promise<Buffer>;
   beforeAll(async () => {
-    s3 = await startS3Server({ host: "127.0.0.1", directory: await mkdtemp(join(tmpdir(), "s3-up-")), bucket: "outputs" });
-    const client = new AwsClient({ accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey, service: "s3", region: "auto" });
+    s3 = await startS3Server({
+      host: "127.0.0.1",
+      directory: await mkdtemp(join(tmpdir(), "s3-up-")),
+      bucket: "outputs",
+    });
+    const client = new AwsClient({
+      accessKeyId: s3.accessKeyId,
+      secretAccessKey: s3.secretAccessKey,
+      service: "s3",
+      region: "auto",
+    });
     read = async (key) => Buffer.from(await (await client.fetch(`${s3.endpoint}/outputs/${key}`)).arrayBuffer());
   });
   afterAll(() => s3.stop());
 
-  const uploader = () => createUploader({ endpoint: s3.endpoint, region: "auto", bucket: "outputs", accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey });
+  const uploader = () =>
+    createUploader({
+      endpoint: s3.endpoint,
+      region: "auto",
+      bucket: "outputs",
+      accessKeyId: s3.accessKeyId,
+      secretAccessKey: s3.secretAccessKey,
+    });
 
   it("a small file goes up in one PUT, byte for byte", async () => {
     const data = randomBytes(1024 * 1024);
@@ -59,9 +75,17 @@ describe("encoder uploads to the S3 API (aws4fetch)", () => {
       front.forwardTo(s3.endpoint);
     });
     afterAll(() => front.stop());
-    const viaFront = () => createUploader({ endpoint: front.endpoint, region: "auto", bucket: "outputs", accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey });
+    const viaFront = () =>
+      createUploader({
+        endpoint: front.endpoint,
+        region: "auto",
+        bucket: "outputs",
+        accessKeyId: s3.accessKeyId,
+        secretAccessKey: s3.secretAccessKey,
+      });
     const isFirstPart = (url = "") => url.includes("partNumber=1&");
-    const chunks = (data: Buffer) => Array.from({ length: Math.ceil(data.length / 65536) }, (_, i) => data.subarray(i * 65536, (i + 1) * 65536));
+    const chunks = (data: Buffer) =>
+      Array.from({ length: Math.ceil(data.length / 65536) }, (_, i) => data.subarray(i * 65536, (i + 1) * 65536));
     const parts = (data: Buffer) => Readable.from(chunks(data));
     /** The first part's bytes, then a pause long enough for its upload to end before the rest comes: no one awaits it then. */
     const slowAfterFirstPart = (data: Buffer) =>
@@ -84,7 +108,9 @@ describe("encoder uploads to the S3 API (aws4fetch)", () => {
 
     it("a part storage refuses fails the upload: the object is not assembled without it", async () => {
       front.judge((req) => (isFirstPart(req.url) ? "answer403" : "pass"));
-      const err = await viaFront().uploadStream("a/gap.zip", slowAfterFirstPart(randomBytes(PART_SIZE * 3 + 777)), "application/zip").catch((e) => e);
+      const err = await viaFront()
+        .uploadStream("a/gap.zip", slowAfterFirstPart(randomBytes(PART_SIZE * 3 + 777)), "application/zip")
+        .catch((e) => e);
       expect(err).toMatchObject({ kind: "upload", retryable: true });
       expect(err.message).toMatch(/part 1 answered HTTP 403/);
       expect(front.refused().answer403).toBe(1);
@@ -93,8 +119,16 @@ describe("encoder uploads to the S3 API (aws4fetch)", () => {
   });
 
   it("a refused upload fails with a retryable upload failure", async () => {
-    const wrong = createUploader({ endpoint: s3.endpoint, region: "auto", bucket: "outputs", accessKeyId: s3.accessKeyId, secretAccessKey: "wrong" });
-    const err = await wrong.uploadStream("a/x.bin", Readable.from([randomBytes(PART_SIZE + 10)]), "application/zip").catch((e) => e);
+    const wrong = createUploader({
+      endpoint: s3.endpoint,
+      region: "auto",
+      bucket: "outputs",
+      accessKeyId: s3.accessKeyId,
+      secretAccessKey: "wrong",
+    });
+    const err = await wrong
+      .uploadStream("a/x.bin", Readable.from([randomBytes(PART_SIZE + 10)]), "application/zip")
+      .catch((e) => e);
     expect(err).toMatchObject({ kind: "upload", retryable: true });
     expect(err.message).toMatch(/^Upload failed/);
   });

@@ -8,7 +8,9 @@ import { PortInUse, startWorkerProcess } from "../../dev/worker-process";
 /** Command lines of live processes serving on `port` (dev/worker-serve.mjs, its workerd). */
 function servingOn(port: number): string[] {
   try {
-    return execFileSync("pgrep", ["-af", `(worker-serve|workerd).*[ :]${port}( |$)`], { encoding: "utf8" }).split("\n").filter(Boolean);
+    return execFileSync("pgrep", ["-af", `(worker-serve|workerd).*[ :]${port}( |$)`], { encoding: "utf8" })
+      .split("\n")
+      .filter(Boolean);
   } catch {
     return []; // pgrep exits 1 when nothing matches
   }
@@ -42,7 +44,10 @@ describe("the Worker's server (dev/worker-process.ts)", () => {
     const [port, inspectorPort] = [await freePort(), await freePort()];
     const worker = await startWorkerProcess({ port, vars: {}, inspectorPort });
     try {
-      const targets = (await (await fetch(`http://127.0.0.1:${inspectorPort}/json`)).json()) as { id: string; webSocketDebuggerUrl: string }[];
+      const targets = (await (await fetch(`http://127.0.0.1:${inspectorPort}/json`)).json()) as {
+        id: string;
+        webSocketDebuggerUrl: string;
+      }[];
       const app = targets.find((t) => t.id.startsWith("core:user:"));
       expect(app?.webSocketDebuggerUrl).toMatch(new RegExp(`^ws://127\\.0\\.0\\.1:${inspectorPort}/`));
     } finally {

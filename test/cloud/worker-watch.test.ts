@@ -19,10 +19,19 @@ const lines: string[] = [];
 
 beforeAll(async () => {
   project = await mkdtemp(join(tmpdir(), "worker-watch-"));
-  await cp(PROJECT_ROOT, project, { recursive: true, filter: (path) => !NOT_COPIED.has(relative(PROJECT_ROOT, path).split("/")[0]) });
+  await cp(PROJECT_ROOT, project, {
+    recursive: true,
+    filter: (path) => !NOT_COPIED.has(relative(PROJECT_ROOT, path).split("/")[0]),
+  });
   await symlink(join(PROJECT_ROOT, "node_modules"), join(project, "node_modules"));
   port = await freePort();
-  worker = await startWorkerProcess({ port, vars: {}, watch: true, projectRoot: project, log: (line) => lines.push(line) });
+  worker = await startWorkerProcess({
+    port,
+    vars: {},
+    watch: true,
+    projectRoot: project,
+    log: (line) => lines.push(line),
+  });
 }, 120_000);
 afterAll(async () => {
   await worker?.stop();
@@ -48,7 +57,10 @@ describe("the local runner's --watch", () => {
 
     // A stylesheet the source map does not name: its directory holds no source of the bundle.
     await appendFile(join(project, "worker/dashboard/assets/dashboard.css"), "\n/* edited while served */\n");
-    await vi.waitFor(async () => expect(await get("/dashboard/assets/dashboard.css")).toContain("/* edited while served */"), { timeout: 30_000, interval: 100 });
+    await vi.waitFor(
+      async () => expect(await get("/dashboard/assets/dashboard.css")).toContain("/* edited while served */"),
+      { timeout: 30_000, interval: 100 },
+    );
     expect(reloads()).toBe(2);
 
     // wrangler.toml, where the compatibility settings and vars come from, builds again too.
@@ -60,14 +72,23 @@ describe("the local runner's --watch", () => {
   it("a build that fails says why and leaves the previous build serving; the fix is served", async () => {
     const before = reloads();
     await appendFile(join(project, "worker/app.ts"), "\nexport const unfinished = ;\n");
-    await vi.waitFor(() => expect(lines.join("\n")).toMatch(/build error: The Worker did not build; the previous build still serves\.[^]*worker\/app\.ts/), {
-      timeout: 30_000,
-      interval: 100,
-    });
+    await vi.waitFor(
+      () =>
+        expect(lines.join("\n")).toMatch(
+          /build error: The Worker did not build; the previous build still serves\.[^]*worker\/app\.ts/,
+        ),
+      {
+        timeout: 30_000,
+        interval: 100,
+      },
+    );
     expect(await get("/healthz")).toBe(`{"ok":true,"edit":1}`);
 
     const broken = await readFile(join(project, "worker/app.ts"), "utf8");
-    await writeFile(join(project, "worker/app.ts"), broken.replace("\nexport const unfinished = ;\n", "").replace("edit: 1", "edit: 2"));
+    await writeFile(
+      join(project, "worker/app.ts"),
+      broken.replace("\nexport const unfinished = ;\n", "").replace("edit: 1", "edit: 2"),
+    );
     await served("/healthz", `{"ok":true,"edit":2}`);
     // Only edits build: nothing the build writes sets the watch off again.
     expect(reloads()).toBe(before + 1);
@@ -76,10 +97,16 @@ describe("the local runner's --watch", () => {
   it("a build that throws as workerd loads it says so, and nothing serves until the fix is loaded", async () => {
     const before = reloads();
     await appendFile(join(project, "worker/app.ts"), '\nthrow new Error("thrown while loading");\n');
-    await vi.waitFor(() => expect(lines.join("\n")).toMatch(/Uncaught Error: thrown while loading[^]*build error: workerd did not load the new build/), {
-      timeout: 30_000,
-      interval: 100,
-    });
+    await vi.waitFor(
+      () =>
+        expect(lines.join("\n")).toMatch(
+          /Uncaught Error: thrown while loading[^]*build error: workerd did not load the new build/,
+        ),
+      {
+        timeout: 30_000,
+        interval: 100,
+      },
+    );
     await expect(get("/healthz")).rejects.toThrow();
 
     await edit("worker/app.ts", '\nthrow new Error("thrown while loading");\n', "");

@@ -19,7 +19,11 @@ let e2e: E2E;
 let fixtures: FixtureServer;
 let dir: string;
 beforeAll(async () => {
-  [e2e, fixtures, dir] = await Promise.all([startE2E({ allowLoopbackSources: true }), startFixtureServer(), mkdtemp(join(tmpdir(), "vep-e2e-"))]);
+  [e2e, fixtures, dir] = await Promise.all([
+    startE2E({ allowLoopbackSources: true }),
+    startFixtureServer(),
+    mkdtemp(join(tmpdir(), "vep-e2e-")),
+  ]);
 });
 afterAll(async () => {
   await e2e?.stop();
@@ -27,7 +31,8 @@ afterAll(async () => {
 });
 
 const api = () => e2e.stack.info.apiUrl;
-const videoStream = (probe: { streams: { codec_type: string }[] }) => probe.streams.find((s) => s.codec_type === "video") as Record<string, unknown> | undefined;
+const videoStream = (probe: { streams: { codec_type: string }[] }) =>
+  probe.streams.find((s) => s.codec_type === "video") as Record<string, unknown> | undefined;
 
 describe("client: a real job from creation to download", () => {
   it("waitForJob follows the encode to completion; the output downloads; the signed webhook verifies", async () => {
@@ -51,14 +56,21 @@ describe("client: a real job from creation to download", () => {
 
       const hook = await hooks.waitFor(job.id);
       const event = verifyWebhook(hook.body, hook.headers, secret);
-      expect(event).toMatchObject({ event: "job.completed", jobId: job.id, status: "completed", preset: "mp4_264_480p" });
+      expect(event).toMatchObject({
+        event: "job.completed",
+        jobId: job.id,
+        status: "completed",
+        preset: "mp4_264_480p",
+      });
       expect((await fetch(event.outputUrl!)).status).toBe(200);
       // The payload is the one the OpenAPI document describes.
       const schema = (await dereferencedDocument()).components!.schemas!.WebhookEvent as Schema;
       const validate = schemaValidator()(schema);
       expect(validate(JSON.parse(hook.body)), describeErrors(validate)).toBe(true);
       // A body changed on the way, or another account's secret, does not verify.
-      expect(() => verifyWebhook(hook.body.replace("completed", "failed"), hook.headers, secret)).toThrow(WebhookVerificationError);
+      expect(() => verifyWebhook(hook.body.replace("completed", "failed"), hook.headers, secret)).toThrow(
+        WebhookVerificationError,
+      );
       const other = await e2e.admin.setWebhook((await e2e.client("free")).accountId, hooks.url);
       expect(() => verifyWebhook(hook.body, hook.headers, other.secret)).toThrow(WebhookVerificationError);
     } finally {
@@ -69,7 +81,10 @@ describe("client: a real job from creation to download", () => {
   it("a source that cannot be downloaded: waitForJob returns the failed job after the encoder's retries", async () => {
     const { key } = await e2e.client("free");
     const client = createVepClient({ baseUrl: api(), apiKey: key });
-    const created = await client.createJob({ inputUrl: fixtures.url("status/404/missing.mp4"), preset: "mp4_264_240p" });
+    const created = await client.createJob({
+      inputUrl: fixtures.url("status/404/missing.mp4"),
+      preset: "mp4_264_240p",
+    });
     const job = await client.waitForJob(created.id, { intervalMs: 500 });
     expect(job.status).toBe("failed");
     expect(job.errorMessage).toBeTruthy();
@@ -84,7 +99,10 @@ describe("vep: encode and render end to end", () => {
     const { key } = await e2e.client("free");
     const src = await fixtures.source("cli.mp4", { seconds: 3, width: 640, height: 360 });
     const out = join(dir, "cli-720p.mp4");
-    const run = await vep(["--json", "encode", src, "--preset", "mp4_264_720p", "--wait", "--out", out, "--interval", "0.5"], { api: api(), key });
+    const run = await vep(
+      ["--json", "encode", src, "--preset", "mp4_264_720p", "--wait", "--out", out, "--interval", "0.5"],
+      { api: api(), key },
+    );
     expect(run.code, run.stderr).toBe(0);
     expect(run.json).toMatchObject({ status: "completed", preset: "mp4_264_720p", inputUrl: src });
     const probe = await ffprobeJson(out);
@@ -96,7 +114,10 @@ describe("vep: encode and render end to end", () => {
     const { key } = await e2e.client("free");
     const src = await fixtures.source("cli-text.mp4", { seconds: 2, width: 320, height: 240 });
     const out = join(dir, "cli-240p.mp4");
-    const run = await vep(["encode", src, "--preset", "mp4_264_240p", "--out", out, "--interval", "0.5"], { api: api(), key });
+    const run = await vep(["encode", src, "--preset", "mp4_264_240p", "--out", out, "--interval", "0.5"], {
+      api: api(),
+      key,
+    });
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toMatch(/^created job [0-9a-f-]{36} \(queued\), preset mp4_264_240p/);
     expect(run.stdout).toMatch(/status {6}completed/);
@@ -107,7 +128,16 @@ describe("vep: encode and render end to end", () => {
   it("edl render --wait --out renders a timeline with a clip, a logo and a caption", async () => {
     const { key } = await e2e.client("pro");
     const clip = await fixtures.source("edl-clip.mp4", { seconds: 3, width: 640, height: 360 });
-    await ffmpeg(["-y", "-f", "lavfi", "-i", "color=c=red:size=64x64", "-frames:v", "1", join(fixtures.dir, "logo.png")]);
+    await ffmpeg([
+      "-y",
+      "-f",
+      "lavfi",
+      "-i",
+      "color=c=red:size=64x64",
+      "-frames:v",
+      "1",
+      join(fixtures.dir, "logo.png"),
+    ]);
     const edlFile = join(dir, "timeline.json");
     await writeFile(
       edlFile,
@@ -117,16 +147,34 @@ describe("vep: encode and render end to end", () => {
         timeline: {
           tracks: [
             { type: "video", clips: [{ id: "clip", src: clip, in: 0, out: 2, startTime: 0 }] },
-            { type: "overlay", clips: [{ id: "logo", src: fixtures.url("logo.png"), startTime: 0, duration: 2, position: { x: "right", y: "top" } }] },
+            {
+              type: "overlay",
+              clips: [
+                {
+                  id: "logo",
+                  src: fixtures.url("logo.png"),
+                  startTime: 0,
+                  duration: 2,
+                  position: { x: "right", y: "top" },
+                },
+              ],
+            },
             { type: "text", clips: [{ id: "title", text: "Hello", startTime: 0.5, duration: 1 }] },
           ],
         },
       }),
     );
     const out = join(dir, "timeline.mp4");
-    const run = await vep(["--json", "edl", "render", edlFile, "--wait", "--out", out, "--interval", "0.5", "--name", "cli timeline"], { api: api(), key });
+    const run = await vep(
+      ["--json", "edl", "render", edlFile, "--wait", "--out", out, "--interval", "0.5", "--name", "cli timeline"],
+      { api: api(), key },
+    );
     expect(run.code, run.stderr).toBe(0);
-    expect(run.json).toMatchObject({ status: "completed", preset: "edl_custom", clientMetadata: { name: "cli timeline" } });
+    expect(run.json).toMatchObject({
+      status: "completed",
+      preset: "edl_custom",
+      clientMetadata: { name: "cli timeline" },
+    });
     const probe = await ffprobeJson(out);
     expect(videoStream(probe)).toMatchObject({ width: 640, height: 360 });
     expect(Number(probe.format.duration)).toBeCloseTo(2, 0);
@@ -135,7 +183,10 @@ describe("vep: encode and render end to end", () => {
   it("a job that fails: exit 11 and its error message", async () => {
     const { key } = await e2e.client("free");
     const src = await fixtures.corrupt("corrupt.mp4");
-    const run = await vep(["encode", src, "--preset", "mp4_264_240p", "--wait", "--interval", "0.5"], { api: api(), key });
+    const run = await vep(["encode", src, "--preset", "mp4_264_240p", "--wait", "--interval", "0.5"], {
+      api: api(),
+      key,
+    });
     expect(run.code).toBe(EXIT.jobFailed);
     expect(run.stderr.trim().split("\n").at(-1)).toMatch(/^vep: job [0-9a-f-]{36} failed: /);
   });

@@ -34,7 +34,11 @@ const vep = (apiKey: string) => createVepClient({ baseUrl: e2e.stack.info.apiUrl
 
 beforeAll(async () => {
   await mkdir(ARTIFACTS, { recursive: true });
-  [e2e, fixtures, receiver] = await Promise.all([startE2E({ allowLoopbackSources: true }), startFixtureServer(), startWebhookReceiver()]);
+  [e2e, fixtures, receiver] = await Promise.all([
+    startE2E({ allowLoopbackSources: true }),
+    startFixtureServer(),
+    startWebhookReceiver(),
+  ]);
   browser = await chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
     args: [
@@ -55,7 +59,9 @@ beforeAll(async () => {
     viewport: { width: 1280, height: 900 },
     // The address the sign-up throttle counts (Cloudflare sets it in production): one per run, as
     // the counters live in the machine's Redis beyond this stack.
-    extraHTTPHeaders: { "CF-Connecting-IP": `2001:db8:${randomBytes(4).toString("hex").match(/.{4}/g)!.join(":")}:1::1` },
+    extraHTTPHeaders: {
+      "CF-Connecting-IP": `2001:db8:${randomBytes(4).toString("hex").match(/.{4}/g)!.join(":")}:1::1`,
+    },
   });
   await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: e2e.stack.info.apiUrl });
   page = await context.newPage();
@@ -131,7 +137,11 @@ describe("the dashboard in headless Chromium", () => {
 
     // Thumbnails: the MP4's first frames, the HLS ladder's lowest level, decoded in the page.
     await page.waitForFunction(
-      (ids) => ids.every((id) => (document.querySelector(`tr[data-job-id="${id}"] video.thumb`) as HTMLVideoElement | null)?.videoWidth),
+      (ids) =>
+        ids.every(
+          (id) =>
+            (document.querySelector(`tr[data-job-id="${id}"] video.thumb`) as HTMLVideoElement | null)?.videoWidth,
+        ),
       [mp4Job, hlsJob],
       { timeout: 30_000 },
     );
@@ -139,7 +149,10 @@ describe("the dashboard in headless Chromium", () => {
   });
 
   it("downloads the output: the same bytes the API's signed link serves", async () => {
-    const [download] = await Promise.all([page.waitForEvent("download"), page.click(`tr[data-job-id="${mp4Job}"] >> text=Download`)]);
+    const [download] = await Promise.all([
+      page.waitForEvent("download"),
+      page.click(`tr[data-job-id="${mp4Job}"] >> text=Download`),
+    ]);
     expect(download.suggestedFilename()).toBe("mp4_264_480p.mp4");
     const saved = await readFile((await download.path())!);
     const viaApi = await vep(apiKey).getJob(mp4Job);
@@ -159,13 +172,22 @@ describe("the dashboard in headless Chromium", () => {
         video.muted = true;
         return video.play().catch(() => undefined);
       });
-      await page.waitForFunction(() => {
-        const video = document.getElementById("player") as HTMLVideoElement;
-        return video.currentTime > 1.5 || video.dataset.error !== undefined;
-      }, undefined, { timeout: 30_000 });
+      await page.waitForFunction(
+        () => {
+          const video = document.getElementById("player") as HTMLVideoElement;
+          return video.currentTime > 1.5 || video.dataset.error !== undefined;
+        },
+        undefined,
+        { timeout: 30_000 },
+      );
       const state = await page.evaluate(() => {
         const video = document.getElementById("player") as HTMLVideoElement;
-        return { time: video.currentTime, error: video.dataset.error ?? null, levels: video.dataset.levels ?? null, width: video.videoWidth };
+        return {
+          time: video.currentTime,
+          error: video.dataset.error ?? null,
+          levels: video.dataset.levels ?? null,
+          width: video.videoWidth,
+        };
       });
       expect(state.error, id).toBeNull();
       expect(state.time).toBeGreaterThan(1.5);

@@ -8,7 +8,17 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../../dev/cloud/free-port";
 import { close, listen } from "../../dev/cloud/listen";
 import { processStartTime } from "../../dev/cloud/processes";
-import { devEnv, exists, listening, postgresOf, processesMatching, readyBanner, spawnDev, waitFor, workerOn } from "./dev-runner-support";
+import {
+  devEnv,
+  exists,
+  listening,
+  postgresOf,
+  processesMatching,
+  readyBanner,
+  spawnDev,
+  waitFor,
+  workerOn,
+} from "./dev-runner-support";
 
 /**
  * How `npm run dev` starts, refuses to start and ends, beyond Ctrl-C (dev-runner.test.ts): a port
@@ -22,7 +32,8 @@ beforeAll(async () => {
 });
 afterAll(() => rm(dataDir, { recursive: true, force: true }));
 
-const startDev = (port: number, extra: Record<string, string> = {}) => spawnDev(devEnv(dataDir, { PORT: String(port), ...extra }));
+const startDev = (port: number, extra: Record<string, string> = {}) =>
+  spawnDev(devEnv(dataDir, { PORT: String(port), ...extra }));
 
 /** The runner's own process (under npm), as its lock names it. */
 const runnerPid = async (): Promise<number> => JSON.parse(await readFile(join(dataDir, "in-use.json"), "utf8")).pid;
@@ -64,7 +75,9 @@ describe("npm run dev's start and end", () => {
   it("refuses a PORT that is not a port at once, saying what it takes", async () => {
     const dev = spawnDev(devEnv(dataDir, { PORT: "abc" }));
     expect(await dev.exited).toBe(1);
-    expect(dev.output()).toContain(`PORT must be a whole number from 1 to 65535 (unset or empty for 8787); it was "abc".`);
+    expect(dev.output()).toContain(
+      `PORT must be a whole number from 1 to 65535 (unset or empty for 8787); it was "abc".`,
+    );
     expect(dev.output()).not.toMatch(/Starting/);
   });
 
@@ -74,7 +87,9 @@ describe("npm run dev's start and end", () => {
     try {
       const dev = startDev(port);
       expect(await dev.exited).toBe(1);
-      expect(dev.output()).toMatch(new RegExp(`Port ${port} is in use: another npm run dev\\?.*PORT=${port + 1} npm run dev`));
+      expect(dev.output()).toMatch(
+        new RegExp(`Port ${port} is in use: another npm run dev\\?.*PORT=${port + 1} npm run dev`),
+      );
       expect(dev.output()).not.toMatch(/Ready\./);
     } finally {
       await close(other);
@@ -91,7 +106,9 @@ describe("npm run dev's start and end", () => {
     const worker = processes.find((p: { group: boolean }) => p.group);
     process.kill(-worker.pid, "SIGKILL");
     expect(await dev.exited).toBe(1);
-    expect(dev.output()).toMatch(/The Worker's server exited \(SIGKILL\); with nothing serving the API, npm run dev stops\./);
+    expect(dev.output()).toMatch(
+      /The Worker's server exited \(SIGKILL\); with nothing serving the API, npm run dev stops\./,
+    );
     await expectAllGone(port);
   });
 
@@ -122,7 +139,9 @@ describe("npm run dev's start and end", () => {
     const redisPort = await freePort();
     const dev = startDev(port, { REDIS_URL: `redis://127.0.0.1:${redisPort}` });
     expect(await dev.exited).toBe(1);
-    expect(dev.output()).toMatch(new RegExp(`REDIS_URL: Redis at redis://127\\.0\\.0\\.1:${redisPort} did not answer within 10 s: .*ECONNREFUSED`));
+    expect(dev.output()).toMatch(
+      new RegExp(`REDIS_URL: Redis at redis://127\\.0\\.0\\.1:${redisPort} did not answer within 10 s: .*ECONNREFUSED`),
+    );
     expect(dev.output()).not.toMatch(/Ready\./);
     await expectAllGone(port);
   });
@@ -133,7 +152,11 @@ describe("npm run dev's start and end", () => {
       const port = await freePort();
       const dev = startDev(port, { DATABASE_URL: `postgres://someone:secret-pw@127.0.0.1:${silent.port}/db` });
       expect(await dev.exited).toBe(1);
-      expect(dev.output()).toMatch(new RegExp(`DATABASE_URL: the database at postgres://someone:\\*\\*\\*@127\\.0\\.0\\.1:${silent.port}/db did not answer within 10 s`));
+      expect(dev.output()).toMatch(
+        new RegExp(
+          `DATABASE_URL: the database at postgres://someone:\\*\\*\\*@127\\.0\\.0\\.1:${silent.port}/db did not answer within 10 s`,
+        ),
+      );
       expect(dev.output()).not.toContain("secret-pw");
       await expectAllGone(port);
     } finally {
@@ -146,7 +169,11 @@ describe("npm run dev's start and end", () => {
     try {
       const port = await freePort();
       const dev = startDev(port, { REDIS_URL: `redis://127.0.0.1:${silent.port}` });
-      await waitFor("PostgreSQL to be up", () => (postgresOf(dataDir).length > 0 && silent.connections() > 0 ? true : undefined), 60_000);
+      await waitFor(
+        "PostgreSQL to be up",
+        () => (postgresOf(dataDir).length > 0 && silent.connections() > 0 ? true : undefined),
+        60_000,
+      );
       const runner = await runnerPid();
       process.kill(runner, "SIGTERM");
       // Later than npm's copy of a Ctrl-C, which is not a second signal.
@@ -160,12 +187,14 @@ describe("npm run dev's start and end", () => {
     }
   });
 
-  it("a SIGTERM in the last steps of the start stops it there: no \"Ready.\", no state left for admin", async () => {
+  it('a SIGTERM in the last steps of the start stops it there: no "Ready.", no state left for admin', async () => {
     const port = await freePort();
     const dev = startDev(port);
     // The state for admin is written once the stack is up; the runner's own steps follow it.
     const watcher = watch(dataDir);
-    await new Promise<void>((resolve) => watcher.on("change", (_event, name) => name === "dev-state.json" && resolve()));
+    await new Promise<void>((resolve) =>
+      watcher.on("change", (_event, name) => name === "dev-state.json" && resolve()),
+    );
     watcher.close();
     const runner = await runnerPid();
     process.kill(runner, "SIGTERM");
@@ -179,11 +208,18 @@ describe("npm run dev's start and end", () => {
     const held = await mkdtemp(join(tmpdir(), "dev-runner-held-"));
     try {
       // Held by a live process (this one), its samples not made yet: the refused run starts making them.
-      await writeFile(join(held, "in-use.json"), JSON.stringify({ pid: process.pid, started: await processStartTime(process.pid), about: {} }));
+      await writeFile(
+        join(held, "in-use.json"),
+        JSON.stringify({ pid: process.pid, started: await processStartTime(process.pid), about: {} }),
+      );
       const port = await freePort();
       const dev = spawnDev(devEnv(held, { PORT: String(port) }));
       expect(await dev.exited).toBe(1);
-      expect(dev.output()).toMatch(new RegExp(`already running on ${held} \\(pid ${process.pid}\\)[\\s\\S]*DATA_DIR=/some/dir PORT=${port + 1} npm run dev`));
+      expect(dev.output()).toMatch(
+        new RegExp(
+          `already running on ${held} \\(pid ${process.pid}\\)[\\s\\S]*DATA_DIR=/some/dir PORT=${port + 1} npm run dev`,
+        ),
+      );
       expect(processesMatching(`ffmpeg.*${held}`)).toEqual([]);
       expect(await readdir(join(held, "samples"))).toEqual([]);
     } finally {

@@ -19,7 +19,12 @@ export interface DevRun {
 
 /** `npm run dev` in a terminal of its own (a process group), its output gathered. */
 export function spawnDev(env: NodeJS.ProcessEnv): DevRun {
-  const child = spawn("npm", ["run", "dev"], { cwd: PROJECT_ROOT, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn("npm", ["run", "dev"], {
+    cwd: PROJECT_ROOT,
+    env,
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let output = "";
   child.stdout!.on("data", (d) => (output += d));
   child.stderr!.on("data", (d) => (output += d));
@@ -30,7 +35,11 @@ export function spawnDev(env: NodeJS.ProcessEnv): DevRun {
 /** What the terminal sends its foreground group on Ctrl-C. */
 export const ctrlC = (child: ChildProcess) => process.kill(-child.pid!, "SIGINT");
 
-export async function waitFor<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 180_000): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  probe: () => T | undefined | Promise<T | undefined>,
+  timeoutMs = 180_000,
+): Promise<T> {
   return vi.waitFor(
     async () => {
       const value = await probe();
@@ -68,4 +77,8 @@ export async function listening(port: number): Promise<boolean> {
   );
 }
 
-export const exists = (path: string) => access(path).then(() => true, () => false);
+export const exists = (path: string) =>
+  access(path).then(
+    () => true,
+    () => false,
+  );

@@ -11,7 +11,17 @@ import { PROJECT_ROOT } from "../../dev/state";
 import { TERMINAL_STATUSES, type JobListItem } from "../../client";
 import { bodyOf, createApiClient, expectStatus, unchecked } from "../support/api-client";
 import { ffprobeJson } from "../support/media";
-import { ctrlC, devEnv, exists, listening, processesMatching, readyBanner, spawnDev, waitFor, workerOn } from "./dev-runner-support";
+import {
+  ctrlC,
+  devEnv,
+  exists,
+  listening,
+  processesMatching,
+  readyBanner,
+  spawnDev,
+  waitFor,
+  workerOn,
+} from "./dev-runner-support";
 import { startFixtureServer, type FixtureServer } from "./fixtures";
 
 const run = promisify(execFile);
@@ -94,7 +104,11 @@ async function expectDashboardSignIn(banner: string, port: number, apiKey: strin
   const signIn = await fetch(`${url}/signin`, {
     method: "POST",
     redirect: "manual",
-    headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: `http://127.0.0.1:${port}`, Cookie: formCookie },
+    headers: {
+      "Content-Type": "application/x-www-form-urlencoded",
+      Origin: `http://127.0.0.1:${port}`,
+      Cookie: formCookie,
+    },
     body: new URLSearchParams({ _csrf: token, email, password }),
   });
   expect(signIn.status).toBe(303);
@@ -109,150 +123,156 @@ let loadKey: string;
 const createdByLoad: string[] = [];
 
 describe("npm run dev with no configuration", () => {
-  it(
-    "runs an embedded PostgreSQL under DATA_DIR, prints a sequence that works as pasted, holds 50 concurrent clients without a 5xx, refuses a second run; Ctrl-C stops it all",
-    async () => {
-      // What a killed run leaves: a lock naming a process that is gone.
-      const gone = spawn("true");
-      await new Promise((resolve) => gone.once("exit", resolve));
-      await writeFile(join(dataDir, "in-use.json"), JSON.stringify({ pid: gone.pid, started: "1", about: {} }));
+  it("runs an embedded PostgreSQL under DATA_DIR, prints a sequence that works as pasted, holds 50 concurrent clients without a 5xx, refuses a second run; Ctrl-C stops it all", async () => {
+    // What a killed run leaves: a lock naming a process that is gone.
+    const gone = spawn("true");
+    await new Promise((resolve) => gone.once("exit", resolve));
+    await writeFile(join(dataDir, "in-use.json"), JSON.stringify({ pid: gone.pid, started: "1", about: {} }));
 
-      const port = await freePort();
-      const dev = startDev(port);
+    const port = await freePort();
+    const dev = startDev(port);
+    try {
+      const banner = await readyBanner(dev);
+      expect(banner).toContain(`http://127.0.0.1:${port}/api/v1`);
+      expect(banner).toMatch(/loopback sources ALLOWED/);
+      expect(banner).toContain(`embedded PostgreSQL, data in ${join(dataDir, "postgres")}`);
+      expect(banner).toMatch(/\(free plan/);
+      // A newcomer's first screen carries no warning: the Worker is bundled with nodejs_compat, as deployed.
+      expect(banner).not.toMatch(/WARNING|nodejs_compat/);
+      // The Worker's bundle was built to a temporary directory, gone once workerd holds it.
+      expect((await readdir(tmpdir())).filter((name) => name.startsWith(`vep-worker-${port}-`))).toEqual([]);
+      freeKey = banner.match(/API key\s+(spk_\w+)/)![1];
+      const databaseUrl = banner.match(/postgres:\/\/\S+/)![0];
+      await expectDashboardSignIn(banner, port, freeKey);
+
+      // One run per data directory: a second is told which one holds it, and exits.
+      const secondPort = await freePort();
+      const second = startDev(secondPort);
+      expect(await second.exited).not.toBe(0);
+      expect(second.output()).toMatch(
+        new RegExp(`already running on ${dataDir} \\(pid \\d+, API http://127\\.0\\.0\\.1:${port}\\)`),
+      );
+      expect(await listening(secondPort)).toBe(false);
+
+      // The printed sequence, pasted as is: a preset job on the sample, the timeline validated and rendered.
+      const sequence = printedSequence(banner);
+      expect(sequence.join("\n")).not.toContain("example.com");
+      const work = await mkdtemp(join(tmpdir(), "dev-runner-paste-"));
       try {
-        const banner = await readyBanner(dev);
-        expect(banner).toContain(`http://127.0.0.1:${port}/api/v1`);
-        expect(banner).toMatch(/loopback sources ALLOWED/);
-        expect(banner).toContain(`embedded PostgreSQL, data in ${join(dataDir, "postgres")}`);
-        expect(banner).toMatch(/\(free plan/);
-        // A newcomer's first screen carries no warning: the Worker is bundled with nodejs_compat, as deployed.
-        expect(banner).not.toMatch(/WARNING|nodejs_compat/);
-        // The Worker's bundle was built to a temporary directory, gone once workerd holds it.
-        expect((await readdir(tmpdir())).filter((name) => name.startsWith(`vep-worker-${port}-`))).toEqual([]);
-        freeKey = banner.match(/API key\s+(spk_\w+)/)![1];
-        const databaseUrl = banner.match(/postgres:\/\/\S+/)![0];
-        await expectDashboardSignIn(banner, port, freeKey);
+        const { stdout } = await paste(sequence, work);
+        expect(stdout.match(/"status":"completed"/g)).toHaveLength(2);
+        expect(stdout).toMatch(/"valid":true.*"tracks":2/);
+        const encoded = await ffprobeJson(join(work, "sample-720p.mp4"));
+        expect(encoded.streams.map((s: any) => s.codec_type).sort()).toEqual(["audio", "video"]);
+        expect(encoded.streams.find((s: any) => s.codec_type === "video")).toMatchObject({ width: 1280, height: 720 });
+        expect(Number(encoded.format.duration)).toBeCloseTo(10, 0);
+        const rendered = await ffprobeJson(join(work, "timeline.mp4"));
+        expect(Number(rendered.format.duration)).toBeCloseTo(8, 0);
+        const fromCli = await ffprobeJson(join(work, "sample-480p.mp4"));
+        expect(fromCli.streams.find((s: any) => s.codec_type === "video")).toMatchObject({ width: 854, height: 480 });
 
-        // One run per data directory: a second is told which one holds it, and exits.
-        const secondPort = await freePort();
-        const second = startDev(secondPort);
-        expect(await second.exited).not.toBe(0);
-        expect(second.output()).toMatch(new RegExp(`already running on ${dataDir} \\(pid \\d+, API http://127\\.0\\.0\\.1:${port}\\)`));
-        expect(await listening(secondPort)).toBe(false);
-
-        // The printed sequence, pasted as is: a preset job on the sample, the timeline validated and rendered.
-        const sequence = printedSequence(banner);
-        expect(sequence.join("\n")).not.toContain("example.com");
-        const work = await mkdtemp(join(tmpdir(), "dev-runner-paste-"));
-        try {
-          const { stdout } = await paste(sequence, work);
-          expect(stdout.match(/"status":"completed"/g)).toHaveLength(2);
-          expect(stdout).toMatch(/"valid":true.*"tracks":2/);
-          const encoded = await ffprobeJson(join(work, "sample-720p.mp4"));
-          expect(encoded.streams.map((s: any) => s.codec_type).sort()).toEqual(["audio", "video"]);
-          expect(encoded.streams.find((s: any) => s.codec_type === "video")).toMatchObject({ width: 1280, height: 720 });
-          expect(Number(encoded.format.duration)).toBeCloseTo(10, 0);
-          const rendered = await ffprobeJson(join(work, "timeline.mp4"));
-          expect(Number(rendered.format.duration)).toBeCloseTo(8, 0);
-          const fromCli = await ffprobeJson(join(work, "sample-480p.mp4"));
-          expect(fromCli.streams.find((s: any) => s.codec_type === "video")).toMatchObject({ width: 854, height: 480 });
-
-          // The quick start's step 4: your own file, served by Python's http.server (HTTP/1.0, the
-          // connection closed after each body), encoded with `npx vep … --out`.
-          const pythonPort = await freePort();
-          const python = spawn("python3", ["-m", "http.server", String(pythonPort), "--bind", "127.0.0.1", "--directory", work], { stdio: "ignore" });
-          try {
-            await vi.waitFor(async () => expect(await listening(pythonPort)).toBe(true), { timeout: 15_000, interval: 100 });
-            await paste(
-              [
-                `export VEP_API_KEY=${freeKey} VEP_API_URL=http://127.0.0.1:${port}`,
-                `cd ${PROJECT_ROOT}`,
-                `npx vep encode http://127.0.0.1:${pythonPort}/sample-720p.mp4 --preset mp4_264_480p --out ${join(work, "own-480p.mp4")}`,
-              ],
-              work,
-            );
-          } finally {
-            python.kill();
-          }
-          const own = await ffprobeJson(join(work, "own-480p.mp4"));
-          expect(own.streams.find((s: any) => s.codec_type === "video")).toMatchObject({ width: 854, height: 480 });
-        } finally {
-          await rm(work, { recursive: true, force: true });
-        }
-
-        // The Worker holds no connection of its own: its queries go over HTTP to the Neon stand-in,
-        // whose warm pool is bounded; every other connection a burst opens is gone again after it.
-        const watcher = new pg.Pool({ connectionString: databaseUrl, max: 1 });
-        const connections = async (standIn: boolean) =>
-          Number(
-            (
-              await watcher.query(
-                `select count(*) from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid() and (application_name = $1) = $2`,
-                [NEON_HTTP_APPLICATION_NAME, standIn],
-              )
-            ).rows[0].count,
-          );
-        try {
-          const before = await connections(false);
-          const burst = await Promise.all(Array.from({ length: 50 }, () => api(port, freeKey).listJobs()));
-          expect(burst.map((r) => r.status)).toEqual(Array(50).fill(200));
-          expect(await connections(true)).toBeGreaterThan(0);
-          expect(await connections(true)).toBeLessThanOrEqual(NEON_HTTP_POOL_SIZE);
-          await vi.waitFor(async () => expect(await connections(false)).toBe(before), { timeout: 30_000, interval: 250 });
-        } finally {
-          await watcher.end();
-        }
-
-        // 50 clients at once, each creating a job on a small local source, then reading it and
-        // listing jobs until the encoder has reported it finished.
-        loadKey = (await adminCli(["account", "create", "--plan", "pro"])).apiKey;
-        const source = await fixtures.source("tiny.mp4", { seconds: 1, width: 160, height: 90, fps: 15 });
-        // Every 5xx with its method, path and text, so a failure says which layer answered it.
-        const failures: string[] = [];
-        const note = (what: string, answer: { status: number; text: string }) => {
-          if (answer.status >= 500) failures.push(`${what}: ${answer.status} ${answer.text.slice(0, 300)}`);
-        };
-        await Promise.all(
-          Array.from({ length: 50 }, async () => {
-            const client = api(port, loadKey);
-            const created = await client.createJob({ inputUrl: source, preset: "mp4_264_240p" });
-            note("POST /jobs", created);
-            if (created.status !== 201) return;
-            createdByLoad.push(created.body.id);
-            // A client polling every second, as long as its job runs: 100 requests a second from the
-            // 50. At every 250 ms their 400 a second took most of a core from the encodes they waited on.
-            await vi.waitFor(
-              async () => {
-                const [read, list] = await Promise.all([client.getJob(created.body.id), client.listJobs({ limit: 20 })]);
-                note(`GET /jobs/${created.body.id}`, read);
-                note("GET /jobs", list);
-                if (read.status === 200 && !TERMINAL_STATUSES.includes(read.body.status)) throw new Error(`job ${created.body.id} still ${read.body.status}`);
-              },
-              { timeout: 300_000, interval: 1000 },
-            );
-          }),
+        // The quick start's step 4: your own file, served by Python's http.server (HTTP/1.0, the
+        // connection closed after each body), encoded with `npx vep … --out`.
+        const pythonPort = await freePort();
+        const python = spawn(
+          "python3",
+          ["-m", "http.server", String(pythonPort), "--bind", "127.0.0.1", "--directory", work],
+          { stdio: "ignore" },
         );
-        expect(failures).toEqual([]);
-        expect(createdByLoad).toHaveLength(50);
-        const listed = await allJobs(port, loadKey);
-        expect(listed.map((j) => j.id).sort()).toEqual([...createdByLoad].sort());
-        expect(listed.map((j) => j.status)).toEqual(Array(50).fill("completed"));
+        try {
+          await vi.waitFor(async () => expect(await listening(pythonPort)).toBe(true), {
+            timeout: 15_000,
+            interval: 100,
+          });
+          await paste(
+            [
+              `export VEP_API_KEY=${freeKey} VEP_API_URL=http://127.0.0.1:${port}`,
+              `cd ${PROJECT_ROOT}`,
+              `npx vep encode http://127.0.0.1:${pythonPort}/sample-720p.mp4 --preset mp4_264_480p --out ${join(work, "own-480p.mp4")}`,
+            ],
+            work,
+          );
+        } finally {
+          python.kill();
+        }
+        const own = await ffprobeJson(join(work, "own-480p.mp4"));
+        expect(own.streams.find((s: any) => s.codec_type === "video")).toMatchObject({ width: 854, height: 480 });
       } finally {
-        ctrlC(dev.child);
-        await dev.exited;
+        await rm(work, { recursive: true, force: true });
       }
-      // One Ctrl-C, though the runner has it twice (from the terminal, and from npm passing it on): a whole stop, not "at once".
-      expect(await dev.exited).toBe(0);
-      expect(dev.output()).not.toMatch(/Stopping at once/);
-      // The terminal's Ctrl-C reaches the embedded PostgreSQL too, which ends the Neon stand-in's idle connections: a stop, not an error.
-      expect(dev.output().split("Stopping…")[1]).not.toMatch(/"level":"error"/);
-      expect(await listening(port)).toBe(false);
-      expect(workerOn(port)).toEqual([]);
-      expect(processesMatching(`postgres -D ${join(dataDir, "postgres")}`)).toEqual([]);
-      expect(await exists(join(dataDir, "in-use.json"))).toBe(false);
-    },
-    600_000,
-  );
+
+      // The Worker holds no connection of its own: its queries go over HTTP to the Neon stand-in,
+      // whose warm pool is bounded; every other connection a burst opens is gone again after it.
+      const watcher = new pg.Pool({ connectionString: databaseUrl, max: 1 });
+      const connections = async (standIn: boolean) =>
+        Number(
+          (
+            await watcher.query(
+              `select count(*) from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid() and (application_name = $1) = $2`,
+              [NEON_HTTP_APPLICATION_NAME, standIn],
+            )
+          ).rows[0].count,
+        );
+      try {
+        const before = await connections(false);
+        const burst = await Promise.all(Array.from({ length: 50 }, () => api(port, freeKey).listJobs()));
+        expect(burst.map((r) => r.status)).toEqual(Array(50).fill(200));
+        expect(await connections(true)).toBeGreaterThan(0);
+        expect(await connections(true)).toBeLessThanOrEqual(NEON_HTTP_POOL_SIZE);
+        await vi.waitFor(async () => expect(await connections(false)).toBe(before), { timeout: 30_000, interval: 250 });
+      } finally {
+        await watcher.end();
+      }
+
+      // 50 clients at once, each creating a job on a small local source, then reading it and
+      // listing jobs until the encoder has reported it finished.
+      loadKey = (await adminCli(["account", "create", "--plan", "pro"])).apiKey;
+      const source = await fixtures.source("tiny.mp4", { seconds: 1, width: 160, height: 90, fps: 15 });
+      // Every 5xx with its method, path and text, so a failure says which layer answered it.
+      const failures: string[] = [];
+      const note = (what: string, answer: { status: number; text: string }) => {
+        if (answer.status >= 500) failures.push(`${what}: ${answer.status} ${answer.text.slice(0, 300)}`);
+      };
+      await Promise.all(
+        Array.from({ length: 50 }, async () => {
+          const client = api(port, loadKey);
+          const created = await client.createJob({ inputUrl: source, preset: "mp4_264_240p" });
+          note("POST /jobs", created);
+          if (created.status !== 201) return;
+          createdByLoad.push(created.body.id);
+          // A client polling every second, as long as its job runs: 100 requests a second from the
+          // 50. At every 250 ms their 400 a second took most of a core from the encodes they waited on.
+          await vi.waitFor(
+            async () => {
+              const [read, list] = await Promise.all([client.getJob(created.body.id), client.listJobs({ limit: 20 })]);
+              note(`GET /jobs/${created.body.id}`, read);
+              note("GET /jobs", list);
+              if (read.status === 200 && !TERMINAL_STATUSES.includes(read.body.status))
+                throw new Error(`job ${created.body.id} still ${read.body.status}`);
+            },
+            { timeout: 300_000, interval: 1000 },
+          );
+        }),
+      );
+      expect(failures).toEqual([]);
+      expect(createdByLoad).toHaveLength(50);
+      const listed = await allJobs(port, loadKey);
+      expect(listed.map((j) => j.id).sort()).toEqual([...createdByLoad].sort());
+      expect(listed.map((j) => j.status)).toEqual(Array(50).fill("completed"));
+    } finally {
+      ctrlC(dev.child);
+      await dev.exited;
+    }
+    // One Ctrl-C, though the runner has it twice (from the terminal, and from npm passing it on): a whole stop, not "at once".
+    expect(await dev.exited).toBe(0);
+    expect(dev.output()).not.toMatch(/Stopping at once/);
+    // The terminal's Ctrl-C reaches the embedded PostgreSQL too, which ends the Neon stand-in's idle connections: a stop, not an error.
+    expect(dev.output().split("Stopping…")[1]).not.toMatch(/"level":"error"/);
+    expect(await listening(port)).toBe(false);
+    expect(workerOn(port)).toEqual([]);
+    expect(processesMatching(`postgres -D ${join(dataDir, "postgres")}`)).toEqual([]);
+    expect(await exists(join(dataDir, "in-use.json"))).toBe(false);
+  }, 600_000);
 
   it("keeps its data across runs; DEV_PLAN=pro makes a pro account, whose printed timeline adds a title track; a Ctrl-C that finds it busy still stops it whole", async () => {
     const port = await freePort();
@@ -269,7 +289,11 @@ describe("npm run dev with no configuration", () => {
       const validate = printedSequence(banner).filter((line) => line.startsWith("API=") || line.includes("-X PUT"));
       expect(validate).toHaveLength(2);
       const { stdout } = await paste(validate, dataDir);
-      expect(JSON.parse(stdout)).toMatchObject({ valid: true, stats: { tracks: 3 }, plan: { current: "pro", canProcess: true } });
+      expect(JSON.parse(stdout)).toMatchObject({
+        valid: true,
+        stats: { tracks: 3 },
+        plan: { current: "pro", canProcess: true },
+      });
 
       // The same timeline is refused to the free account of the first run, which is still there with its jobs.
       const timelineFile = banner.match(/-d "@([^"]+)"/)![1];
@@ -315,7 +339,11 @@ describe("npm run dev with no configuration", () => {
         return true;
       }
     };
-    await waitFor("its processes to end", () => (held.every(gone) && workerOn(port).length === 0 ? true : undefined), 15_000);
+    await waitFor(
+      "its processes to end",
+      () => (held.every(gone) && workerOn(port).length === 0 ? true : undefined),
+      15_000,
+    );
     expect(await listening(port)).toBe(false);
     await killed.exited; // npm, whose script's process was killed
 

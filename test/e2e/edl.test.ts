@@ -4,7 +4,17 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { COUNTER_DB_PER_SECOND, COUNTER_GRID, makeCounterSource, readCounter } from "../support/counter";
 import { fakeDnsEnv } from "../support/fake-dns";
-import { closeTo, decodedAudioSeconds, everyFrame, frameAt, largestAudioHole, pixelAt, volume, type Frame, type Rgb } from "../support/frames";
+import {
+  closeTo,
+  decodedAudioSeconds,
+  everyFrame,
+  frameAt,
+  largestAudioHole,
+  pixelAt,
+  volume,
+  type Frame,
+  type Rgb,
+} from "../support/frames";
 import { ffmpeg, ffprobeJson } from "../support/media";
 import { expectStatus, unchecked } from "../support/api-client";
 import { startFixtureServer, type FixtureServer } from "./fixtures";
@@ -27,20 +37,57 @@ async function makeAssets() {
   const dir = fixtures.dir;
   const clip = (name: string, colour: string, audio = true) =>
     ffmpeg([
-      "-f", "lavfi", "-i", `color=c=${colour}:size=320x240:rate=${FPS}:duration=4`,
-      ...(audio ? ["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=4", "-ac", "2", "-c:a", "aac"] : []),
-      "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", join(dir, name),
+      "-f",
+      "lavfi",
+      "-i",
+      `color=c=${colour}:size=320x240:rate=${FPS}:duration=4`,
+      ...(audio
+        ? ["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=4", "-ac", "2", "-c:a", "aac"]
+        : []),
+      "-c:v",
+      "libx264",
+      "-preset",
+      "ultrafast",
+      "-pix_fmt",
+      "yuv420p",
+      join(dir, name),
     ]);
   await Promise.all([
     clip("blue.mp4", "blue"),
     clip("green.mp4", "green"),
     clip("silent-green.mp4", "green", false),
     ffmpeg(["-f", "lavfi", "-i", "color=c=red:size=100x100", "-frames:v", "1", join(dir, "red.png")]),
-    ffmpeg(["-f", "lavfi", "-i", "sine=frequency=1000:sample_rate=48000:duration=4", "-ac", "2", "-c:a", "aac", join(dir, "tone1k.m4a")]),
     ffmpeg([
-      "-f", "lavfi", "-i", `color=c=yellow:size=320x240:rate=${FPS}:duration=3`,
-      "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=1", "-ac", "2", "-c:a", "aac",
-      "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", join(dir, "short-audio.mp4"),
+      "-f",
+      "lavfi",
+      "-i",
+      "sine=frequency=1000:sample_rate=48000:duration=4",
+      "-ac",
+      "2",
+      "-c:a",
+      "aac",
+      join(dir, "tone1k.m4a"),
+    ]),
+    ffmpeg([
+      "-f",
+      "lavfi",
+      "-i",
+      `color=c=yellow:size=320x240:rate=${FPS}:duration=3`,
+      "-f",
+      "lavfi",
+      "-i",
+      "sine=frequency=440:sample_rate=48000:duration=1",
+      "-ac",
+      "2",
+      "-c:a",
+      "aac",
+      "-c:v",
+      "libx264",
+      "-preset",
+      "ultrafast",
+      "-pix_fmt",
+      "yuv420p",
+      join(dir, "short-audio.mp4"),
     ]),
     makeCounterSource(join(dir, "counter.mp4"), { seconds: 6, fps: FPS }),
   ]);
@@ -88,23 +135,40 @@ interface Rect {
  * `margin + 2` px in (x264 rings a little more where two edges meet); and the centre.
  */
 function edgeProbes(r: Rect, margin = 3) {
-  const inset = (m: number) => ({ left: r.x + m, right: r.x + r.width - 1 - m, top: r.y + m, bottom: r.y + r.height - 1 - m });
+  const inset = (m: number) => ({
+    left: r.x + m,
+    right: r.x + r.width - 1 - m,
+    top: r.y + m,
+    bottom: r.y + r.height - 1 - m,
+  });
   const e = inset(margin);
   const c = inset(margin + 2);
   const cx = r.x + Math.floor(r.width / 2);
   const cy = r.y + Math.floor(r.height / 2);
   return {
     centre: [cx, cy] as [number, number],
-    inside: [[e.left, cy], [e.right, cy], [cx, e.top], [cx, e.bottom], [c.left, c.top], [c.right, c.top], [c.left, c.bottom], [c.right, c.bottom]] as [number, number][],
-    outside: [[r.x - 1 - margin, cy], [r.x + r.width + margin, cy], [cx, r.y - 1 - margin], [cx, r.y + r.height + margin]] as [number, number][],
+    inside: [
+      [e.left, cy],
+      [e.right, cy],
+      [cx, e.top],
+      [cx, e.bottom],
+      [c.left, c.top],
+      [c.right, c.top],
+      [c.left, c.bottom],
+      [c.right, c.bottom],
+    ] as [number, number][],
+    outside: [
+      [r.x - 1 - margin, cy],
+      [r.x + r.width + margin, cy],
+      [cx, r.y - 1 - margin],
+      [cx, r.y + r.height + margin],
+    ] as [number, number][],
   };
 }
 
 /** Pixels of `frame` at `points` that are not within `tolerance` of `expected`, for a readable failure. */
 function offColour(frame: Frame, points: [number, number][], expected: Rgb, tolerance = 24) {
-  return points
-    .map(([x, y]) => ({ x, y, rgb: frame.pixel(x, y) }))
-    .filter((p) => !closeTo(p.rgb, expected, tolerance));
+  return points.map(([x, y]) => ({ x, y, rgb: frame.pixel(x, y) })).filter((p) => !closeTo(p.rgb, expected, tolerance));
 }
 
 const BLUE: Rgb = [0, 0, 255];
@@ -146,11 +210,33 @@ describe("spec: POST /edl › a timeline rendered end to end", () => {
           },
           {
             type: "overlay",
-            clips: [{ id: "logo", src: u("red.png"), startTime: 0.5, duration: 1, position: { x: LOGO.x, y: LOGO.y }, size: { width: LOGO.width, height: LOGO.height }, opacity: 0.5 }],
+            clips: [
+              {
+                id: "logo",
+                src: u("red.png"),
+                startTime: 0.5,
+                duration: 1,
+                position: { x: LOGO.x, y: LOGO.y },
+                size: { width: LOGO.width, height: LOGO.height },
+                opacity: 0.5,
+              },
+            ],
           },
           {
             type: "text",
-            clips: [{ id: "caption", text: "Hi", startTime: 3.5, duration: 1, position: { x: 60, y: 30 }, textAlign: "center", fontSize: 24, fontColor: "#000000", background: { color: "#FFFFFF", opacity: 1, padding: 20 } }],
+            clips: [
+              {
+                id: "caption",
+                text: "Hi",
+                startTime: 3.5,
+                duration: 1,
+                position: { x: 60, y: 30 },
+                textAlign: "center",
+                fontSize: 24,
+                fontColor: "#000000",
+                background: { color: "#FFFFFF", opacity: 1, padding: 20 },
+              },
+            ],
           },
         ],
       },
@@ -165,7 +251,9 @@ describe("spec: POST /edl › a timeline rendered end to end", () => {
     expect(Math.abs(Number(video.duration) - 7)).toBeLessThanOrEqual(FRAME + 0.001);
     expect(video).toMatchObject({ codec_name: "h264", width: 320, height: 240 });
     expect(audio.codec_name).toBe("aac");
-    expect(Math.abs(Number(audio.duration) - 7), `audio stream duration ${audio.duration}`).toBeLessThanOrEqual(AAC_FRAME + 0.001);
+    expect(Math.abs(Number(audio.duration) - 7), `audio stream duration ${audio.duration}`).toBeLessThanOrEqual(
+      AAC_FRAME + 0.001,
+    );
     const decoded = await decodedAudioSeconds(out);
     expect(Math.abs(decoded - 7), `decoded audio ${decoded} s`).toBeLessThanOrEqual(AAC_FRAME + 0.001);
   });
@@ -177,7 +265,17 @@ describe("spec: POST /edl › a timeline rendered end to end", () => {
     const expected = blend(RED, BLUE, 0.5);
     expect(offColour(on, [probes.centre, ...probes.inside], expected, 10)).toEqual([]);
     expect(offColour(on, probes.outside, BLUE, 12)).toEqual([]);
-    expect(offColour(on, [[100, 100], [LOGO.x + LOGO.width + 40, LOGO.y]], BLUE, 12)).toEqual([]);
+    expect(
+      offColour(
+        on,
+        [
+          [100, 100],
+          [LOGO.x + LOGO.width + 40, LOGO.y],
+        ],
+        BLUE,
+        12,
+      ),
+    ).toEqual([]);
     for (const t of [0.2, 1.8]) {
       const off = await frameAt(out, t);
       expect(offColour(off, probes.inside, BLUE, 12), `at ${t} s`).toEqual([]);
@@ -281,14 +379,17 @@ describe("spec: POST /edl › speed, and sources with missing or short audio, me
       const t = i * FRAME;
       if (t < 1 - 1e-9) {
         // speed 1 from in 0: source frame i
-        if (shown === null || Math.abs(shown - i) > 1) wrong.push(`${t.toFixed(2)} s: counter ${shown}, expected source frame ${i}`);
+        if (shown === null || Math.abs(shown - i) > 1)
+          wrong.push(`${t.toFixed(2)} s: counter ${shown}, expected source frame ${i}`);
       } else if (t < 3 - 1e-9) {
         // speed 2 from in 1: source time 1 + 2 (t - 1), i.e. every other source frame
         const expected = (1 + 2 * (t - 1)) * FPS;
-        if (shown === null || Math.abs(shown - expected) > 1) wrong.push(`${t.toFixed(2)} s: counter ${shown}, expected source frame ${expected.toFixed(1)}`);
+        if (shown === null || Math.abs(shown - expected) > 1)
+          wrong.push(`${t.toFixed(2)} s: counter ${shown}, expected source frame ${expected.toFixed(1)}`);
       } else {
         const colour = t < 4 - 1e-9 ? GREEN : t < 6 - 1e-9 ? ([255, 255, 0] as Rgb) : BLUE;
-        if (shown !== null || !closeTo(colourOf(cells), colour, 32)) wrong.push(`${t.toFixed(2)} s: counter ${shown}, colour ${colourOf(cells)}, expected ${colour}`);
+        if (shown !== null || !closeTo(colourOf(cells), colour, 32))
+          wrong.push(`${t.toFixed(2)} s: counter ${shown}, colour ${colourOf(cells)}, expected ${colour}`);
       }
     });
     expect(wrong).toEqual([]);
@@ -311,7 +412,10 @@ describe("spec: POST /edl › speed, and sources with missing or short audio, me
       measured.push({ t, source: Number(source.toFixed(3)), expected: 1 + 2 * (t - 1) });
     }
     // Speed 1 would put source 1.25…2.75 there; speed 2 puts 1.5…4.5. ±0.1 s is ±0.6 dB.
-    expect(measured.filter((m) => Math.abs(m.source - m.expected) > 0.1), JSON.stringify(measured)).toEqual([]);
+    expect(
+      measured.filter((m) => Math.abs(m.source - m.expected) > 0.1),
+      JSON.stringify(measured),
+    ).toEqual([]);
     const low = await volume(out, 1.2, 1.6, "lowpass=f=660,lowpass=f=660,lowpass=f=660");
     const high = await volume(out, 1.2, 1.6, "highpass=f=660,highpass=f=660,highpass=f=660");
     // Still 440 Hz (resampling to speed up would have made it 880 Hz).
@@ -354,7 +458,18 @@ describe("spec: POST /edl › clips that are not a whole number of frames long",
       version: "1.0",
       output: { resolution: "320x240", fps: FPS },
       timeline: {
-        tracks: [{ type: "video", clips: [0, 1, 2, 3].map((i) => ({ id: `c${i}`, src: u(i % 2 ? "green.mp4" : "blue.mp4"), in: 0, out: 2.5, startTime: 2.5 * i })) }],
+        tracks: [
+          {
+            type: "video",
+            clips: [0, 1, 2, 3].map((i) => ({
+              id: `c${i}`,
+              src: u(i % 2 ? "green.mp4" : "blue.mp4"),
+              in: 0,
+              out: 2.5,
+              startTime: 2.5 * i,
+            })),
+          },
+        ],
       },
     });
     const out = await download(job, "mp4");
@@ -362,7 +477,9 @@ describe("spec: POST /edl › clips that are not a whole number of frames long",
     const isGreen = (i: number) => frames[i].cells[0][0][1] > 64;
     const changes = frames.flatMap((f, i) => (i > 0 && isGreen(i) !== isGreen(i - 1) ? [f.time] : []));
     expect(changes.length).toBe(3);
-    changes.forEach((t, k) => expect(Math.abs(t - 2.5 * (k + 1)), `clip change at ${t} s`).toBeLessThanOrEqual(FRAME + 0.001));
+    changes.forEach((t, k) =>
+      expect(Math.abs(t - 2.5 * (k + 1)), `clip change at ${t} s`).toBeLessThanOrEqual(FRAME + 0.001),
+    );
     const probe = await ffprobeJson(out);
     const video = probe.streams.find((s: any) => s.codec_type === "video");
     const audio = probe.streams.find((s: any) => s.codec_type === "audio");
@@ -375,8 +492,20 @@ describe("spec: EDL document › output settings", () => {
   it("webm with VP9 and Opus at the requested resolution and frame rate", async () => {
     const job = await render({
       version: "1.0",
-      output: { container: "webm", videoCodec: "libvpx-vp9", audioCodec: "opus", resolution: "256x144", fps: 24, videoBitrate: "300k", audioBitrate: "64k" },
-      timeline: { tracks: [{ type: "video", clips: [{ id: "only", src: fixtures.url("blue.mp4"), in: 0, out: 1.5, startTime: 0 }] }] },
+      output: {
+        container: "webm",
+        videoCodec: "libvpx-vp9",
+        audioCodec: "opus",
+        resolution: "256x144",
+        fps: 24,
+        videoBitrate: "300k",
+        audioBitrate: "64k",
+      },
+      timeline: {
+        tracks: [
+          { type: "video", clips: [{ id: "only", src: fixtures.url("blue.mp4"), in: 0, out: 1.5, startTime: 0 }] },
+        ],
+      },
     });
     const probe = await ffprobeJson(await download(job, "webm"));
     const video = probe.streams.find((s: any) => s.codec_type === "video");
@@ -390,7 +519,14 @@ describe("spec: Failures after acceptance › EDL assets", () => {
   it("a missing asset fails the job with an errorMessage naming the clip", async () => {
     const job = await render({
       version: "1.0",
-      timeline: { tracks: [{ type: "video", clips: [{ id: "ghost-clip", src: fixtures.url("status/404/ghost.mp4"), in: 0, out: 1, startTime: 0 }] }] },
+      timeline: {
+        tracks: [
+          {
+            type: "video",
+            clips: [{ id: "ghost-clip", src: fixtures.url("status/404/ghost.mp4"), in: 0, out: 1, startTime: 0 }],
+          },
+        ],
+      },
     });
     expect(job.status).toBe("failed");
     expect(job.errorMessage).toContain("ghost-clip");
@@ -402,7 +538,10 @@ describe("spec: Failures after acceptance › EDL assets", () => {
       timeline: {
         tracks: [
           { type: "video", clips: [{ id: "v", src: fixtures.url("blue.mp4"), in: 0, out: 1, startTime: 0 }] },
-          { type: "text", clips: [{ id: "t", text: "x", startTime: 0, duration: 1, fontFamily: "Definitely Not A Font" }] },
+          {
+            type: "text",
+            clips: [{ id: "t", text: "x", startTime: 0, duration: 1, fontFamily: "Definitely Not A Font" }],
+          },
         ],
       },
     });
@@ -413,10 +552,23 @@ describe("spec: Failures after acceptance › EDL assets", () => {
   // The e2e stack allows loopback (development), but nothing else that is not public.
   it("an asset at the cloud metadata address is refused at creation, naming the clip's field", async () => {
     const c = await e2e.client("pro");
-    const edl = { version: "1.0", timeline: { tracks: [{ type: "video", clips: [{ id: "metadata-clip", src: "http://169.254.169.254/x.mp4", in: 0, out: 1, startTime: 0 }] }] } };
+    const edl = {
+      version: "1.0",
+      timeline: {
+        tracks: [
+          {
+            type: "video",
+            clips: [{ id: "metadata-clip", src: "http://169.254.169.254/x.mp4", in: 0, out: 1, startTime: 0 }],
+          },
+        ],
+      },
+    };
     const created = await c.createEdlJob(unchecked({ edl }));
     expectStatus(created, 400);
-    expect(created.body).toMatchObject({ error: "EDL validation failed", errors: [expect.stringMatching(/^timeline\.tracks\[0\]\.clips\[0\]\.src: .*at a public address$/)] });
+    expect(created.body).toMatchObject({
+      error: "EDL validation failed",
+      errors: [expect.stringMatching(/^timeline\.tracks\[0\]\.clips\[0\]\.src: .*at a public address$/)],
+    });
   });
 
   it("an overlay image whose hostname resolves to a private address is refused: failed, not retried, the clip named", async () => {
@@ -425,7 +577,10 @@ describe("spec: Failures after acceptance › EDL assets", () => {
       timeline: {
         tracks: [
           { type: "video", clips: [{ id: "v", src: fixtures.url("blue.mp4"), in: 0, out: 1, startTime: 0 }] },
-          { type: "overlay", clips: [{ id: "private-logo", src: `http://${PRIVATE_HOST}/logo.png`, startTime: 0, duration: 1 }] },
+          {
+            type: "overlay",
+            clips: [{ id: "private-logo", src: `http://${PRIVATE_HOST}/logo.png`, startTime: 0, duration: 1 }],
+          },
         ],
       },
     });
@@ -443,7 +598,16 @@ describe("spec: Failures after acceptance › EDL assets", () => {
         tracks: [
           {
             type: "video",
-            clips: [{ id: "redirected-dub", src: fixtures.url("blue.mp4"), in: 0, out: 1, startTime: 0, replaceAudio: fixtures.url(`redirect?to=${encodeURIComponent("http://10.1.2.3/a.m4a")}`) }],
+            clips: [
+              {
+                id: "redirected-dub",
+                src: fixtures.url("blue.mp4"),
+                in: 0,
+                out: 1,
+                startTime: 0,
+                replaceAudio: fixtures.url(`redirect?to=${encodeURIComponent("http://10.1.2.3/a.m4a")}`),
+              },
+            ],
           },
         ],
       },

@@ -47,20 +47,37 @@ async function startCloseAfterBodyServer(body: Buffer) {
   };
 }
 
-const stageLines = (jobId: string) => logs.filter((l) => l.source === "encoder" && l.line.startsWith(`job ${jobId}  `)).map((l) => l.line);
+const stageLines = (jobId: string) =>
+  logs.filter((l) => l.source === "encoder" && l.line.startsWith(`job ${jobId}  `)).map((l) => l.line);
 const supervisorLines = () => logs.filter((l) => l.source === "supervisor").map((l) => l.line);
 
 beforeAll(async () => {
   [e2e, fixtures] = await Promise.all([
-    startE2E({ allowLoopbackSources: true, env: crashOnSignalEnv(), log: (source, line) => logs.push({ source, line }) }),
+    startE2E({
+      allowLoopbackSources: true,
+      env: crashOnSignalEnv(),
+      log: (source, line) => logs.push({ source, line }),
+    }),
     startFixtureServer(),
   ]);
   // About 6 MB that is cheap to make and to encode: 4 s of noisy MPEG-4.
   const big = join(fixtures.dir, "big.mp4");
   await ffmpeg([
-    "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=30:duration=4,noise=alls=10:allf=t",
-    "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=4",
-    "-c:v", "mpeg4", "-q:v", "4", "-c:a", "aac", big,
+    "-f",
+    "lavfi",
+    "-i",
+    "testsrc2=size=640x360:rate=30:duration=4,noise=alls=10:allf=t",
+    "-f",
+    "lavfi",
+    "-i",
+    "sine=frequency=440:sample_rate=48000:duration=4",
+    "-c:v",
+    "mpeg4",
+    "-q:v",
+    "4",
+    "-c:a",
+    "aac",
+    big,
   ]);
   closing = await startCloseAfterBodyServer(await readFile(big));
 });
@@ -97,7 +114,15 @@ describe("encoder job-stage log", () => {
     expect((await e2e.waitFor(c, id)).status).toBe("completed");
     const size = (await readFile(join(fixtures.dir, "stages.mp4"))).length;
     const lines = stageLines(id);
-    expect(lines.map((l) => l.split(/\s+/)[2])).toEqual(["claim", "download", "probe", "ffmpeg", "ffmpeg", "upload", "completed"]);
+    expect(lines.map((l) => l.split(/\s+/)[2])).toEqual([
+      "claim",
+      "download",
+      "probe",
+      "ffmpeg",
+      "ffmpeg",
+      "upload",
+      "completed",
+    ]);
     expect(lines[0]).toMatch(/claim +attempt 1 of 3, preset mp4_264_240p$/);
     expect(lines[1]).toMatch(new RegExp(`download +${(size / 1024).toFixed(1)} KiB in \\d+\\.\\d+ s$`));
     expect(lines[2]).toMatch(/probe +3\.0\d s; video h264 320x240 30 fps; audio aac 2 ch 48 kHz$/);
@@ -114,7 +139,9 @@ describe("encoder job-stage log", () => {
     const inputUrl = fixtures.url(`redirect?to=${encodeURIComponent("http://10.0.0.1/video.mp4")}`);
     const id = bodyOf(await c.createJob({ inputUrl, preset: "mp4_264_240p" }), 201).id;
     expect((await e2e.waitFor(c, id)).status).toBe("failed");
-    expect(stageLines(id).at(-1)).toBe(`job ${id}  failed     attempt 1 of 3, not retried: Source refused: 10.0.0.1 is not a public address`);
+    expect(stageLines(id).at(-1)).toBe(
+      `job ${id}  failed     attempt 1 of 3, not retried: Source refused: 10.0.0.1 is not a public address`,
+    );
   });
 });
 
@@ -129,7 +156,9 @@ describe("supervision", () => {
     const report = lines.slice(lines.findIndex((l) => l.startsWith(`ENCODER CRASHED: pid ${pid} `)));
     expect(report[0]).toMatch(new RegExp(`^ENCODER CRASHED: pid ${pid} exited with code 1 after `));
     expect(report).toContainEqual(expect.stringMatching(/^ {4}ENCODER FAILURE: an uncaught exception outside any job/));
-    expect(report).toContainEqual(expect.stringMatching(/^ {4}Error: a fault outside any job, raised by the test through SIGUSR2$/));
+    expect(report).toContainEqual(
+      expect.stringMatching(/^ {4}Error: a fault outside any job, raised by the test through SIGUSR2$/),
+    );
 
     // The new encoder serves jobs.
     const c = await e2e.client();

@@ -56,9 +56,25 @@ export async function startFixtureServer() {
     /** A long, tiny source: cheap to make, long enough to pass a plan's duration limit. */
     async long(name: string, seconds: number) {
       await ffmpeg([
-        "-f", "lavfi", "-i", `color=c=black:size=64x64:rate=1:duration=${seconds}`,
-        "-f", "lavfi", "-i", `anullsrc=r=8000:cl=mono`, "-t", String(seconds),
-        "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", "-b:a", "8k", join(dir, name),
+        "-f",
+        "lavfi",
+        "-i",
+        `color=c=black:size=64x64:rate=1:duration=${seconds}`,
+        "-f",
+        "lavfi",
+        "-i",
+        `anullsrc=r=8000:cl=mono`,
+        "-t",
+        String(seconds),
+        "-c:v",
+        "libx264",
+        "-preset",
+        "ultrafast",
+        "-c:a",
+        "aac",
+        "-b:a",
+        "8k",
+        join(dir, name),
       ]);
       return `${base}/${name}`;
     },

@@ -33,7 +33,14 @@ export async function startE2E(opts: {
   // restarting on a loaded machine is listening again before QStash gives up on its message.
   const qstashRetryBaseMs = opts.qstashRetryBaseMs ?? 3000;
   const stack = opts.databaseUrl
-    ? await startStack({ encoder, qstashRetryBaseMs, log: stackLog(opts.log), databaseUrl: opts.databaseUrl, redisUrl: TEST_REDIS_URL, workerEnv: opts.workerEnv })
+    ? await startStack({
+        encoder,
+        qstashRetryBaseMs,
+        log: stackLog(opts.log),
+        databaseUrl: opts.databaseUrl,
+        redisUrl: TEST_REDIS_URL,
+        workerEnv: opts.workerEnv,
+      })
     : await startTestStack(encoder, { qstashRetryBaseMs, log: opts.log, workerEnv: opts.workerEnv });
   const admin = openAdmin({ databaseUrl: stack.info.databaseUrl, redis: stack.info.cloud.redis });
   const api = stack.info.apiUrl;
@@ -44,7 +51,12 @@ export async function startE2E(opts: {
   }
 
   /** Reads the job every 250 ms until `until` says stop (default: a terminal status), and returns that read. */
-  async function waitFor(c: Client, jobId: string, until = (job: Job) => TERMINAL_STATUSES.includes(job.status), timeoutMs = 180_000): Promise<Job> {
+  async function waitFor(
+    c: Client,
+    jobId: string,
+    until = (job: Job) => TERMINAL_STATUSES.includes(job.status),
+    timeoutMs = 180_000,
+  ): Promise<Job> {
     return vi.waitFor(
       async () => {
         const job = bodyOf(await c.getJob(jobId), 200);

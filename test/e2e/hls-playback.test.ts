@@ -11,7 +11,12 @@ import { startFixtureServer, type FixtureServer } from "./fixtures";
 import { startE2E, type E2E } from "./harness";
 
 const hlsJs = createRequire(import.meta.url).resolve("hls.js/dist/hls.min.js");
-const TYPES: Record<string, string> = { ".m3u8": "application/vnd.apple.mpegurl", ".ts": "video/mp2t", ".js": "text/javascript", ".html": "text/html" };
+const TYPES: Record<string, string> = {
+  ".m3u8": "application/vnd.apple.mpegurl",
+  ".ts": "video/mp2t",
+  ".js": "text/javascript",
+  ".html": "text/html",
+};
 
 const PAGE = `<!doctype html><video id="v" muted playsinline></video><script src="/hls.js"></script><script>
   const video = document.getElementById("v");
@@ -39,7 +44,9 @@ function serve(mediaDir: string): Promise<string> {
       res.writeHead(404).end();
     }
   });
-  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(`http://127.0.0.1:${(server.address() as { port: number }).port}/`)));
+  return new Promise((resolve) =>
+    server.listen(0, "127.0.0.1", () => resolve(`http://127.0.0.1:${(server.address() as { port: number }).port}/`)),
+  );
 }
 
 beforeAll(async () => {
@@ -64,12 +71,25 @@ describe("HLS output plays in a browser", () => {
 
     const browser = await chromium.launch({
       executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-      args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--autoplay-policy=no-user-gesture-required"],
+      args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--autoplay-policy=no-user-gesture-required",
+      ],
     });
     try {
       const page = await browser.newPage();
       await page.goto(url);
-      await page.waitForFunction(() => (document.getElementById("v") as HTMLVideoElement).currentTime > 2 || (window as any).fatal, undefined, { timeout: 30_000 });
+      await page.waitForFunction(
+        () => (document.getElementById("v") as HTMLVideoElement).currentTime > 2 || (window as any).fatal,
+        undefined,
+        { timeout: 30_000 },
+      );
       const state = await page.evaluate(() => ({
         time: (document.getElementById("v") as HTMLVideoElement).currentTime,
         fatal: (window as any).fatal ?? null,

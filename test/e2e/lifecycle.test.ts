@@ -102,7 +102,8 @@ describe("spec: States and transitions › cancel", () => {
   it("cancel while queued: the job never starts", async () => {
     const c = await e2e.client();
     const busy = [];
-    for (let i = 0; i < 2; i++) busy.push(bodyOf(await c.createJob({ inputUrl: long, preset: "mp4_264_720p" }), 201).id);
+    for (let i = 0; i < 2; i++)
+      busy.push(bodyOf(await c.createJob({ inputUrl: long, preset: "mp4_264_720p" }), 201).id);
     const waiting = bodyOf(await c.createJob({ inputUrl: short, preset: "mp4_264_240p" }), 201).id;
     await e2e.waitFor(c, busy[1], (j) => j.status === "processing");
     const cancel = await c.cancelJob(waiting);
@@ -123,7 +124,8 @@ describe("spec: Limits › worker concurrency", () => {
   it("five jobs submitted at once: never more than two processing, the rest wait queued", async () => {
     const c = await e2e.client();
     const ids: string[] = [];
-    for (let i = 0; i < 5; i++) ids.push(bodyOf(await c.createJob({ inputUrl: short, preset: "mp4_264_720p" }), 201).id);
+    for (let i = 0; i < 5; i++)
+      ids.push(bodyOf(await c.createJob({ inputUrl: short, preset: "mp4_264_720p" }), 201).id);
     let maxProcessing = 0;
     let sawQueuedWhileTwoRan = false;
     // Sampled every 100 ms until all five have completed.
@@ -133,7 +135,8 @@ describe("spec: Limits › worker concurrency", () => {
         const processing = sample.filter((j) => j.status === "processing").length;
         maxProcessing = Math.max(maxProcessing, processing);
         if (processing === 2 && sample.some((j) => j.status === "queued")) sawQueuedWhileTwoRan = true;
-        if (!sample.every((j) => j.status === "completed")) throw new Error(`${sample.filter((j) => j.status !== "completed").length} jobs not completed yet`);
+        if (!sample.every((j) => j.status === "completed"))
+          throw new Error(`${sample.filter((j) => j.status !== "completed").length} jobs not completed yet`);
         return sample;
       },
       { timeout: 240_000, interval: 100 },
@@ -154,7 +157,10 @@ describe("spec: Events › webhooks", () => {
     const c = await e2e.client();
     const { secret } = await e2e.admin.setWebhook(c.accountId, hooks.url);
     const ok = bodyOf(await c.createJob({ inputUrl: short, preset: "mp4_264_240p" }), 201).id;
-    const bad = bodyOf(await c.createJob({ inputUrl: fixtures.url("status/404/nothing.mp4"), preset: "mp4_264_240p" }), 201).id;
+    const bad = bodyOf(
+      await c.createJob({ inputUrl: fixtures.url("status/404/nothing.mp4"), preset: "mp4_264_240p" }),
+      201,
+    ).id;
     await e2e.waitFor(c, ok);
     await e2e.waitFor(c, bad);
     const verified = async (jobId: string) => {

@@ -20,17 +20,49 @@ const jobs = new Map<string, Promise<any>>();
 
 /** 1280x720 test pattern, a tone, and two text subtitle tracks (SRT, in Matroska). */
 async function makeSubtitledSource(dir: string) {
-  const srt = (text: string) => `1\n00:00:00,150 --> 00:00:00,450\n${text} & more\n\n2\n00:00:00,550 --> 00:00:00,850\nSecond cue\n`;
+  const srt = (text: string) =>
+    `1\n00:00:00,150 --> 00:00:00,450\n${text} & more\n\n2\n00:00:00,550 --> 00:00:00,850\nSecond cue\n`;
   await writeFile(join(dir, "en.srt"), srt("Hello"));
   await writeFile(join(dir, "fr.srt"), srt("Bonjour"));
   await ffmpeg([
-    "-f", "lavfi", "-i", `testsrc2=size=1280x720:rate=${FPS}:duration=${SECONDS}`,
-    "-f", "lavfi", "-i", `sine=frequency=440:sample_rate=48000:duration=${SECONDS}`,
-    "-i", join(dir, "en.srt"), "-i", join(dir, "fr.srt"),
-    "-map", "0:v", "-map", "1:a", "-map", "2:s", "-map", "3:s",
-    "-metadata:s:s:0", "language=eng", "-metadata:s:s:1", "language=fra",
-    "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-g", String(FPS),
-    "-c:a", "aac", "-ac", "2", "-c:s", "srt",
+    "-f",
+    "lavfi",
+    "-i",
+    `testsrc2=size=1280x720:rate=${FPS}:duration=${SECONDS}`,
+    "-f",
+    "lavfi",
+    "-i",
+    `sine=frequency=440:sample_rate=48000:duration=${SECONDS}`,
+    "-i",
+    join(dir, "en.srt"),
+    "-i",
+    join(dir, "fr.srt"),
+    "-map",
+    "0:v",
+    "-map",
+    "1:a",
+    "-map",
+    "2:s",
+    "-map",
+    "3:s",
+    "-metadata:s:s:0",
+    "language=eng",
+    "-metadata:s:s:1",
+    "language=fra",
+    "-c:v",
+    "libx264",
+    "-preset",
+    "ultrafast",
+    "-pix_fmt",
+    "yuv420p",
+    "-g",
+    String(FPS),
+    "-c:a",
+    "aac",
+    "-ac",
+    "2",
+    "-c:s",
+    "srt",
     join(dir, "source.mkv"),
   ]);
 }
@@ -67,7 +99,16 @@ async function saved(data: Buffer, name: string) {
   return path;
 }
 
-const CODEC_NAMES: Record<string, string> = { libx264: "h264", libx265: "hevc", "libvpx-vp9": "vp9", libsvtav1: "av1", copy: "h264", aac: "aac", libopus: "opus", libmp3lame: "mp3" };
+const CODEC_NAMES: Record<string, string> = {
+  libx264: "h264",
+  libx265: "hevc",
+  "libvpx-vp9": "vp9",
+  libsvtav1: "av1",
+  copy: "h264",
+  aac: "aac",
+  libopus: "opus",
+  libmp3lame: "mp3",
+};
 /** The sample entry each video codec gets in its container (hvc1, not hev1, for Apple's players; WebM has none). */
 const CODEC_TAGS: Record<string, string> = { h264: "avc1", hevc: "hvc1", vp9: "[0][0][0][0]" };
 
@@ -105,7 +146,8 @@ describe("spec: Output form by preset › every preset produces real output (end
         expect(text.indexOf("moov")).toBeLessThan(text.indexOf("mdat"));
       }
       if (preset.id === "audio_aac_podcast") expect(Math.abs((await loudnessLufs(path)) - -16)).toBeLessThanOrEqual(1);
-      if (preset.id === "filter_loudnorm_ebu_r128") expect(Math.abs((await loudnessLufs(path)) - -23)).toBeLessThanOrEqual(1);
+      if (preset.id === "filter_loudnorm_ebu_r128")
+        expect(Math.abs((await loudnessLufs(path)) - -23)).toBeLessThanOrEqual(1);
     });
   }
 });
@@ -138,7 +180,10 @@ describe("spec: Output form by preset › multi-file presets come as one ZIP", (
       expect(v.codec_name, id).toBe(codec);
       if (codec === "hevc") expect(v.codec_tag_string, id).toBe("hvc1");
     }
-    expect(probe.streams.some((s: any) => s.codec_type === "audio" && s.codec_name === "aac"), id).toBe(true);
+    expect(
+      probe.streams.some((s: any) => s.codec_type === "audio" && s.codec_name === "aac"),
+      id,
+    ).toBe(true);
     return videos.map((v: any) => v.height as number);
   }
 

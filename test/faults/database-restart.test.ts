@@ -6,7 +6,12 @@ import { startEmbeddedPostgres } from "../../dev/cloud/embedded-postgres";
 import { startFixtureServer, type FixtureServer } from "../e2e/fixtures";
 import { startE2E, type Client, type E2E } from "../e2e/harness";
 import { type Answer, type ApiClient, bodyOf, createApiClient, fetchExchange } from "../support/api-client";
-import { expectOneUnitPerJob, expectOneWebhookPerFinalState, startIdempotentReceiver, type IdempotentReceiver } from "./support";
+import {
+  expectOneUnitPerJob,
+  expectOneWebhookPerFinalState,
+  startIdempotentReceiver,
+  type IdempotentReceiver,
+} from "./support";
 
 /**
  * PostgreSQL stopped (a fast shutdown: sessions ended mid-query) and started again on the same
@@ -36,7 +41,11 @@ beforeAll(async () => {
     startFixtureServer(),
     startIdempotentReceiver(),
   ]);
-  e2e = await startE2E({ allowLoopbackSources: true, databaseUrl: postgres.databaseUrl, log: (source, line) => source === "worker" && workerLines.push(line) });
+  e2e = await startE2E({
+    allowLoopbackSources: true,
+    databaseUrl: postgres.databaseUrl,
+    log: (source, line) => source === "worker" && workerLines.push(line),
+  });
   client = await e2e.client();
   secret = (await e2e.admin.setWebhook(client.accountId, receiver.url)).secret;
   await Promise.all([
@@ -62,7 +71,11 @@ interface Asked {
 /** The client's request, its answer or why there was none, and when it was sent. */
 async function ask(what: string, request: (api: ApiClient) => Promise<Answer>): Promise<Asked> {
   const at = Date.now();
-  const api = createApiClient({ baseUrl: e2e.stack.info.apiUrl, apiKey: client.key, exchange: fetchExchange(undefined, { timeoutMs: ANSWER_BOUND_MS }) });
+  const api = createApiClient({
+    baseUrl: e2e.stack.info.apiUrl,
+    apiKey: client.key,
+    exchange: fetchExchange(undefined, { timeoutMs: ANSWER_BOUND_MS }),
+  });
   try {
     const res = await request(api);
     return { what, status: res.status, body: res.body, at };
@@ -72,7 +85,8 @@ async function ask(what: string, request: (api: ApiClient) => Promise<Answer>): 
 }
 
 /** Whether the Worker logged a failed request to this path among its lines from `since` on. */
-const failedSince = (since: number, path: string) => workerLines.slice(since).some((line) => line.includes(`"path":"${path}"`));
+const failedSince = (since: number, path: string) =>
+  workerLines.slice(since).some((line) => line.includes(`"path":"${path}"`));
 
 /** What a cron trigger does every minute in production: the stale-job sweep. */
 const cronTick = () => fetch(`${e2e.stack.info.apiUrl}/cdn-cgi/handler/scheduled`).catch(() => undefined);
@@ -82,7 +96,9 @@ describe("PostgreSQL restarted under load", () => {
     const created: string[] = [];
     const answers: Asked[] = [];
     const createJob = async (source: string) => {
-      const answer = await ask("POST /jobs", (api) => api.createJob({ inputUrl: fixtures.url(source), preset: "mp4_264_240p" }));
+      const answer = await ask("POST /jobs", (api) =>
+        api.createJob({ inputUrl: fixtures.url(source), preset: "mp4_264_240p" }),
+      );
       answers.push(answer);
       if (answer.status === 201) created.push((answer.body as { id: string }).id);
       return answer;
@@ -101,14 +117,23 @@ describe("PostgreSQL restarted under load", () => {
           await createJob("short.mp4");
         }
         const id = created.at(-1)!;
-        answers.push(await ask(`GET /jobs/${id}`, (api) => api.getJob(id)), await ask("GET /jobs?limit=5", (api) => api.listJobs({ limit: 5 })));
+        answers.push(
+          await ask(`GET /jobs/${id}`, (api) => api.getJob(id)),
+          await ask("GET /jobs?limit=5", (api) => api.listJobs({ limit: 5 })),
+        );
       }
     });
 
     // The database goes once both encodes have started and the load has been answered, while the encodes still run.
     for (const id of inFlight) await e2e.waitFor(client, id, (job) => job.status !== "queued", 60_000);
-    await vi.waitFor(() => expect(answers.filter((a) => a.status === 200).length).toBeGreaterThan(10), { timeout: 30_000, interval: 50 });
-    for (const id of inFlight) expect(bodyOf(await client.getJob(id), 200).status, `${id} still encoding when the database goes`).toBe("processing");
+    await vi.waitFor(() => expect(answers.filter((a) => a.status === 200).length).toBeGreaterThan(10), {
+      timeout: 30_000,
+      interval: 50,
+    });
+    for (const id of inFlight)
+      expect(bodyOf(await client.getJob(id), 200).status, `${id} still encoding when the database goes`).toBe(
+        "processing",
+      );
     const down = Date.now();
     const linesAtDown = workerLines.length;
     await postgres.stop();
@@ -116,14 +141,26 @@ describe("PostgreSQL restarted under load", () => {
     await vi.waitFor(
       () => {
         expect(answers.some((a) => a.at >= down && a.status === 500)).toBe(true);
-        for (const id of inFlight) expect(failedSince(linesAtDown, `/internal/jobs/${id}/heartbeat`) || failedSince(linesAtDown, `/internal/jobs/${id}/complete`), id).toBe(true);
+        for (const id of inFlight)
+          expect(
+            failedSince(linesAtDown, `/internal/jobs/${id}/heartbeat`) ||
+              failedSince(linesAtDown, `/internal/jobs/${id}/complete`),
+            id,
+          ).toBe(true);
       },
       { timeout: 60_000, interval: 100 },
     );
-    postgres = await startEmbeddedPostgres({ dataDir: join(dataDir, "postgres"), host: "127.0.0.1", port: Number(new URL(postgres.databaseUrl).port) });
+    postgres = await startEmbeddedPostgres({
+      dataDir: join(dataDir, "postgres"),
+      host: "127.0.0.1",
+      port: Number(new URL(postgres.databaseUrl).port),
+    });
     const up = Date.now();
     // The load runs on until it is answered again: a job created and read after the restart.
-    await vi.waitFor(() => expect(answers.some((a) => a.at >= up && a.what.startsWith("GET /jobs/") && a.status === 200)).toBe(true), { timeout: 60_000, interval: 100 });
+    await vi.waitFor(
+      () => expect(answers.some((a) => a.at >= up && a.what.startsWith("GET /jobs/") && a.status === 200)).toBe(true),
+      { timeout: 60_000, interval: 100 },
+    );
     loading = false;
     await Promise.all(clients);
 
@@ -133,7 +170,11 @@ describe("PostgreSQL restarted under load", () => {
     for (const failure of failures) {
       expect(failure, failure.what).toMatchObject({
         status: 500,
-        body: { error: "Internal server error", message: expect.any(String), requestId: expect.stringMatching(/^[0-9a-f-]{36}$/) },
+        body: {
+          error: "Internal server error",
+          message: expect.any(String),
+          requestId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+        },
       });
     }
     // The outage was real: requests made while the server was down failed.
@@ -153,7 +194,10 @@ describe("PostgreSQL restarted under load", () => {
       for (const job of jobs) expect(["completed", "failed"], `${job.id}: ${job.errorMessage}`).toContain(job.status);
       await expectOneUnitPerJob(e2e.stack.info.databaseUrl, client.accountId, created.length);
       const notified = () => new Set([...receiver.accepted().values()].map((payload) => payload.jobId));
-      await vi.waitFor(() => expect(jobs.filter((j) => !notified().has(j.id))).toEqual([]), { timeout: 120_000, interval: 500 });
+      await vi.waitFor(() => expect(jobs.filter((j) => !notified().has(j.id))).toEqual([]), {
+        timeout: 120_000,
+        interval: 500,
+      });
       expectOneWebhookPerFinalState(receiver, secret, jobs);
     } finally {
       clearInterval(cron);

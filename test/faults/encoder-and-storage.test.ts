@@ -9,7 +9,12 @@ import { expectStatus } from "../support/api-client";
 import type { Client, E2E } from "../e2e/harness";
 import { ffprobeJson } from "../support/media";
 import { startFaultStack, type FaultStack } from "./stack";
-import { expectOneUnitPerJob, expectOneWebhookPerFinalState, startStorageFront, type IdempotentReceiver } from "./support";
+import {
+  expectOneUnitPerJob,
+  expectOneWebhookPerFinalState,
+  startStorageFront,
+  type IdempotentReceiver,
+} from "./support";
 
 const exec = promisify(execFile);
 
@@ -32,7 +37,9 @@ const created: string[] = [];
 beforeAll(async () => {
   front = await startStorageFront();
   // The encoder reaches storage only through the front; the Worker (presigned links) directly.
-  stack = await startFaultStack({ env: { S3_ENDPOINT: front.endpoint } }, (info) => front.forwardTo(info.cloud.s3.endpoint));
+  stack = await startFaultStack({ env: { S3_ENDPOINT: front.endpoint } }, (info) =>
+    front.forwardTo(info.cloud.s3.endpoint),
+  );
   ({ e2e, fixtures, receiver, client, secret } = stack);
   await Promise.all([
     fixtures.source("short.mp4", { seconds: 2, width: 320, height: 240 }),
@@ -64,8 +71,15 @@ const workDirsFor = async (jobId: string) => (await readdir(e2e.workDir)).filter
 /** The objects storage holds under the job's output prefix, asked of the S3 server directly. */
 async function storedOutputs(jobId: string): Promise<string[]> {
   const { s3 } = e2e.stack.info.cloud;
-  const aws = new AwsClient({ accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey, service: "s3", region: s3.region });
-  const res = await aws.fetch(`${s3.endpoint}/${s3.bucket}?list-type=2&prefix=${encodeURIComponent(`outputs/${client.accountId}/${jobId}/`)}`);
+  const aws = new AwsClient({
+    accessKeyId: s3.accessKeyId,
+    secretAccessKey: s3.secretAccessKey,
+    service: "s3",
+    region: s3.region,
+  });
+  const res = await aws.fetch(
+    `${s3.endpoint}/${s3.bucket}?list-type=2&prefix=${encodeURIComponent(`outputs/${client.accountId}/${jobId}/`)}`,
+  );
   return [...(await res.text()).matchAll(/<Key>([^<]+)<\/Key>/g)].map((m) => m[1]);
 }
 
@@ -102,9 +116,15 @@ describe("the encoder killed mid-job", () => {
     await vi.waitFor(async () => expect(await workDirsFor(id)).toEqual([]));
 
     expect(e2e.stack.encoderCrashes()).toEqual([expect.objectContaining({ pid, signal: "SIGKILL", code: null })]);
-    expect(supervisorLines()).toContainEqual(expect.stringMatching(new RegExp(`^ENCODER CRASHED: pid ${pid} was killed by SIGKILL after \\d+\\.\\d s\\.$`)));
-    expect(supervisorLines()).toContainEqual(expect.stringMatching(/restarting it on port \d+ now; QStash delivers the jobs it had in flight again\.$/));
-    expect(supervisorLines()).toContainEqual(expect.stringMatching(new RegExp(`^encoder restarted: pid ${next} is answering`)));
+    expect(supervisorLines()).toContainEqual(
+      expect.stringMatching(new RegExp(`^ENCODER CRASHED: pid ${pid} was killed by SIGKILL after \\d+\\.\\d s\\.$`)),
+    );
+    expect(supervisorLines()).toContainEqual(
+      expect.stringMatching(/restarting it on port \d+ now; QStash delivers the jobs it had in flight again\.$/),
+    );
+    expect(supervisorLines()).toContainEqual(
+      expect.stringMatching(new RegExp(`^encoder restarted: pid ${next} is answering`)),
+    );
     // The redelivered attempt is logged by the new encoder through to completion.
     expect(stageLines(id).filter((l) => /^claim /.test(l)).length).toBeGreaterThanOrEqual(2);
     expect(stageLines(id).at(-1)).toMatch(/completed +in /);
@@ -115,7 +135,10 @@ describe("storage refusing uploads", () => {
   it("503 SlowDown for a while: the upload is retried within the attempt, and the job completes with its output whole", async () => {
     front.set("answer503");
     const id = await createJob("short.mp4");
-    await vi.waitFor(() => expect(front.refused().answer503).toBeGreaterThanOrEqual(3), { timeout: 60_000, interval: 50 });
+    await vi.waitFor(() => expect(front.refused().answer503).toBeGreaterThanOrEqual(3), {
+      timeout: 60_000,
+      interval: 50,
+    });
     front.set("pass");
     const job = await e2e.waitFor(client, id);
     expect(job.retryCount).toBe(0);
@@ -125,10 +148,13 @@ describe("storage refusing uploads", () => {
   it("connections dropped through a whole attempt: that attempt fails with the upload's reason, the next one completes", async () => {
     front.set("close");
     const id = await createJob("short.mp4");
-    await vi.waitFor(() => expect(stageLines(id).some((l) => /^failed .*will be retried: Upload failed/.test(l))).toBe(true), {
-      timeout: 60_000,
-      interval: 50,
-    });
+    await vi.waitFor(
+      () => expect(stageLines(id).some((l) => /^failed .*will be retried: Upload failed/.test(l))).toBe(true),
+      {
+        timeout: 60_000,
+        interval: 50,
+      },
+    );
     front.set("pass");
     const job = await e2e.waitFor(client, id);
     expect(job.retryCount).toBe(1);

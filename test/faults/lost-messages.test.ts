@@ -2,7 +2,13 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { JOB_DELIVERY_RETRIES } from "../../domain/jobs";
 import { bodyOf } from "../support/api-client";
 import { startFaultStack, type FaultStack } from "./stack";
-import { expectOneUnitPerJob, expectOneWebhookPerFinalState, isClaim, startServiceFront, type FrontRequest } from "./support";
+import {
+  expectOneUnitPerJob,
+  expectOneWebhookPerFinalState,
+  isClaim,
+  startServiceFront,
+  type FrontRequest,
+} from "./support";
 
 /**
  * A job's QStash message running out of deliveries before any of them left the job with an
@@ -52,7 +58,10 @@ const deliveriesOf = (jobId: string) =>
 const stageLines = (jobId: string) => stack.stageLines(jobId);
 
 async function createJob() {
-  return bodyOf(await stack.client.createJob({ inputUrl: stack.fixtures.url("short.mp4"), preset: "mp4_264_240p" }), 201).id;
+  return bodyOf(
+    await stack.client.createJob({ inputUrl: stack.fixtures.url("short.mp4"), preset: "mp4_264_240p" }),
+    201,
+  ).id;
 }
 
 async function finish(jobId: string) {
@@ -85,7 +94,12 @@ describe("a job whose message runs out of deliveries before an encoder takes it"
     const jobId = await createJob();
     const job = await finish(jobId);
     encoder.judge(() => "pass");
-    expect(job).toMatchObject({ status: "failed", retryCount: JOB_DELIVERY_RETRIES, errorMessage: spent("got no answer"), outputUrl: null });
+    expect(job).toMatchObject({
+      status: "failed",
+      retryCount: JOB_DELIVERY_RETRIES,
+      errorMessage: spent("got no answer"),
+      outputUrl: null,
+    });
     // Three messages, starting at attempts 0, 1 and 2, each with the deliveries its attempts allow.
     expect(deliveriesOf(jobId).map((d) => d.firstAttempt)).toEqual([0, 0, 0, 1, 1, 2]);
     expect(deliveriesOf(jobId).every((d) => d.verdict === "refuse")).toBe(true);
@@ -97,7 +111,11 @@ describe("a job whose message runs out of deliveries before an encoder takes it"
     const job = await finish(jobId);
     database.judge(() => "pass");
     // The encoder answered each delivery 503 once its claim went untaken.
-    expect(job).toMatchObject({ status: "failed", retryCount: JOB_DELIVERY_RETRIES, errorMessage: spent("was answered 503") });
+    expect(job).toMatchObject({
+      status: "failed",
+      retryCount: JOB_DELIVERY_RETRIES,
+      errorMessage: spent("was answered 503"),
+    });
     expect(deliveriesOf(jobId).map((d) => d.firstAttempt)).toEqual([0, 0, 0, 1, 1, 2]);
     const lines = stageLines(jobId);
     expect(lines.filter((l) => /^worker +claim not taken/.test(l)).length).toBeGreaterThan(0);
@@ -109,7 +127,10 @@ describe("across the jobs above", () => {
   it("one quota unit per job, and one webhook per final state", async () => {
     expect(finished.map((j) => j.status)).toEqual(["completed", "failed", "failed"]);
     await expectOneUnitPerJob(stack.e2e.stack.info.databaseUrl, stack.client.accountId, finished.length);
-    await vi.waitFor(() => expect(stack.receiver.accepted().size).toBe(finished.length), { timeout: 30_000, interval: 250 });
+    await vi.waitFor(() => expect(stack.receiver.accepted().size).toBe(finished.length), {
+      timeout: 30_000,
+      interval: 250,
+    });
     expectOneWebhookPerFinalState(stack.receiver, stack.secret, finished);
   });
 });

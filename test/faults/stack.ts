@@ -14,7 +14,11 @@ type StackInfo = Awaited<ReturnType<typeof startE2E>>["stack"]["info"];
 export async function startFaultStack(options: StackOptions, connect: (info: StackInfo) => void = () => undefined) {
   const logs: { source: string; line: string }[] = [];
   const [fixtures, receiver] = await Promise.all([startFixtureServer(), startIdempotentReceiver()]);
-  const e2e = await startE2E({ ...options, allowLoopbackSources: true, log: (source, line) => logs.push({ source, line }) }).catch(async (err) => {
+  const e2e = await startE2E({
+    ...options,
+    allowLoopbackSources: true,
+    log: (source, line) => logs.push({ source, line }),
+  }).catch(async (err) => {
     await Promise.all([fixtures.stop(), receiver.stop()]);
     throw err;
   });
@@ -31,7 +35,9 @@ export async function startFaultStack(options: StackOptions, connect: (info: Sta
     /** The encoder's stage lines of one job (encoder/jobs/stage-log.ts), without their `job <id>` prefix. */
     stageLines(jobId: string): string[] {
       const prefix = `job ${jobId}  `;
-      return logs.filter((l) => l.source === "encoder" && l.line.startsWith(prefix)).map((l) => l.line.slice(prefix.length));
+      return logs
+        .filter((l) => l.source === "encoder" && l.line.startsWith(prefix))
+        .map((l) => l.line.slice(prefix.length));
     },
     async stop() {
       await e2e.stop();

@@ -70,18 +70,27 @@ export type IdempotentReceiver = Awaited<ReturnType<typeof startIdempotentReceiv
  * first (refused) delivery retried under the same webhook-id; nothing was delivered again
  * once accepted.
  */
-export function expectOneWebhookPerFinalState(receiver: IdempotentReceiver, secret: string, jobs: { id: string; status: string }[]) {
+export function expectOneWebhookPerFinalState(
+  receiver: IdempotentReceiver,
+  secret: string,
+  jobs: { id: string; status: string }[],
+) {
   const deliveries = receiver.deliveries();
   for (const d of deliveries) expect(() => new Webhook(secret).verify(d.body, d.headers), d.id).not.toThrow();
   const accepted = [...receiver.accepted().values()];
   for (const job of jobs) {
     const forJob = accepted.filter((payload) => payload.jobId === job.id);
-    expect(forJob, job.id).toEqual([expect.objectContaining({ jobId: job.id, status: job.status, event: `job.${job.status}` })]);
+    expect(forJob, job.id).toEqual([
+      expect.objectContaining({ jobId: job.id, status: job.status, event: `job.${job.status}` }),
+    ]);
     const ids = new Set(deliveries.filter((d) => JSON.parse(d.body).jobId === job.id).map((d) => d.id));
     expect(ids.size, job.id).toBe(1);
   }
   for (const [id] of receiver.accepted()) {
-    expect(deliveries.filter((d) => d.id === id).map((d) => d.answered), id).toEqual([500, 200]);
+    expect(
+      deliveries.filter((d) => d.id === id).map((d) => d.answered),
+      id,
+    ).toEqual([500, 200]);
   }
 }
 
@@ -104,7 +113,9 @@ export async function onDatabase<T>(databaseUrl: string, run: (client: pg.Client
  */
 export async function expectOneUnitPerJob(databaseUrl: string, accountId: string, created: number) {
   await onDatabase(databaseUrl, async (client) => {
-    const usage = await client.query("select coalesce(sum(count), 0)::int as units from usage where account_id = $1", [accountId]);
+    const usage = await client.query("select coalesce(sum(count), 0)::int as units from usage where account_id = $1", [
+      accountId,
+    ]);
     const jobs = await client.query(
       "select count(*)::int as holding from jobs where account_id = $1 and coalesce(error_message, '') not like 'The job could not be queued%'",
       [accountId],
@@ -144,10 +155,13 @@ export async function startStorageFront() {
       res.writeHead(403, { "content-type": "application/xml" }).end("<Error><Code>AccessDenied</Code></Error>");
       return;
     }
-    const upstream = request({ host: target!.hostname, port: target!.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
+    const upstream = request(
+      { host: target!.hostname, port: target!.port, method: req.method, path: req.url, headers: req.headers },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
     upstream.on("error", () => res.destroy());
     req.pipe(upstream);
   });
@@ -174,7 +188,12 @@ export async function startStorageFront() {
 }
 
 /** What a service front does with one request: forward it, refuse it unforwarded, or forward it and lose the answer. */
-export type FrontVerdict = "pass" | "refuse" | "lose-answer" | { loseAnswerOnce: Promise<unknown> } | { holdAnswerUntil: Promise<unknown> };
+export type FrontVerdict =
+  | "pass"
+  | "refuse"
+  | "lose-answer"
+  | { loseAnswerOnce: Promise<unknown> }
+  | { holdAnswerUntil: Promise<unknown> };
 
 export interface FrontRequest {
   method: string;
@@ -198,7 +217,11 @@ export async function startServiceFront() {
     const chunks: Buffer[] = [];
     req.on("data", (chunk) => chunks.push(chunk));
     req.on("end", () => {
-      const request = { method: req.method ?? "GET", url: req.url ?? "/", body: Buffer.concat(chunks).toString("utf8") };
+      const request = {
+        method: req.method ?? "GET",
+        url: req.url ?? "/",
+        body: Buffer.concat(chunks).toString("utf8"),
+      };
       const verdict = judge(request);
       verdicts.push({ request, verdict });
       if (verdict === "refuse") return req.socket.destroy();
@@ -206,7 +229,13 @@ export async function startServiceFront() {
         if (typeof verdict === "object" && "holdAnswerUntil" in verdict) {
           const held: Buffer[] = [];
           answer.on("data", (chunk: Buffer) => held.push(chunk));
-          answer.on("end", () => void verdict.holdAnswerUntil.finally(() => res.writeHead(answer.statusCode ?? 502, answer.headers).end(Buffer.concat(held))));
+          answer.on(
+            "end",
+            () =>
+              void verdict.holdAnswerUntil.finally(() =>
+                res.writeHead(answer.statusCode ?? 502, answer.headers).end(Buffer.concat(held)),
+              ),
+          );
           return;
         }
         if (verdict === "lose-answer" || typeof verdict === "object") {
@@ -249,11 +278,21 @@ export function statementsOf(req: FrontRequest): { query: string; params: unknow
 }
 
 /** The encoder's claim as it reaches the database: the only move that sets `started_at` (lib/job-states.ts; every move returns it). */
-export const isClaim = (req: FrontRequest) => statementsOf(req).some((s) => /coalesce\(("jobs"\.)?"started_at"/.test(s.query));
+export const isClaim = (req: FrontRequest) =>
+  statementsOf(req).some((s) => /coalesce\(("jobs"\.)?"started_at"/.test(s.query));
 
 /** `req` with its body sent on to `target` (Host rewritten to it). */
 function forward(target: URL, req: IncomingMessage, body: Buffer, onAnswer: (answer: IncomingMessage) => void) {
-  const upstream = request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: { ...req.headers, host: target.host } }, onAnswer);
+  const upstream = request(
+    {
+      host: target.hostname,
+      port: target.port,
+      method: req.method,
+      path: req.url,
+      headers: { ...req.headers, host: target.host },
+    },
+    onAnswer,
+  );
   upstream.end(body);
   return upstream;
 }

@@ -35,7 +35,11 @@ const finished: { id: string; status: string }[] = [];
 
 beforeAll(async () => {
   [database, queue, cache] = await Promise.all([startServiceFront(), startServiceFront(), startServiceFront()]);
-  const workerEnv = { NEON_HTTP_ENDPOINT: `${database.url}/sql`, QSTASH_URL: queue.url, UPSTASH_REDIS_REST_URL: cache.url };
+  const workerEnv = {
+    NEON_HTTP_ENDPOINT: `${database.url}/sql`,
+    QSTASH_URL: queue.url,
+    UPSTASH_REDIS_REST_URL: cache.url,
+  };
   stack = await startFaultStack({ workerEnv }, (info) => {
     database.forwardTo(info.cloud.neonHttp);
     queue.forwardTo(info.cloud.qstash.url);
@@ -49,21 +53,32 @@ afterAll(async () => {
   await Promise.all([database?.stop(), queue?.stop(), cache?.stop()]);
 });
 
-const anyStatement = (req: FrontRequest, test: (s: { query: string; params: unknown[] }) => boolean) => statementsOf(req).some(test);
+const anyStatement = (req: FrontRequest, test: (s: { query: string; params: unknown[] }) => boolean) =>
+  statementsOf(req).some(test);
 
 /** The state table's moves (lib/job-states.ts) as they reach the database. */
-const isCompletion = (req: FrontRequest) => anyStatement(req, (s) => s.query.includes('update "jobs"') && s.params.includes("completed"));
+const isCompletion = (req: FrontRequest) =>
+  anyStatement(req, (s) => s.query.includes('update "jobs"') && s.params.includes("completed"));
 /** The step after a job finishes: its account's webhook looked up. */
-const isWebhookLookup = (req: FrontRequest) => anyStatement(req, (s) => s.query.startsWith('select "webhook_url", "webhook_secret" from "accounts"'));
+const isWebhookLookup = (req: FrontRequest) =>
+  anyStatement(req, (s) => s.query.startsWith('select "webhook_url", "webhook_secret" from "accounts"'));
 /** The sweep's first step listing the processing jobs whose heartbeat stopped (lib/sweep.ts). */
-const isStaleListing = (req: FrontRequest) => anyStatement(req, (s) => s.query.startsWith('select "id", "retry_count" from "jobs"') && s.params.includes("processing"));
+const isStaleListing = (req: FrontRequest) =>
+  anyStatement(
+    req,
+    (s) => s.query.startsWith('select "id", "retry_count" from "jobs"') && s.params.includes("processing"),
+  );
 /** A creation's publish of its job, to the encoder's deliveries. */
-const isJobPublish = (req: FrontRequest) => req.url.startsWith("/v2/publish/") && decodeURIComponent(req.url).includes("/deliveries/jobs");
+const isJobPublish = (req: FrontRequest) =>
+  req.url.startsWith("/v2/publish/") && decodeURIComponent(req.url).includes("/deliveries/jobs");
 /** A creation's step when the queue refused its job: the job failed and its unit released. */
-const isUnqueuedFailure = (req: FrontRequest) => anyStatement(req, (s) => s.params.some((p) => String(p).startsWith("The job could not be queued")));
+const isUnqueuedFailure = (req: FrontRequest) =>
+  anyStatement(req, (s) => s.params.some((p) => String(p).startsWith("The job could not be queued")));
 /** Creation's last step: the QStash message id noted on the job. */
-const isMessageRecord = (req: FrontRequest) => anyStatement(req, (s) => s.query.startsWith('update "jobs" set "message_id"'));
-const isWebhookPublish = (req: FrontRequest) => req.url.startsWith("/v2/publish/") && decodeURIComponent(req.url).includes("/internal/webhook-deliveries");
+const isMessageRecord = (req: FrontRequest) =>
+  anyStatement(req, (s) => s.query.startsWith('update "jobs" set "message_id"'));
+const isWebhookPublish = (req: FrontRequest) =>
+  req.url.startsWith("/v2/publish/") && decodeURIComponent(req.url).includes("/internal/webhook-deliveries");
 
 /** `verdict` for the first `times` requests `picked`; everything else passes. */
 function failFirst(times: number, picked: (req: FrontRequest) => boolean, verdict: FrontVerdict) {
@@ -117,7 +132,9 @@ async function whileSweeping<T>(work: () => Promise<T>): Promise<T> {
  */
 const pastTheOutboxGrace = (...jobIds: string[]) =>
   onDatabase(e2e.stack.info.databaseUrl, (db) =>
-    db.query("update jobs set webhook_pending_since = webhook_pending_since - interval '1 minute' where id = any($1)", [jobIds]),
+    db.query("update jobs set webhook_pending_since = webhook_pending_since - interval '1 minute' where id = any($1)", [
+      jobIds,
+    ]),
   );
 
 const webhookArrives = (jobId: string, timeout = 60_000) =>
@@ -133,7 +150,10 @@ describe("the webhook of a finished job is never lost", () => {
     await webhookArrives(jobId, 30_000);
     const lines = stageLines(jobId);
     expect(lines.filter((l) => l.startsWith("claim "))).toHaveLength(1);
-    expect(lines.some((l) => /^worker +complete not taken/.test(l)), lines.join("\n")).toBe(true);
+    expect(
+      lines.some((l) => /^worker +complete not taken/.test(l)),
+      lines.join("\n"),
+    ).toBe(true);
     expect(lines.at(-1)).toMatch(/^completed /);
     expect(lines.filter((l) => l.startsWith("failed "))).toEqual([]);
   });
@@ -143,7 +163,9 @@ describe("the webhook of a finished job is never lost", () => {
     // A step that cannot list its jobs is the sweep's to log and step past, not a stop for the outbox.
     database.judge((req) => (isStaleListing(req) ? "refuse" : lookups(req)));
     // A redirect to a URL with credentials is refused at once, not retried: a final failure.
-    const refused = fixtures.url(`redirect?to=${encodeURIComponent(fixtures.url("short.mp4").replace("http://", "http://user:pw@"))}`);
+    const refused = fixtures.url(
+      `redirect?to=${encodeURIComponent(fixtures.url("short.mp4").replace("http://", "http://user:pw@"))}`,
+    );
     const [completed, failed] = await Promise.all([createJob(), createJob(refused)]);
     const jobs = await Promise.all([finish(completed), finish(failed)]);
     expect(jobs.map((j) => j.status)).toEqual(["completed", "failed"]);
@@ -159,7 +181,9 @@ describe("the webhook of a finished job is never lost", () => {
     const jobId = await createJob();
     expect((await finish(jobId)).status).toBe("completed");
     // The completion's own publish refused first; then the sweep's turn.
-    await vi.waitFor(() => expect(queue.verdicts().some((v) => isWebhookPublish(v.request) && v.verdict === "refuse")).toBe(true));
+    await vi.waitFor(() =>
+      expect(queue.verdicts().some((v) => isWebhookPublish(v.request) && v.verdict === "refuse")).toBe(true),
+    );
     await pastTheOutboxGrace(jobId);
     await whileSweeping(() => webhookArrives(jobId));
     expect(queue.verdicts().filter((v) => isWebhookPublish(v.request) && v.verdict === "refuse")).toHaveLength(2);
@@ -171,17 +195,38 @@ describe("the webhook of a finished job is never lost", () => {
     queue.judge(failFirst(2, isWebhookPublish, "lose-answer"));
     const jobId = await createJob();
     expect((await finish(jobId)).status).toBe("completed");
-    await vi.waitFor(() => expect(queue.verdicts().slice(before).some((v) => isWebhookPublish(v.request) && v.verdict === "lose-answer")).toBe(true));
+    await vi.waitFor(() =>
+      expect(
+        queue
+          .verdicts()
+          .slice(before)
+          .some((v) => isWebhookPublish(v.request) && v.verdict === "lose-answer"),
+      ).toBe(true),
+    );
     await pastTheOutboxGrace(jobId);
     await whileSweeping(async () => {
       await webhookArrives(jobId);
       // The sweep published it again (its publications looked lost to the Worker).
-      await vi.waitFor(() => expect(queue.verdicts().slice(before).filter((v) => isWebhookPublish(v.request)).length).toBeGreaterThanOrEqual(3), { timeout: 60_000 });
+      await vi.waitFor(
+        () =>
+          expect(
+            queue
+              .verdicts()
+              .slice(before)
+              .filter((v) => isWebhookPublish(v.request)).length,
+          ).toBeGreaterThanOrEqual(3),
+        { timeout: 60_000 },
+      );
     });
     queue.judge(passAll);
     // Long enough for a second message, had QStash enqueued one, to reach the receiver (its first attempt and retry).
     await new Promise((r) => setTimeout(r, 5000));
-    expect(receiver.deliveries().filter((d) => JSON.parse(d.body).jobId === jobId).map((d) => d.answered)).toEqual([500, 200]);
+    expect(
+      receiver
+        .deliveries()
+        .filter((d) => JSON.parse(d.body).jobId === jobId)
+        .map((d) => d.answered),
+    ).toEqual([500, 200]);
   });
 });
 
@@ -207,7 +252,9 @@ describe("a creation the queue refuses and the database cannot fail", () => {
     database.judge(passAll);
     expect(database.verdicts().filter((v) => v.verdict === "refuse" && isUnqueuedFailure(v.request))).toHaveLength(1);
     // The sweep publishes a queued job that has no message 30 s after it was queued: that long ago.
-    await onDatabase(e2e.stack.info.databaseUrl, (db) => db.query("update jobs set created_at = created_at - interval '1 minute' where id = $1", [jobId]));
+    await onDatabase(e2e.stack.info.databaseUrl, (db) =>
+      db.query("update jobs set created_at = created_at - interval '1 minute' where id = $1", [jobId]),
+    );
     const job = await whileSweeping(() => finish(jobId));
     expect(job, job.errorMessage ?? undefined).toMatchObject({ status: "completed", retryCount: 0 });
     expect(stageLines(jobId).filter((l) => l.startsWith("claim "))).toHaveLength(1);
@@ -218,7 +265,9 @@ describe("a creation the queue refuses and the database cannot fail", () => {
 describe("a creation the queue refuses", () => {
   it("a 500 and a failed job, whose job.failed webhook goes out once QStash takes messages again (spec, Events: a failed job triggers it)", async () => {
     const unqueued = async () =>
-      bodyOf(await client.listJobs({ status: "failed", limit: 100 }), 200).jobs.filter((job) => /could not be queued/.test(job.errorMessage ?? ""));
+      bodyOf(await client.listJobs({ status: "failed", limit: 100 }), 200).jobs.filter((job) =>
+        /could not be queued/.test(job.errorMessage ?? ""),
+      );
     const before = new Set((await unqueued()).map((job) => job.id));
     queue.judge((req) => (isJobPublish(req) ? "refuse" : "pass"));
     const refused = await client.createJob({ inputUrl: fixtures.url("short.mp4"), preset: "mp4_264_240p" });
@@ -246,7 +295,9 @@ describe("a creation whose publish failed though its message got through", () =>
     // The first publish reaches QStash, which delivers the job; its answer is held until the
     // encoder's claim and then lost, as is the answer to the client's one retry.
     let publishes = 0;
-    queue.judge((req) => (isJobPublish(req) ? (++publishes === 1 ? { loseAnswerOnce: claimSeen } : "lose-answer") : "pass"));
+    queue.judge((req) =>
+      isJobPublish(req) ? (++publishes === 1 ? { loseAnswerOnce: claimSeen } : "lose-answer") : "pass",
+    );
     const jobId = await createJob();
     queue.judge(passAll);
     database.judge(passAll);
@@ -293,7 +344,11 @@ describe("a client that goes away while its creation runs", () => {
     const creationSeen = new Promise<void>((resolve) => (seen = resolve));
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));
-    database.judge((req) => (anyStatement(req, (s) => s.query.includes('insert into "jobs"')) ? (seen(), { holdAnswerUntil: released }) : "pass"));
+    database.judge((req) =>
+      anyStatement(req, (s) => s.query.includes('insert into "jobs"'))
+        ? (seen(), { holdAnswerUntil: released })
+        : "pass",
+    );
     const socket = sendAndStay(body, idempotencyKey);
     await creationSeen;
     socket.resetAndDestroy();

@@ -41,11 +41,28 @@ beforeAll(async () => {
     makeSource(join(dir, "clip.mp4"), { seconds: 2, width: 320, height: 240 }),
     // Written the way most cameras and FFmpeg write by default: the index (moov) after the media.
     ffmpeg([
-      "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30:duration=4", "-f", "lavfi", "-i", "sine=duration=4",
-      "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", join(dir, "moov-last.mp4"),
+      "-f",
+      "lavfi",
+      "-i",
+      "testsrc2=size=320x240:rate=30:duration=4",
+      "-f",
+      "lavfi",
+      "-i",
+      "sine=duration=4",
+      "-c:v",
+      "libx264",
+      "-preset",
+      "ultrafast",
+      "-c:a",
+      "aac",
+      join(dir, "moov-last.mp4"),
     ]),
     hugePictureVideo(join(dir, "huge.mkv"), 16000, { seconds: 2, fps: 5 }),
-    growingPictureVideo(join(dir, "grows.mkv"), { first: { size: "320x240", seconds: 1 }, then: { size: 16000, seconds: 1 }, fps: 5 }),
+    growingPictureVideo(join(dir, "grows.mkv"), {
+      first: { size: "320x240", seconds: 1 },
+      then: { size: 16000, seconds: 1 },
+      fps: 5,
+    }),
     writeFile(join(dir, "bomb.png"), bombPng(16000, 16000)),
     writeFile(join(dir, "bigger-bomb.png"), bombPng(30000, 30000)),
   ]);
@@ -75,11 +92,16 @@ const preset = (inputUrl: string) => failed("job", { inputUrl, preset: "mp4_264_
 const timeline = (tracks: unknown[]) => failed("timeline", { edl: { version: "1.0", timeline: { tracks } } });
 const videoTrack = (src: string) => ({ type: "video", clips: [{ id: "main", src, in: 0, out: 1, startTime: 0 }] });
 
-const PLAYLIST = /^The source is a playlist or manifest, not a media file\. Playlists \(HLS, DASH, concat\) reference further files and are not accepted as sources\.$/;
+const PLAYLIST =
+  /^The source is a playlist or manifest, not a media file\. Playlists \(HLS, DASH, concat\) reference further files and are not accepted as sources\.$/;
 
 describe.concurrent("playlists and manifests that name local files", () => {
   it.each([
-    ["an HLS playlist", "trap.m3u8", "#EXTM3U\n#EXT-X-TARGETDURATION:10\n#EXTINF:10,\nfile:///etc/passwd\n#EXT-X-ENDLIST\n"],
+    [
+      "an HLS playlist",
+      "trap.m3u8",
+      "#EXTM3U\n#EXT-X-TARGETDURATION:10\n#EXTINF:10,\nfile:///etc/passwd\n#EXT-X-ENDLIST\n",
+    ],
     ["the same playlist named .mp4 (judged by content)", "disguised.mp4", "#EXTM3U\n#EXTINF:10,\n/etc/passwd\n"],
     ["a concat list", "list.txt", "ffconcat version 1.0\nfile '/etc/passwd'\n"],
     ["a DASH manifest", "trap.mpd", mpd("file:///etc/passwd")],
@@ -102,13 +124,17 @@ describe.concurrent("truncated files", () => {
   it("an MP4 with its index first, cut in half: refused at the probe (FFmpeg alone would encode the first half), not retried", async () => {
     const job = await preset(fixtures.url("half-clip.mp4"));
     expect(job.retryCount).toBe(0);
-    expect(job.errorMessage).toMatch(/^Source refused: the file is truncated: its index lists 0\.\d MiB of media, but the file holds 0\.\d MiB in all\.$/);
+    expect(job.errorMessage).toMatch(
+      /^Source refused: the file is truncated: its index lists 0\.\d MiB of media, but the file holds 0\.\d MiB in all\.$/,
+    );
   });
 
   it("an MP4 with its index last, cut in half: FFmpeg finds no index; retried as FFmpeg failures are, then failed", async () => {
     const job = await preset(fixtures.url("half-moov-last.mp4"));
     expect(job.retryCount).toBe(2);
-    expect(job.errorMessage).toMatch(/^FFmpeg could not process the source: ffprobe exited with code 1: .*moov atom not found/);
+    expect(job.errorMessage).toMatch(
+      /^FFmpeg could not process the source: ffprobe exited with code 1: .*moov atom not found/,
+    );
   });
 });
 
@@ -164,7 +190,10 @@ describe.concurrent("sources that trickle forever (a byte a second)", () => {
 
   it("a timeline clip's source: the same, the clip named", async () => {
     const job = await timeline([videoTrack(trickle.url("/body/clip.mp4"))]);
-    expect(job).toMatchObject({ retryCount: 2, errorMessage: `Asset for clip "main" could not be downloaded: ${STALLED}` });
+    expect(job).toMatchObject({
+      retryCount: 2,
+      errorMessage: `Asset for clip "main" could not be downloaded: ${STALLED}`,
+    });
   });
 });
 

@@ -64,8 +64,10 @@ async function expectRefused(e2e: E2E, job: any, message: RegExp) {
 }
 
 describe.concurrent("addresses inside, as the source itself (production settings)", () => {
-  const notPublic = (host: string) => new RegExp(`^Source refused: ${host.replace(/[.[\]]/g, "\\$&")} is not a public address$`);
-  const resolvesInside = (name: string) => new RegExp(`^Source refused: ${name.replace(/\./g, "\\.")} resolves to a non-public address$`);
+  const notPublic = (host: string) =>
+    new RegExp(`^Source refused: ${host.replace(/[.[\]]/g, "\\$&")} is not a public address$`);
+  const resolvesInside = (name: string) =>
+    new RegExp(`^Source refused: ${name.replace(/\./g, "\\.")} resolves to a non-public address$`);
 
   it.each([
     ["loopback", "http://127.0.0.1:PORT/1", notPublic("127.0.0.1")],
@@ -94,7 +96,11 @@ describe.concurrent("addresses inside, as the source itself (production settings
 
   it.each([
     ["a name DNS resolves to 10.0.0.5", "http://internal.test/a.mp4", resolvesInside("internal.test")],
-    ["a name DNS resolves to cloud metadata", "http://metadata.test/latest/meta-data/", resolvesInside("metadata.test")],
+    [
+      "a name DNS resolves to cloud metadata",
+      "http://metadata.test/latest/meta-data/",
+      resolvesInside("metadata.test"),
+    ],
     ["a name DNS resolves to fd00::1", "http://ula.test/a.mp4", resolvesInside("ula.test")],
   ])("private and reserved: %s (%s) is refused before any connection", async (_name, url, message) => {
     await expectRefused(prod, await finished(prod, prodClient, url), message);
@@ -126,7 +132,10 @@ describe.concurrent("addresses inside, as the source itself (production settings
   ])("a private or reserved address as the host: %s (%s) is a 400 at creation", async (_name, url) => {
     const created = await prodClient.createJob({ inputUrl: withPort(url), preset: "mp4_264_240p" });
     expectStatus(created, 400);
-    expect(created.body).toMatchObject({ error: "Validation error", details: [{ field: "inputUrl", message: "Invalid input URL" }] });
+    expect(created.body).toMatchObject({
+      error: "Validation error",
+      details: [{ field: "inputUrl", message: "Invalid input URL" }],
+    });
   });
 
   it.each([
@@ -145,7 +154,10 @@ describe.concurrent("addresses inside, as the source itself (production settings
   ])("not an http(s) URL the service fetches: %s is a 400 at creation", async (url) => {
     const created = await prodClient.createJob({ inputUrl: withPort(url), preset: "mp4_264_240p" });
     expectStatus(created, 400);
-    expect(created.body).toMatchObject({ error: "Validation error", details: [{ field: "inputUrl", message: "Invalid input URL" }] });
+    expect(created.body).toMatchObject({
+      error: "Validation error",
+      details: [{ field: "inputUrl", message: "Invalid input URL" }],
+    });
   });
 });
 
@@ -154,12 +166,32 @@ describe.concurrent("redirects from a public source to inside (development setti
 
   it.each([
     ["a private address", "http://10.1.2.3/internal.mp4", /^Source refused: 10\.1\.2\.3 is not a public address$/],
-    ["cloud metadata", "http://169.254.169.254/latest/meta-data/", /^Source refused: 169\.254\.169\.254 is not a public address$/],
-    ["cloud metadata, IPv4-mapped", "http://[::ffff:a9fe:a9fe]/", /^Source refused: ::ffff:a9fe:a9fe is not a public address$/],
-    ["0.0.0.0, which reaches this host", "http://0.0.0.0:PORT/r1", /^Source refused: 0\.0\.0\.0 is not a public address$/],
+    [
+      "cloud metadata",
+      "http://169.254.169.254/latest/meta-data/",
+      /^Source refused: 169\.254\.169\.254 is not a public address$/,
+    ],
+    [
+      "cloud metadata, IPv4-mapped",
+      "http://[::ffff:a9fe:a9fe]/",
+      /^Source refused: ::ffff:a9fe:a9fe is not a public address$/,
+    ],
+    [
+      "0.0.0.0, which reaches this host",
+      "http://0.0.0.0:PORT/r1",
+      /^Source refused: 0\.0\.0\.0 is not a public address$/,
+    ],
     ["[::], which reaches this host", "http://[::]:PORT/r2", /^Source refused: :: is not a public address$/],
-    ["a name DNS resolves inside", "http://internal.test/r3", /^Source refused: internal\.test resolves to a non-public address$/],
-    ["credentials (the canary, allowed here, would answer)", "http://user:pw@127.0.0.1:PORT/r4", /^Source refused: credentials in the URL are not accepted$/],
+    [
+      "a name DNS resolves inside",
+      "http://internal.test/r3",
+      /^Source refused: internal\.test resolves to a non-public address$/,
+    ],
+    [
+      "credentials (the canary, allowed here, would answer)",
+      "http://user:pw@127.0.0.1:PORT/r4",
+      /^Source refused: credentials in the URL are not accepted$/,
+    ],
     ["a file", "file:///etc/passwd", /^Source refused: only http and https URLs are fetched \(got file:\)$/],
     ["gopher", "gopher://127.0.0.1:PORT/_r5", /^Source refused: only http and https URLs are fetched \(got gopher:\)$/],
     ["a scheme-relative private address", "//10.0.0.5/r6", /^Source refused: 10\.0\.0\.5 is not a public address$/],
@@ -181,12 +213,15 @@ describe("encoder deliveries: only QStash-signed requests are accepted", () => {
     const url = `${prod.stack.info.encoderUrl}/deliveries/jobs`;
     const body = JSON.stringify({ jobId: randomUUID() });
     const sign = (key: string, signedBody: string) => qstashSignature(key, url, signedBody);
-    const post = (headers: Record<string, string>) => fetch(url, { method: "POST", headers: { "content-type": "application/json", ...headers }, body });
+    const post = (headers: Record<string, string>) =>
+      fetch(url, { method: "POST", headers: { "content-type": "application/json", ...headers }, body });
 
     expect((await post({})).status).toBe(401);
     expect((await post({ "Upstash-Signature": await sign("not-the-signing-key", body) })).status).toBe(401);
     const key = prod.stack.info.cloud.qstash.currentSigningKey;
-    expect((await post({ "Upstash-Signature": await sign(key, JSON.stringify({ jobId: randomUUID() })) })).status).toBe(401);
+    expect((await post({ "Upstash-Signature": await sign(key, JSON.stringify({ jobId: randomUUID() })) })).status).toBe(
+      401,
+    );
     // Signed by QStash with the right key, but for the Worker's webhook route: replayed here, refused.
     const forTheWorker = await qstashSignature(key, `${prod.stack.info.apiUrl}/internal/webhook-deliveries`, body);
     expect((await post({ "Upstash-Signature": forTheWorker })).status).toBe(401);

@@ -25,7 +25,11 @@ export interface Victim extends Caller {
 }
 
 async function create(victim: Caller, marker: string): Promise<string> {
-  const res = await clientAs(victim).createJob({ inputUrl: `https://media.example.com/${marker}.mp4`, preset: "mp4_264_720p", metadata: { marker } });
+  const res = await clientAs(victim).createJob({
+    inputUrl: `https://media.example.com/${marker}.mp4`,
+    preset: "mp4_264_720p",
+    metadata: { marker },
+  });
   if (res.status !== 201) throw new Error(`victim job: ${res.status} ${res.text}`);
   return res.body.id;
 }
@@ -33,7 +37,14 @@ async function create(victim: Caller, marker: string): Promise<string> {
 async function createTimeline(victim: Caller, marker: string): Promise<string> {
   const edl: EdlDocument = {
     version: "1.0",
-    timeline: { tracks: [{ type: "video", clips: [{ id: marker, src: `https://media.example.com/${marker}.mp4`, in: 0, out: 5, startTime: 0 }] }] },
+    timeline: {
+      tracks: [
+        {
+          type: "video",
+          clips: [{ id: marker, src: `https://media.example.com/${marker}.mp4`, in: 0, out: 5, startTime: 0 }],
+        },
+      ],
+    },
   };
   const res = await clientAs(victim).createEdlJob({ edl, metadata: { name: marker } });
   if (res.status !== 201) throw new Error(`victim timeline: ${res.status} ${res.text}`);
@@ -49,14 +60,26 @@ export async function seedVictim(): Promise<Victim> {
   const marker = `victim-${randomUUID()}`;
   const victim = await account("pro");
   const hook = await admin.setWebhook(victim.accountId, `https://hooks.example.com/${marker}`);
-  const ids = await Promise.all(VICTIM_STATES.map((state) => (state === "edl" ? createTimeline(victim, marker) : create(victim, marker))));
+  const ids = await Promise.all(
+    VICTIM_STATES.map((state) => (state === "edl" ? createTimeline(victim, marker) : create(victim, marker))),
+  );
   const byState = Object.fromEntries(VICTIM_STATES.map((state, i) => [state, ids[i]])) as Record<VictimState, string>;
 
   expectOk("claim", await internal(`/jobs/${byState.processing}/claim`, { attempt: 0 }));
-  const outputKeys = [await completeJob(byState.completed, victim.accountId), await completeJob(byState.legacy, victim.accountId)];
+  const outputKeys = [
+    await completeJob(byState.completed, victim.accountId),
+    await completeJob(byState.legacy, victim.accountId),
+  ];
   await admin.db.update(jobs).set({ storageLayout: "legacy" }).where(eq(jobs.id, byState.legacy));
   expectOk("claim", await internal(`/jobs/${byState.failed}/claim`, { attempt: 0 }));
-  expectOk("fail", await internal(`/jobs/${byState.failed}/fail`, { errorMessage: `download failed: ${marker}`, attempt: 0, final: true }));
+  expectOk(
+    "fail",
+    await internal(`/jobs/${byState.failed}/fail`, {
+      errorMessage: `download failed: ${marker}`,
+      attempt: 0,
+      final: true,
+    }),
+  );
   const cancelled = await clientAs(victim).cancelJob(byState.cancelled);
   if (cancelled.status !== 200) throw new Error(`victim cancel: ${cancelled.status} ${cancelled.text}`);
 

@@ -9,7 +9,16 @@ import fc from "fast-check";
 /** A JSON value as text, built from parts so nothing normalises it on the way out. */
 export type JsonText = string;
 
-export const PROTOTYPE_KEYS = ["__proto__", "constructor", "prototype", "toString", "valueOf", "hasOwnProperty", "__defineGetter__", "isPrototypeOf"];
+export const PROTOTYPE_KEYS = [
+  "__proto__",
+  "constructor",
+  "prototype",
+  "toString",
+  "valueOf",
+  "hasOwnProperty",
+  "__defineGetter__",
+  "isPrototypeOf",
+];
 
 const ODD_STRINGS = [
   "",
@@ -51,12 +60,35 @@ export const shortHostileString: fc.Arbitrary<string> = fc.oneof(
 /** The same, and long ones: a few KB to a few hundred KB, inside the body limits. */
 export const hostileString: fc.Arbitrary<string> = fc.oneof(
   { arbitrary: shortHostileString, weight: 10 },
-  { arbitrary: fc.tuple(fc.string({ minLength: 1, maxLength: 4 }), fc.integer({ min: 1_000, max: 60_000 })).map(([s, n]) => s.repeat(n)), weight: 1 },
+  {
+    arbitrary: fc
+      .tuple(fc.string({ minLength: 1, maxLength: 4 }), fc.integer({ min: 1_000, max: 60_000 }))
+      .map(([s, n]) => s.repeat(n)),
+    weight: 1,
+  },
 );
 
 /** Numbers as JSON text, including what a double cannot hold (1e400 parses to Infinity). */
 const numberText: fc.Arbitrary<JsonText> = fc.oneof(
-  fc.constantFrom("1e308", "-1e308", "1e309", "-1e400", "-0", "-0.0", "0", "5e-324", "1e-400", "9007199254740993", "123456789012345678901234567890", "0.1", "-1", "1.5", "2", "1E2", "1e+2"),
+  fc.constantFrom(
+    "1e308",
+    "-1e308",
+    "1e309",
+    "-1e400",
+    "-0",
+    "-0.0",
+    "0",
+    "5e-324",
+    "1e-400",
+    "9007199254740993",
+    "123456789012345678901234567890",
+    "0.1",
+    "-1",
+    "1.5",
+    "2",
+    "1E2",
+    "1e+2",
+  ),
   fc.double({ noNaN: true, noDefaultInfinity: true }).map((n) => JSON.stringify(n)),
   fc.integer().map(String),
 );
@@ -79,11 +111,13 @@ export const objectText = (entries: fc.Arbitrary<[string, JsonText][]>): fc.Arbi
   entries.map((list) => `{${list.map(([k, v]) => `${JSON.stringify(k)}:${v}`).join(",")}}`);
 
 /** Any JSON value, shallow: objects with hostile (and repeated) keys, arrays, odd scalars. */
-export const jsonText: fc.Arbitrary<JsonText> = fc.letrec<{ value: JsonText; array: JsonText; object: JsonText }>((tie) => ({
-  value: fc.oneof({ depthSize: "small", withCrossShrink: true }, scalarText, tie("array"), tie("object")),
-  array: fc.array(tie("value"), { maxLength: 5 }).map((items) => `[${items.join(",")}]`),
-  object: objectText(fc.array(fc.tuple(hostileKey, tie("value")), { maxLength: 5 })),
-})).value;
+export const jsonText: fc.Arbitrary<JsonText> = fc.letrec<{ value: JsonText; array: JsonText; object: JsonText }>(
+  (tie) => ({
+    value: fc.oneof({ depthSize: "small", withCrossShrink: true }, scalarText, tie("array"), tie("object")),
+    array: fc.array(tie("value"), { maxLength: 5 }).map((items) => `[${items.join(",")}]`),
+    object: objectText(fc.array(fc.tuple(hostileKey, tie("value")), { maxLength: 5 })),
+  }),
+).value;
 
 /** Nesting far past any real document: arrays, objects, or both, up to 100k levels. */
 export const deeplyNested: fc.Arbitrary<JsonText> = fc
@@ -100,13 +134,30 @@ export const brokenText = (document: fc.Arbitrary<JsonText>): fc.Arbitrary<strin
     }),
     document.map((text) => `\ufeff${text}`),
     document.map((text) => `${text}${text}`),
-    fc.constantFrom("", " ", "undefined", "NaN", "{'a':1}", "[1,]", '{"a":1,}', '{"a" 1}', "{}garbage", "\u0000", "1".repeat(400), '"unterminated'),
+    fc.constantFrom(
+      "",
+      " ",
+      "undefined",
+      "NaN",
+      "{'a':1}",
+      "[1,]",
+      '{"a":1,}',
+      '{"a" 1}',
+      "{}garbage",
+      "\u0000",
+      "1".repeat(400),
+      '"unterminated',
+    ),
   );
 
 /** Bytes that are not UTF-8 (overlong forms, CESU-8 surrogates, stray continuations) around JSON. */
 export const invalidUtf8 = (document: fc.Arbitrary<JsonText>): fc.Arbitrary<Buffer> =>
   fc
-    .tuple(document, fc.nat(), fc.constantFrom([0xff], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [0x80], [0xf8, 0x88, 0x80, 0x80, 0x80], [0x00]))
+    .tuple(
+      document,
+      fc.nat(),
+      fc.constantFrom([0xff], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [0x80], [0xf8, 0x88, 0x80, 0x80, 0x80], [0x00]),
+    )
     .map(([text, at, bytes]) => {
       const raw = Buffer.from(text, "utf8");
       const i = raw.length ? at % raw.length : 0;
@@ -133,8 +184,18 @@ export const anyBody = (document: fc.Arbitrary<JsonText>, maxBytes: number): fc.
 
 /** A Latin-1 header value as node:http puts it on the wire (HTTP forbids CR, LF and NUL). */
 export const headerValue: fc.Arbitrary<string> = fc.oneof(
-  fc.string({ unit: fc.integer({ min: 0x20, max: 0xff }).filter((c) => c !== 0x7f).map((c) => String.fromCharCode(c)), maxLength: 60 }),
-  shortHostileString.map((s) => Buffer.from(s, "utf8").toString("latin1").replace(/[\u0000-\u0008\u000a-\u001f\u007f]/g, "")),
+  fc.string({
+    unit: fc
+      .integer({ min: 0x20, max: 0xff })
+      .filter((c) => c !== 0x7f)
+      .map((c) => String.fromCharCode(c)),
+    maxLength: 60,
+  }),
+  shortHostileString.map((s) =>
+    Buffer.from(s, "utf8")
+      .toString("latin1")
+      .replace(/[\u0000-\u0008\u000a-\u001f\u007f]/g, ""),
+  ),
 );
 
 export const contentType: fc.Arbitrary<string | undefined> = fc.option(
@@ -160,7 +221,11 @@ export const contentType: fc.Arbitrary<string | undefined> = fc.option(
 export const extraHeaders: fc.Arbitrary<Record<string, string>> = fc
   .record(
     {
-      "Idempotency-Key": fc.oneof(fc.string({ minLength: 1, maxLength: 40 }).map((s) => s.replace(/[^\x21-\x7e]/g, "k")), headerValue, fc.constantFrom("", "x".repeat(255), "x".repeat(256), "y".repeat(4000))),
+      "Idempotency-Key": fc.oneof(
+        fc.string({ minLength: 1, maxLength: 40 }).map((s) => s.replace(/[^\x21-\x7e]/g, "k")),
+        headerValue,
+        fc.constantFrom("", "x".repeat(255), "x".repeat(256), "y".repeat(4000)),
+      ),
       Accept: fc.oneof(fc.constantFrom("application/json", "*/*", "text/html", "application/xml"), headerValue),
       "Accept-Encoding": fc.constantFrom("gzip", "br", "identity", "*", "gzip;q=0, deflate"),
       "X-Forwarded-For": fc.constantFrom("127.0.0.1", "10.0.0.1", "::1", "1.2.3.4, 5.6.7.8"),
@@ -172,34 +237,83 @@ export const extraHeaders: fc.Arbitrary<Record<string, string>> = fc
     { requiredKeys: [] },
   )
   .chain((headers) =>
-    fc.dictionary(fc.stringMatching(/^x-[a-z0-9-]{1,20}$/), headerValue, { maxKeys: 3 }).map((more) => ({ ...more, ...headers })),
+    fc
+      .dictionary(fc.stringMatching(/^x-[a-z0-9-]{1,20}$/), headerValue, { maxKeys: 3 })
+      .map((more) => ({ ...more, ...headers })),
   );
 
 /** The bytes of `text` (UTF-8) percent-encoded, leaving unreserved characters as they are. */
 export function percentEncode(text: string): string {
-  return [...Buffer.from(text, "utf8")].map((b) => (/[A-Za-z0-9\-._~]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `%${b.toString(16).toUpperCase().padStart(2, "0")}`)).join("");
+  return [...Buffer.from(text, "utf8")]
+    .map((b) =>
+      /[A-Za-z0-9\-._~]/.test(String.fromCharCode(b))
+        ? String.fromCharCode(b)
+        : `%${b.toString(16).toUpperCase().padStart(2, "0")}`,
+    )
+    .join("");
 }
 
 /** Escapes that decode to nothing valid: stray %, bad hex, overlong and surrogate UTF-8, NUL. */
-const BROKEN_ESCAPES = ["%", "%%", "%zz", "%4", "%ED%A0%80", "%C0%AF", "%FF", "%00", "%E0%A4%A", "+", "%2F", "%2e%2e", "%u0041"];
+const BROKEN_ESCAPES = [
+  "%",
+  "%%",
+  "%zz",
+  "%4",
+  "%ED%A0%80",
+  "%C0%AF",
+  "%FF",
+  "%00",
+  "%E0%A4%A",
+  "+",
+  "%2F",
+  "%2e%2e",
+  "%u0041",
+];
 
 /** A query or path component: percent-encoded text, raw characters, or broken escapes. */
 export const urlComponent: fc.Arbitrary<string> = fc.oneof(
   shortHostileString.map(percentEncode),
   fc.stringMatching(/^[A-Za-z0-9\-._~!$'()*,;:@]{0,12}$/),
-  fc.array(fc.oneof(fc.constantFrom(...BROKEN_ESCAPES), fc.stringMatching(/^[a-z0-9]{0,3}$/)), { minLength: 1, maxLength: 4 }).map((parts) => parts.join("")),
+  fc
+    .array(fc.oneof(fc.constantFrom(...BROKEN_ESCAPES), fc.stringMatching(/^[a-z0-9]{0,3}$/)), {
+      minLength: 1,
+      maxLength: 4,
+    })
+    .map((parts) => parts.join("")),
 );
 
 /** Values the list's numbers and filters might be given. */
 const queryValue = fc.oneof(
-  fc.constantFrom("0", "-1", "1", "2", "1.5", "1e3", "99999999999999999999999", "0x10", "+5", "%203", "NaN", "Infinity", "", "00001", "%D9%A1", "100", "101", "1000000001"),
+  fc.constantFrom(
+    "0",
+    "-1",
+    "1",
+    "2",
+    "1.5",
+    "1e3",
+    "99999999999999999999999",
+    "0x10",
+    "+5",
+    "%203",
+    "NaN",
+    "Infinity",
+    "",
+    "00001",
+    "%D9%A1",
+    "100",
+    "101",
+    "1000000001",
+  ),
   fc.constantFrom("queued", "processing", "completed", "failed", "cancelled", "mp4_264_720p", "edl_custom", "QUEUED"),
   urlComponent,
 );
 
 const queryKey = fc.oneof(
   { arbitrary: fc.constantFrom("page", "limit", "status", "preset"), weight: 4 },
-  { arbitrary: fc.constantFrom("page[]", "limit[0]", "__proto__", "constructor", "accountId", "account_id", "PAGE"), weight: 1 },
+  {
+    arbitrary: fc.constantFrom("page[]", "limit[0]", "__proto__", "constructor", "accountId", "account_id", "PAGE"),
+    weight: 1,
+  },
   { arbitrary: urlComponent, weight: 1 },
 );
 
@@ -209,7 +323,9 @@ export const queryString: fc.Arbitrary<string> = fc
     fc.array(fc.tuple(queryKey, fc.option(queryValue, { nil: undefined })), { maxLength: 6 }),
     fc.constantFrom("&", "&&", ";", "&amp;"),
   )
-  .map(([pairs, separator]) => (pairs.length ? `?${pairs.map(([k, v]) => (v === undefined ? k : `${k}=${v}`)).join(separator)}` : ""));
+  .map(([pairs, separator]) =>
+    pairs.length ? `?${pairs.map(([k, v]) => (v === undefined ? k : `${k}=${v}`)).join(separator)}` : "",
+  );
 
 /** A path segment where a job id goes: UUIDs of every version and case, near-misses and junk. */
 export const pathId = (ownIds: string[]): fc.Arbitrary<string> =>
@@ -220,7 +336,20 @@ export const pathId = (ownIds: string[]): fc.Arbitrary<string> =>
     fc.uuid().map((id) => id.replace(/-/g, "")),
     fc.uuid().map((id) => `${id}%00`),
     fc.uuid().map((id) => `${id}.json`),
-    fc.constantFrom("00000000-0000-0000-0000-000000000000", "ffffffff-ffff-ffff-ffff-ffffffffffff", "..", ".", "%2e%2e", "null", "undefined", "0", "-1", "%20", "~", "*"),
+    fc.constantFrom(
+      "00000000-0000-0000-0000-000000000000",
+      "ffffffff-ffff-ffff-ffff-ffffffffffff",
+      "..",
+      ".",
+      "%2e%2e",
+      "null",
+      "undefined",
+      "0",
+      "-1",
+      "%20",
+      "~",
+      "*",
+    ),
     ...(ownIds.length ? [fc.constantFrom(...ownIds)] : []),
     urlComponent.filter((s) => s.length > 0 && !s.includes("/") && !s.includes("?") && !s.includes("#")),
   );

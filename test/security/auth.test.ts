@@ -20,7 +20,14 @@ interface Route {
 }
 
 const JOB_BODY = JSON.stringify({ inputUrl: "https://media.example.com/a.mp4", preset: "mp4_264_720p" });
-const EDL = { version: "1.0", timeline: { tracks: [{ type: "video", clips: [{ id: "a", src: "https://media.example.com/a.mp4", in: 0, out: 1, startTime: 0 }] }] } };
+const EDL = {
+  version: "1.0",
+  timeline: {
+    tracks: [
+      { type: "video", clips: [{ id: "a", src: "https://media.example.com/a.mp4", in: 0, out: 1, startTime: 0 }] },
+    ],
+  },
+};
 
 const JOB_ROUTES: Route[] = [
   { method: "GET", path: (id) => `/jobs/${id}` },
@@ -103,7 +110,10 @@ describe("campaign: every route × every bad credential gives the contract's 401
     const revokedModern = await admin.createKey(victim.accountId);
     const revokedLegacy = await admin.createKey(victim.accountId, true);
     // Used once before revocation, so a cached lookup would be what answers if revocation failed to reach it.
-    for (const key of [revokedModern, revokedLegacy]) expect((await send({ method: "GET", path: "/jobs", caller: { ...victim, apiKey: key.apiKey } })).status).toBe(200);
+    for (const key of [revokedModern, revokedLegacy])
+      expect((await send({ method: "GET", path: "/jobs", caller: { ...victim, apiKey: key.apiKey } })).status).toBe(
+        200,
+      );
     await admin.revokeKey(revokedModern.apiKey);
     await admin.revokeKey(revokedLegacy.keyId);
     cases = badAuthorizations(victim.apiKey, [revokedModern.apiKey, revokedLegacy.apiKey]);
@@ -114,11 +124,15 @@ describe("campaign: every route × every bad credential gives the contract's 401
     it(`${name}: ${route.path(":id") === "/presets" ? "every bad header (none is fine here)" : "no header and every bad one"}`, async () => {
       // On /presets no header, or an empty one, is the free view, not a 401
       // (test/workerd/auth-header.test.ts).
-      const applicable = route.path("") === "/presets" ? cases.filter(([, header]) => header !== undefined && header !== "") : cases;
+      const applicable =
+        route.path("") === "/presets" ? cases.filter(([, header]) => header !== undefined && header !== "") : cases;
       const requests: Outgoing[] = applicable.map(([, authorization]) => ({
         method: route.method,
         path: route.path(victim.jobs.queued),
-        headers: { "Content-Type": "application/json", ...(authorization === undefined ? {} : { Authorization: authorization }) },
+        headers: {
+          "Content-Type": "application/json",
+          ...(authorization === undefined ? {} : { Authorization: authorization }),
+        },
         body: route.body,
       }));
       const responses = await sendAll(requests);
@@ -128,7 +142,9 @@ describe("campaign: every route × every bad credential gives the contract's 401
 
   it("the refused DELETEs left the victim's queued job queued, and the refused POSTs created nothing", async () => {
     expect(bodyOf(await clientAs(victim).getJob(victim.jobs.queued), 200).status).toBe("queued");
-    expect(bodyOf(await clientAs(victim).listJobs({ limit: 100 }), 200).pagination.totalCount).toBe(VICTIM_STATES.length);
+    expect(bodyOf(await clientAs(victim).listJobs({ limit: 100 }), 200).pagination.totalCount).toBe(
+      VICTIM_STATES.length,
+    );
   });
 
   it("GET /presets with no header at all is the free view, not a 401", async () => {
@@ -155,16 +171,24 @@ describe("campaign: another account's jobs are 404 on every job route and stay a
   beforeAll(async () => {
     victim = await seedVictim();
     attacker = await account("enterprise");
-    before = new Map(await Promise.all(VICTIM_STATES.map(async (s) => [victim.jobs[s], await ownerView(victim.jobs[s])] as const)));
+    before = new Map(
+      await Promise.all(VICTIM_STATES.map(async (s) => [victim.jobs[s], await ownerView(victim.jobs[s])] as const)),
+    );
   });
 
   /** The victim's ids as sent, and spelled the other ways that name the same row. */
-  const spellings = (id: string) => [id, id.toUpperCase(), id.replace(/[a-f]/, (c) => `%${c.charCodeAt(0).toString(16)}`)];
+  const spellings = (id: string) => [
+    id,
+    id.toUpperCase(),
+    id.replace(/[a-f]/, (c) => `%${c.charCodeAt(0).toString(16)}`),
+  ];
 
   for (const route of JOB_ROUTES) {
     it(`${route.method} ${route.path(":id")} with each of the victim's jobs, in every state and spelling → 404`, async () => {
       const requests = VICTIM_STATES.flatMap((state) =>
-        spellings(victim.jobs[state]).map((id): Outgoing => ({ method: route.method, path: route.path(id), caller: attacker })),
+        spellings(victim.jobs[state]).map(
+          (id): Outgoing => ({ method: route.method, path: route.path(id), caller: attacker }),
+        ),
       );
       for (const res of await sendAll(requests)) {
         expect(res.status, res.text).toBe(404);
@@ -189,8 +213,20 @@ describe("campaign: another account's jobs are 404 on every job route and stay a
   it("the attacker's list shows its own job and none of the victim's, whatever the filters", async () => {
     const own = await send({ method: "POST", path: "/jobs", caller: attacker, body: JOB_BODY });
     expect(own.status).toBe(201);
-    const filters = ["", "status=queued", "status=completed", "status=failed", "status=cancelled", "status=processing", "preset=mp4_264_720p", "preset=edl_custom", "page=2&limit=1"];
-    for (const res of await sendAll(filters.map((q) => ({ method: "GET", path: `/jobs?limit=100&${q}`, caller: attacker })))) {
+    const filters = [
+      "",
+      "status=queued",
+      "status=completed",
+      "status=failed",
+      "status=cancelled",
+      "status=processing",
+      "preset=mp4_264_720p",
+      "preset=edl_custom",
+      "page=2&limit=1",
+    ];
+    for (const res of await sendAll(
+      filters.map((q) => ({ method: "GET", path: `/jobs?limit=100&${q}`, caller: attacker })),
+    )) {
       expectContractBody(jobList, res);
       const ids = (res.body as { jobs: { id: string }[] }).jobs.map((j) => j.id);
       expect(ids.every((id) => id === (own.body as { id: string }).id)).toBe(true);

@@ -91,7 +91,12 @@ const ROUTES: LimitedRoute[] = [
  * exchange, which sends a request again when a reused connection is reset, as a client should:
  * here that reset is what is looked for.
  */
-function onAgent(agent: Agent, path: string, options: RequestOptions, body?: string): Promise<{ status: number; reused: boolean }> {
+function onAgent(
+  agent: Agent,
+  path: string,
+  options: RequestOptions,
+  body?: string,
+): Promise<{ status: number; reused: boolean }> {
   return new Promise((resolve, reject) => {
     const outgoing = httpRequest(new URL(path, stack.apiUrl), { ...options, agent }, (res) => {
       res.resume();
@@ -132,13 +137,23 @@ describe("campaign: request bodies over the limit get 413", () => {
     });
   }
 
-  for (const [sent, length] of [["a declared length", true], ["a chunked body cut off at the limit", false]] as const) {
+  for (const [sent, length] of [
+    ["a declared length", true],
+    ["a chunked body cut off at the limit", false],
+  ] as const) {
     it(`after a 413 on ${sent}, the same connection serves the next request`, async () => {
       const over = ROUTES[0].body(BODY_LIMITS.job + 1);
-      const framing = length ? { "Content-Length": String(Buffer.byteLength(over)) } : { "Transfer-Encoding": "chunked" };
+      const framing = length
+        ? { "Content-Length": String(Buffer.byteLength(over)) }
+        : { "Transfer-Encoding": "chunked" };
       const agent = new Agent({ keepAlive: true, maxSockets: 1 });
       try {
-        const first = await onAgent(agent, "/api/v1/jobs", { method: "POST", headers: { "Content-Type": "application/json", ...framing } }, over);
+        const first = await onAgent(
+          agent,
+          "/api/v1/jobs",
+          { method: "POST", headers: { "Content-Type": "application/json", ...framing } },
+          over,
+        );
         const second = await onAgent(agent, "/healthz", { method: "GET" });
         expect(first.status).toBe(413);
         expect(second).toEqual({ status: 200, reused: true });
@@ -163,7 +178,9 @@ describe("campaign: a body whose own framing is broken is a 400, never a 500", (
       const socket = connect(Number(port), hostname, () => socket.write(request));
       socket.on("data", (chunk) => (answer += chunk));
       socket.on("error", reject);
-      socket.on("close", () => resolve({ status: Number(answer.split(" ")[1]), body: answer.slice(answer.indexOf("\r\n\r\n") + 4) }));
+      socket.on("close", () =>
+        resolve({ status: Number(answer.split(" ")[1]), body: answer.slice(answer.indexOf("\r\n\r\n") + 4) }),
+      );
     });
   }
   const chunked = (path: string, headers: string, chunks: string) =>
@@ -171,17 +188,21 @@ describe("campaign: a body whose own framing is broken is a 400, never a 500", (
 
   for (const [name, chunks] of [
     ["a chunk size that is not hex", "zz\r\n{}\r\n0\r\n\r\n"],
-    ["a chunk longer than its size", "2\r\n{\"a\":1}\r\n0\r\n\r\n"],
+    ["a chunk longer than its size", '2\r\n{"a":1}\r\n0\r\n\r\n'],
   ] as const) {
     it(`POST /jobs, ${name}: 400 Invalid JSON "could not be read" (hono's bodyLimit read it uncaught: a 500)`, async () => {
-      const { status, body } = await onTheWire(chunked("/api/v1/jobs", `Authorization: Bearer ${caller.apiKey}\r\nContent-Type: application/json\r\n`, chunks));
+      const { status, body } = await onTheWire(
+        chunked("/api/v1/jobs", `Authorization: Bearer ${caller.apiKey}\r\nContent-Type: application/json\r\n`, chunks),
+      );
       expect(status).toBe(400);
       expect(body).toContain('"error":"Invalid JSON"');
       expect(body).toContain("could not be read");
     });
 
     it(`the dashboard's sign-in form, ${name}: a 400 page`, async () => {
-      const { status, body } = await onTheWire(chunked("/dashboard/sign-in", "Content-Type: application/x-www-form-urlencoded\r\n", chunks));
+      const { status, body } = await onTheWire(
+        chunked("/dashboard/sign-in", "Content-Type: application/x-www-form-urlencoded\r\n", chunks),
+      );
       expect(status).toBe(400);
       expect(body).toContain("That form could not be read.");
     });
@@ -191,9 +212,17 @@ describe("campaign: a body whose own framing is broken is a 400, never a 500", (
 describe("campaign: JSON too deep or too large to parse safely is a 400, never a 500", () => {
   const nestedArrays = (depth: number) => `${"[".repeat(depth)}${"]".repeat(depth)}`;
 
-  for (const [method, path] of [["POST", "/jobs"], ["PUT", "/edl"], ["POST", "/edl"]]) {
+  for (const [method, path] of [
+    ["POST", "/jobs"],
+    ["PUT", "/edl"],
+    ["POST", "/edl"],
+  ]) {
     it(`${method} ${path}: 100,000 levels of arrays, objects and both → 400 Invalid JSON naming the depth`, async () => {
-      for (const body of [nestedArrays(100_000), `${'{"a":'.repeat(100_000)}1${"}".repeat(100_000)}`, `{"edl":${'[{"a":'.repeat(50_000)}1${"}]".repeat(50_000)}}`]) {
+      for (const body of [
+        nestedArrays(100_000),
+        `${'{"a":'.repeat(100_000)}1${"}".repeat(100_000)}`,
+        `{"edl":${'[{"a":'.repeat(50_000)}1${"}]".repeat(50_000)}}`,
+      ]) {
         const res = await send({ method, path, caller, body });
         expectContractError(res, { allowed: ["Invalid JSON"] });
         expect((res.body as { message: string }).message).toContain(`nests deeper than ${MAX_JSON_DEPTH} levels`);
@@ -204,9 +233,16 @@ describe("campaign: JSON too deep or too large to parse safely is a 400, never a
   it(`metadata nested to the depth limit is stored; one level more is refused`, async () => {
     // The body's own object is the first level.
     const metadata = (depth: number) => `${'{"a":'.repeat(depth)}1${"}".repeat(depth)}`;
-    const body = (depth: number) => `{"inputUrl":"https://media.example.com/a.mp4","preset":"mp4_264_720p","metadata":${metadata(depth)}}`;
-    expectContractBody(creationResponse, await send({ method: "POST", path: "/jobs", caller, body: body(MAX_JSON_DEPTH - 1) }), 201);
-    expectContractError(await send({ method: "POST", path: "/jobs", caller, body: body(MAX_JSON_DEPTH) }), { allowed: ["Invalid JSON"] });
+    const body = (depth: number) =>
+      `{"inputUrl":"https://media.example.com/a.mp4","preset":"mp4_264_720p","metadata":${metadata(depth)}}`;
+    expectContractBody(
+      creationResponse,
+      await send({ method: "POST", path: "/jobs", caller, body: body(MAX_JSON_DEPTH - 1) }),
+      201,
+    );
+    expectContractError(await send({ method: "POST", path: "/jobs", caller, body: body(MAX_JSON_DEPTH) }), {
+      allowed: ["Invalid JSON"],
+    });
   });
 
   it(`4 MiB of empty objects (1.3 million) → 400, not parsed`, async () => {
@@ -214,7 +250,9 @@ describe("campaign: JSON too deep or too large to parse safely is a 400, never a
     expect(body.length).toBeLessThanOrEqual(BODY_LIMITS.timeline);
     const res = await send({ method: "PUT", path: "/edl", caller, body });
     expectContractError(res, { allowed: ["Invalid JSON"] });
-    expect((res.body as { message: string }).message).toContain(`holds more than ${MAX_JSON_CONTAINERS} arrays and objects`);
+    expect((res.body as { message: string }).message).toContain(
+      `holds more than ${MAX_JSON_CONTAINERS} arrays and objects`,
+    );
   });
 });
 
@@ -222,17 +260,36 @@ describe("campaign: timelines far past their plan's limits are refused on their 
   const hundredThousand = timeline(Array.from({ length: 100_000 }, () => ({})));
 
   it("PUT /edl: 100,000 empty clips on the free plan → valid false with the one plan-limit error", async () => {
-    const res = await send({ method: "PUT", path: "/edl", caller: free, body: JSON.stringify({ edl: hundredThousand }) });
+    const res = await send({
+      method: "PUT",
+      path: "/edl",
+      caller: free,
+      body: JSON.stringify({ edl: hundredThousand }),
+    });
     expectContractBody(edlValidation, res);
-    expect(res.body).toMatchObject({ valid: false, errors: ["Too many clips for the Starter plan: 100000 (maximum 5)"], stats: { clips: 100_000 } });
+    expect(res.body).toMatchObject({
+      valid: false,
+      errors: ["Too many clips for the Starter plan: 100000 (maximum 5)"],
+      stats: { clips: 100_000 },
+    });
     expect(res.text.length).toBeLessThan(2000);
   });
 
   it("POST /edl: the same is 400 EDL validation failed with that error alone, and takes no quota", async () => {
-    const res = await send({ method: "POST", path: "/edl", caller: free, body: JSON.stringify({ edl: hundredThousand }) });
+    const res = await send({
+      method: "POST",
+      path: "/edl",
+      caller: free,
+      body: JSON.stringify({ edl: hundredThousand }),
+    });
     expectContractError(res, { allowed: ["EDL validation failed"] });
-    expect((res.body as { errors: string[] }).errors).toEqual(["Too many clips for the Starter plan: 100000 (maximum 5)"]);
-    const created = await clientAs(free).createJob({ inputUrl: "https://media.example.com/a.mp4", preset: "mp4_264_720p" });
+    expect((res.body as { errors: string[] }).errors).toEqual([
+      "Too many clips for the Starter plan: 100000 (maximum 5)",
+    ]);
+    const created = await clientAs(free).createJob({
+      inputUrl: "https://media.example.com/a.mp4",
+      preset: "mp4_264_720p",
+    });
     expectStatus(created, 201);
     expect(created.body.user.remainingJobs).toBe(9);
   });
@@ -240,14 +297,18 @@ describe("campaign: timelines far past their plan's limits are refused on their 
   it("100,000 empty tracks → valid false with the track-limit error alone", async () => {
     const edl = { version: "1.0", timeline: { tracks: Array.from({ length: 100_000 }, () => ({})) } };
     const res = await send({ method: "PUT", path: "/edl", caller: free, body: JSON.stringify({ edl }) });
-    expect(res.body).toMatchObject({ valid: false, errors: ["Too many tracks for the Starter plan: 100000 (maximum 2)"] });
+    expect(res.body).toMatchObject({
+      valid: false,
+      errors: ["Too many tracks for the Starter plan: 100000 (maximum 2)"],
+    });
   });
 });
 
 describe("the limits leave room for the largest real timeline", () => {
   /** 1,000 clips, 500 distinct 1,500-character signed URLs, every field set: about 3 MiB. */
   function largestEnterpriseTimeline() {
-    const url = (i: number) => `https://bucket.s3.eu-west-1.amazonaws.com/media/${i}.mp4?X-Amz-Signature=${"0".repeat(1400)}`;
+    const url = (i: number) =>
+      `https://bucket.s3.eu-west-1.amazonaws.com/media/${i}.mp4?X-Amz-Signature=${"0".repeat(1400)}`;
     const clips = Array.from({ length: 1000 }, (_, i) => ({
       id: `clip-${i}`,
       src: url(i % 250),
@@ -263,7 +324,17 @@ describe("the limits leave room for the largest real timeline", () => {
       filters: ["x"],
       transition: { type: "fade" },
     }));
-    const output = { resolution: "1920x1080", fps: 30, container: "mp4", videoCodec: "libx264", audioCodec: "aac", videoBitrate: "5000k", audioBitrate: "192k", preset: "veryfast", crf: 23 };
+    const output = {
+      resolution: "1920x1080",
+      fps: 30,
+      container: "mp4",
+      videoCodec: "libx264",
+      audioCodec: "aac",
+      videoBitrate: "5000k",
+      audioBitrate: "192k",
+      preset: "veryfast",
+      crf: 23,
+    };
     return { version: "1.0", output, timeline: { tracks: [{ type: "video", clips }] } };
   }
 

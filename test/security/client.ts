@@ -65,15 +65,24 @@ function expectNoLeaks(req: WireRequest, res: Answer, caller?: Caller) {
   const headerLines = [...res.headers].map(([name, value]) => `${name}: ${value}`);
   const own = caller ? (storedUrls.get(caller.accountId) ?? new Set<string>()) : new Set<string>();
   const request = [requestText(req), ...own].join("\n");
-  const leaks = findLeaks(`${headerLines.join("\n")}\n${res.text}`, stack, { ownAccountId: caller?.accountId, request });
-  if (leaks.length) throw new Error(`${req.method} ${req.path} → ${res.status} leaks ${leaks.join("; ")}\n${res.text.slice(0, 2000)}`);
+  const leaks = findLeaks(`${headerLines.join("\n")}\n${res.text}`, stack, {
+    ownAccountId: caller?.accountId,
+    request,
+  });
+  if (leaks.length)
+    throw new Error(`${req.method} ${req.path} → ${res.status} leaks ${leaks.join("; ")}\n${res.text.slice(0, 2000)}`);
   const created = createdInputUrl(req, res);
   if (caller && created !== undefined) storedUrls.set(caller.accountId, own.add(created));
 }
 
 /** The typed client as this caller (anonymous without one); its answers are scanned for leaks too. */
 export function clientAs(caller?: Caller) {
-  return createApiClient({ baseUrl: stack.apiUrl, apiKey: caller?.apiKey, exchange: exactExchange, onAnswer: (req, res) => expectNoLeaks(req, res, caller) });
+  return createApiClient({
+    baseUrl: stack.apiUrl,
+    apiKey: caller?.apiKey,
+    exchange: exactExchange,
+    onAnswer: (req, res) => expectNoLeaks(req, res, caller),
+  });
 }
 
 /** Sends one request and returns the whole response; scanned for leaks before it is returned. */
@@ -85,7 +94,10 @@ export function send({ caller, ...request }: Outgoing): Promise<Incoming> {
  * A request whose body the test writes itself, on a connection of its own: `write` gets the
  * request to write to (it need never end it) and the promise of the answer.
  */
-export async function sendStreaming({ caller, ...request }: Outgoing, write: (outgoing: ClientRequest, answered: Promise<Incoming>) => Promise<void>): Promise<Incoming> {
+export async function sendStreaming(
+  { caller, ...request }: Outgoing,
+  write: (outgoing: ClientRequest, answered: Promise<Incoming>) => Promise<void>,
+): Promise<Incoming> {
   const wire = wireRequest(stack.apiUrl, request, caller?.apiKey);
   const res = await exchangeStreaming(wire, write);
   expectNoLeaks(wire, res, caller);

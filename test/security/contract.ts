@@ -46,7 +46,12 @@ export const jobRead = z.strictObject({
   ...jobFields,
   retryCount: count,
   progress: z.number().min(0).max(1).nullable(),
-  metadata: z.strictObject({ createdAt: iso, startedAt: iso.nullable(), completedAt: iso.nullable(), lastCheckedAt: iso.nullable() }),
+  metadata: z.strictObject({
+    createdAt: iso,
+    startedAt: iso.nullable(),
+    completedAt: iso.nullable(),
+    lastCheckedAt: iso.nullable(),
+  }),
   clientMetadata: z.record(z.string(), z.unknown()),
   links: z.strictObject({ self: jobPath, cancel: jobPath.optional(), output: z.string().optional() }),
 });
@@ -62,13 +67,29 @@ const listItem = z.strictObject({
 const listLink = z.string().regex(/^\/api\/v1\/jobs\?/);
 export const jobList = z.strictObject({
   jobs: z.array(listItem),
-  pagination: z.strictObject({ page: z.number().int().min(1), limit: z.number().int().min(1).max(100), totalPages: count, totalCount: count, hasNext: z.boolean(), hasPrev: z.boolean() }),
+  pagination: z.strictObject({
+    page: z.number().int().min(1),
+    limit: z.number().int().min(1).max(100),
+    totalPages: count,
+    totalCount: count,
+    hasNext: z.boolean(),
+    hasPrev: z.boolean(),
+  }),
   links: z.strictObject({ self: listLink, next: listLink.nullable(), prev: listLink.nullable() }),
 });
 
-export const cancelResponse = z.strictObject({ id: uuid, status: z.literal("cancelled"), message: z.string().min(1), cancelledAt: iso });
+export const cancelResponse = z.strictObject({
+  id: uuid,
+  status: z.literal("cancelled"),
+  message: z.string().min(1),
+  cancelledAt: iso,
+});
 
-export const downloadUrlResponse = z.strictObject({ downloadUrl: z.string().url(), expiresAt: iso, message: z.string().min(1) });
+export const downloadUrlResponse = z.strictObject({
+  downloadUrl: z.string().url(),
+  expiresAt: iso,
+  message: z.string().min(1),
+});
 
 const complexity = z.enum(COMPLEXITY_LEVELS);
 const estimate = z.strictObject({ processingTime: z.string().min(1), complexity });
@@ -91,11 +112,21 @@ export const edlValidation = z
     valid: z.boolean(),
     errors: nonEmptyStrings.optional(),
     warnings: nonEmptyStrings.optional(),
-    stats: z.strictObject({ clips: count, duration: z.number().nonnegative(), tracks: count, assets: count, complexity, features: z.array(z.string()) }),
+    stats: z.strictObject({
+      clips: count,
+      duration: z.number().nonnegative(),
+      tracks: count,
+      assets: count,
+      complexity,
+      features: z.array(z.string()),
+    }),
     estimate,
     plan: z.strictObject({ current: z.enum(PLAN_IDS), canProcess: z.boolean() }),
   })
-  .refine((v) => v.valid === (v.errors === undefined) && v.plan.canProcess === v.valid, "valid, errors and canProcess disagree");
+  .refine(
+    (v) => v.valid === (v.errors === undefined) && v.plan.canProcess === v.valid,
+    "valid, errors and canProcess disagree",
+  );
 
 const preset = z.strictObject({
   id: z.string().min(1),
@@ -104,8 +135,14 @@ const preset = z.strictObject({
   specifications: z.strictObject({
     videoCodec: z.string().optional(),
     audioCodec: z.string().optional(),
-    resolution: z.string().regex(/^\d+x\d+$/).optional(),
-    maxrate: z.string().regex(/^\d+k$/).optional(),
+    resolution: z
+      .string()
+      .regex(/^\d+x\d+$/)
+      .optional(),
+    maxrate: z
+      .string()
+      .regex(/^\d+k$/)
+      .optional(),
     crf: z.number().int().optional(),
   }),
   estimatedProcessingTime: z.string().min(1),
@@ -122,7 +159,12 @@ export const presetList = z.strictObject({
     availablePresets: count,
     lockedPresets: count,
     categories: z.array(z.enum(PRESET_CATEGORIES)).length(8),
-    stats: z.strictObject({ total: z.literal(23), byCategory: z.record(z.string(), count), byPlan: z.record(z.string(), count), byType: z.record(z.string(), count) }),
+    stats: z.strictObject({
+      total: z.literal(23),
+      byCategory: z.record(z.string(), count),
+      byPlan: z.record(z.string(), count),
+      byType: z.record(z.string(), count),
+    }),
   }),
   links: z.strictObject({ self: z.literal("/api/v1/presets"), jobs: z.literal("/api/v1/jobs") }),
 });
@@ -138,10 +180,22 @@ const message = z.string().min(1);
 /** The `error` classes the contract lists, with the extra fields each carries. */
 const ERROR_BODIES = {
   "Invalid JSON": z.strictObject({ error: z.literal("Invalid JSON"), message }),
-  "Validation error": z.strictObject({ error: z.literal("Validation error"), message: z.literal("Invalid request parameters"), details }),
-  "Invalid preset": z.strictObject({ error: z.literal("Invalid preset"), message, availablePresets: z.array(z.string()).length(23) }),
+  "Validation error": z.strictObject({
+    error: z.literal("Validation error"),
+    message: z.literal("Invalid request parameters"),
+    details,
+  }),
+  "Invalid preset": z.strictObject({
+    error: z.literal("Invalid preset"),
+    message,
+    availablePresets: z.array(z.string()).length(23),
+  }),
   "Invalid operation": z.strictObject({ error: z.literal("Invalid operation"), message }),
-  "EDL validation failed": z.strictObject({ error: z.literal("EDL validation failed"), message, errors: nonEmptyStrings }),
+  "EDL validation failed": z.strictObject({
+    error: z.literal("EDL validation failed"),
+    message,
+    errors: nonEmptyStrings,
+  }),
   Unauthorized: z.strictObject({ error: z.literal("Unauthorized"), message: z.literal(UNAUTHORIZED.message) }),
   PRESET_NOT_ALLOWED: z.strictObject({
     error: z.literal("PRESET_NOT_ALLOWED"),
@@ -182,7 +236,9 @@ const STATUS_OF: Record<ErrorClass, number> = {
 function expectShape(schema: z.ZodType, res: Incoming, what: string) {
   const result = schema.safeParse(res.body);
   if (!result.success) {
-    throw new Error(`${what}: ${res.status} body does not match the contract: ${z.prettifyError(result.error)}\n${res.text.slice(0, 1500)}`);
+    throw new Error(
+      `${what}: ${res.status} body does not match the contract: ${z.prettifyError(result.error)}\n${res.text.slice(0, 1500)}`,
+    );
   }
 }
 
@@ -204,7 +260,8 @@ export function expectContractError(res: Incoming, opts: { bare?: boolean; allow
   if (typeof body !== "object" || body === null || !(errorClass in ERROR_BODIES)) {
     throw new Error(`${res.status} is not a contract error body: ${res.text.slice(0, 1500)}`);
   }
-  if (opts.allowed && !opts.allowed.includes(errorClass)) throw new Error(`unexpected error class ${errorClass}: ${res.text.slice(0, 1500)}`);
+  if (opts.allowed && !opts.allowed.includes(errorClass))
+    throw new Error(`unexpected error class ${errorClass}: ${res.text.slice(0, 1500)}`);
   expect(res.status, res.text.slice(0, 500)).toBe(STATUS_OF[errorClass]);
   expectShape(ERROR_BODIES[errorClass], res, errorClass);
 }

@@ -26,14 +26,31 @@ describe("found: a `__proto__` key in caller metadata was silently dropped", () 
   const expected = JSON.parse(metadata);
 
   it("POST /jobs stores it and reads it back", async () => {
-    const res = await send({ method: "POST", path: "/jobs", caller, body: `{"inputUrl":"https://media.example.com/a.mp4","preset":"mp4_264_720p","metadata":${metadata}}` });
+    const res = await send({
+      method: "POST",
+      path: "/jobs",
+      caller,
+      body: `{"inputUrl":"https://media.example.com/a.mp4","preset":"mp4_264_720p","metadata":${metadata}}`,
+    });
     expectContractBody(creationResponse, res, 201);
     expect(await clientMetadataOf((res.body as { id: string }).id)).toEqual(expected);
   });
 
   it("POST /edl stores it and reads it back", async () => {
-    const edl = { version: "1.0", timeline: { tracks: [{ type: "video", clips: [{ id: "a", src: "https://media.example.com/a.mp4", in: 0, out: 1, startTime: 0 }] }] } };
-    const res = await send({ method: "POST", path: "/edl", caller, body: `{"edl":${JSON.stringify(edl)},"metadata":${metadata}}` });
+    const edl = {
+      version: "1.0",
+      timeline: {
+        tracks: [
+          { type: "video", clips: [{ id: "a", src: "https://media.example.com/a.mp4", in: 0, out: 1, startTime: 0 }] },
+        ],
+      },
+    };
+    const res = await send({
+      method: "POST",
+      path: "/edl",
+      caller,
+      body: `{"edl":${JSON.stringify(edl)},"metadata":${metadata}}`,
+    });
     expectContractBody(edlCreation, res, 201);
     expect(await clientMetadataOf((res.body as { id: string }).id)).toEqual(expected);
   });
@@ -43,7 +60,12 @@ describe("found: a signed internal call with a job id that is not a UUID was a 5
   for (const action of ["claim", "heartbeat", "complete", "fail"]) {
     it(`POST /internal/jobs/not-a-uuid/${action} → 404`, async () => {
       const body = JSON.stringify({ attempt: 0, outputKey: "x", duration: 1, errorMessage: "x", final: true });
-      const res = await send({ method: "POST", path: `/internal/jobs/not-a-uuid/${action}`, headers: await signInternal(stack.internalSecret, body), body });
+      const res = await send({
+        method: "POST",
+        path: `/internal/jobs/not-a-uuid/${action}`,
+        headers: await signInternal(stack.internalSecret, body),
+        body,
+      });
       expect(res.status, res.text).toBe(404);
       expect(res.body).toEqual({ error: "Not found", message: "Job not found" });
     });

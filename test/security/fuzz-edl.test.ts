@@ -9,7 +9,17 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { BODY_LIMITS } from "../../worker/middleware/body-limit";
 import { edlShapedJunk, mutate, pathsOf, type TimelineShape, validEdl } from "../unit/edl/arbitraries";
 import { account, seedVictim } from "./accounts";
-import { anyBody, contentType, extraHeaders, headerValue, hostileKey, jsonText, objectText, shortHostileString, type JsonText } from "./arbitraries";
+import {
+  anyBody,
+  contentType,
+  extraHeaders,
+  headerValue,
+  hostileKey,
+  jsonText,
+  objectText,
+  shortHostileString,
+  type JsonText,
+} from "./arbitraries";
 import { type Caller, type Incoming, send } from "./client";
 import { edlCreation, edlValidation, expectContractBody, expectContractError } from "./contract";
 import { countCase, fuzz } from "./fuzz";
@@ -27,11 +37,18 @@ beforeAll(async () => {
 });
 
 /** JSON text of any JavaScript value the EDL arbitraries make (bigint as a string, as a client would). */
-const asJson = (value: unknown): JsonText => JSON.stringify(value, (_, v) => (typeof v === "bigint" ? v.toString() : v)) ?? "null";
+const asJson = (value: unknown): JsonText =>
+  JSON.stringify(value, (_, v) => (typeof v === "bigint" ? v.toString() : v)) ?? "null";
 
 const brokenTimeline = validEdl(WITHIN_STARTER).chain((document) =>
   fc
-    .array(fc.tuple(fc.constantFrom(...pathsOf(document)), fc.option(fc.oneof(fc.jsonValue(), shortHostileString), { nil: undefined })), { minLength: 1, maxLength: 4 })
+    .array(
+      fc.tuple(
+        fc.constantFrom(...pathsOf(document)),
+        fc.option(fc.oneof(fc.jsonValue(), shortHostileString), { nil: undefined }),
+      ),
+      { minLength: 1, maxLength: 4 },
+    )
     .map((changes) => changes.reduce<unknown>((doc, [path, value]) => mutate(doc, path, value), document)),
 );
 
@@ -43,21 +60,45 @@ const edlText: fc.Arbitrary<JsonText> = fc.oneof(
 );
 
 const metadataText: fc.Arbitrary<JsonText> = fc.oneof(
-  objectText(fc.array(fc.tuple(fc.oneof(fc.constantFrom("name", "description"), hostileKey), fc.oneof(jsonText, shortHostileString.map((s) => JSON.stringify(s)))), { maxLength: 4 })),
+  objectText(
+    fc.array(
+      fc.tuple(
+        fc.oneof(fc.constantFrom("name", "description"), hostileKey),
+        fc.oneof(
+          jsonText,
+          shortHostileString.map((s) => JSON.stringify(s)),
+        ),
+      ),
+      { maxLength: 4 },
+    ),
+  ),
   jsonText,
 );
 
 /** The envelope: `edl` (maybe missing), `metadata`, extra and repeated keys, in any order. */
 const envelope: fc.Arbitrary<JsonText> = objectText(
   fc
-    .tuple(fc.option(edlText, { freq: 10, nil: undefined }), fc.option(metadataText, { freq: 3, nil: undefined }), fc.array(fc.tuple(hostileKey, jsonText), { maxLength: 2 }))
+    .tuple(
+      fc.option(edlText, { freq: 10, nil: undefined }),
+      fc.option(metadataText, { freq: 3, nil: undefined }),
+      fc.array(fc.tuple(hostileKey, jsonText), { maxLength: 2 }),
+    )
     .chain(([edl, metadata, extra]) => {
-      const entries: [string, JsonText][] = [...(edl === undefined ? [] : [["edl", edl] as [string, JsonText]]), ...(metadata === undefined ? [] : [["metadata", metadata] as [string, JsonText]]), ...extra];
+      const entries: [string, JsonText][] = [
+        ...(edl === undefined ? [] : [["edl", edl] as [string, JsonText]]),
+        ...(metadata === undefined ? [] : [["metadata", metadata] as [string, JsonText]]),
+        ...extra,
+      ];
       return fc.shuffledSubarray(entries, { minLength: entries.length, maxLength: entries.length });
     }),
 );
 
-const sender = fc.record({ caller: fc.nat(), authorization: fc.option(headerValue, { freq: 15, nil: undefined }), contentType, headers: extraHeaders });
+const sender = fc.record({
+  caller: fc.nat(),
+  authorization: fc.option(headerValue, { freq: 15, nil: undefined }),
+  contentType,
+  headers: extraHeaders,
+});
 type Sender = typeof sender extends fc.Arbitrary<infer T> ? T : never;
 
 function request(who: Sender, method: string, body: string | Buffer) {
@@ -75,14 +116,27 @@ function refusedForgery(who: Sender, res: Incoming): boolean {
 
 describe("campaign: hostile input on the timeline routes", () => {
   const routes = [
-    { method: "PUT", runs: RUNS.validate, expected: "200 with the contract's verdict", success: 200, body: edlValidation, errors: ["Invalid JSON", "Validation error"] as const },
+    {
+      method: "PUT",
+      runs: RUNS.validate,
+      expected: "200 with the contract's verdict",
+      success: 200,
+      body: edlValidation,
+      errors: ["Invalid JSON", "Validation error"] as const,
+    },
     {
       method: "POST",
       runs: RUNS.create,
       expected: "201 with the contract's job",
       success: 201,
       body: edlCreation,
-      errors: ["Invalid JSON", "Validation error", "EDL validation failed", "Usage limit exceeded", "Conflict"] as const,
+      errors: [
+        "Invalid JSON",
+        "Validation error",
+        "EDL validation failed",
+        "Usage limit exceeded",
+        "Conflict",
+      ] as const,
     },
   ];
   for (const route of routes) {
@@ -103,8 +157,15 @@ describe("campaign: hostile input on the timeline routes", () => {
 
   it("PUT's verdict and POST's outcome agree for the same timeline: valid ⇔ 201, errors ⇔ 400 with the same errors", async () => {
     // Paid callers with no Idempotency-Key, so quota and replays stay out of it.
-    const plain = sender.map(({ headers: { "Idempotency-Key": _, ...headers }, ...who }) => ({ ...who, headers, caller: 1 + (who.caller % 2), authorization: undefined }));
-    const timeline = fc.oneof(validEdl(WITHIN_STARTER), brokenTimeline, edlShapedJunk).map((edl) => `{"edl":${asJson(edl)}}`);
+    const plain = sender.map(({ headers: { "Idempotency-Key": _, ...headers }, ...who }) => ({
+      ...who,
+      headers,
+      caller: 1 + (who.caller % 2),
+      authorization: undefined,
+    }));
+    const timeline = fc
+      .oneof(validEdl(WITHIN_STARTER), brokenTimeline, edlShapedJunk)
+      .map((edl) => `{"edl":${asJson(edl)}}`);
     await fuzz(
       fc.tuple(plain, timeline),
       async ([who, body]) => {
@@ -130,7 +191,12 @@ describe("campaign: hostile input on the timeline routes", () => {
       fc.tuple(fc.nat(), validEdl(WITHIN_STARTER)),
       async ([caller, edl]) => {
         countCase("PUT /edl");
-        const res = await send({ method: "PUT", path: "/edl", caller: callers[caller % callers.length], body: `{"edl":${asJson(edl)}}` });
+        const res = await send({
+          method: "PUT",
+          path: "/edl",
+          caller: callers[caller % callers.length],
+          body: `{"edl":${asJson(edl)}}`,
+        });
         expectContractBody(edlValidation, res);
         expect(res.body).toMatchObject({ valid: true, plan: { canProcess: true } });
       },

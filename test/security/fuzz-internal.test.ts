@@ -23,7 +23,12 @@ beforeAll(async () => {
   const caller = await account("enterprise");
   ownIds = [];
   for (let i = 0; i < 3; i++) {
-    ownIds.push(bodyOf(await clientAs(caller).createJob({ inputUrl: "https://media.example.com/a.mp4", preset: "mp4_264_720p" }), 201).id);
+    ownIds.push(
+      bodyOf(
+        await clientAs(caller).createJob({ inputUrl: "https://media.example.com/a.mp4", preset: "mp4_264_720p" }),
+        201,
+      ).id,
+    );
   }
 });
 
@@ -32,14 +37,24 @@ const QSTASH_PATHS = ["/internal/webhook-deliveries", "/internal/dispatch-failur
 /** The encoder's routes, and the QStash-signed ones. */
 const internalPath = (ids: string[]) =>
   fc.oneof(
-    { arbitrary: fc.tuple(pathId(ids), fc.constantFrom(...ACTIONS)).map(([id, action]) => `/internal/jobs/${id}/${action}`), weight: 6 },
+    {
+      arbitrary: fc
+        .tuple(pathId(ids), fc.constantFrom(...ACTIONS))
+        .map(([id, action]) => `/internal/jobs/${id}/${action}`),
+      weight: 6,
+    },
     { arbitrary: fc.constant("/internal/sweep"), weight: 1 },
     { arbitrary: fc.constantFrom(...QSTASH_PATHS), weight: 1 },
   );
 
 /** A body in the encoder's vocabulary with any values, or anything at all. */
 const encoderBody: fc.Arbitrary<Body> = anyBody(
-  objectText(fc.array(fc.tuple(fc.constantFrom("attempt", "progress", "outputKey", "duration", "errorMessage", "final"), jsonText), { maxLength: 5 })),
+  objectText(
+    fc.array(
+      fc.tuple(fc.constantFrom("attempt", "progress", "outputKey", "duration", "errorMessage", "final"), jsonText),
+      { maxLength: 5 },
+    ),
+  ),
   BODY_LIMITS.internal,
 );
 
@@ -53,13 +68,17 @@ function expectErrorShape(res: Incoming) {
 }
 
 /** A route the HTTP layer normalised onto no route at all (`/jobs/../claim`). */
-const noRoute = (res: Incoming) => res.status === 404 && String((res.body as { message?: unknown })?.message).startsWith("No route for ");
+const noRoute = (res: Incoming) =>
+  res.status === 404 && String((res.body as { message?: unknown })?.message).startsWith("No route for ");
 
 describe("campaign: the internal API", () => {
   it("unsigned, forged, stale or replayed-elsewhere signatures → 401, whatever the body", async () => {
     const forgery = fc.oneof(
       fc.constant({}),
-      fc.record({ [INTERNAL_TIMESTAMP_HEADER]: headerValue, [INTERNAL_SIGNATURE_HEADER]: headerValue }, { requiredKeys: [] }),
+      fc.record(
+        { [INTERNAL_TIMESTAMP_HEADER]: headerValue, [INTERNAL_SIGNATURE_HEADER]: headerValue },
+        { requiredKeys: [] },
+      ),
       fc.constant("stale" as const),
       fc.constant("other body" as const),
       fc.record({ "Upstash-Signature": headerValue }),
@@ -75,7 +94,12 @@ describe("campaign: the internal API", () => {
             : forged === "other body"
               ? await signInternal(stack.internalSecret, `${text} `)
               : forged;
-        const res = await send({ method: "POST", path, headers: { "Content-Type": "application/json", ...headers }, body });
+        const res = await send({
+          method: "POST",
+          path,
+          headers: { "Content-Type": "application/json", ...headers },
+          body,
+        });
         if (noRoute(res)) return expectErrorShape(res);
         expect(res.status, res.text).toBe(401);
         expectErrorShape(res);
@@ -86,11 +110,22 @@ describe("campaign: the internal API", () => {
 
   it("signed junk (a confused encoder) → a 4xx in the common shape or a 200, never a 5xx", async () => {
     await fuzz(
-      fc.tuple(internalPath(ownIds).filter((p) => !QSTASH_PATHS.includes(p)), encoderBody),
+      fc.tuple(
+        internalPath(ownIds).filter((p) => !QSTASH_PATHS.includes(p)),
+        encoderBody,
+      ),
       async ([path, body]) => {
         countCase("POST /internal/*");
-        const signed = await signInternal(stack.internalSecret, Buffer.isBuffer(body) ? new TextDecoder().decode(body) : Buffer.from(body, "utf8").toString("utf8"));
-        const res = await send({ method: "POST", path, headers: { "Content-Type": "application/json", ...signed }, body });
+        const signed = await signInternal(
+          stack.internalSecret,
+          Buffer.isBuffer(body) ? new TextDecoder().decode(body) : Buffer.from(body, "utf8").toString("utf8"),
+        );
+        const res = await send({
+          method: "POST",
+          path,
+          headers: { "Content-Type": "application/json", ...signed },
+          body,
+        });
         if (res.status === 200) return;
         expectErrorShape(res);
       },

@@ -26,7 +26,15 @@ import {
   type JsonText,
 } from "./arbitraries";
 import { type Caller, clientAs, type Incoming, type Outgoing, send } from "./client";
-import { cancelResponse, creationResponse, downloadUrlResponse, expectContractBody, expectContractError, jobList, jobRead } from "./contract";
+import {
+  cancelResponse,
+  creationResponse,
+  downloadUrlResponse,
+  expectContractBody,
+  expectContractError,
+  jobList,
+  jobRead,
+} from "./contract";
 import { countCase, fuzz } from "./fuzz";
 
 /** Cases per property; the file's share of the campaign's 2–3 minutes. */
@@ -39,7 +47,10 @@ let victim: Victim;
 async function createOwnJobs(caller: Caller): Promise<string[]> {
   const ids: string[] = [];
   for (let i = 0; i < 3; i++) {
-    const res = await clientAs(caller).createJob({ inputUrl: "https://media.example.com/own.mp4", preset: "mp4_264_720p" });
+    const res = await clientAs(caller).createJob({
+      inputUrl: "https://media.example.com/own.mp4",
+      preset: "mp4_264_720p",
+    });
     expectStatus(res, 201);
     ids.push(res.body.id);
   }
@@ -94,15 +105,27 @@ const oddUrls = fc.constantFrom(
 );
 const str = (a: fc.Arbitrary<string>) => a.map((s): JsonText => JSON.stringify(s));
 
-const inputUrlText = fc.oneof({ arbitrary: str(webUrl), weight: 4 }, { arbitrary: str(oddUrls), weight: 1 }, { arbitrary: str(shortHostileString), weight: 1 }, { arbitrary: jsonText, weight: 1 });
-const presetText = fc.oneof({ arbitrary: str(fc.constantFrom(...PRESET_IDS, "edl_custom", "MP4_264_720P")), weight: 4 }, { arbitrary: str(shortHostileString), weight: 1 }, { arbitrary: jsonText, weight: 1 });
+const inputUrlText = fc.oneof(
+  { arbitrary: str(webUrl), weight: 4 },
+  { arbitrary: str(oddUrls), weight: 1 },
+  { arbitrary: str(shortHostileString), weight: 1 },
+  { arbitrary: jsonText, weight: 1 },
+);
+const presetText = fc.oneof(
+  { arbitrary: str(fc.constantFrom(...PRESET_IDS, "edl_custom", "MP4_264_720P")), weight: 4 },
+  { arbitrary: str(shortHostileString), weight: 1 },
+  { arbitrary: jsonText, weight: 1 },
+);
 const metadataText = fc.oneof(
   objectText(fc.array(fc.tuple(hostileKey, jsonText), { maxLength: 6 })),
   objectText(fc.array(fc.tuple(fc.constantFrom(...PROTOTYPE_KEYS), jsonText), { minLength: 1, maxLength: 3 })),
   fc.constantFrom("null", "[]", '"x"', "1", "true"),
   jsonText,
 );
-const extraField = fc.tuple(fc.oneof(fc.constantFrom("webhookUrl", "id", "status", "accountId", "outputKey", "inputUrl", "preset"), hostileKey), jsonText);
+const extraField = fc.tuple(
+  fc.oneof(fc.constantFrom("webhookUrl", "id", "status", "accountId", "outputKey", "inputUrl", "preset"), hostileKey),
+  jsonText,
+);
 
 /** A creation body: the three fields (each maybe missing or wrong), extra and repeated keys. */
 const jobDocument: fc.Arbitrary<JsonText> = objectText(
@@ -127,13 +150,16 @@ const jobDocument: fc.Arbitrary<JsonText> = objectText(
 /** What the Worker parses out of the bytes sent, or undefined when they are not JSON. */
 function parsedAsSent(body: Body): unknown {
   try {
-    return JSON.parse(Buffer.isBuffer(body) ? new TextDecoder().decode(body) : Buffer.from(body, "utf8").toString("utf8"));
+    return JSON.parse(
+      Buffer.isBuffer(body) ? new TextDecoder().decode(body) : Buffer.from(body, "utf8").toString("utf8"),
+    );
   } catch {
     return undefined;
   }
 }
 
-const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
 
 /**
  * What cannot be stored as sent, anywhere, key or value: NUL or an unpaired surrogate (text
@@ -170,12 +196,23 @@ async function checkCreate(who: Sender, body: Body) {
     await expectStoredAsSent(who, res, body);
     return;
   }
-  expectContractError(res, { allowed: ["Invalid JSON", "Validation error", "Invalid preset", "PRESET_NOT_ALLOWED", "Usage limit exceeded", "Conflict"] });
+  expectContractError(res, {
+    allowed: [
+      "Invalid JSON",
+      "Validation error",
+      "Invalid preset",
+      "PRESET_NOT_ALLOWED",
+      "Usage limit exceeded",
+      "Conflict",
+    ],
+  });
 }
 
 describe("campaign: hostile input on the job routes", () => {
   it("POST /jobs: any body, Content-Type and headers → the contract's answer, never a 5xx", async () => {
-    await fuzz(fc.tuple(sender, anyBody(jobDocument, BODY_LIMITS.job)), ([who, body]) => checkCreate(who, body), { runs: RUNS.create });
+    await fuzz(fc.tuple(sender, anyBody(jobDocument, BODY_LIMITS.job)), ([who, body]) => checkCreate(who, body), {
+      runs: RUNS.create,
+    });
   });
 
   it("POST /jobs: a valid URL and preset with any metadata → 201 reading back exactly as sent, or 400 naming metadata", async () => {
@@ -184,7 +221,12 @@ describe("campaign: hostile input on the job routes", () => {
       .map(([url, metadata]) => `{"inputUrl":${url},"preset":"mp4_264_480p","metadata":${metadata}}`)
       .filter((body) => Buffer.byteLength(body) <= BODY_LIMITS.job);
     // The enterprise caller (no quota in sight), and no Idempotency-Key (no 409 from a repeated one).
-    const plain = sender.map(({ headers: { "Idempotency-Key": _, ...headers }, ...who }) => ({ ...who, headers, caller: 2, authorization: undefined }));
+    const plain = sender.map(({ headers: { "Idempotency-Key": _, ...headers }, ...who }) => ({
+      ...who,
+      headers,
+      caller: 2,
+      authorization: undefined,
+    }));
     await fuzz(
       fc.tuple(plain, valid),
       async ([who, body]) => {
@@ -226,7 +268,9 @@ describe("campaign: hostile input on the job routes", () => {
    */
   function reachedAnotherRoute(sent: string, route: string, res: Incoming): boolean {
     const seen = new URL(`/api/v1${sent.split("?")[0]}`, "http://api.test").pathname;
-    const shape = route.endsWith("download-url") ? /^\/api\/v1\/jobs\/[^/]+\/download-url$/ : /^\/api\/v1\/jobs\/[^/]+$/;
+    const shape = route.endsWith("download-url")
+      ? /^\/api\/v1\/jobs\/[^/]+\/download-url$/
+      : /^\/api\/v1\/jobs\/[^/]+$/;
     if (shape.test(seen)) return false;
     expect(res.status, res.text.slice(0, 500)).toBeLessThan(500);
     if (res.status >= 400) expectContractError(res);
@@ -234,13 +278,26 @@ describe("campaign: hostile input on the job routes", () => {
   }
 
   const jobRoutes: [string, (id: string) => string, (res: Incoming) => void][] = [
-    ["GET /jobs/{id}", (id) => `/jobs/${id}`, (res) => (res.status === 200 ? expectContractBody(jobRead, res) : expectContractError(res, { allowed: ["Not found"] }))],
+    [
+      "GET /jobs/{id}",
+      (id) => `/jobs/${id}`,
+      (res) =>
+        res.status === 200 ? expectContractBody(jobRead, res) : expectContractError(res, { allowed: ["Not found"] }),
+    ],
     [
       "DELETE /jobs/{id}",
       (id) => `/jobs/${id}`,
-      (res) => (res.status === 200 ? expectContractBody(cancelResponse, res) : expectContractError(res, { allowed: ["Not found", "Invalid operation"] })),
+      (res) =>
+        res.status === 200
+          ? expectContractBody(cancelResponse, res)
+          : expectContractError(res, { allowed: ["Not found", "Invalid operation"] }),
     ],
-    ["GET /jobs/{id}/download-url", (id) => `/jobs/${id}/download-url`, (res) => (res.status === 200 ? expectContractBody(downloadUrlResponse, res) : expectContractError(res, { bare: true }))],
+    [
+      "GET /jobs/{id}/download-url",
+      (id) => `/jobs/${id}/download-url`,
+      (res) =>
+        res.status === 200 ? expectContractBody(downloadUrlResponse, res) : expectContractError(res, { bare: true }),
+    ],
   ];
 
   for (const [route, path, expectAnswer] of jobRoutes) {
@@ -256,7 +313,9 @@ describe("campaign: hostile input on the job routes", () => {
           expectAnswer(res);
           // A hostile spelling of a UUID that the route took for a job must name one of the caller's own.
           if (res.status === 200 && route !== "GET /jobs/{id}/download-url") {
-            expect(ownIds.get(callers[who.caller % callers.length].accountId)).toContain((res.body as { id: string }).id);
+            expect(ownIds.get(callers[who.caller % callers.length].accountId)).toContain(
+              (res.body as { id: string }).id,
+            );
           }
         },
         { runs: RUNS.jobRoute },

@@ -28,7 +28,10 @@ describe("campaign: hostile input on GET /presets", () => {
       fc.record({ kind: fc.constant("key" as const), plan: fc.nat({ max: PLANS.length - 1 }) }),
       fc.record({ kind: fc.constant("none" as const) }),
       // Not blank: a blank one is no credential (the free view, below).
-      fc.record({ kind: fc.constant("forged" as const), authorization: headerValue.filter((v) => !/^[\t ]*$/.test(v)) }),
+      fc.record({
+        kind: fc.constant("forged" as const),
+        authorization: headerValue.filter((v) => !/^[\t ]*$/.test(v)),
+      }),
     );
     await fuzz(
       fc.tuple(who, queryString, extraHeaders),

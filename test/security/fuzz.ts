@@ -35,12 +35,22 @@ const shrink = process.env.FUZZ_SHRINK === "1";
  * `fc.assert` over `lanes` concurrent properties, each with its own seed derived from one base
  * seed (fast-check prints it with any counterexample; FUZZ_SEED replays a run).
  */
-export async function fuzz<T>(arbitrary: fc.Arbitrary<T>, check: (value: T) => Promise<void>, { runs, lanes = 6 }: FuzzOptions) {
+export async function fuzz<T>(
+  arbitrary: fc.Arbitrary<T>,
+  check: (value: T) => Promise<void>,
+  { runs, lanes = 6 }: FuzzOptions,
+) {
   const base = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : Date.now() ^ (Math.random() * 0x7fffffff);
   const perLane = Math.max(1, Math.ceil((runs * scale) / lanes));
   // allSettled: a failing lane shrinks while the others finish, so nothing is left running.
   const outcomes = await Promise.allSettled(
-    Array.from({ length: lanes }, (_, lane) => fc.assert(fc.asyncProperty(arbitrary, check), { numRuns: perLane, seed: (base + lane) | 0, endOnFailure: !shrink })),
+    Array.from({ length: lanes }, (_, lane) =>
+      fc.assert(fc.asyncProperty(arbitrary, check), {
+        numRuns: perLane,
+        seed: (base + lane) | 0,
+        endOnFailure: !shrink,
+      }),
+    ),
   );
   const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === "rejected");
   if (failed) throw failed.reason;

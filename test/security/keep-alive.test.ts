@@ -21,7 +21,11 @@ describe("connections: a client calling every 5 s", () => {
       for (let i = 0; i < CALLS; i++) {
         // Sent at fixed times from the start, not 5 s after the previous answer: the phase is what matters.
         await new Promise((r) => setTimeout(r, Math.max(0, start + i * CADENCE_MS - Date.now())));
-        const res = await fetch(`${stack.apiUrl}/api/v1/jobs`, { method: "POST", headers: { "Content-Type": "application/json" }, body: "{}" });
+        const res = await fetch(`${stack.apiUrl}/api/v1/jobs`, {
+          method: "POST",
+          headers: { "Content-Type": "application/json" },
+          body: "{}",
+        });
         answers.push(`${res.status} ${(await res.text()).slice(0, 60)}`);
       }
       expect(answers.filter((a) => !a.startsWith("401 "))).toEqual([]);

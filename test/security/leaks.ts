@@ -70,8 +70,11 @@ function withoutOwnSignedLinks(text: string, stack: StackInfo, scope: LeakScope,
   return text.replace(new RegExp(`${endpoint}[^"\\s]*`, "g"), (link) => {
     if (scope.request.includes(link)) return "";
     const url = new URL(link);
-    const own = scope.ownAccountId !== undefined && url.pathname.startsWith(`/${stack.cloud.s3.bucket}/outputs/${scope.ownAccountId}/`);
-    if (!own || !url.searchParams.has("X-Amz-Signature")) leaks.push(`a storage URL that is not a signed link to the caller's own output: ${link}`);
+    const own =
+      scope.ownAccountId !== undefined &&
+      url.pathname.startsWith(`/${stack.cloud.s3.bucket}/outputs/${scope.ownAccountId}/`);
+    if (!own || !url.searchParams.has("X-Amz-Signature"))
+      leaks.push(`a storage URL that is not a signed link to the caller's own output: ${link}`);
     return "";
   });
 }

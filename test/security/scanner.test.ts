@@ -10,7 +10,8 @@ const ACCOUNT = "11111111-1111-4111-8111-111111111111";
 const OTHER = "22222222-2222-4222-8222-222222222222";
 const signedLink = (account: string, signature = "&X-Amz-Signature=abc") =>
   `${stack.cloud.s3.endpoint}/${stack.cloud.s3.bucket}/outputs/${account}/job/output.mp4?X-Amz-Expires=14400${signature}`;
-const scan = (response: string, request = "", ownAccountId: string | null = ACCOUNT) => findLeaks(response, stack, { ownAccountId: ownAccountId ?? undefined, request });
+const scan = (response: string, request = "", ownAccountId: string | null = ACCOUNT) =>
+  findLeaks(response, stack, { ownAccountId: ownAccountId ?? undefined, request });
 
 describe("the leak scanner", () => {
   it("finds stack traces and source locations", () => {

@@ -83,7 +83,10 @@ async function answerOf(response: Response): Promise<Answer> {
  * Over fetch: the global one, or any function that answers a Request (the app inside workerd).
  * With `timeoutMs`, a request not answered in time rejects with a TimeoutError.
  */
-export function fetchExchange(fetchFn: (request: Request) => Promise<Response> = (request) => fetch(request), options: { timeoutMs?: number } = {}): Exchange {
+export function fetchExchange(
+  fetchFn: (request: Request) => Promise<Response> = (request) => fetch(request),
+  options: { timeoutMs?: number } = {},
+): Exchange {
   return async (request) => {
     const headers = new Headers();
     for (const [name, value] of Object.entries(request.headers)) {
@@ -130,11 +133,15 @@ export interface ApiClientOptions {
   onAnswer?: (request: WireRequest, answer: Answer) => void;
 }
 
-const hasHeader = (headers: HeaderValues, name: string) => Object.keys(headers).some((h) => h.toLowerCase() === name.toLowerCase());
+const hasHeader = (headers: HeaderValues, name: string) =>
+  Object.keys(headers).some((h) => h.toLowerCase() === name.toLowerCase());
 
 /** The request `raw()` sends: the key's Authorization unless the request has its own, JSON encoded. */
 export function wireRequest(origin: string, request: RawRequest, apiKey?: string): WireRequest {
-  const headers: HeaderValues = { ...(apiKey && !hasHeader(request.headers ?? {}, "Authorization") ? { Authorization: `Bearer ${apiKey}` } : {}), ...request.headers };
+  const headers: HeaderValues = {
+    ...(apiKey && !hasHeader(request.headers ?? {}, "Authorization") ? { Authorization: `Bearer ${apiKey}` } : {}),
+    ...request.headers,
+  };
   let body = request.body;
   if (request.json !== undefined) {
     body = JSON.stringify(request.json);
@@ -163,12 +170,20 @@ export function createApiClient(options: ApiClientOptions) {
    * openapi-fetch builds the request; the exchange sends it and the answer is read here, whatever
    * its status. openapi-fetch is handed an empty response, as nothing is taken from its result.
    */
-  async function operation<Op extends keyof operations>(build: (fetch: (request: Request) => Promise<Response>) => Promise<unknown>) {
+  async function operation<Op extends keyof operations>(
+    build: (fetch: (request: Request) => Promise<Response>) => Promise<unknown>,
+  ) {
     let answer: Answer | undefined;
     await build(async (request) => {
       const url = new URL(request.url);
       const body = request.body ? new Uint8Array(await request.arrayBuffer()) : undefined;
-      answer = await send({ method: request.method, origin: url.origin, path: `${url.pathname}${url.search}`, headers: Object.fromEntries(request.headers), body });
+      answer = await send({
+        method: request.method,
+        origin: url.origin,
+        path: `${url.pathname}${url.search}`,
+        headers: Object.fromEntries(request.headers),
+        body,
+      });
       return new Response(null, { status: 204 });
     });
     return answer as OperationAnswer<Op>;
@@ -182,21 +197,41 @@ export function createApiClient(options: ApiClientOptions) {
 
   return {
     createJob: (body: Body<CreateJobRequest>, o?: CreationOptions) =>
-      operation<"createJob">((fetch) => openapi.POST("/jobs", { body: body as CreateJobRequest, headers: headersFor(body, o), fetch })),
+      operation<"createJob">((fetch) =>
+        openapi.POST("/jobs", { body: body as CreateJobRequest, headers: headersFor(body, o), fetch }),
+      ),
     /** A string is sent as the query string exactly as written. */
     listJobs: (query: ListJobsQuery | string = {}, o?: CallOptions) =>
       operation<"listJobs">((fetch) =>
-        openapi.GET("/jobs", typeof query === "string" ? { querySerializer: () => query, headers: o?.headers, fetch } : { params: { query }, headers: o?.headers, fetch }),
+        openapi.GET(
+          "/jobs",
+          typeof query === "string"
+            ? { querySerializer: () => query, headers: o?.headers, fetch }
+            : { params: { query }, headers: o?.headers, fetch },
+        ),
       ),
-    getJob: (id: string, o?: CallOptions) => operation<"getJob">((fetch) => openapi.GET("/jobs/{id}", { params: { path: { id } }, headers: o?.headers, fetch })),
-    cancelJob: (id: string, o?: CallOptions) => operation<"cancelJob">((fetch) => openapi.DELETE("/jobs/{id}", { params: { path: { id } }, headers: o?.headers, fetch })),
+    getJob: (id: string, o?: CallOptions) =>
+      operation<"getJob">((fetch) =>
+        openapi.GET("/jobs/{id}", { params: { path: { id } }, headers: o?.headers, fetch }),
+      ),
+    cancelJob: (id: string, o?: CallOptions) =>
+      operation<"cancelJob">((fetch) =>
+        openapi.DELETE("/jobs/{id}", { params: { path: { id } }, headers: o?.headers, fetch }),
+      ),
     getDownloadUrl: (id: string, o?: CallOptions) =>
-      operation<"getDownloadUrl">((fetch) => openapi.GET("/jobs/{id}/download-url", { params: { path: { id } }, headers: o?.headers, fetch })),
+      operation<"getDownloadUrl">((fetch) =>
+        openapi.GET("/jobs/{id}/download-url", { params: { path: { id } }, headers: o?.headers, fetch }),
+      ),
     createEdlJob: (body: Body<CreateEdlRequest>, o?: CreationOptions) =>
-      operation<"createEdlJob">((fetch) => openapi.POST("/edl", { body: body as CreateEdlRequest, headers: headersFor(body, o), fetch })),
+      operation<"createEdlJob">((fetch) =>
+        openapi.POST("/edl", { body: body as CreateEdlRequest, headers: headersFor(body, o), fetch }),
+      ),
     validateEdl: (body: Body<{ edl: CreateEdlRequest["edl"] }>, o?: CallOptions) =>
-      operation<"validateEdl">((fetch) => openapi.PUT("/edl", { body: body as { edl: CreateEdlRequest["edl"] }, headers: headersFor(body, o), fetch })),
-    listPresets: (o?: CallOptions) => operation<"listPresets">((fetch) => openapi.GET("/presets", { headers: o?.headers, fetch })),
+      operation<"validateEdl">((fetch) =>
+        openapi.PUT("/edl", { body: body as { edl: CreateEdlRequest["edl"] }, headers: headersFor(body, o), fetch }),
+      ),
+    listPresets: (o?: CallOptions) =>
+      operation<"listPresets">((fetch) => openapi.GET("/presets", { headers: o?.headers, fetch })),
 
     /** Anything at all; the body's type is the caller's to state (unknown unless it does). */
     async raw<B = unknown>(request: RawRequest): Promise<Answer<B>> {
@@ -211,7 +246,11 @@ export type ApiClient = ReturnType<typeof createApiClient>;
 export type AnswerAt<A extends Answer<unknown>, S> = number extends A["status"] ? A : Extract<A, { status: S }>;
 
 /** Fails unless the answer has this status (its body in the message); narrows the body to that status's shape. */
-export function expectStatus<A extends Answer<unknown>, S extends A["status"]>(answer: A, status: S, message?: string): asserts answer is AnswerAt<A, S> {
+export function expectStatus<A extends Answer<unknown>, S extends A["status"]>(
+  answer: A,
+  status: S,
+  message?: string,
+): asserts answer is AnswerAt<A, S> {
   expect(answer.status, message ?? answer.text.slice(0, 1000)).toBe(status);
 }
 

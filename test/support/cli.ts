@@ -17,15 +17,20 @@ export function vep(args: string[], env: { api: string; key?: string }, timeoutM
     const childEnv: NodeJS.ProcessEnv = { ...process.env, VEP_API_URL: env.api };
     if (env.key) childEnv.VEP_API_KEY = env.key;
     else delete childEnv.VEP_API_KEY;
-    execFile(process.execPath, [BIN, ...args], { env: childEnv, timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
-      let json: unknown;
-      try {
-        json = JSON.parse(stdout);
-      } catch {
-        json = undefined;
-      }
-      const code = error ? (typeof error.code === "number" ? error.code : -1) : 0;
-      resolve({ code, stdout, stderr, json });
-    });
+    execFile(
+      process.execPath,
+      [BIN, ...args],
+      { env: childEnv, timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        let json: unknown;
+        try {
+          json = JSON.parse(stdout);
+        } catch {
+          json = undefined;
+        }
+        const code = error ? (typeof error.code === "number" ? error.code : -1) : 0;
+        resolve({ code, stdout, stderr, json });
+      },
+    );
   });
 }

@@ -27,11 +27,28 @@ export async function makeCounterSource(path: string, opts: { seconds: number; f
   const lum = `16+219*if(lt(Y,60),${bit},if(lt(Y,120),1-${bit},0.5))`;
   const gain = COUNTER_DB_PER_SECOND / 20;
   await ffmpeg([
-    "-f", "lavfi", "-i", `color=c=black:size=${COUNTER_SIZE.width}x${COUNTER_SIZE.height}:rate=${fps}:duration=${seconds},format=yuv420p,geq=lum='${lum}':cb=128:cr=128`,
-    "-f", "lavfi", "-i", `aevalsrc=exprs='0.01*pow(10,${gain}*t)*sin(2*PI*440*t)':s=48000:d=${seconds}`,
-    "-ac", "2",
-    "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-g", String(fps),
-    "-c:a", "aac", "-b:a", "128k",
+    "-f",
+    "lavfi",
+    "-i",
+    `color=c=black:size=${COUNTER_SIZE.width}x${COUNTER_SIZE.height}:rate=${fps}:duration=${seconds},format=yuv420p,geq=lum='${lum}':cb=128:cr=128`,
+    "-f",
+    "lavfi",
+    "-i",
+    `aevalsrc=exprs='0.01*pow(10,${gain}*t)*sin(2*PI*440*t)':s=48000:d=${seconds}`,
+    "-ac",
+    "2",
+    "-c:v",
+    "libx264",
+    "-preset",
+    "ultrafast",
+    "-pix_fmt",
+    "yuv420p",
+    "-g",
+    String(fps),
+    "-c:a",
+    "aac",
+    "-b:a",
+    "128k",
     path,
   ]);
 }

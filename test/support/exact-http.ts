@@ -54,8 +54,18 @@ const timedOut = (req: WireRequest) => new Error(`${label(req)}: no answer withi
 function options(req: WireRequest, shared: boolean) {
   const { hostname, port } = new URL(req.origin);
   // The path as written, not normalised by a URL parser, so hostile paths (`..`, stray `%`) reach the server as sent.
-  const headers = Object.fromEntries(Object.entries(req.headers).filter((entry): entry is [string, string | string[]] => entry[1] !== undefined));
-  return { hostname, port: Number(port), path: req.path, method: req.method, headers, agent: shared ? agent : false, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) };
+  const headers = Object.fromEntries(
+    Object.entries(req.headers).filter((entry): entry is [string, string | string[]] => entry[1] !== undefined),
+  );
+  return {
+    hostname,
+    port: Number(port),
+    path: req.path,
+    method: req.method,
+    headers,
+    agent: shared ? agent : false,
+    signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+  };
 }
 
 async function writeBody(outgoing: ClientRequest, body: WireRequest["body"]) {
@@ -71,7 +81,8 @@ export const exactExchange: Exchange = (req) =>
     outgoing.on("error", (err: NodeJS.ErrnoException) => {
       if (err.name === "AbortError") reject(timedOut(req));
       // A kept-alive socket the server closed while idle: the request never reached it (Node's advice: retry).
-      else if (outgoing.reusedSocket && (err.code === "ECONNRESET" || err.code === "EPIPE")) resolve(exactExchange(req));
+      else if (outgoing.reusedSocket && (err.code === "ECONNRESET" || err.code === "EPIPE"))
+        resolve(exactExchange(req));
       else reject(err);
     });
     writeBody(outgoing, req.body).catch(reject);
@@ -82,7 +93,10 @@ export const exactExchange: Exchange = (req) =>
  * request to write to (it need never end it) and the promise of the answer. The connection is
  * dropped once the answer is in, whatever is still being written.
  */
-export async function exchangeStreaming(req: WireRequest, write: (outgoing: ClientRequest, answered: Promise<Answer>) => Promise<void>): Promise<Answer> {
+export async function exchangeStreaming(
+  req: WireRequest,
+  write: (outgoing: ClientRequest, answered: Promise<Answer>) => Promise<void>,
+): Promise<Answer> {
   const outgoing = request(options(req, false));
   const answered = new Promise<Answer>((resolve, reject) => {
     outgoing.on("response", (res) => readAnswer(res).then(resolve, reject));

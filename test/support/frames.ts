@@ -5,7 +5,17 @@ const run = promisify(execFile);
 
 /** The RGB colour of pixel (x, y) in the frame shown at `seconds`. */
 export async function pixelAt(path: string, seconds: number, x: number, y: number): Promise<[number, number, number]> {
-  const { stdout: size } = await run("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=width", "-of", "csv=p=0", path]);
+  const { stdout: size } = await run("ffprobe", [
+    "-v",
+    "error",
+    "-select_streams",
+    "v:0",
+    "-show_entries",
+    "stream=width",
+    "-of",
+    "csv=p=0",
+    path,
+  ]);
   const width = Number(size.trim());
   const { stdout } = (await run(
     "ffmpeg",
@@ -23,7 +33,22 @@ export function closeTo(actual: [number, number, number], expected: [number, num
 /** volumedetect over [start, start + duration), optionally after a filter (e.g. a highpass). */
 export async function volume(path: string, start: number, duration: number, filter?: string) {
   const af = [filter, "volumedetect"].filter(Boolean).join(",");
-  const { stderr } = await run("ffmpeg", ["-hide_banner", "-nostats", "-ss", String(start), "-t", String(duration), "-i", path, "-vn", "-af", af, "-f", "null", "-"]);
+  const { stderr } = await run("ffmpeg", [
+    "-hide_banner",
+    "-nostats",
+    "-ss",
+    String(start),
+    "-t",
+    String(duration),
+    "-i",
+    path,
+    "-vn",
+    "-af",
+    af,
+    "-f",
+    "null",
+    "-",
+  ]);
   const read = (name: string) => {
     const m = new RegExp(`${name}: (-?[\\d.]+|-inf) dB`).exec(stderr);
     if (!m) throw new Error(`no ${name} in volumedetect output`);
@@ -43,7 +68,17 @@ export interface Frame {
 
 /** The frame shown at `seconds`, decoded once. */
 export async function frameAt(path: string, seconds: number): Promise<Frame> {
-  const { stdout: size } = await run("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=width,height", "-of", "csv=p=0", path]);
+  const { stdout: size } = await run("ffprobe", [
+    "-v",
+    "error",
+    "-select_streams",
+    "v:0",
+    "-show_entries",
+    "stream=width,height",
+    "-of",
+    "csv=p=0",
+    path,
+  ]);
   const [width, height] = size.trim().split(",").map(Number);
   const { stdout } = (await run(
     "ffmpeg",
@@ -55,7 +90,8 @@ export async function frameAt(path: string, seconds: number): Promise<Frame> {
     width,
     height,
     pixel(x, y) {
-      if (x < 0 || y < 0 || x >= width || y >= height) throw new Error(`pixel (${x}, ${y}) is outside the ${width}x${height} frame`);
+      if (x < 0 || y < 0 || x >= width || y >= height)
+        throw new Error(`pixel (${x}, ${y}) is outside the ${width}x${height} frame`);
       const o = (y * width + x) * 3;
       return [stdout[o], stdout[o + 1], stdout[o + 2]];
     },
@@ -67,7 +103,11 @@ export async function frameAt(path: string, seconds: number): Promise<Frame> {
  * `cols` x `rows` grid of cells (area scaling: each cell is the mean colour of its block), with
  * the frame's presentation time. No frame is dropped or duplicated.
  */
-export async function everyFrame(path: string, cols: number, rows: number): Promise<{ time: number; cells: Rgb[][] }[]> {
+export async function everyFrame(
+  path: string,
+  cols: number,
+  rows: number,
+): Promise<{ time: number; cells: Rgb[][] }[]> {
   const { stdout: times } = await run(
     "ffprobe",
     ["-v", "error", "-select_streams", "v:0", "-show_entries", "frame=pts_time", "-of", "csv=p=0", path],
@@ -80,7 +120,23 @@ export async function everyFrame(path: string, cols: number, rows: number): Prom
     .map(Number);
   const { stdout } = (await run(
     "ffmpeg",
-    ["-v", "error", "-i", path, "-map", "0:v:0", "-fps_mode", "passthrough", "-vf", `scale=${cols}:${rows}:flags=area`, "-f", "rawvideo", "-pix_fmt", "rgb24", "-"],
+    [
+      "-v",
+      "error",
+      "-i",
+      path,
+      "-map",
+      "0:v:0",
+      "-fps_mode",
+      "passthrough",
+      "-vf",
+      `scale=${cols}:${rows}:flags=area`,
+      "-f",
+      "rawvideo",
+      "-pix_fmt",
+      "rgb24",
+      "-",
+    ],
     { encoding: "buffer", maxBuffer: 256 * 1024 * 1024 },
   )) as unknown as { stdout: Buffer };
   const frameBytes = cols * rows * 3;
@@ -125,6 +181,7 @@ export async function largestAudioHole(path: string): Promise<number> {
     .sort((a, b) => a[0] - b[0]);
   if (packets.length === 0) throw new Error(`no audio packets in ${path}`);
   let hole = 0;
-  for (let i = 1; i < packets.length; i++) hole = Math.max(hole, packets[i][0] - (packets[i - 1][0] + packets[i - 1][1]));
+  for (let i = 1; i < packets.length; i++)
+    hole = Math.max(hole, packets[i][0] - (packets[i - 1][0] + packets[i - 1][1]));
   return hole;
 }

@@ -48,10 +48,26 @@ export function bombPng(width: number, height: number): Buffer {
  * A Matroska video whose frames are that PNG (muxed without decoding, `-c copy`): a few KB a
  * frame that claim `size`x`size` pixels each.
  */
-export async function hugePictureVideo(path: string, size: number, opts: { seconds: number; fps: number }): Promise<void> {
+export async function hugePictureVideo(
+  path: string,
+  size: number,
+  opts: { seconds: number; fps: number },
+): Promise<void> {
   const png = `${path}.png`;
   await writeFile(png, bombPng(size, size));
-  await ffmpeg(["-framerate", String(opts.fps), "-loop", "1", "-i", png, "-t", String(opts.seconds), "-c", "copy", path]);
+  await ffmpeg([
+    "-framerate",
+    String(opts.fps),
+    "-loop",
+    "1",
+    "-i",
+    png,
+    "-t",
+    String(opts.seconds),
+    "-c",
+    "copy",
+    path,
+  ]);
   await rm(png);
 }
 
@@ -67,8 +83,28 @@ export async function growingPictureVideo(
 ): Promise<void> {
   const [head, tail, png, list] = [`${path}.head.mkv`, `${path}.tail.mkv`, `${path}.png`, `${path}.txt`];
   await writeFile(png, bombPng(opts.then.size, opts.then.size));
-  await ffmpeg(["-f", "lavfi", "-i", `testsrc2=size=${opts.first.size}:rate=${opts.fps}:duration=${opts.first.seconds}`, "-c:v", "png", head]);
-  await ffmpeg(["-framerate", String(opts.fps), "-loop", "1", "-i", png, "-t", String(opts.then.seconds), "-c", "copy", tail]);
+  await ffmpeg([
+    "-f",
+    "lavfi",
+    "-i",
+    `testsrc2=size=${opts.first.size}:rate=${opts.fps}:duration=${opts.first.seconds}`,
+    "-c:v",
+    "png",
+    head,
+  ]);
+  await ffmpeg([
+    "-framerate",
+    String(opts.fps),
+    "-loop",
+    "1",
+    "-i",
+    png,
+    "-t",
+    String(opts.then.seconds),
+    "-c",
+    "copy",
+    tail,
+  ]);
   await writeFile(list, `file '${head}'\nfile '${tail}'\n`);
   await ffmpeg(["-f", "concat", "-safe", "0", "-i", list, "-c", "copy", path]);
   await Promise.all([head, tail, png, list].map((file) => rm(file)));

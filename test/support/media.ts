@@ -9,20 +9,39 @@ export async function ffmpeg(args: string[]): Promise<void> {
 }
 
 export async function ffprobeJson(path: string, inputOptions: string[] = []): Promise<any> {
-  const { stdout } = await run("ffprobe", ["-v", "error", "-print_format", "json", "-show_format", "-show_streams", ...inputOptions, path], {
-    maxBuffer: 16 * 1024 * 1024,
-  });
+  const { stdout } = await run(
+    "ffprobe",
+    ["-v", "error", "-print_format", "json", "-show_format", "-show_streams", ...inputOptions, path],
+    {
+      maxBuffer: 16 * 1024 * 1024,
+    },
+  );
   return JSON.parse(stdout);
 }
 
 /** A test pattern with a tone: `seconds` long, `width`x`height` at `fps`, stereo 48 kHz AAC in MP4. */
-export async function makeSource(path: string, opts: { seconds: number; width?: number; height?: number; fps?: number; audio?: boolean }) {
+export async function makeSource(
+  path: string,
+  opts: { seconds: number; width?: number; height?: number; fps?: number; audio?: boolean },
+) {
   const { seconds, width = 640, height = 360, fps = 30, audio = true } = opts;
   await ffmpeg([
-    "-f", "lavfi", "-i", `testsrc2=size=${width}x${height}:rate=${fps}:duration=${seconds}`,
+    "-f",
+    "lavfi",
+    "-i",
+    `testsrc2=size=${width}x${height}:rate=${fps}:duration=${seconds}`,
     ...(audio ? ["-f", "lavfi", "-i", `sine=frequency=440:sample_rate=48000:duration=${seconds}`, "-ac", "2"] : []),
-    "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-g", String(fps),
+    "-c:v",
+    "libx264",
+    "-preset",
+    "ultrafast",
+    "-pix_fmt",
+    "yuv420p",
+    "-g",
+    String(fps),
     ...(audio ? ["-c:a", "aac", "-b:a", "96k"] : []),
-    "-movflags", "+faststart", path,
+    "-movflags",
+    "+faststart",
+    path,
   ]);
 }

@@ -15,7 +15,9 @@ export async function dereferencedDocument(): Promise<Document> {
   return (await SwaggerParser.dereference(structuredClone(openApiDocument()) as never)) as Document;
 }
 
-export function operationsOf(document: Document): { method: (typeof METHODS)[number]; path: string; operation: Operation }[] {
+export function operationsOf(
+  document: Document,
+): { method: (typeof METHODS)[number]; path: string; operation: Operation }[] {
   return Object.entries(document.paths ?? {}).flatMap(([path, item]) =>
     METHODS.flatMap((method) => (item?.[method] ? [{ method, path, operation: item[method] as Operation }] : [])),
   );

@@ -74,7 +74,8 @@ export function checkHlsMaster(members: Map<string, Buffer>, masterName: string)
     if (playlist.segments.length === 0) throw new Error(`${path} has no segments`);
     for (const segment of playlist.segments) {
       if (!members.has(resolveIn(path, segment.uri))) throw new Error(`segment ${segment.uri} of ${path} is missing`);
-      if (segment.map && !members.has(resolveIn(path, segment.map.uri))) throw new Error(`init ${segment.map.uri} is missing`);
+      if (segment.map && !members.has(resolveIn(path, segment.map.uri)))
+        throw new Error(`init ${segment.map.uri} is missing`);
     }
     heights.push(variant.attributes.RESOLUTION?.height ?? 0);
   }
@@ -82,9 +83,13 @@ export function checkHlsMaster(members: Map<string, Buffer>, masterName: string)
 }
 
 export async function loudnessLufs(path: string): Promise<number> {
-  const { stderr } = await run("ffmpeg", ["-hide_banner", "-nostats", "-i", path, "-af", "ebur128", "-f", "null", "-"], {
-    maxBuffer: 64 * 1024 * 1024,
-  });
+  const { stderr } = await run(
+    "ffmpeg",
+    ["-hide_banner", "-nostats", "-i", path, "-af", "ebur128", "-f", "null", "-"],
+    {
+      maxBuffer: 64 * 1024 * 1024,
+    },
+  );
   const summary = stderr.slice(stderr.lastIndexOf("Summary:"));
   const match = /I:\s+(-?[\d.]+) LUFS/.exec(summary);
   if (!match) throw new Error("no integrated loudness in ebur128 output");

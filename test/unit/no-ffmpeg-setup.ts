@@ -16,7 +16,8 @@ const { refusingFfmpeg } = vi.hoisted(() => {
   const refusing = (real: AnyFunction): AnyFunction => {
     if (GUARDED in real) return real;
     const wrapped = (file: unknown, ...rest: unknown[]) => {
-      if (typeof file === "string" && TOOLS.test(file)) throw new Error(`${file} does not run in the unit project: a test that needs it belongs under test/render`);
+      if (typeof file === "string" && TOOLS.test(file))
+        throw new Error(`${file} does not run in the unit project: a test that needs it belongs under test/render`);
       return (real as unknown as (...args: unknown[]) => unknown)(file, ...rest);
     };
     return Object.assign(wrapped, { [GUARDED]: true });

@@ -6,7 +6,9 @@ import { runFfmpeg } from "../../encoder/ffmpeg/run";
 describe("the unit project runs no FFmpeg (its setup, no-ffmpeg-setup.ts)", () => {
   it("refuses to start ffmpeg or ffprobe, from a test or from the encoder's own runner", async () => {
     expect(() => spawn("ffmpeg", ["-version"])).toThrow(/belongs under test\/render/);
-    await expect(async () => promisify(execFile)("/usr/bin/ffprobe", ["-version"])).rejects.toThrow(/belongs under test\/render/);
+    await expect(async () => promisify(execFile)("/usr/bin/ffprobe", ["-version"])).rejects.toThrow(
+      /belongs under test\/render/,
+    );
     await expect(runFfmpeg(["-version"])).rejects.toThrow(/belongs under test\/render/);
   });
 

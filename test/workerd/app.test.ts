@@ -4,7 +4,11 @@ import { expectError, expectStatus } from "../support/api-client";
 import { appClient } from "./app-client";
 
 const stack = inject("stack");
-const goodEnv = workerVars(stack.cloud, { publicUrl: stack.apiUrl, encoderUrl: stack.encoderUrl }, stack.internalSecret);
+const goodEnv = workerVars(
+  stack.cloud,
+  { publicUrl: stack.apiUrl, encoderUrl: stack.encoderUrl },
+  stack.internalSecret,
+);
 
 async function newKey(): Promise<string> {
   // Accounts are made through the internal admin path of the Node side; here, through SQL over the Neon driver.
@@ -16,7 +20,11 @@ async function newKey(): Promise<string> {
   const pool = new Pool({ connectionString: stack.databaseUrl });
   const key = generateApiKey();
   const { rows } = await pool.query("insert into accounts (plan) values ('free') returning id");
-  await pool.query("insert into api_keys (account_id, hash, last4) values ($1, $2, $3)", [rows[0].id, await hashApiKey(key), key.slice(-4)]);
+  await pool.query("insert into api_keys (account_id, hash, last4) values ($1, $2, $3)", [
+    rows[0].id,
+    await hashApiKey(key),
+    key.slice(-4),
+  ]);
   await pool.end();
   return key;
 }
@@ -38,7 +46,11 @@ describe("inside workerd: the deployed app against the local cloud", () => {
     const queueDown = { ...goodEnv, QSTASH_URL: "http://127.0.0.1:9" };
     const refused = await appClient(queueDown, key).createJob(JOB);
     expectStatus(refused, 500);
-    expect(refused.body).toEqual({ error: "Internal server error", message: expect.any(String), requestId: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+    expect(refused.body).toEqual({
+      error: "Internal server error",
+      message: expect.any(String),
+      requestId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+    });
     const failed = await appClient(goodEnv, key).listJobs({ status: "failed" });
     expectStatus(failed, 200);
     expect(failed.body.jobs).toHaveLength(1);
@@ -60,20 +72,39 @@ describe("inside workerd: the deployed app against the local cloud", () => {
   const missingDatabase = new URL(stack.databaseUrl);
   missingDatabase.pathname = "/vep_no_such_database";
   it.each([
-    { failure: "a database that does not exist", url: missingDatabase.toString(), cause: { code: "3D000", message: 'database "vep_no_such_database" does not exist' } },
+    {
+      failure: "a database that does not exist",
+      url: missingDatabase.toString(),
+      cause: { code: "3D000", message: 'database "vep_no_such_database" does not exist' },
+    },
     // Neon's HTTP endpoint answers a database it cannot reach with a 500 and no SQLSTATE (as the stand-in does); the driver's error carries its message.
-    { failure: "a server that is down", url: "postgres://postgres@127.0.0.1:9/none", cause: { name: "NeonDbError", message: expect.stringContaining("connect ECONNREFUSED") } },
+    {
+      failure: "a server that is down",
+      url: "postgres://postgres@127.0.0.1:9/none",
+      cause: { name: "NeonDbError", message: expect.stringContaining("connect ECONNREFUSED") },
+    },
   ])("$failure: the log line with the response's requestId carries the driver's cause", async ({ url, cause }) => {
     const key = await newKey();
     const logged = vi.spyOn(console, "error").mockImplementation(() => undefined);
     try {
       const res = await appClient({ ...goodEnv, DATABASE_URL: url }, key).listJobs();
       expectStatus(res, 500);
-      expect(res.body).toEqual({ error: "Internal server error", message: expect.any(String), requestId: expect.stringMatching(/^[0-9a-f-]{36}$/) });
-      const lines = logged.mock.calls.map((args) => String(args[0])).filter((line) => line.includes(res.body.requestId));
+      expect(res.body).toEqual({
+        error: "Internal server error",
+        message: expect.any(String),
+        requestId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      });
+      const lines = logged.mock.calls
+        .map((args) => String(args[0]))
+        .filter((line) => line.includes(res.body.requestId));
       expect(lines).toHaveLength(1);
       const entry = JSON.parse(lines[0]);
-      expect(entry).toMatchObject({ level: "error", requestId: res.body.requestId, method: "GET", path: "/api/v1/jobs" });
+      expect(entry).toMatchObject({
+        level: "error",
+        requestId: res.body.requestId,
+        method: "GET",
+        path: "/api/v1/jobs",
+      });
       // drizzle's "Failed query: …" on top, the driver's own error beneath it; the key's hash and
       // the page's numbers, the statement's parameters, are not written.
       expect(entry.error.message).toMatch(/^Failed query: select [^]*\nparams: 3 withheld$/);

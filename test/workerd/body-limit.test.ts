@@ -31,7 +31,12 @@ function endlessBody() {
 
 /** No bindings: the limit is applied before anything needs one. */
 const send = (path: string, body: ReadableStream<Uint8Array>, headers: Record<string, string> = {}) =>
-  appClient({}).raw<{ error: string; message: string }>({ method: "POST", path, body, headers: { "Content-Type": "application/json", ...headers } });
+  appClient({}).raw<{ error: string; message: string }>({
+    method: "POST",
+    path,
+    body,
+    headers: { "Content-Type": "application/json", ...headers },
+  });
 
 const ROUTES: [string, number][] = [
   ["/api/v1/jobs", BODY_LIMITS.job],

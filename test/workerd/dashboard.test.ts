@@ -32,7 +32,11 @@ describe("inside workerd: the dashboard over https", () => {
     const email = `workerd-${crypto.randomUUID()}@example.com`;
     const signUp = await send("/dashboard/signup", {
       method: "POST",
-      headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: ORIGIN, Cookie: `__Host-vep_form=${formCookie.value}` },
+      headers: {
+        "Content-Type": "application/x-www-form-urlencoded",
+        Origin: ORIGIN,
+        Cookie: `__Host-vep_form=${formCookie.value}`,
+      },
       body: new URLSearchParams({ _csrf: token, email, password: "a long enough password" }),
     });
     expect(signUp.res.status).toBe(303);

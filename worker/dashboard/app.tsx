@@ -19,7 +19,8 @@ import { jobRoutes } from "./routes/jobs";
 /** Forms are a few fields; anything larger is not one of ours. */
 const MAX_FORM_BYTES = 16 * 1024;
 
-const FORBIDDEN = "This form could not be verified: it was not sent from this dashboard page, or its security token is missing or out of date. Reload the page and try again.";
+const FORBIDDEN =
+  "This form could not be verified: it was not sent from this dashboard page, or its security token is missing or out of date. Reload the page and try again.";
 
 function renderDashboardError(err: Error, c: Context<DashboardEnv>): Response | Promise<Response> {
   // A 403 is a form that failed hono/csrf's Origin check or the token check (middleware.ts).
@@ -27,11 +28,22 @@ function renderDashboardError(err: Error, c: Context<DashboardEnv>): Response | 
     return renderPage(c, { title: "Not allowed", body: <MessagePage message={FORBIDDEN} /> }, 403);
   }
   if (err instanceof HTTPException && err.status < 500) {
-    return renderPage(c, { title: "Refused", body: <MessagePage message={err.message || "The request was refused."} /> }, err.status as ContentfulStatusCode);
+    return renderPage(
+      c,
+      { title: "Refused", body: <MessagePage message={err.message || "The request was refused."} /> },
+      err.status as ContentfulStatusCode,
+    );
   }
   const requestId = crypto.randomUUID();
   console.error(JSON.stringify({ level: "error", requestId, path: c.req.path, error: describeError(err) }));
-  return renderPage(c, { title: "Something went wrong", body: <MessagePage message="Something went wrong on our side. Try again in a moment." requestId={requestId} /> }, 500);
+  return renderPage(
+    c,
+    {
+      title: "Something went wrong",
+      body: <MessagePage message="Something went wrong on our side. Try again in a moment." requestId={requestId} />,
+    },
+    500,
+  );
 }
 
 /**
@@ -62,7 +74,12 @@ export function dashboardApp() {
     }),
     noStore,
     refusingUnreadableBodies(
-      bodyLimit({ maxSize: MAX_FORM_BYTES, onError: () => { throw new HTTPException(413, { message: "That form was too large." }); } }),
+      bodyLimit({
+        maxSize: MAX_FORM_BYTES,
+        onError: () => {
+          throw new HTTPException(413, { message: "That form was too large." });
+        },
+      }),
       () => new HTTPException(400, { message: "That form could not be read." }),
     ),
     csrf(),
@@ -74,6 +91,8 @@ export function dashboardApp() {
   app.use("*", requireSignIn, sessionFormToken);
   app.route("/", accountRoutes);
   app.route("/", jobRoutes);
-  app.all("*", (c) => renderPage(c, { title: "Not found", body: <MessagePage message="There is no such page." /> }, 404));
+  app.all("*", (c) =>
+    renderPage(c, { title: "Not found", body: <MessagePage message="There is no such page." /> }, 404),
+  );
   return app;
 }

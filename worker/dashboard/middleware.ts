@@ -37,7 +37,8 @@ async function readForm(c: Context<DashboardEnv>) {
     throw new HTTPException(400, { message: "That form could not be read. Reload the page and try again." });
   }
   const fields = Object.values(body).filter((value) => typeof value === "string");
-  if (unstorableTextPaths(fields, 1).length > 0) throw new HTTPException(400, { message: `A field of that form ${UNSTORABLE_TEXT_MESSAGE}.` });
+  if (unstorableTextPaths(fields, 1).length > 0)
+    throw new HTTPException(400, { message: `A field of that form ${UNSTORABLE_TEXT_MESSAGE}.` });
   return body;
 }
 

@@ -6,5 +6,10 @@
 import { and, eq, isNull, type SQLWrapper } from "drizzle-orm";
 import { accounts, apiKeys } from "../../drizzle/schema";
 
-export const callerColumns = { keyId: apiKeys.id, accountId: accounts.id, plan: accounts.plan, webhookUrl: accounts.webhookUrl };
+export const callerColumns = {
+  keyId: apiKeys.id,
+  accountId: accounts.id,
+  plan: accounts.plan,
+  webhookUrl: accounts.webhookUrl,
+};
 export const activeKey = (hash: SQLWrapper) => and(eq(apiKeys.hash, hash), isNull(apiKeys.revokedAt));

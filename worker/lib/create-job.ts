@@ -30,7 +30,11 @@ export interface CreatedJob {
  * middleware/auth.ts's requireCreator). A job the queue refuses is marked failed and its unit
  * released (spec, States and transitions, rows 1 and 2).
  */
-export async function createQueuedJob(services: Services, creator: jobStates.Creator, input: NewJobInput): Promise<CreatedJob> {
+export async function createQueuedJob(
+  services: Services,
+  creator: jobStates.Creator,
+  input: NewJobInput,
+): Promise<CreatedJob> {
   const { db, queue, env } = services;
   const createdAt = new Date();
   const limits = monthlyQuotas(env);
@@ -44,7 +48,13 @@ export async function createQueuedJob(services: Services, creator: jobStates.Cre
   const creation = await jobStates.create(
     db,
     creator,
-    { preset: preset?.id ?? EDL_PRESET_ID, inputUrl: input.inputUrl, clientMetadata: input.clientMetadata ?? null, edl: input.edl ?? null, createdAt },
+    {
+      preset: preset?.id ?? EDL_PRESET_ID,
+      inputUrl: input.inputUrl,
+      clientMetadata: input.clientMetadata ?? null,
+      edl: input.edl ?? null,
+      createdAt,
+    },
     rules,
   );
   if (creation.outcome === "unknownKey") throw ApiError.unauthorized();
@@ -53,26 +63,43 @@ export async function createQueuedJob(services: Services, creator: jobStates.Cre
   if (creation.outcome === "presetNotAllowed") throw presetNotAllowed(preset!, caller.plan);
   if (creation.outcome === "quotaUsedUp") throw quotaUsedUp(caller.plan, limits[caller.plan], creation.used);
 
-  const created = { id: creation.jobId, createdAt, remainingJobs: Math.max(0, limits[caller.plan] - creation.used), caller };
+  const created = {
+    id: creation.jobId,
+    createdAt,
+    remainingJobs: Math.max(0, limits[caller.plan] - creation.used),
+    caller,
+  };
   let messageId: string;
   try {
     messageId = await queue.publishJob(creation.jobId);
   } catch (err) {
     let failed: Awaited<ReturnType<typeof jobStates.failUnqueued>>;
     try {
-      failed = await jobStates.failUnqueued(db, creation.jobId, "The job could not be queued; its quota unit was returned. Please retry.");
+      failed = await jobStates.failUnqueued(
+        db,
+        creation.jobId,
+        "The job could not be queued; its quota unit was returned. Please retry.",
+      );
     } catch (failErr) {
       // Neither published nor failed, the job is still queued in the database, where the sweep
       // finds it and publishes it: it will run, and a 500 would have the client retry it into a
       // second job and a second unit.
-      logJobError("the job could not be queued, nor failed: it stays queued and the sweep publishes it", creation.jobId, failErr);
+      logJobError(
+        "the job could not be queued, nor failed: it stays queued and the sweep publishes it",
+        creation.jobId,
+        failErr,
+      );
       return created;
     }
     if (!failed.moved) {
       // The job left `queued` before it could be failed: the publish got through though its
       // answer was lost and an encoder claimed it, or the client cancelled it. It holds its unit
       // either way, so the creation stands; a 500 would be retried into a second job.
-      logJobError(`the publish failed, but the job was already ${failed.current}: the creation stands`, creation.jobId, err);
+      logJobError(
+        `the publish failed, but the job was already ${failed.current}: the creation stands`,
+        creation.jobId,
+        err,
+      );
       return created;
     }
     throw err;
@@ -81,6 +108,10 @@ export async function createQueuedJob(services: Services, creator: jobStates.Cre
   // 500, which the client would retry into a second job and a second unit. The sweep finds the
   // id missing and publishes the job again under its deduplication id (sweep.ts), which QStash
   // answers with the message it holds.
-  await jobStates.recordMessage(db, creation.jobId, messageId).catch((err) => logJobError("the queued job's message id was not recorded; the sweep records it", creation.jobId, err));
+  await jobStates
+    .recordMessage(db, creation.jobId, messageId)
+    .catch((err) =>
+      logJobError("the queued job's message id was not recorded; the sweep records it", creation.jobId, err),
+    );
   return created;
 }

@@ -88,9 +88,14 @@ async function move(
   const { from, to } = TRANSITIONS[name];
   const before = db.$with("before").as(
     db
-      .select({ beforeId: sql<string>`${jobs.id}`.as("before_id"), previous: sql<JobStatus>`${jobs.status}`.as("previous") })
+      .select({
+        beforeId: sql<string>`${jobs.id}`.as("before_id"),
+        previous: sql<JobStatus>`${jobs.status}`.as("previous"),
+      })
       .from(jobs)
-      .where(and(eq(jobs.id, target.id), target.accountId === undefined ? undefined : eq(jobs.accountId, target.accountId)))
+      .where(
+        and(eq(jobs.id, target.id), target.accountId === undefined ? undefined : eq(jobs.accountId, target.accountId)),
+      )
       .for("update"),
   );
   const moved = db.$with("moved").as(
@@ -110,7 +115,9 @@ async function move(
       .where(and(eq(usage.accountId, moved.accountId), eq(usage.period, moved.quotaPeriod), gt(usage.count, 0)))
       .returning({ count: usage.count }),
   );
-  const movedJob = Object.fromEntries(Object.keys(jobColumns).map((key) => [key, moved[key as keyof typeof jobColumns]])) as typeof moved._.selectedFields;
+  const movedJob = Object.fromEntries(
+    Object.keys(jobColumns).map((key) => [key, moved[key as keyof typeof jobColumns]]),
+  ) as typeof moved._.selectedFields;
   const [row] = await db
     .with(before, moved, ...(options.releaseUnit ? [released] : []))
     .select({ previous: before.previous, job: movedJob })
@@ -166,7 +173,10 @@ function creatorRow(kind: CreatorKind, plans: readonly PlanId[]): SQL {
     return sql`select ${value("keyId")}::uuid as key_id, ${value("accountId")}::uuid as account_id, ${value("plan")}::text as plan,
       ${value("webhookUrl")}::text as webhook_url, ${value("callerLimit")}::int as claim_limit, ${value("allowed")}::boolean as allowed`;
   }
-  const limit = sql.join(PLAN_IDS.map((plan) => sql`when ${plan} then ${value(`limit:${plan}`)}::int`), sql` `);
+  const limit = sql.join(
+    PLAN_IDS.map((plan) => sql`when ${plan} then ${value(`limit:${plan}`)}::int`),
+    sql` `,
+  );
   return sql`select ${apiKeys.id} as key_id, ${accounts.id} as account_id, ${accounts.plan} as plan, ${accounts.webhookUrl} as webhook_url,
       case ${accounts.plan} ${limit} end as claim_limit, ${inArray(accounts.plan, [...plans])} as allowed
     from ${apiKeys} inner join ${accounts} on ${eq(accounts.id, apiKeys.accountId)}
@@ -241,7 +251,14 @@ export async function create(db: Database, creator: Creator, job: NewJob, rules:
             allowed: plans.includes(creator.caller.plan),
           },
         ]
-      : ["key", { ...shared, keyHash: creator.keyHash, ...Object.fromEntries(PLAN_IDS.map((plan) => [`limit:${plan}`, limits[plan]])) }];
+      : [
+          "key",
+          {
+            ...shared,
+            keyHash: creator.keyHash,
+            ...Object.fromEntries(PLAN_IDS.map((plan) => [`limit:${plan}`, limits[plan]])),
+          },
+        ];
   const [row] = await runCreation(db, { kind, plans }, values);
   if (!row) return { outcome: "unknownKey" };
   const caller: Caller = { keyId: row.key_id, accountId: row.account_id, plan: row.plan, webhookUrl: row.webhook_url };
@@ -266,7 +283,10 @@ export async function recordMessage(db: Database, jobId: string, messageId: stri
 
 /** Takes a finished job's webhook out of the outbox: QStash has it, or there was none to send. Not a change of state. */
 export async function webhookSettled(db: Database, jobId: string): Promise<void> {
-  await db.update(jobs).set({ webhookPendingSince: null }).where(and(eq(jobs.id, jobId), isNotNull(jobs.webhookPendingSince)));
+  await db
+    .update(jobs)
+    .set({ webhookPendingSince: null })
+    .where(and(eq(jobs.id, jobId), isNotNull(jobs.webhookPendingSince)));
 }
 
 // ── The transitions ─────────────────────────────────────────────────────────────────────────
@@ -281,45 +301,84 @@ export function failUnqueued(db: Database, jobId: string, errorMessage: string, 
 }
 
 export function claim(db: Database, jobId: string, attempt: number, now = new Date()) {
-  return move(db, "claim", { id: jobId }, {
-    startedAt: sql`coalesce(${jobs.startedAt}, ${now.toISOString()}::timestamptz)`,
-    lastCheckedAt: now,
-    // Never lowers the count: a late redelivery of an earlier attempt must not undo a sweep's.
-    retryCount: sql`greatest(${jobs.retryCount}, ${attempt}::int)`,
-    progress: 0,
-  });
+  return move(
+    db,
+    "claim",
+    { id: jobId },
+    {
+      startedAt: sql`coalesce(${jobs.startedAt}, ${now.toISOString()}::timestamptz)`,
+      lastCheckedAt: now,
+      // Never lowers the count: a late redelivery of an earlier attempt must not undo a sweep's.
+      retryCount: sql`greatest(${jobs.retryCount}, ${attempt}::int)`,
+      progress: 0,
+    },
+  );
 }
 
 /** A beat of a processing job: its progress, and its source's duration once the encoder has probed it (spec: "measured during processing"). */
-export function heartbeat(db: Database, jobId: string, beat: { progress?: number; duration?: number }, now = new Date()) {
+export function heartbeat(
+  db: Database,
+  jobId: string,
+  beat: { progress?: number; duration?: number },
+  now = new Date(),
+) {
   const { progress, duration } = beat;
-  return move(db, "heartbeat", { id: jobId }, { lastCheckedAt: now, ...(progress === undefined ? {} : { progress }), ...(duration === undefined ? {} : { duration }) });
+  return move(
+    db,
+    "heartbeat",
+    { id: jobId },
+    {
+      lastCheckedAt: now,
+      ...(progress === undefined ? {} : { progress }),
+      ...(duration === undefined ? {} : { duration }),
+    },
+  );
 }
 
 /**
  * The transitions that finish a job also put its webhook in the outbox, in the same statement:
  * a webhook cannot be lost between the job's commit and its publication (see lib/webhooks.ts).
  */
-export function complete(db: Database, jobId: string, output: { outputKey: string; duration: number | null }, now = new Date()) {
-  return move(db, "complete", { id: jobId }, {
-    outputKey: output.outputKey,
-    duration: output.duration,
-    completedAt: now,
-    lastCheckedAt: now,
-    progress: 1,
-    storageLayout: "v2",
-    webhookPendingSince: now,
-  });
+export function complete(
+  db: Database,
+  jobId: string,
+  output: { outputKey: string; duration: number | null },
+  now = new Date(),
+) {
+  return move(
+    db,
+    "complete",
+    { id: jobId },
+    {
+      outputKey: output.outputKey,
+      duration: output.duration,
+      completedAt: now,
+      lastCheckedAt: now,
+      progress: 1,
+      storageLayout: "v2",
+      webhookPendingSince: now,
+    },
+  );
 }
 
-export function fail(db: Database, jobId: string, failure: { errorMessage: string; attempt: number; duration: number | null }, now = new Date()) {
-  return move(db, "fail", { id: jobId }, {
-    errorMessage: failure.errorMessage,
-    retryCount: failure.attempt,
-    duration: failure.duration,
-    lastCheckedAt: now,
-    webhookPendingSince: now,
-  });
+export function fail(
+  db: Database,
+  jobId: string,
+  failure: { errorMessage: string; attempt: number; duration: number | null },
+  now = new Date(),
+) {
+  return move(
+    db,
+    "fail",
+    { id: jobId },
+    {
+      errorMessage: failure.errorMessage,
+      retryCount: failure.attempt,
+      duration: failure.duration,
+      lastCheckedAt: now,
+      webhookPendingSince: now,
+    },
+  );
 }
 
 export function retry(db: Database, jobId: string, now = new Date()) {
@@ -353,7 +412,11 @@ export function sweepFail(db: Database, jobId: string, cutoff: Date, now = new D
     db,
     "sweepFail",
     { id: jobId },
-    { errorMessage: "The encoder stopped responding while processing this job.", lastCheckedAt: now, webhookPendingSince: now },
+    {
+      errorMessage: "The encoder stopped responding while processing this job.",
+      lastCheckedAt: now,
+      webhookPendingSince: now,
+    },
     { condition: and(staleSince(cutoff), gte(jobs.retryCount, JOB_DELIVERY_RETRIES)) },
   );
 }
@@ -381,7 +444,13 @@ export function lostMessageRequeue(db: Database, jobId: string, messageId: strin
 }
 
 /** The job keeps its quota unit, as any job that fails after it was queued does. */
-export function lostMessageFail(db: Database, jobId: string, messageId: string, errorMessage: string, now = new Date()) {
+export function lostMessageFail(
+  db: Database,
+  jobId: string,
+  messageId: string,
+  errorMessage: string,
+  now = new Date(),
+) {
   return move(
     db,
     "lostMessageFail",

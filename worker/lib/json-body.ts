@@ -1,6 +1,11 @@
 import { createMiddleware } from "hono/factory";
 import { z } from "zod";
-import { NON_FINITE_NUMBER_MESSAGE, nonFiniteNumberPaths, UNSTORABLE_TEXT_MESSAGE, unstorableTextPaths } from "../../domain/storable-text";
+import {
+  NON_FINITE_NUMBER_MESSAGE,
+  nonFiniteNumberPaths,
+  UNSTORABLE_TEXT_MESSAGE,
+  unstorableTextPaths,
+} from "../../domain/storable-text";
 import type { AppEnv } from "../context";
 import { ApiError } from "../errors";
 import { jsonShapeProblem } from "./json-limits";
@@ -60,7 +65,8 @@ export function jsonObject(fields?: z.ZodObject) {
   return z.custom<Record<string, unknown>>(isJsonObject, { error: "Expected an object" }).superRefine((value, ctx) => {
     const checked = fields?.safeParse(value);
     if (!checked || checked.success) return;
-    for (const issue of checked.error.issues) ctx.addIssue({ code: "custom", message: issue.message, path: issue.path });
+    for (const issue of checked.error.issues)
+      ctx.addIssue({ code: "custom", message: issue.message, path: issue.path });
   });
 }
 
@@ -70,7 +76,9 @@ export function jsonObject(fields?: z.ZodObject) {
  */
 export function storable<T extends z.ZodType>(schema: T) {
   return schema.superRefine((value, ctx) => {
-    for (const path of unstorableTextPaths(value)) ctx.addIssue({ code: "custom", message: UNSTORABLE_TEXT_MESSAGE, path: path ? [path] : [] });
-    for (const path of nonFiniteNumberPaths(value)) ctx.addIssue({ code: "custom", message: NON_FINITE_NUMBER_MESSAGE, path: path ? [path] : [] });
+    for (const path of unstorableTextPaths(value))
+      ctx.addIssue({ code: "custom", message: UNSTORABLE_TEXT_MESSAGE, path: path ? [path] : [] });
+    for (const path of nonFiniteNumberPaths(value))
+      ctx.addIssue({ code: "custom", message: NON_FINITE_NUMBER_MESSAGE, path: path ? [path] : [] });
   });
 }

@@ -28,7 +28,11 @@ const CLOSE_OBJECT = 0x7d;
  * null. One pass over the characters, skipping strings; it does not check that the text is
  * JSON, which JSON.parse does next.
  */
-export function jsonShapeProblem(text: string, maxDepth = MAX_JSON_DEPTH, maxContainers = MAX_JSON_CONTAINERS): string | null {
+export function jsonShapeProblem(
+  text: string,
+  maxDepth = MAX_JSON_DEPTH,
+  maxContainers = MAX_JSON_CONTAINERS,
+): string | null {
   let depth = 0;
   let containers = 0;
   let inString = false;

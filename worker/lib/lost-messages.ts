@@ -39,7 +39,11 @@ function lastWord(lastStatus: number | null): string {
  * encoder's (a stale one is the sweep's), one that ended or was dispatched again is left alone,
  * so the callback delivered twice, or late, does nothing more.
  */
-export async function settleLostMessage(services: Services, lost: LostMessage, now = new Date()): Promise<LostMessageOutcome> {
+export async function settleLostMessage(
+  services: Services,
+  lost: LostMessage,
+  now = new Date(),
+): Promise<LostMessageOutcome> {
   const { db, queue } = services;
   // Each move checks the job still waits on this message and its attempts, in its own statement.
   const requeued = await jobStates.lostMessageRequeue(db, lost.jobId, lost.messageId, now);
@@ -50,8 +54,16 @@ export async function settleLostMessage(services: Services, lost: LostMessage, n
   }
   if (requeued.current !== "queued") return "ignored";
 
-  const failed = await jobStates.lostMessageFail(db, lost.jobId, lost.messageId, undispatchedMessage(lost.lastStatus), now);
+  const failed = await jobStates.lostMessageFail(
+    db,
+    lost.jobId,
+    lost.messageId,
+    undispatchedMessage(lost.lastStatus),
+    now,
+  );
   if (!failed.moved) return "ignored";
-  await notifyJobFinished(services, failed.job).catch((err) => logJobError("webhook publish failed; the sweep publishes it", lost.jobId, err));
+  await notifyJobFinished(services, failed.job).catch((err) =>
+    logJobError("webhook publish failed; the sweep publishes it", lost.jobId, err),
+  );
   return "failed";
 }

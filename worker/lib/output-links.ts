@@ -36,9 +36,12 @@ export function signableKey(job: OutputFacts): string | Exclude<OutputState, { k
 
 /** Which of `keys` exist: remembered ones from one Redis read, the rest by HEAD (remembered when found). */
 async function existing({ storage, cache }: Outputs, keys: string[], recheck: boolean): Promise<Set<string>> {
-  const remembered = recheck || !keys.length ? [] : await cache.mget<(unknown | null)[]>(...keys.map(foundOutputEntry)).catch(() => []);
+  const remembered =
+    recheck || !keys.length ? [] : await cache.mget<(unknown | null)[]>(...keys.map(foundOutputEntry)).catch(() => []);
   const found = new Set(keys.filter((_, i) => remembered[i] != null));
-  const heads = await Promise.all(keys.filter((key) => !found.has(key)).map(async (key) => ({ key, exists: await storage.exists(key) })));
+  const heads = await Promise.all(
+    keys.filter((key) => !found.has(key)).map(async (key) => ({ key, exists: await storage.exists(key) })),
+  );
   const newlyFound = heads.filter((head) => head.exists).map((head) => head.key);
   if (newlyFound.length) {
     const remember = cache.pipeline();
@@ -54,7 +57,12 @@ async function existing({ storage, cache }: Outputs, keys: string[], recheck: bo
  * and 4; download-url 400 and 410). `recheck` asks storage even when a HEAD found the output
  * within the last minute: download-url's answer about a removed output stays exact.
  */
-export async function outputStates(outputs: Outputs, jobs: OutputFacts[], plan: PlanId, { recheck = false } = {}): Promise<OutputState[]> {
+export async function outputStates(
+  outputs: Outputs,
+  jobs: OutputFacts[],
+  plan: PlanId,
+  { recheck = false } = {},
+): Promise<OutputState[]> {
   const keys = jobs.map(signableKey);
   const found = await existing(outputs, [...new Set(keys.filter((key) => typeof key === "string"))], recheck);
   return Promise.all(
@@ -66,7 +74,12 @@ export async function outputStates(outputs: Outputs, jobs: OutputFacts[], plan: 
   );
 }
 
-export async function outputState(outputs: Outputs, job: OutputFacts, plan: PlanId, options: { recheck?: boolean } = {}): Promise<OutputState> {
+export async function outputState(
+  outputs: Outputs,
+  job: OutputFacts,
+  plan: PlanId,
+  options: { recheck?: boolean } = {},
+): Promise<OutputState> {
   const [state] = await outputStates(outputs, [job], plan, options);
   return state;
 }

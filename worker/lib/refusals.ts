@@ -33,7 +33,9 @@ export function quotaUsedUp(plan: PlanId, limit: number, current: number) {
 }
 
 export function notCancellable(status: JobStatus) {
-  return ApiError.invalidOperation(`Job cannot be cancelled: its status is '${status}'. Only queued or processing jobs can be cancelled.`);
+  return ApiError.invalidOperation(
+    `Job cannot be cancelled: its status is '${status}'. Only queued or processing jobs can be cancelled.`,
+  );
 }
 
 export const idempotencyConflict = {

@@ -37,8 +37,14 @@ const MESSAGE_CHECKS_PER_SWEEP = 20;
 export async function sweep(services: Services, now = new Date()) {
   const stale = await step("stale jobs", () => sweepStaleJobs(services, now), { redispatched: 0, failed: 0 });
   const dispatched = await step("lost dispatches", () => dispatchUndispatched(services, now), 0);
-  const dropped = await step("dropped messages", () => settleDroppedMessages(services, now), { redispatched: 0, failed: 0 });
-  const webhooks = await step("pending webhooks", () => publishPendingWebhooks(services, now), { settled: 0, failed: 0 });
+  const dropped = await step("dropped messages", () => settleDroppedMessages(services, now), {
+    redispatched: 0,
+    failed: 0,
+  });
+  const webhooks = await step("pending webhooks", () => publishPendingWebhooks(services, now), {
+    settled: 0,
+    failed: 0,
+  });
   const sessionsEnded = await step("expired dashboard sessions", () => endExpiredSessions(services, now), 0);
   return { ...stale, dispatched, dropped, webhooks, sessionsEnded };
 }
@@ -48,7 +54,13 @@ async function step<T>(name: string, work: () => Promise<T>, nothingDone: T): Pr
   try {
     return await work();
   } catch (err) {
-    console.error(JSON.stringify({ level: "error", msg: `sweep: ${name} not swept; the next sweep tries again`, error: describeError(err) }));
+    console.error(
+      JSON.stringify({
+        level: "error",
+        msg: `sweep: ${name} not swept; the next sweep tries again`,
+        error: describeError(err),
+      }),
+    );
     return nothingDone;
   }
 }
@@ -102,7 +114,13 @@ async function dispatchUndispatched(services: Services, now: Date): Promise<numb
   const lost = await db
     .select({ id: jobs.id, retryCount: jobs.retryCount })
     .from(jobs)
-    .where(and(eq(jobs.status, "queued"), isNull(jobs.messageId), lt(queuedSince, sql`${cutoff.toISOString()}::timestamptz`)))
+    .where(
+      and(
+        eq(jobs.status, "queued"),
+        isNull(jobs.messageId),
+        lt(queuedSince, sql`${cutoff.toISOString()}::timestamptz`),
+      ),
+    )
     .orderBy(asc(jobs.createdAt))
     .limit(DISPATCHES_PER_SWEEP);
   let dispatched = 0;
@@ -131,7 +149,13 @@ async function settleDroppedMessages(services: Services, now: Date) {
   const waiting = await db
     .select({ id: jobs.id, messageId: jobs.messageId })
     .from(jobs)
-    .where(and(eq(jobs.status, "queued"), isNotNull(jobs.messageId), lt(queuedSince, sql`${cutoff.toISOString()}::timestamptz`)))
+    .where(
+      and(
+        eq(jobs.status, "queued"),
+        isNotNull(jobs.messageId),
+        lt(queuedSince, sql`${cutoff.toISOString()}::timestamptz`),
+      ),
+    )
     .orderBy(asc(queuedSince))
     .limit(MESSAGE_CHECKS_PER_SWEEP);
   const outcome = { redispatched: 0, failed: 0 };

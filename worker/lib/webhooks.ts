@@ -24,7 +24,10 @@ const ATTEMPT_TIMEOUT_MS = 15_000;
  * sweep runs it again (publishPendingWebhooks). A publish that succeeded but was not recorded
  * is published again under the same deduplication id, which QStash does not enqueue twice.
  */
-export async function notifyJobFinished(services: Services, job: Pick<Job, "id" | "accountId" | "status">): Promise<void> {
+export async function notifyJobFinished(
+  services: Services,
+  job: Pick<Job, "id" | "accountId" | "status">,
+): Promise<void> {
   const [account] = await services.db
     .select({ webhookUrl: accounts.webhookUrl, webhookSecret: accounts.webhookSecret })
     .from(accounts)
@@ -39,7 +42,10 @@ const WEBHOOK_PENDING_GRACE_MS = 10_000;
 const PENDING_PER_SWEEP = 100;
 
 /** The sweep's part: publishes the webhooks left in the outbox, oldest first. One failure does not stop the others. */
-export async function publishPendingWebhooks(services: Services, now = new Date()): Promise<{ settled: number; failed: number }> {
+export async function publishPendingWebhooks(
+  services: Services,
+  now = new Date(),
+): Promise<{ settled: number; failed: number }> {
   const pending = await services.db
     .select({ id: jobs.id, accountId: jobs.accountId, status: jobs.status })
     .from(jobs)
@@ -59,7 +65,11 @@ export async function publishPendingWebhooks(services: Services, now = new Date(
   return outcome;
 }
 
-async function payloadOf(services: Services, account: Account, job: Job): Promise<{ event: WebhookEvent; body: string }> {
+async function payloadOf(
+  services: Services,
+  account: Account,
+  job: Job,
+): Promise<{ event: WebhookEvent; body: string }> {
   const event: WebhookEvent = job.status === "completed" ? "job.completed" : "job.failed";
   const output = await outputState(services, job, account.plan);
   const signed = output.kind === "signed" ? output.link : null;
@@ -93,7 +103,8 @@ export async function deliverWebhook(services: Services, jobId: string, now = ne
   if (!row) return { dropped: "no such job" };
   const { job, account } = row;
   // Only a finished job was ever published; anything else is a message that was not ours to take.
-  if (job.status !== "completed" && job.status !== "failed") return { dropped: `the job is ${job.status}, not finished` };
+  if (job.status !== "completed" && job.status !== "failed")
+    return { dropped: `the job is ${job.status}, not finished` };
   if (!account.webhookUrl || !account.webhookSecret) return { dropped: "the account has no webhook now" };
 
   const { event, body } = await payloadOf(services, account, job);
@@ -117,12 +128,27 @@ export async function postSignedWebhook(
   try {
     // Not followed: a 301/302/303 would turn the POST into a GET without the payload, and the
     // page it leads to answering 200 would count as delivered.
-    const res = await fetch(url, { method: "POST", headers, body, redirect: "manual", signal: AbortSignal.timeout(ATTEMPT_TIMEOUT_MS) });
+    const res = await fetch(url, {
+      method: "POST",
+      headers,
+      body,
+      redirect: "manual",
+      signal: AbortSignal.timeout(ATTEMPT_TIMEOUT_MS),
+    });
     await res.body?.cancel();
     if (res.ok) return { delivered: true };
     const redirected = res.status >= 300 && res.status < 400;
-    return { delivered: false, reason: `the endpoint answered ${res.status}${redirected ? " (a redirect, not followed: set the webhook to the URL it leads to)" : ""}` };
+    return {
+      delivered: false,
+      reason: `the endpoint answered ${res.status}${redirected ? " (a redirect, not followed: set the webhook to the URL it leads to)" : ""}`,
+    };
   } catch (err) {
-    return { delivered: false, reason: err instanceof Error && err.name === "TimeoutError" ? "the endpoint timed out" : "the endpoint could not be reached" };
+    return {
+      delivered: false,
+      reason:
+        err instanceof Error && err.name === "TimeoutError"
+          ? "the endpoint timed out"
+          : "the endpoint could not be reached",
+    };
   }
 }

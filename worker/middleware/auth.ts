@@ -81,7 +81,8 @@ export const requireCreator = createMiddleware<AppEnv>(async (c, next) => {
   if (!key) throw ApiError.unauthorized();
   c.set("creator", { keyHash: await hashApiKey(key) });
   await next();
-  if (c.error instanceof ApiError && c.error.status === 400 && !(await lookupCaller(c.get("services"), header))) throw ApiError.unauthorized();
+  if (c.error instanceof ApiError && c.error.status === 400 && !(await lookupCaller(c.get("services"), header)))
+    throw ApiError.unauthorized();
 });
 
 /** GET /presets: a key is optional, but one that is sent must be valid. */

@@ -19,7 +19,9 @@ export function describeSize(bytes: number): string {
 
 /** The 413 body for a route whose limit is `maxSize` bytes. */
 export function payloadTooLarge(maxSize: number): ApiError {
-  return ApiError.payloadTooLarge(`The request body is larger than the ${describeSize(maxSize)} this endpoint accepts.`);
+  return ApiError.payloadTooLarge(
+    `The request body is larger than the ${describeSize(maxSize)} this endpoint accepts.`,
+  );
 }
 
 /**
@@ -53,4 +55,3 @@ export function refusingUnreadableBodies(limit: MiddlewareHandler, unreadable: (
     }
   };
 }
-

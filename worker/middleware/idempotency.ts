@@ -33,7 +33,10 @@ async function idempotently(c: Context<AppEnv>, next: Next): Promise<Response | 
   const entry = `idem:${c.get("caller").accountId}:${c.req.method}:${c.req.path}:${key}`;
   const bodyHash = await sha256Hex(await c.req.text());
 
-  const reserved = await cache.set(entry, { state: "pending", bodyHash } satisfies Record_, { nx: true, ex: TTL_SECONDS });
+  const reserved = await cache.set(entry, { state: "pending", bodyHash } satisfies Record_, {
+    nx: true,
+    ex: TTL_SECONDS,
+  });
   if (reserved !== "OK") {
     const previous = await cache.get<Record_>(entry);
     if (previous?.bodyHash !== bodyHash) throw idempotencyConflict.otherBody();
@@ -45,12 +48,23 @@ async function idempotently(c: Context<AppEnv>, next: Next): Promise<Response | 
   await next();
   const settled =
     c.res.status >= 200 && c.res.status < 300
-      ? cache.set(entry, { state: "done", bodyHash, status: c.res.status, body: await c.res.clone().json() } satisfies Record_, { ex: TTL_SECONDS })
+      ? cache.set(
+          entry,
+          { state: "done", bodyHash, status: c.res.status, body: await c.res.clone().json() } satisfies Record_,
+          { ex: TTL_SECONDS },
+        )
       : cache.del(entry);
   // The answer stands whatever becomes of its record: a 201 turned into a 500 would have the
   // client retry a job it has into a second one. A creation left pending answers a retry with
   // 409 until the entry expires, which creates nothing twice.
   await settled.catch((err) =>
-    console.error(JSON.stringify({ level: "error", msg: "idempotency: the creation's answer was not recorded; a retry under its key is refused as in progress", entry, error: describeError(err) })),
+    console.error(
+      JSON.stringify({
+        level: "error",
+        msg: "idempotency: the creation's answer was not recorded; a retry under its key is refused as in progress",
+        entry,
+        error: describeError(err),
+      }),
+    ),
   );
 }

@@ -14,7 +14,8 @@ const openAndTally = createMiddleware<AppEnv>(async (c, next) => {
   c.set("services", openServices(c.env));
   const timings = new SubrequestTimings();
   await collectTimings(timings, next);
-  for (const [kind, { ms, count }] of timings.entries()) setMetric(c, kind, ms, `${count} call${count === 1 ? "" : "s"}`);
+  for (const [kind, { ms, count }] of timings.entries())
+    setMetric(c, kind, ms, `${count} call${count === 1 ? "" : "s"}`);
 });
 
 export const init = every(timing({ totalDescription: "time spent waiting" }), openAndTally);

@@ -20,7 +20,11 @@ interface NamedExample {
 }
 
 /** A JSON request body whose schema is the one jsonBody validates with. */
-export function jsonRequest<S extends z.ZodType>(schema: S, examples: Record<string, NamedExample>, description?: string) {
+export function jsonRequest<S extends z.ZodType>(
+  schema: S,
+  examples: Record<string, NamedExample>,
+  description?: string,
+) {
   return {
     required: true,
     description,
@@ -28,6 +32,10 @@ export function jsonRequest<S extends z.ZodType>(schema: S, examples: Record<str
   } as const;
 }
 
-export function jsonResponse<S extends z.ZodType>(description: string, schema: S, examples: Record<string, NamedExample>) {
+export function jsonResponse<S extends z.ZodType>(
+  description: string,
+  schema: S,
+  examples: Record<string, NamedExample>,
+) {
   return { description, content: { "application/json": { schema, examples } } };
 }

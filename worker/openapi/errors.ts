@@ -22,7 +22,9 @@ export const ValidationError = z
     details: z.array(
       z.object({
         field: z.string().openapi({ description: 'Dotted path of the field, or "body" for the body as a whole.' }),
-        message: z.string().openapi({ description: '"Invalid input": missing; "Invalid input URL": not an absolute http(s) URL.' }),
+        message: z
+          .string()
+          .openapi({ description: '"Invalid input": missing; "Invalid input URL": not an absolute http(s) URL.' }),
       }),
     ),
   })
@@ -32,7 +34,9 @@ export const InvalidPresetError = z
   .object({
     error: z.literal(ERROR_KINDS.invalidPreset),
     message,
-    availablePresets: z.array(z.string()).openapi({ description: "Every preset the service knows, not only the plan's." }),
+    availablePresets: z
+      .array(z.string())
+      .openapi({ description: "Every preset the service knows, not only the plan's." }),
   })
   .openapi("InvalidPresetError");
 
@@ -47,7 +51,8 @@ export const EdlValidationFailedError = z
 export const UnauthorizedError = z
   .object({ error: z.literal(ERROR_KINDS.unauthorized), message })
   .openapi("UnauthorizedError", {
-    description: "Missing or malformed header, unrecognised prefix, unknown or revoked key: one body for all five. Not retryable.",
+    description:
+      "Missing or malformed header, unrecognised prefix, unknown or revoked key: one body for all five. Not retryable.",
   });
 
 export const PresetNotAllowedError = z
@@ -64,7 +69,9 @@ export const PresetNotAllowedError = z
 
 export const NotFoundError = z
   .object({ error: z.literal(ERROR_KINDS.notFound), message })
-  .openapi("NotFoundError", { description: "The job does not exist or belongs to another account; the two are not told apart." });
+  .openapi("NotFoundError", {
+    description: "The job does not exist or belongs to another account; the two are not told apart.",
+  });
 
 export const BareMessageError = z
   .strictObject({ message })
@@ -74,10 +81,15 @@ export const UsageLimitError = z
   .object({
     error: z.literal(ERROR_KINDS.usageLimitExceeded),
     message,
-    usage: z.object({ current: z.int(), limit: z.int(), plan: z.string().openapi({ description: "Plan display name." }) }),
+    usage: z.object({
+      current: z.int(),
+      limit: z.int(),
+      plan: z.string().openapi({ description: "Plan display name." }),
+    }),
   })
   .openapi("UsageLimitError", {
-    description: "The monthly quota is used up. A quota, not a rate limit: retrying does not help until the month rolls over or the plan changes.",
+    description:
+      "The monthly quota is used up. A quota, not a rate limit: retrying does not help until the month rolls over or the plan changes.",
   });
 
 export const ConflictError = z
@@ -86,11 +98,15 @@ export const ConflictError = z
 
 export const PayloadTooLargeError = z
   .object({ error: z.literal(ERROR_KINDS.payloadTooLarge), message })
-  .openapi("PayloadTooLargeError", { description: "The body is over the operation's size limit; it is refused before it is read whole." });
+  .openapi("PayloadTooLargeError", {
+    description: "The body is over the operation's size limit; it is refused before it is read whole.",
+  });
 
 export const InternalError = z
   .object({ error: z.literal(ERROR_KINDS.internal), message, requestId: z.uuid() })
-  .openapi("InternalError", { description: "Unexpected; safe to retry with backoff. `requestId` is fresh for each failure." });
+  .openapi("InternalError", {
+    description: "Unexpected; safe to retry with backoff. `requestId` is fresh for each failure.",
+  });
 
 export type ValidationBody = z.infer<typeof ValidationError>;
 export type InvalidPresetBody = z.infer<typeof InvalidPresetError>;
@@ -101,11 +117,20 @@ export type UsageLimitBody = z.infer<typeof UsageLimitError>;
 /** Example bodies, made by the constructors the handlers throw, so the document shows what is sent. */
 export const examples = {
   invalidJson: { summary: "The body is not JSON", value: ApiError.invalidJson().body },
-  unauthorized: { summary: "No key, a malformed or unknown key, or a revoked one", value: ApiError.unauthorized().body },
+  unauthorized: {
+    summary: "No key, a malformed or unknown key, or a revoked one",
+    value: ApiError.unauthorized().body,
+  },
   notFound: { summary: "No such job for this account", value: ApiError.notFound().body },
-  internal: { summary: "An unexpected failure", value: { ...ApiError.internal("0b4f6a55-3f8e-4a43-9a58-2d1c9e0b7c11").body } },
+  internal: {
+    summary: "An unexpected failure",
+    value: { ...ApiError.internal("0b4f6a55-3f8e-4a43-9a58-2d1c9e0b7c11").body },
+  },
   usageLimit: { summary: "The free plan's ten jobs are used up", value: quotaUsedUp("free", 10, 10).body },
-  idempotencyConflict: { summary: "The Idempotency-Key was used with another body", value: idempotencyConflict.otherBody().body },
+  idempotencyConflict: {
+    summary: "The Idempotency-Key was used with another body",
+    value: idempotencyConflict.otherBody().body,
+  },
   unknownPreset: { summary: "An unknown preset", value: unknownPreset("mp4_999p").body },
 };
 

@@ -24,7 +24,10 @@ export function registerReference(app: Hono<AppEnv>) {
   app.get(SCRIPT_PATH, async (c) => {
     // A text module (wrangler.toml [[rules]]), imported on first use only.
     const { default: script } = await import("@scalar/api-reference/browser/standalone.js");
-    return c.body(script, 200, { "content-type": "text/javascript; charset=utf-8", "cache-control": "public, max-age=3600" });
+    return c.body(script, 200, {
+      "content-type": "text/javascript; charset=utf-8",
+      "cache-control": "public, max-age=3600",
+    });
   });
   app.get(
     "/docs",

@@ -28,13 +28,20 @@ const bodySchemaOf = (middleware: MiddlewareHandler) => (middleware as { bodySch
  */
 export function operation<R extends RouteConfig>(app: OpenAPIHono<AppEnv>, route: R, handler: OperationHandler<R>) {
   const { middleware, ...documented } = route;
-  const chain: MiddlewareHandler[] = middleware === undefined ? [] : Array.isArray(middleware) ? middleware : [middleware];
+  const chain: MiddlewareHandler[] =
+    middleware === undefined ? [] : Array.isArray(middleware) ? middleware : [middleware];
   const documentedBody = (route.request?.body?.content["application/json"] as { schema?: unknown } | undefined)?.schema;
   const validatedBody = chain.map(bodySchemaOf).filter((schema) => schema !== undefined);
   if (validatedBody.length > 1 || validatedBody[0] !== documentedBody) {
-    throw new Error(`${route.method.toUpperCase()} ${route.path}: the documented JSON body must be the schema its jsonBody middleware validates with`);
+    throw new Error(
+      `${route.method.toUpperCase()} ${route.path}: the documented JSON body must be the schema its jsonBody middleware validates with`,
+    );
   }
   app.openAPIRegistry.registerPath(documented);
   const handlers: MiddlewareHandler[] = [...chain, handler as MiddlewareHandler];
-  app.on([route.method.toUpperCase()], [route.path.replaceAll(/\/{(.+?)}/g, "/:$1")], ...(handlers as [MiddlewareHandler]));
+  app.on(
+    [route.method.toUpperCase()],
+    [route.path.replaceAll(/\/{(.+?)}/g, "/:$1")],
+    ...(handlers as [MiddlewareHandler]),
+  );
 }

@@ -9,7 +9,10 @@ export const WebhookEvent = z
     jobId: z.uuid(),
     status: z.enum(["completed", "failed"]),
     preset: z.string(),
-    outputUrl: z.url().nullable().openapi({ description: "Downloads directly, no key needed; signed when this attempt was sent." }),
+    outputUrl: z
+      .url()
+      .nullable()
+      .openapi({ description: "Downloads directly, no key needed; signed when this attempt was sent." }),
     expiresAt: Timestamp.nullable(),
     errorMessage: z.string().nullable(),
     duration: z.number().nullable(),
@@ -21,7 +24,9 @@ export const WebhookEvent = z
 const headers = z.object({
   "webhook-id": z.string().openapi({ description: "The same on every attempt of one notification: dedupe on it." }),
   "webhook-timestamp": z.string().openapi({ description: "Unix seconds when this attempt was signed." }),
-  "webhook-signature": z.string().openapi({ description: "`v1,<base64 HMAC-SHA256 of id.timestamp.body>` with the account's `whsec_` secret." }),
+  "webhook-signature": z
+    .string()
+    .openapi({ description: "`v1,<base64 HMAC-SHA256 of id.timestamp.body>` with the account's `whsec_` secret." }),
 });
 
 export const jobFinishedWebhook = createRoute({

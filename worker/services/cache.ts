@@ -9,7 +9,11 @@ import { measured } from "./timing";
  * several keys are wanted it asks for them in one command or an explicit pipeline.
  */
 export function createCache(env: Env): Redis {
-  const redis = new Redis({ url: env.UPSTASH_REDIS_REST_URL, token: env.UPSTASH_REDIS_REST_TOKEN, enableAutoPipelining: false });
+  const redis = new Redis({
+    url: env.UPSTASH_REDIS_REST_URL,
+    token: env.UPSTASH_REDIS_REST_TOKEN,
+    enableAutoPipelining: false,
+  });
   redis.use((request, next) => measured("cache", () => next(request)));
   return redis;
 }

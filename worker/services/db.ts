@@ -68,7 +68,10 @@ export function renderedPerShape<Shape, Row>(keyOf: (shape: Shape) => string, bu
       query = dialect.sqlToQuery(build(shape));
       rendered.set(key, query);
     }
-    const { rows } = await db.$client.query(query.sql, fillPlaceholders(query.params, values), { arrayMode: false, fullResults: true });
+    const { rows } = await db.$client.query(query.sql, fillPlaceholders(query.params, values), {
+      arrayMode: false,
+      fullResults: true,
+    });
     return rows as Row[];
   };
 }

@@ -29,7 +29,10 @@ export interface Queue {
 }
 
 /** The Worker's routes QStash calls: mounted at these paths (app.ts), and published with them here. */
-export const QSTASH_ROUTES = { webhookDeliveries: "/internal/webhook-deliveries", dispatchFailures: "/internal/dispatch-failures" } as const;
+export const QSTASH_ROUTES = {
+  webhookDeliveries: "/internal/webhook-deliveries",
+  dispatchFailures: "/internal/dispatch-failures",
+} as const;
 
 /**
  * The public URL of one of the Worker's routes, as QStash is told to call it, and as its
@@ -43,21 +46,27 @@ const webhookDeduplicationId = (jobId: string, status: string) => `webhook-${job
 
 export function createQueue(env: Env): Queue {
   // A failed publish must surface quickly so the job can be failed and its unit released.
-  const client = new Client({ baseUrl: env.QSTASH_URL, token: env.QSTASH_TOKEN, retry: { retries: 1, backoff: () => 100 } });
+  const client = new Client({
+    baseUrl: env.QSTASH_URL,
+    token: env.QSTASH_TOKEN,
+    retry: { retries: 1, backoff: () => 100 },
+  });
   // Built once per isolate's queue client, not on every publish.
   const deliveryUrl = encoderDeliveryUrl(env.ENCODER_URL);
   const dispatchFailuresUrl = workerUrl(env, QSTASH_ROUTES.dispatchFailures);
   const webhookDeliveriesUrl = workerUrl(env, QSTASH_ROUTES.webhookDeliveries);
   return {
     async publishJob(jobId, firstAttempt = 0) {
-      const res = await measured("queue", () => client.publishJSON({
-        url: deliveryUrl,
-        body: { jobId, firstAttempt },
-        retries: Math.max(0, JOB_DELIVERY_RETRIES - firstAttempt),
-        flowControl: { key: "encoder", parallelism: ENCODER_PARALLELISM },
-        deduplicationId: dispatchDeduplicationId(jobId, firstAttempt),
-        failureCallback: dispatchFailuresUrl,
-      }));
+      const res = await measured("queue", () =>
+        client.publishJSON({
+          url: deliveryUrl,
+          body: { jobId, firstAttempt },
+          retries: Math.max(0, JOB_DELIVERY_RETRIES - firstAttempt),
+          flowControl: { key: "encoder", parallelism: ENCODER_PARALLELISM },
+          deduplicationId: dispatchDeduplicationId(jobId, firstAttempt),
+          failureCallback: dispatchFailuresUrl,
+        }),
+      );
       return res.messageId;
     },
     async deleteMessage(messageId) {
@@ -73,12 +82,14 @@ export function createQueue(env: Env): Queue {
       }
     },
     async publishWebhook(jobId, status) {
-      const res = await measured("queue", () => client.publishJSON({
-        url: webhookDeliveriesUrl,
-        body: { jobId },
-        retries: WEBHOOK_DELIVERY_RETRIES,
-        deduplicationId: webhookDeduplicationId(jobId, status),
-      }));
+      const res = await measured("queue", () =>
+        client.publishJSON({
+          url: webhookDeliveriesUrl,
+          body: { jobId },
+          retries: WEBHOOK_DELIVERY_RETRIES,
+          deduplicationId: webhookDeduplicationId(jobId, status),
+        }),
+      );
       return res.messageId;
     },
   };

@@ -32,7 +32,9 @@ export function createStorage(env: Env): Storage {
       // X-Amz-Expires after it: expiresAt counts from the same second, not from `now`'s milliseconds.
       const signedAt = new Date(Math.floor(now.getTime() / 1000) * 1000);
       const datetime = signedAt.toISOString().replace(/[:-]|\.\d{3}/g, "");
-      const signed = await measured("sign", () => client.sign(url.toString(), { method: "GET", aws: { signQuery: true, datetime } }));
+      const signed = await measured("sign", () =>
+        client.sign(url.toString(), { method: "GET", aws: { signQuery: true, datetime } }),
+      );
       return { url: signed.url, expiresAt: new Date(signedAt.getTime() + ttlSeconds * 1000) };
     },
     async exists(key) {

@@ -26,7 +26,16 @@ export function podcastPlan(ctx: BuildContext, recipe: PodcastRecipe, outputFile
   const bitrate = channels === 1 ? recipe.bitrateMono : recipe.bitrateStereo;
   return {
     measure: {
-      args: [...head(ctx.input, "info"), "-map", `0:${audio.index}`, "-af", `${layout},${loudnormMeasureFilter(recipe.loudness)}`, "-f", "null", "-"],
+      args: [
+        ...head(ctx.input, "info"),
+        "-map",
+        `0:${audio.index}`,
+        "-af",
+        `${layout},${loudnormMeasureFilter(recipe.loudness)}`,
+        "-f",
+        "null",
+        "-",
+      ],
     },
     apply: (m) => ({
       args: [
@@ -74,7 +83,15 @@ function audioFilterArgs(ctx: BuildContext, recipe: AudioFilterRecipe, filter: s
   const { video } = ctx.probe;
   return [
     ...head(ctx.input),
-    ...(video ? ["-map", `0:${video.index}`, "-c:v", "copy", ...(video.codec === "hevc" && isIsoBmff(recipe.container) ? HVC1_TAG : [])] : []),
+    ...(video
+      ? [
+          "-map",
+          `0:${video.index}`,
+          "-c:v",
+          "copy",
+          ...(video.codec === "hevc" && isIsoBmff(recipe.container) ? HVC1_TAG : []),
+        ]
+      : []),
     "-map",
     `0:${audio.index}`,
     "-af",
@@ -89,19 +106,36 @@ function audioFilterArgs(ctx: BuildContext, recipe: AudioFilterRecipe, filter: s
   ];
 }
 
-export function denoiseCommand(ctx: BuildContext, recipe: AudioFilterRecipe & { filter: { type: "denoise" } }, outputFile: string): FfmpegCommand {
+export function denoiseCommand(
+  ctx: BuildContext,
+  recipe: AudioFilterRecipe & { filter: { type: "denoise" } },
+  outputFile: string,
+): FfmpegCommand {
   const channels = outputChannels(requireAudio(ctx));
   return { args: audioFilterArgs(ctx, recipe, `${layoutFilter(channels)},${recipe.filter.afftdn}`, outputFile) };
 }
 
 /** EBU R128: −23 LUFS, measured then applied; the picture is copied in the second pass only. */
-export function loudnormFilterPlan(ctx: BuildContext, recipe: AudioFilterRecipe & { filter: { type: "loudnorm" } }, outputFile: string): TwoPass {
+export function loudnormFilterPlan(
+  ctx: BuildContext,
+  recipe: AudioFilterRecipe & { filter: { type: "loudnorm" } },
+  outputFile: string,
+): TwoPass {
   const audio = requireAudio(ctx);
   const layout = layoutFilter(outputChannels(audio));
   const { loudness } = recipe.filter;
   return {
     measure: {
-      args: [...head(ctx.input, "info"), "-map", `0:${audio.index}`, "-af", `${layout},${loudnormMeasureFilter(loudness)}`, "-f", "null", "-"],
+      args: [
+        ...head(ctx.input, "info"),
+        "-map",
+        `0:${audio.index}`,
+        "-af",
+        `${layout},${loudnormMeasureFilter(loudness)}`,
+        "-f",
+        "null",
+        "-",
+      ],
     },
     apply: (m) => ({ args: audioFilterArgs(ctx, recipe, `${layout},${loudnormApplyFilter(loudness, m)}`, outputFile) }),
   };

@@ -32,7 +32,15 @@ export interface FfmpegInput {
  * refusal into the job's failure.
  */
 export function inputArgs(input: FfmpegInput): string[] {
-  return ["-protocol_whitelist", "file", "-max_pixels", String(MAX_PICTURE_PIXELS), ...(input.options ?? []), "-i", input.path];
+  return [
+    "-protocol_whitelist",
+    "file",
+    "-max_pixels",
+    String(MAX_PICTURE_PIXELS),
+    ...(input.options ?? []),
+    "-i",
+    input.path,
+  ];
 }
 
 /**
@@ -58,7 +66,8 @@ export function head(inputs: string | readonly FfmpegInput[], logLevel: "warning
 }
 
 export function requireVideo(ctx: BuildContext): VideoStreamInfo {
-  if (!ctx.probe.video) throw JobFailure.unsuitableSource(`The source has no video stream; preset ${ctx.presetId} needs one.`);
+  if (!ctx.probe.video)
+    throw JobFailure.unsuitableSource(`The source has no video stream; preset ${ctx.presetId} needs one.`);
   return ctx.probe.video;
 }
 

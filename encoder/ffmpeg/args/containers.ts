@@ -12,7 +12,9 @@ export const CONTENT_TYPES: Readonly<Record<Container, string>> = {
 };
 
 /** FFmpeg's muxer (`-f`) for each container a timeline can be written in. */
-export const MUXERS = { mp4: "mp4", webm: "webm", mov: "mov", mkv: "matroska" } as const satisfies Partial<Record<Container, string>>;
+export const MUXERS = { mp4: "mp4", webm: "webm", mov: "mov", mkv: "matroska" } as const satisfies Partial<
+  Record<Container, string>
+>;
 
 /** MP4, MOV and M4A are ISO BMFF files: the family faststart and the hvc1 tag belong to. */
 export function isIsoBmff(container: Container): boolean {

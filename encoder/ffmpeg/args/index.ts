@@ -37,7 +37,10 @@ const fileOutput = (container: Container) =>
  * preset's recipe and the probe. Throws a non-retryable error when the source lacks a
  * stream the preset needs (audio presets on a silent video, video presets on audio).
  */
-export function buildPresetCommands(presetId: string, source: { input: string; outDir: string; probe: ProbeSummary }): PresetCommands {
+export function buildPresetCommands(
+  presetId: string,
+  source: { input: string; outDir: string; probe: ProbeSummary },
+): PresetCommands {
   const recipe = findDefinition(presetId)?.recipe;
   if (!recipe) throw new Error(`Unknown preset ${presetId}`);
   const ctx: BuildContext = { presetId, ...source };
@@ -69,7 +72,13 @@ export function buildPresetCommands(presetId: string, source: { input: string; o
       return { steps: [{ kind: "run", command: thumbnailsCommand(ctx, recipe) }], output: { kind: "zip" } };
     case "sprite": {
       const { command, vtt } = spritePlan(ctx, recipe);
-      return { steps: [{ kind: "run", command }, { kind: "write-text", file: SPRITE_VTT, text: vtt }], output: { kind: "zip" } };
+      return {
+        steps: [
+          { kind: "run", command },
+          { kind: "write-text", file: SPRITE_VTT, text: vtt },
+        ],
+        output: { kind: "zip" },
+      };
     }
     case "subtitle-sidecars": {
       const { command, sidecars } = subtitleSidecarCommand(ctx, recipe);

@@ -1,6 +1,21 @@
 import { join } from "node:path";
-import { HLS_MASTER_PLAYLIST, selectRungs, type LadderRecipe, type Packaging, type Rung } from "../../../domain/presets/recipes";
-import { fpsOf, head, kbit, requireVideo, videoAudioArgs, videoAudioFormat, type BuildContext, type FfmpegCommand } from "./command";
+import {
+  HLS_MASTER_PLAYLIST,
+  selectRungs,
+  type LadderRecipe,
+  type Packaging,
+  type Rung,
+} from "../../../domain/presets/recipes";
+import {
+  fpsOf,
+  head,
+  kbit,
+  requireVideo,
+  videoAudioArgs,
+  videoAudioFormat,
+  type BuildContext,
+  type FfmpegCommand,
+} from "./command";
 import { videoEncoderArgs } from "./video-encoder";
 
 const variantName = (r: Rung) => `${r.height}p`;
@@ -25,13 +40,27 @@ function ladderFilter(videoIndex: number, rungs: Rung[]): string {
 
 /** Per-variant rate control: HLS writes each variant's BANDWIDTH as 1.1 × (-b:v + audio). */
 function rungRateArgs(rungs: Rung[]): string[] {
-  return rungs.flatMap((r, i) => [`-b:v:${i}`, `${r.videoBitrate}k`, `-maxrate:v:${i}`, `${r.maxrate}k`, `-bufsize:v:${i}`, `${r.bufsize}k`]);
+  return rungs.flatMap((r, i) => [
+    `-b:v:${i}`,
+    `${r.videoBitrate}k`,
+    `-maxrate:v:${i}`,
+    `${r.maxrate}k`,
+    `-bufsize:v:${i}`,
+    `${r.bufsize}k`,
+  ]);
 }
 
-function hlsOutput(outDir: string, packaging: Extract<Packaging, { format: "hls" }>, rungs: Rung[], withAudio: boolean): string[] {
+function hlsOutput(
+  outDir: string,
+  packaging: Extract<Packaging, { format: "hls" }>,
+  rungs: Rung[],
+  withAudio: boolean,
+): string[] {
   const { segmentSeconds, segmentType, playlist } = packaging;
   const live = playlist === "event";
-  const streamMap = rungs.map((r, i) => (withAudio ? `v:${i},a:${i},name:${variantName(r)}` : `v:${i},name:${variantName(r)}`));
+  const streamMap = rungs.map((r, i) =>
+    withAudio ? `v:${i},a:${i},name:${variantName(r)}` : `v:${i},name:${variantName(r)}`,
+  );
   const extension = segmentType === "fmp4" ? "m4s" : "ts";
   return [
     "-f",
@@ -111,7 +140,9 @@ export function ladderCommand(ctx: BuildContext, recipe: LadderRecipe): FfmpegCo
         ...rungs.flatMap((_, i) => ["-map", `[v${i}]`, ...audioMap]),
         ...encoder,
         ...rungRateArgs(rungs),
-        ...(audio ? [...videoAudioFormat(recipe.audioCodec), ...rungs.flatMap((r, i) => [`-b:a:${i}`, `${r.audioBitrate}k`])] : []),
+        ...(audio
+          ? [...videoAudioFormat(recipe.audioCodec), ...rungs.flatMap((r, i) => [`-b:a:${i}`, `${r.audioBitrate}k`])]
+          : []),
         ...hlsOutput(ctx.outDir, packaging, rungs, Boolean(audio)),
       ],
     };

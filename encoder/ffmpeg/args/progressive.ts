@@ -12,7 +12,11 @@ import { videoEncoderArgs, type RateControl } from "./video-encoder";
  * pixels. `cover` fills the box and crops the centre. Both end in 8-bit 4:2:0, the only format
  * every hardware decoder plays.
  */
-export function frameFilter(fit: ProgressiveRecipe["fit"], box: ProgressiveRecipe["size"], source: VideoStreamInfo): string {
+export function frameFilter(
+  fit: ProgressiveRecipe["fit"],
+  box: ProgressiveRecipe["size"],
+  source: VideoStreamInfo,
+): string {
   const { width, height } = box;
   if (fit === "cover") {
     return `scale=${width}:${height}:force_original_aspect_ratio=increase,crop=${width}:${height},setsar=1,format=yuv420p`;
@@ -29,7 +33,9 @@ export function progressiveCommand(ctx: BuildContext, recipe: ProgressiveRecipe,
   const { crf, maxrate, container } = recipe;
   const rate: RateControl = {
     crf,
-    ...(maxrate === undefined ? {} : { cap: { maxrate: kbit(maxrate), bufsize: kbit(maxrate * recipe.bufsizeFactor) } }),
+    ...(maxrate === undefined
+      ? {}
+      : { cap: { maxrate: kbit(maxrate), bufsize: kbit(maxrate * recipe.bufsizeFactor) } }),
   };
   return {
     args: [

@@ -51,7 +51,14 @@ export interface SpriteGrid {
 }
 
 /** The sheet's layout, from which both the filter and the WebVTT file are written. */
-export function spriteGrid(recipe: SpriteRecipe, duration: number, fps: number, frameCount: number, width: number, height: number): SpriteGrid {
+export function spriteGrid(
+  recipe: SpriteRecipe,
+  duration: number,
+  fps: number,
+  frameCount: number,
+  width: number,
+  height: number,
+): SpriteGrid {
   const interval = Math.max(recipe.minIntervalSeconds, duration / recipe.maxTiles);
   const frameStep = Math.max(1, Math.round(interval * fps));
   const tiles = Math.min(recipe.maxTiles, Math.ceil(frameCount / frameStep));

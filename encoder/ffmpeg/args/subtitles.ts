@@ -19,7 +19,10 @@ export function sidecarName(track: SubtitleStreamInfo, ordinal: number): string 
  * cannot play. Bitmap tracks (PGS, VobSub) cannot become text and are skipped. Timings come
  * straight from the source (remuxing through MKV first shifted them by ~21 ms).
  */
-export function subtitleSidecarCommand(ctx: BuildContext, recipe: SubtitleSidecarRecipe): { command: FfmpegCommand; sidecars: string[] } {
+export function subtitleSidecarCommand(
+  ctx: BuildContext,
+  recipe: SubtitleSidecarRecipe,
+): { command: FfmpegCommand; sidecars: string[] } {
   const video = requireVideo(ctx);
   const audio = ctx.probe.audio[0];
   const tracks = ctx.probe.subtitles.filter((s) => s.textBased);
@@ -39,7 +42,15 @@ export function subtitleSidecarCommand(ctx: BuildContext, recipe: SubtitleSideca
         ...(audio ? videoAudioArgs(recipe.audioCodec, kbit(recipe.audioBitrate)) : []),
         ...faststart("mp4"),
         join(ctx.outDir, SIDECAR_VIDEO),
-        ...tracks.flatMap((t, i) => ["-map", `0:${t.index}`, "-c:s", "webvtt", "-f", "webvtt", join(ctx.outDir, sidecars[i])]),
+        ...tracks.flatMap((t, i) => [
+          "-map",
+          `0:${t.index}`,
+          "-c:s",
+          "webvtt",
+          "-f",
+          "webvtt",
+          join(ctx.outDir, sidecars[i]),
+        ]),
       ],
     },
     sidecars,

@@ -62,7 +62,17 @@ function codecArgs({ encoder: video, gopFrames, isoBmff }: VideoEncoding): strin
       return ["-c:v", "libsvtav1", "-preset", String(video.preset), ...gop];
     case "libvpx-vp9":
       // row-mt: VP9 uses both cores within each tile row instead of one thread per tile.
-      return ["-c:v", "libvpx-vp9", "-deadline", video.deadline, "-cpu-used", String(video.cpuUsed), "-row-mt", "1", ...gop];
+      return [
+        "-c:v",
+        "libvpx-vp9",
+        "-deadline",
+        video.deadline,
+        "-cpu-used",
+        String(video.cpuUsed),
+        "-row-mt",
+        "1",
+        ...gop,
+      ];
   }
 }
 

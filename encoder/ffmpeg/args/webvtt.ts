@@ -17,7 +17,8 @@ export interface SpriteCue {
 /** A thumbnail track: each cue names its tile of the sheet by a media fragment. */
 export function spriteVtt(imageName: string, cues: SpriteCue[]): string {
   const blocks = cues.map(
-    (c) => `${vttTimestamp(c.start)} --> ${vttTimestamp(c.end)}\n${imageName}#xywh=${c.x},${c.y},${c.width},${c.height}`,
+    (c) =>
+      `${vttTimestamp(c.start)} --> ${vttTimestamp(c.end)}\n${imageName}#xywh=${c.x},${c.y},${c.width},${c.height}`,
   );
   return `WEBVTT\n\n${blocks.join("\n\n")}\n`;
 }

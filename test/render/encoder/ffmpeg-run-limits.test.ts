@@ -31,15 +31,29 @@ async function ffmpegRunning(marker: string) {
 
 const encodeTo = (input: string, output: string) => [
   ...head(input),
-  "-vf", "scale=160:-2", "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", output,
+  "-vf",
+  "scale=160:-2",
+  "-c:v",
+  "libx264",
+  "-preset",
+  "ultrafast",
+  "-pix_fmt",
+  "yuv420p",
+  output,
 ];
 
 describe("a picture that grows past the size limit after the first frame", () => {
   it("ends the encode at that frame with a readable refusal, not a completion with frames missing", async () => {
     const input = join(dir, "grows.mkv");
     // 2 s of 320x240 frames, then 1 s whose frames claim 16000x16000 (the probe sees only the first size).
-    await growingPictureVideo(input, { first: { size: "320x240", seconds: 2 }, then: { size: 16000, seconds: 1 }, fps: 10 });
-    const err = await runFfmpeg(encodeTo(input, join(dir, "grows.mp4")), { workDir: dir, durationSeconds: 3 }).catch((e) => e);
+    await growingPictureVideo(input, {
+      first: { size: "320x240", seconds: 2 },
+      then: { size: 16000, seconds: 1 },
+      fps: 10,
+    });
+    const err = await runFfmpeg(encodeTo(input, join(dir, "grows.mp4")), { workDir: dir, durationSeconds: 3 }).catch(
+      (e) => e,
+    );
     expect(err).toMatchObject({ kind: "source-refused", retryable: false });
     expect(err.message).toBe(
       "Source refused: a frame of the source is 16000x16000 pixels; the largest accepted is 8192 pixels a side and 35.4 megapixels in all (8192x4320).",
@@ -49,7 +63,11 @@ describe("a picture that grows past the size limit after the first frame", () =>
 
   it("frames that change size within the limit are encoded, all of them", async () => {
     const input = join(dir, "within.mkv");
-    await growingPictureVideo(input, { first: { size: "320x240", seconds: 1 }, then: { size: 640, seconds: 1 }, fps: 10 });
+    await growingPictureVideo(input, {
+      first: { size: "320x240", seconds: 1 },
+      then: { size: 640, seconds: 1 },
+      fps: 10,
+    });
     await runFfmpeg(encodeTo(input, join(dir, "within.mp4")), { workDir: dir, durationSeconds: 2 });
     const probe = await ffprobeJson(join(dir, "within.mp4"), ["-count_frames"]);
     expect(Number(probe.streams[0].nb_read_frames)).toBe(20);
@@ -70,37 +88,104 @@ describe("the watchdog", () => {
     const fifo = join(dir, "never-written.fifo");
     await exec("mkfifo", [fifo]);
     const started = Date.now();
-    const err = await runFfmpeg([...head(fifo), "-f", "null", "-"], { workDir: dir, durationSeconds: 10, watchdog: { stallMs: 1500, timeLimitFactor: 100 } }).catch((e) => e);
+    const err = await runFfmpeg([...head(fifo), "-f", "null", "-"], {
+      workDir: dir,
+      durationSeconds: 10,
+      watchdog: { stallMs: 1500, timeLimitFactor: 100 },
+    }).catch((e) => e);
     expect(err).toMatchObject({ kind: "ffmpeg", retryable: true });
-    expect(err.message).toBe("FFmpeg could not process the source: ffmpeg made no progress for 1.5 s (it encoded nothing and read nothing) and was stopped.");
+    expect(err.message).toBe(
+      "FFmpeg could not process the source: ffmpeg made no progress for 1.5 s (it encoded nothing and read nothing) and was stopped.",
+    );
     expect(Date.now() - started).toBeGreaterThanOrEqual(1500);
     expect(Date.now() - started).toBeLessThan(30_000);
     expect(await ffmpegRunning("never-written.fifo")).toBe(false);
   });
 
   it("leaves alone an FFmpeg whose output time advances, however slowly", async () => {
-    const args = ["-hide_banner", "-nostdin", "-re", "-f", "lavfi", "-i", "testsrc=size=64x64:rate=10:duration=4", "-loglevel", "warning", "-progress", "pipe:1", "-nostats", "-f", "null", "-"];
+    const args = [
+      "-hide_banner",
+      "-nostdin",
+      "-re",
+      "-f",
+      "lavfi",
+      "-i",
+      "testsrc=size=64x64:rate=10:duration=4",
+      "-loglevel",
+      "warning",
+      "-progress",
+      "pipe:1",
+      "-nostats",
+      "-f",
+      "null",
+      "-",
+    ];
     const fractions: number[] = [];
-    await runFfmpeg(args, { durationSeconds: 4, onProgress: (f) => fractions.push(f), watchdog: { stallMs: 2500, timeLimitFactor: 100 } });
+    await runFfmpeg(args, {
+      durationSeconds: 4,
+      onProgress: (f) => fractions.push(f),
+      watchdog: { stallMs: 2500, timeLimitFactor: 100 },
+    });
     expect(fractions.at(-1)).toBeGreaterThan(0.9);
   });
 
   it("leaves alone an FFmpeg that only reads for a long time before it writes anything (a sprite sheet, a thumbnail of the last frame)", async () => {
     const input = join(dir, "read-slowly.mkv");
     // Large frames (MJPEG at high quality) so that FFmpeg, reading at the frame rate, reads all along.
-    await ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=640x480:rate=25:duration=5", "-c:v", "mjpeg", "-q:v", "2", input]);
+    await ffmpeg([
+      "-f",
+      "lavfi",
+      "-i",
+      "testsrc2=size=640x480:rate=25:duration=5",
+      "-c:v",
+      "mjpeg",
+      "-q:v",
+      "2",
+      input,
+    ]);
     // Read at the frame rate (-re), one tile sheet written when the input ends.
-    const args = [...head([{ path: input, options: ["-re"] }]), "-vf", "scale=32:-2,tile=200x1", "-frames:v", "1", "-f", "null", "-"];
-    await expect(runFfmpeg(args, { workDir: dir, durationSeconds: 5, watchdog: { stallMs: 2500, timeLimitFactor: 100 } })).resolves.toBeDefined();
+    const args = [
+      ...head([{ path: input, options: ["-re"] }]),
+      "-vf",
+      "scale=32:-2,tile=200x1",
+      "-frames:v",
+      "1",
+      "-f",
+      "null",
+      "-",
+    ];
+    await expect(
+      runFfmpeg(args, { workDir: dir, durationSeconds: 5, watchdog: { stallMs: 2500, timeLimitFactor: 100 } }),
+    ).resolves.toBeDefined();
   });
 
   it("stops an FFmpeg that progresses but outlives its time limit: the factor times the media's duration, plus the stall window", async () => {
-    const args = ["-hide_banner", "-nostdin", "-re", "-f", "lavfi", "-i", "testsrc=size=64x64:rate=10:duration=60", "-loglevel", "warning", "-progress", "pipe:1", "-nostats", "-f", "null", "-"];
+    const args = [
+      "-hide_banner",
+      "-nostdin",
+      "-re",
+      "-f",
+      "lavfi",
+      "-i",
+      "testsrc=size=64x64:rate=10:duration=60",
+      "-loglevel",
+      "warning",
+      "-progress",
+      "pipe:1",
+      "-nostats",
+      "-f",
+      "null",
+      "-",
+    ];
     const started = Date.now();
     // Said to be 0.5 s of media: 1 s of stall window + 2 × 0.5 s is a limit of 2 s.
-    const err = await runFfmpeg(args, { durationSeconds: 0.5, watchdog: { stallMs: 1000, timeLimitFactor: 2 } }).catch((e) => e);
+    const err = await runFfmpeg(args, { durationSeconds: 0.5, watchdog: { stallMs: 1000, timeLimitFactor: 2 } }).catch(
+      (e) => e,
+    );
     expect(err).toMatchObject({ kind: "ffmpeg", retryable: true });
-    expect(err.message).toMatch(/^FFmpeg could not process the source: ffmpeg ran for \d+(\.\d)? s on 0\.5 s of media, more than 2 times its duration, and was stopped\.$/);
+    expect(err.message).toMatch(
+      /^FFmpeg could not process the source: ffmpeg ran for \d+(\.\d)? s on 0\.5 s of media, more than 2 times its duration, and was stopped\.$/,
+    );
     expect(Date.now() - started).toBeGreaterThanOrEqual(2000);
     expect(Date.now() - started).toBeLessThan(30_000);
   });
@@ -115,9 +200,13 @@ describe("ffprobe's time limit", () => {
     const path = process.env.PATH;
     process.env.PATH = `${bin}:${path}`;
     try {
-      const err = await runFfprobe(["-i", "looping-source.mkv"], { watchdog: { stallMs: 1000, timeLimitFactor: 100 } }).catch((e) => e);
+      const err = await runFfprobe(["-i", "looping-source.mkv"], {
+        watchdog: { stallMs: 1000, timeLimitFactor: 100 },
+      }).catch((e) => e);
       expect(err).toMatchObject({ kind: "ffmpeg", retryable: true });
-      expect(err.message).toMatch(/^FFmpeg could not process the source: ffprobe ran for \d+(\.\d)? s, longer than a probe of its headers may, and was stopped\.$/);
+      expect(err.message).toMatch(
+        /^FFmpeg could not process the source: ffprobe ran for \d+(\.\d)? s, longer than a probe of its headers may, and was stopped\.$/,
+      );
     } finally {
       process.env.PATH = path;
     }
@@ -129,7 +218,11 @@ describe("FFmpeg that cannot run, or fails", () => {
     const path = process.env.PATH;
     process.env.PATH = "/nonexistent";
     try {
-      await expect(runFfmpeg(["-version"])).rejects.toMatchObject({ kind: "encoder-setup", retryable: false, message: "ffmpeg is not installed on the encoder" });
+      await expect(runFfmpeg(["-version"])).rejects.toMatchObject({
+        kind: "encoder-setup",
+        retryable: false,
+        message: "ffmpeg is not installed on the encoder",
+      });
     } finally {
       process.env.PATH = path;
     }

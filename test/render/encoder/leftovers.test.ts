@@ -19,9 +19,21 @@ afterAll(async () => {
 
 /** FFmpeg encoding in real time for minutes, writing to `output`. */
 const slowEncode = (output: string) => [
-  "-hide_banner", "-nostdin", "-y", "-loglevel", "error",
-  "-re", "-f", "lavfi", "-i", "testsrc=size=64x64:rate=5:duration=300",
-  "-c:v", "mpeg2video", "-f", "mpegts", output,
+  "-hide_banner",
+  "-nostdin",
+  "-y",
+  "-loglevel",
+  "error",
+  "-re",
+  "-f",
+  "lavfi",
+  "-i",
+  "testsrc=size=64x64:rate=5:duration=300",
+  "-c:v",
+  "mpeg2video",
+  "-f",
+  "mpegts",
+  output,
 ];
 
 function startFfmpeg(output: string): ChildProcess {
@@ -37,7 +49,10 @@ const exited = (child: ChildProcess) =>
 
 /** Until the process shows up in /proc with its arguments (a spawned child execs a moment later). */
 async function running(child: ChildProcess) {
-  await vi.waitFor(async () => expect(await readFile(`/proc/${child.pid}/cmdline`, "utf8").catch(() => "")).toMatch(/^ffmpeg/), { timeout: 2000, interval: 20 });
+  await vi.waitFor(
+    async () => expect(await readFile(`/proc/${child.pid}/cmdline`, "utf8").catch(() => "")).toMatch(/^ffmpeg/),
+    { timeout: 2000, interval: 20 },
+  );
 }
 
 /** Until an FFmpeg writing to `output` is running, whoever started it. */

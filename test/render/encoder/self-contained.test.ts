@@ -24,7 +24,11 @@ async function file(name: string, content: string): Promise<string> {
 
 /** The failure as the job would show it: refused for good, and no server path in the message. */
 function expectRefusal(err: unknown) {
-  expect(err).toMatchObject({ kind: "source-refused", retryable: false, message: expect.stringMatching(/playlist or manifest/) });
+  expect(err).toMatchObject({
+    kind: "source-refused",
+    retryable: false,
+    message: expect.stringMatching(/playlist or manifest/),
+  });
   expect((err as Error).message).not.toContain("/");
 }
 
@@ -40,12 +44,18 @@ describe("the sniff reads the head as FFmpeg's probes do: anywhere, in any case"
     ["a comment before <MPD", `<!-- x -->${mpd(clip)}`],
     ["a lower-case <mpd", mpd(clip, "mpd")],
     ["padding before <MPD", `${" ".repeat(3000)}\n${mpd(clip)}`],
-    ["padding past the first 4 KiB (FFmpeg's probe reads up to 1 MiB)", `<!-- ${"x".repeat(500_000)} -->\n${mpd(clip)}`],
+    [
+      "padding past the first 4 KiB (FFmpeg's probe reads up to 1 MiB)",
+      `<!-- ${"x".repeat(500_000)} -->\n${mpd(clip)}`,
+    ],
     ["an SDP line after a NUL inside a line", "v=0\nx\u0000y\nc=IN IP4 127.0.0.1\nm=video 5004 RTP/AVP 96\n"],
     ["an XML declaration", `<?xml version="1.0"?>\n${mpd(clip)}`],
     ["a lower-case HLS tag", `#extm3u\n#EXTINF:1,\n${clip}\n`],
     ["a concat list", `ffconcat version 1.0\nfile clip.mp4\n`],
-    ["an IMF composition playlist", `<?xml version="1.0"?><CompositionPlaylist><ContentTitle>x</ContentTitle></CompositionPlaylist>`],
+    [
+      "an IMF composition playlist",
+      `<?xml version="1.0"?><CompositionPlaylist><ContentTitle>x</ContentTitle></CompositionPlaylist>`,
+    ],
     ["an SDP session", "v=0\no=- 0 0 IN IP4 127.0.0.1\ns=x\nc=IN IP4 127.0.0.1\nm=video 5004 RTP/AVP 96\n"],
   ])("%s is refused", async (name, content) => {
     expectRefusal(await assertSelfContained(await file(`sniff-${name.replace(/\W+/g, "-")}`, content)).catch((e) => e));
@@ -56,7 +66,11 @@ describe("the sniff reads the head as FFmpeg's probes do: anywhere, in any case"
   });
 
   it("markers after a NUL byte pass, as FFmpeg's probes (which read a C string) never see them", async () => {
-    await expect(assertSelfContained(await file("binary", `\u0000\u0000\u0000 ftypisom ${mpd(clip)} #EXTM3U ffconcat version 1.0`))).resolves.toBeUndefined();
+    await expect(
+      assertSelfContained(
+        await file("binary", `\u0000\u0000\u0000 ftypisom ${mpd(clip)} #EXTM3U ffconcat version 1.0`),
+      ),
+    ).resolves.toBeUndefined();
   });
 });
 
@@ -72,7 +86,10 @@ describe("after ffprobe, a source read as a referencing format is refused", () =
   });
 
   it("HLS and concat, probed, are refused", async () => {
-    for (const content of ["#EXTM3U\n#EXT-X-TARGETDURATION:1\n#EXTINF:1,\nclip.mp4\n#EXT-X-ENDLIST\n", "ffconcat version 1.0\nfile clip.mp4\n"]) {
+    for (const content of [
+      "#EXTM3U\n#EXT-X-TARGETDURATION:1\n#EXTINF:1,\nclip.mp4\n#EXT-X-ENDLIST\n",
+      "ffconcat version 1.0\nfile clip.mp4\n",
+    ]) {
       expectRefusal(await probeFile(await file("list", content), { workDir: dir }).catch((e) => e));
     }
   });
@@ -82,7 +99,8 @@ describe("after ffprobe, a source read as a referencing format is refused", () =
       format: { format_name, duration: "1" },
       streams: [{ index: 0, codec_type: "video", codec_name: "h264", width: 16, height: 16 }],
     });
-    for (const name of ["hls", "dash", "concat", "imf", "sdp", "vobsub"]) expectRefusal(catching(() => parseProbe(raw(name))));
+    for (const name of ["hls", "dash", "concat", "imf", "sdp", "vobsub"])
+      expectRefusal(catching(() => parseProbe(raw(name))));
     expect(parseProbe(raw("mov,mp4,m4a,3gp,3g2,mj2")).duration).toBe(1);
   });
 

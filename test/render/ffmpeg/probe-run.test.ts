@@ -60,20 +60,50 @@ describe("probeImage (timeline overlays)", () => {
 describe("runner helpers", () => {
   it("rejects with a readable, retryable FFmpeg failure that names no internal path", async () => {
     const workDir = "/tmp";
-    const err = await runFfmpeg(["-hide_banner", "-nostdin", "-protocol_whitelist", "file", "-i", `${workDir}/does-not-exist.mp4`, "-f", "null", "-"], { workDir }).catch((e) => e);
+    const err = await runFfmpeg(
+      [
+        "-hide_banner",
+        "-nostdin",
+        "-protocol_whitelist",
+        "file",
+        "-i",
+        `${workDir}/does-not-exist.mp4`,
+        "-f",
+        "null",
+        "-",
+      ],
+      { workDir },
+    ).catch((e) => e);
     expect(err).toMatchObject({ kind: "ffmpeg", retryable: true });
-    expect(err.message).toMatch(/^FFmpeg could not process the source: ffmpeg exited with code [1-9]\d*: .*<work>\/does-not-exist\.mp4/);
+    expect(err.message).toMatch(
+      /^FFmpeg could not process the source: ffmpeg exited with code [1-9]\d*: .*<work>\/does-not-exist\.mp4/,
+    );
     expect(err.message).not.toContain("/tmp");
   });
 
   it("kills FFmpeg promptly on abort and rejects with the abort reason", async () => {
     const controller = new AbortController();
     const started = Date.now();
-    const run = runFfmpeg(["-hide_banner", "-nostdin", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-progress", "pipe:1", "-f", "null", "-"], {
-      signal: controller.signal,
-      durationSeconds: 1000,
-      onProgress: () => controller.abort(new Error("cancelled")),
-    });
+    const run = runFfmpeg(
+      [
+        "-hide_banner",
+        "-nostdin",
+        "-f",
+        "lavfi",
+        "-i",
+        "testsrc2=size=320x240:rate=30",
+        "-progress",
+        "pipe:1",
+        "-f",
+        "null",
+        "-",
+      ],
+      {
+        signal: controller.signal,
+        durationSeconds: 1000,
+        onProgress: () => controller.abort(new Error("cancelled")),
+      },
+    );
     await expect(run).rejects.toThrowError("cancelled");
     expect(Date.now() - started).toBeLessThan(5000);
   });

@@ -1,5 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FRAME, SECONDS, ffprobe, integratedLoudness, makeSources, render, streamOf, topLevelBoxes, type Sources } from "./media";
+import {
+  FRAME,
+  SECONDS,
+  ffprobe,
+  integratedLoudness,
+  makeSources,
+  render,
+  streamOf,
+  topLevelBoxes,
+  type Sources,
+} from "./media";
 
 let sources: Sources;
 beforeAll(async () => {

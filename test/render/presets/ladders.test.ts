@@ -67,7 +67,9 @@ describe.each([
     expect(variants.map((v) => v.attributes.RESOLUTION?.height)).toEqual([...heights]);
     for (const variant of variants) {
       // BANDWIDTH is the peak: never below the variant's maxrate plus its audio.
-      const rung = (findDefinition(presetId)!.recipe as LadderRecipe).rungs.find((r) => r.height === variant.attributes.RESOLUTION?.height)!;
+      const rung = (findDefinition(presetId)!.recipe as LadderRecipe).rungs.find(
+        (r) => r.height === variant.attributes.RESOLUTION?.height,
+      )!;
       expect(variant.attributes.BANDWIDTH).toBeGreaterThanOrEqual((rung.maxrate + rung.audioBitrate) * 1000);
       const playlistPath = join(outDir, variant.uri);
       const media = m3u8(await readText(playlistPath));

@@ -24,14 +24,28 @@ async function ffmpeg(args: string[]) {
 // Speech-like audio: two tones whose level swells and fades (so the loudness range is not 0,
 // which would keep loudnorm out of linear mode) over a little noise for the denoiser.
 const audioSources = (seconds: number) => [
-  "-f", "lavfi", "-i", `sine=frequency=220:sample_rate=48000:duration=${seconds}`,
-  "-f", "lavfi", "-i", `sine=frequency=330:sample_rate=48000:duration=${seconds}`,
-  "-f", "lavfi", "-i", `anoisesrc=color=pink:amplitude=0.02:sample_rate=48000:duration=${seconds}`,
+  "-f",
+  "lavfi",
+  "-i",
+  `sine=frequency=220:sample_rate=48000:duration=${seconds}`,
+  "-f",
+  "lavfi",
+  "-i",
+  `sine=frequency=330:sample_rate=48000:duration=${seconds}`,
+  "-f",
+  "lavfi",
+  "-i",
+  `anoisesrc=color=pink:amplitude=0.02:sample_rate=48000:duration=${seconds}`,
 ];
 const AUDIO_GRAPH =
   "[1:a][2:a]join=inputs=2:channel_layout=stereo,volume='0.15+0.6*abs(sin(PI*t/1.5))':eval=frame[tones];" +
   "[3:a]aformat=channel_layouts=stereo[noise];[tones][noise]amix=inputs=2:normalize=0[a]";
-const videoSource = (seconds: number) => ["-f", "lavfi", "-i", `testsrc2=size=1280x720:rate=${FPS}:duration=${seconds}`];
+const videoSource = (seconds: number) => [
+  "-f",
+  "lavfi",
+  "-i",
+  `testsrc2=size=1280x720:rate=${FPS}:duration=${seconds}`,
+];
 const VIDEO_SOURCE = videoSource(SECONDS);
 const FAST_H264 = ["-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p"];
 
@@ -67,23 +81,58 @@ export async function makeSources(): Promise<Sources> {
   const videoOnly = join(dir, "video-only.mp4");
   const subtitled = join(dir, "subtitled.mkv");
   const withAudio = (seconds: number, path: string) =>
-    ffmpeg([...videoSource(seconds), ...audioSources(seconds), "-filter_complex", AUDIO_GRAPH, "-map", "0:v", "-map", "[a]", ...FAST_H264, "-c:a", "aac", "-b:a", "192k", path]);
+    ffmpeg([
+      ...videoSource(seconds),
+      ...audioSources(seconds),
+      "-filter_complex",
+      AUDIO_GRAPH,
+      "-map",
+      "0:v",
+      "-map",
+      "[a]",
+      ...FAST_H264,
+      "-c:a",
+      "aac",
+      "-b:a",
+      "192k",
+      path,
+    ]);
   await Promise.all([withAudio(SECONDS, av), withAudio(LONG_SECONDS, avLong)]);
   await ffmpeg([...VIDEO_SOURCE, ...FAST_H264, videoOnly]);
   await writeFile(join(dir, "eng.srt"), srt(SUBTITLES.eng));
   await writeFile(join(dir, "fra.srt"), srt(SUBTITLES.fra));
   // Encoded straight into MKV with the SubRip files (not remuxed from MP4, which shifts timings).
   await ffmpeg([
-    ...VIDEO_SOURCE, "-i", join(dir, "eng.srt"), "-i", join(dir, "fra.srt"),
-    "-map", "0:v", "-map", "1:s", "-map", "2:s", ...FAST_H264, "-c:s", "srt",
-    "-metadata:s:s:0", "language=eng", "-metadata:s:s:1", "language=fra", subtitled,
+    ...VIDEO_SOURCE,
+    "-i",
+    join(dir, "eng.srt"),
+    "-i",
+    join(dir, "fra.srt"),
+    "-map",
+    "0:v",
+    "-map",
+    "1:s",
+    "-map",
+    "2:s",
+    ...FAST_H264,
+    "-c:s",
+    "srt",
+    "-metadata:s:s:0",
+    "language=eng",
+    "-metadata:s:s:1",
+    "language=fra",
+    subtitled,
   ]);
   return { dir, av, avLong, videoOnly, subtitled, cleanup: () => rm(dir, { recursive: true, force: true }) };
 }
 
 let runCount = 0;
 /** Probes the source and encodes it with the preset into a fresh out dir, as the encoder does. */
-export async function render(sources: Sources, presetId: string, input = sources.av): Promise<{ output: JobOutput; probe: ProbeSummary; outDir: string }> {
+export async function render(
+  sources: Sources,
+  presetId: string,
+  input = sources.av,
+): Promise<{ output: JobOutput; probe: ProbeSummary; outDir: string }> {
   const probe = await probeFile(input);
   const outDir = join(sources.dir, `out-${++runCount}-${presetId}`);
   const output = await encodePreset({ presetId, input, outDir, probe, workDir: sources.dir });
@@ -102,8 +151,18 @@ export interface ProbedStream {
   nb_frames?: string;
 }
 
-export async function ffprobe(path: string): Promise<{ streams: ProbedStream[]; format: { duration: string; format_name: string } }> {
-  const { stdout } = await exec("ffprobe", ["-v", "error", "-print_format", "json", "-show_format", "-show_streams", path]);
+export async function ffprobe(
+  path: string,
+): Promise<{ streams: ProbedStream[]; format: { duration: string; format_name: string } }> {
+  const { stdout } = await exec("ffprobe", [
+    "-v",
+    "error",
+    "-print_format",
+    "json",
+    "-show_format",
+    "-show_streams",
+    path,
+  ]);
   return JSON.parse(stdout);
 }
 
@@ -115,7 +174,19 @@ export async function streamOf(path: string, type: "video" | "audio"): Promise<P
 
 /** Integrated loudness in LUFS, measured by the ebur128 filter. */
 export async function integratedLoudness(path: string): Promise<number> {
-  const { stderr } = await exec("ffmpeg", ["-hide_banner", "-nostats", "-i", path, "-map", "0:a:0", "-af", "ebur128", "-f", "null", "-"]);
+  const { stderr } = await exec("ffmpeg", [
+    "-hide_banner",
+    "-nostats",
+    "-i",
+    path,
+    "-map",
+    "0:a:0",
+    "-af",
+    "ebur128",
+    "-f",
+    "null",
+    "-",
+  ]);
   const summary = stderr.slice(stderr.lastIndexOf("Summary:"));
   return Number(/I:\s+(-?[\d.]+) LUFS/.exec(summary)?.[1]);
 }

@@ -1,6 +1,17 @@
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FRAME, SECONDS, SUBTITLES, makeSources, parseVtt, readText, render, streamOf, topLevelBoxes, type Sources } from "./media";
+import {
+  FRAME,
+  SECONDS,
+  SUBTITLES,
+  makeSources,
+  parseVtt,
+  readText,
+  render,
+  streamOf,
+  topLevelBoxes,
+  type Sources,
+} from "./media";
 
 let sources: Sources;
 beforeAll(async () => {
@@ -18,7 +29,12 @@ describe("util_thumbnails", () => {
   it(`five 640x360 JPEGs (the fewest) for a ${SECONDS} s source`, async () => {
     const { files, outDir } = await zip("util_thumbnails");
     expect(files).toEqual(["thumb_001.jpg", "thumb_002.jpg", "thumb_003.jpg", "thumb_004.jpg", "thumb_005.jpg"]);
-    for (const file of files) expect(await streamOf(join(outDir, file), "video")).toMatchObject({ codec_name: "mjpeg", width: 640, height: 360 });
+    for (const file of files)
+      expect(await streamOf(join(outDir, file), "video")).toMatchObject({
+        codec_name: "mjpeg",
+        width: 640,
+        height: 360,
+      });
   });
 });
 
@@ -58,7 +74,10 @@ describe("util_subs_sidecar_basic", () => {
     expect(parseVtt(eng).map((c) => c.text)).toEqual(["Tom &amp; Jerry <i>run</i>", "R&amp;D at 5 &lt; 6"]);
     const fra = parseVtt(await readText(join(outDir, "subtitle_2.fra.vtt")));
     expect(fra.map((c) => c.text)).toEqual(["Bonjour &amp; salut"]);
-    for (const [cues, expected] of [[parseVtt(eng), SUBTITLES.eng], [fra, SUBTITLES.fra]] as const) {
+    for (const [cues, expected] of [
+      [parseVtt(eng), SUBTITLES.eng],
+      [fra, SUBTITLES.fra],
+    ] as const) {
       cues.forEach((cue, i) => {
         expect(Math.abs(cue.start - expected[i].start)).toBeLessThanOrEqual(0.025);
         expect(Math.abs(cue.end - expected[i].end)).toBeLessThanOrEqual(0.025);

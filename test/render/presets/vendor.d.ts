@@ -4,7 +4,14 @@ declare module "m3u8-parser" {
     push(text: string): void;
     end(): void;
     manifest: {
-      playlists?: { uri: string; attributes: Record<string, unknown> & { BANDWIDTH?: number; CODECS?: string; RESOLUTION?: { width: number; height: number } } }[];
+      playlists?: {
+        uri: string;
+        attributes: Record<string, unknown> & {
+          BANDWIDTH?: number;
+          CODECS?: string;
+          RESOLUTION?: { width: number; height: number };
+        };
+      }[];
       segments: { uri: string; duration: number; map?: { uri: string } }[];
       mediaGroups?: { AUDIO?: Record<string, Record<string, { uri: string }>> };
       playlistType?: string;

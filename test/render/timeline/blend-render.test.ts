@@ -14,7 +14,19 @@ let dir: string;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "blend-"));
-  await ffmpeg(["-f", "lavfi", "-i", "color=c=blue:size=160x120:rate=25:duration=2", "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", join(dir, "blue.mp4")]);
+  await ffmpeg([
+    "-f",
+    "lavfi",
+    "-i",
+    "color=c=blue:size=160x120:rate=25:duration=2",
+    "-c:v",
+    "libx264",
+    "-preset",
+    "ultrafast",
+    "-pix_fmt",
+    "yuv420p",
+    join(dir, "blue.mp4"),
+  ]);
   await ffmpeg(["-f", "lavfi", "-i", "color=c=red:size=40x40", "-frames:v", "1", join(dir, "red.png")]);
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
@@ -41,7 +53,20 @@ describe("every blend mode renders through FFmpeg with the expected colour under
           timeline: {
             tracks: [
               { type: "video", clips: [{ id: "bg", src: SRC, in: 0, out: 2, startTime: 0 }] },
-              { type: "overlay", clips: [{ id: "o", src: IMG, startTime: 0.5, duration: 1, position: { x: 20, y: 20 }, blendMode: mode, opacity: Number(opacity) }] },
+              {
+                type: "overlay",
+                clips: [
+                  {
+                    id: "o",
+                    src: IMG,
+                    startTime: 0.5,
+                    duration: 1,
+                    position: { x: 20, y: 20 },
+                    blendMode: mode,
+                    opacity: Number(opacity),
+                  },
+                ],
+              },
             ],
           },
         },
@@ -52,7 +77,9 @@ describe("every blend mode renders through FFmpeg with the expected colour under
       const compiled = compileTimeline(
         validation.edl!,
         {
-          media: new Map([[SRC, { path: join(dir, "blue.mp4"), hasVideo: true, hasAudio: false, width: 160, height: 120, fps: 25 }]]),
+          media: new Map([
+            [SRC, { path: join(dir, "blue.mp4"), hasVideo: true, hasAudio: false, width: 160, height: 120, fps: 25 }],
+          ]),
           images: new Map([[IMG, { path: join(dir, "red.png"), width: 40, height: 40 }]]),
           fonts: new Map(),
         },
@@ -60,7 +87,10 @@ describe("every blend mode renders through FFmpeg with the expected colour under
       );
       await Promise.all(compiled.files.map((f) => writeFile(f.path, f.content)));
       await runFfmpeg(compiled.args, { workDir: dir });
-      expect(closeTo(await pixelAt(output, 1, 40, 40), colour, 40), `${name}: ${await pixelAt(output, 1, 40, 40)}`).toBe(true);
+      expect(
+        closeTo(await pixelAt(output, 1, 40, 40), colour, 40),
+        `${name}: ${await pixelAt(output, 1, 40, 40)}`,
+      ).toBe(true);
       // Outside its window and outside its area, the picture is untouched.
       expect(closeTo(await pixelAt(output, 0.2, 40, 40), [0, 0, 255], 40)).toBe(true);
       expect(closeTo(await pixelAt(output, 1, 120, 100), [0, 0, 255], 40)).toBe(true);

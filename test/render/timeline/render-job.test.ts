@@ -26,7 +26,15 @@ beforeAll(async () => {
   await makeSource(join(dir, "clip.mp4"), { seconds: 1, width: 160, height: 120, fps: 25 });
   await makeSource(join(dir, "silent.mp4"), { seconds: 1, width: 160, height: 120, fps: 25, audio: false });
   // PNG frames in MOV: a video source and a PNG image to the probes, so one URL can be both.
-  await ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=32x32:rate=25:duration=1", "-c:v", "png", join(dir, "png-frames.mov")]);
+  await ffmpeg([
+    "-f",
+    "lavfi",
+    "-i",
+    "testsrc2=size=32x32:rate=25:duration=1",
+    "-c:v",
+    "png",
+    join(dir, "png-frames.mov"),
+  ]);
   await ffmpeg(["-f", "lavfi", "-i", "color=c=red:size=32x32", "-frames:v", "1", join(dir, "logo.png")]);
   const manifest = (target: string) =>
     `<!-- ${"x".repeat(9000)} -->\n<MPD xmlns="urn:mpeg:dash:schema:mpd:2011" type="static" mediaPresentationDuration="PT1S" minBufferTime="PT1S" profiles="urn:mpeg:dash:profile:isoff-on-demand:2011">` +
@@ -77,12 +85,27 @@ async function render(tracks: unknown[], downloads = policy) {
     maxSourceSeconds: 3600,
   };
   const workDir = await mkdtemp(join(dir, "job-"));
-  return renderTimelineJob(job, { workDir, signal: new AbortController().signal, onProgress: () => undefined, onDuration: () => undefined, log: () => undefined }, downloads);
+  return renderTimelineJob(
+    job,
+    {
+      workDir,
+      signal: new AbortController().signal,
+      onProgress: () => undefined,
+      onDuration: () => undefined,
+      log: () => undefined,
+    },
+    downloads,
+  );
 }
 
 /** The failure as the job shows it: not retried, naming the clip, with no server path. */
 async function failureOf(promise: Promise<unknown>) {
-  const failure = JobFailure.of(await promise.then(() => expect.unreachable("the render should fail"), (e) => e));
+  const failure = JobFailure.of(
+    await promise.then(
+      () => expect.unreachable("the render should fail"),
+      (e) => e,
+    ),
+  );
   expect(failure.message).not.toContain(dir);
   expect(failure.message).not.toContain("/tmp");
   return failure;
@@ -92,7 +115,9 @@ const video = (clips: unknown[]) => ({ type: "video", clips });
 
 describe("timeline assets are refused when FFmpeg reads them as a playlist or manifest", () => {
   it("a video clip whose source is a padded DASH manifest", async () => {
-    const failure = await failureOf(render([video([{ id: "sneaky", src: url("padded.mpd"), in: 0, out: 1, startTime: 0 }])]));
+    const failure = await failureOf(
+      render([video([{ id: "sneaky", src: url("padded.mpd"), in: 0, out: 1, startTime: 0 }])]),
+    );
     expect(failure).toMatchObject({ kind: "source-refused", retryable: false });
     expect(failure.message).toMatch(/^Asset for clip "sneaky" was refused: .*playlist or manifest/);
   });
@@ -124,7 +149,13 @@ describe("timeline assets: fetched once, only when used, and in-points checked a
 
   it("a timeline of many assets fetches a few at a time, not all at once (an enterprise timeline may name 500)", async () => {
     held.most = 0;
-    const clips = Array.from({ length: 10 }, (_, i) => ({ id: `c${i}`, src: url(`held/clip.mp4?n=${i}`), in: 0, out: 0.2, startTime: i * 0.2 }));
+    const clips = Array.from({ length: 10 }, (_, i) => ({
+      id: `c${i}`,
+      src: url(`held/clip.mp4?n=${i}`),
+      in: 0,
+      out: 0.2,
+      startTime: i * 0.2,
+    }));
     await render([{ type: "video", clips }]);
     expect(held.most).toBeGreaterThan(1);
     expect(held.most).toBeLessThanOrEqual(4);
@@ -133,12 +164,19 @@ describe("timeline assets: fetched once, only when used, and in-points checked a
 
   it("a timeline whose filter graph is longer than Linux lets one argument be (128 KiB) renders: 600 lines of text", async () => {
     const text = Array.from({ length: 600 }, (_, i) => `line ${i}`).join("\n");
-    const result = await render([video([{ id: "v", src: url("clip.mp4"), in: 0, out: 1, startTime: 0 }]), { type: "text", clips: [{ id: "t", text, startTime: 0, duration: 1 }] }]);
+    const result = await render([
+      video([{ id: "v", src: url("clip.mp4"), in: 0, out: 1, startTime: 0 }]),
+      { type: "text", clips: [{ id: "t", text, startTime: 0, duration: 1 }] },
+    ]);
     expect(result.duration).toBe(1);
   });
 
   it("a muted clip's replaceAudio is neither downloaded nor probed", async () => {
-    const result = await render([video([{ id: "m", src: url("clip.mp4"), in: 0, out: 1, startTime: 0, mute: true, replaceAudio: url("missing.m4a") }])]);
+    const result = await render([
+      video([
+        { id: "m", src: url("clip.mp4"), in: 0, out: 1, startTime: 0, mute: true, replaceAudio: url("missing.m4a") },
+      ]),
+    ]);
     expect(result.duration).toBe(1);
     expect([...fetched.keys()]).toEqual(["clip.mp4"]);
   });
@@ -179,9 +217,19 @@ describe("a timeline asset that fails", () => {
 
   it("fails, not retried, when the assets together are over the size cap each of them is under", async () => {
     const each = (await readFile(join(dir, "clip.mp4"))).length;
-    const clips = Array.from({ length: 3 }, (_, i) => ({ id: `c${i}`, src: url(`held/clip.mp4?n=${i}`), in: 0, out: 1, startTime: i }));
+    const clips = Array.from({ length: 3 }, (_, i) => ({
+      id: `c${i}`,
+      src: url(`held/clip.mp4?n=${i}`),
+      in: 0,
+      out: 1,
+      startTime: i,
+    }));
     const failure = await failureOf(render([video(clips)], { ...policy, maxBytes: Math.floor(each * 2.5) }));
     expect(failure).toMatchObject({ kind: "source-refused", retryable: false });
-    expect(failure.message).toMatch(new RegExp(`^Asset for clip "c\\d" could not be downloaded: .*over the ${Math.floor(each * 2.5)}-byte limit on a timeline's assets together`));
+    expect(failure.message).toMatch(
+      new RegExp(
+        `^Asset for clip "c\\d" could not be downloaded: .*over the ${Math.floor(each * 2.5)}-byte limit on a timeline's assets together`,
+      ),
+    );
   });
 });

@@ -28,9 +28,28 @@ describe("tiny times in a timeline never reach FFmpeg in exponent notation", () 
         timeline: {
           tracks: [
             { type: "video", clips: [{ id: "a", src: SRC, in: 1e-7, out: 1, startTime: 1e-7 }] },
-            { type: "overlay", clips: [{ id: "o", src: IMG, startTime: 1e-7, duration: 0.5, fadeIn: 1e-7, fadeOut: 0.2 }] },
-            { type: "overlay", clips: [{ id: "m", src: IMG, startTime: 1e-7, duration: 0.5, fadeIn: 0.2, blendMode: "multiply" }] },
-            { type: "text", clips: [{ id: "t", text: "hi", startTime: 1e-7, duration: 0.5, fontFamily: "DejaVu Sans", fadeIn: 1e-7, fadeOut: 0.1 }] },
+            {
+              type: "overlay",
+              clips: [{ id: "o", src: IMG, startTime: 1e-7, duration: 0.5, fadeIn: 1e-7, fadeOut: 0.2 }],
+            },
+            {
+              type: "overlay",
+              clips: [{ id: "m", src: IMG, startTime: 1e-7, duration: 0.5, fadeIn: 0.2, blendMode: "multiply" }],
+            },
+            {
+              type: "text",
+              clips: [
+                {
+                  id: "t",
+                  text: "hi",
+                  startTime: 1e-7,
+                  duration: 0.5,
+                  fontFamily: "DejaVu Sans",
+                  fadeIn: 1e-7,
+                  fadeOut: 0.1,
+                },
+              ],
+            },
           ],
         },
       },
@@ -41,9 +60,13 @@ describe("tiny times in a timeline never reach FFmpeg in exponent notation", () 
     const compiled = compileTimeline(
       validation.edl!,
       {
-        media: new Map([[SRC, { path: join(dir, "clip.mp4"), hasVideo: true, hasAudio: true, width: 160, height: 120, fps: 25 }]]),
+        media: new Map([
+          [SRC, { path: join(dir, "clip.mp4"), hasVideo: true, hasAudio: true, width: 160, height: 120, fps: 25 }],
+        ]),
         images: new Map([[IMG, { path: join(dir, "logo.png"), width: 32, height: 32 }]]),
-        fonts: new Map([[fontKey({ fontFamily: "DejaVu Sans", fontWeight: "normal" }), await resolveFont("DejaVu Sans", "normal")]]),
+        fonts: new Map([
+          [fontKey({ fontFamily: "DejaVu Sans", fontWeight: "normal" }), await resolveFont("DejaVu Sans", "normal")],
+        ]),
       },
       { workDir: dir, output },
     );

@@ -14,15 +14,27 @@ let server: Server;
 let api: string;
 beforeAll(async () => {
   server = createServer((req, res) => {
-    const json = (status: number, body: unknown) => res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
+    const json = (status: number, body: unknown) =>
+      res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
     if (req.method === "POST" && req.url === "/api/v1/jobs") {
       return json(201, {
-        message: "Job created successfully", id: JOB_ID, status: "queued", preset: "mp4_264_720p", inputUrl: "https://media.example.com/a.mp4",
-        webhookUrl: null, estimatedProcessingTime: "1-2 minutes", createdAt: new Date().toISOString(), user: { plan: "Starter", remainingJobs: 9 },
+        message: "Job created successfully",
+        id: JOB_ID,
+        status: "queued",
+        preset: "mp4_264_720p",
+        inputUrl: "https://media.example.com/a.mp4",
+        webhookUrl: null,
+        estimatedProcessingTime: "1-2 minutes",
+        createdAt: new Date().toISOString(),
+        user: { plan: "Starter", remainingJobs: 9 },
         links: { self: `/api/v1/jobs/${JOB_ID}`, cancel: `/api/v1/jobs/${JOB_ID}` },
       });
     }
-    json(500, { error: "Internal server error", message: "An unexpected error occurred. Retry with backoff.", requestId: REQUEST_ID });
+    json(500, {
+      error: "Internal server error",
+      message: "An unexpected error occurred. Retry with backoff.",
+      requestId: REQUEST_ID,
+    });
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   api = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -33,7 +45,19 @@ afterAll(async () => {
 
 describe("vep once the job exists", () => {
   it("a wait that fails says which job was created, on stderr and in the --json error, so a retry does not make another", async () => {
-    const res = await vep(["--json", "encode", "https://media.example.com/a.mp4", "--preset", "mp4_264_720p", "--wait", "--interval", "0.05"], { api, key: "spk_test" });
+    const res = await vep(
+      [
+        "--json",
+        "encode",
+        "https://media.example.com/a.mp4",
+        "--preset",
+        "mp4_264_720p",
+        "--wait",
+        "--interval",
+        "0.05",
+      ],
+      { api, key: "spk_test" },
+    );
     expect(res.code).toBe(EXIT.unavailable);
     expect(res.json).toMatchObject({ jobId: JOB_ID, error: { kind: "server", retryable: true, status: 500 } });
     expect(res.stderr.trim().split("\n").at(-1)).toBe(
@@ -44,7 +68,9 @@ describe("vep once the job exists", () => {
   it("a base URL or a key that cannot make a request is a usage error (2), under --json too, the key never echoed", async () => {
     const noScheme = await vep(["--json", "jobs", "list"], { api: "127.0.0.1:8787", key: "spk_test" });
     expect(noScheme.code).toBe(EXIT.usage);
-    expect(noScheme.json).toMatchObject({ error: { kind: "cli", exitCode: EXIT.usage, message: expect.stringMatching(/must be an http\(s\) URL/) } });
+    expect(noScheme.json).toMatchObject({
+      error: { kind: "cli", exitCode: EXIT.usage, message: expect.stringMatching(/must be an http\(s\) URL/) },
+    });
     const mangled = await vep(["--json", "jobs", "list"], { api, key: "spk_secretpart\r\nspk_other" });
     expect(mangled.code).toBe(EXIT.usage);
     expect(mangled.stdout + mangled.stderr).not.toContain("secretpart");

@@ -22,9 +22,14 @@ beforeAll(async () => {
   server = createServer((req, res) => {
     const signed = /^\/api\/v1\/jobs\/[\w-]+?(\d{4})\/download-url$/.exec(req.url ?? "");
     if (signed) {
-      return res.writeHead(200, { "content-type": "application/json" }).end(
-        JSON.stringify({ downloadUrl: `${api}/storage/${Number(signed[1])}?X-Amz-Signature=abc`, expiresAt: new Date(Date.now() + 3_600_000).toISOString() }),
-      );
+      return res
+        .writeHead(200, { "content-type": "application/json" })
+        .end(
+          JSON.stringify({
+            downloadUrl: `${api}/storage/${Number(signed[1])}?X-Amz-Signature=abc`,
+            expiresAt: new Date(Date.now() + 3_600_000).toISOString(),
+          }),
+        );
     }
     const storage = /^\/storage\/(\d+)/.exec(req.url ?? "");
     // Status 0: a storage that takes the request and never answers.
@@ -36,7 +41,9 @@ beforeAll(async () => {
       const next = () => (++part < 4 ? (res.write(`part${part}`), setTimeout(next, 150)) : res.end("end"));
       return next();
     }
-    res.writeHead(storage ? Number(storage[1]) : 500, { "content-type": "application/xml" }).end("<Error><Code>NoSuchKey</Code></Error>");
+    res
+      .writeHead(storage ? Number(storage[1]) : 500, { "content-type": "application/xml" })
+      .end("<Error><Code>NoSuchKey</Code></Error>");
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   api = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -49,11 +56,23 @@ afterAll(async () => {
 describe("a signed download link the storage refuses", () => {
   it("the client throws a DownloadError with the storage's status, retryable only for the storage's own 5xx", async () => {
     const client = createVepClient({ baseUrl: api, apiKey: "spk_test" });
-    const failures = await Promise.all([404, 403, 503].map((status) => client.fetchOutput(JOB(status)).catch((e: unknown) => e)));
+    const failures = await Promise.all(
+      [404, 403, 503].map((status) => client.fetchOutput(JOB(status)).catch((e: unknown) => e)),
+    );
     for (const err of failures) expect(err).toBeInstanceOf(DownloadError);
     expect(failures).toMatchObject([
-      { kind: "download", status: 404, retryable: false, message: expect.stringMatching(/HTTP 404: the output was removed after the link was signed/) },
-      { kind: "download", status: 403, retryable: false, message: expect.stringMatching(/HTTP 403: the link was refused/) },
+      {
+        kind: "download",
+        status: 404,
+        retryable: false,
+        message: expect.stringMatching(/HTTP 404: the output was removed after the link was signed/),
+      },
+      {
+        kind: "download",
+        status: 403,
+        retryable: false,
+        message: expect.stringMatching(/HTTP 403: the link was refused/),
+      },
       { kind: "download", status: 503, retryable: true },
     ]);
   });
@@ -72,7 +91,9 @@ describe("a signed download link the storage refuses", () => {
     await writeFile(out, "what was there");
     const run = await vep(["--json", "jobs", "download", JOB(404), "--out", out], { api, key: "spk_test" });
     expect(run.code).toBe(EXIT.downloadFailed);
-    expect(run.stderr.trim()).toBe("vep: download refused by the storage: The storage answered the signed download link with HTTP 404: the output was removed after the link was signed");
+    expect(run.stderr.trim()).toBe(
+      "vep: download refused by the storage: The storage answered the signed download link with HTTP 404: the output was removed after the link was signed",
+    );
     expect(run.json).toMatchObject({ error: { kind: "download", status: 404, retryable: false } });
     expect(await readFile(out, "utf8")).toBe("what was there");
     expect(await readdir(dir)).toEqual(["out.mp4"]);

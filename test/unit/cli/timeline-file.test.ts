@@ -12,8 +12,14 @@ describe("a timeline file", () => {
   });
 
   it("--name and --description replace the file's fields of those names, and keep the rest", () => {
-    expect(renderMetadata({ name: "file", orderId: 7 }, { name: undefined, description: undefined })).toEqual({ name: "file", orderId: 7 });
-    expect(renderMetadata({ name: "file", orderId: 7 }, { name: "flag", description: undefined })).toEqual({ name: "flag", orderId: 7 });
+    expect(renderMetadata({ name: "file", orderId: 7 }, { name: undefined, description: undefined })).toEqual({
+      name: "file",
+      orderId: 7,
+    });
+    expect(renderMetadata({ name: "file", orderId: 7 }, { name: "flag", description: undefined })).toEqual({
+      name: "flag",
+      orderId: 7,
+    });
     expect(renderMetadata(undefined, { name: undefined, description: "flag" })).toEqual({ description: "flag" });
     expect(renderMetadata(undefined, {})).toBeUndefined();
   });

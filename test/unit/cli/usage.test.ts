@@ -16,7 +16,9 @@ describe.concurrent("vep: arguments it cannot take", () => {
     for (const [args, message] of cases) {
       const res = await vep(args, { api });
       expect(res.code, args.join(" ")).toBe(EXIT.usage);
-      expect(res.json, args.join(" ")).toEqual({ error: { kind: "usage", retryable: false, message, exitCode: EXIT.usage } });
+      expect(res.json, args.join(" ")).toEqual({
+        error: { kind: "usage", retryable: false, message, exitCode: EXIT.usage },
+      });
     }
   });
 
@@ -24,9 +26,15 @@ describe.concurrent("vep: arguments it cannot take", () => {
     const cases: [string[], string][] = [
       [["--bogus", "presets"], "vep: usage: unknown option '--bogus'; see vep --help"],
       [["--jsno", "presets"], "vep: usage: unknown option '--jsno' (Did you mean --json?); see vep --help"],
-      [["encode", "https://media.example.com/a.mp4"], "vep: usage: required option '--preset <id>' not specified; see vep encode --help"],
+      [
+        ["encode", "https://media.example.com/a.mp4"],
+        "vep: usage: required option '--preset <id>' not specified; see vep encode --help",
+      ],
       [["edl", "render"], "vep: usage: missing required argument 'file'; see vep edl render --help"],
-      [["presets", "extra"], "vep: usage: too many arguments for 'presets'. Expected 0 arguments but got 1; see vep presets --help"],
+      [
+        ["presets", "extra"],
+        "vep: usage: too many arguments for 'presets'. Expected 0 arguments but got 1; see vep presets --help",
+      ],
       [["jobs"], "vep: usage: a command is needed; see vep jobs --help"],
     ];
     for (const [args, line] of cases) {

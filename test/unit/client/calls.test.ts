@@ -23,7 +23,9 @@ describe("the client's calls", () => {
     const stop = new AbortController();
     const started = Date.now();
     setTimeout(() => stop.abort(new Error("stopped by the caller")), 200);
-    await expect(client.waitForJob("0f4e8c2a-5b1d-4c3e-9a7f-1e2d3c4b5a69", { signal: stop.signal })).rejects.toThrow("stopped by the caller");
+    await expect(client.waitForJob("0f4e8c2a-5b1d-4c3e-9a7f-1e2d3c4b5a69", { signal: stop.signal })).rejects.toThrow(
+      "stopped by the caller",
+    );
     expect(Date.now() - started).toBeLessThan(5000);
   });
 
@@ -56,7 +58,15 @@ describe("verifyWebhook", () => {
     for (const secret of ["spk_KHCpGffl9qOYD4PoSka43aTdgCunXB6rO8JzIlmkYFh", "whsec-abc"]) {
       const err = (() => {
         try {
-          verifyWebhook("{}", { "webhook-id": "msg_1", "webhook-timestamp": String(Math.floor(Date.now() / 1000)), "webhook-signature": "v1,AAAA" }, secret);
+          verifyWebhook(
+            "{}",
+            {
+              "webhook-id": "msg_1",
+              "webhook-timestamp": String(Math.floor(Date.now() / 1000)),
+              "webhook-signature": "v1,AAAA",
+            },
+            secret,
+          );
         } catch (e) {
           return e;
         }
@@ -71,7 +81,11 @@ describe("verifyWebhook", () => {
     const secret = `whsec_${Buffer.from("a webhook secret of 32 bytes....").toString("base64")}`;
     const body = JSON.stringify({ event: "job.completed", jobId: "0f4e8c2a-5b1d-4c3e-9a7f-1e2d3c4b5a69" });
     const sent = new Date();
-    const headers = { "webhook-id": "msg_1", "webhook-timestamp": String(Math.floor(sent.getTime() / 1000)), "webhook-signature": new Webhook(secret).sign("msg_1", sent, body) };
+    const headers = {
+      "webhook-id": "msg_1",
+      "webhook-timestamp": String(Math.floor(sent.getTime() / 1000)),
+      "webhook-signature": new Webhook(secret).sign("msg_1", sent, body),
+    };
     expect(verifyWebhook(body, headers, secret)).toMatchObject({ event: "job.completed" });
     expect(verifyWebhook(body, headers, secret.slice("whsec_".length))).toMatchObject({ event: "job.completed" });
   });

@@ -35,14 +35,21 @@ describe("a success whose body is not JSON", () => {
     const client = createVepClient({ baseUrl: url, apiKey: "spk_test" });
     const err = await client.listJobs().catch((e: unknown) => e);
     expect(err).toBeInstanceOf(UnexpectedResponseError);
-    expect(err).toMatchObject({ kind: "unexpected-response", status: 200, retryable: false, message: expect.stringContaining("text/html") });
+    expect(err).toMatchObject({
+      kind: "unexpected-response",
+      status: 200,
+      retryable: false,
+      message: expect.stringContaining("text/html"),
+    });
     const before = requests;
     await expect(client.waitForJob(JOB_ID, { intervalMs: 10 })).rejects.toBeInstanceOf(UnexpectedResponseError);
     expect(requests - before).toBe(1);
   });
 
   it("a JSON body cut off by the connection is still a NetworkError, retryable", async () => {
-    const err = await createVepClient({ baseUrl: `${url}/cut`, apiKey: "spk_test" }).listJobs().catch((e: unknown) => e);
+    const err = await createVepClient({ baseUrl: `${url}/cut`, apiKey: "spk_test" })
+      .listJobs()
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(NetworkError);
     expect(err).toMatchObject({ kind: "network", retryable: true });
   });
@@ -50,7 +57,9 @@ describe("a success whose body is not JSON", () => {
   it("the CLI says it is not the API's answer: exit 14, under --json with the status", async () => {
     const res = await vep(["--json", "jobs", "get", JOB_ID], { api: url, key: "spk_test" });
     expect(res.code).toBe(EXIT.unexpectedResponse);
-    expect(res.stderr.trim()).toMatch(/^vep: not the API's answer: The service answered HTTP 200 with a body that is not JSON \(text\/html\): is the base URL the API's\?$/);
+    expect(res.stderr.trim()).toMatch(
+      /^vep: not the API's answer: The service answered HTTP 200 with a body that is not JSON \(text\/html\): is the base URL the API's\?$/,
+    );
     expect(res.json).toMatchObject({ error: { kind: "unexpected-response", status: 200, retryable: false } });
   });
 });

@@ -5,7 +5,12 @@ describe("dashboard passwords: PBKDF2-SHA256 through Web Crypto", () => {
   it("verifies the password it hashed and nothing else", async () => {
     const stored = await hashPassword("correct horse battery staple");
     expect(await verifyPassword("correct horse battery staple", stored)).toBe(true);
-    for (const wrong of ["correct horse battery stapl", "Correct horse battery staple", "", "correct horse battery staple "]) {
+    for (const wrong of [
+      "correct horse battery stapl",
+      "Correct horse battery staple",
+      "",
+      "correct horse battery staple ",
+    ]) {
       expect(await verifyPassword(wrong, stored), JSON.stringify(wrong)).toBe(false);
     }
   });
@@ -26,13 +31,21 @@ describe("dashboard passwords: PBKDF2-SHA256 through Web Crypto", () => {
     const { pbkdf2Sync } = await import("node:crypto");
     const stored = await hashPassword("interoperable");
     const [, iterations, salt, hash] = stored.split("$");
-    expect(pbkdf2Sync("interoperable", Buffer.from(salt, "base64"), Number(iterations), 32, "sha256").toString("base64")).toBe(hash);
+    expect(
+      pbkdf2Sync("interoperable", Buffer.from(salt, "base64"), Number(iterations), 32, "sha256").toString("base64"),
+    ).toBe(hash);
   });
 
   it("refuses, without throwing, stored values that are not its format", async () => {
     const stored = await hashPassword("pw");
     const [, iterations, salt] = stored.split("$");
-    for (const bad of ["", "plain", `bcrypt$${iterations}$${salt}$x`, `pbkdf2-sha256$many$${salt}$x`, `pbkdf2-sha256$${iterations}$$`]) {
+    for (const bad of [
+      "",
+      "plain",
+      `bcrypt$${iterations}$${salt}$x`,
+      `pbkdf2-sha256$many$${salt}$x`,
+      `pbkdf2-sha256$${iterations}$$`,
+    ]) {
       expect(await verifyPassword("pw", bad), bad).toBe(false);
     }
   });

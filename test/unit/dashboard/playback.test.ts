@@ -2,7 +2,12 @@ import { describe, expect, it } from "vitest";
 import { memberContentType, playbackOf } from "../../../worker/dashboard/lib/playback";
 import { formatDuration, formatTime } from "../../../worker/dashboard/pages/format";
 
-const done = (preset: string, outputKey: string) => ({ status: "completed" as const, storageLayout: "v2" as const, preset, outputKey });
+const done = (preset: string, outputKey: string) => ({
+  status: "completed" as const,
+  storageLayout: "v2" as const,
+  preset,
+  outputKey,
+});
 
 describe("dashboard playback: what the page can play of an output", () => {
   it("single files by extension, HLS and CMAF ladders through hls.js, everything else download only", () => {
@@ -11,8 +16,16 @@ describe("dashboard playback: what the page can play of an output", () => {
     expect(playbackOf(done("edl_custom", "outputs/a/j/output.mov"))).toEqual({ kind: "video" });
     expect(playbackOf(done("audio_mp3_hq", "outputs/a/j/audio_mp3_hq.mp3"))).toEqual({ kind: "audio" });
     expect(playbackOf(done("audio_aac_podcast", "outputs/a/j/audio_aac_podcast.m4a"))).toEqual({ kind: "audio" });
-    for (const preset of ["hls_abr_264_basic", "hls_abr_265_efficient_4k", "cmaf_abr_265_standard", "live_hls_264_lowlatency"]) {
-      expect(playbackOf(done(preset, `outputs/a/j/${preset}.zip`)), preset).toEqual({ kind: "hls", master: "master.m3u8" });
+    for (const preset of [
+      "hls_abr_264_basic",
+      "hls_abr_265_efficient_4k",
+      "cmaf_abr_265_standard",
+      "live_hls_264_lowlatency",
+    ]) {
+      expect(playbackOf(done(preset, `outputs/a/j/${preset}.zip`)), preset).toEqual({
+        kind: "hls",
+        master: "master.m3u8",
+      });
     }
     for (const preset of ["dash_abr_264_standard", "util_thumbnails", "util_sprite_vtt"]) {
       expect(playbackOf(done(preset, `outputs/a/j/${preset}.zip`)), preset).toEqual({ kind: "none" });

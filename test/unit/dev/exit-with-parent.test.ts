@@ -16,7 +16,9 @@ function child(env: Record<string, string>, script = "setInterval(() => {}, 1000
 
 const groupMembers = (pgid: number) => {
   try {
-    return execFileSync("pgrep", ["-g", String(pgid)], { encoding: "utf8" }).split("\n").filter(Boolean);
+    return execFileSync("pgrep", ["-g", String(pgid)], { encoding: "utf8" })
+      .split("\n")
+      .filter(Boolean);
   } catch {
     return []; // pgrep exits 1 when nothing matches
   }
@@ -24,14 +26,18 @@ const groupMembers = (pgid: number) => {
 
 describe("dev/exit-with-parent: a child of npm run dev ends when its parent's pipe closes", () => {
   it("EXIT_WITH_PARENT=process: the process is sent SIGTERM", async () => {
-    const { proc, exited, ready } = child(exitWithParentEnv("process"), "setInterval(() => {}, 1000); console.log('up')");
+    const { proc, exited, ready } = child(
+      exitWithParentEnv("process"),
+      "setInterval(() => {}, 1000); console.log('up')",
+    );
     await ready;
     proc.stdin!.end();
     expect(await exited).toBe("SIGTERM");
   });
 
   it("EXIT_WITH_PARENT=group: its whole process group is, a grandchild that is no Node process included", async () => {
-    const script = "const c = require('node:child_process').spawn('sleep', ['300'], { stdio: 'ignore' }); console.log(c.pid); setInterval(() => {}, 1000)";
+    const script =
+      "const c = require('node:child_process').spawn('sleep', ['300'], { stdio: 'ignore' }); console.log(c.pid); setInterval(() => {}, 1000)";
     const { proc, exited, ready } = child(exitWithParentEnv("group"), script, true);
     await ready;
     expect(groupMembers(proc.pid!)).toHaveLength(2);
@@ -42,10 +48,13 @@ describe("dev/exit-with-parent: a child of npm run dev ends when its parent's pi
 
   it("without EXIT_WITH_PARENT, the preload does nothing: its stdin may be anything", async () => {
     // The script hears its stdin end after the preload would have: had the preload acted, SIGTERM would have come first.
-    const script = "setInterval(() => {}, 1000); process.stdin.on('end', () => console.log('stdin ended')).resume(); console.log('up')";
+    const script =
+      "setInterval(() => {}, 1000); process.stdin.on('end', () => console.log('stdin ended')).resume(); console.log('up')";
     const { proc, exited, ready } = child({}, script);
     await ready;
-    const stdinEnded = new Promise<void>((resolve) => proc.stdout!.on("data", (d) => String(d).includes("stdin ended") && resolve()));
+    const stdinEnded = new Promise<void>((resolve) =>
+      proc.stdout!.on("data", (d) => String(d).includes("stdin ended") && resolve()),
+    );
     proc.stdin!.end();
     await stdinEnded;
     expect(proc.exitCode).toBeNull();

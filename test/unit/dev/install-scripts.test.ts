@@ -15,13 +15,21 @@ function packagesWithInstallScripts(modules: string, found = new Map<string, str
   if (!existsSync(modules)) return found;
   for (const entry of readdirSync(modules)) {
     if (entry.startsWith(".")) continue;
-    const dirs = entry.startsWith("@") ? readdirSync(join(modules, entry)).map((name) => join(modules, entry, name)) : [join(modules, entry)];
+    const dirs = entry.startsWith("@")
+      ? readdirSync(join(modules, entry)).map((name) => join(modules, entry, name))
+      : [join(modules, entry)];
     for (const dir of dirs) {
       const manifest = join(dir, "package.json");
       if (!existsSync(manifest)) continue;
-      const pkg = JSON.parse(readFileSync(manifest, "utf8")) as { name: string; version: string; scripts?: Record<string, string> };
+      const pkg = JSON.parse(readFileSync(manifest, "utf8")) as {
+        name: string;
+        version: string;
+        scripts?: Record<string, string>;
+      };
       // npm runs `node-gyp rebuild` for a package with a binding.gyp and no install script of its own.
-      const scripts = INSTALL_SCRIPTS.filter((s) => pkg.scripts?.[s]).concat(!pkg.scripts?.install && existsSync(join(dir, "binding.gyp")) ? ["install (node-gyp)"] : []);
+      const scripts = INSTALL_SCRIPTS.filter((s) => pkg.scripts?.[s]).concat(
+        !pkg.scripts?.install && existsSync(join(dir, "binding.gyp")) ? ["install (node-gyp)"] : [],
+      );
       if (scripts.length) found.set(pkg.name, `${pkg.name}@${pkg.version} (${scripts.join(", ")})`);
       packagesWithInstallScripts(join(dir, "node_modules"), found);
     }
@@ -30,7 +38,9 @@ function packagesWithInstallScripts(modules: string, found = new Map<string, str
 }
 
 describe("package.json's allowScripts", () => {
-  const allowScripts = (JSON.parse(readFileSync(join(PROJECT_ROOT, "package.json"), "utf8")) as { allowScripts: Record<string, boolean> }).allowScripts;
+  const allowScripts = (
+    JSON.parse(readFileSync(join(PROJECT_ROOT, "package.json"), "utf8")) as { allowScripts: Record<string, boolean> }
+  ).allowScripts;
   const installed = packagesWithInstallScripts(join(PROJECT_ROOT, "node_modules"));
 
   it("decides every install script the installed packages have", () => {

@@ -21,27 +21,45 @@ const TERMINATE = serialize.end();
 const message = fc.oneof(
   fc.string().map((text) => serialize.query(text)),
   fc.string().map((text) => serialize.parse({ text })),
-  fc.array(fc.oneof(fc.string(), fc.uint8Array().map((a) => Buffer.from(a)), fc.constant(TERMINATE), fc.constant(null))).map((values) =>
-    Buffer.concat([serialize.bind({ values }), serialize.execute(), serialize.sync()]),
-  ),
+  fc
+    .array(
+      fc.oneof(
+        fc.string(),
+        fc.uint8Array().map((a) => Buffer.from(a)),
+        fc.constant(TERMINATE),
+        fc.constant(null),
+      ),
+    )
+    .map((values) => Buffer.concat([serialize.bind({ values }), serialize.execute(), serialize.sync()])),
   fc.constant(serialize.flush()),
 );
 
-const startup = fc.boolean().map((ssl) =>
-  Buffer.concat([...(ssl ? [serialize.requestSsl()] : []), serialize.startup({ user: "postgres", database: "postgres" }), serialize.password("pw")]),
-);
+const startup = fc
+  .boolean()
+  .map((ssl) =>
+    Buffer.concat([
+      ...(ssl ? [serialize.requestSsl()] : []),
+      serialize.startup({ user: "postgres", database: "postgres" }),
+      serialize.password("pw"),
+    ]),
+  );
 
 describe("FrontendSession: where a client's session ends", () => {
   it("ends at Terminate and not before, however the bytes are cut and whatever the messages carry", () => {
     fc.assert(
-      fc.property(startup, fc.array(message, { maxLength: 8 }), fc.array(fc.nat(), { maxLength: 12 }), (start, messages, cuts) => {
-        const session = new FrontendSession();
-        const before = Buffer.concat([start, ...messages]);
-        for (const chunk of chunks(before, cuts)) expect(session.push(chunk)).toBe(false);
-        const endings = chunks(TERMINATE, cuts).map((chunk) => session.push(chunk));
-        expect(endings.at(-1)).toBe(true);
-        expect(endings.slice(0, -1)).not.toContain(true);
-      }),
+      fc.property(
+        startup,
+        fc.array(message, { maxLength: 8 }),
+        fc.array(fc.nat(), { maxLength: 12 }),
+        (start, messages, cuts) => {
+          const session = new FrontendSession();
+          const before = Buffer.concat([start, ...messages]);
+          for (const chunk of chunks(before, cuts)) expect(session.push(chunk)).toBe(false);
+          const endings = chunks(TERMINATE, cuts).map((chunk) => session.push(chunk));
+          expect(endings.at(-1)).toBe(true);
+          expect(endings.slice(0, -1)).not.toContain(true);
+        },
+      ),
       { numRuns: 500 },
     );
   });

@@ -13,7 +13,9 @@ describe("npm run dev's PORT", () => {
 
   it("refuses anything but a whole number from 1 to 65535, saying so", () => {
     for (const value of ["abc", "0", "65536", "-1", "8787.5", "1e3", "0x50", "80 80"]) {
-      expect(() => parsePort(value), value).toThrow(`PORT must be a whole number from 1 to 65535 (unset or empty for 8787); it was "${value}".`);
+      expect(() => parsePort(value), value).toThrow(
+        `PORT must be a whole number from 1 to 65535 (unset or empty for 8787); it was "${value}".`,
+      );
     }
   });
 });

@@ -43,7 +43,10 @@ const start = () =>
       await duringBuild?.();
       const sources = ["worker/index.ts", "worker/routes/jobs.ts", "domain/plans.ts", "node_modules/hono/index.js"];
       await writeFile(join(dir, "index.js"), `// build ${builds}`);
-      await writeFile(join(dir, "index.js.map"), JSON.stringify({ version: 3, sourceRoot: dir, sources: sources.map((s) => join(root, s)) }));
+      await writeFile(
+        join(dir, "index.js.map"),
+        JSON.stringify({ version: 3, sourceRoot: dir, sources: sources.map((s) => join(root, s)) }),
+      );
     },
   );
 const served = async (dir: string) => readFile(join(dir, "index.js"), "utf8");
@@ -57,7 +60,10 @@ describe("the Worker's bundle, kept between starts", () => {
     const first = await start();
     expect(first.temporary).toBe(true);
     const second = await start();
-    expect(second).toEqual({ dir: expect.stringContaining(join(root, "node_modules", ".cache", "vep-worker")), temporary: false });
+    expect(second).toEqual({
+      dir: expect.stringContaining(join(root, "node_modules", ".cache", "vep-worker")),
+      temporary: false,
+    });
     expect(await served(second.dir)).toBe("// build 1");
     expect(builds).toBe(1);
   });
@@ -105,7 +111,9 @@ describe("the Worker's bundle, kept between starts", () => {
       await writeFile(join(root, "domain", "plans.ts"), `export const plans = [${i}]`);
       await start();
     }
-    const kept = (await readdir(join(root, "node_modules", ".cache", "vep-worker"))).filter((name) => name !== "trees.json");
+    const kept = (await readdir(join(root, "node_modules", ".cache", "vep-worker"))).filter(
+      (name) => name !== "trees.json",
+    );
     expect(kept).toHaveLength(4);
     await writeFile(join(root, "domain", "plans.ts"), "export const plans = [5]");
     expect((await start()).temporary).toBe(false);

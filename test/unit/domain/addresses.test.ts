@@ -11,10 +11,31 @@ const reference = (hostname: string) => {
 
 describe("addresses a source URL may not name (domain/addresses.ts)", () => {
   it("private, link-local, multicast and reserved literals, in any form ipaddr.js reads; not loopback, not names", () => {
-    for (const host of ["10.0.0.1", "169.254.169.254", "192.168.1.1", "100.64.0.1", "224.0.0.1", "0xa.0.0.1", "012.0.0.1", "167772161", "[fd00::1]", "[::ffff:10.0.0.1]", "[fe80::1]"]) {
+    for (const host of [
+      "10.0.0.1",
+      "169.254.169.254",
+      "192.168.1.1",
+      "100.64.0.1",
+      "224.0.0.1",
+      "0xa.0.0.1",
+      "012.0.0.1",
+      "167772161",
+      "[fd00::1]",
+      "[::ffff:10.0.0.1]",
+      "[fe80::1]",
+    ]) {
       expect(isUnfetchableAddress(host), host).toBe(true);
     }
-    for (const host of ["127.0.0.1", "[::1]", "8.8.8.8", "[2606:4700::1111]", "media.example.com", "localhost", "cafe.be", "10.0.0.1.example.com"]) {
+    for (const host of [
+      "127.0.0.1",
+      "[::1]",
+      "8.8.8.8",
+      "[2606:4700::1111]",
+      "media.example.com",
+      "localhost",
+      "cafe.be",
+      "10.0.0.1.example.com",
+    ]) {
       expect(isUnfetchableAddress(host), host).toBe(false);
     }
   });

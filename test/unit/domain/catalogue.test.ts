@@ -32,7 +32,9 @@ describe("spec: Preset › catalogue facts, recomputed from the catalogue", () =
   });
 
   it("free has exactly the seven presets the spec lists; plans add 7/+6/+6/+4 (7, 13, 19, 23)", () => {
-    const freeIds = PRESETS.filter((p) => p.requiredPlan === "free").map((p) => p.id).sort();
+    const freeIds = PRESETS.filter((p) => p.requiredPlan === "free")
+      .map((p) => p.id)
+      .sort();
     expect(freeIds).toEqual(
       [
         "mp4_264_240p",
@@ -58,7 +60,16 @@ describe("spec: Preset › catalogue facts, recomputed from the catalogue", () =
 
   it("counts by category: standard 3, premium 1, advanced 6, streaming 4, live 2, social 2, audio 2, utility 3", () => {
     const byCategory = Object.fromEntries(PRESET_CATEGORIES.map((c) => [c, count(PRESETS, (p) => p.category === c)]));
-    expect(byCategory).toEqual({ standard: 3, premium: 1, advanced: 6, streaming: 4, live: 2, social: 2, audio: 2, utility: 3 });
+    expect(byCategory).toEqual({
+      standard: 3,
+      premium: 1,
+      advanced: 6,
+      streaming: 4,
+      live: 2,
+      social: 2,
+      audio: 2,
+      utility: 3,
+    });
   });
 
   it("counts by type: vod 8, streaming_vod 6, live 2, audio 2, utility 3, filter 2", () => {
@@ -108,9 +119,27 @@ describe("spec: GET /presets › meta and visibility", () => {
       const { meta } = presetCatalogueView(plan);
       expect(meta.userPlan).toBe(plan);
       expect(meta.totalPresets).toBe(23);
-      expect(meta.categories).toEqual(["standard", "premium", "advanced", "streaming", "live", "social", "audio", "utility"]);
+      expect(meta.categories).toEqual([
+        "standard",
+        "premium",
+        "advanced",
+        "streaming",
+        "live",
+        "social",
+        "audio",
+        "utility",
+      ]);
       expect(meta.stats.byPlan).toEqual({ free: 7, pro: 6, business: 6, enterprise: 4 });
-      expect(meta.stats.byCategory).toEqual({ standard: 3, premium: 1, advanced: 6, streaming: 4, live: 2, social: 2, audio: 2, utility: 3 });
+      expect(meta.stats.byCategory).toEqual({
+        standard: 3,
+        premium: 1,
+        advanced: 6,
+        streaming: 4,
+        live: 2,
+        social: 2,
+        audio: 2,
+        utility: 3,
+      });
       expect(meta.stats.byType).toEqual({ vod: 8, streaming_vod: 6, live: 2, audio: 2, utility: 3, filter: 2 });
       expect(meta.stats.total).toBe(23);
     }

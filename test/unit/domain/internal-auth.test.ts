@@ -1,6 +1,12 @@
 import fc from "fast-check";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { INTERNAL_SIGNATURE_HEADER, INTERNAL_TIMESTAMP_HEADER, MAX_SKEW_MS, signInternal, verifyInternal } from "../../../domain/internal-auth";
+import {
+  INTERNAL_SIGNATURE_HEADER,
+  INTERNAL_TIMESTAMP_HEADER,
+  MAX_SKEW_MS,
+  signInternal,
+  verifyInternal,
+} from "../../../domain/internal-auth";
 
 const secret = "s".repeat(32);
 const body = JSON.stringify({ attempt: 0 });
@@ -31,7 +37,16 @@ describe("internal API signatures: verification", () => {
 
   it("signatures of another length or alphabet are refused without throwing", async () => {
     const { timestamp, signature } = await signed();
-    for (const forged of ["", signature.slice(1), `${signature}0`, `${signature}${signature}`, `0x${signature.slice(2)}`, `${signature.slice(1)}g`, ` ${signature.slice(1)}`, "ü".repeat(64)]) {
+    for (const forged of [
+      "",
+      signature.slice(1),
+      `${signature}0`,
+      `${signature}${signature}`,
+      `0x${signature.slice(2)}`,
+      `${signature.slice(1)}g`,
+      ` ${signature.slice(1)}`,
+      "ü".repeat(64),
+    ]) {
       expect(await verifyInternal(secret, body, timestamp, forged), JSON.stringify(forged)).toBe(false);
     }
   });
@@ -50,13 +65,18 @@ describe("internal API signatures: verification", () => {
 
   it("property: a signature verifies for its own body and secret only", async () => {
     await fc.assert(
-      fc.asyncProperty(fc.string({ unit: "binary" }), fc.string({ unit: "binary" }), fc.string({ minLength: 16 }), async (text, other, key) => {
-        const headers = await signInternal(key, text);
-        const [ts, sig] = [headers[INTERNAL_TIMESTAMP_HEADER], headers[INTERNAL_SIGNATURE_HEADER]];
-        expect(await verifyInternal(key, text, ts, sig)).toBe(true);
-        if (other !== text) expect(await verifyInternal(key, other, ts, sig)).toBe(false);
-        expect(await verifyInternal(`${key}x`, text, ts, sig)).toBe(false);
-      }),
+      fc.asyncProperty(
+        fc.string({ unit: "binary" }),
+        fc.string({ unit: "binary" }),
+        fc.string({ minLength: 16 }),
+        async (text, other, key) => {
+          const headers = await signInternal(key, text);
+          const [ts, sig] = [headers[INTERNAL_TIMESTAMP_HEADER], headers[INTERNAL_SIGNATURE_HEADER]];
+          expect(await verifyInternal(key, text, ts, sig)).toBe(true);
+          if (other !== text) expect(await verifyInternal(key, other, ts, sig)).toBe(false);
+          expect(await verifyInternal(`${key}x`, text, ts, sig)).toBe(false);
+        },
+      ),
       { numRuns: 200 },
     );
   });
@@ -67,6 +87,8 @@ describe("internal API signatures: verification", () => {
     expect(await verifyInternal(secret, body, timestamp, signature)).toBe(true);
     expect(verify).toHaveBeenCalledTimes(1);
     expect(verify.mock.calls[0][0]).toBe("HMAC");
-    expect(new Uint8Array(verify.mock.calls[0][2] as ArrayBuffer)).toEqual(Uint8Array.from(Buffer.from(signature, "hex")));
+    expect(new Uint8Array(verify.mock.calls[0][2] as ArrayBuffer)).toEqual(
+      Uint8Array.from(Buffer.from(signature, "hex")),
+    );
   });
 });

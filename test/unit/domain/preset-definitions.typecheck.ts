@@ -5,9 +5,15 @@
  */
 import { PRESET_DEFINITIONS, type PresetDefinition } from "../../../domain/presets/definitions";
 
-const listing = { name: "Example", category: "standard", requiredPlan: "free", estimatedProcessingTime: "1-2 minutes" } as const;
+const listing = {
+  name: "Example",
+  category: "standard",
+  requiredPlan: "free",
+  estimatedProcessingTime: "1-2 minutes",
+} as const;
 const { recipe: vod } = PRESET_DEFINITIONS.mp4_264_720p;
 const { recipe: ladder } = PRESET_DEFINITIONS.hls_abr_264_basic;
+const { size: _size, ...withoutSize } = vod;
 
 export const checks: PresetDefinition[] = [
   { ...listing, type: "vod", recipe: vod },
@@ -19,7 +25,7 @@ export const checks: PresetDefinition[] = [
   // @ts-expect-error a vod recipe without its CRF
   { ...listing, type: "vod", recipe: { ...vod, crf: undefined } },
   // @ts-expect-error a vod recipe without its size
-  { ...listing, type: "vod", recipe: { kind: "progressive", container: "mp4", video: vod.video, fit: "contain", crf: 23, bufsizeFactor: 2, audioCodec: "aac", audioBitrate: 128 } },
+  { ...listing, type: "vod", recipe: withoutSize },
   // @ts-expect-error a type the catalogue does not have
   { ...listing, type: "podcast", recipe: PRESET_DEFINITIONS.audio_aac_podcast.recipe },
 ];

@@ -1,10 +1,18 @@
 import { describe, expect, it } from "vitest";
-import { MAX_UNSTORABLE_PATHS, nonFiniteNumberPaths, UNSTORABLE_TEXT_MESSAGE, unstorableTextPaths } from "../../../domain/storable-text";
+import {
+  MAX_UNSTORABLE_PATHS,
+  nonFiniteNumberPaths,
+  UNSTORABLE_TEXT_MESSAGE,
+  unstorableTextPaths,
+} from "../../../domain/storable-text";
 import { CLIP0, errorsOf, videoClip, videoEdl } from "../edl/fixtures";
 
 describe("numbers JSON.parse could not hold", () => {
   it("finds Infinity and -Infinity (1e400, -1e400) at their paths; NaN cannot come from JSON but is found too", () => {
-    expect(nonFiniteNumberPaths(JSON.parse('{"a":1e400,"b":[1,-1e400,{"c":1e308}],"d":"1e400"}'))).toEqual(["a", "b[1]"]);
+    expect(nonFiniteNumberPaths(JSON.parse('{"a":1e400,"b":[1,-1e400,{"c":1e308}],"d":"1e400"}'))).toEqual([
+      "a",
+      "b[1]",
+    ]);
     expect(nonFiniteNumberPaths(Number.NaN)).toEqual([""]);
     expect(nonFiniteNumberPaths({ max: Number.MAX_VALUE, min: -Number.MAX_VALUE, tiny: 5e-324 })).toEqual([]);
   });
@@ -25,7 +33,11 @@ describe("text Postgres cannot store", () => {
   });
 
   it("reports in document order, and at most a handful: a body full of NULs makes a short answer", () => {
-    expect(unstorableTextPaths({ b: "\u0000", a: ["ok", { c: "\ud800" }], "\u0000": { d: "\u0000" } })).toEqual(["b", "a[1].c", "\u0000"]);
+    expect(unstorableTextPaths({ b: "\u0000", a: ["ok", { c: "\ud800" }], "\u0000": { d: "\u0000" } })).toEqual([
+      "b",
+      "a[1].c",
+      "\u0000",
+    ]);
     const many = Array.from({ length: 100_000 }, () => "\u0000");
     expect(unstorableTextPaths(many)).toEqual(Array.from({ length: MAX_UNSTORABLE_PATHS }, (_, i) => `[${i}]`));
   });
@@ -39,6 +51,8 @@ describe("text Postgres cannot store", () => {
   it("makes an otherwise valid timeline invalid, naming the field", () => {
     expect(errorsOf(videoEdl(videoClip()))).toEqual([]);
     expect(errorsOf(videoEdl(videoClip({ label: "x\u0000" })))).toEqual([`${CLIP0}.label: ${UNSTORABLE_TEXT_MESSAGE}`]);
-    expect(errorsOf({ ...videoEdl(videoClip()), metadata: { "\ud800": 1 } })).toEqual([`metadata.\ud800: ${UNSTORABLE_TEXT_MESSAGE}`]);
+    expect(errorsOf({ ...videoEdl(videoClip()), metadata: { "\ud800": 1 } })).toEqual([
+      `metadata.\ud800: ${UNSTORABLE_TEXT_MESSAGE}`,
+    ]);
   });
 });

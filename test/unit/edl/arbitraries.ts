@@ -34,7 +34,9 @@ const output: fc.Arbitrary<Json> = fc.constantFrom(...CONTAINERS).chain((contain
     })
     .chain(({ videoCodec, audioCodec }) =>
       optional({
-        resolution: fc.tuple(fc.integer({ min: 8, max: 3840 }), fc.integer({ min: 8, max: 3840 })).map(([w, h]) => `${2 * w}x${2 * h}`),
+        resolution: fc
+          .tuple(fc.integer({ min: 8, max: 3840 }), fc.integer({ min: 8, max: 3840 }))
+          .map(([w, h]) => `${2 * w}x${2 * h}`),
         fps: real(1, 120),
         videoBitrate: fc.integer({ min: 50, max: 100_000 }).map((k) => `${k}k`),
         audioBitrate: fc.integer({ min: 8, max: 512 }).map((k) => `${k}k`),
@@ -58,12 +60,20 @@ const position = optional({
   y: fc.oneof(real(-2000, 2000), fc.constantFrom(...Y_KEYWORDS)),
 });
 
-const length = fc.oneof(real(0.5, 4000), fc.integer({ min: 1, max: 400 }).map((p) => `${p}%`));
+const length = fc.oneof(
+  real(0.5, 4000),
+  fc.integer({ min: 1, max: 400 }).map((p) => `${p}%`),
+);
 
 /** startTime, duration and fades that fit in it (each fade at most half of duration). */
 const timing = fc
   .record({ startTime: real(0, 200), duration: real(0.1, 60), fadeIn: real(0, 1), fadeOut: real(0, 1) })
-  .map(({ duration, fadeIn, fadeOut, ...rest }) => ({ ...rest, duration, fadeIn: duration * 0.5 * fadeIn, fadeOut: duration * 0.5 * fadeOut }));
+  .map(({ duration, fadeIn, fadeOut, ...rest }) => ({
+    ...rest,
+    duration,
+    fadeIn: duration * 0.5 * fadeIn,
+    fadeOut: duration * 0.5 * fadeOut,
+  }));
 
 function videoClip(urls: string[]): fc.Arbitrary<Json> {
   return fc
@@ -133,7 +143,9 @@ export interface TimelineShape {
 export function validEdl(shape: TimelineShape): fc.Arbitrary<Json> {
   const urls = Array.from({ length: shape.urls }, (_, i) => `https://media.example.com/asset-${i}`);
   const extraTrack = fc.oneof(
-    fc.array(overlayClip(urls), { maxLength: shape.maxClipsPerExtraTrack }).map((clips) => ({ type: "overlay", clips })),
+    fc
+      .array(overlayClip(urls), { maxLength: shape.maxClipsPerExtraTrack })
+      .map((clips) => ({ type: "overlay", clips })),
     fc.array(textClip, { maxLength: shape.maxClipsPerExtraTrack }).map((clips) => ({ type: "text", clips })),
   );
   const videoTrack = fc
@@ -143,10 +155,18 @@ export function validEdl(shape: TimelineShape): fc.Arbitrary<Json> {
     .tuple(videoTrack, fc.array(extraTrack, { maxLength: shape.maxExtraTracks }))
     .chain(([video, extra]) => fc.shuffledSubarray([video, ...extra], { minLength: extra.length + 1 }))
     .map((list) =>
-      list.map((t, i) => ({ ...t, clips: t.clips.map((clip: Json, j: number) => ({ id: `clip-${i}-${j}`, ...clip })) })),
+      list.map((t, i) => ({
+        ...t,
+        clips: t.clips.map((clip: Json, j: number) => ({ id: `clip-${i}-${j}`, ...clip })),
+      })),
     );
   return fc.record(
-    { version: fc.constant("1.0"), output, timeline: tracks.map((t) => ({ tracks: t })), metadata: fc.dictionary(fc.string(), fc.jsonValue()) },
+    {
+      version: fc.constant("1.0"),
+      output,
+      timeline: tracks.map((t) => ({ tracks: t })),
+      metadata: fc.dictionary(fc.string(), fc.jsonValue()),
+    },
     { requiredKeys: ["version", "timeline"] },
   );
 }
@@ -165,18 +185,62 @@ export const junk = fc.anything({
 });
 
 const CLIP_FIELDS = [
-  "id", "src", "in", "out", "startTime", "speed", "mute", "volume", "replaceAudio", "duration", "position", "size",
-  "opacity", "fadeIn", "fadeOut", "blendMode", "text", "fontSize", "fontColor", "fontFamily", "fontWeight",
-  "textAlign", "background", "outline", "shadow", ...UNAPPLIED_FEATURES,
+  "id",
+  "src",
+  "in",
+  "out",
+  "startTime",
+  "speed",
+  "mute",
+  "volume",
+  "replaceAudio",
+  "duration",
+  "position",
+  "size",
+  "opacity",
+  "fadeIn",
+  "fadeOut",
+  "blendMode",
+  "text",
+  "fontSize",
+  "fontColor",
+  "fontFamily",
+  "fontWeight",
+  "textAlign",
+  "background",
+  "outline",
+  "shadow",
+  ...UNAPPLIED_FEATURES,
 ];
-const OUTPUT_FIELDS = ["resolution", "fps", "container", "videoCodec", "audioCodec", "videoBitrate", "audioBitrate", "preset", "crf"];
+const OUTPUT_FIELDS = [
+  "resolution",
+  "fps",
+  "container",
+  "videoCodec",
+  "audioCodec",
+  "videoBitrate",
+  "audioBitrate",
+  "preset",
+  "crf",
+];
 
 /** The EDL's shape with the spec's field names, holding junk or near-valid values. */
 export const edlShapedJunk: fc.Arbitrary<unknown> = (() => {
-  const value = fc.oneof(junk, fc.jsonValue(), real(-1e6, 1e6), fc.constantFrom("1.0", "center", "50%", "#fff", "128k", "1280x720", "https://x.test/a", "mp4", "webm"));
+  const value = fc.oneof(
+    junk,
+    fc.jsonValue(),
+    real(-1e6, 1e6),
+    fc.constantFrom("1.0", "center", "50%", "#fff", "128k", "1280x720", "https://x.test/a", "mp4", "webm"),
+  );
   const clip = fc.oneof(fc.dictionary(fc.constantFrom(...CLIP_FIELDS), value), value);
   const track = fc.oneof(
-    fc.record({ type: fc.oneof(fc.constantFrom("video", "overlay", "text"), value), clips: fc.oneof(fc.array(clip, { maxLength: 6 }), value) }, { requiredKeys: [] }),
+    fc.record(
+      {
+        type: fc.oneof(fc.constantFrom("video", "overlay", "text"), value),
+        clips: fc.oneof(fc.array(clip, { maxLength: 6 }), value),
+      },
+      { requiredKeys: [] },
+    ),
     value,
   );
   return fc.record(
@@ -194,7 +258,10 @@ export const edlShapedJunk: fc.Arbitrary<unknown> = (() => {
 export function pathsOf(value: unknown, prefix: (string | number)[] = []): (string | number)[][] {
   if (typeof value !== "object" || value === null) return [];
   const keys = Array.isArray(value) ? value.map((_, i) => i) : Object.keys(value);
-  return keys.flatMap((key) => [[...prefix, key], ...pathsOf((value as Record<string | number, unknown>)[key], [...prefix, key])]);
+  return keys.flatMap((key) => [
+    [...prefix, key],
+    ...pathsOf((value as Record<string | number, unknown>)[key], [...prefix, key]),
+  ]);
 }
 
 /**
@@ -204,7 +271,8 @@ export function pathsOf(value: unknown, prefix: (string | number)[] = []): (stri
 export function mutate(document: unknown, path: (string | number)[], replacement: unknown): unknown {
   const copy = structuredClone(document);
   const isContainer = (node: unknown): node is Record<string | number, unknown> =>
-    Array.isArray(node) || (typeof node === "object" && node !== null && Object.getPrototypeOf(node) === Object.prototype);
+    Array.isArray(node) ||
+    (typeof node === "object" && node !== null && Object.getPrototypeOf(node) === Object.prototype);
   let parent: unknown = copy;
   for (const key of path.slice(0, -1)) parent = isContainer(parent) ? parent[key] : undefined;
   if (!isContainer(parent)) return copy;

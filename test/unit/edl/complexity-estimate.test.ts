@@ -38,7 +38,11 @@ describe("spec: EDL stats object › complexity (decision: a scored rule, simple
 
   it("one clip is simple; with a caption and a logo it is still simple", () => {
     expect(complexityOf(videoEdl(videoClip()))).toBe("simple");
-    const captioned = edl([track("video", [videoClip()]), track("overlay", [overlayClip()]), track("text", [textClip()])]);
+    const captioned = edl([
+      track("video", [videoClip()]),
+      track("overlay", [overlayClip()]),
+      track("text", [textClip()]),
+    ]);
     expect(complexityOf(captioned)).toBe("simple");
   });
 
@@ -88,7 +92,10 @@ describe("spec: POST /edl, PUT /edl › estimate (decision: measured realtime fa
 
   it("x265 at 0.79× and VP9 at 0.45× realtime", () => {
     expect(estimateSeconds({ ...base, output: { ...output, videoCodec: "libx265" } })).toBeCloseTo(12 + 600 / 0.79, 6);
-    expect(estimateSeconds({ ...base, output: { ...output, videoCodec: "libvpx-vp9" } })).toBeCloseTo(12 + 600 / 0.45, 6);
+    expect(estimateSeconds({ ...base, output: { ...output, videoCodec: "libvpx-vp9" } })).toBeCloseTo(
+      12 + 600 / 0.45,
+      6,
+    );
   });
 
   it("scales with pixels per second: 0.4 + 0.6 × the ratio to 1080p30", () => {
@@ -99,7 +106,17 @@ describe("spec: POST /edl, PUT /edl › estimate (decision: measured realtime fa
   });
 
   it("slower presets and higher complexity take longer, step by step", () => {
-    const presets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow"] as const;
+    const presets = [
+      "ultrafast",
+      "superfast",
+      "veryfast",
+      "faster",
+      "fast",
+      "medium",
+      "slow",
+      "slower",
+      "veryslow",
+    ] as const;
     const byPreset = presets.map((preset) => estimateSeconds({ ...base, output: { ...output, preset } }));
     expect(byPreset).toEqual([...byPreset].sort((a, b) => a - b));
     const levels = ["simple", "moderate", "complex", "heavy"] as const;
@@ -147,8 +164,18 @@ describe("spec: PUT /edl › plan.canProcess and POST /edl › stats", () => {
   });
 
   it("POST stats are clips, duration, tracks and complexity", () => {
-    const { stats } = validateEdl(edl([track("video", sequence(2, { transform: 1 })), track("text", [textClip()])]), "free");
-    expect(stats).toEqual({ clips: 3, duration: 20, tracks: 2, assets: 1, complexity: "simple", features: ["transform"] });
+    const { stats } = validateEdl(
+      edl([track("video", sequence(2, { transform: 1 })), track("text", [textClip()])]),
+      "free",
+    );
+    expect(stats).toEqual({
+      clips: 3,
+      duration: 20,
+      tracks: 2,
+      assets: 1,
+      complexity: "simple",
+      features: ["transform"],
+    });
     expect(postStats(stats)).toEqual({ clips: 3, duration: 20, tracks: 2, complexity: "simple" });
   });
 });

@@ -25,7 +25,9 @@ describe("spec: EDL document › the document itself", () => {
     expect(result.edl?.timeline.tracks).toEqual([
       {
         type: "video",
-        clips: [{ id: "a", src: "https://x.test/a.mp4", in: 1, out: 3, startTime: 0, speed: 1, mute: false, volume: 0 }],
+        clips: [
+          { id: "a", src: "https://x.test/a.mp4", in: 1, out: 3, startTime: 0, speed: 1, mute: false, volume: 0 },
+        ],
       },
     ]);
   });
@@ -71,14 +73,20 @@ describe("spec: EDL document › timeline holds tracks, an array", () => {
 
 describe("spec: EDL document › track types video, overlay, text", () => {
   it("accepts the three types", () => {
-    const document = edl([track("video", [videoClip()]), track("overlay", [overlayClip()]), track("text", [textClip()])]);
+    const document = edl([
+      track("video", [videoClip()]),
+      track("overlay", [overlayClip()]),
+      track("text", [textClip()]),
+    ]);
     expect(errorsOf(document)).toEqual([]);
   });
 
   it.each([["audio"], ["Video"], [1], [undefined]])("rejects type %j", (type) => {
     const errors = errorsOf(edl([track("video", [videoClip()]), { type, clips: [] }]));
     expect(errors).toEqual([
-      type === undefined ? "timeline.tracks[1].type: is required" : "timeline.tracks[1].type: must be one of video, overlay, text",
+      type === undefined
+        ? "timeline.tracks[1].type: is required"
+        : "timeline.tracks[1].type: must be one of video, overlay, text",
     ]);
   });
 });

@@ -13,12 +13,18 @@ const clips = (count: number) =>
 function assets(count: number) {
   const urls = Array.from({ length: count }, (_, i) => media(`asset-${i}`));
   return Array.from({ length: Math.ceil(count / 2) }, (_, i) =>
-    videoClip({ id: `a${i}`, startTime: i * 10, src: urls[2 * i], ...(urls[2 * i + 1] && { replaceAudio: urls[2 * i + 1] }) }),
+    videoClip({
+      id: `a${i}`,
+      startTime: i * 10,
+      src: urls[2 * i],
+      ...(urls[2 * i + 1] && { replaceAudio: urls[2 * i + 1] }),
+    }),
   );
 }
 
 /** The video track plus empty text tracks up to `count` tracks. */
-const tracks = (count: number) => edl([track("video", [videoClip()]), ...Array.from({ length: count - 1 }, () => track("text", []))]);
+const tracks = (count: number) =>
+  edl([track("video", [videoClip()]), ...Array.from({ length: count - 1 }, () => track("text", []))]);
 
 const oneClipLasting = (seconds: number) => edl([track("video", [videoClip({ in: 0, out: seconds })])]);
 
@@ -88,22 +94,39 @@ describe("spec: Limits › EDL plan limits", () => {
   });
 
   it("decision: past the most any plan allows, a timeline is judged on its counts alone, its clips not read", () => {
-    const emptyClips = edl([track("video", Array.from({ length: 100_000 }, () => ({})))]);
+    const emptyClips = edl([
+      track(
+        "video",
+        Array.from({ length: 100_000 }, () => ({})),
+      ),
+    ]);
     expect(validateEdl(emptyClips, "free")).toMatchObject({
       valid: false,
       errors: ["Too many clips for the Starter plan: 100000 (maximum 5)"],
       warnings: [],
       stats: { clips: 100_000, tracks: 1, assets: 0, duration: 0 },
     });
-    const overlapping = edl([track("video", Array.from({ length: READ_CEILING.clips + 1 }, (_, i) => videoClip({ id: `c${i}`, startTime: 0 })))]);
-    expect(validateEdl(overlapping, "enterprise")).toMatchObject({ errors: ["Too many clips for the Enterprise plan: 1001 (maximum 1000)"], warnings: [] });
+    const overlapping = edl([
+      track(
+        "video",
+        Array.from({ length: READ_CEILING.clips + 1 }, (_, i) => videoClip({ id: `c${i}`, startTime: 0 })),
+      ),
+    ]);
+    expect(validateEdl(overlapping, "enterprise")).toMatchObject({
+      errors: ["Too many clips for the Enterprise plan: 1001 (maximum 1000)"],
+      warnings: [],
+    });
     const emptyTracks = { version: "1.0", timeline: { tracks: Array.from({ length: 100_000 }, () => ({})) } };
-    expect(validateEdl(emptyTracks, "pro").errors).toEqual(["Too many tracks for the Indie/Pro plan: 100000 (maximum 5)"]);
+    expect(validateEdl(emptyTracks, "pro").errors).toEqual([
+      "Too many tracks for the Indie/Pro plan: 100000 (maximum 5)",
+    ]);
   });
 
   it("at the most any plan allows, every clip is still read and its errors reported", () => {
     expect(READ_CEILING).toEqual({ clips: 1000, tracks: 50 });
-    const clips = Array.from({ length: READ_CEILING.clips }, (_, i) => videoClip({ id: `c${i}`, in: 0, out: 1, startTime: i }));
+    const clips = Array.from({ length: READ_CEILING.clips }, (_, i) =>
+      videoClip({ id: `c${i}`, in: 0, out: 1, startTime: i }),
+    );
     clips[999] = videoClip({ id: "last", in: 0, out: 1, startTime: 999, speed: 0 });
     expect(validateEdl(edl([track("video", clips)]), "free").errors).toEqual([
       "timeline.tracks[0].clips[999].speed: must be between 0.1 and 100",
@@ -139,7 +162,9 @@ describe("spec: Limits › EDL plan limits › duration is the end of the last c
     expect(validateEdl(withTrack("text", [textClip({ startTime: 590, duration: 11 })]), "free").errors).toEqual([
       "Timeline too long for the Starter plan: 601 seconds (maximum 600 seconds)",
     ]);
-    expect(validateEdl(withTrack("overlay", [overlayClip({ startTime: 30, duration: 7.25 })]), "free").stats.duration).toBe(37.25);
+    expect(
+      validateEdl(withTrack("overlay", [overlayClip({ startTime: 30, duration: 7.25 })]), "free").stats.duration,
+    ).toBe(37.25);
   });
 
   it("decision: the duration is rounded to the millisecond, and the limit reads that value", () => {
@@ -178,7 +203,10 @@ describe("spec: EDL document › every distinct URL (src and replaceAudio) count
 
   it("decision: URLs are compared exactly as written", () => {
     const document = edl([
-      track("video", [videoClip({ src: "https://x.test/a.mp4" }), videoClip({ src: "https://x.test/a.mp4?v=2", startTime: 10 })]),
+      track("video", [
+        videoClip({ src: "https://x.test/a.mp4" }),
+        videoClip({ src: "https://x.test/a.mp4?v=2", startTime: 10 }),
+      ]),
     ]);
     expect(assetsOf(document)).toBe(2);
   });
@@ -193,9 +221,15 @@ describe("spec: EDL document › every distinct URL (src and replaceAudio) count
 describe("decision: limits on every plan that keep a timeline renderable", () => {
   it(`at most ${MAX_TEXT_LINES} lines of text across the text clips (each line is a drawtext filter of FFmpeg's)`, () => {
     const lines = (n: number) => Array.from({ length: n }, (_, i) => `line ${i}`).join("\n");
-    const texts = (...counts: number[]) => withTrack("text", counts.map((n, i) => textClip({ id: `t${i}`, text: lines(n) })));
+    const texts = (...counts: number[]) =>
+      withTrack(
+        "text",
+        counts.map((n, i) => textClip({ id: `t${i}`, text: lines(n) })),
+      );
     expect(validateEdl(texts(600, 400), "free").errors).toEqual([]);
-    expect(validateEdl(texts(600, 401), "enterprise").errors).toEqual([`Too many lines of text: 1001 across the text clips (maximum ${MAX_TEXT_LINES})`]);
+    expect(validateEdl(texts(600, 401), "enterprise").errors).toEqual([
+      `Too many lines of text: 1001 across the text clips (maximum ${MAX_TEXT_LINES})`,
+    ]);
     // One text of many lines was a 3.8 KB body that failed three attempts with "spawn E2BIG".
     expect(validateEdl(withTrack("text", [textClip({ text: "a\r\n".repeat(5000) })]), "free").errors).toEqual([
       `Too many lines of text: 5001 across the text clips (maximum ${MAX_TEXT_LINES})`,
@@ -204,9 +238,14 @@ describe("decision: limits on every plan that keep a timeline renderable", () =>
 
   it("a timeline at least 0.1 s long, and a frame long at output.fps (shorter, it has no frame to encode)", () => {
     expect(validateEdl(oneClipLasting(0.1), "free").errors).toEqual([]);
-    expect(validateEdl(oneClipLasting(0.01), "free").errors).toEqual(["Timeline too short: 0.01 seconds (minimum 0.1 seconds)"]);
-    const atTwoFps = (seconds: number) => edl([track("video", [videoClip({ in: 0, out: seconds })])], { output: { fps: 2 } });
+    expect(validateEdl(oneClipLasting(0.01), "free").errors).toEqual([
+      "Timeline too short: 0.01 seconds (minimum 0.1 seconds)",
+    ]);
+    const atTwoFps = (seconds: number) =>
+      edl([track("video", [videoClip({ in: 0, out: seconds })])], { output: { fps: 2 } });
     expect(validateEdl(atTwoFps(0.5), "free").errors).toEqual([]);
-    expect(validateEdl(atTwoFps(0.4), "free").errors).toEqual(["Timeline too short: 0.4 seconds (minimum 0.5 seconds, one frame at 2 fps)"]);
+    expect(validateEdl(atTwoFps(0.4), "free").errors).toEqual([
+      "Timeline too short: 0.4 seconds (minimum 0.5 seconds, one frame at 2 fps)",
+    ]);
   });
 });

@@ -53,7 +53,9 @@ describe("spec: EDL document › Output settings › enumerations", () => {
   });
 
   it("container outside mp4, webm, mov, mkv is rejected", () => {
-    expect(errorsOf(withOutput({ container: "avi" }))).toEqual(["output.container: must be one of mp4, webm, mov, mkv"]);
+    expect(errorsOf(withOutput({ container: "avi" }))).toEqual([
+      "output.container: must be one of mp4, webm, mov, mkv",
+    ]);
   });
 
   it("videoCodec outside libx264, libx265, libvpx-vp9 is rejected", () => {
@@ -83,14 +85,23 @@ describe("spec: EDL document › Output settings › resolution, width x height"
     expect(errorsOf(withOutput({ resolution }))).toEqual([]);
   });
 
-  it.each(["1281x720", "1280x721", "0x0", "14x14", "7682x4320", "1280*720", "1280X720", "720p", "-1280x720", " 1280x720", 1280])(
-    "decision: %j is rejected (even sides from 16 to 7680, for yuv420p)",
-    (resolution) => {
-      expect(errorsOf(withOutput({ resolution }))).toEqual([
-        'output.resolution: must be WIDTHxHEIGHT with even numbers from 16 to 7680, such as "1280x720"',
-      ]);
-    },
-  );
+  it.each([
+    "1281x720",
+    "1280x721",
+    "0x0",
+    "14x14",
+    "7682x4320",
+    "1280*720",
+    "1280X720",
+    "720p",
+    "-1280x720",
+    " 1280x720",
+    1280,
+  ])("decision: %j is rejected (even sides from 16 to 7680, for yuv420p)", (resolution) => {
+    expect(errorsOf(withOutput({ resolution }))).toEqual([
+      'output.resolution: must be WIDTHxHEIGHT with even numbers from 16 to 7680, such as "1280x720"',
+    ]);
+  });
 });
 
 describe("spec: EDL document › Output settings › bitrates, a number followed by k", () => {
@@ -98,11 +109,14 @@ describe("spec: EDL document › Output settings › bitrates, a number followed
     expect(errorsOf(withOutput({ videoBitrate }))).toEqual([]);
   });
 
-  it.each(["2500", "2.5M", "2500K", "0k", "49k", "100001k", "k", 2500, "02500k"])("videoBitrate %j is rejected", (videoBitrate) => {
-    expect(errorsOf(withOutput({ videoBitrate }))).toEqual([
-      'output.videoBitrate: must be a bitrate such as "2500k", from 50k to 100000k',
-    ]);
-  });
+  it.each(["2500", "2.5M", "2500K", "0k", "49k", "100001k", "k", 2500, "02500k"])(
+    "videoBitrate %j is rejected",
+    (videoBitrate) => {
+      expect(errorsOf(withOutput({ videoBitrate }))).toEqual([
+        'output.videoBitrate: must be a bitrate such as "2500k", from 50k to 100000k',
+      ]);
+    },
+  );
 
   it.each(["8k", "128k", "512k"])("audioBitrate %s is accepted", (audioBitrate) => {
     expect(errorsOf(withOutput({ audioBitrate }))).toEqual([]);
@@ -168,13 +182,17 @@ describe("spec: EDL document › Output settings › codec and container compati
   for (const [container, codecs] of Object.entries(accepted)) {
     for (const videoCodec of videoCodecs) {
       it(`${container} ${codecs.includes(videoCodec) ? "takes" : "refuses"} ${videoCodec}`, () => {
-        const errors = errorsOf(withOutput({ container, videoCodec, audioCodec: container === "webm" ? "opus" : "aac" }));
+        const errors = errorsOf(
+          withOutput({ container, videoCodec, audioCodec: container === "webm" ? "opus" : "aac" }),
+        );
         expect(errors.length === 0).toBe(codecs.includes(videoCodec));
       });
     }
     for (const audioCodec of audioCodecs) {
       it(`${container} ${codecs.includes(audioCodec) ? "takes" : "refuses"} ${audioCodec}`, () => {
-        const errors = errorsOf(withOutput({ container, audioCodec, videoCodec: container === "webm" ? "libvpx-vp9" : "libx264" }));
+        const errors = errorsOf(
+          withOutput({ container, audioCodec, videoCodec: container === "webm" ? "libvpx-vp9" : "libx264" }),
+        );
         expect(errors.length === 0).toBe(codecs.includes(audioCodec));
       });
     }

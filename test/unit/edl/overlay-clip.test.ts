@@ -5,7 +5,9 @@ import { errorsOf, EXTRA0, overlayClip, withTrack } from "./fixtures";
 
 const errorsFor = (fields: Record<string, unknown>) => errorsOf(withTrack("overlay", [overlayClip(fields)]));
 const clipOf = (fields: Record<string, unknown>) =>
-  validateEdl(withTrack("overlay", [overlayClip(fields)]), "free").edl?.timeline.tracks[1].clips[0] as OverlayClip | undefined;
+  validateEdl(withTrack("overlay", [overlayClip(fields)]), "free").edl?.timeline.tracks[1].clips[0] as
+    | OverlayClip
+    | undefined;
 
 describe("spec: EDL document › Overlay clip › required fields", () => {
   it.each(["id", "src", "startTime", "duration"])("%s is required", (field) => {
@@ -15,7 +17,9 @@ describe("spec: EDL document › Overlay clip › required fields", () => {
   });
 
   it("src must be an absolute http(s) URL (decision: the image type is checked when fetched)", () => {
-    expect(errorsFor({ src: "logo.png" })).toEqual([`${EXTRA0}.src: must be an absolute http or https URL without a user name or password, at a public address`]);
+    expect(errorsFor({ src: "logo.png" })).toEqual([
+      `${EXTRA0}.src: must be an absolute http or https URL without a user name or password, at a public address`,
+    ]);
     expect(errorsFor({ src: "https://cdn.example.com/image?id=3" })).toEqual([]);
   });
 

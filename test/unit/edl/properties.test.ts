@@ -40,13 +40,18 @@ describe("property: validateEdl never throws and errors is empty iff valid", () 
   });
 
   it("on valid EDLs with a few fields replaced by junk or removed", () => {
-    const mutated = validEdl({ maxVideoClips: 4, maxExtraTracks: 2, maxClipsPerExtraTrack: 3, urls: 4 }).chain((document) => {
-      const paths = pathsOf(document);
-      const change = fc.tuple(fc.constantFrom(...paths), fc.option(fc.oneof(junk, fc.jsonValue()), { nil: undefined }));
-      return fc
-        .array(change, { minLength: 1, maxLength: 4 })
-        .map((changes) => changes.reduce<unknown>((doc, [path, value]) => mutate(doc, path, value), document));
-    });
+    const mutated = validEdl({ maxVideoClips: 4, maxExtraTracks: 2, maxClipsPerExtraTrack: 3, urls: 4 }).chain(
+      (document) => {
+        const paths = pathsOf(document);
+        const change = fc.tuple(
+          fc.constantFrom(...paths),
+          fc.option(fc.oneof(junk, fc.jsonValue()), { nil: undefined }),
+        );
+        return fc
+          .array(change, { minLength: 1, maxLength: 4 })
+          .map((changes) => changes.reduce<unknown>((doc, [path, value]) => mutate(doc, path, value), document));
+      },
+    );
     fc.assert(fc.property(mutated, plan, check), { numRuns: 500 });
   });
 });
@@ -80,6 +85,9 @@ describe("property: generated valid timelines always validate", () => {
   });
 
   it("larger timelines on Enterprise", () => {
-    fc.assert(fc.property(validEdl(large), (document) => expectAccepted(document, "enterprise")), { numRuns: 200 });
+    fc.assert(
+      fc.property(validEdl(large), (document) => expectAccepted(document, "enterprise")),
+      { numRuns: 200 },
+    );
   });
 });

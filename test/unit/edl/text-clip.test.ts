@@ -75,7 +75,9 @@ describe("spec: EDL document › Text clip › fontFamily, fontWeight, textAlign
     expect(clipOf({ fontFamily: "DejaVu Sans" })?.fontFamily).toBe("DejaVu Sans");
     expect(errorsFor({ fontFamily: "" })).toEqual([`${EXTRA0}.fontFamily: must not be empty`]);
     expect(clipOf({ fontFamily: "F".repeat(100) })?.fontFamily).toHaveLength(100);
-    expect(errorsFor({ fontFamily: "F".repeat(101) })).toEqual([`${EXTRA0}.fontFamily: must be at most 100 characters`]);
+    expect(errorsFor({ fontFamily: "F".repeat(101) })).toEqual([
+      `${EXTRA0}.fontFamily: must be at most 100 characters`,
+    ]);
   });
 
   it("fontWeight is normal or bold", () => {

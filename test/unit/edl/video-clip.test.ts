@@ -4,7 +4,8 @@ import { validateEdl } from "../../../domain/edl/validate";
 import { CLIP0, errorsOf, videoClip, videoEdl } from "./fixtures";
 
 const errorsFor = (fields: Record<string, unknown>) => errorsOf(videoEdl(videoClip(fields)));
-const clipOf = (fields: Record<string, unknown>) => validateEdl(videoEdl(videoClip(fields)), "free").edl?.timeline.tracks[0].clips[0] as VideoClip | undefined;
+const clipOf = (fields: Record<string, unknown>) =>
+  validateEdl(videoEdl(videoClip(fields)), "free").edl?.timeline.tracks[0].clips[0] as VideoClip | undefined;
 
 describe("spec: EDL document › Video clip › required fields", () => {
   it.each(["id", "src", "in", "out", "startTime"])("%s is required", (field) => {
@@ -24,13 +25,29 @@ describe("spec: EDL document › Video clip › src is a public URL", () => {
     expect(errorsFor({ src })).toEqual([]);
   });
 
-  it.each(["http://127.0.0.1:8000/a.mp4", "http://[::1]/a.mp4"])("%s is accepted: loopback is the encoder's call (refused in production, a local server in development)", (src) => {
-    expect(errorsFor({ src })).toEqual([]);
-  });
+  it.each(["http://127.0.0.1:8000/a.mp4", "http://[::1]/a.mp4"])(
+    "%s is accepted: loopback is the encoder's call (refused in production, a local server in development)",
+    (src) => {
+      expect(errorsFor({ src })).toEqual([]);
+    },
+  );
 
-  it.each(["ftp://example.com/a.mp4", "/videos/a.mp4", "a.mp4", "https://", "file:///etc/passwd", 42, "https://user:pw@cdn.example.com/a.mp4", "http://10.0.0.5/a.mp4", "http://0xa9fea9fe/", "http://[fd00::1]/a.mp4", "http://0.0.0.0:80/"])(
-    "%j is rejected",
-    (src) => expect(errorsFor({ src })).toEqual([`${CLIP0}.src: must be an absolute http or https URL without a user name or password, at a public address`]),
+  it.each([
+    "ftp://example.com/a.mp4",
+    "/videos/a.mp4",
+    "a.mp4",
+    "https://",
+    "file:///etc/passwd",
+    42,
+    "https://user:pw@cdn.example.com/a.mp4",
+    "http://10.0.0.5/a.mp4",
+    "http://0xa9fea9fe/",
+    "http://[fd00::1]/a.mp4",
+    "http://0.0.0.0:80/",
+  ])("%j is rejected", (src) =>
+    expect(errorsFor({ src })).toEqual([
+      `${CLIP0}.src: must be an absolute http or https URL without a user name or password, at a public address`,
+    ]),
   );
 });
 
@@ -99,7 +116,9 @@ describe("spec: EDL document › Video clip › mute and replaceAudio", () => {
 
   it("replaceAudio must be an absolute http(s) URL", () => {
     expect(clipOf({ replaceAudio: "https://x.test/m.mp3" })?.replaceAudio).toBe("https://x.test/m.mp3");
-    expect(errorsFor({ replaceAudio: "m.mp3" })).toEqual([`${CLIP0}.replaceAudio: must be an absolute http or https URL without a user name or password, at a public address`]);
+    expect(errorsFor({ replaceAudio: "m.mp3" })).toEqual([
+      `${CLIP0}.replaceAudio: must be an absolute http or https URL without a user name or password, at a public address`,
+    ]);
   });
 
   it("decision: mute with replaceAudio is valid, with a warning that the replacement is silenced", () => {

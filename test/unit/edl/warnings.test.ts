@@ -18,7 +18,10 @@ describe("spec: POST /edl › warnings: a track has overlapping clips", () => {
   });
 
   it("the clips' order in the array does not matter; the timeline order does", () => {
-    const result = validateEdl(videoEdl(videoClip({ id: "late", startTime: 5 }), videoClip({ id: "early", startTime: 0 })), "free");
+    const result = validateEdl(
+      videoEdl(videoClip({ id: "late", startTime: 5 }), videoClip({ id: "early", startTime: 0 })),
+      "free",
+    );
     expect(result.warnings).toEqual(["Track 0 (video) has overlapping clips: early and late"]);
   });
 
@@ -74,11 +77,20 @@ describe("spec: EDL document › Video clip › accepted but not applied: transf
       videoClip({ filters: ["blur"], transform: 1, freeze: 2, startTime: 10 }),
       videoClip({ crop: "x", transition: { type: "wipe" }, startTime: 20 }),
     );
-    expect(validateEdl(document, "free").stats.features).toEqual(["transform", "crop", "filters", "transition", "freeze"]);
+    expect(validateEdl(document, "free").stats.features).toEqual([
+      "transform",
+      "crop",
+      "filters",
+      "transition",
+      "freeze",
+    ]);
   });
 
   it("they are not validated: any value passes", () => {
-    const result = validateEdl(videoEdl(videoClip({ transform: "??", crop: -1, filters: 0, transition: [], freeze: false })), "free");
+    const result = validateEdl(
+      videoEdl(videoClip({ transform: "??", crop: -1, filters: 0, transition: [], freeze: false })),
+      "free",
+    );
     expect(result.valid).toBe(true);
   });
 
@@ -109,9 +121,9 @@ describe("spec: EDL document › Video clip › accepted but not applied: transf
 
 describe("spec: EDL document › Video clip › id is a unique clip identifier (decision: unique across the EDL)", () => {
   it("a repeated id on the same track is an error pointing at the first use", () => {
-    expect(validateEdl(videoEdl(videoClip({ id: "a" }), videoClip({ id: "a", startTime: 10 })), "free").errors).toEqual([
-      'timeline.tracks[0].clips[1].id: "a" is already used by timeline.tracks[0].clips[0]; clip ids must be unique',
-    ]);
+    expect(validateEdl(videoEdl(videoClip({ id: "a" }), videoClip({ id: "a", startTime: 10 })), "free").errors).toEqual(
+      ['timeline.tracks[0].clips[1].id: "a" is already used by timeline.tracks[0].clips[0]; clip ids must be unique'],
+    );
   });
 
   it("a repeated id on another track, of another type, is an error too", () => {
@@ -122,6 +134,8 @@ describe("spec: EDL document › Video clip › id is a unique clip identifier (
   });
 
   it("ids are case-sensitive", () => {
-    expect(validateEdl(videoEdl(videoClip({ id: "a" }), videoClip({ id: "A", startTime: 10 })), "free").valid).toBe(true);
+    expect(validateEdl(videoEdl(videoClip({ id: "a" }), videoClip({ id: "A", startTime: 10 })), "free").valid).toBe(
+      true,
+    );
   });
 });

@@ -77,8 +77,16 @@ describe("encoder concurrency", () => {
     const order: string[] = [];
     const gate = deferred<string>();
     const later = deferred<string>();
-    const first = flights("job-1", "msg-a", async () => (order.push("a starts"), await gate.promise, order.push("a ends"), "a"));
-    const second = flights("job-1", "msg-b", async () => (order.push("b starts"), await later.promise, order.push("b ends"), "b"));
+    const first = flights(
+      "job-1",
+      "msg-a",
+      async () => (order.push("a starts"), await gate.promise, order.push("a ends"), "a"),
+    );
+    const second = flights(
+      "job-1",
+      "msg-b",
+      async () => (order.push("b starts"), await later.promise, order.push("b ends"), "b"),
+    );
     const third = flights("job-1", "msg-c", async () => (order.push("c starts"), "c"));
     await new Promise((r) => setTimeout(r, 10));
     expect(order).toEqual(["a starts"]);

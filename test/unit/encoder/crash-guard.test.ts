@@ -21,17 +21,44 @@ function run(): Promise<{ code: number | null; stdout: string; stderr: string }>
 describe("crash guard", () => {
   it("ends only the job an uncaught error came from; an error outside every job exits the process", async () => {
     const { code, stdout, stderr } = await run();
-    const events = stdout.split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l));
+    const events = stdout
+      .split("\n")
+      .filter((l) => l.startsWith("{"))
+      .map((l) => JSON.parse(l));
     const lines = stdout.split("\n");
 
     // A throw from a socket's event handler inside the job: the job fails, retryably, as an internal error.
-    expect(events).toContainEqual({ event: "fail", jobId: JOBS.socketThrow, errorMessage: "Encoding failed because of an internal encoder error.", attempt: 0, final: false, duration: null });
+    expect(events).toContainEqual({
+      event: "fail",
+      jobId: JOBS.socketThrow,
+      errorMessage: "Encoding failed because of an internal encoder error.",
+      attempt: 0,
+      final: false,
+      duration: null,
+    });
     expect(events).toContainEqual({ event: "result", jobId: JOBS.socketThrow, result: "retry" });
-    expect(stderr).toMatch(new RegExp(`job ${JOBS.socketThrow}  error      an uncaught exception ended the job; the encoder carries on\\n.*thrown in a socket's data handler`));
-    expect(lines).toContainEqual(expect.stringMatching(new RegExp(`^job ${JOBS.socketThrow}  failed .*will be retried.*cause: Error: thrown in a socket's data handler`)));
+    expect(stderr).toMatch(
+      new RegExp(
+        `job ${JOBS.socketThrow}  error      an uncaught exception ended the job; the encoder carries on\\n.*thrown in a socket's data handler`,
+      ),
+    );
+    expect(lines).toContainEqual(
+      expect.stringMatching(
+        new RegExp(
+          `^job ${JOBS.socketThrow}  failed .*will be retried.*cause: Error: thrown in a socket's data handler`,
+        ),
+      ),
+    );
 
     // An unobserved rejection inside a job on its last attempt: the job fails for good.
-    expect(events).toContainEqual({ event: "fail", jobId: JOBS.unobservedRejection, errorMessage: "Encoding failed because of an internal encoder error.", attempt: 2, final: true, duration: null });
+    expect(events).toContainEqual({
+      event: "fail",
+      jobId: JOBS.unobservedRejection,
+      errorMessage: "Encoding failed because of an internal encoder error.",
+      attempt: 2,
+      final: true,
+      duration: null,
+    });
     expect(stderr).toContain(`job ${JOBS.unobservedRejection}  error      an unhandled rejection ended the job`);
 
     // The process carried on: the next job completed.

@@ -65,7 +65,9 @@ async function outputIn(workDir: string): Promise<RenderResult> {
 function fakeWorker(heartbeat = async (): Promise<{ status: string }> => ({ status: "processing" })) {
   const seen = { claims: [] as number[], completions: 0 };
   const api = {
-    claim: async (id: string, attempt: number): Promise<ClaimedJob> => (seen.claims.push(attempt), claimed(id, attempt)),
+    claim: async (id: string, attempt: number): Promise<ClaimedJob> => (
+      seen.claims.push(attempt), claimed(id, attempt)
+    ),
     heartbeat,
     complete: async () => ((seen.completions += 1), { status: "completed" }),
     fail: async () => ({ status: "failed" }),
@@ -109,26 +111,42 @@ describe("encoder delivery server", () => {
       heartbeatMs: 60_000,
       log: (line) => lines.push(line),
     };
-    await serving(createEncoderServer(deps, { signingKeys: signingKeys(), deliveryUrl, concurrency: 2 }), async (port) => {
-      const url = `http://127.0.0.1:${port}/deliveries/jobs`;
-      // The same message delivered twice while the first encode runs, as QStash does after a
-      // response timeout: signed as QStash signs, the second with Upstash-Retried 1.
-      const body = JSON.stringify({ jobId });
-      const deliver = async (retried: number) =>
-        fetch(url, {
-          method: "POST",
-          body,
-          headers: { "Content-Type": "application/json", "Upstash-Message-Id": "msg_one", "Upstash-Retried": String(retried), "Upstash-Signature": await signedFor(deliveryUrl, body) },
+    await serving(
+      createEncoderServer(deps, { signingKeys: signingKeys(), deliveryUrl, concurrency: 2 }),
+      async (port) => {
+        const url = `http://127.0.0.1:${port}/deliveries/jobs`;
+        // The same message delivered twice while the first encode runs, as QStash does after a
+        // response timeout: signed as QStash signs, the second with Upstash-Retried 1.
+        const body = JSON.stringify({ jobId });
+        const deliver = async (retried: number) =>
+          fetch(url, {
+            method: "POST",
+            body,
+            headers: {
+              "Content-Type": "application/json",
+              "Upstash-Message-Id": "msg_one",
+              "Upstash-Retried": String(retried),
+              "Upstash-Signature": await signedFor(deliveryUrl, body),
+            },
+          });
+        const first = deliver(0);
+        await until("the first delivery to be claimed", () => worker.seen.claims.length === 1);
+        const second = deliver(1);
+        await new Promise((r) => setTimeout(r, 200));
+        release();
+        expect((await Promise.all([first, second])).map((res) => res.status)).toEqual([200, 200]);
+        expect({ claims: worker.seen.claims.length, renders, completions: worker.seen.completions }).toEqual({
+          claims: 1,
+          renders: 1,
+          completions: 1,
         });
-      const first = deliver(0);
-      await until("the first delivery to be claimed", () => worker.seen.claims.length === 1);
-      const second = deliver(1);
-      await new Promise((r) => setTimeout(r, 200));
-      release();
-      expect((await Promise.all([first, second])).map((res) => res.status)).toEqual([200, 200]);
-      expect({ claims: worker.seen.claims.length, renders, completions: worker.seen.completions }).toEqual({ claims: 1, renders: 1, completions: 1 });
-      expect(lines.map((l) => l.split(/\s+/).slice(0, 3).join(" "))).toEqual([`job ${jobId} claim`, `job ${jobId} upload`, `job ${jobId} completed`]);
-    });
+        expect(lines.map((l) => l.split(/\s+/).slice(0, 3).join(" "))).toEqual([
+          `job ${jobId} claim`,
+          `job ${jobId} upload`,
+          `job ${jobId} completed`,
+        ]);
+      },
+    );
   });
 
   it("another message for the job while it encodes (the sweep dispatched it again) waits for that encode to stop, then claims and encodes on its own", async () => {
@@ -145,7 +163,8 @@ describe("encoder delivery server", () => {
       render: async (job, ctx) => {
         renders += 1;
         // The first attempt's encode runs until it is stopped.
-        if (job.attempt === 0) await new Promise((_, reject) => ctx.signal.addEventListener("abort", () => reject(ctx.signal.reason)));
+        if (job.attempt === 0)
+          await new Promise((_, reject) => ctx.signal.addEventListener("abort", () => reject(ctx.signal.reason)));
         return outputIn(ctx.workDir);
       },
       workRoot,
@@ -155,40 +174,71 @@ describe("encoder delivery server", () => {
     // QStash (the emulator) delivers to the URL it was given: here the server's own address.
     const port = await freePort();
     const url = `http://127.0.0.1:${port}/deliveries/jobs`;
-    await serving(createEncoderServer(deps, { signingKeys: signingKeys(), deliveryUrl: url, concurrency: 2 }), async () => {
-      const qstash = new Client({ baseUrl: emulator.url, token: emulator.token });
-      const first = (await qstash.publishJSON({ url, body: { jobId }, retries: 0 })).messageId;
-      await until("the first attempt to be claimed", () => worker.seen.claims.length === 1);
-      requeued = true;
-      const again = (await qstash.publishJSON({ url, body: { jobId, firstAttempt: 1 }, retries: 0 })).messageId;
-      const states = () => emulator.messages().filter((m) => [first, again].includes(m.messageId)).map((m) => m.state);
-      await until("both deliveries to be answered", () => states().every((state) => state === "delivered"));
-      expect(worker.seen.claims).toEqual([0, 1]);
-      expect({ renders, completions: worker.seen.completions }).toEqual({ renders: 2, completions: 1 });
-    }, port);
+    await serving(
+      createEncoderServer(deps, { signingKeys: signingKeys(), deliveryUrl: url, concurrency: 2 }),
+      async () => {
+        const qstash = new Client({ baseUrl: emulator.url, token: emulator.token });
+        const first = (await qstash.publishJSON({ url, body: { jobId }, retries: 0 })).messageId;
+        await until("the first attempt to be claimed", () => worker.seen.claims.length === 1);
+        requeued = true;
+        const again = (await qstash.publishJSON({ url, body: { jobId, firstAttempt: 1 }, retries: 0 })).messageId;
+        const states = () =>
+          emulator
+            .messages()
+            .filter((m) => [first, again].includes(m.messageId))
+            .map((m) => m.state);
+        await until("both deliveries to be answered", () => states().every((state) => state === "delivered"));
+        expect(worker.seen.claims).toEqual([0, 1]);
+        expect({ renders, completions: worker.seen.completions }).toEqual({ renders: 2, completions: 1 });
+      },
+      port,
+    );
   });
 
   it("takes a delivery only when its signature names the delivery URL: one signed for another destination, replayed here, is refused", async () => {
     const worker = fakeWorker();
     const lines: string[] = [];
-    const deps: PipelineDeps = { api: worker.api, uploader: noUpload, render: async (_job, ctx) => outputIn(ctx.workDir), workRoot, heartbeatMs: 60_000, log: (line) => lines.push(line) };
-    await serving(createEncoderServer(deps, { signingKeys: signingKeys(), deliveryUrl, concurrency: 2 }), async (port) => {
-      const local = `http://127.0.0.1:${port}/deliveries/jobs`;
-      const body = JSON.stringify({ jobId });
-      const deliver = async (signedUrl: string) =>
-        (await fetch(local, { method: "POST", body, headers: { "Content-Type": "application/json", "Upstash-Signature": await signedFor(signedUrl, body) } })).status;
-      // The Worker's own QStash routes, the address the server listens on, another host's delivery route.
-      for (const other of ["https://api.example.com/internal/webhook-deliveries", "https://api.example.com/internal/dispatch-failures", local, "https://encoder.example.org/deliveries/jobs"]) {
-        expect(await deliver(other), other).toBe(401);
-      }
-      expect(worker.seen.claims).toEqual([]);
-      // Each refusal is logged with QStash's reason, which names the URL signed for and the one wanted.
-      const refusals = lines.map((line) => JSON.parse(line) as { level: string; reason: string });
-      expect(refusals.map((r) => r.level)).toEqual(["warn", "warn", "warn", "warn"]);
-      expect(refusals[0].reason).toBe(`invalid subject: https://api.example.com/internal/webhook-deliveries, want: ${deliveryUrl}`);
-      expect(await deliver(deliveryUrl)).toBe(200);
-      expect(worker.seen.claims).toEqual([0]);
-    });
+    const deps: PipelineDeps = {
+      api: worker.api,
+      uploader: noUpload,
+      render: async (_job, ctx) => outputIn(ctx.workDir),
+      workRoot,
+      heartbeatMs: 60_000,
+      log: (line) => lines.push(line),
+    };
+    await serving(
+      createEncoderServer(deps, { signingKeys: signingKeys(), deliveryUrl, concurrency: 2 }),
+      async (port) => {
+        const local = `http://127.0.0.1:${port}/deliveries/jobs`;
+        const body = JSON.stringify({ jobId });
+        const deliver = async (signedUrl: string) =>
+          (
+            await fetch(local, {
+              method: "POST",
+              body,
+              headers: { "Content-Type": "application/json", "Upstash-Signature": await signedFor(signedUrl, body) },
+            })
+          ).status;
+        // The Worker's own QStash routes, the address the server listens on, another host's delivery route.
+        for (const other of [
+          "https://api.example.com/internal/webhook-deliveries",
+          "https://api.example.com/internal/dispatch-failures",
+          local,
+          "https://encoder.example.org/deliveries/jobs",
+        ]) {
+          expect(await deliver(other), other).toBe(401);
+        }
+        expect(worker.seen.claims).toEqual([]);
+        // Each refusal is logged with QStash's reason, which names the URL signed for and the one wanted.
+        const refusals = lines.map((line) => JSON.parse(line) as { level: string; reason: string });
+        expect(refusals.map((r) => r.level)).toEqual(["warn", "warn", "warn", "warn"]);
+        expect(refusals[0].reason).toBe(
+          `invalid subject: https://api.example.com/internal/webhook-deliveries, want: ${deliveryUrl}`,
+        );
+        expect(await deliver(deliveryUrl)).toBe(200);
+        expect(worker.seen.claims).toEqual([0]);
+      },
+    );
   });
 });
 
@@ -203,31 +253,43 @@ describe("the encoder's delivery route against a client that holds its connectio
       heartbeatMs: 60_000,
       log: () => undefined,
     };
-    await serving(createEncoderServer(deps, { signingKeys: signingKeys(), deliveryUrl, concurrency: 2, bodyDeadlineMs: 300 }), async (port) => {
-      const socket = connect(port, "127.0.0.1");
-      const closed = new Promise<string>((resolve) => {
-        let answer = "";
-        socket.on("data", (chunk) => (answer += chunk));
-        socket.on("close", () => resolve(answer));
-      });
-      // Closed while it still writes, the socket may end in ECONNRESET: the close is what counts.
-      socket.on("error", () => undefined);
-      socket.write("POST /deliveries/jobs HTTP/1.1\r\nHost: encoder\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{");
-      const dripping = setInterval(() => socket.writable && socket.write(" "), 100);
-      try {
-        expect(await closed).toBe("");
-      } finally {
-        clearInterval(dripping);
-      }
-      expect(worker.seen.claims).toEqual([]);
-      expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
-    });
+    await serving(
+      createEncoderServer(deps, { signingKeys: signingKeys(), deliveryUrl, concurrency: 2, bodyDeadlineMs: 300 }),
+      async (port) => {
+        const socket = connect(port, "127.0.0.1");
+        const closed = new Promise<string>((resolve) => {
+          let answer = "";
+          socket.on("data", (chunk) => (answer += chunk));
+          socket.on("close", () => resolve(answer));
+        });
+        // Closed while it still writes, the socket may end in ECONNRESET: the close is what counts.
+        socket.on("error", () => undefined);
+        socket.write(
+          "POST /deliveries/jobs HTTP/1.1\r\nHost: encoder\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{",
+        );
+        const dripping = setInterval(() => socket.writable && socket.write(" "), 100);
+        try {
+          expect(await closed).toBe("");
+        } finally {
+          clearInterval(dripping);
+        }
+        expect(worker.seen.claims).toEqual([]);
+        expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+      },
+    );
   });
 });
 
 describe("the encoder stopping (a deploy's SIGTERM)", () => {
   /** A server whose one delivery is claimed and holds its render until `release`. */
-  async function holdingOneDelivery(work: (server: ReturnType<typeof createEncoderServer>, url: string, answer: Promise<Response>, release: () => void) => Promise<void>) {
+  async function holdingOneDelivery(
+    work: (
+      server: ReturnType<typeof createEncoderServer>,
+      url: string,
+      answer: Promise<Response>,
+      release: () => void,
+    ) => Promise<void>,
+  ) {
     let release!: () => void;
     const held = new Promise<void>((r) => (release = r));
     const worker = fakeWorker();
@@ -243,7 +305,11 @@ describe("the encoder stopping (a deploy's SIGTERM)", () => {
     await serving(server, async (port) => {
       const url = `http://127.0.0.1:${port}/deliveries/jobs`;
       const body = JSON.stringify({ jobId });
-      const answer = fetch(url, { method: "POST", body, headers: { "Content-Type": "application/json", "Upstash-Signature": await signedFor(deliveryUrl, body) } });
+      const answer = fetch(url, {
+        method: "POST",
+        body,
+        headers: { "Content-Type": "application/json", "Upstash-Signature": await signedFor(deliveryUrl, body) },
+      });
       await until("the delivery to be claimed", () => worker.seen.claims.length === 1);
       try {
         await work(server, url, answer, release);

@@ -57,7 +57,11 @@ describe("a source that closes the connection right after the body", () => {
       const dest = join(dir, `slow-${round}`);
       await promisify(execFile)("mkfifo", [dest]);
       const [result, received] = await Promise.all([
-        downloadSource(`${base}/source.mp4`, dest, { allowLoopback: true, maxBytes: 64 * 1024 * 1024, timeoutMs: 60_000 }),
+        downloadSource(`${base}/source.mp4`, dest, {
+          allowLoopback: true,
+          maxBytes: 64 * 1024 * 1024,
+          timeoutMs: 60_000,
+        }),
         slowRead(dest),
       ]);
       expect(result.bytes).toBe(BODY.length);
@@ -69,7 +73,11 @@ describe("a source that closes the connection right after the body", () => {
   it("downloads completely to a file on disk, many times over", async () => {
     for (let round = 0; round < 5; round++) {
       const dest = join(dir, `disk-${round}`);
-      const result = await downloadSource(`${base}/source.mp4`, dest, { allowLoopback: true, maxBytes: 64 * 1024 * 1024, timeoutMs: 60_000 });
+      const result = await downloadSource(`${base}/source.mp4`, dest, {
+        allowLoopback: true,
+        maxBytes: 64 * 1024 * 1024,
+        timeoutMs: 60_000,
+      });
       expect(result.bytes).toBe(BODY.length);
       const onDisk = await slowRead(dest);
       expect(sha256(onDisk)).toBe(sha256(BODY));

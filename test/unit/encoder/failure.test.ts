@@ -6,7 +6,12 @@ const leaky = new Error("EACCES: permission denied, open '/srv/work/job-1/source
 
 describe("each kind of job failure: its message, and whether another attempt may help", () => {
   it.each([
-    ["source-refused", false, JobFailure.sourceRefused("10.0.0.1 is not a public address"), "Source refused: 10.0.0.1 is not a public address"],
+    [
+      "source-refused",
+      false,
+      JobFailure.sourceRefused("10.0.0.1 is not a public address"),
+      "Source refused: 10.0.0.1 is not a public address",
+    ],
     [
       "source-refused",
       false,
@@ -20,11 +25,36 @@ describe("each kind of job failure: its message, and whether another attempt may
       JobFailure.durationExceeded(660, 600, "Starter"),
       "DURATION_EXCEEDED: the source is 660.0 s long; the Starter plan allows sources up to 600 s (10 minutes).",
     ],
-    ["unsuitable-source", false, JobFailure.unsuitableSource("The source has no audio stream; preset audio_mp3_hq needs one."), "The source has no audio stream; preset audio_mp3_hq needs one."],
-    ["invalid-timeline", false, JobFailure.invalidTimeline('Clip "a" starts at 5 s into its source, but the source is only 1 s long'), 'Clip "a" starts at 5 s into its source, but the source is only 1 s long'],
-    ["ffmpeg", true, JobFailure.ffmpeg("FFmpeg could not process the source: ffmpeg exited with code 1", leaky), "FFmpeg could not process the source: ffmpeg exited with code 1"],
-    ["encoder-setup", false, JobFailure.encoderSetup("Text cannot be drawn: fc-match is missing."), "Text cannot be drawn: fc-match is missing."],
-    ["upload", true, JobFailure.upload("the output could not be sent to storage (ECONNREFUSED)", leaky), "Upload failed: the output could not be sent to storage (ECONNREFUSED)"],
+    [
+      "unsuitable-source",
+      false,
+      JobFailure.unsuitableSource("The source has no audio stream; preset audio_mp3_hq needs one."),
+      "The source has no audio stream; preset audio_mp3_hq needs one.",
+    ],
+    [
+      "invalid-timeline",
+      false,
+      JobFailure.invalidTimeline('Clip "a" starts at 5 s into its source, but the source is only 1 s long'),
+      'Clip "a" starts at 5 s into its source, but the source is only 1 s long',
+    ],
+    [
+      "ffmpeg",
+      true,
+      JobFailure.ffmpeg("FFmpeg could not process the source: ffmpeg exited with code 1", leaky),
+      "FFmpeg could not process the source: ffmpeg exited with code 1",
+    ],
+    [
+      "encoder-setup",
+      false,
+      JobFailure.encoderSetup("Text cannot be drawn: fc-match is missing."),
+      "Text cannot be drawn: fc-match is missing.",
+    ],
+    [
+      "upload",
+      true,
+      JobFailure.upload("the output could not be sent to storage (ECONNREFUSED)", leaky),
+      "Upload failed: the output could not be sent to storage (ECONNREFUSED)",
+    ],
     ["internal", true, JobFailure.internal(leaky), "Encoding failed because of an internal encoder error."],
   ] as const)("%s: retryable %s", (kind, retryable, failure, message) => {
     expect(failure).toBeInstanceOf(JobFailure);
@@ -82,13 +112,21 @@ describe("JobFailure.of: what the pipeline reports for anything a job throws", (
   it("anything else is an internal failure, retried, its own words kept as the cause", () => {
     const err = new TypeError("Cannot read properties of undefined (reading 'path')");
     const failure = JobFailure.of(err);
-    expect(failure).toMatchObject({ kind: "internal", retryable: true, message: "Encoding failed because of an internal encoder error." });
+    expect(failure).toMatchObject({
+      kind: "internal",
+      retryable: true,
+      message: "Encoding failed because of an internal encoder error.",
+    });
     expect(failure.describeCause()).toBe("TypeError: Cannot read properties of undefined (reading 'path')");
   });
 
   it("an error that only looks like a failure (a `retryable` flag patched on) is not trusted", () => {
     const patched = Object.assign(new Error("/srv/work/job-1: broken"), { retryable: false });
-    expect(JobFailure.of(patched)).toMatchObject({ kind: "internal", retryable: true, message: "Encoding failed because of an internal encoder error." });
+    expect(JobFailure.of(patched)).toMatchObject({
+      kind: "internal",
+      retryable: true,
+      message: "Encoding failed because of an internal encoder error.",
+    });
   });
 });
 
@@ -96,7 +134,11 @@ describe("within: the same failure, told where it happened", () => {
   it("keeps kind, retryability, cause and duration; prefixes the message", () => {
     const inner = JobFailure.download("the source answered HTTP 503", leaky);
     const outer = inner.within('Asset for clip "intro" could not be downloaded');
-    expect(outer).toMatchObject({ kind: "download", retryable: true, message: 'Asset for clip "intro" could not be downloaded: Download failed: the source answered HTTP 503' });
+    expect(outer).toMatchObject({
+      kind: "download",
+      retryable: true,
+      message: 'Asset for clip "intro" could not be downloaded: Download failed: the source answered HTTP 503',
+    });
     expect(outer.cause).toBe(leaky);
     expect(JobFailure.durationExceeded(61, 60, "Starter").within("x").duration).toBe(61);
     expect(JobFailure.sourceRefused("not a valid URL").within('Asset for clip "b" was refused').retryable).toBe(false);

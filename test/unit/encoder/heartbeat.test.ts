@@ -31,7 +31,9 @@ describe("the heartbeat", () => {
 
   it("carries the progress, and the duration from the moment it is known", async () => {
     const sent: unknown[] = [];
-    const api = { heartbeat: async (_id: string, beat: unknown) => (sent.push(beat), { status: "processing" }) } as unknown as InternalApi;
+    const api = {
+      heartbeat: async (_id: string, beat: unknown) => (sent.push(beat), { status: "processing" }),
+    } as unknown as InternalApi;
     const heartbeat = startHeartbeat(api, "job", 10, () => undefined);
     const beatsSoon = async (count: number) => {
       const from = sent.length;

@@ -68,19 +68,25 @@ describe("encoder HTTP client", () => {
       socket.write(ok("answer"));
     });
     await readBody(await httpRequest(`${base}/a`, { method: "POST", body: "1", resendOnStaleConnection: false }));
-    await expect(httpRequest(`${base}/b`, { method: "POST", body: "2", resendOnStaleConnection: false })).rejects.toMatchObject({ code: "ECONNRESET" });
+    await expect(
+      httpRequest(`${base}/b`, { method: "POST", body: "2", resendOnStaleConnection: false }),
+    ).rejects.toMatchObject({ code: "ECONNRESET" });
     expect(requests).toBe(2);
   });
 
   it("a server that closes mid-body: the body's reader gets the error", async () => {
-    const base = await rawServer((socket) => socket.end("HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\nonly part of it"));
+    const base = await rawServer((socket) =>
+      socket.end("HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\nonly part of it"),
+    );
     const res = await httpRequest(`${base}/x`);
     await expect(readBody(res)).rejects.toMatchObject({ code: "ECONNRESET" });
   });
 
   it("a connection that cannot be opened in time: ECONNECTTIMEOUT", async () => {
     // A resolver that never answers stands for a host that never completes the handshake.
-    const err = await httpRequest("http://never.test/x", { lookup: () => undefined, connectTimeoutMs: 200 }).catch((e) => e);
+    const err = await httpRequest("http://never.test/x", { lookup: () => undefined, connectTimeoutMs: 200 }).catch(
+      (e) => e,
+    );
     expect(err).toBeInstanceOf(HttpTimeoutError);
     expect(err.code).toBe("ECONNECTTIMEOUT");
   });

@@ -27,16 +27,23 @@ beforeAll(async () => {
       req.headers[INTERNAL_SIGNATURE_HEADER] as string | undefined,
     );
     if (!ok) return res.writeHead(401).end(JSON.stringify({ error: "Unauthorized" }));
-    const answer = (status: number, body: string) => res.writeHead(status, { "content-type": "application/json" }).end(body);
+    const answer = (status: number, body: string) =>
+      res.writeHead(status, { "content-type": "application/json" }).end(body);
     if (req.url === `/internal/jobs/${retryingJob}/complete`) {
       seen.push({ path: "/complete (retrying job)", body: JSON.parse(raw) });
       const next = script.shift() ?? 200;
       if (next === "drop") return req.socket.destroy();
-      return answer(next, next === 200 ? JSON.stringify({ status: "completed" }) : JSON.stringify({ error: "Internal server error", requestId: "r-1" }));
+      return answer(
+        next,
+        next === 200
+          ? JSON.stringify({ status: "completed" })
+          : JSON.stringify({ error: "Internal server error", requestId: "r-1" }),
+      );
     }
     const path = req.url!.replace(`/internal/jobs/${jobId}`, "");
     seen.push({ path, body: JSON.parse(raw) });
-    if (path === "/claim") return answer(200, JSON.stringify({ job: { id: jobId, attempt: 1, preset: "mp4_264_720p" } }));
+    if (path === "/claim")
+      return answer(200, JSON.stringify({ job: { id: jobId, attempt: 1, preset: "mp4_264_720p" } }));
     if (path === "/heartbeat") return answer(409, JSON.stringify({ status: "cancelled" }));
     if (path === "/complete") return answer(404, "{}");
     return answer(502, "<html>bad gateway</html>");
@@ -59,23 +66,31 @@ describe("internal API client", () => {
   });
 
   it("409 means the job left the state the encoder works in: JobGoneError with the status", async () => {
-    const err = await api().heartbeat(jobId, { progress: 0.5 }).catch((e) => e);
+    const err = await api()
+      .heartbeat(jobId, { progress: 0.5 })
+      .catch((e) => e);
     expect(err).toBeInstanceOf(JobGoneError);
     expect(err.status).toBe("cancelled");
   });
 
   it("404 means the job is gone for good", async () => {
-    const err = await api().complete(jobId, "k/out.mp4", 2).catch((e) => e);
+    const err = await api()
+      .complete(jobId, "k/out.mp4", 2)
+      .catch((e) => e);
     expect(err).toBeInstanceOf(JobGoneError);
     expect(err.status).toBe("missing");
   });
 
   it("any other failure, with a body that is not JSON, is an error naming the path and status", async () => {
-    await expect(api().fail(jobId, { errorMessage: "x", attempt: 0, final: false })).rejects.toThrow("internal API /jobs/" + jobId + "/fail answered 502: {}");
+    await expect(api().fail(jobId, { errorMessage: "x", attempt: 0, final: false })).rejects.toThrow(
+      "internal API /jobs/" + jobId + "/fail answered 502: {}",
+    );
   });
 
   it("a wrong secret is refused by the Worker", async () => {
-    await expect(createInternalApi(base, "another-secret-entirely", { retryForMs: 0 }).claim(jobId, 0)).rejects.toThrow(/answered 401/);
+    await expect(createInternalApi(base, "another-secret-entirely", { retryForMs: 0 }).claim(jobId, 0)).rejects.toThrow(
+      /answered 401/,
+    );
   });
 });
 

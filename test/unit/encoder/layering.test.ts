@@ -25,16 +25,21 @@ function importsIn(source: string, file: string): string[] {
 const intoJobs = (imports: string[]) => imports.filter((target) => !relative(jobs, target).startsWith(".."));
 
 describe("the encoder's layers: FFmpeg, the timeline compiler and the I/O edges know nothing of jobs", () => {
-  it.each(["ffmpeg", "timeline", "source", "upload", "http"])("no module under encoder/%s imports from encoder/jobs", async (layer) => {
-    const files = await modulesUnder(join(encoder, layer));
-    const imports = await Promise.all(files.map(async (file) => ({ file, imports: importsIn(await readFile(file, "utf8"), file) })));
-    // The scan sees the layer's own imports, so an empty result means nothing was read.
-    expect(imports.flatMap((i) => i.imports).length).toBeGreaterThan(files.length);
-    const upward = imports.flatMap(({ file, imports }) =>
-      intoJobs(imports).map((target) => `${relative(encoder, file)} → ${relative(encoder, target)}`),
-    );
-    expect(upward).toEqual([]);
-  });
+  it.each(["ffmpeg", "timeline", "source", "upload", "http"])(
+    "no module under encoder/%s imports from encoder/jobs",
+    async (layer) => {
+      const files = await modulesUnder(join(encoder, layer));
+      const imports = await Promise.all(
+        files.map(async (file) => ({ file, imports: importsIn(await readFile(file, "utf8"), file) })),
+      );
+      // The scan sees the layer's own imports, so an empty result means nothing was read.
+      expect(imports.flatMap((i) => i.imports).length).toBeGreaterThan(files.length);
+      const upward = imports.flatMap(({ file, imports }) =>
+        intoJobs(imports).map((target) => `${relative(encoder, file)} → ${relative(encoder, target)}`),
+      );
+      expect(upward).toEqual([]);
+    },
+  );
 
   it("the scan sees every form of import into jobs/, and only those", () => {
     const source = [
@@ -46,6 +51,10 @@ describe("the encoder's layers: FFmpeg, the timeline compiler and the I/O edges 
       'import { spawn } from "node:child_process";',
     ].join("\n");
     const found = intoJobs(importsIn(source, join(encoder, "ffmpeg", "run.ts")));
-    expect(found.map((target) => relative(encoder, target))).toEqual(["jobs/stage-log", "jobs/pipeline", "jobs/job-scope"]);
+    expect(found.map((target) => relative(encoder, target))).toEqual([
+      "jobs/stage-log",
+      "jobs/pipeline",
+      "jobs/job-scope",
+    ]);
   });
 });

@@ -27,7 +27,14 @@ async function deliverFailing(thrown: unknown, attempt: number, root = workRoot)
   const lines: string[] = [];
   const api = {
     claim: async (id: string): Promise<ClaimedJob> => ({
-      id, attempt, accountId: "acct", preset: "mp4_264_720p", inputUrl: "https://media.example.com/a.mp4", edl: null, plan: "free", maxSourceSeconds: 600,
+      id,
+      attempt,
+      accountId: "acct",
+      preset: "mp4_264_720p",
+      inputUrl: "https://media.example.com/a.mp4",
+      edl: null,
+      plan: "free",
+      maxSourceSeconds: 600,
     }),
     heartbeat: async () => ({ status: "processing" }),
     complete: async () => expect.unreachable("a failed render is not completed"),
@@ -52,7 +59,12 @@ describe("a failed render, as the pipeline reports it", () => {
   it("a retryable failure before the last attempt: reported not final, and QStash retries", async () => {
     const { result, report, failedLine } = await deliverFailing(JobFailure.download("the source answered HTTP 503"), 0);
     expect(result).toBe("retry");
-    expect(report).toEqual({ errorMessage: "Download failed: the source answered HTTP 503", attempt: 0, final: false, duration: null });
+    expect(report).toEqual({
+      errorMessage: "Download failed: the source answered HTTP 503",
+      attempt: 0,
+      final: false,
+      duration: null,
+    });
     expect(failedLine).toMatch(/attempt 1 of 3, will be retried: Download failed: the source answered HTTP 503$/);
   });
 
@@ -65,20 +77,35 @@ describe("a failed render, as the pipeline reports it", () => {
   it("DURATION_EXCEEDED is final at once and records the source's duration on the job", async () => {
     const { result, report } = await deliverFailing(JobFailure.durationExceeded(660, 600, "Starter"), 0);
     expect(result).toBe("done");
-    expect(report).toEqual({ errorMessage: expect.stringMatching(/^DURATION_EXCEEDED: /), attempt: 0, final: true, duration: 660 });
+    expect(report).toEqual({
+      errorMessage: expect.stringMatching(/^DURATION_EXCEEDED: /),
+      attempt: 0,
+      final: true,
+      duration: 660,
+    });
   });
 
   it("a failure's cause goes to the log line, never to the job", async () => {
     const cause = Object.assign(new Error("connect ECONNREFUSED 10.1.2.3:443"), { code: "ECONNREFUSED" });
     const { report, failedLine } = await deliverFailing(JobFailure.download("connection refused", cause), 0);
     expect(report.errorMessage).toBe("Download failed: connection refused");
-    expect(failedLine).toMatch(/Download failed: connection refused \[cause: Error: connect ECONNREFUSED 10\.1\.2\.3:443\]$/);
+    expect(failedLine).toMatch(
+      /Download failed: connection refused \[cause: Error: connect ECONNREFUSED 10\.1\.2\.3:443\]$/,
+    );
   });
 
   it("an error no code expected: retried as an internal error, its own words only in the log", async () => {
-    const { result, report, failedLine } = await deliverFailing(new TypeError("Cannot read properties of undefined (reading '/srv/work')"), 1);
+    const { result, report, failedLine } = await deliverFailing(
+      new TypeError("Cannot read properties of undefined (reading '/srv/work')"),
+      1,
+    );
     expect(result).toBe("retry");
-    expect(report).toEqual({ errorMessage: "Encoding failed because of an internal encoder error.", attempt: 1, final: false, duration: null });
+    expect(report).toEqual({
+      errorMessage: "Encoding failed because of an internal encoder error.",
+      attempt: 1,
+      final: false,
+      duration: null,
+    });
     expect(failedLine).toContain("[cause: TypeError: Cannot read properties of undefined (reading '/srv/work')]");
   });
 
@@ -91,9 +118,18 @@ describe("a failed render, as the pipeline reports it", () => {
 
     const notADirectory = join(workRoot, "a-file");
     await writeFile(notADirectory, "");
-    const { result, report: unwritable, failedLine } = await deliverFailing(new Error("never rendered: there is no work dir"), 0, notADirectory);
+    const {
+      result,
+      report: unwritable,
+      failedLine,
+    } = await deliverFailing(new Error("never rendered: there is no work dir"), 0, notADirectory);
     expect(result).toBe("retry");
-    expect(unwritable).toEqual({ errorMessage: "Encoding failed because of an internal encoder error.", attempt: 0, final: false, duration: null });
+    expect(unwritable).toEqual({
+      errorMessage: "Encoding failed because of an internal encoder error.",
+      attempt: 0,
+      final: false,
+      duration: null,
+    });
     expect(failedLine).toMatch(/\[cause: Error: E(EXIST|NOTDIR)/);
     await rm(notADirectory);
   });

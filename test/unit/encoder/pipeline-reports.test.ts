@@ -21,7 +21,14 @@ beforeAll(async () => {
 afterAll(() => rm(workRoot, { recursive: true, force: true }));
 
 const claimed = (id: string): ClaimedJob => ({
-  id, attempt: 0, accountId: "acct", preset: "mp4_264_720p", inputUrl: "https://media.example.com/a.mp4", edl: null, plan: "free", maxSourceSeconds: 600,
+  id,
+  attempt: 0,
+  accountId: "acct",
+  preset: "mp4_264_720p",
+  inputUrl: "https://media.example.com/a.mp4",
+  edl: null,
+  plan: "free",
+  maxSourceSeconds: 600,
 });
 
 function pipeline(api: Partial<InternalApi>) {

@@ -128,7 +128,9 @@ describe("guarded download", () => {
     await expect(downloadSource(`${base}/file`, join(dir, "a"), prod)).rejects.toMatchObject(REFUSED);
     const port = new URL(base).port;
     await expect(downloadSource(`http://localhost:${port}/file`, join(dir, "b"), prod)).rejects.toMatchObject(REFUSED);
-    await expect(downloadSource(`http://[::ffff:127.0.0.1]:${port}/file`, join(dir, "c"), prod)).rejects.toMatchObject(REFUSED);
+    await expect(downloadSource(`http://[::ffff:127.0.0.1]:${port}/file`, join(dir, "c"), prod)).rejects.toMatchObject(
+      REFUSED,
+    );
   });
 
   it("a source refused before any request leaves no rate watch running (one interval per refused job, for the life of the process)", async () => {
@@ -145,21 +147,34 @@ describe("guarded download", () => {
   });
 
   it("refuses the cloud metadata address and private addresses before connecting", async () => {
-    await expect(downloadSource("http://169.254.169.254/latest/meta-data/", join(dir, "m"), dev)).rejects.toThrow(/not a public address/);
+    await expect(downloadSource("http://169.254.169.254/latest/meta-data/", join(dir, "m"), dev)).rejects.toThrow(
+      /not a public address/,
+    );
     await expect(downloadSource("http://10.0.0.5/video.mp4", join(dir, "p"), dev)).rejects.toMatchObject(REFUSED);
   });
 
   it("checks every redirect hop: a redirect to a private or metadata address is refused", async () => {
     for (const to of ["http://169.254.169.254/latest/meta-data/", "http://192.168.0.10/x.mp4", "file:///etc/passwd"]) {
-      const err = await downloadSource(`${base}/redirect?to=${encodeURIComponent(to)}`, join(dir, "r"), dev).catch((e) => e);
+      const err = await downloadSource(`${base}/redirect?to=${encodeURIComponent(to)}`, join(dir, "r"), dev).catch(
+        (e) => e,
+      );
       expect(err, to).toMatchObject(REFUSED);
     }
-    const followed = await downloadSource(`${base}/redirect?to=${encodeURIComponent(`${base}/file`)}`, join(dir, "f"), dev);
+    const followed = await downloadSource(
+      `${base}/redirect?to=${encodeURIComponent(`${base}/file`)}`,
+      join(dir, "f"),
+      dev,
+    );
     expect(followed.bytes).toBe(payload.length);
   });
 
   it("refuses other schemes and credentials in the URL", async () => {
-    for (const url of ["ftp://example.com/a.mp4", "file:///etc/passwd", "data:text/plain,hi", "http://user:pw@example.com/a.mp4"]) {
+    for (const url of [
+      "ftp://example.com/a.mp4",
+      "file:///etc/passwd",
+      "data:text/plain,hi",
+      "http://user:pw@example.com/a.mp4",
+    ]) {
       await expect(downloadSource(url, join(dir, "s"), dev), url).rejects.toMatchObject(REFUSED);
     }
   });
@@ -177,7 +192,9 @@ describe("guarded download", () => {
     expect((await downloadSource(`${base}/file`, join(dir, "first"), shared)).bytes).toBe(payload.length);
     const announced = await downloadSource(`${base}/file`, join(dir, "second"), shared).catch((e) => e);
     expect(announced).toMatchObject(REFUSED);
-    expect(announced.message).toContain("262144 bytes is over the 45056 bytes left of the 307200-byte limit on these sources together");
+    expect(announced.message).toContain(
+      "262144 bytes is over the 45056 bytes left of the 307200-byte limit on these sources together",
+    );
     const dest = join(dir, "third");
     const streamed = await downloadSource(`${base}/chunked`, dest, shared).catch((e) => e);
     expect(streamed).toMatchObject(REFUSED);

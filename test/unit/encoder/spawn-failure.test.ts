@@ -6,8 +6,19 @@ import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 vi.mock("node:child_process", async (importOriginal) => ({
   ...(await importOriginal<typeof import("node:child_process")>()),
   spawn: () => {
-    const child = Object.assign(new EventEmitter(), { stdout: null, stderr: null, stdin: null, pid: undefined, kill: () => false });
-    process.nextTick(() => child.emit("error", Object.assign(new Error("spawn ffmpeg EMFILE"), { code: "EMFILE", errno: -24, syscall: "spawn ffmpeg" })));
+    const child = Object.assign(new EventEmitter(), {
+      stdout: null,
+      stderr: null,
+      stdin: null,
+      pid: undefined,
+      kill: () => false,
+    });
+    process.nextTick(() =>
+      child.emit(
+        "error",
+        Object.assign(new Error("spawn ffmpeg EMFILE"), { code: "EMFILE", errno: -24, syscall: "spawn ffmpeg" }),
+      ),
+    );
     return child;
   },
 }));
@@ -31,7 +42,11 @@ describe("a tool Node could not start for want of file descriptors", () => {
     const uncaught = vi.fn();
     process.on("uncaughtException", uncaught);
     try {
-      await expect(runFfmpeg(["-version"])).rejects.toMatchObject({ kind: "ffmpeg", retryable: true, message: "ffmpeg could not be started: spawn ffmpeg EMFILE" });
+      await expect(runFfmpeg(["-version"])).rejects.toMatchObject({
+        kind: "ffmpeg",
+        retryable: true,
+        message: "ffmpeg could not be started: spawn ffmpeg EMFILE",
+      });
       await expect(runFfprobe(["-version"])).rejects.toMatchObject({ kind: "ffmpeg", retryable: true });
       await new Promise((r) => setImmediate(r));
       expect(uncaught).not.toHaveBeenCalled();

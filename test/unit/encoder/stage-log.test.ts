@@ -15,23 +15,39 @@ describe("job stage lines", () => {
     expect(formatStage(id, { stage: "claim", attempt: 0, attempts: 3, preset: "mp4_264_720p" })).toBe(
       `job ${id}  claim      attempt 1 of 3, preset mp4_264_720p`,
     );
-    expect(formatStage(id, { stage: "download", bytes: 8_811_520, seconds: 0.623 })).toBe(`job ${id}  download   8.4 MiB in 0.62 s`);
+    expect(formatStage(id, { stage: "download", bytes: 8_811_520, seconds: 0.623 })).toBe(
+      `job ${id}  download   8.4 MiB in 0.62 s`,
+    );
     expect(formatStage(id, { stage: "download", bytes: 2048, seconds: 12.34, asset: 'clip "intro"' })).toBe(
       `job ${id}  download   clip "intro": 2.0 KiB in 12.3 s`,
     );
     expect(formatStage(id, { stage: "probe", probe })).toBe(
       `job ${id}  probe      12.0 s; video h264 1280x720 29.97 fps; audio aac 2 ch 48 kHz; 1 subtitle track`,
     );
-    expect(formatStage(id, { stage: "ffmpeg-start", mediaSeconds: 12.04 })).toBe(`job ${id}  ffmpeg     started on 12.0 s of media`);
-    expect(formatStage(id, { stage: "ffmpeg-end", mediaSeconds: 12, wallSeconds: 5 })).toBe(`job ${id}  ffmpeg     finished in 5.00 s, speed=2.40x`);
-    expect(formatStage(id, { stage: "upload", bytes: 512, seconds: 0.05 })).toBe(`job ${id}  upload     512 B in 0.05 s`);
+    expect(formatStage(id, { stage: "ffmpeg-start", mediaSeconds: 12.04 })).toBe(
+      `job ${id}  ffmpeg     started on 12.0 s of media`,
+    );
+    expect(formatStage(id, { stage: "ffmpeg-end", mediaSeconds: 12, wallSeconds: 5 })).toBe(
+      `job ${id}  ffmpeg     finished in 5.00 s, speed=2.40x`,
+    );
+    expect(formatStage(id, { stage: "upload", bytes: 512, seconds: 0.05 })).toBe(
+      `job ${id}  upload     512 B in 0.05 s`,
+    );
     expect(formatStage(id, { stage: "completed", seconds: 7.25 })).toBe(`job ${id}  completed  in 7.25 s`);
-    expect(formatStage(id, { stage: "cancelled", status: "cancelled" })).toBe(`job ${id}  cancelled  the job is cancelled; work stopped`);
+    expect(formatStage(id, { stage: "cancelled", status: "cancelled" })).toBe(
+      `job ${id}  cancelled  the job is cancelled; work stopped`,
+    );
   });
 
   it("a failure says whether it will be retried, with the reason the job shows and any hidden cause", () => {
     expect(
-      formatStage(id, { stage: "failed", reason: "Download failed: the source answered HTTP 503", final: false, attempt: 0, attempts: 3 }),
+      formatStage(id, {
+        stage: "failed",
+        reason: "Download failed: the source answered HTTP 503",
+        final: false,
+        attempt: 0,
+        attempts: 3,
+      }),
     ).toBe(`job ${id}  failed     attempt 1 of 3, will be retried: Download failed: the source answered HTTP 503`);
     expect(
       formatStage(id, {
@@ -42,7 +58,9 @@ describe("job stage lines", () => {
         attempt: 2,
         attempts: 3,
       }),
-    ).toBe(`job ${id}  failed     attempt 3 of 3, not retried: Encoding failed because of an internal encoder error. [cause: TypeError: x is not a function]`);
+    ).toBe(
+      `job ${id}  failed     attempt 3 of 3, not retried: Encoding failed because of an internal encoder error. [cause: TypeError: x is not a function]`,
+    );
   });
 
   it("speed is media seconds per wall second, like FFmpeg's own speed=", () => {
@@ -52,13 +70,24 @@ describe("job stage lines", () => {
   });
 
   it("sizes in binary units", () => {
-    expect([0, 1023, 1024, 1536, 5 * 1024 ** 3].map(formatBytes)).toEqual(["0 B", "1023 B", "1.0 KiB", "1.5 KiB", "5.0 GiB"]);
+    expect([0, 1023, 1024, 1536, 5 * 1024 ** 3].map(formatBytes)).toEqual([
+      "0 B",
+      "1023 B",
+      "1.0 KiB",
+      "1.5 KiB",
+      "5.0 GiB",
+    ]);
   });
 
   it("an audio-only probe lists what is there", () => {
-    expect(describeProbe({ duration: 61, video: null, audio: [{ index: 0, codec: "mp3", channels: 1, sampleRate: 44100, language: null }], subtitles: [] })).toBe(
-      "61.0 s; audio mp3 1 ch 44.1 kHz",
-    );
+    expect(
+      describeProbe({
+        duration: 61,
+        video: null,
+        audio: [{ index: 0, codec: "mp3", channels: 1, sampleRate: 44100, language: null }],
+        subtitles: [],
+      }),
+    ).toBe("61.0 s; audio mp3 1 ch 44.1 kHz");
   });
 
   it("the dev runner recognises these lines and no others", () => {

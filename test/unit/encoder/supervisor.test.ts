@@ -1,7 +1,13 @@
 import { readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { describeCrash, describeFailedReload, ENCODER_SOURCE_TREES, restartDelayMs, summariseStderr } from "../../../dev/encoder-process";
+import {
+  describeCrash,
+  describeFailedReload,
+  ENCODER_SOURCE_TREES,
+  restartDelayMs,
+  summariseStderr,
+} from "../../../dev/encoder-process";
 import { PROJECT_ROOT } from "../../../dev/state";
 
 /** Every project file the encoder loads, following relative imports from its entry. */
@@ -12,7 +18,9 @@ function encoderModules(): string[] {
     seen.add(file);
     for (const [, spec] of readFileSync(file, "utf8").matchAll(/(?:from|import)\s*\(?\s*"(\.{1,2}\/[^"]+)"/g)) {
       const base = resolve(dirname(file), spec);
-      const found = [base, `${base}.ts`, `${base}.tsx`, join(base, "index.ts")].find((path) => statSync(path, { throwIfNoEntry: false })?.isFile());
+      const found = [base, `${base}.ts`, `${base}.tsx`, join(base, "index.ts")].find((path) =>
+        statSync(path, { throwIfNoEntry: false })?.isFile(),
+      );
       if (!found) throw new Error(`${relative(PROJECT_ROOT, file)} imports ${spec}, which was not found`);
       if (/\.(ts|tsx|mts|js|mjs)$/.test(found)) visit(found);
     }
@@ -31,7 +39,10 @@ describe("npm run dev's encoder supervisor", () => {
       pid: 4242,
       code: 1,
       signal: null,
-      stderrTail: ["ENCODER FAILURE: an uncaught exception outside any job; the process state is unknown, so it exits for a clean restart.", "Error: boom"],
+      stderrTail: [
+        "ENCODER FAILURE: an uncaught exception outside any job; the process state is unknown, so it exits for a clean restart.",
+        "Error: boom",
+      ],
       uptimeMs: 12_345,
     };
     expect(describeCrash(exit, 2000, 8080)).toEqual([
@@ -56,7 +67,15 @@ describe("npm run dev's encoder supervisor", () => {
   });
 
   it("reports an encoder that a change kept from starting, and that it waits for the next change", () => {
-    expect(describeFailedReload({ pid: 7, code: 1, signal: null, stderrTail: ["config.ts:53:26: ERROR: Unexpected \";\""], uptimeMs: 300 })).toEqual([
+    expect(
+      describeFailedReload({
+        pid: 7,
+        code: 1,
+        signal: null,
+        stderrTail: ['config.ts:53:26: ERROR: Unexpected ";"'],
+        uptimeMs: 300,
+      }),
+    ).toEqual([
       "the encoder did not start after the change: pid 7 exited with code 1 after 0.3 s.",
       "  its last stderr lines:",
       '    config.ts:53:26: ERROR: Unexpected ";"',
@@ -71,7 +90,7 @@ describe("npm run dev's encoder supervisor", () => {
         "",
         "node:internal/modules/run_main:123",
         "Error [TransformError]: Transform failed with 1 error:",
-        "/tmp/p/encoder/config.ts:53:26: ERROR: Unexpected \";\"",
+        '/tmp/p/encoder/config.ts:53:26: ERROR: Unexpected ";"',
         ...frames(10),
         "",
         "Node.js v20.20.2",
@@ -85,7 +104,15 @@ describe("npm run dev's encoder supervisor", () => {
       "    … 8 more frames",
       "Node.js v20.20.2",
     ]);
-    expect(summariseStderr(["Error: a", ...frames(3), "Error: b", ...frames(1)])).toEqual(["Error: a", ...frames(2), "    … 1 more frame", "Error: b", ...frames(1)]);
-    expect(summariseStderr(Array.from({ length: 30 }, (_, i) => `line ${i}`))).toEqual(Array.from({ length: 12 }, (_, i) => `line ${i + 18}`));
+    expect(summariseStderr(["Error: a", ...frames(3), "Error: b", ...frames(1)])).toEqual([
+      "Error: a",
+      ...frames(2),
+      "    … 1 more frame",
+      "Error: b",
+      ...frames(1),
+    ]);
+    expect(summariseStderr(Array.from({ length: 30 }, (_, i) => `line ${i}`))).toEqual(
+      Array.from({ length: 12 }, (_, i) => `line ${i + 18}`),
+    );
   });
 });

@@ -30,7 +30,10 @@ afterAll(() => rm(dir, { recursive: true, force: true }));
 
 /** The failure as the job shows it: retried, and without any file system path. */
 async function failureOf(promise: Promise<unknown>) {
-  const failure: JobFailure = await promise.then(() => expect.unreachable("the upload should fail"), (e) => e);
+  const failure: JobFailure = await promise.then(
+    () => expect.unreachable("the upload should fail"),
+    (e) => e,
+  );
   expect(failure).toMatchObject({ kind: "upload", retryable: true });
   expect(failure.message).not.toContain(dir);
   expect(failure.message).not.toMatch(/\/\w/);
@@ -39,12 +42,16 @@ async function failureOf(promise: Promise<unknown>) {
 
 describe("upload failures name no file system paths", () => {
   it("a stream that cannot read its file", async () => {
-    const failure = await failureOf(uploader.uploadStream("k/out.zip", createReadStream(join(dir, "out", "gone.ts")), "application/zip"));
+    const failure = await failureOf(
+      uploader.uploadStream("k/out.zip", createReadStream(join(dir, "out", "gone.ts")), "application/zip"),
+    );
     expect(failure.message).toBe("Upload failed: an output file could not be read (ENOENT)");
   });
 
   it("a ZIP member that is gone fails the upload before anything is sent", async () => {
-    const failure = await failureOf(uploader.uploadStream("k/out.zip", zipStream(join(dir, "out"), ["index.m3u8"]), "application/zip"));
+    const failure = await failureOf(
+      uploader.uploadStream("k/out.zip", zipStream(join(dir, "out"), ["index.m3u8"]), "application/zip"),
+    );
     expect(failure.message).toBe("Upload failed: an output file could not be read (ENOENT)");
   });
 
@@ -54,7 +61,9 @@ describe("upload failures name no file system paths", () => {
   });
 
   it("storage that cannot be reached", async () => {
-    const failure = await failureOf(uploader.uploadStream("k/out.bin", Readable.from([Buffer.from("data")]), "application/octet-stream"));
+    const failure = await failureOf(
+      uploader.uploadStream("k/out.bin", Readable.from([Buffer.from("data")]), "application/octet-stream"),
+    );
     expect(failure.message).toBe("Upload failed: the output could not be sent to storage (ECONNREFUSED)");
   });
 });

@@ -58,7 +58,10 @@ describe("zipStream", () => {
     const stream = zipStream(dir, ["index.m3u8", "a.ts"]);
     const reading = consume(stream).catch((e) => e);
     // The ZIP writer inside archiver failing: what rejects finalize()'s promise.
-    (stream as unknown as { _module: { engine: EventEmitter } })._module.engine.emit("error", new Error("writer failed"));
+    (stream as unknown as { _module: { engine: EventEmitter } })._module.engine.emit(
+      "error",
+      new Error("writer failed"),
+    );
     expect((await reading).message).toBe("writer failed");
     // Node reports a promise rejected without a handler once the microtask queue has drained: one turn of the event loop.
     await new Promise((r) => setImmediate(r));

@@ -34,25 +34,41 @@ describe("audio_aac_podcast: two-pass loudnorm to −16 LUFS", () => {
     expect(plan.steps).toHaveLength(1);
     expect(step.measure.args).toEqual([
       ...HEAD_INFO,
-      "-map", "0:1",
-      "-af", "aformat=channel_layouts=stereo,loudnorm=I=-16:TP=-1.5:LRA=11:print_format=json",
-      "-f", "null", "-",
+      "-map",
+      "0:1",
+      "-af",
+      "aformat=channel_layouts=stereo,loudnorm=I=-16:TP=-1.5:LRA=11:print_format=json",
+      "-f",
+      "null",
+      "-",
     ]);
   });
 
   it("parses the measurement", () => {
-    expect(parseLoudnormMeasurement(MEASURE_STDERR)).toEqual({ inputI: -27.61, inputTp: -4.47, inputLra: 18.06, inputThresh: -39.2, targetOffset: 0.58 });
+    expect(parseLoudnormMeasurement(MEASURE_STDERR)).toEqual({
+      inputI: -27.61,
+      inputTp: -4.47,
+      inputLra: 18.06,
+      inputThresh: -39.2,
+      targetOffset: 0.58,
+    });
   });
 
   it("applies it linearly with the LRA target raised above the measured range, at 48 kHz", () => {
     expect(step.apply(parseLoudnormMeasurement(MEASURE_STDERR)).args).toEqual([
       ...HEAD,
-      "-map", "0:1",
+      "-map",
+      "0:1",
       "-af",
       "aformat=channel_layouts=stereo,loudnorm=I=-16:TP=-1.5:LRA=20:measured_I=-27.61:measured_TP=-4.47:measured_LRA=18.06:measured_thresh=-39.2:offset=0.58:linear=true",
-      "-ar", "48000",
-      "-c:a", "aac", "-b:a", "128k",
-      "-movflags", "+faststart",
+      "-ar",
+      "48000",
+      "-c:a",
+      "aac",
+      "-b:a",
+      "128k",
+      "-movflags",
+      "+faststart",
       `${OUT}/output.m4a`,
     ]);
     expect(plan.output).toEqual({ kind: "file", file: "output.m4a", contentType: "audio/mp4" });
@@ -64,7 +80,9 @@ describe("audio_aac_podcast: two-pass loudnorm to −16 LUFS", () => {
   });
 
   it("mono stays mono, at the mono bitrate", () => {
-    const mono = twoPass(build("audio_aac_podcast", { ...PROBE_1080, audio: [{ ...PROBE_1080.audio[0], channels: 1 }] }).steps[0]);
+    const mono = twoPass(
+      build("audio_aac_podcast", { ...PROBE_1080, audio: [{ ...PROBE_1080.audio[0], channels: 1 }] }).steps[0],
+    );
     expect(valueOf(mono.measure.args, "-af")).toMatch(/^aformat=channel_layouts=mono,/);
     const args = mono.apply(parseLoudnormMeasurement(MEASURE_STDERR)).args;
     expect(valueOf(args, "-b:a")).toBe("64k");
@@ -76,7 +94,10 @@ describe("audio_aac_podcast: two-pass loudnorm to −16 LUFS", () => {
 
   it("a source without audio fails with a clear, non-retryable message", () => {
     expect(() => build("audio_aac_podcast", PROBE_NO_AUDIO)).toThrowError(
-      expect.objectContaining({ message: "The source has no audio stream; preset audio_aac_podcast needs one.", retryable: false }),
+      expect.objectContaining({
+        message: "The source has no audio stream; preset audio_aac_podcast needs one.",
+        retryable: false,
+      }),
     );
     expect(() => build("audio_mp3_hq", PROBE_NO_AUDIO)).toThrowError(/no audio stream/);
     expect(() => build("filter_loudnorm_ebu_r128", PROBE_NO_AUDIO)).toThrowError(/no audio stream/);
@@ -89,8 +110,16 @@ describe("audio_mp3_hq", () => {
     const step = plan.steps[0];
     expect(step.kind === "run" && step.command.args).toEqual([
       ...HEAD,
-      "-map", "0:1",
-      "-c:a", "libmp3lame", "-q:a", "0", "-ac", "2", "-id3v2_version", "3",
+      "-map",
+      "0:1",
+      "-c:a",
+      "libmp3lame",
+      "-q:a",
+      "0",
+      "-ac",
+      "2",
+      "-id3v2_version",
+      "3",
       `${OUT}/output.mp3`,
     ]);
     expect(plan.output).toEqual({ kind: "file", file: "output.mp3", contentType: "audio/mpeg" });
@@ -100,17 +129,28 @@ describe("audio_mp3_hq", () => {
 describe("audio filter presets: video copied", () => {
   it("filter_loudnorm_ebu_r128: −23 LUFS two-pass, video stream copied", () => {
     const step = twoPass(build("filter_loudnorm_ebu_r128").steps[0]);
-    expect(valueOf(step.measure.args, "-af")).toBe("aformat=channel_layouts=stereo,loudnorm=I=-23:TP=-1:LRA=20:print_format=json");
+    expect(valueOf(step.measure.args, "-af")).toBe(
+      "aformat=channel_layouts=stereo,loudnorm=I=-23:TP=-1:LRA=20:print_format=json",
+    );
     expect(step.measure.args).not.toContain("0:0");
     expect(step.apply(parseLoudnormMeasurement(MEASURE_STDERR)).args).toEqual([
       ...HEAD,
-      "-map", "0:0", "-c:v", "copy",
-      "-map", "0:1",
+      "-map",
+      "0:0",
+      "-c:v",
+      "copy",
+      "-map",
+      "0:1",
       "-af",
       "aformat=channel_layouts=stereo,loudnorm=I=-23:TP=-1:LRA=20:measured_I=-27.61:measured_TP=-4.47:measured_LRA=18.06:measured_thresh=-39.2:offset=0.58:linear=true",
-      "-ar", "48000",
-      "-c:a", "aac", "-b:a", "192k",
-      "-movflags", "+faststart",
+      "-ar",
+      "48000",
+      "-c:a",
+      "aac",
+      "-b:a",
+      "192k",
+      "-movflags",
+      "+faststart",
       `${OUT}/output.mp4`,
     ]);
   });
@@ -120,12 +160,24 @@ describe("audio filter presets: video copied", () => {
     const step = plan.steps[0];
     expect(step.kind === "run" && step.command.args).toEqual([
       ...HEAD,
-      "-map", "0:0", "-c:v", "copy", "-tag:v", "hvc1",
-      "-map", "0:1",
-      "-af", "aformat=channel_layouts=stereo,afftdn=nr=12:nf=-40:tn=1",
-      "-ar", "48000",
-      "-c:a", "aac", "-b:a", "192k",
-      "-movflags", "+faststart",
+      "-map",
+      "0:0",
+      "-c:v",
+      "copy",
+      "-tag:v",
+      "hvc1",
+      "-map",
+      "0:1",
+      "-af",
+      "aformat=channel_layouts=stereo,afftdn=nr=12:nf=-40:tn=1",
+      "-ar",
+      "48000",
+      "-c:a",
+      "aac",
+      "-b:a",
+      "192k",
+      "-movflags",
+      "+faststart",
       `${OUT}/output.mp4`,
     ]);
   });

@@ -5,7 +5,9 @@ import { buildPresetCommands, type FfmpegCommand } from "../../../encoder/ffmpeg
 import { parseLoudnormMeasurement } from "../../../encoder/ffmpeg/args/loudness";
 import { IN, MAX_PICTURE, OUT, PROBE_1080, valueOf } from "./fixtures";
 
-const MEASURED = parseLoudnormMeasurement('{"input_i":"-20","input_tp":"-5","input_lra":"4","input_thresh":"-30","target_offset":"0.1"}');
+const MEASURED = parseLoudnormMeasurement(
+  '{"input_i":"-20","input_tp":"-5","input_lra":"4","input_thresh":"-30","target_offset":"0.1"}',
+);
 
 /** Every FFmpeg command a preset runs (a two-pass step's apply built from a sample measurement). */
 function commandsOf(id: string): FfmpegCommand[] {
@@ -27,7 +29,17 @@ describe("all 23 presets", () => {
     it("reads only the local file, decodes no picture over the size limit, and reports progress", () => {
       expect(commands.length).toBeGreaterThan(0);
       for (const { args } of commands) {
-        expect(args.slice(0, 9)).toEqual(["-hide_banner", "-nostdin", "-y", "-protocol_whitelist", "file", "-max_pixels", MAX_PICTURE, "-i", IN]);
+        expect(args.slice(0, 9)).toEqual([
+          "-hide_banner",
+          "-nostdin",
+          "-y",
+          "-protocol_whitelist",
+          "file",
+          "-max_pixels",
+          MAX_PICTURE,
+          "-i",
+          IN,
+        ]);
         expect(args.filter((a) => a === "-i")).toHaveLength(1);
         expect(valueOf(args, "-progress")).toBe("pipe:1");
         expect(args).toContain("-nostats");

@@ -9,12 +9,48 @@ describe("head: the opening of every command, presets and timelines", () => {
   });
 
   it("several inputs: each limited to the file protocol and the picture size limit, with its own options before its -i", () => {
-    expect(head([{ path: "/w/a", options: ["-ss", "2", "-t", "3"] }, { path: "/w/logo.png", options: ["-loop", "1"] }, { path: "/w/b" }], "info")).toEqual([
-      "-hide_banner", "-nostdin", "-y",
-      "-protocol_whitelist", "file", "-max_pixels", MAX_PICTURE, "-ss", "2", "-t", "3", "-i", "/w/a",
-      "-protocol_whitelist", "file", "-max_pixels", MAX_PICTURE, "-loop", "1", "-i", "/w/logo.png",
-      "-protocol_whitelist", "file", "-max_pixels", MAX_PICTURE, "-i", "/w/b",
-      "-loglevel", "info", "-progress", "pipe:1", "-nostats",
+    expect(
+      head(
+        [
+          { path: "/w/a", options: ["-ss", "2", "-t", "3"] },
+          { path: "/w/logo.png", options: ["-loop", "1"] },
+          { path: "/w/b" },
+        ],
+        "info",
+      ),
+    ).toEqual([
+      "-hide_banner",
+      "-nostdin",
+      "-y",
+      "-protocol_whitelist",
+      "file",
+      "-max_pixels",
+      MAX_PICTURE,
+      "-ss",
+      "2",
+      "-t",
+      "3",
+      "-i",
+      "/w/a",
+      "-protocol_whitelist",
+      "file",
+      "-max_pixels",
+      MAX_PICTURE,
+      "-loop",
+      "1",
+      "-i",
+      "/w/logo.png",
+      "-protocol_whitelist",
+      "file",
+      "-max_pixels",
+      MAX_PICTURE,
+      "-i",
+      "/w/b",
+      "-loglevel",
+      "info",
+      "-progress",
+      "pipe:1",
+      "-nostats",
     ]);
   });
 });

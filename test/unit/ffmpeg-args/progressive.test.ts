@@ -15,13 +15,32 @@ describe("progressive presets: exact commands", () => {
     expect(plan.steps).toHaveLength(1);
     expect(argsOf(plan)).toEqual([
       ...HEAD,
-      "-map", "0:0",
-      "-map", "0:1",
-      "-vf", "scale=1280:720,setsar=1,format=yuv420p",
-      "-c:v", "libx264", "-preset", "veryfast",
-      "-crf", "23", "-maxrate", "3000k", "-bufsize", "6000k",
-      "-c:a", "aac", "-ar", "48000", "-ac", "2", "-b:a", "128k",
-      "-movflags", "+faststart",
+      "-map",
+      "0:0",
+      "-map",
+      "0:1",
+      "-vf",
+      "scale=1280:720,setsar=1,format=yuv420p",
+      "-c:v",
+      "libx264",
+      "-preset",
+      "veryfast",
+      "-crf",
+      "23",
+      "-maxrate",
+      "3000k",
+      "-bufsize",
+      "6000k",
+      "-c:a",
+      "aac",
+      "-ar",
+      "48000",
+      "-ac",
+      "2",
+      "-b:a",
+      "128k",
+      "-movflags",
+      "+faststart",
       `${OUT}/output.mp4`,
     ]);
     expect(plan.output).toEqual({ kind: "file", file: "output.mp4", contentType: "video/mp4" });
@@ -30,13 +49,32 @@ describe("progressive presets: exact commands", () => {
   it("mp4_265_1080p_efficient: HEVC tagged hvc1, CRF only", () => {
     expect(argsOf(build("mp4_265_1080p_efficient"))).toEqual([
       ...HEAD,
-      "-map", "0:0",
-      "-map", "0:1",
-      "-vf", "scale=1920:1080,setsar=1,format=yuv420p",
-      "-c:v", "libx265", "-preset", "veryfast", "-x265-params", "log-level=error", "-tag:v", "hvc1",
-      "-crf", "26",
-      "-c:a", "aac", "-ar", "48000", "-ac", "2", "-b:a", "128k",
-      "-movflags", "+faststart",
+      "-map",
+      "0:0",
+      "-map",
+      "0:1",
+      "-vf",
+      "scale=1920:1080,setsar=1,format=yuv420p",
+      "-c:v",
+      "libx265",
+      "-preset",
+      "veryfast",
+      "-x265-params",
+      "log-level=error",
+      "-tag:v",
+      "hvc1",
+      "-crf",
+      "26",
+      "-c:a",
+      "aac",
+      "-ar",
+      "48000",
+      "-ac",
+      "2",
+      "-b:a",
+      "128k",
+      "-movflags",
+      "+faststart",
       `${OUT}/output.mp4`,
     ]);
   });
@@ -45,12 +83,32 @@ describe("progressive presets: exact commands", () => {
     const plan = build("webm_vp9_1080p");
     expect(argsOf(plan)).toEqual([
       ...HEAD,
-      "-map", "0:0",
-      "-map", "0:1",
-      "-vf", "scale=1920:1080,setsar=1,format=yuv420p",
-      "-c:v", "libvpx-vp9", "-deadline", "good", "-cpu-used", "5", "-row-mt", "1",
-      "-crf", "31", "-b:v", "4000k",
-      "-c:a", "libopus", "-ar", "48000", "-ac", "2", "-b:a", "128k",
+      "-map",
+      "0:0",
+      "-map",
+      "0:1",
+      "-vf",
+      "scale=1920:1080,setsar=1,format=yuv420p",
+      "-c:v",
+      "libvpx-vp9",
+      "-deadline",
+      "good",
+      "-cpu-used",
+      "5",
+      "-row-mt",
+      "1",
+      "-crf",
+      "31",
+      "-b:v",
+      "4000k",
+      "-c:a",
+      "libopus",
+      "-ar",
+      "48000",
+      "-ac",
+      "2",
+      "-b:a",
+      "128k",
       `${OUT}/output.webm`,
     ]);
     expect(plan.output).toEqual({ kind: "file", file: "output.webm", contentType: "video/webm" });
@@ -58,7 +116,9 @@ describe("progressive presets: exact commands", () => {
 
   it("social_264_vertical_1080x1920: fills 9:16 by cropping the centre", () => {
     const args = argsOf(build("social_264_vertical_1080x1920"));
-    expect(valueOf(args, "-vf")).toBe("scale=1080:1920:force_original_aspect_ratio=increase,crop=1080:1920,setsar=1,format=yuv420p");
+    expect(valueOf(args, "-vf")).toBe(
+      "scale=1080:1920:force_original_aspect_ratio=increase,crop=1080:1920,setsar=1,format=yuv420p",
+    );
     expect(valueOf(args, "-maxrate")).toBe("6000k");
     expect(valueOf(args, "-bufsize")).toBe("12000k");
   });
@@ -97,7 +157,10 @@ describe("progressive presets: exact commands", () => {
 
   it("a source without video fails clearly and is not retried", () => {
     expect(() => build("mp4_264_720p", { ...PROBE_1080, video: null })).toThrowError(
-      expect.objectContaining({ message: "The source has no video stream; preset mp4_264_720p needs one.", retryable: false }),
+      expect.objectContaining({
+        message: "The source has no video stream; preset mp4_264_720p needs one.",
+        retryable: false,
+      }),
     );
   });
 });

@@ -15,11 +15,16 @@ describe("util_thumbnails", () => {
     const step = plan.steps[0];
     expect(step.kind === "run" && step.command.args).toEqual([
       ...HEAD,
-      "-map", "0:0",
-      "-vf", "select='eq(n,30)+eq(n,90)+eq(n,150)+eq(n,210)+eq(n,270)',scale=w='min(640,iw)':h=-2",
-      "-fps_mode", "passthrough",
-      "-frames:v", "5",
-      "-q:v", "3",
+      "-map",
+      "0:0",
+      "-vf",
+      "select='eq(n,30)+eq(n,90)+eq(n,150)+eq(n,210)+eq(n,270)',scale=w='min(640,iw)':h=-2",
+      "-fps_mode",
+      "passthrough",
+      "-frames:v",
+      "5",
+      "-q:v",
+      "3",
       `${OUT}/thumb_%03d.jpg`,
     ]);
     expect(plan.output).toEqual({ kind: "zip" });
@@ -40,12 +45,18 @@ describe("util_sprite_vtt", () => {
     const [run, write] = plan.steps;
     expect(run.kind === "run" && run.command.args).toEqual([
       ...HEAD,
-      "-map", "0:0",
-      "-vf", "select='not(mod(n,30))',scale=160:90,setsar=1,tile=10x1",
-      "-fps_mode", "passthrough",
-      "-frames:v", "1",
-      "-update", "1",
-      "-q:v", "4",
+      "-map",
+      "0:0",
+      "-vf",
+      "select='not(mod(n,30))',scale=160:90,setsar=1,tile=10x1",
+      "-fps_mode",
+      "passthrough",
+      "-frames:v",
+      "1",
+      "-update",
+      "1",
+      "-q:v",
+      "4",
       `${OUT}/sprite.jpg`,
     ]);
     expect(write.kind === "write-text" && write.file).toBe("sprite.vtt");
@@ -83,13 +94,19 @@ describe("WebVTT writer", () => {
   });
 
   it("writes one cue per tile", () => {
-    expect(spriteVtt("s.jpg", [{ start: 0, end: 1.5, x: 0, y: 0, width: 160, height: 90 }, { start: 1.5, end: 3, x: 160, y: 0, width: 160, height: 90 }])).toBe(
+    expect(
+      spriteVtt("s.jpg", [
+        { start: 0, end: 1.5, x: 0, y: 0, width: 160, height: 90 },
+        { start: 1.5, end: 3, x: 160, y: 0, width: 160, height: 90 },
+      ]),
+    ).toBe(
       "WEBVTT\n\n00:00:00.000 --> 00:00:01.500\ns.jpg#xywh=0,0,160,90\n\n00:00:01.500 --> 00:00:03.000\ns.jpg#xywh=160,0,160,90\n",
     );
   });
 
   it("escapes raw & and < in cue text, keeping references, tags and the header", () => {
-    const raw = "WEBVTT\n\n00:00.500 --> 00:01.500\nTom & Jerry <i>run</i>\nR&D &amp; a < b &#38; &#x26;\n\nNOTE & stays\n";
+    const raw =
+      "WEBVTT\n\n00:00.500 --> 00:01.500\nTom & Jerry <i>run</i>\nR&D &amp; a < b &#38; &#x26;\n\nNOTE & stays\n";
     expect(escapeVttCueText(raw)).toBe(
       "WEBVTT\n\n00:00.500 --> 00:01.500\nTom &amp; Jerry <i>run</i>\nR&amp;D &amp; a &lt; b &#38; &#x26;\n\nNOTE & stays\n",
     );
@@ -97,7 +114,9 @@ describe("WebVTT writer", () => {
 
   it("keeps tags with annotations and timestamps, and escapes a tag cut short by another", () => {
     const cue = (text: string) => escapeVttCueText(`WEBVTT\n\n00:00.000 --> 00:01.000\n${text}\n`).split("\n")[3];
-    expect(cue("<v.loud Mary>Hi</v> <c.a.b>x</c> <00:00.500>y <lang en-GB>z</lang>")).toBe("<v.loud Mary>Hi</v> <c.a.b>x</c> <00:00.500>y <lang en-GB>z</lang>");
+    expect(cue("<v.loud Mary>Hi</v> <c.a.b>x</c> <00:00.500>y <lang en-GB>z</lang>")).toBe(
+      "<v.loud Mary>Hi</v> <c.a.b>x</c> <00:00.500>y <lang en-GB>z</lang>",
+    );
     expect(cue("<c.a <b>bold</b>")).toBe("&lt;c.a <b>bold</b>");
     expect(cue("&amp &amp; &#12 &#x1F;")).toBe("&amp;amp &amp; &amp;#12 &#x1F;");
   });
@@ -116,16 +135,43 @@ describe("util_subs_sidecar_basic", () => {
     const [run, escape] = plan.steps;
     expect(run.kind === "run" && run.command.args).toEqual([
       ...HEAD,
-      "-map", "0:0",
-      "-map", "0:1",
-      "-vf", "scale=w='min(1920,iw)':h='min(1080,ih)':force_original_aspect_ratio=decrease:force_divisible_by=2,format=yuv420p",
-      "-c:v", "libx264", "-preset", "veryfast",
-      "-crf", "23",
-      "-c:a", "aac", "-ar", "48000", "-ac", "2", "-b:a", "128k",
-      "-movflags", "+faststart",
+      "-map",
+      "0:0",
+      "-map",
+      "0:1",
+      "-vf",
+      "scale=w='min(1920,iw)':h='min(1080,ih)':force_original_aspect_ratio=decrease:force_divisible_by=2,format=yuv420p",
+      "-c:v",
+      "libx264",
+      "-preset",
+      "veryfast",
+      "-crf",
+      "23",
+      "-c:a",
+      "aac",
+      "-ar",
+      "48000",
+      "-ac",
+      "2",
+      "-b:a",
+      "128k",
+      "-movflags",
+      "+faststart",
       `${OUT}/video.mp4`,
-      "-map", "0:2", "-c:s", "webvtt", "-f", "webvtt", `${OUT}/subtitle_1.eng.vtt`,
-      "-map", "0:4", "-c:s", "webvtt", "-f", "webvtt", `${OUT}/subtitle_2.fra.vtt`,
+      "-map",
+      "0:2",
+      "-c:s",
+      "webvtt",
+      "-f",
+      "webvtt",
+      `${OUT}/subtitle_1.eng.vtt`,
+      "-map",
+      "0:4",
+      "-c:s",
+      "webvtt",
+      "-f",
+      "webvtt",
+      `${OUT}/subtitle_2.fra.vtt`,
     ]);
     expect(escape).toEqual({ kind: "escape-vtt", files: ["subtitle_1.eng.vtt", "subtitle_2.fra.vtt"] });
   });

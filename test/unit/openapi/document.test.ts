@@ -5,7 +5,14 @@ import { validateEdl } from "../../../domain/edl/validate";
 import { createApp } from "../../../worker/app";
 import { openApiDocument } from "../../../worker/openapi/document";
 import { OPENAPI_PATH } from "../../../worker/openapi/reference";
-import { describeErrors, dereferencedDocument, operationsOf, schemaValidator, type Operation, type Schema } from "../../support/openapi";
+import {
+  describeErrors,
+  dereferencedDocument,
+  operationsOf,
+  schemaValidator,
+  type Operation,
+  type Schema,
+} from "../../support/openapi";
 import { validEdl } from "../edl/arbitraries";
 
 const API = "/api/v1";
@@ -23,7 +30,9 @@ describe("the OpenAPI document", () => {
         .routes.filter((r) => r.method !== "ALL" && r.path.startsWith(`${API}/`) && r.path !== OPENAPI_PATH)
         .map((r) => `${r.method} ${r.path.slice(API.length).replaceAll(/:(\w+)/g, "{$1}")}`),
     );
-    const documented = operationsOf(openApiDocument() as never).map(({ method, path }) => `${method.toUpperCase()} ${path}`);
+    const documented = operationsOf(openApiDocument() as never).map(
+      ({ method, path }) => `${method.toUpperCase()} ${path}`,
+    );
     expect(documented.sort()).toEqual([...served].sort());
     expect(documented).toHaveLength(8);
     expect(documented.some((op) => op.includes("internal"))).toBe(false);
@@ -34,9 +43,13 @@ describe("the OpenAPI document", () => {
       const statuses = Object.keys(operation.responses ?? {});
       expect(statuses, `${method} ${path}`).toEqual(expect.arrayContaining(["401", "500"]));
       for (const [status, response] of Object.entries(operation.responses ?? {})) {
-        const media = (response as { content?: Record<string, { schema?: unknown; examples?: object }> }).content?.["application/json"];
+        const media = (response as { content?: Record<string, { schema?: unknown; examples?: object }> }).content?.[
+          "application/json"
+        ];
         expect(media?.schema, `${method} ${path} ${status}`).toBeDefined();
-        expect(Object.keys(media?.examples ?? {}).length, `${method} ${path} ${status} has an example`).toBeGreaterThan(0);
+        expect(Object.keys(media?.examples ?? {}).length, `${method} ${path} ${status} has an example`).toBeGreaterThan(
+          0,
+        );
       }
     }
   });
@@ -45,7 +58,11 @@ describe("the OpenAPI document", () => {
     const document = await dereferencedDocument();
     const validator = schemaValidator();
     const checked: string[] = [];
-    const check = (where: string, schema: Schema | undefined, examples: Record<string, { value?: unknown }> | undefined) => {
+    const check = (
+      where: string,
+      schema: Schema | undefined,
+      examples: Record<string, { value?: unknown }> | undefined,
+    ) => {
       for (const [name, example] of Object.entries(examples ?? {})) {
         const validate = validator(schema as Schema);
         expect(validate(example.value), `${where} example ${name}: ${describeErrors(validate)}`).toBe(true);
@@ -55,13 +72,22 @@ describe("the OpenAPI document", () => {
     type Media = { schema?: Schema; examples?: Record<string, { value?: unknown }> };
     const operations = [
       ...operationsOf(document).map((o) => ({ ...o, where: `${o.method} ${o.path}` })),
-      ...Object.entries(document.webhooks ?? {}).map(([name, item]) => ({ where: `webhook ${name}`, operation: (item as { post: Operation }).post })),
+      ...Object.entries(document.webhooks ?? {}).map(([name, item]) => ({
+        where: `webhook ${name}`,
+        operation: (item as { post: Operation }).post,
+      })),
     ];
     for (const { where, operation } of operations) {
-      for (const parameter of (operation.parameters ?? []) as { name: string; schema?: Schema; examples?: Record<string, { value?: unknown }> }[]) {
+      for (const parameter of (operation.parameters ?? []) as {
+        name: string;
+        schema?: Schema;
+        examples?: Record<string, { value?: unknown }>;
+      }[]) {
         check(`${where} parameter ${parameter.name}`, parameter.schema, parameter.examples);
       }
-      const body = (operation.requestBody as { content?: Record<string, Media> } | undefined)?.content?.["application/json"];
+      const body = (operation.requestBody as { content?: Record<string, Media> } | undefined)?.content?.[
+        "application/json"
+      ];
       check(`${where} request`, body?.schema, body?.examples);
       for (const [status, response] of Object.entries(operation.responses ?? {})) {
         const media = (response as { content?: Record<string, Media> }).content?.["application/json"];
@@ -74,21 +100,32 @@ describe("the OpenAPI document", () => {
 
   it("a schema rejects what the service would not send (the examples check can fail)", async () => {
     const document = await dereferencedDocument();
-    const jobSchema = (document.paths!["/jobs/{id}"]!.get!.responses!["200"] as { content: Record<string, { schema: Schema }> }).content["application/json"].schema;
+    const jobSchema = (
+      document.paths!["/jobs/{id}"]!.get!.responses!["200"] as { content: Record<string, { schema: Schema }> }
+    ).content["application/json"].schema;
     const validate = schemaValidator()(jobSchema);
     expect(validate({ id: "not-a-uuid", status: "done" })).toBe(false);
-    const bare = (document.paths!["/jobs/{id}/download-url"]!.get!.responses!["404"] as { content: Record<string, { schema: Schema }> }).content["application/json"].schema;
+    const bare = (
+      document.paths!["/jobs/{id}/download-url"]!.get!.responses!["404"] as {
+        content: Record<string, { schema: Schema }>;
+      }
+    ).content["application/json"].schema;
     expect(schemaValidator()(bare)({ error: "Not found", message: "Job not found" })).toBe(false);
   });
 
   it("the list's page and limit are documented as the API takes them: no bound it does not enforce, the cap and the fallback said", async () => {
     const document = await dereferencedDocument();
-    const parameters = document.paths!["/jobs"]!.get!.parameters as { name: string; schema: Schema; description?: string }[];
+    const parameters = document.paths!["/jobs"]!.get!.parameters as {
+      name: string;
+      schema: Schema;
+      description?: string;
+    }[];
     const parameter = (name: string) => parameters.find((p) => p.name === name)!;
     // The API answers each of these (0 falls back to the default, 1000 is capped), so a client checking the document must not refuse them.
     for (const name of ["page", "limit"]) {
       const validate = schemaValidator()(parameter(name).schema);
-      for (const value of [0, 1, 1000]) expect(validate(value), `${name}=${value}: ${describeErrors(validate)}`).toBe(true);
+      for (const value of [0, 1, 1000])
+        expect(validate(value), `${name}=${value}: ${describeErrors(validate)}`).toBe(true);
     }
     expect(parameter("limit").description).toMatch(/over 100 is taken as 100.*falls back to 10/);
     expect(parameter("page").description).toMatch(/falls back to 1/);
@@ -97,13 +134,17 @@ describe("the OpenAPI document", () => {
   it("each creation's 201 declares the Idempotent-Replayed header a replay carries", async () => {
     const document = await dereferencedDocument();
     for (const path of ["/jobs", "/edl"]) {
-      const created = document.paths![path]!.post!.responses!["201"] as { headers?: Record<string, { schema?: Schema }> };
+      const created = document.paths![path]!.post!.responses!["201"] as {
+        headers?: Record<string, { schema?: Schema }>;
+      };
       expect(created.headers?.["Idempotent-Replayed"]?.schema, `POST ${path}`).toMatchObject({ enum: ["true"] });
     }
   });
 
   it("audioBitrate's example is an audio bitrate, not the video's", async () => {
-    const output = (await dereferencedDocument()).components!.schemas!.EdlOutput as { properties: Record<string, { example?: string }> };
+    const output = (await dereferencedDocument()).components!.schemas!.EdlOutput as {
+      properties: Record<string, { example?: string }>;
+    };
     expect(Number.parseInt(output.properties.audioBitrate.example!, 10)).toBeLessThanOrEqual(320);
   });
 

@@ -9,7 +9,9 @@ import { operation } from "../../../worker/openapi/route";
 const Body = z.object({ name: z.string() });
 const Other = z.object({ name: z.string() });
 
-const responses = { 200: { description: "ok", content: { "application/json": { schema: z.object({ name: z.string() }) } } } };
+const responses = {
+  200: { description: "ok", content: { "application/json": { schema: z.object({ name: z.string() }) } } },
+};
 const routeWith = (validated: z.ZodType | undefined, documented: z.ZodType | undefined) =>
   createRoute({
     method: "post",
@@ -29,7 +31,9 @@ const matched = createRoute({
 describe("operation(): a documented route whose body the contract's middleware reads", () => {
   it("refuses a route whose documented body is not the schema its jsonBody validates with, either way round", () => {
     const app = new OpenAPIHono<AppEnv>();
-    expect(() => operation(app, routeWith(Body, Other), (c) => c.json({ name: "x" }, 200))).toThrow(/POST \/things: the documented JSON body/);
+    expect(() => operation(app, routeWith(Body, Other), (c) => c.json({ name: "x" }, 200))).toThrow(
+      /POST \/things: the documented JSON body/,
+    );
     expect(() => operation(app, routeWith(Body, undefined), (c) => c.json({ name: "x" }, 200))).toThrow();
     expect(() => operation(app, routeWith(undefined, Body), (c) => c.json({ name: "x" }, 200))).toThrow();
   });
@@ -41,12 +45,24 @@ describe("operation(): a documented route whose body the contract's middleware r
     const document = app.getOpenAPI31Document({ openapi: "3.1.0", info: { title: "t", version: "1" } });
     expect(Object.keys(document.paths ?? {})).toEqual(["/things"]);
     // No JSON Content-Type, still parsed (zod-openapi's own gate would answer 415).
-    const plain = await app.request("/things", { method: "POST", body: '{"name":"a"}', headers: { "Content-Type": "text/plain" } });
+    const plain = await app.request("/things", {
+      method: "POST",
+      body: '{"name":"a"}',
+      headers: { "Content-Type": "text/plain" },
+    });
     expect(plain.status).toBe(200);
     expect(await plain.json()).toEqual({ name: "a" });
-    const broken = await app.request("/things", { method: "POST", body: "{", headers: { "Content-Type": "application/json" } });
+    const broken = await app.request("/things", {
+      method: "POST",
+      body: "{",
+      headers: { "Content-Type": "application/json" },
+    });
     expect(await broken.json()).toMatchObject({ error: "Invalid JSON" });
     const invalid = await app.request("/things", { method: "POST", body: "{}" });
-    expect(await invalid.json()).toEqual({ error: "Validation error", message: "Invalid request parameters", details: [{ field: "name", message: expect.any(String) }] });
+    expect(await invalid.json()).toEqual({
+      error: "Validation error",
+      message: "Invalid request parameters",
+      details: [{ field: "name", message: expect.any(String) }],
+    });
   });
 });

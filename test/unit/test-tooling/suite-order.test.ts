@@ -8,7 +8,10 @@ const ROOT = resolve(import.meta.dirname, "../../..");
 
 /** What BaseSequencer reads of a spec: its file, its project's name and group. */
 const spec = (file: string, project: string, groupOrder: number) =>
-  ({ moduleId: join(ROOT, file), project: { name: project, config: { sequence: { groupOrder }, isolate: true } } }) as unknown as TestSpecification;
+  ({
+    moduleId: join(ROOT, file),
+    project: { name: project, config: { sequence: { groupOrder }, isolate: true } },
+  }) as unknown as TestSpecification;
 
 /** A fresh checkout's vitest: no file's duration nor size known. */
 const sequencer = new LongestFirstSequencer({

@@ -40,7 +40,13 @@ describe("timeline compiler: one FFmpeg invocation, one filter graph", () => {
       { id: "a", src: A, in: 0, out: 4, startTime: 0 },
       { id: "b", src: B, in: 1, out: 3, startTime: 4, speed: 2 },
     ];
-    const unapplied = { transform: { scale: 2, rotate: 45 }, crop: { top: 0.1 }, filters: ["blur", { type: "sepia" }], transition: { type: "fade", duration: 1 }, freeze: true };
+    const unapplied = {
+      transform: { scale: 2, rotate: 45 },
+      crop: { top: 0.1 },
+      filters: ["blur", { type: "sepia" }],
+      transition: { type: "fade", duration: 1 },
+      freeze: true,
+    };
     const plain = compile({ timeline: { tracks: [video(clips)] } });
     const withThem = compile({ timeline: { tracks: [video(clips.map((clip) => ({ ...clip, ...unapplied })))] } });
     expect(withThem).toEqual(plain);
@@ -52,7 +58,18 @@ describe("timeline compiler: one FFmpeg invocation, one filter graph", () => {
     expect(c.fps).toBe(25);
     expect(c.duration).toBe(3);
     expect(c.args.slice(0, 3)).toEqual(["-hide_banner", "-nostdin", "-y"]);
-    expect(c.args.slice(3, 13)).toEqual(["-protocol_whitelist", "file", "-max_pixels", String(MAX_PICTURE_PIXELS), "-ss", "2", "-t", "3", "-i", "/w/a"]);
+    expect(c.args.slice(3, 13)).toEqual([
+      "-protocol_whitelist",
+      "file",
+      "-max_pixels",
+      String(MAX_PICTURE_PIXELS),
+      "-ss",
+      "2",
+      "-t",
+      "3",
+      "-i",
+      "/w/a",
+    ]);
     expect(c.args.filter((a) => a === "-i")).toHaveLength(1);
     expect(graphOf(c)).toBe(
       "[0:v:0]setpts=(PTS-STARTPTS)/1,fps=25,scale=1280:720:force_original_aspect_ratio=decrease:force_divisible_by=2,pad=1280:720:(ow-iw)/2:(oh-ih)/2:color=black,setsar=1,format=yuv420p,tpad=stop_mode=clone:stop=75,trim=end_frame=75,setpts=PTS-STARTPTS[v0];" +
@@ -60,22 +77,58 @@ describe("timeline compiler: one FFmpeg invocation, one filter graph", () => {
         "[v0][a1]concat=n=1:v=1:a=1[v2][a3]",
     );
     // The graph is read from a file: as an argument, a large timeline's passed Linux's 128 KiB limit on one.
-    expect(c.args.slice(c.args.indexOf("-filter_complex_script"), c.args.indexOf("-map"))).toEqual(["-filter_complex_script", "/w/graph.txt"]);
+    expect(c.args.slice(c.args.indexOf("-filter_complex_script"), c.args.indexOf("-map"))).toEqual([
+      "-filter_complex_script",
+      "/w/graph.txt",
+    ]);
     expect(c.files).toContainEqual({ path: "/w/graph.txt", content: c.graph });
     expect(c.args.slice(c.args.indexOf("-map"))).toEqual([
-      "-map", "[v2]", "-map", "[a3]",
-      "-c:v", "libx264", "-preset", "veryfast", "-crf", "23", "-pix_fmt", "yuv420p",
-      "-c:a", "aac", "-ar", "48000", "-ac", "2", "-b:a", "128k", "-movflags", "+faststart", "-f", "mp4", "/w/output.mp4",
+      "-map",
+      "[v2]",
+      "-map",
+      "[a3]",
+      "-c:v",
+      "libx264",
+      "-preset",
+      "veryfast",
+      "-crf",
+      "23",
+      "-pix_fmt",
+      "yuv420p",
+      "-c:a",
+      "aac",
+      "-ar",
+      "48000",
+      "-ac",
+      "2",
+      "-b:a",
+      "128k",
+      "-movflags",
+      "+faststart",
+      "-f",
+      "mp4",
+      "/w/output.mp4",
     ]);
   });
 
   it("gaps become black and silence; clips are placed by startTime, in time order", () => {
     const c = compile({
       output: { resolution: "640x360", fps: 30 },
-      timeline: { tracks: [video([{ id: "late", src: B, in: 0, out: 1, startTime: 3 }, { id: "early", src: A, in: 0, out: 1, startTime: 0.5 }])] },
+      timeline: {
+        tracks: [
+          video([
+            { id: "late", src: B, in: 0, out: 1, startTime: 3 },
+            { id: "early", src: A, in: 0, out: 1, startTime: 0.5 },
+          ]),
+        ],
+      },
     });
     const g = graphOf(c);
-    expect(g.startsWith("color=c=black:s=640x360:r=30,trim=end_frame=15,format=yuv420p,setsar=1[v0];anullsrc=r=48000:cl=stereo,atrim=end_sample=24000[a1];")).toBe(true);
+    expect(
+      g.startsWith(
+        "color=c=black:s=640x360:r=30,trim=end_frame=15,format=yuv420p,setsar=1[v0];anullsrc=r=48000:cl=stereo,atrim=end_sample=24000[a1];",
+      ),
+    ).toBe(true);
     expect(g).toContain("color=c=black:s=640x360:r=30,trim=end_frame=45,");
     expect(g).toContain("concat=n=4:v=1:a=1");
     expect(c.args.filter((a) => a.startsWith("/w/"))).toEqual(["/w/a", "/w/b", "/w/graph.txt", "/w/output.mp4"]);
@@ -92,17 +145,32 @@ describe("timeline compiler: one FFmpeg invocation, one filter graph", () => {
     expect(parts.reduce((n, p) => n + p.samples, 0)).toBe(spanOf(0, 10.01, 29.97).samples);
     const c = compile({
       output: { fps: 25 },
-      timeline: { tracks: [video([0, 1, 2, 3].map((i) => ({ id: `c${i}`, src: A, in: 0, out: 2.5, startTime: 2.5 * i })))] },
+      timeline: {
+        tracks: [video([0, 1, 2, 3].map((i) => ({ id: `c${i}`, src: A, in: 0, out: 2.5, startTime: 2.5 * i })))],
+      },
     });
     const frames = [...graphOf(c).matchAll(/trim=end_frame=(\d+)/g)].map((m) => Number(m[1]));
     expect(frames).toEqual([63, 62, 63, 62]);
     // A clip shorter than half a frame has no frame of its own and is left out.
-    const tiny = compile({ output: { fps: 25 }, timeline: { tracks: [video([{ id: "a", src: A, in: 0, out: 1, startTime: 0 }, { id: "t", src: B, in: 0, out: 0.01, startTime: 1 }])] } });
+    const tiny = compile({
+      output: { fps: 25 },
+      timeline: {
+        tracks: [
+          video([
+            { id: "a", src: A, in: 0, out: 1, startTime: 0 },
+            { id: "t", src: B, in: 0, out: 0.01, startTime: 1 },
+          ]),
+        ],
+      },
+    });
     expect(graphOf(tiny)).toContain("concat=n=1:");
   });
 
   it("a timeline without a frame at its sources' rate fails, not retried, instead of asking FFmpeg to join nothing", () => {
-    const { edl } = validateEdl({ version: "1.0", timeline: { tracks: [video([{ id: "a", src: A, in: 0, out: 0.1, startTime: 0 }])] } }, "enterprise");
+    const { edl } = validateEdl(
+      { version: "1.0", timeline: { tracks: [video([{ id: "a", src: A, in: 0, out: 0.1, startTime: 0 }])] } },
+      "enterprise",
+    );
     const twoFps: TimelineAssets = { ...assets, media: new Map([[A, { ...assets.media.get(A)!, fps: 2 }]]) };
     const failure = (() => {
       try {
@@ -111,7 +179,11 @@ describe("timeline compiler: one FFmpeg invocation, one filter graph", () => {
         return err;
       }
     })();
-    expect(failure).toMatchObject({ kind: "invalid-timeline", retryable: false, message: "The timeline is 0.1 s long, less than a frame at 2 fps: it has no frame to encode" });
+    expect(failure).toMatchObject({
+      kind: "invalid-timeline",
+      retryable: false,
+      message: "The timeline is 0.1 s long, less than a frame at 2 fps: it has no frame to encode",
+    });
   });
 
   it("speed: setpts divides time; atempo chains whole factors of 2 or 0.5 with the remainder last", () => {
@@ -120,11 +192,15 @@ describe("timeline compiler: one FFmpeg invocation, one filter graph", () => {
     expect(atempoChain(5)).toEqual([2, 2, 1.25]);
     expect(atempoChain(0.25)).toEqual([0.5, 0.5]);
     expect(atempoChain(0.1)).toEqual([0.5, 0.5, 0.5, 0.8]);
-    const fast = compile({ timeline: { tracks: [video([{ id: "f", src: A, in: 0, out: 8, startTime: 0, speed: 4 }])] } });
+    const fast = compile({
+      timeline: { tracks: [video([{ id: "f", src: A, in: 0, out: 8, startTime: 0, speed: 4 }])] },
+    });
     expect(fast.duration).toBe(2);
     expect(graphOf(fast)).toContain("setpts=(PTS-STARTPTS)/4,fps=25,scale=");
     expect(graphOf(fast)).toContain("atempo=2,atempo=2,");
-    const slow = compile({ timeline: { tracks: [video([{ id: "s", src: A, in: 0, out: 1, startTime: 0, speed: 0.25 }])] } });
+    const slow = compile({
+      timeline: { tracks: [video([{ id: "s", src: A, in: 0, out: 1, startTime: 0, speed: 0.25 }])] },
+    });
     expect(slow.duration).toBe(4);
     // Slowing down scales before fps duplicates frames.
     expect(graphOf(slow)).toMatch(/setpts=\(PTS-STARTPTS\)\/0\.25,scale=.*,fps=25,setsar/);
@@ -148,7 +224,9 @@ describe("timeline compiler: one FFmpeg invocation, one filter graph", () => {
     expect(g).toContain("anullsrc=r=48000:cl=stereo,atrim=end_sample=48000[a1]");
     expect(g).toContain("volume=6dB,apad,atrim=end_sample=48000");
     expect(c.args.join(" ")).toContain(`-protocol_whitelist file -max_pixels ${MAX_PICTURE_PIXELS} -t 1 -i /w/t`);
-    expect(g).toMatch(/\[3:a:0\]asetpts=PTS-STARTPTS,aresample=48000,aformat=sample_fmts=fltp:channel_layouts=stereo,volume=-3dB,apad/);
+    expect(g).toMatch(
+      /\[3:a:0\]asetpts=PTS-STARTPTS,aresample=48000,aformat=sample_fmts=fltp:channel_layouts=stereo,volume=-3dB,apad/,
+    );
     expect(g.match(/anullsrc/g)).toHaveLength(2);
   });
 
@@ -158,13 +236,32 @@ describe("timeline compiler: one FFmpeg invocation, one filter graph", () => {
       timeline: {
         tracks: [
           video([{ id: "a", src: A, in: 0, out: 10, startTime: 0 }]),
-          { type: "overlay", clips: [{ id: "logo", src: LOGO, startTime: 2, duration: 4, position: { x: "right", y: "top" }, size: { width: "10%" }, opacity: 0.8, fadeIn: 1, fadeOut: 0.5 }] },
+          {
+            type: "overlay",
+            clips: [
+              {
+                id: "logo",
+                src: LOGO,
+                startTime: 2,
+                duration: 4,
+                position: { x: "right", y: "top" },
+                size: { width: "10%" },
+                opacity: 0.8,
+                fadeIn: 1,
+                fadeOut: 0.5,
+              },
+            ],
+          },
         ],
       },
     });
     const g = graphOf(c);
-    expect(c.args.join(" ")).toContain(`-protocol_whitelist file -max_pixels ${MAX_PICTURE_PIXELS} -loop 1 -framerate 25 -t 10 -i /w/logo`);
-    expect(g).toContain("[1:v:0]scale=128:64,format=rgba,colorchannelmixer=aa=0.8,fade=t=in:st=2:d=1:alpha=1,fade=t=out:st=5.5:d=0.5:alpha=1[ov4]");
+    expect(c.args.join(" ")).toContain(
+      `-protocol_whitelist file -max_pixels ${MAX_PICTURE_PIXELS} -loop 1 -framerate 25 -t 10 -i /w/logo`,
+    );
+    expect(g).toContain(
+      "[1:v:0]scale=128:64,format=rgba,colorchannelmixer=aa=0.8,fade=t=in:st=2:d=1:alpha=1,fade=t=out:st=5.5:d=0.5:alpha=1[ov4]",
+    );
     expect(g).toContain("[v2][ov4]overlay=x=1152:y=0:enable='between(t,2,6)':eof_action=pass[v5]");
   });
 
@@ -174,7 +271,12 @@ describe("timeline compiler: one FFmpeg invocation, one filter graph", () => {
       timeline: {
         tracks: [
           video([{ id: "a", src: A, in: 0, out: 5, startTime: 0 }]),
-          { type: "overlay", clips: [{ id: "m", src: LOGO, startTime: 1, duration: 2, position: { x: 100, y: 50 }, blendMode: "multiply" }] },
+          {
+            type: "overlay",
+            clips: [
+              { id: "m", src: LOGO, startTime: 1, duration: 2, position: { x: 100, y: 50 }, blendMode: "multiply" },
+            ],
+          },
         ],
       },
     });
@@ -196,9 +298,20 @@ describe("timeline compiler: one FFmpeg invocation, one filter graph", () => {
             type: "text",
             clips: [
               {
-                id: "t", text: "Hello: 'world', 100%", startTime: 1, duration: 3, fontSize: 40, fontColor: "#FF0000", fontWeight: "bold",
-                textAlign: "left", position: { x: 10, y: "bottom" }, background: { color: "#000000", opacity: 0.5, padding: 8 },
-                outline: { color: "#FFFFFF", width: 2 }, shadow: { color: "#000000", offsetX: 3, offsetY: 4 }, fadeIn: 0.5, fadeOut: 1,
+                id: "t",
+                text: "Hello: 'world', 100%",
+                startTime: 1,
+                duration: 3,
+                fontSize: 40,
+                fontColor: "#FF0000",
+                fontWeight: "bold",
+                textAlign: "left",
+                position: { x: 10, y: "bottom" },
+                background: { color: "#000000", opacity: 0.5, padding: 8 },
+                outline: { color: "#FFFFFF", width: 2 },
+                shadow: { color: "#000000", offsetX: 3, offsetY: 4 },
+                fadeIn: 0.5,
+                fadeOut: 1,
               },
             ],
           },
@@ -215,9 +328,28 @@ describe("timeline compiler: one FFmpeg invocation, one filter graph", () => {
   });
 
   it("webm output: VP9 with Opus, constant quality", () => {
-    const c = compile({ output: { container: "webm", crf: 33 }, timeline: { tracks: [video([{ id: "a", src: A, in: 0, out: 1, startTime: 0 }])] } });
+    const c = compile({
+      output: { container: "webm", crf: 33 },
+      timeline: { tracks: [video([{ id: "a", src: A, in: 0, out: 1, startTime: 0 }])] },
+    });
     const tail = c.args.slice(c.args.indexOf("-c:v"));
-    expect(tail).toEqual(expect.arrayContaining(["libvpx-vp9", "-deadline", "good", "-cpu-used", "5", "-row-mt", "1", "-crf", "33", "-b:v", "0", "libopus", "webm"]));
+    expect(tail).toEqual(
+      expect.arrayContaining([
+        "libvpx-vp9",
+        "-deadline",
+        "good",
+        "-cpu-used",
+        "5",
+        "-row-mt",
+        "1",
+        "-crf",
+        "33",
+        "-b:v",
+        "0",
+        "libopus",
+        "webm",
+      ]),
+    );
     expect(tail).not.toContain("+faststart");
   });
 
@@ -227,7 +359,10 @@ describe("timeline compiler: one FFmpeg invocation, one filter graph", () => {
     const clip = (size: unknown) => ({ size }) as never;
     expect(overlaySize(clip(undefined), frame, natural)).toEqual({ width: 200, height: 100 });
     expect(overlaySize(clip({ width: { unit: "px", value: 50 } }), frame, natural)).toEqual({ width: 50, height: 25 });
-    expect(overlaySize(clip({ height: { unit: "percent", value: 50 } }), frame, natural)).toEqual({ width: 500, height: 250 });
+    expect(overlaySize(clip({ height: { unit: "percent", value: 50 } }), frame, natural)).toEqual({
+      width: 500,
+      height: 250,
+    });
     expect(placeBox({ x: "center", y: "bottom" }, { width: 100, height: 50 }, frame)).toEqual({ x: 450, y: 450 });
     expect(placeBox({ x: -20, y: 30 }, { width: 100, height: 50 }, frame)).toEqual({ x: -20, y: 30 });
   });

@@ -11,9 +11,12 @@ beforeAll(async () => {
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
 describe("resolveFont through fontconfig", () => {
-  it.each(["sans-serif", "serif", "monospace", "Sans-Serif"])("the generic family %s resolves to a font file", async (family) => {
-    expect((await stat(await resolveFont(family, "normal"))).isFile()).toBe(true);
-  });
+  it.each(["sans-serif", "serif", "monospace", "Sans-Serif"])(
+    "the generic family %s resolves to a font file",
+    async (family) => {
+      expect((await stat(await resolveFont(family, "normal"))).isFile()).toBe(true);
+    },
+  );
 
   it("named families and fontconfig's aliases resolve; bold picks the bold face", async () => {
     expect(await resolveFont("DejaVu Sans", "normal")).toMatch(/DejaVuSans\.ttf$/);
@@ -42,7 +45,9 @@ describe("when fc-match cannot answer", () => {
 
   const expectClearFailure = (err: unknown) => {
     expect(err).toMatchObject({ kind: "encoder-setup", retryable: false });
-    expect((err as Error).message).toBe("Text cannot be drawn: the encoder could not look up fonts (fontconfig's fc-match is missing or failed).");
+    expect((err as Error).message).toBe(
+      "Text cannot be drawn: the encoder could not look up fonts (fontconfig's fc-match is missing or failed).",
+    );
   };
 
   it("fc-match missing fails the job with a clear message, not retried", async () => {
@@ -52,7 +57,10 @@ describe("when fc-match cannot answer", () => {
   it("fc-match failing does the same", async () => {
     const bin = join(dir, "failing");
     await mkdir(bin);
-    await writeFile(join(bin, "fc-match"), "#!/bin/sh\necho 'Fontconfig error: cannot load default config file' >&2\nexit 1\n");
+    await writeFile(
+      join(bin, "fc-match"),
+      "#!/bin/sh\necho 'Fontconfig error: cannot load default config file' >&2\nexit 1\n",
+    );
     await chmod(join(bin, "fc-match"), 0o755);
     expectClearFailure(await withPath(bin, () => resolveFont("DejaVu Sans", "normal").catch((e) => e)));
   });

@@ -13,7 +13,9 @@ const server = createServer((req, res) => {
   req.on("end", () => {
     sent.push({ path: req.url ?? "", body });
     res.setHeader("content-type", "application/json");
-    res.end(JSON.stringify(req.url === "/pipeline" ? JSON.parse(body).map(() => ({ result: null })) : { result: null }));
+    res.end(
+      JSON.stringify(req.url === "/pipeline" ? JSON.parse(body).map(() => ({ result: null })) : { result: null }),
+    );
   });
 });
 let url: string;
@@ -32,13 +34,20 @@ describe("the Worker's Redis client (worker/services/cache.ts)", () => {
     const cache = cacheClient();
     await Promise.all([cache.get("a"), cache.get("b")]);
     expect(sent.map((r) => r.path).sort()).toEqual(["/", "/"]);
-    expect(sent.map((r) => JSON.parse(r.body)).sort()).toEqual([["get", "a"], ["get", "b"]]);
+    expect(sent.map((r) => JSON.parse(r.body)).sort()).toEqual([
+      ["get", "a"],
+      ["get", "b"],
+    ]);
   });
 
   it("marks all of an account's keys changed in one request (a plan or webhook change), not one a key", async () => {
     await markKeysChanged(cacheClient(), ["h1", "h2", "h3"]);
     expect(sent).toHaveLength(1);
     expect(sent[0].path).toBe("/pipeline");
-    expect(JSON.parse(sent[0].body).map((command: string[]) => command[1])).toEqual(["apikey:h1", "apikey:h2", "apikey:h3"]);
+    expect(JSON.parse(sent[0].body).map((command: string[]) => command[1])).toEqual([
+      "apikey:h1",
+      "apikey:h2",
+      "apikey:h3",
+    ]);
   });
 });

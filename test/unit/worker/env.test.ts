@@ -26,7 +26,12 @@ describe("the Worker's configuration: QUOTA_LIMITS", () => {
   });
 
   // A bad value used to pass the start and then turn every POST /jobs, POST /edl and usage page into a 500.
-  it.each(["{pro:5000}", '{"pro":"5000"}', '{"Pro":5}', '{"pro":-1}', '{"pro":1.5}', "[5000]", "null", ""])("refuses %j at the start, naming it", (value) => {
-    expect(() => parseEnv({ ...env, QUOTA_LIMITS: value })).toThrow("Worker configuration is invalid or missing: QUOTA_LIMITS");
-  });
+  it.each(["{pro:5000}", '{"pro":"5000"}', '{"Pro":5}', '{"pro":-1}', '{"pro":1.5}', "[5000]", "null", ""])(
+    "refuses %j at the start, naming it",
+    (value) => {
+      expect(() => parseEnv({ ...env, QUOTA_LIMITS: value })).toThrow(
+        "Worker configuration is invalid or missing: QUOTA_LIMITS",
+      );
+    },
+  );
 });

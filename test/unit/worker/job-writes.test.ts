@@ -7,7 +7,8 @@ const worker = resolve(dirname(fileURLToPath(import.meta.url)), "../../../worker
 const STATE_TABLE = "lib/job-states.ts";
 
 /** A write to the jobs table: drizzle's builders on `jobs`, or SQL text naming it. */
-const JOB_WRITE = /\.(update|insert|delete)\(\s*jobs\s*\)|\b(update|insert\s+into|delete\s+from)\s+(\$\{\s*jobs\s*\}|"?jobs"?\b)/gi;
+const JOB_WRITE =
+  /\.(update|insert|delete)\(\s*jobs\s*\)|\b(update|insert\s+into|delete\s+from)\s+(\$\{\s*jobs\s*\}|"?jobs"?\b)/gi;
 
 const writesIn = (source: string) => [...source.matchAll(JOB_WRITE)].map((m) => m[0]);
 
@@ -15,7 +16,9 @@ describe("a job's status is written in one module of the Worker", () => {
   it(`no module but ${STATE_TABLE} writes the jobs table`, async () => {
     const entries = await readdir(worker, { recursive: true, withFileTypes: true });
     const files = entries.filter((e) => e.isFile() && /\.tsx?$/.test(e.name)).map((e) => join(e.parentPath, e.name));
-    const writes = await Promise.all(files.map(async (file) => ({ file: relative(worker, file), writes: writesIn(await readFile(file, "utf8")) })));
+    const writes = await Promise.all(
+      files.map(async (file) => ({ file: relative(worker, file), writes: writesIn(await readFile(file, "utf8")) })),
+    );
     // The scan reads the state table's own writes, so an empty result elsewhere means something.
     expect(writes.find((w) => w.file === STATE_TABLE)?.writes.length).toBeGreaterThan(2);
     expect(writes.filter((w) => w.file !== STATE_TABLE && w.writes.length)).toEqual([]);

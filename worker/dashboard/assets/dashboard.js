@@ -32,7 +32,11 @@ function attachHls(video) {
   const thumbnail = video.dataset.thumbnail === "true";
   if (window.Hls && window.Hls.isSupported()) {
     // No worker: the page's Content-Security-Policy allows scripts from this origin only.
-    const hls = new window.Hls({ enableWorker: false, startLevel: thumbnail ? 0 : -1, maxBufferLength: thumbnail ? 2 : 30 });
+    const hls = new window.Hls({
+      enableWorker: false,
+      startLevel: thumbnail ? 0 : -1,
+      maxBufferLength: thumbnail ? 2 : 30,
+    });
     hls.on(window.Hls.Events.ERROR, (_event, data) => {
       if (data.fatal) video.dataset.error = data.details;
     });

@@ -29,7 +29,11 @@ export interface SignedIn {
  * milliseconds checking the password against it, then starts the session: a new password set
  * in between (which ends the user's sessions) must not be followed by one started on the old.
  */
-export async function startSession(db: Database, userId: string, { passwordHash, now = new Date() }: { passwordHash?: string; now?: Date } = {}) {
+export async function startSession(
+  db: Database,
+  userId: string,
+  { passwordHash, now = new Date() }: { passwordHash?: string; now?: Date } = {},
+) {
   const token = randomToken();
   const expiresAt = new Date(now.getTime() + SESSION_IDLE_MS);
   const timestamp = (at: Date) => sql`${at.toISOString()}::timestamptz`;
@@ -48,7 +52,9 @@ export async function startSession(db: Database, userId: string, { passwordHash,
           createdAt: timestamp(now).as("created_at"),
         })
         .from(users)
-        .where(and(eq(users.id, userId), passwordHash === undefined ? undefined : eq(users.passwordHash, passwordHash))),
+        .where(
+          and(eq(users.id, userId), passwordHash === undefined ? undefined : eq(users.passwordHash, passwordHash)),
+        ),
     )
     .returning({ id: sessions.id });
   return started.length > 0 ? { token, expiresAt } : null;

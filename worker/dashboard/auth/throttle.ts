@@ -24,7 +24,12 @@ export const SIGN_UP_PER_ADDRESS: ThrottleRule = { name: "signup:ip", limit: 10,
 export function throttledNetwork(address: string): string {
   if (!ipaddr.isValid(address)) return address;
   const ip = ipaddr.process(address);
-  return ip.kind() === "ipv4" ? ip.toString() : `${(ip as ipaddr.IPv6).parts.slice(0, 4).map((part) => part.toString(16)).join(":")}::/64`;
+  return ip.kind() === "ipv4"
+    ? ip.toString()
+    : `${(ip as ipaddr.IPv6).parts
+        .slice(0, 4)
+        .map((part) => part.toString(16))
+        .join(":")}::/64`;
 }
 
 export type ThrottleVerdict = { allowed: true } | { allowed: false; retryAfterSeconds: number };
@@ -34,7 +39,12 @@ export type ThrottleVerdict = { allowed: true } | { allowed: false; retryAfterSe
  * one round trip). A Redis outage lets the attempt through, logged: the password hash's cost
  * still bounds guessing, and a cache failure must not lock every user out.
  */
-export async function countAttempt(cache: Redis, rule: ThrottleRule, subject: string, now = Date.now()): Promise<ThrottleVerdict> {
+export async function countAttempt(
+  cache: Redis,
+  rule: ThrottleRule,
+  subject: string,
+  now = Date.now(),
+): Promise<ThrottleVerdict> {
   const window = Math.floor(now / 1000 / rule.windowSeconds);
   const key = `throttle:${rule.name}:${window}:${subject}`;
   try {
@@ -43,7 +53,14 @@ export async function countAttempt(cache: Redis, rule: ThrottleRule, subject: st
     const windowEnds = (window + 1) * rule.windowSeconds * 1000;
     return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((windowEnds - now) / 1000)) };
   } catch (err) {
-    console.error(JSON.stringify({ level: "error", message: "throttle counter unavailable", rule: rule.name, error: describeError(err) }));
+    console.error(
+      JSON.stringify({
+        level: "error",
+        message: "throttle counter unavailable",
+        rule: rule.name,
+        error: describeError(err),
+      }),
+    );
     return { allowed: true };
   }
 }

@@ -7,7 +7,11 @@ import type { AnyDatabase } from "./database";
 export const KEY_NAME_MAX_LENGTH = 80;
 
 /** A new key for the account. The full key exists only in the return value; the database keeps its hash. */
-export async function issueApiKey(db: AnyDatabase, accountId: string, opts: { name?: string | null; prefix?: KeyPrefix } = {}) {
+export async function issueApiKey(
+  db: AnyDatabase,
+  accountId: string,
+  opts: { name?: string | null; prefix?: KeyPrefix } = {},
+) {
   const apiKey = generateApiKey(opts.prefix);
   const [row] = await db
     .insert(apiKeys)
@@ -38,13 +42,22 @@ export async function revokeApiKey(db: AnyDatabase, cache: KeyCache | null, matc
 export async function forgetCachedKeys(db: AnyDatabase, cache: KeyCache | null, accountId: string) {
   if (!cache) return;
   const rows = await db.select({ hash: apiKeys.hash }).from(apiKeys).where(eq(apiKeys.accountId, accountId));
-  await markKeysChanged(cache, rows.map((r) => r.hash));
+  await markKeysChanged(
+    cache,
+    rows.map((r) => r.hash),
+  );
 }
 
 /** The account's keys, newest first, as they may be shown: never the hash, only the last four. */
 export function listApiKeys(db: AnyDatabase, accountId: string) {
   return db
-    .select({ id: apiKeys.id, name: apiKeys.name, last4: apiKeys.last4, createdAt: apiKeys.createdAt, revokedAt: apiKeys.revokedAt })
+    .select({
+      id: apiKeys.id,
+      name: apiKeys.name,
+      last4: apiKeys.last4,
+      createdAt: apiKeys.createdAt,
+      revokedAt: apiKeys.revokedAt,
+    })
     .from(apiKeys)
     .where(eq(apiKeys.accountId, accountId))
     .orderBy(desc(apiKeys.createdAt), desc(apiKeys.id));

@@ -30,7 +30,11 @@ export function playbackOf(job: Pick<Job, "status" | "outputKey" | "preset" | "s
   if (extension && VIDEO_EXTENSIONS.has(extension)) return { kind: "video" };
   if (extension && AUDIO_EXTENSIONS.has(extension)) return { kind: "audio" };
   const recipe = findDefinition(job.preset)?.recipe;
-  if (extension === "zip" && recipe?.kind === "ladder" && (recipe.packaging.format === "hls" || recipe.packaging.format === "cmaf")) {
+  if (
+    extension === "zip" &&
+    recipe?.kind === "ladder" &&
+    (recipe.packaging.format === "hls" || recipe.packaging.format === "cmaf")
+  ) {
     return { kind: "hls", master: HLS_MASTER_PLAYLIST };
   }
   return { kind: "none" };

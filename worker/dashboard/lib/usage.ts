@@ -5,7 +5,13 @@ import { unitsUsed } from "../../lib/quota";
 import type { AnyDatabase } from "./database";
 
 /** Jobs counted against this month's quota, the plan's limit, and when the count starts again. */
-export async function usageThisMonth(db: AnyDatabase, env: Pick<Env, "QUOTA_LIMITS">, accountId: string, plan: PlanId, now = new Date()) {
+export async function usageThisMonth(
+  db: AnyDatabase,
+  env: Pick<Env, "QUOTA_LIMITS">,
+  accountId: string,
+  plan: PlanId,
+  now = new Date(),
+) {
   const [row] = await unitsUsed(db, { accountId, period: quotaPeriod(now) });
   return {
     used: row?.count ?? 0,

@@ -55,9 +55,15 @@ function isUniqueViolation(err: unknown, constraint: string): boolean {
 export async function createUserWithAccount(db: AnyDatabase, input: { email: string; password: string; plan: PlanId }) {
   const passwordHash = await hashPassword(input.password);
   const accountId = crypto.randomUUID();
-  const account = db.$with("account").as(db.insert(accounts).values({ id: accountId, plan: input.plan }).returning({ id: accounts.id }));
+  const account = db
+    .$with("account")
+    .as(db.insert(accounts).values({ id: accountId, plan: input.plan }).returning({ id: accounts.id }));
   try {
-    const [user] = await db.with(account).insert(users).values({ accountId, email: input.email, passwordHash }).returning({ id: users.id });
+    const [user] = await db
+      .with(account)
+      .insert(users)
+      .values({ accountId, email: input.email, passwordHash })
+      .returning({ id: users.id });
     return { accountId, userId: user.id, email: input.email, plan: input.plan };
   } catch (err) {
     // The statement failed as a whole: the account went with it.
@@ -69,9 +75,15 @@ export async function createUserWithAccount(db: AnyDatabase, input: { email: str
 /** Sets a new password and ends every session of the user, in one statement: whoever knew the old one is signed out. */
 export async function setPassword(db: AnyDatabase, email: string, password: string) {
   const passwordHash = await hashPassword(password);
-  const changed = db.$with("changed").as(
-    db.update(users).set({ passwordHash }).where(eq(users.email, email)).returning({ id: users.id, accountId: users.accountId }),
-  );
+  const changed = db
+    .$with("changed")
+    .as(
+      db
+        .update(users)
+        .set({ passwordHash })
+        .where(eq(users.email, email))
+        .returning({ id: users.id, accountId: users.accountId }),
+    );
   const ended = db.$with("ended").as(
     db
       .delete(sessions)
@@ -80,7 +92,11 @@ export async function setPassword(db: AnyDatabase, email: string, password: stri
   );
   const [user] = await db
     .with(changed, ended)
-    .select({ userId: changed.id, accountId: changed.accountId, sessionsEnded: sql<number>`(select count(*) from ${ended})`.mapWith(Number) })
+    .select({
+      userId: changed.id,
+      accountId: changed.accountId,
+      sessionsEnded: sql<number>`(select count(*) from ${ended})`.mapWith(Number),
+    })
     .from(changed);
   return user ?? null;
 }

@@ -14,7 +14,8 @@ export function webhookUrlProblem(url: string): string | null {
   if (url.length > WEBHOOK_URL_MAX_LENGTH) return `The URL is longer than ${WEBHOOK_URL_MAX_LENGTH} characters.`;
   if (!isAbsoluteHttpUrl(url)) return "The webhook URL must be an absolute http:// or https:// URL.";
   // fetch refuses a URL with credentials, so every attempt would fail; a receiver checks the signature instead.
-  if (holdsCredentials(url)) return "The webhook URL must not hold a user name or password: deliveries cannot send them. Check the signature instead.";
+  if (holdsCredentials(url))
+    return "The webhook URL must not hold a user name or password: deliveries cannot send them. Check the signature instead.";
   return null;
 }
 
@@ -28,13 +29,22 @@ export async function saveWebhook(
   accountId: string,
   webhook: { url: string | null; secret: string | null },
 ) {
-  await db.update(accounts).set({ webhookUrl: webhook.url, webhookSecret: webhook.url ? webhook.secret : null }).where(eq(accounts.id, accountId));
+  await db
+    .update(accounts)
+    .set({ webhookUrl: webhook.url, webhookSecret: webhook.url ? webhook.secret : null })
+    .where(eq(accounts.id, accountId));
   await forgetCachedKeys(db, cache, accountId);
   return webhook;
 }
 
 /** A new URL keeps the secret the receiver already has; the first URL gets a fresh one. */
-export function setWebhookUrl(db: AnyDatabase, cache: KeyCache | null, accountId: string, url: string, currentSecret: string | null) {
+export function setWebhookUrl(
+  db: AnyDatabase,
+  cache: KeyCache | null,
+  accountId: string,
+  url: string,
+  currentSecret: string | null,
+) {
   return saveWebhook(db, cache, accountId, { url, secret: currentSecret ?? generateWebhookSecret() });
 }
 
@@ -50,6 +60,11 @@ export async function rotateWebhookSecret(db: AnyDatabase, cache: KeyCache | nul
  */
 export async function sendTestEvent(url: string, secret: string, accountId: string, now = new Date()) {
   const id = `msg_test_${crypto.randomUUID()}`;
-  const body = JSON.stringify({ event: "test", accountId, message: "A test event sent from the dashboard.", sentAt: now.toISOString() });
+  const body = JSON.stringify({
+    event: "test",
+    accountId,
+    message: "A test event sent from the dashboard.",
+    sentAt: now.toISOString(),
+  });
   return postSignedWebhook(url, secret, id, body, now);
 }

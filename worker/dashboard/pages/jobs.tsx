@@ -19,8 +19,18 @@ function finishedAt(job: Job): Date | null {
 function Thumbnail(props: { job: Job; playback: Playback }) {
   const { job, playback } = props;
   // A poster frame from the output itself: the browser fetches only what it needs for the first frames.
-  if (playback.kind === "video") return <video class="thumb" preload="metadata" muted playsinline src={`${paths.output(job.id)}#t=1`}></video>;
-  if (playback.kind === "hls") return <video class="thumb" muted playsinline data-hls-src={paths.file(job.id, playback.master)} data-thumbnail="true"></video>;
+  if (playback.kind === "video")
+    return <video class="thumb" preload="metadata" muted playsinline src={`${paths.output(job.id)}#t=1`}></video>;
+  if (playback.kind === "hls")
+    return (
+      <video
+        class="thumb"
+        muted
+        playsinline
+        data-hls-src={paths.file(job.id, playback.master)}
+        data-thumbnail="true"
+      ></video>
+    );
   if (playback.kind === "audio") return <span class="thumb audio">♪</span>;
   return <span class="thumb"></span>;
 }
@@ -119,7 +129,9 @@ function Player(props: { job: Job; playback: Playback }) {
     case "hls":
       return <video id="player" controls playsinline data-hls-src={paths.file(job.id, playback.master)}></video>;
     case "none":
-      return job.status === "completed" ? <p class="hint">This output is a package the browser cannot play here; download it.</p> : null;
+      return job.status === "completed" ? (
+        <p class="hint">This output is a package the browser cannot play here; download it.</p>
+      ) : null;
   }
 }
 

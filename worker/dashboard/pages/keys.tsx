@@ -25,7 +25,9 @@ export function KeysPage(props: { keys: ListedKey[]; csrf: string; errors?: stri
             Create key
           </button>
         </form>
-        <p class="hint">The full key is shown once, when it is created. Afterwards only its last four characters are.</p>
+        <p class="hint">
+          The full key is shown once, when it is created. Afterwards only its last four characters are.
+        </p>
       </section>
       <section class="card">
         <h2>Keys</h2>
@@ -84,8 +86,8 @@ export function RevokeKeyPage(props: { target: ListedKey; csrf: string }) {
   return (
     <section class="card">
       <p>
-        Revoke the key <strong>{props.target.name ?? "unnamed"}</strong> (<code>{masked(props.target.last4)}</code>)? Requests made with
-        it are refused from now on. This cannot be undone.
+        Revoke the key <strong>{props.target.name ?? "unnamed"}</strong> (<code>{masked(props.target.last4)}</code>)?
+        Requests made with it are refused from now on. This cannot be undone.
       </p>
       <form method="post" action={paths.revokeKey(props.target.id)} class="row">
         <input type="hidden" name="_csrf" value={props.csrf} />

@@ -22,12 +22,22 @@ export function UsageMeter(props: { usage: Usage }) {
         </strong>{" "}
         · resets {resetsAt.toISOString().slice(0, 10)} (UTC)
       </p>
-      {used >= limit ? <p class="notice error">The monthly quota is spent: new jobs are refused until it resets or the plan changes.</p> : null}
+      {used >= limit ? (
+        <p class="notice error">
+          The monthly quota is spent: new jobs are refused until it resets or the plan changes.
+        </p>
+      ) : null}
     </section>
   );
 }
 
-export function OverviewPage(props: { plan: PlanId; usage: Usage; activeKeys: number; webhookUrl: string | null; apiBase: string }) {
+export function OverviewPage(props: {
+  plan: PlanId;
+  usage: Usage;
+  activeKeys: number;
+  webhookUrl: string | null;
+  apiBase: string;
+}) {
   return (
     <>
       <UsageMeter usage={props.usage} />

@@ -8,8 +8,8 @@ export function PlanPage(props: { plan: PlanId; usage: Usage; presets: ReturnTyp
       <section class="card">
         <h2>{PLAN_DISPLAY_NAMES[props.plan]} plan</h2>
         <p>
-          {props.usage.limit} jobs a month. {props.presets.filter((p) => p.available).length} of {props.presets.length} presets
-          are included.
+          {props.usage.limit} jobs a month. {props.presets.filter((p) => p.available).length} of {props.presets.length}{" "}
+          presets are included.
         </p>
       </section>
       <UsageMeter usage={props.usage} />
@@ -34,7 +34,11 @@ export function PlanPage(props: { plan: PlanId; usage: Usage; presets: ReturnTyp
                   <code>{p.id}</code>
                 </td>
                 <td>{p.category}</td>
-                <td>{[p.specifications.resolution, p.specifications.videoCodec, p.specifications.audioCodec].filter(Boolean).join(" · ")}</td>
+                <td>
+                  {[p.specifications.resolution, p.specifications.videoCodec, p.specifications.audioCodec]
+                    .filter(Boolean)
+                    .join(" · ")}
+                </td>
                 <td>{p.estimatedProcessingTime}</td>
                 <td>{p.available ? "included" : <span class="upgrade">🔒 {p.upgradeMessage}</span>}</td>
               </tr>

@@ -24,9 +24,9 @@ export function WebhookPage(props: WebhookPageProps) {
       <section class="card">
         <h2>Endpoint</h2>
         <p class="hint">
-          When a job completes or fails, a <code>job.completed</code> or <code>job.failed</code> event is POSTed here, signed
-          per Standard Webhooks (<code>webhook-id</code>, <code>webhook-timestamp</code>, <code>webhook-signature</code>) with
-          the secret below. Leave the field empty and save to remove the webhook.
+          When a job completes or fails, a <code>job.completed</code> or <code>job.failed</code> event is POSTed here,
+          signed per Standard Webhooks (<code>webhook-id</code>, <code>webhook-timestamp</code>,{" "}
+          <code>webhook-signature</code>) with the secret below. Leave the field empty and save to remove the webhook.
         </p>
         {props.errors?.map((e) => (
           <Notice kind="error">{e}</Notice>
@@ -35,7 +35,13 @@ export function WebhookPage(props: WebhookPageProps) {
           <input type="hidden" name="_csrf" value={props.csrf} />
           <label class="grow">
             URL
-            <input name="url" type="url" maxlength={WEBHOOK_URL_MAX_LENGTH} value={props.draftUrl ?? props.url ?? ""} placeholder="https://example.com/hooks/video" />
+            <input
+              name="url"
+              type="url"
+              maxlength={WEBHOOK_URL_MAX_LENGTH}
+              value={props.draftUrl ?? props.url ?? ""}
+              placeholder="https://example.com/hooks/video"
+            />
           </label>
           <button type="submit" class="primary">
             Save
@@ -63,7 +69,9 @@ export function WebhookPage(props: WebhookPageProps) {
           {props.test ? (
             <Notice kind={props.test.delivered ? "ok" : "error"}>
               <span id="test-result">
-                {props.test.delivered ? "Test event delivered: the endpoint answered with a 2xx." : `Test event not delivered: ${props.test.reason}.`}
+                {props.test.delivered
+                  ? "Test event delivered: the endpoint answered with a 2xx."
+                  : `Test event not delivered: ${props.test.reason}.`}
               </span>
             </Notice>
           ) : null}

@@ -32,7 +32,12 @@ function usageOf(c: Ctx) {
 
 function webhookPage(c: Ctx, extra: Partial<WebhookPageProps> = {}, status: 200 | 400 = 200) {
   const { account, csrfToken } = me(c);
-  const props: WebhookPageProps = { csrf: csrfToken, url: account.webhookUrl, hasSecret: Boolean(account.webhookSecret), ...extra };
+  const props: WebhookPageProps = {
+    csrf: csrfToken,
+    url: account.webhookUrl,
+    hasSecret: Boolean(account.webhookSecret),
+    ...extra,
+  };
   return renderPage(c, { title: "Webhook", body: <WebhookPage {...props} /> }, status);
 }
 
@@ -47,14 +52,23 @@ export const accountRoutes = new Hono<DashboardEnv>()
     const keys = await listApiKeys(c.get("services").db, account.id);
     const apiBase = `${new URL(c.req.url).origin}/api/v1`;
     const body = (
-      <OverviewPage plan={account.plan} usage={await usageOf(c)} activeKeys={keys.filter((k) => !k.revokedAt).length} webhookUrl={account.webhookUrl} apiBase={apiBase} />
+      <OverviewPage
+        plan={account.plan}
+        usage={await usageOf(c)}
+        activeKeys={keys.filter((k) => !k.revokedAt).length}
+        webhookUrl={account.webhookUrl}
+        apiBase={apiBase}
+      />
     );
     return renderPage(c, { title: "Overview", body });
   })
   .get("/plan", async (c) => {
     const { plan } = me(c).account;
     const presets = PRESETS.map((p) => presentPreset(p, plan));
-    return renderPage(c, { title: "Plan & presets", body: <PlanPage plan={plan} usage={await usageOf(c)} presets={presets} /> });
+    return renderPage(c, {
+      title: "Plan & presets",
+      body: <PlanPage plan={plan} usage={await usageOf(c)} presets={presets} />,
+    });
   })
   .get("/keys", async (c) => {
     const { account, csrfToken } = me(c);
@@ -108,7 +122,11 @@ export const accountRoutes = new Hono<DashboardEnv>()
     if (!account.webhookUrl) return c.redirect(paths.webhook, 303);
     const { db, cache } = c.get("services");
     const { secret } = await rotateWebhookSecret(db, cache, account.id, account.webhookUrl);
-    return webhookPage(c, { secret: secret!, hasSecret: true, notice: "Secret rotated. Give your receiver the new one: deliveries are signed with it from now on." });
+    return webhookPage(c, {
+      secret: secret!,
+      hasSecret: true,
+      notice: "Secret rotated. Give your receiver the new one: deliveries are signed with it from now on.",
+    });
   })
   .post("/webhook/test", async (c) => {
     const { account } = me(c);

@@ -3,7 +3,14 @@ import { z } from "zod";
 import { burnPasswordCheck, PASSWORD_MAX_LENGTH, verifyPassword } from "../auth/password";
 import { clearSessionCookie, readFormCookie, writeFormCookie, writeSessionCookie } from "../auth/cookies";
 import { endSession, startSession } from "../auth/session";
-import { countAttempt, SIGN_IN_PER_ADDRESS, SIGN_IN_PER_EMAIL, SIGN_UP_PER_ADDRESS, throttledNetwork, type ThrottleVerdict } from "../auth/throttle";
+import {
+  countAttempt,
+  SIGN_IN_PER_ADDRESS,
+  SIGN_IN_PER_EMAIL,
+  SIGN_UP_PER_ADDRESS,
+  throttledNetwork,
+  type ThrottleVerdict,
+} from "../auth/throttle";
 import { randomToken } from "../auth/tokens";
 import { me, type DashboardEnv } from "../context";
 import { createUserWithAccount, EmailTakenError, emailSchema, findUserByEmail, passwordSchema } from "../lib/users";
@@ -31,7 +38,14 @@ const clientAddress = (c: Ctx) => throttledNetwork(c.req.header("CF-Connecting-I
 
 function throttled(c: Ctx, verdict: Extract<ThrottleVerdict, { allowed: false }>, what: string, back: string) {
   c.header("Retry-After", String(verdict.retryAfterSeconds));
-  return renderPage(c, { title: "Please wait", body: <ThrottledPage what={what} retryAfterSeconds={verdict.retryAfterSeconds} back={back} /> }, 429);
+  return renderPage(
+    c,
+    {
+      title: "Please wait",
+      body: <ThrottledPage what={what} retryAfterSeconds={verdict.retryAfterSeconds} back={back} />,
+    },
+    429,
+  );
 }
 
 /** Signs the user in; with `passwordHash`, only if it is still the user's password (null otherwise: it changed meanwhile). */
@@ -44,7 +58,10 @@ async function signInAs(c: Ctx, userId: string, passwordHash?: string) {
 
 const formText = (value: unknown) => (typeof value === "string" ? value : "");
 
-const signInForm = z.object({ email: z.string().trim().toLowerCase().max(254), password: z.string().max(PASSWORD_MAX_LENGTH) });
+const signInForm = z.object({
+  email: z.string().trim().toLowerCase().max(254),
+  password: z.string().max(PASSWORD_MAX_LENGTH),
+});
 
 export const authRoutes = new Hono<DashboardEnv>()
   .get("/signin", (c) => {
@@ -56,12 +73,17 @@ export const authRoutes = new Hono<DashboardEnv>()
     const { cache, db } = c.get("services");
     const email = formText(body.email).trim().toLowerCase();
     const refuse = (status: 400 | 401, message: string) =>
-      renderPage(c, { title: "Sign in", body: <SignInPage formToken={formTokenFor(c)} email={email} errors={[message]} /> }, status);
+      renderPage(
+        c,
+        { title: "Sign in", body: <SignInPage formToken={formTokenFor(c)} email={email} errors={[message]} /> },
+        status,
+      );
 
     const byAddress = await countAttempt(cache, SIGN_IN_PER_ADDRESS, clientAddress(c));
     if (!byAddress.allowed) return throttled(c, byAddress, "sign-in attempts from your network", paths.signIn);
     const parsed = signInForm.safeParse({ email: body.email, password: body.password });
-    if (!parsed.success || !parsed.data.email || !parsed.data.password) return refuse(400, "Enter your email and password.");
+    if (!parsed.success || !parsed.data.email || !parsed.data.password)
+      return refuse(400, "Enter your email and password.");
     const byEmail = await countAttempt(cache, SIGN_IN_PER_EMAIL, parsed.data.email);
     if (!byEmail.allowed) return throttled(c, byEmail, "sign-in attempts for this email", paths.signIn);
 
@@ -70,7 +92,8 @@ export const authRoutes = new Hono<DashboardEnv>()
       await burnPasswordCheck(parsed.data.password);
       return refuse(401, "The email or password is not right.");
     }
-    if (!(await verifyPassword(parsed.data.password, user.passwordHash))) return refuse(401, "The email or password is not right.");
+    if (!(await verifyPassword(parsed.data.password, user.passwordHash)))
+      return refuse(401, "The email or password is not right.");
     return (await signInAs(c, user.id, user.passwordHash)) ?? refuse(401, "The email or password is not right.");
   })
   .get("/signup", (c) => {
@@ -82,7 +105,11 @@ export const authRoutes = new Hono<DashboardEnv>()
     const { cache, db } = c.get("services");
     const typed = formText(body.email);
     const refuse = (status: 400 | 409, errors: string[]) =>
-      renderPage(c, { title: "Create an account", body: <SignUpPage formToken={formTokenFor(c)} email={typed} errors={errors} /> }, status);
+      renderPage(
+        c,
+        { title: "Create an account", body: <SignUpPage formToken={formTokenFor(c)} email={typed} errors={errors} /> },
+        status,
+      );
 
     const email = emailSchema.safeParse(body.email);
     const password = passwordSchema.safeParse(body.password);
@@ -98,7 +125,8 @@ export const authRoutes = new Hono<DashboardEnv>()
       const created = await createUserWithAccount(db, { email: email.data, password: password.data, plan: "free" });
       return (await signInAs(c, created.userId)) ?? c.redirect(paths.signIn, 303);
     } catch (err) {
-      if (err instanceof EmailTakenError) return refuse(409, ["An account with this email already exists. Sign in instead."]);
+      if (err instanceof EmailTakenError)
+        return refuse(409, ["An account with this email already exists. Sign in instead."]);
       throw err;
     }
   })

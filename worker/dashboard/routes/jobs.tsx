@@ -49,7 +49,8 @@ const NO_OUTPUT: Record<"not-ready" | "missing" | "legacy", string> = {
 };
 
 /** A short-lived signed link to `key`, for the Worker's own reads on the page's behalf. */
-const internalLink = async (c: Ctx, key: string) => (await c.get("services").storage.signGet(key, INTERNAL_LINK_SECONDS)).url;
+const internalLink = async (c: Ctx, key: string) =>
+  (await c.get("services").storage.signGet(key, INTERNAL_LINK_SECONDS)).url;
 
 /**
  * The object at `key`, read through its signed link `url` and streamed from the Worker, so the
@@ -62,11 +63,19 @@ async function streamObject(c: Ctx, url: string, key: string, disposition: "inli
     await res.body?.cancel();
     if (res.status === 404) return notFoundPage(c, "Output");
     // A range past the end is the client's to hear about, as storage said it.
-    if (res.status === 416) return new Response(null, { status: 416, headers: { "Content-Range": res.headers.get("Content-Range") ?? "bytes */*" } });
+    if (res.status === 416)
+      return new Response(null, {
+        status: 416,
+        headers: { "Content-Range": res.headers.get("Content-Range") ?? "bytes */*" },
+      });
     throw new Error(`Storage GET ${key} answered ${res.status}`);
   }
   const fileName = key.slice(key.lastIndexOf("/") + 1);
-  const headers = new Headers({ "Cache-Control": OUTPUT_CACHE, "Accept-Ranges": "bytes", "Content-Disposition": `${disposition}; filename="${fileName}"` });
+  const headers = new Headers({
+    "Cache-Control": OUTPUT_CACHE,
+    "Accept-Ranges": "bytes",
+    "Content-Disposition": `${disposition}; filename="${fileName}"`,
+  });
   for (const name of ["Content-Type", "Content-Length", "Content-Range"]) {
     const value = res.headers.get(name);
     if (value) headers.set(name, value);
@@ -82,13 +91,18 @@ export const jobRoutes = new Hono<DashboardEnv>()
     if (!job) return notFoundPage(c, "Job");
     const output = await outputState(c.get("services"), job, me(c).account.plan);
     const link = output.kind === "signed" ? output.link : null;
-    return renderPage(c, { title: `Job ${job.preset}`, hls: playbackOf(job).kind === "hls", body: <JobPage job={job} link={link} /> });
+    return renderPage(c, {
+      title: `Job ${job.preset}`,
+      hls: playbackOf(job).kind === "hls",
+      body: <JobPage job={job} link={link} />,
+    });
   })
   .get("/jobs/:id/download", async (c) => {
     const job = await ownJob(c);
     if (!job) return notFoundPage(c, "Job");
     const output = await outputState(c.get("services"), job, me(c).account.plan);
-    if (output.kind !== "signed") return renderPage(c, { title: "No download", body: <MessagePage message={NO_OUTPUT[output.kind]} /> }, 404);
+    if (output.kind !== "signed")
+      return renderPage(c, { title: "No download", body: <MessagePage message={NO_OUTPUT[output.kind]} /> }, 404);
     // The link outputState signed after its HEAD serves the download too.
     return streamObject(c, output.link.url, job.outputKey!, "attachment");
   })
@@ -105,7 +119,11 @@ export const jobRoutes = new Hono<DashboardEnv>()
       const member = await findZipMember(await internalLink(c, key), name);
       if (!member) return notFoundPage(c, "File");
       return new Response(await member.stream(), {
-        headers: { "Content-Type": memberContentType(name), "Content-Length": String(member.size), "Cache-Control": OUTPUT_CACHE },
+        headers: {
+          "Content-Type": memberContentType(name),
+          "Content-Length": String(member.size),
+          "Cache-Control": OUTPUT_CACHE,
+        },
       });
     } catch (err) {
       if (err instanceof ObjectNotFoundError) return notFoundPage(c, "Output");

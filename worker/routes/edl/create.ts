@@ -8,7 +8,15 @@ import { requireCaller } from "../../middleware/auth";
 import { idempotent } from "../../middleware/idempotency";
 import { BODY_LIMITS } from "../../middleware/body-limit";
 import { authenticated, jsonRequest, jsonResponse } from "../../openapi/common";
-import { authenticatedErrors, bodyLimitError, EdlValidationFailedError, examples, InvalidJsonError, quotaErrors, ValidationError } from "../../openapi/errors";
+import {
+  authenticatedErrors,
+  bodyLimitError,
+  EdlValidationFailedError,
+  examples,
+  InvalidJsonError,
+  quotaErrors,
+  ValidationError,
+} from "../../openapi/errors";
 import { operation } from "../../openapi/route";
 import { createdHeaders, idempotencyKeyHeader } from "../jobs/schema";
 import { createdEdlExamples, createEdlExamples, createEdlRefusals } from "./examples";
@@ -47,16 +55,24 @@ export function registerCreateEdl(app: OpenAPIHono<AppEnv>) {
     const result = validateEdl(body.edl, caller.plan);
     if (!result.valid || !result.edl) throw edlValidationFailed(result.errors);
     const firstClip = result.edl.timeline.tracks.flatMap((t) => (t.type === "video" ? t.clips : []))[0];
-    const job = await createQueuedJob(c.get("services"), { caller }, {
-      preset: null,
-      // The job row's inputUrl is the first video clip's source; the whole timeline is in `edl`.
-      inputUrl: firstClip.src,
-      clientMetadata: body.metadata,
-      // The document as sent: the encoder validates it again with the same pure validator.
-      edl: body.edl,
-    });
+    const job = await createQueuedJob(
+      c.get("services"),
+      { caller },
+      {
+        preset: null,
+        // The job row's inputUrl is the first video clip's source; the whole timeline is in `edl`.
+        inputUrl: firstClip.src,
+        clientMetadata: body.metadata,
+        // The document as sent: the encoder validates it again with the same pure validator.
+        edl: body.edl,
+      },
+    );
     return c.json(
-      presentCreatedEdl({ id: job.id, createdAt: iso(job.createdAt)!, remainingJobs: job.remainingJobs }, result, caller),
+      presentCreatedEdl(
+        { id: job.id, createdAt: iso(job.createdAt)!, remainingJobs: job.remainingJobs },
+        result,
+        caller,
+      ),
       201,
     );
   });

@@ -52,7 +52,17 @@ const withLogo = {
       ...captioned.timeline.tracks,
       {
         type: "overlay",
-        clips: [{ id: "logo", src: LOGO, startTime: 0, duration: 7, position: { x: "right", y: "top" }, size: { width: "15%" }, opacity: 0.8 }],
+        clips: [
+          {
+            id: "logo",
+            src: LOGO,
+            startTime: 0,
+            duration: 7,
+            position: { x: "right", y: "top" },
+            size: { width: "15%" },
+            opacity: 0.8,
+          },
+        ],
       },
     ],
   },
@@ -60,7 +70,11 @@ const withLogo = {
 
 const experimental = {
   version: "1.0",
-  timeline: { tracks: [{ type: "video", clips: [{ id: "a", src: CLIP, in: 0, out: 5, startTime: 0, transform: { rotate: 90 } }] }] },
+  timeline: {
+    tracks: [
+      { type: "video", clips: [{ id: "a", src: CLIP, in: 0, out: 5, startTime: 0, transform: { rotate: 90 } }] },
+    ],
+  },
 };
 
 const broken = {
@@ -90,21 +104,31 @@ export const validateEdlExamples = {
 };
 
 export const edlValidationExamples = Object.fromEntries(
-  Object.entries(validateEdlExamples).map(([name, { summary, value }]) => [name, { summary, value: verdict(value.edl) }]),
+  Object.entries(validateEdlExamples).map(([name, { summary, value }]) => [
+    name,
+    { summary, value: verdict(value.edl) },
+  ]),
 );
 
 export const createEdlExamples = {
-  captioned: { summary: "Two clips and a caption", value: { edl: captioned, metadata: { name: "Launch teaser", description: "16:9 cut" } } },
+  captioned: {
+    summary: "Two clips and a caption",
+    value: { edl: captioned, metadata: { name: "Launch teaser", description: "16:9 cut" } },
+  },
   experimental: validateEdlExamples.experimental,
   tooManyTracks: validateEdlExamples.tooManyTracks,
   broken: validateEdlExamples.broken,
 };
 
 const created = (edl: unknown) =>
-  presentCreatedEdl({ id: EXAMPLE_JOB_IDS.queued, createdAt: "2026-11-20T09:30:00.000Z", remainingJobs: 9 }, validateEdl(edl, EDL_EXAMPLE_PLAN), {
-    plan: EDL_EXAMPLE_PLAN,
-    webhookUrl: null,
-  });
+  presentCreatedEdl(
+    { id: EXAMPLE_JOB_IDS.queued, createdAt: "2026-11-20T09:30:00.000Z", remainingJobs: 9 },
+    validateEdl(edl, EDL_EXAMPLE_PLAN),
+    {
+      plan: EDL_EXAMPLE_PLAN,
+      webhookUrl: null,
+    },
+  );
 
 export const createdEdlExamples = {
   captioned: { summary: "Queued", value: created(captioned) },

@@ -15,7 +15,11 @@ export function presentEdlVerdict(result: EdlValidation, plan: PlanId) {
 }
 
 /** POST /edl's 201: the timeline job just queued. */
-export function presentCreatedEdl(job: { id: string; createdAt: string; remainingJobs: number }, result: EdlValidation, caller: { plan: PlanId; webhookUrl: string | null }) {
+export function presentCreatedEdl(
+  job: { id: string; createdAt: string; remainingJobs: number },
+  result: EdlValidation,
+  caller: { plan: PlanId; webhookUrl: string | null },
+) {
   return {
     id: job.id,
     status: "queued" as const,

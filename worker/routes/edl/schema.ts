@@ -50,7 +50,10 @@ const warnings = z.array(z.string()).openapi({ description: "Left out when there
 export const EdlValidation = z
   .object({
     valid: z.boolean(),
-    errors: z.array(z.string()).optional().openapi({ description: "Left out when empty; each names a rule, a field path and a message, or a plan limit." }),
+    errors: z
+      .array(z.string())
+      .optional()
+      .openapi({ description: "Left out when empty; each names a rule, a field path and a message, or a plan limit." }),
     warnings: warnings.optional(),
     stats: z.object({
       clips: z.int(),
@@ -58,7 +61,9 @@ export const EdlValidation = z
       tracks: z.int(),
       assets: z.int().openapi({ description: "Distinct URLs." }),
       complexity: Complexity,
-      features: z.array(z.enum(UNAPPLIED_FEATURES)).openapi({ description: "Accepted-but-not-applied properties the timeline uses." }),
+      features: z
+        .array(z.enum(UNAPPLIED_FEATURES))
+        .openapi({ description: "Accepted-but-not-applied properties the timeline uses." }),
     }),
     estimate: Estimate,
     plan: z.object({ current: PlanId, canProcess: z.boolean() }),
@@ -78,7 +83,9 @@ export const CreatedEdlJob = z
     user: z.object({ remainingJobs: z.int().min(0), plan: z.string() }),
     warnings: warnings.optional(),
   })
-  .openapi("CreatedEdlJob", { description: "Read, cancel and download it through the job operations; its preset is `edl_custom`." });
+  .openapi("CreatedEdlJob", {
+    description: "Read, cancel and download it through the job operations; its preset is `edl_custom`.",
+  });
 
 /** POST /edl's refusal of an invalid timeline. */
 export function edlValidationFailed(errors: string[]) {

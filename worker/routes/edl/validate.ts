@@ -24,7 +24,9 @@ export const validateEdlRoute = createRoute({
   request: { body: jsonRequest(validateEdlBody, validateEdlExamples) },
   responses: {
     200: jsonResponse("The verdict, valid or not.", EdlValidation, edlValidationExamples),
-    400: jsonResponse("Malformed JSON, or no `edl` field.", z.union([InvalidJsonError, ValidationError]), { invalidJson: examples.invalidJson }),
+    400: jsonResponse("Malformed JSON, or no `edl` field.", z.union([InvalidJsonError, ValidationError]), {
+      invalidJson: examples.invalidJson,
+    }),
     ...bodyLimitError(BODY_LIMITS.timeline),
     ...authenticatedErrors,
   },
@@ -35,9 +37,6 @@ export function registerValidateEdl(app: OpenAPIHono<AppEnv>) {
   operation(app, validateEdlRoute, (c) => {
     const caller = c.get("caller");
     const result = validateEdl(c.req.valid("json").edl, caller.plan);
-    return c.json(
-      presentEdlVerdict(result, caller.plan),
-      200,
-    );
+    return c.json(presentEdlVerdict(result, caller.plan), 200);
   });
 }

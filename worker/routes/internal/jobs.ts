@@ -28,8 +28,16 @@ function movedJob(outcome: jobStates.TransitionOutcome): Job {
  * The webhook goes out after the answer: the encoder's report is settled whatever the queue
  * does. A failure leaves the job in the webhook outbox, which the sweep empties.
  */
-function notifyAfterResponse(services: Services, job: Pick<Job, "id" | "accountId" | "status">, wait: (work: Promise<unknown>) => void) {
-  wait(notifyJobFinished(services, job).catch((err) => logJobError("webhook publish failed; the sweep publishes it", job.id, err)));
+function notifyAfterResponse(
+  services: Services,
+  job: Pick<Job, "id" | "accountId" | "status">,
+  wait: (work: Promise<unknown>) => void,
+) {
+  wait(
+    notifyJobFinished(services, job).catch((err) =>
+      logJobError("webhook publish failed; the sweep publishes it", job.id, err),
+    ),
+  );
 }
 
 /**
@@ -38,7 +46,13 @@ function notifyAfterResponse(services: Services, job: Pick<Job, "id" | "accountI
  * That is the same report, so it is answered as the first was, and the job's webhook, should
  * it still be in the outbox, is published now rather than at the next sweep.
  */
-async function repeatedReport(services: Services, jobId: string, outcome: jobStates.TransitionOutcome, to: JobStatus, same: (job: Job) => boolean) {
+async function repeatedReport(
+  services: Services,
+  jobId: string,
+  outcome: jobStates.TransitionOutcome,
+  to: JobStatus,
+  same: (job: Job) => boolean,
+) {
   if (outcome.moved || outcome.current !== to) return null;
   const [job] = await services.db.select().from(jobs).where(eq(jobs.id, jobId));
   return job && same(job) ? job : null;
@@ -55,7 +69,10 @@ export const internalJobs = new Hono<AppEnv>()
   .post("/jobs/:id/claim", jsonBody(claimBody), async (c) => {
     const services = c.get("services");
     const claimed = movedJob(await jobStates.claim(services.db, c.req.param("id"), c.req.valid("json").attempt));
-    const [account] = await services.db.select({ plan: accounts.plan }).from(accounts).where(eq(accounts.id, claimed.accountId));
+    const [account] = await services.db
+      .select({ plan: accounts.plan })
+      .from(accounts)
+      .where(eq(accounts.id, claimed.accountId));
     return c.json({
       job: {
         id: claimed.id,
@@ -79,7 +96,9 @@ export const internalJobs = new Hono<AppEnv>()
     const id = c.req.param("id");
     const report = c.req.valid("json");
     const outcome = await jobStates.complete(services.db, id, report);
-    const job = (await repeatedReport(services, id, outcome, "completed", (j) => j.outputKey === report.outputKey)) ?? movedJob(outcome);
+    const job =
+      (await repeatedReport(services, id, outcome, "completed", (j) => j.outputKey === report.outputKey)) ??
+      movedJob(outcome);
     if (job.webhookPendingSince) notifyAfterResponse(services, job, waitUntilOf(c));
     return c.json({ status: job.status });
   })

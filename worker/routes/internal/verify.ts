@@ -26,10 +26,14 @@ export const verifyEncoder = createMiddleware<AppEnv>(async (c, next) => {
  */
 export const verifyQStash = createMiddleware<AppEnv>(async (c, next) => {
   const { env } = c.get("services");
-  const receiver = new Receiver({ currentSigningKey: env.QSTASH_CURRENT_SIGNING_KEY, nextSigningKey: env.QSTASH_NEXT_SIGNING_KEY });
+  const receiver = new Receiver({
+    currentSigningKey: env.QSTASH_CURRENT_SIGNING_KEY,
+    nextSigningKey: env.QSTASH_NEXT_SIGNING_KEY,
+  });
   const signature = c.req.header("Upstash-Signature");
   const url = workerUrl(env, c.req.path);
-  const verified = signature !== undefined && (await receiver.verify({ signature, body: await c.req.text(), url }).catch(() => false));
+  const verified =
+    signature !== undefined && (await receiver.verify({ signature, body: await c.req.text(), url }).catch(() => false));
   if (!verified) throw ApiError.unauthorized("Invalid Upstash-Signature");
   await next();
 });

@@ -38,12 +38,18 @@ export const createJobRoute = createRoute({
   request: { headers: idempotencyKeyHeader, body: jsonRequest(createJobBody, createJobExamples) },
   responses: {
     201: { ...jsonResponse("Created, status queued.", CreatedJob, createdJobExamples), headers: createdHeaders },
-    400: jsonResponse("Malformed JSON, a body that does not match the schema, or an unknown preset.", z.union([InvalidJsonError, ValidationError, InvalidPresetError]), {
-      ...createJobRefusals,
-      unknownPreset: examples.unknownPreset,
-      invalidJson: examples.invalidJson,
+    400: jsonResponse(
+      "Malformed JSON, a body that does not match the schema, or an unknown preset.",
+      z.union([InvalidJsonError, ValidationError, InvalidPresetError]),
+      {
+        ...createJobRefusals,
+        unknownPreset: examples.unknownPreset,
+        invalidJson: examples.invalidJson,
+      },
+    ),
+    403: jsonResponse("The preset exists but is not in the caller's plan.", PresetNotAllowedError, {
+      presetAbovePlan: presetNotAllowedExample,
     }),
-    403: jsonResponse("The preset exists but is not in the caller's plan.", PresetNotAllowedError, { presetAbovePlan: presetNotAllowedExample }),
     ...quotaErrors,
     ...bodyLimitError(BODY_LIMITS.job),
     ...authenticatedErrors,

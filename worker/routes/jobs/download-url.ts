@@ -25,7 +25,11 @@ export const downloadUrlRoute = createRoute({
     200: jsonResponse("A signed link.", DownloadLink, downloadLinkExamples),
     400: jsonResponse("The job is not completed, or its output has been removed.", BareMessageError, downloadRefusals),
     404: jsonResponse("No such job for this account.", BareMessageError, downloadNotFoundExamples),
-    410: jsonResponse("The output was stored under an older layout and can no longer be signed; run the job again.", BareMessageError, downloadGoneExamples),
+    410: jsonResponse(
+      "The output was stored under an older layout and can no longer be signed; run the job again.",
+      BareMessageError,
+      downloadGoneExamples,
+    ),
     ...authenticatedErrors,
   },
 });

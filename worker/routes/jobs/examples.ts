@@ -32,7 +32,10 @@ export const createJobExamples = {
     value: { inputUrl: SOURCE, preset: "hls_abr_264_basic", metadata: { orderId: 42, customer: "acme" } },
   },
   unknownPreset: { summary: "A preset the service does not know", value: { inputUrl: SOURCE, preset: "mp4_999p" } },
-  presetAbovePlan: { summary: "A preset above the caller's plan (Starter)", value: { inputUrl: SOURCE, preset: "hls_abr_264_standard" } },
+  presetAbovePlan: {
+    summary: "A preset above the caller's plan (Starter)",
+    value: { inputUrl: SOURCE, preset: "hls_abr_264_standard" },
+  },
 };
 
 const created = (id: string, preset: string, estimate: string) => ({
@@ -49,7 +52,10 @@ const created = (id: string, preset: string, estimate: string) => ({
 
 export const createdJobExamples = {
   mp4: { summary: "Queued", value: created(EXAMPLE_JOB_IDS.queued, "mp4_264_720p", "2-4 minutes") },
-  withMetadata: { summary: "Queued (HLS ladder)", value: created(EXAMPLE_JOB_IDS.queued, "hls_abr_264_basic", "3-6 minutes") },
+  withMetadata: {
+    summary: "Queued (HLS ladder)",
+    value: created(EXAMPLE_JOB_IDS.queued, "hls_abr_264_basic", "3-6 minutes"),
+  },
 };
 
 export const createJobRefusals = {
@@ -173,7 +179,12 @@ export const jobListExamples = {
 export const cancelExamples = {
   queued: {
     summary: "A queued job never starts",
-    value: { id: EXAMPLE_JOB_IDS.queued, status: "cancelled", message: "Job cancelled successfully", cancelledAt: "2026-11-20T09:30:09.311Z" },
+    value: {
+      id: EXAMPLE_JOB_IDS.queued,
+      status: "cancelled",
+      message: "Job cancelled successfully",
+      cancelledAt: "2026-11-20T09:30:09.311Z",
+    },
   },
   processing: {
     summary: "A processing job stops shortly",
@@ -209,17 +220,26 @@ export const downloadLinkExamples = {
 };
 
 export const downloadRefusals = {
-  queued: { summary: "Not completed yet", value: { message: "Job is not completed (status 'queued'); there is no output to download." } },
-  outputRemoved: { summary: "The output was removed", value: { message: "Job has no output: it has been removed from storage." } },
+  queued: {
+    summary: "Not completed yet",
+    value: { message: "Job is not completed (status 'queued'); there is no output to download." },
+  },
+  outputRemoved: {
+    summary: "The output was removed",
+    value: { message: "Job has no output: it has been removed from storage." },
+  },
 };
 
 export const downloadGoneExamples = {
   legacy: {
     summary: "Stored under the older layout",
     value: {
-      message: "This job's output was stored under an older storage layout and can no longer be signed. Run the job again.",
+      message:
+        "This job's output was stored under an older storage layout and can no longer be signed. Run the job again.",
     },
   },
 };
 
-export const downloadNotFoundExamples = { unknown: { summary: "No such job for this account", value: { message: "Job not found" } } };
+export const downloadNotFoundExamples = {
+  unknown: { summary: "No such job for this account", value: { message: "Job not found" } },
+};

@@ -16,7 +16,8 @@ export const getJobRoute = createRoute({
   tags: ["Jobs"],
   operationId: "getJob",
   summary: "Read a job",
-  description: "The job's status, its signed output link once completed (signed afresh on every read), and its progress. Poll every 10–15 seconds.",
+  description:
+    "The job's status, its signed output link once completed (signed afresh on every read), and its progress. Poll every 10–15 seconds.",
   security: authenticated,
   middleware: [requireCallerWithOwnJob] as const,
   request: { params: jobIdParam },

@@ -22,9 +22,16 @@ type FilterShape = "absent" | "exact" | "nothing";
 const shapeOf = (value: string | undefined): FilterShape =>
   value === undefined ? "absent" : value.includes("\u0000") ? "nothing" : "exact";
 
-function filtersOf(accountId: SQLWrapper | string, status: [FilterShape, SQLWrapper | string], preset: [FilterShape, SQLWrapper | string]): SQL | undefined {
+function filtersOf(
+  accountId: SQLWrapper | string,
+  status: [FilterShape, SQLWrapper | string],
+  preset: [FilterShape, SQLWrapper | string],
+): SQL | undefined {
   const filters: SQL[] = [eq(jobs.accountId, accountId)];
-  for (const [column, [shape, value]] of [[jobs.status, status], [jobs.preset, preset]] as const) {
+  for (const [column, [shape, value]] of [
+    [jobs.status, status],
+    [jobs.preset, preset],
+  ] as const) {
     if (shape !== "absent") filters.push(shape === "nothing" ? sql`false` : eq(column, value));
   }
   return and(...filters);

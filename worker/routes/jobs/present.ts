@@ -33,7 +33,13 @@ export const listedColumns = jobColumnsNamed(LISTED);
  * What a job's answer is made of: the columns GET /jobs/{id} and its download-url read. Neither
  * reads the timeline (`edl`), which can be far larger than the answer, nor the bookkeeping columns.
  */
-const PRESENTED = [...LISTED, "retryCount", "progress", "clientMetadata", "lastCheckedAt"] as const satisfies readonly (keyof JobRow)[];
+const PRESENTED = [
+  ...LISTED,
+  "retryCount",
+  "progress",
+  "clientMetadata",
+  "lastCheckedAt",
+] as const satisfies readonly (keyof JobRow)[];
 export type PresentedJob = Pick<JobRow, (typeof PRESENTED)[number]>;
 export const presentedColumns = jobColumnsNamed(PRESENTED);
 

@@ -18,10 +18,14 @@ export const createJobBody = z
       .openapi({
         type: "string",
         format: "uri",
-        description: "Absolute public http(s) URL of the source, without a user name or password. It is fetched later, by the encoder.",
+        description:
+          "Absolute public http(s) URL of the source, without a user name or password. It is fetched later, by the encoder.",
         example: "https://media.example.com/source.mp4",
       }),
-    preset: z.string(required).min(1, "Invalid input").openapi({ description: "Preset identifier (GET /presets).", example: "mp4_264_720p" }),
+    preset: z
+      .string(required)
+      .min(1, "Invalid input")
+      .openapi({ description: "Preset identifier (GET /presets).", example: "mp4_264_720p" }),
     // null is taken as "no metadata", like an absent field.
     metadata: storable(jsonObject())
       .nullish()
@@ -57,7 +61,8 @@ export const listJobsQuery = z.object({
   page: positiveIntOr(1, MAX_PAGE).openapi({
     type: "integer",
     default: 1,
-    description: "Page number, from 1. A value that is not a positive integer falls back to 1; a page past the last lists no jobs.",
+    description:
+      "Page number, from 1. A value that is not a positive integer falls back to 1; a page past the last lists no jobs.",
     param: { name: "page", in: "query" },
   }),
   limit: positiveIntOr(10, MAX_PAGE_SIZE).openapi({
@@ -67,14 +72,28 @@ export const listJobsQuery = z.object({
     param: { name: "limit", in: "query", examples: { small: { summary: "Two per page", value: 2 } } },
   }),
   /** Exact match: an unknown status matches nothing rather than being ignored. */
-  status: z.string().optional().openapi({
-    description: `Exact match on status (${JOB_STATUSES.join(", ")}); any other value lists nothing.`,
-    param: { name: "status", in: "query", examples: { completed: { summary: "Completed jobs only", value: "completed" } } },
-  }),
-  preset: z.string().optional().openapi({
-    description: "Exact match on the preset identifier.",
-    param: { name: "preset", in: "query", examples: { mp4: { summary: "720p MP4 jobs only", value: "mp4_264_720p" } } },
-  }),
+  status: z
+    .string()
+    .optional()
+    .openapi({
+      description: `Exact match on status (${JOB_STATUSES.join(", ")}); any other value lists nothing.`,
+      param: {
+        name: "status",
+        in: "query",
+        examples: { completed: { summary: "Completed jobs only", value: "completed" } },
+      },
+    }),
+  preset: z
+    .string()
+    .optional()
+    .openapi({
+      description: "Exact match on the preset identifier.",
+      param: {
+        name: "preset",
+        in: "query",
+        examples: { mp4: { summary: "720p MP4 jobs only", value: "mp4_264_720p" } },
+      },
+    }),
 });
 
 export type ListJobsQuery = z.infer<typeof listJobsQuery>;
@@ -96,11 +115,13 @@ const jobFields = {
   preset: z.string(),
   inputUrl: z.string(),
   outputUrl: z.url().nullable().openapi({
-    description: "Signed download link, signed afresh on every read; needs no Authorization header. Null unless completed with its output in storage.",
+    description:
+      "Signed download link, signed afresh on every read; needs no Authorization header. Null unless completed with its output in storage.",
   }),
   expiration: nullableTimestamp.openapi({ description: "When outputUrl stops working." }),
   duration: z.number().nullable().openapi({
-    description: "Source duration in seconds, measured during processing: set within a heartbeat of the encoder's probe of the source (for a timeline, its length), null until then.",
+    description:
+      "Source duration in seconds, measured during processing: set within a heartbeat of the encoder's probe of the source (for a timeline, its length), null until then.",
   }),
   errorMessage: z.string().nullable(),
 };
@@ -108,12 +129,27 @@ const jobFields = {
 export const Job = z
   .object({
     ...jobFields,
-    retryCount: z.int().min(0).openapi({ description: "How many times the encoder retried; at most 2 (three attempts)." }),
-    progress: z.number().min(0).max(1).nullable().openapi({ description: "Encoding progress from 0 to 1 while processing (additive field)." }),
+    retryCount: z
+      .int()
+      .min(0)
+      .openapi({ description: "How many times the encoder retried; at most 2 (three attempts)." }),
+    progress: z
+      .number()
+      .min(0)
+      .max(1)
+      .nullable()
+      .openapi({ description: "Encoding progress from 0 to 1 while processing (additive field)." }),
     metadata: z
-      .object({ createdAt: Timestamp, startedAt: nullableTimestamp, completedAt: nullableTimestamp, lastCheckedAt: nullableTimestamp })
+      .object({
+        createdAt: Timestamp,
+        startedAt: nullableTimestamp,
+        completedAt: nullableTimestamp,
+        lastCheckedAt: nullableTimestamp,
+      })
       .openapi({ description: "Lifecycle timestamps; a stage not reached yet is null." }),
-    clientMetadata: z.record(z.string(), z.unknown()).openapi({ description: "The metadata sent at creation ({} when none)." }),
+    clientMetadata: z
+      .record(z.string(), z.unknown())
+      .openapi({ description: "The metadata sent at creation ({} when none)." }),
     links: z.object({
       self: path,
       cancel: path.optional().openapi({ description: "Only while queued or processing: DELETE it." }),
@@ -155,7 +191,9 @@ export const CreatedJob = z
     inputUrl: z.string(),
     webhookUrl: z.string().nullable().openapi({ description: "The webhook configured on the account, or null." }),
     createdAt: Timestamp,
-    estimatedProcessingTime: z.string().openapi({ description: "Encoding time range for the preset; queue wait not included." }),
+    estimatedProcessingTime: z
+      .string()
+      .openapi({ description: "Encoding time range for the preset; queue wait not included." }),
     links: z.object({ self: path, cancel: path }),
     user: z.object({ remainingJobs: z.int().min(0), plan: z.string().openapi({ description: "Plan display name." }) }),
   })
@@ -174,7 +212,10 @@ export const createdHeaders = z.object({
   "Idempotent-Replayed": z
     .literal("true")
     .optional()
-    .openapi({ description: "Sent when the answer replays an earlier creation with the same Idempotency-Key and body: no new job, no quota unit." }),
+    .openapi({
+      description:
+        "Sent when the answer replays an earlier creation with the same Idempotency-Key and body: no new job, no quota unit.",
+    }),
 });
 
 export const idempotencyKeyHeader = z.object({

@@ -30,7 +30,9 @@ export const Preset = z
 
 export const PresetCatalogue = z
   .object({
-    presets: z.array(Preset).openapi({ description: "Business and Enterprise callers receive only the presets they can use." }),
+    presets: z
+      .array(Preset)
+      .openapi({ description: "Business and Enterprise callers receive only the presets they can use." }),
     meta: z.object({
       userPlan: PlanId,
       totalPresets: z.int(),
@@ -52,6 +54,12 @@ export const PRESET_LINKS = { self: "/api/v1/presets", jobs: "/api/v1/jobs" };
 
 /** The examples are the service's own answers, computed from the catalogue. */
 export const presetCatalogueExamples = {
-  anonymous: { summary: "Without a key: the free plan's view, locked presets marked", value: { ...presetCatalogueView("free"), links: PRESET_LINKS } },
-  business: { summary: "A Business key: only the presets it can use", value: { ...presetCatalogueView("business"), links: PRESET_LINKS } },
+  anonymous: {
+    summary: "Without a key: the free plan's view, locked presets marked",
+    value: { ...presetCatalogueView("free"), links: PRESET_LINKS },
+  },
+  business: {
+    summary: "A Business key: only the presets it can use",
+    value: { ...presetCatalogueView("business"), links: PRESET_LINKS },
+  },
 };

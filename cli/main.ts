@@ -1,4 +1,4 @@
-import { Command, CommanderError, Option } from "commander";
+import { Command, type CommanderError, Option } from "commander";
 import {
   ApiError,
   createVepClient,

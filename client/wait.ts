@@ -19,7 +19,7 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
     if (signal?.aborted) return reject(signal.reason);
     const onAbort = () => {
       clearTimeout(timer);
-      reject(signal!.reason);
+      reject(signal?.reason);
     };
     const timer = setTimeout(() => {
       signal?.removeEventListener("abort", onAbort);

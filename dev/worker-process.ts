@@ -114,7 +114,7 @@ export async function startWorkerProcess(opts: {
       await stop();
       throw new Error("stopped while starting");
     }
-    if (ready) return { url, pid: child.pid!, exited, stop };
+    if (ready && child.pid !== undefined) return { url, pid: child.pid, exited, stop };
     await new Promise((r) => setTimeout(r, 250));
   }
   await stop();

@@ -1,4 +1,6 @@
 /** ISO 8601 UTC with milliseconds and Z, or null (spec, Conventions). */
+export function iso(date: Date): string;
+export function iso(date: Date | null | undefined): string | null;
 export function iso(date: Date | null | undefined): string | null {
   return date ? date.toISOString() : null;
 }

@@ -48,10 +48,10 @@ export type LocalCloudInfo = Omit<LocalCloud, "stop" | "holdProcesses">;
 /** The managed services, stood in for on this machine (architecture: Local shape). */
 export async function startLocalCloud(opts: LocalCloudOptions = {}): Promise<LocalCloud> {
   const host = opts.host ?? "127.0.0.1";
-  const temp = opts.dataDir ? undefined : await mkdtemp(join(tmpdir(), "local-cloud-"));
+  const dataDir = opts.dataDir ?? (await mkdtemp(join(tmpdir(), "local-cloud-")));
+  const temp = opts.dataDir ? undefined : dataDir;
   // As root, PostgreSQL runs as the user postgres, who must be able to reach its directory.
   if (temp) await chmod(temp, 0o755);
-  const dataDir = opts.dataDir ?? temp!;
   const stops: (() => Promise<void>)[] = [];
   const stop = async () => {
     for (const s of stops.splice(0).reverse()) await s().catch((err) => console.error("local cloud teardown:", err));

@@ -20,12 +20,18 @@ export function createMemoryRedis() {
       throw new Error("WRONGTYPE Operation against a key holding the wrong kind of value");
     return entry?.value as string | undefined;
   };
-  const hash = (key: string, create: boolean) => {
+  const hash = (key: string) => {
     const entry = live(key);
     if (entry && !(entry.value instanceof Map))
       throw new Error("WRONGTYPE Operation against a key holding the wrong kind of value");
-    if (!entry && create) data.set(key, { value: new Map() });
-    return live(key)?.value as Map<string, string> | undefined;
+    return entry?.value as Map<string, string> | undefined;
+  };
+  const createdHash = (key: string) => {
+    const existing = hash(key);
+    if (existing) return existing;
+    const created = new Map<string, string>();
+    data.set(key, { value: created });
+    return created;
   };
   const incrBy = (key: string, by: number) => {
     const current = Number(str(key) ?? "0");
@@ -85,7 +91,7 @@ export function createMemoryRedis() {
         return name.toUpperCase() === "TTL" ? Math.ceil(ms / 1000) : ms;
       }
       case "HSET": {
-        const h = hash(args[0], true)!;
+        const h = createdHash(args[0]);
         let added = 0;
         for (let i = 1; i + 1 < args.length; i += 2) {
           if (!h.has(args[i])) added++;
@@ -94,9 +100,9 @@ export function createMemoryRedis() {
         return added;
       }
       case "HGET":
-        return hash(args[0], false)?.get(args[1]) ?? null;
+        return hash(args[0])?.get(args[1]) ?? null;
       case "HGETALL":
-        return [...(hash(args[0], false) ?? new Map()).entries()].flat();
+        return [...(hash(args[0]) ?? new Map()).entries()].flat();
       default:
         throw new Error(`ERR command ${name} is not supported by the in-memory Redis stand-in; set REDIS_URL`);
     }

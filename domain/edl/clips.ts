@@ -1,6 +1,6 @@
 /** One reader per clip type (spec, Video clip / Overlay clip / Text clip tables). */
 import { isSourceUrl } from "../urls";
-import { type Fields, fieldsOf, type Issues, type JsonObject } from "./fields";
+import { allRead, type Fields, fieldsOf, type Issues, type JsonObject } from "./fields";
 import {
   HEX_COLOR_EXPECTED,
   LENGTH_EXPECTED,
@@ -143,15 +143,12 @@ export function readVideoClip(source: JsonObject, path: string, issues: Issues):
   const span = timed
     ? { start: startTime, end: videoClipEnd({ startTime, in: inPoint, out: outPoint, speed }) }
     : undefined;
-  const valid = issues.errors.length === before;
+  const required =
+    issues.errors.length === before ? allRead({ id, src, in: inPoint, out: outPoint, startTime }) : undefined;
   return {
-    clip: valid
+    clip: required
       ? {
-          id: id!,
-          src: src!,
-          in: inPoint!,
-          out: outPoint!,
-          startTime: startTime!,
+          ...required,
           speed,
           mute,
           volume,
@@ -177,14 +174,11 @@ export function readOverlayClip(source: JsonObject, path: string, issues: Issues
   const opacity = f.number("opacity", OPACITY_RULE) ?? OVERLAY_DEFAULTS.opacity;
   const blendMode = f.oneOf("blendMode", BLEND_MODES) ?? OVERLAY_DEFAULTS.blendMode;
 
-  const valid = issues.errors.length === before;
+  const required = issues.errors.length === before ? allRead({ id, src, startTime, duration }) : undefined;
   return {
-    clip: valid
+    clip: required
       ? {
-          id: id!,
-          src: src!,
-          startTime: startTime!,
-          duration: duration!,
+          ...required,
           position,
           ...(size && { size }),
           opacity,
@@ -262,14 +256,11 @@ export function readTextClip(source: JsonObject, path: string, issues: Issues): 
   if (shadow?.blur)
     issues.warnings.push(`${f.path("shadow")}.blur: shadow blur is not applied; the shadow is drawn sharp`);
 
-  const valid = issues.errors.length === before;
+  const required = issues.errors.length === before ? allRead({ id, text, startTime, duration }) : undefined;
   return {
-    clip: valid
+    clip: required
       ? {
-          id: id!,
-          text: text!,
-          startTime: startTime!,
-          duration: duration!,
+          ...required,
           fontSize,
           fontColor,
           fontFamily,

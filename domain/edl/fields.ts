@@ -115,3 +115,13 @@ export function fieldsOf(source: JsonObject, path: string, errors: string[]): Fi
       read(key, required, (value) => (Array.isArray(value) ? value : fail(key, "must be an array"))),
   };
 }
+
+type AllRead<T> = { [K in keyof T]: Exclude<T[K], undefined> };
+
+/**
+ * A clip's required fields, once every one of them was read; undefined otherwise (each field
+ * that was not has recorded its error). The order of `fields` is the clip's key order.
+ */
+export function allRead<T extends JsonObject>(fields: T): AllRead<T> | undefined {
+  return Object.values(fields).every((value) => value !== undefined) ? (fields as AllRead<T>) : undefined;
+}

@@ -1,5 +1,5 @@
 /** Parsers for the EDL's string formats. Each returns `undefined` for anything it does not accept. */
-import type { Length, Resolution, XPosition, YPosition } from "./schema";
+import type { Length, Resolution } from "./schema";
 import { POSITION_KEYWORDS } from "./schema";
 
 /**

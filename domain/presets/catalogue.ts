@@ -85,6 +85,9 @@ export const PRESETS: readonly CatalogueEntry[] = (
 
 const BY_ID = new Map<string, CatalogueEntry>(PRESETS.map((p) => [p.id, p]));
 
+/** Every identifier of the catalogue has its entry; any other string may not. */
+export function findPreset(id: PresetId): CatalogueEntry;
+export function findPreset(id: string): CatalogueEntry | undefined;
 export function findPreset(id: string): CatalogueEntry | undefined {
   return BY_ID.get(id);
 }

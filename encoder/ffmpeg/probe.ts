@@ -156,7 +156,7 @@ export function parseProbe(raw: unknown, log: readonly string[] = []): ProbeSumm
   assertPictureSize(v, log, "video");
   assertComplete(probe, streams);
   const video: VideoStreamInfo | null =
-    v && v.width && v.height
+    v?.width && v.height
       ? {
           index: v.index ?? 0,
           codec: v.codec_name ?? "unknown",

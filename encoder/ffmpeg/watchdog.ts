@@ -89,10 +89,10 @@ export function watchProgress(
           `FFmpeg could not process the source: ${tool} ran for ${duration(at - started)}, longer than a probe of its headers may, and was stopped.`,
         ),
       );
-    } else if (at - started > limitMs) {
+    } else if (at - started > limitMs && mediaSeconds) {
       end(
         JobFailure.ffmpeg(
-          `FFmpeg could not process the source: ${tool} ran for ${duration(at - started)} on ${Number(mediaSeconds!.toFixed(1))} s of media, ` +
+          `FFmpeg could not process the source: ${tool} ran for ${duration(at - started)} on ${Number(mediaSeconds.toFixed(1))} s of media, ` +
             `more than ${watchdog.timeLimitFactor} times its duration, and was stopped.`,
         ),
       );

@@ -102,7 +102,7 @@ export function formatStage(jobId: string, stage: JobStage): string {
   return `job ${jobId}  ${STAGE_NAMES[stage.stage].padEnd(STAGE_WIDTH)}  ${detail(stage)}`;
 }
 
-const STAGE_LINE = /^job [0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}  /;
+const STAGE_LINE = /^job [0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12} {2}/;
 
 /** Whether a log line is one of the lines above (the dev runner shows these without VERBOSE). */
 export const isJobStageLine = (line: string): boolean => STAGE_LINE.test(line);

@@ -1,4 +1,4 @@
-import type { EncoderPreset, OutputSettings } from "../../domain/edl/schema";
+import { CRF_RANGE, type EncoderPreset, type OutputSettings } from "../../domain/edl/schema";
 import type { VideoEncoder } from "../../domain/presets/recipes";
 import { videoAudioArgs } from "../ffmpeg/args/command";
 import { MUXERS, faststart, isIsoBmff } from "../ffmpeg/args/containers";
@@ -20,9 +20,9 @@ function videoEncoderOf({ videoCodec, preset }: OutputSettings): VideoEncoder {
 }
 
 /** CRF alone, a bitrate alone, or CRF capped by the bitrate when both are sent. */
-function rateOf({ crf, videoBitrate }: OutputSettings): RateControl {
-  if (crf === undefined) return { bitrate: videoBitrate! };
-  return videoBitrate ? { crf, cap: { maxrate: videoBitrate, bufsize: videoBitrate } } : { crf };
+function rateOf({ crf, videoBitrate, videoCodec }: OutputSettings): RateControl {
+  if (videoBitrate === undefined) return { crf: crf ?? CRF_RANGE[videoCodec].default };
+  return crf === undefined ? { bitrate: videoBitrate } : { crf, cap: { maxrate: videoBitrate, bufsize: videoBitrate } };
 }
 
 /** The output half of a timeline's command: the EDL's output settings in the encoder's terms. */

@@ -139,12 +139,13 @@ export function buildVideoTrack(
       path: info.path,
     });
     const replacement = p.clip.replaceAudio && !p.clip.mute ? media(p.clip.replaceAudio, p.clip.id) : undefined;
-    const replacementInput = replacement
-      ? g.input({ options: ["-t", ffSeconds(p.duration)], path: replacement.path })
-      : undefined;
+    const replacementAudio = replacement && {
+      input: g.input({ options: ["-t", ffSeconds(p.duration)], path: replacement.path }),
+      info: replacement,
+    };
     segments.push(
       videoSegment(g, input, p, span, frame, fps),
-      audioSegment(g, p, span, { input, info }, replacement && { input: replacementInput!, info: replacement }),
+      audioSegment(g, p, span, { input, info }, replacementAudio),
     );
     cursor = p.start + p.duration;
   }

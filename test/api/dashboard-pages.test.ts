@@ -5,9 +5,9 @@ import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { users } from "../../drizzle/schema";
 import { startWebhookReceiver } from "../support/webhook-receiver";
-import { bodyOf, expectStatus } from "../support/api-client";
+import { bodyOf } from "../support/api-client";
 import { api, createJob, stack } from "./harness";
-import { DashboardSession, formToken, signedUp } from "./dashboard-session";
+import { formToken, signedUp } from "./dashboard-session";
 import { completeWith, storedZip } from "./dashboard-outputs";
 import { admin } from "./harness";
 

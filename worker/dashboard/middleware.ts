@@ -12,7 +12,7 @@ import { paths } from "./paths";
 export const loadSession = createMiddleware<DashboardEnv>(async (c, next) => {
   const token = readSessionCookie(c);
   const signedIn = token ? await resumeSession(c.get("services").db, token) : null;
-  if (signedIn?.renewed) writeSessionCookie(c, token!, signedIn.expiresAt);
+  if (token && signedIn?.renewed) writeSessionCookie(c, token, signedIn.expiresAt);
   c.set("signedIn", signedIn);
   await next();
 });

@@ -59,8 +59,10 @@ export async function createQueuedJob(
   );
   if (creation.outcome === "unknownKey") throw ApiError.unauthorized();
   const { caller } = creation;
-  // Only a preset can be refused here: a timeline's rules allow every plan.
-  if (creation.outcome === "presetNotAllowed") throw presetNotAllowed(preset!, caller.plan);
+  if (creation.outcome === "presetNotAllowed") {
+    if (preset) throw presetNotAllowed(preset, caller.plan);
+    throw new Error("a timeline was refused for its plan, though its rules allow every plan");
+  }
   if (creation.outcome === "quotaUsedUp") throw quotaUsedUp(caller.plan, limits[caller.plan], creation.used);
 
   const created = {

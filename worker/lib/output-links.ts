@@ -4,7 +4,7 @@ import type { Services } from "../context";
 import type { SignedLink } from "../services/storage";
 
 export type OutputState =
-  | { kind: "signed"; link: SignedLink }
+  | { kind: "signed"; key: string; link: SignedLink }
   | { kind: "not-ready" }
   | { kind: "missing" }
   | { kind: "legacy" };
@@ -69,7 +69,7 @@ export async function outputStates(
     keys.map(async (key): Promise<OutputState> => {
       if (typeof key !== "string") return key;
       if (!found.has(key)) return { kind: "missing" };
-      return { kind: "signed", link: await outputs.storage.signGet(key, LINK_TTL_SECONDS[plan]) };
+      return { kind: "signed", key, link: await outputs.storage.signGet(key, LINK_TTL_SECONDS[plan]) };
     }),
   );
 }

@@ -58,7 +58,7 @@ describe("internal API signatures (encoder → Worker)", () => {
     const ts = headers["x-internal-timestamp"];
     const sig = headers["x-internal-signature"];
     expect(await verifyInternal(secret, body, ts, sig)).toBe(true);
-    expect(await verifyInternal(secret, body + " ", ts, sig)).toBe(false);
+    expect(await verifyInternal(secret, `${body} `, ts, sig)).toBe(false);
     expect(await verifyInternal("t".repeat(32), body, ts, sig)).toBe(false);
     expect(await verifyInternal(secret, body, undefined, sig)).toBe(false);
     const old = await signInternal(secret, body, Date.now() - 10 * 60 * 1000);

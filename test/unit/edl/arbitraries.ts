@@ -4,7 +4,6 @@
  */
 import fc from "fast-check";
 import {
-  AUDIO_CODECS,
   BLEND_MODES,
   CONTAINER_CODECS,
   CONTAINERS,

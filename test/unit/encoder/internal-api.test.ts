@@ -83,7 +83,7 @@ describe("internal API client", () => {
 
   it("any other failure, with a body that is not JSON, is an error naming the path and status", async () => {
     await expect(api().fail(jobId, { errorMessage: "x", attempt: 0, final: false })).rejects.toThrow(
-      "internal API /jobs/" + jobId + "/fail answered 502: {}",
+      `internal API /jobs/${jobId}/fail answered 502: {}`,
     );
   });
 

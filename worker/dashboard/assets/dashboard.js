@@ -1,6 +1,5 @@
 // The dashboard's only script: copy buttons, the live job list, and HLS players (hls.js).
 // Pages work without it; it adds what needs a browser. No framework, no build step.
-"use strict";
 
 const REFRESH_MS = 3000;
 
@@ -30,7 +29,7 @@ function attachHls(video) {
   video.dataset.attached = "true";
   const src = video.dataset.hlsSrc;
   const thumbnail = video.dataset.thumbnail === "true";
-  if (window.Hls && window.Hls.isSupported()) {
+  if (window.Hls?.isSupported()) {
     // No worker: the page's Content-Security-Policy allows scripts from this origin only.
     const hls = new window.Hls({
       enableWorker: false,
@@ -67,7 +66,9 @@ function applyJobs(box, fresh) {
       kept.delete(row.dataset.jobId);
     }
   }
-  for (const gone of kept.values()) gone.querySelectorAll("video").forEach((video) => video.hls?.destroy());
+  for (const gone of kept.values()) {
+    for (const video of gone.querySelectorAll("video")) video.hls?.destroy();
+  }
   box.replaceWith(fresh);
   attachPlayers(document);
 }
@@ -75,7 +76,7 @@ function applyJobs(box, fresh) {
 /** While a listed job is queued or processing, the list is fetched again every few seconds. */
 function refreshJobs() {
   const box = document.getElementById("jobs");
-  if (!box || box.dataset.active !== "true") return;
+  if (box?.dataset.active !== "true") return;
   setTimeout(async () => {
     try {
       const res = await fetch(box.dataset.refresh, { credentials: "same-origin", headers: { Accept: "text/html" } });

@@ -24,11 +24,11 @@ export async function issueApiKey(
  * Revokes the active key `match` selects and marks its cached lookup changed, so the API refuses
  * it on the next request rather than up to a cache lifetime later. Null when no active key matched.
  */
-export async function revokeApiKey(db: AnyDatabase, cache: KeyCache | null, match: SQL) {
+export async function revokeApiKey(db: AnyDatabase, cache: KeyCache | null, match: SQL, ...alsoMatch: SQL[]) {
   const [row] = await db
     .update(apiKeys)
     .set({ revokedAt: new Date() })
-    .where(and(match, isNull(apiKeys.revokedAt)))
+    .where(and(match, ...alsoMatch, isNull(apiKeys.revokedAt)))
     .returning({ keyId: apiKeys.id, hash: apiKeys.hash, last4: apiKeys.last4 });
   if (!row) return null;
   if (cache) await markKeysChanged(cache, [row.hash]);

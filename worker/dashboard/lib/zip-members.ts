@@ -50,8 +50,10 @@ class RangeReader implements Reader {
   }
 
   async readStream(offset: number, size: number): Promise<ReadableStream<Uint8Array>> {
-    if (size === 0) return new Response(new Uint8Array(0)).body!;
-    return (await this.fetchRange(offset, offset + size - 1)).body!;
+    const body =
+      size === 0 ? new Response(new Uint8Array(0)).body : (await this.fetchRange(offset, offset + size - 1)).body;
+    if (!body) throw new Error("storage answered a range request without a body");
+    return body;
   }
 }
 

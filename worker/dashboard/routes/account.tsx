@@ -1,4 +1,4 @@
-import { and, eq } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import { Hono, type Context } from "hono";
 import { apiKeys } from "../../../drizzle/schema";
 import { isUuid } from "../../../domain/ids";
@@ -98,7 +98,7 @@ export const accountRoutes = new Hono<DashboardEnv>()
     const id = c.req.param("id");
     if (!isUuid(id)) return notFoundPage(c, "Active key");
     const { db, cache } = c.get("services");
-    const revoked = await revokeApiKey(db, cache, and(eq(apiKeys.id, id), eq(apiKeys.accountId, me(c).account.id))!);
+    const revoked = await revokeApiKey(db, cache, eq(apiKeys.id, id), eq(apiKeys.accountId, me(c).account.id));
     if (!revoked) return notFoundPage(c, "Active key");
     return c.redirect(`${paths.keys}?revoked=${revoked.last4}`, 303);
   })
@@ -123,7 +123,7 @@ export const accountRoutes = new Hono<DashboardEnv>()
     const { db, cache } = c.get("services");
     const { secret } = await rotateWebhookSecret(db, cache, account.id, account.webhookUrl);
     return webhookPage(c, {
-      secret: secret!,
+      secret,
       hasSecret: true,
       notice: "Secret rotated. Give your receiver the new one: deliveries are signed with it from now on.",
     });

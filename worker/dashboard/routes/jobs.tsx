@@ -104,7 +104,7 @@ export const jobRoutes = new Hono<DashboardEnv>()
     if (output.kind !== "signed")
       return renderPage(c, { title: "No download", body: <MessagePage message={NO_OUTPUT[output.kind]} /> }, 404);
     // The link outputState signed after its HEAD serves the download too.
-    return streamObject(c, output.link.url, job.outputKey!, "attachment");
+    return streamObject(c, output.link.url, output.key, "attachment");
   })
   .get("/jobs/:id/output", async (c) => {
     const key = readableOutputKey(await ownJob(c));

@@ -69,7 +69,7 @@ export function registerCreateEdl(app: OpenAPIHono<AppEnv>) {
     );
     return c.json(
       presentCreatedEdl(
-        { id: job.id, createdAt: iso(job.createdAt)!, remainingJobs: job.remainingJobs },
+        { id: job.id, createdAt: iso(job.createdAt), remainingJobs: job.remainingJobs },
         result,
         caller,
       ),

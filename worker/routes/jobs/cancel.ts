@@ -51,7 +51,7 @@ export function registerCancelJob(app: OpenAPIHono<AppEnv>) {
         id: job.id,
         status: "cancelled" as const,
         message: previous === "processing" ? "Job is processing and will stop shortly" : "Job cancelled successfully",
-        cancelledAt: iso(now)!,
+        cancelledAt: iso(now),
       },
       200,
     );

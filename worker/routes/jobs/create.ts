@@ -75,7 +75,7 @@ export function registerCreateJob(app: OpenAPIHono<AppEnv>) {
         preset: preset.id,
         inputUrl: body.inputUrl,
         webhookUrl: caller.webhookUrl,
-        createdAt: iso(job.createdAt)!,
+        createdAt: iso(job.createdAt),
         estimatedProcessingTime: preset.estimatedProcessingTime,
         links: { self: jobPath(job.id), cancel: jobPath(job.id) },
         user: { remainingJobs: job.remainingJobs, plan: PLAN_DISPLAY_NAMES[caller.plan] },

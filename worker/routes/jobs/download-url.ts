@@ -57,7 +57,7 @@ export function registerDownloadUrl(app: OpenAPIHono<AppEnv>) {
         return c.json(
           {
             downloadUrl: output.link.url,
-            expiresAt: iso(output.link.expiresAt)!,
+            expiresAt: iso(output.link.expiresAt),
             message: "Download link signed; it needs no Authorization header and works until expiresAt.",
           },
           200,

@@ -74,7 +74,7 @@ export const createJobRefusals = {
 
 export const presetNotAllowedExample = {
   summary: "hls_abr_264_standard needs Indie/Pro",
-  value: presetNotAllowed(findPreset("hls_abr_264_standard")!, "free").body,
+  value: presetNotAllowed(findPreset("hls_abr_264_standard"), "free").body,
 };
 
 const lifecycle = (startedAt: string | null, completedAt: string | null, lastCheckedAt: string | null) => ({

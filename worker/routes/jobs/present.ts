@@ -68,7 +68,7 @@ export function presentJob(job: PresentedJob, output: OutputState): z.infer<type
     retryCount: job.retryCount,
     progress: job.progress,
     metadata: {
-      createdAt: iso(job.createdAt)!,
+      createdAt: iso(job.createdAt),
       startedAt: iso(job.startedAt),
       completedAt: iso(job.completedAt),
       lastCheckedAt: iso(job.lastCheckedAt),
@@ -86,7 +86,7 @@ export function presentJob(job: PresentedJob, output: OutputState): z.infer<type
 export function presentListItem(job: ListedJob, output: OutputState): z.infer<typeof JobListItem> {
   return {
     ...outline(job, output),
-    createdAt: iso(job.createdAt)!,
+    createdAt: iso(job.createdAt),
     startedAt: iso(job.startedAt),
     completedAt: iso(job.completedAt),
     links: { self: jobPath(job.id) },

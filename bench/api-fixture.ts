@@ -75,9 +75,9 @@ export async function startApiFixture(opts: { workerInspectorPort?: number } = {
     });
     const complete = async (id: string, account: string) => {
       const key = outputKeyFor(account, id, "output.mp4");
-      await internal(`/jobs/${id}/claim`, { attempt: 0 });
+      await internal(`/jobs/${id}/claim`, { dispatch: 0 });
       await s3.fetch(s3ObjectUrl(cloud.s3.endpoint, cloud.s3.bucket, key), { method: "PUT", body: "bench output" });
-      await internal(`/jobs/${id}/complete`, { outputKey: key, duration: 10 });
+      await internal(`/jobs/${id}/complete`, { claim: 1, outputKey: key, duration: 10 });
       return key;
     };
     const outputKey = await complete(completedId, accountId);

@@ -23,5 +23,7 @@ export function workerVars(
     ENCODER_URL: urls.encoderUrl,
     PUBLIC_URL: urls.publicUrl,
     INTERNAL_SECRET: internalSecret,
+    // Locally a retry follows its failed attempt within seconds, as the local QStash's own retries do.
+    JOB_RETRY_DELAY_SECONDS: "3",
   };
 }

@@ -17,8 +17,17 @@ export function outputKeyFor(accountId: string, jobId: string, fileName: string)
   return `outputs/${accountId}/${jobId}/${fileName}`;
 }
 
-/** Three attempts in all for a job delivery (spec, Limits: worker retries). */
+/**
+ * Three attempts in all at a job's source (spec, Limits: worker retries): only a failure the
+ * encoder reports as the source's (a download or decode failure) spends one.
+ */
 export const JOB_DELIVERY_RETRIES = 2;
+/**
+ * Attempts that end without the encoder's report (an encoder that died or stopped answering, a
+ * delivery the queue could not make) are ours, not the source's, and are bounded on their own:
+ * one more than this fails the job, so a source that crashes every encoder still ends.
+ */
+export const MAX_INTERRUPTIONS = 3;
 /** Service-wide encoding concurrency (spec, Limits: 2 jobs at a time). */
 export const ENCODER_PARALLELISM = 2;
 

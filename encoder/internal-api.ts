@@ -4,7 +4,10 @@ import { httpRequest, readBody } from "./http/client";
 
 export interface ClaimedJob {
   id: string;
+  /** The attempt at the source: 0 for the first, up to JOB_DELIVERY_RETRIES. */
   attempt: number;
+  /** This claim's number: its heartbeats and reports name it, and the Worker refuses those of an older claim. */
+  claim: number;
   accountId: string;
   preset: string;
   inputUrl: string;
@@ -124,14 +127,15 @@ export function createInternalApi(baseUrl: string, secret: string, options: Inte
   }
 
   return {
-    claim: (id: string, attempt: number) =>
-      postRetrying<{ job: ClaimedJob }>(id, "claim", { attempt }).then((r) => r.job),
-    heartbeat: (id: string, beat: { progress?: number; duration?: number }) =>
-      post<{ status: string }>(`/jobs/${id}/heartbeat`, beat),
-    complete: (id: string, outputKey: string, duration: number | null) =>
-      postRetrying<{ status: string }>(id, "complete", { outputKey, duration }),
-    fail: (id: string, body: { errorMessage: string; attempt: number; final: boolean; duration?: number | null }) =>
-      postRetrying<{ status: string }>(id, "fail", body),
+    claim: (id: string, dispatch: number) =>
+      postRetrying<{ job: ClaimedJob }>(id, "claim", { dispatch }).then((r) => r.job),
+    heartbeat: (id: string, claim: number, beat: { progress?: number; duration?: number }) =>
+      post<{ status: string }>(`/jobs/${id}/heartbeat`, { claim, ...beat }),
+    complete: (id: string, claim: number, outputKey: string, duration: number | null) =>
+      postRetrying<{ status: string }>(id, "complete", { claim, outputKey, duration }),
+    /** Answers the job's status after the report: `queued` when the Worker dispatched a retry, `failed` when none follows. */
+    fail: (id: string, claim: number, body: { errorMessage: string; retryable: boolean; duration?: number | null }) =>
+      postRetrying<{ status: string }>(id, "fail", { claim, ...body }),
   };
 }
 

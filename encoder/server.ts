@@ -4,27 +4,27 @@ import { z } from "zod";
 import { ENCODER_DELIVERY_PATH } from "../domain/jobs";
 import { flightsByKey, semaphore } from "./concurrency";
 import { describeError } from "./crash-guard";
-import { processDelivery, type DeliveryResult, type PipelineDeps } from "./jobs/pipeline";
+import { type Delivery, type DeliveryResult, type PipelineDeps, processDelivery } from "./jobs/pipeline";
 import { formatStage } from "./jobs/stage-log";
 
-/** `firstAttempt`: where a re-dispatched job's attempts resume (worker/lib/sweep.ts). */
-const deliveryBody = z.object({ jobId: z.string().uuid(), firstAttempt: z.number().int().min(0).default(0) });
-
 /**
- * The job and the attempt a verified delivery stands for: the message's first attempt plus
- * the redeliveries QStash has made of it. Null for a body that can never be processed.
+ * `dispatch`: which of the job's dispatches the message is (worker/services/queue.ts); only the
+ * current one's may claim it. Nothing else of the delivery is taken on trust: the headers QStash
+ * adds (`Upstash-Retried` among them) are not covered by its signature, so the attempt at the
+ * source comes from the Worker's record, in the claim's answer.
  */
-export function parseDelivery(
-  raw: string,
-  retried: string | string[] | undefined,
-): { jobId: string; attempt: number } | null {
-  let parsed: z.infer<typeof deliveryBody>;
+const deliveryBody = z.object({
+  jobId: z.string().uuid(),
+  dispatch: z.number().int().min(0),
+}) satisfies z.ZodType<Delivery>;
+
+/** The job and the dispatch a verified delivery stands for; null for a body that can never be processed. */
+export function parseDelivery(raw: string): Delivery | null {
   try {
-    parsed = deliveryBody.parse(JSON.parse(raw));
+    return deliveryBody.parse(JSON.parse(raw));
   } catch {
     return null;
   }
-  return { jobId: parsed.jobId, attempt: parsed.firstAttempt + (Number(retried ?? 0) || 0) };
 }
 
 const BODY_DEADLINE_MS = 10_000;
@@ -127,14 +127,14 @@ export function createEncoderServer(
       return reply(401, { error: "Invalid signature" });
     }
 
-    const delivery = parseDelivery(raw, req.headers["upstash-retried"]);
+    const delivery = parseDelivery(raw);
     // A signed but malformed message will never succeed: tell QStash not to retry it.
     if (!delivery) return reply(489, { error: "Malformed delivery" }, { "Upstash-NonRetryable-Error": "true" });
-    const { jobId, attempt } = delivery;
+    const { jobId } = delivery;
     const messageId = req.headers["upstash-message-id"];
     try {
       const result = await flights(jobId, typeof messageId === "string" ? messageId : undefined, () =>
-        limit(() => processDelivery(deps, jobId, attempt)),
+        limit(() => processDelivery(deps, delivery)),
       );
       reply(result === "done" ? 200 : 500, { jobId, result });
     } catch (err) {

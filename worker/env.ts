@@ -28,6 +28,11 @@ export const envSchema = z.object({
   /** Shared secret for the encoder's HMAC-signed calls to /internal. */
   INTERNAL_SECRET: z.string().min(16),
   /**
+   * How long the first retry of a job waits after its source failed (a download or decode
+   * failure); each later retry waits twice as long as the one before.
+   */
+  JOB_RETRY_DELAY_SECONDS: z.coerce.number().nonnegative().default(10),
+  /**
    * Optional JSON object overriding monthly quotas per plan, e.g. {"pro":5000}. Checked here, so
    * that a bad one stops the Worker's start rather than every creation later.
    */

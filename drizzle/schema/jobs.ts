@@ -28,7 +28,21 @@ export const jobs = pgTable(
     outputKey: text("output_key"),
     duration: doublePrecision("duration"),
     errorMessage: text("error_message"),
+    /** Failed attempts at the source (download, decode) that were retried; the contract's `retryCount`. */
     retryCount: integer("retry_count").notNull().default(0),
+    /** Attempts that ended without the encoder's report: its crashes and lost deliveries (MAX_INTERRUPTIONS). */
+    interruptions: integer("interruptions").notNull().default(0),
+    /**
+     * The job's current dispatch: each message carries its number, and only a delivery of the
+     * current one may claim the job, so a message an earlier dispatch left behind does nothing.
+     */
+    dispatch: integer("dispatch").notNull().default(0),
+    /**
+     * Who may act on the job: each claim takes the next lease, and so does the sweep when it takes
+     * the job from an encoder gone quiet. Each heartbeat and report names its claim's lease, and
+     * one of an earlier lease is refused, so one encoder at a time works on the job.
+     */
+    lease: integer("lease").notNull().default(0),
     progress: real("progress"),
     /** QStash message that carries the job to the encoder; deleted on cancel. */
     messageId: text("message_id"),

@@ -2,12 +2,17 @@ import { JobGoneError, type InternalApi } from "../internal-api";
 
 /**
  * Reports liveness, progress and (once known) the duration every `intervalMs`. When the Worker
- * answers that the job is no longer processing (cancelled), `onGone` fires once so the caller can
- * kill FFmpeg. One beat at a time: a beat due while the last is still unanswered (a slow Worker)
+ * answers that the job is no longer this claim's (cancelled, or claimed again after this encoder
+ * went quiet), `onGone` fires once so the caller can kill FFmpeg. One beat at a time: a beat due while the last is still unanswered (a slow Worker)
  * is skipped, so that `stop()` waiting for that one means no beat of this attempt can land after
  * its report.
  */
-export function startHeartbeat(api: InternalApi, jobId: string, intervalMs: number, onGone: (status: string) => void) {
+export function startHeartbeat(
+  api: InternalApi,
+  job: { id: string; claim: number },
+  intervalMs: number,
+  onGone: (status: string) => void,
+) {
   let progress: number | undefined;
   let duration: number | undefined;
   let stopped = false;
@@ -16,7 +21,7 @@ export function startHeartbeat(api: InternalApi, jobId: string, intervalMs: numb
   const beat = () => {
     beating = true;
     inFlight = api
-      .heartbeat(jobId, { progress, duration })
+      .heartbeat(job.id, job.claim, { progress, duration })
       .then(() => undefined)
       .catch((err) => {
         if (err instanceof JobGoneError) {

@@ -39,6 +39,12 @@ export interface PipelineDeps {
   log: (line: string) => void;
 }
 
+/** A job's message, as QStash delivers it: the job, and which of its dispatches this is. */
+export interface Delivery {
+  jobId: string;
+  dispatch: number;
+}
+
 /** `retry`: answer QStash with an error so it delivers again; `done`: the delivery is settled. */
 export type DeliveryResult = "done" | "retry";
 
@@ -78,7 +84,8 @@ const since = (start: number) => (performance.now() - start) / 1000;
  * a stream, a timer), which no try/catch sees, reaches the process's crash guard, which hands
  * it back here through the scope's `fail`, and the job fails as any other failure would.
  */
-export function processDelivery(deps: PipelineDeps, jobId: string, deliveryAttempt: number): Promise<DeliveryResult> {
+export function processDelivery(deps: PipelineDeps, delivery: Delivery): Promise<DeliveryResult> {
+  const { jobId } = delivery;
   const abort = new AbortController();
   let ended = false;
   const scope = {
@@ -89,7 +96,7 @@ export function processDelivery(deps: PipelineDeps, jobId: string, deliveryAttem
       return true;
     },
   };
-  return runInJobScope(scope, () => deliver(deps, jobId, deliveryAttempt, abort)).finally(() => {
+  return runInJobScope(scope, () => deliver(deps, delivery, abort)).finally(() => {
     ended = true;
   });
 }
@@ -106,18 +113,15 @@ type Outcome =
  * Worker has the report, so a report that waits out an outage of the Worker does not leave the
  * job looking abandoned to the sweep once the Worker is back.
  */
-async function deliver(
-  deps: PipelineDeps,
-  jobId: string,
-  deliveryAttempt: number,
-  abort: AbortController,
-): Promise<DeliveryResult> {
+async function deliver(deps: PipelineDeps, delivery: Delivery, abort: AbortController): Promise<DeliveryResult> {
   const started = performance.now();
   let job: ClaimedJob;
   try {
-    job = await untilAborted(deps.api.claim(jobId, deliveryAttempt), abort.signal);
+    job = await untilAborted(deps.api.claim(delivery.jobId, delivery.dispatch), abort.signal);
   } catch (err) {
-    if (err instanceof JobGoneError) return "done";
+    // Still processing: another encoder holds the job and beats. Delivered again later, this
+    // message takes the job over should that encoder have died meanwhile.
+    if (err instanceof JobGoneError) return err.status === "processing" ? "retry" : "done";
     // The Worker could not be reached for the whole retry window: QStash delivers the job again.
     throw err;
   }
@@ -133,9 +137,7 @@ async function deliver(
     // The disk full or the root unwritable: the claimed job's attempt fails like any other, rather than being left unreported.
     return report(deps, job, { kind: "failed", failure: JobFailure.internal(err) }, null, log, started);
   }
-  const heartbeat = startHeartbeat(deps.api, job.id, deps.heartbeatMs, (status) =>
-    abort.abort(new JobGoneError(status)),
-  );
+  const heartbeat = startHeartbeat(deps.api, job, deps.heartbeatMs, (status) => abort.abort(new JobGoneError(status)));
   let duration: number | null = null;
   const work = (async () => {
     const ctx: RenderContext = {
@@ -180,8 +182,8 @@ async function deliver(
 /**
  * Tells the Worker how the attempt ended. The API client asks again while the Worker fails, so
  * an outage shorter than its window costs nothing; a report that still fails is thrown, QStash
- * delivers the job again, and that delivery is the next attempt. A report never turns into a
- * failure of the job: the job's work is not what failed.
+ * delivers the job again, and that delivery's claim counts an interruption, not an attempt at
+ * the source. A report never turns into a failure of the job: the job's work is not what failed.
  */
 async function report(
   deps: PipelineDeps,
@@ -197,27 +199,26 @@ async function report(
         log({ stage: "cancelled", status: outcome.status });
         return "done";
       case "completed":
-        await deps.api.complete(job.id, outcome.key, duration);
+        await deps.api.complete(job.id, job.claim, outcome.key, duration);
         log({ stage: "completed", seconds: since(started) });
         return "done";
       case "failed": {
         const { failure } = outcome;
-        const final = !failure.retryable || job.attempt >= JOB_DELIVERY_RETRIES;
+        // The Worker decides whether another attempt follows (it dispatches the retry itself).
+        const { status } = await deps.api.fail(job.id, job.claim, {
+          errorMessage: failure.message,
+          retryable: failure.retryable,
+          duration: duration ?? failure.duration ?? null,
+        });
         log({
           stage: "failed",
           reason: failure.message,
           cause: failure.describeCause(),
-          final,
+          final: status !== "queued",
           attempt: job.attempt,
           attempts: ATTEMPTS,
         });
-        await deps.api.fail(job.id, {
-          errorMessage: failure.message,
-          attempt: job.attempt,
-          final,
-          duration: duration ?? failure.duration ?? null,
-        });
-        return final ? "done" : "retry";
+        return "done";
       }
     }
   } catch (err) {

@@ -72,7 +72,9 @@ function detail(s: JobStage): string {
     case "completed":
       return `in ${seconds(s.seconds)}`;
     case "cancelled":
-      return `the job is ${s.status}; work stopped`;
+      return s.status === "processing"
+        ? "the job was claimed again after this encoder went quiet; work stopped"
+        : `the job is ${s.status}; work stopped`;
     case "failed": {
       const next = s.final ? "not retried" : "will be retried";
       return `attempt ${s.attempt + 1} of ${s.attempts}, ${next}: ${s.reason}${s.cause ? ` [cause: ${s.cause}]` : ""}`;

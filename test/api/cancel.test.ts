@@ -12,7 +12,7 @@ describe("spec: DELETE /jobs/{id} › cancel", () => {
     expect(res.body).toMatchObject({ id: job.id, status: "cancelled" });
     expect(res.body.message).toMatch(/cancelled successfully/i);
     expect(res.body.cancelledAt).toMatch(ISO_MS);
-    const claim = await internal(`/jobs/${job.id}/claim`, { attempt: 0 });
+    const claim = await internal(`/jobs/${job.id}/claim`, { dispatch: 0 });
     expectStatus(claim, 409);
     const read = await api(apiKey).getJob(job.id);
     expectStatus(read, 200);
@@ -24,16 +24,20 @@ describe("spec: DELETE /jobs/{id} › cancel", () => {
   it("a processing job: the message says it is processing and will stop shortly; the encoder is told to stop", async () => {
     const { apiKey } = await newAccount();
     const job = await createJob(apiKey);
-    expect((await internal(`/jobs/${job.id}/claim`, { attempt: 0 })).status).toBe(200);
+    expect((await internal(`/jobs/${job.id}/claim`, { dispatch: 0 })).status).toBe(200);
     const res = await api(apiKey).cancelJob(job.id);
     expectStatus(res, 200);
     expect(res.body.message).toMatch(/processing/i);
     expect(res.body.message).toMatch(/stop shortly/i);
-    const heartbeat = await internal(`/jobs/${job.id}/heartbeat`, { progress: 0.5 });
+    const heartbeat = await internal(`/jobs/${job.id}/heartbeat`, { claim: 1, progress: 0.5 });
     expectStatus(heartbeat, 409);
     expect(heartbeat.body.status).toBe("cancelled");
     // A finish that races the cancel loses: the job stays cancelled.
-    const done = await internal(`/jobs/${job.id}/complete`, { outputKey: "outputs/x/y/output.mp4", duration: 1 });
+    const done = await internal(`/jobs/${job.id}/complete`, {
+      claim: 1,
+      outputKey: "outputs/x/y/output.mp4",
+      duration: 1,
+    });
     expectStatus(done, 409);
     expect((await readJob(apiKey, job.id)).status).toBe("cancelled");
   });
@@ -44,7 +48,7 @@ describe("spec: DELETE /jobs/{id} › cancel", () => {
     await Promise.all(
       jobs.map(async (job) => {
         const [claim, cancel] = await Promise.all([
-          internal(`/jobs/${job.id}/claim`, { attempt: 0 }),
+          internal(`/jobs/${job.id}/claim`, { dispatch: 0 }),
           api(apiKey).cancelJob(job.id),
         ]);
         expectStatus(cancel, 200);
@@ -58,11 +62,11 @@ describe("spec: DELETE /jobs/{id} › cancel", () => {
     const completed = await createJob(apiKey);
     await completeJob(completed.id, accountId);
     const failed = await createJob(apiKey);
-    await internal(`/jobs/${failed.id}/claim`, { attempt: 0 });
+    await internal(`/jobs/${failed.id}/claim`, { dispatch: 0 });
     await internal(`/jobs/${failed.id}/fail`, {
+      claim: 1,
       errorMessage: "DURATION_EXCEEDED: source 700s, plan 600s",
-      attempt: 0,
-      final: true,
+      retryable: false,
     });
     const cancelled = await createJob(apiKey);
     await api(apiKey).cancelJob(cancelled.id);

@@ -180,11 +180,11 @@ describe("client: waitForJob", () => {
     const job = await api.createJob({ inputUrl: SOURCE, preset: "mp4_264_720p" });
     const seen: Job[] = [];
     const waiting = api.waitForJob(job.id, { intervalMs: 150, onProgress: (j) => seen.push(j) });
-    await internal(`/jobs/${job.id}/claim`, { attempt: 0 });
-    await internal(`/jobs/${job.id}/heartbeat`, { progress: 0.5 });
+    await internal(`/jobs/${job.id}/claim`, { dispatch: 0 });
+    await internal(`/jobs/${job.id}/heartbeat`, { claim: 1, progress: 0.5 });
     const seenHalfway = () => seen.some((j) => j.status === "processing" && j.progress === 0.5);
     await vi.waitFor(() => expect(seenHalfway()).toBe(true), { timeout: 10_000, interval: 50 });
-    await completeJob(job.id, accountId);
+    await completeJob(job.id, accountId, undefined, 1);
     const done = await waiting;
     expect(done).toMatchObject({ id: job.id, status: "completed" });
     expect(seen.at(-1)?.status).toBe("completed");

@@ -25,12 +25,12 @@ export async function completeWith(
   body: Uint8Array<ArrayBuffer>,
   contentType: string,
 ) {
-  const claim = await internal(`/jobs/${jobId}/claim`, { attempt: 0 });
+  const claim = await internal(`/jobs/${jobId}/claim`, { dispatch: 0 });
   if (claim.status !== 200) throw new Error(`claim failed: ${claim.status}`);
   const key = outputKeyFor(accountId, jobId, fileName);
   const put = await s3.fetch(objectUrl(key), { method: "PUT", body, headers: { "Content-Type": contentType } });
   if (!put.ok) throw new Error(`upload failed: ${put.status}`);
-  const done = await internal(`/jobs/${jobId}/complete`, { outputKey: key, duration: 12.5 });
+  const done = await internal(`/jobs/${jobId}/complete`, { claim: 1, outputKey: key, duration: 12.5 });
   if (done.status !== 200) throw new Error(`complete failed: ${done.status}`);
   return key;
 }

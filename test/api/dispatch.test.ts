@@ -4,7 +4,9 @@ import { eq } from "drizzle-orm";
 import { Webhook } from "standardwebhooks";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { jobs } from "../../drizzle/schema";
-import { JOB_DELIVERY_RETRIES } from "../../domain/jobs";
+import { MAX_INTERRUPTIONS } from "../../domain/jobs";
+import { INTERRUPTED_MESSAGE } from "../../worker/lib/job-states";
+import { DISPATCH_RETRIES } from "../../worker/services/queue";
 import { expectStatus } from "../support/api-client";
 import { startWebhookReceiver } from "../support/webhook-receiver";
 import {
@@ -31,15 +33,17 @@ async function deliveryFor(jobId: string) {
   );
 }
 
+const rowOf = async (jobId: string) => (await admin.db.select().from(jobs).where(eq(jobs.id, jobId)))[0];
+
 const messageIdOf = async (jobId: string) =>
   (await admin.db.select({ messageId: jobs.messageId }).from(jobs).where(eq(jobs.id, jobId)))[0].messageId!;
 
 describe("dispatch: accepted jobs go to the encoder through QStash", () => {
-  it("a created job is delivered with its id, signed so the real Receiver verifies it, with 3 attempts allowed", async () => {
+  it("a created job is delivered with its id and dispatch, signed so the real Receiver verifies it, redelivered should it go unanswered", async () => {
     const { apiKey } = await newAccount();
     const job = await createJob(apiKey);
     const delivery = await deliveryFor(job.id);
-    expect(JSON.parse(delivery.body)).toEqual({ jobId: job.id, firstAttempt: 0 });
+    expect(JSON.parse(delivery.body)).toEqual({ jobId: job.id, dispatch: 0 });
     const receiver = new Receiver({
       currentSigningKey: stack.cloud.qstash.currentSigningKey,
       nextSigningKey: stack.cloud.qstash.nextSigningKey,
@@ -52,24 +56,24 @@ describe("dispatch: accepted jobs go to the encoder through QStash", () => {
       }),
     ).toBe(true);
     const message = await messageOf(await messageIdOf(job.id));
-    expect(message).toMatchObject({ maxRetries: 2, flowControlKey: "encoder", parallelism: 2 });
+    expect(message).toMatchObject({ maxRetries: DISPATCH_RETRIES, flowControlKey: "encoder", parallelism: 2 });
   });
 
-  it("a job the sweep dispatches again resumes its attempts: 3 in all, never more", async () => {
+  it("a job the sweep dispatches again was interrupted: its next dispatch, the source's attempts unspent", async () => {
     const { apiKey } = await newAccount();
     const job = await createJob(apiKey);
     await deliveryFor(job.id);
-    expect((await internal(`/jobs/${job.id}/claim`, { attempt: 0 })).status).toBe(200);
+    expect((await internal(`/jobs/${job.id}/claim`, { dispatch: 0 })).status).toBe(200);
     await admin.db
       .update(jobs)
       .set({ lastCheckedAt: new Date(Date.now() - 5 * 60_000) })
       .where(eq(jobs.id, job.id));
     await internal("/sweep", {});
     const message = await messageOf(await messageIdOf(job.id));
-    // One attempt was spent by the encoder that stopped: this message carries attempts 1 and 2.
-    expect(message.maxRetries).toBe(1);
-    expect(JSON.parse(message.body)).toEqual({ jobId: job.id, firstAttempt: 1 });
-    expect(await readJob(apiKey, job.id)).toMatchObject({ status: "queued", retryCount: 1 });
+    expect(message.maxRetries).toBe(DISPATCH_RETRIES);
+    expect(JSON.parse(message.body)).toEqual({ jobId: job.id, dispatch: 1 });
+    expect(await readJob(apiKey, job.id)).toMatchObject({ status: "queued", retryCount: 0 });
+    expect(await rowOf(job.id)).toMatchObject({ interruptions: 1, dispatch: 1 });
   });
 
   it("cancelling a queued job cancels its QStash message: it is never delivered", async () => {
@@ -111,7 +115,7 @@ afterAll(() => hooks.stop());
  * failure callback) to a destination that answers 503, with no retries, and recorded as the
  * job's message before that answer is given, as a message the job waits on is.
  */
-async function loseMessage(jobId: string, retryCount: number): Promise<string> {
+async function loseMessage(jobId: string, interruptions: number): Promise<string> {
   let answer!: () => void;
   const answered = new Promise<void>((resolve) => (answer = resolve));
   const destination = createServer((req, res) => {
@@ -123,11 +127,11 @@ async function loseMessage(jobId: string, retryCount: number): Promise<string> {
     const url = `http://127.0.0.1:${(destination.address() as { port: number }).port}/deliveries/jobs`;
     const { messageId } = await qstash.publishJSON({
       url,
-      body: { jobId, firstAttempt: retryCount },
+      body: { jobId, dispatch: 0 },
       retries: 0,
       failureCallback: failureCallbackUrl,
     });
-    await admin.db.update(jobs).set({ messageId, retryCount }).where(eq(jobs.id, jobId));
+    await admin.db.update(jobs).set({ messageId, interruptions }).where(eq(jobs.id, jobId));
     answer();
     await vi.waitFor(async () => expect((await messageOf(messageId)).state).toBe("failed"), {
       timeout: 10_000,
@@ -141,8 +145,8 @@ async function loseMessage(jobId: string, retryCount: number): Promise<string> {
 }
 
 /** The failure callback's report of `messageId`, sent again: QStash delivers it signed, as it would a second time. */
-async function reportAgain(jobId: string, messageId: string, firstAttempt: number) {
-  const sourceBody = Buffer.from(JSON.stringify({ jobId, firstAttempt })).toString("base64");
+async function reportAgain(jobId: string, messageId: string, dispatch: number) {
+  const sourceBody = Buffer.from(JSON.stringify({ jobId, dispatch })).toString("base64");
   const again = await qstash.publishJSON({
     url: failureCallbackUrl,
     body: { status: 503, retried: 0, maxRetries: 0, sourceMessageId: messageId, sourceBody },
@@ -166,7 +170,7 @@ describe("dispatch: a message QStash gives up on before an encoder takes the job
     expect(message.failureCallback).toBe(failureCallbackUrl);
   });
 
-  it("the job is dispatched again, its next attempt in a new message with the failure callback; the report sent again moves nothing", async () => {
+  it("the job is dispatched again as an interruption, in a new message with the failure callback; the report sent again moves nothing", async () => {
     const { apiKey } = await newAccount();
     const job = await createJob(apiKey);
     await deliveryFor(job.id);
@@ -179,12 +183,13 @@ describe("dispatch: a message QStash gives up on before an encoder takes the job
       },
       { timeout: 10_000, interval: 50 },
     );
-    expect(await readJob(apiKey, job.id)).toMatchObject({ status: "queued", retryCount: 1 });
+    expect(await readJob(apiKey, job.id)).toMatchObject({ status: "queued", retryCount: 0 });
+    expect(await rowOf(job.id)).toMatchObject({ interruptions: 1, dispatch: 1 });
     const message = await messageOf(next);
-    expect(message).toMatchObject({ maxRetries: JOB_DELIVERY_RETRIES - 1, failureCallback: failureCallbackUrl });
-    expect(JSON.parse(message.body)).toEqual({ jobId: job.id, firstAttempt: 1 });
+    expect(message).toMatchObject({ maxRetries: DISPATCH_RETRIES, failureCallback: failureCallbackUrl });
+    expect(JSON.parse(message.body)).toEqual({ jobId: job.id, dispatch: 1 });
     await vi.waitFor(
-      async () => expect((await deliveriesOf(job.id)).map((d) => JSON.parse(d.body).firstAttempt)).toEqual([0, 1]),
+      async () => expect((await deliveriesOf(job.id)).map((d) => JSON.parse(d.body).dispatch)).toEqual([0, 1]),
       {
         timeout: 10_000,
         interval: 100,
@@ -193,17 +198,16 @@ describe("dispatch: a message QStash gives up on before an encoder takes the job
 
     expect(await reportAgain(job.id, lost, 0)).toMatchObject({ state: "delivered", lastStatus: 200 });
     expect(await messageIdOf(job.id)).toBe(next);
-    expect(await readJob(apiKey, job.id)).toMatchObject({ status: "queued", retryCount: 1 });
+    expect(await rowOf(job.id)).toMatchObject({ status: "queued", interruptions: 1, dispatch: 1 });
   });
 
-  it("once its attempts are spent the job fails with a readable message, keeps its one quota unit, and its webhook goes out once", async () => {
+  it("once its interruptions are spent the job fails with a readable message, keeps its one quota unit, and its webhook goes out once", async () => {
     const { apiKey, accountId } = await newAccount();
     const { secret } = await admin.setWebhook(accountId, hooks.url);
     const job = await createJob(apiKey);
     await deliveryFor(job.id);
-    const lost = await loseMessage(job.id, JOB_DELIVERY_RETRIES);
-    const errorMessage =
-      "The job could not be dispatched to an encoder: its last delivery was answered 503, and its 3 attempts are spent.";
+    const lost = await loseMessage(job.id, MAX_INTERRUPTIONS);
+    const errorMessage = `The job could not be dispatched to an encoder: its last delivery was answered 503. ${INTERRUPTED_MESSAGE}`;
     const hook = await hooks.waitFor(job.id);
     expect(new Webhook(secret).verify(hook.body, hook.headers)).toMatchObject({
       event: "job.failed",
@@ -213,13 +217,13 @@ describe("dispatch: a message QStash gives up on before an encoder takes the job
     });
     expect(await readJob(apiKey, job.id)).toMatchObject({
       status: "failed",
-      retryCount: JOB_DELIVERY_RETRIES,
+      retryCount: 0,
       errorMessage,
       outputUrl: null,
     });
     expect((await admin.showAccount(accountId)).usage.used).toBe(1);
 
-    expect(await reportAgain(job.id, lost, JOB_DELIVERY_RETRIES)).toMatchObject({
+    expect(await reportAgain(job.id, lost, 0)).toMatchObject({
       state: "delivered",
       lastStatus: 200,
     });
@@ -233,7 +237,7 @@ describe("dispatch: a message QStash gives up on before an encoder takes the job
     const job = await createJob(apiKey);
     await deliveryFor(job.id);
     const lost = await messageIdOf(job.id);
-    expectStatus(await internal(`/jobs/${job.id}/claim`, { attempt: 0 }), 200);
+    expectStatus(await internal(`/jobs/${job.id}/claim`, { dispatch: 0 }), 200);
     expect(await reportAgain(job.id, lost, 0)).toMatchObject({ state: "delivered", lastStatus: 200 });
     expect(await readJob(apiKey, job.id)).toMatchObject({ status: "processing", retryCount: 0 });
     expect(await messageIdOf(job.id)).toBe(lost);
@@ -284,18 +288,18 @@ describe("dispatch: a message QStash dropped whose failure callback never got th
     });
   const sweep = async () => expectStatus(await internal("/sweep", {}), 200);
 
-  it("dispatched again while attempts remain, then failed with a readable message, keeping its one unit", async () => {
+  it("dispatched again while interruptions remain, then failed with a readable message, keeping its one unit", async () => {
     const { apiKey, accountId } = await newAccount();
     const job = await createJob(apiKey);
     const messages = [await messageIdOf(job.id)];
-    for (let attempt = 1; attempt <= JOB_DELIVERY_RETRIES; attempt++) {
+    for (let interruption = 1; interruption <= MAX_INTERRUPTIONS; interruption++) {
       await delivered(job.id);
       await longWaiting(job.id);
       await sweep();
-      expect(await readJob(apiKey, job.id)).toMatchObject({ status: "queued", retryCount: attempt });
+      expect(await rowOf(job.id)).toMatchObject({ status: "queued", retryCount: 0, interruptions: interruption });
       const next = await messageIdOf(job.id);
       expect(messages).not.toContain(next);
-      expect(JSON.parse((await messageOf(next)).body)).toEqual({ jobId: job.id, firstAttempt: attempt });
+      expect(JSON.parse((await messageOf(next)).body)).toEqual({ jobId: job.id, dispatch: interruption });
       messages.push(next);
     }
     await delivered(job.id);
@@ -303,9 +307,8 @@ describe("dispatch: a message QStash dropped whose failure callback never got th
     await sweep();
     expect(await readJob(apiKey, job.id)).toMatchObject({
       status: "failed",
-      retryCount: JOB_DELIVERY_RETRIES,
-      errorMessage:
-        "The job could not be dispatched to an encoder: its last message was dropped by the queue, and its 3 attempts are spent.",
+      retryCount: 0,
+      errorMessage: `The job could not be dispatched to an encoder: its last message was dropped by the queue. ${INTERRUPTED_MESSAGE}`,
     });
     expect((await admin.showAccount(accountId)).usage.used).toBe(1);
   });
@@ -317,7 +320,7 @@ describe("dispatch: a message QStash dropped whose failure callback never got th
     // A message of the job's that waits an hour before its first delivery: QStash holds it all along.
     const { messageId } = await qstash.publishJSON({
       url: `${stack.encoderUrl}/deliveries/jobs`,
-      body: { jobId: job.id, firstAttempt: 0 },
+      body: { jobId: job.id, dispatch: 0 },
       delay: 3600,
     });
     try {

@@ -70,7 +70,7 @@ export async function readJob(key: string, id: string) {
 }
 
 import { AwsClient } from "aws4fetch";
-import { outputKeyFor } from "../../domain/jobs";
+import { JOB_DELIVERY_RETRIES, outputKeyFor } from "../../domain/jobs";
 
 export const s3 = new AwsClient({
   accessKeyId: stack.cloud.s3.accessKeyId,
@@ -80,10 +80,26 @@ export const s3 = new AwsClient({
 });
 export const objectUrl = (key: string) => `${stack.cloud.s3.endpoint}/${stack.cloud.s3.bucket}/${key}`;
 
-/** Plays the encoder: claim, upload an output, report completion. Returns the output key. */
-export async function completeJob(jobId: string, accountId: string, content = "fake-mp4-bytes") {
-  const claim = await internal(`/jobs/${jobId}/claim`, { attempt: 0 });
-  if (claim.status !== 200) throw new Error(`claim failed: ${claim.status} ${JSON.stringify(claim.body)}`);
+/**
+ * Plays the encoder through every attempt at the job's source, each failing with `errorMessage`
+ * as a failure another attempt may not meet: the Worker retries while attempts remain, each
+ * retry a new dispatch, and the job ends failed with JOB_DELIVERY_RETRIES retries.
+ */
+export async function failEveryAttempt(jobId: string, errorMessage: string) {
+  for (let dispatch = 0; dispatch <= JOB_DELIVERY_RETRIES; dispatch++) {
+    const claimed = await internal(`/jobs/${jobId}/claim`, { dispatch });
+    if (!claimed.body.job) throw new Error(`claim failed: ${claimed.status} ${JSON.stringify(claimed.body)}`);
+    await internal(`/jobs/${jobId}/fail`, { claim: claimed.body.job.claim, errorMessage, retryable: true });
+  }
+}
+
+/**
+ * Plays the encoder: claim (unless the test claimed already: `lease`, its claim's), upload an
+ * output, report completion. Returns the output key.
+ */
+export async function completeJob(jobId: string, accountId: string, content = "fake-mp4-bytes", lease?: number) {
+  const claim = lease ?? (await internal(`/jobs/${jobId}/claim`, { dispatch: 0 })).body.job?.claim;
+  if (claim === undefined) throw new Error(`the job ${jobId} could not be claimed`);
   const key = outputKeyFor(accountId, jobId, "output.mp4");
   const put = await s3.fetch(objectUrl(key), {
     method: "PUT",
@@ -91,7 +107,7 @@ export async function completeJob(jobId: string, accountId: string, content = "f
     headers: { "Content-Type": "video/mp4" },
   });
   if (!put.ok) throw new Error(`upload failed: ${put.status}`);
-  const done = await internal(`/jobs/${jobId}/complete`, { outputKey: key, duration: 12.5 });
+  const done = await internal(`/jobs/${jobId}/complete`, { claim, outputKey: key, duration: 12.5 });
   if (done.status !== 200) throw new Error(`complete failed: ${done.status} ${JSON.stringify(done.body)}`);
   return key;
 }

@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import { jobs } from "../../drizzle/schema";
-import { admin, completeJob, createJob, internal, objectUrl, s3 } from "./harness";
+import { admin, completeJob, createJob, failEveryAttempt, internal, objectUrl, s3 } from "./harness";
 
 /**
  * One real job in each state the reference's examples are about, keyed by the example names of
@@ -10,14 +10,9 @@ export async function jobsInEveryState(apiKey: string, accountId: string) {
   const [queued, processing, completed, failed, outputRemoved, legacy] = await Promise.all(
     Array.from({ length: 6 }, () => createJob(apiKey)),
   );
-  await internal(`/jobs/${processing.id}/claim`, { attempt: 0 });
+  await internal(`/jobs/${processing.id}/claim`, { dispatch: 0 });
   await completeJob(completed.id, accountId);
-  await internal(`/jobs/${failed.id}/claim`, { attempt: 0 });
-  await internal(`/jobs/${failed.id}/fail`, {
-    errorMessage: "Download failed: the source answered HTTP 404",
-    attempt: 2,
-    final: true,
-  });
+  await failEveryAttempt(failed.id, "Download failed: the source answered HTTP 404");
   const removedKey = await completeJob(outputRemoved.id, accountId);
   await s3.fetch(objectUrl(removedKey), { method: "DELETE" });
   await completeJob(legacy.id, accountId);

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { accounts, apiKeys, jobs, usage, type Job } from "../../drizzle/schema";
-import { JOB_DELIVERY_RETRIES, JOB_STATUSES, type JobStatus } from "../../domain/jobs";
+import { JOB_DELIVERY_RETRIES, JOB_STATUSES, type JobStatus, MAX_INTERRUPTIONS } from "../../domain/jobs";
 import { PLAN_IDS, type PlanId } from "../../domain/plans";
 import type { Caller } from "../../worker/context";
 import * as jobStates from "../../worker/lib/job-states";
@@ -34,10 +34,10 @@ async function newAccount() {
   return account;
 }
 
-/** A job in `status`, written directly; heartbeat stale and attempts as the transition under test needs. */
+/** A job in `status`, written directly; heartbeat stale, counts and message as the transition under test needs. */
 async function jobIn(
   status: JobStatus,
-  opts: { stale?: boolean; retryCount?: number; messageId?: string } = {},
+  opts: { stale?: boolean; retryCount?: number; interruptions?: number; dispatch?: number; messageId?: string } = {},
 ): Promise<Job> {
   const account = await newAccount();
   await direct.insert(usage).values({ accountId: account.id, period: PERIOD, count: 1 });
@@ -50,6 +50,8 @@ async function jobIn(
       inputUrl: "https://media.example.com/a.mp4",
       quotaPeriod: PERIOD,
       retryCount: opts.retryCount ?? 0,
+      interruptions: opts.interruptions ?? 0,
+      dispatch: opts.dispatch ?? 0,
       messageId: opts.messageId ?? null,
       lastCheckedAt: new Date(Date.now() - (opts.stale ? STALE : 0)),
     })
@@ -66,23 +68,31 @@ const transitions: Record<
   { fixture?: Parameters<typeof jobIn>[1]; run: (job: Job) => ReturnType<typeof jobStates.claim> }
 > = {
   queueRefused: { run: (job) => jobStates.failUnqueued(db, job.id, "The job could not be queued.") },
-  claim: { run: (job) => jobStates.claim(db, job.id, 1) },
-  heartbeat: { run: (job) => jobStates.heartbeat(db, job.id, { progress: 0.5 }) },
-  complete: { run: (job) => jobStates.complete(db, job.id, { outputKey: "outputs/a/b/output.mp4", duration: 9.5 }) },
-  fail: { run: (job) => jobStates.fail(db, job.id, { errorMessage: "Download failed", attempt: 2, duration: null }) },
-  retry: { run: (job) => jobStates.retry(db, job.id) },
+  // A stale heartbeat: a job still processing may be claimed again only once its encoder went quiet.
+  claim: { fixture: { stale: true }, run: (job) => jobStates.claim(db, job.id, 0) },
+  claimInterrupted: {
+    fixture: { stale: true, interruptions: MAX_INTERRUPTIONS },
+    run: (job) => jobStates.claimInterrupted(db, job.id, 0),
+  },
+  // The fixture's job has had no claim: its latest is claim 0.
+  heartbeat: { run: (job) => jobStates.heartbeat(db, job.id, 0, { progress: 0.5 }) },
+  complete: {
+    run: (job) => jobStates.complete(db, job.id, 0, { outputKey: "outputs/a/b/output.mp4", duration: 9.5 }),
+  },
+  fail: { run: (job) => jobStates.fail(db, job.id, 0, { errorMessage: "Download failed", duration: null }) },
+  retry: { run: (job) => jobStates.retry(db, job.id, 0) },
   cancel: { run: (job) => jobStates.cancel(db, { id: job.id, accountId: job.accountId }) },
-  sweepRequeue: { fixture: { stale: true, retryCount: 0 }, run: (job) => jobStates.sweepRequeue(db, job.id, cutoff()) },
+  sweepRequeue: { fixture: { stale: true }, run: (job) => jobStates.sweepRequeue(db, job.id, cutoff()) },
   sweepFail: {
-    fixture: { stale: true, retryCount: JOB_DELIVERY_RETRIES },
+    fixture: { stale: true, interruptions: MAX_INTERRUPTIONS },
     run: (job) => jobStates.sweepFail(db, job.id, cutoff()),
   },
   lostMessageRequeue: {
-    fixture: { messageId: LOST, retryCount: 0 },
+    fixture: { messageId: LOST },
     run: (job) => jobStates.lostMessageRequeue(db, job.id, LOST),
   },
   lostMessageFail: {
-    fixture: { messageId: LOST, retryCount: JOB_DELIVERY_RETRIES },
+    fixture: { messageId: LOST, interruptions: MAX_INTERRUPTIONS },
     run: (job) => jobStates.lostMessageFail(db, job.id, LOST, "The job could not be dispatched to an encoder: …"),
   },
 };
@@ -90,13 +100,14 @@ const transitions: Record<
 /**
  * The contract's table (spec, States and transitions), written out here rather than read from
  * the module, so a change to the module's table shows as a failure. Beyond the contract's rows:
- * a redelivered claim of a job already processing, the heartbeat (processing stays processing),
- * the retry's wait in the queue, the sweep's two moves and the two after QStash gave up on a
- * job's message (README, Decisions).
+ * a redelivered claim of a job already processing (and its failure once the job's interruptions
+ * are spent), the heartbeat (processing stays processing), the retry's wait in the queue, the
+ * sweep's two moves and the two after QStash gave up on a job's message (README, Decisions).
  */
 const CONTRACT: Record<jobStates.TransitionName, { from: JobStatus[]; to: JobStatus }> = {
   queueRefused: { from: ["queued"], to: "failed" },
   claim: { from: ["queued", "processing"], to: "processing" },
+  claimInterrupted: { from: ["processing"], to: "failed" },
   heartbeat: { from: ["processing"], to: "processing" },
   complete: { from: ["processing"], to: "completed" },
   fail: { from: ["processing"], to: "failed" },
@@ -150,23 +161,34 @@ describe("spec: States and transitions › the table, walked against the databas
     expect((await reread(job.id)).status).toBe("queued");
   });
 
-  it("the sweep's conditions: a heartbeat since the cutoff, or attempts left (or none) decide", async () => {
-    const fresh = await jobIn("processing", { stale: false, retryCount: 0 });
+  it("the sweep's conditions: a heartbeat since the cutoff, or interruptions left (or none) decide", async () => {
+    const fresh = await jobIn("processing", { stale: false });
     expect(await jobStates.sweepRequeue(db, fresh.id, cutoff())).toEqual({ moved: false, current: "processing" });
-    const spent = await jobIn("processing", { stale: true, retryCount: JOB_DELIVERY_RETRIES });
+    const spent = await jobIn("processing", { stale: true, interruptions: MAX_INTERRUPTIONS });
     expect(await jobStates.sweepRequeue(db, spent.id, cutoff())).toEqual({ moved: false, current: "processing" });
-    const left = await jobIn("processing", { stale: true, retryCount: 0 });
+    const left = await jobIn("processing", { stale: true, interruptions: MAX_INTERRUPTIONS - 1, retryCount: 1 });
     expect(await jobStates.sweepFail(db, left.id, cutoff())).toEqual({ moved: false, current: "processing" });
     const requeued = await jobStates.sweepRequeue(db, left.id, cutoff());
-    expect(requeued).toMatchObject({ moved: true, job: { status: "queued", retryCount: 1 } });
+    // An interruption, the next dispatch, and a new lease that fences off the quiet encoder: the source's attempts are not touched.
+    expect(requeued).toMatchObject({
+      moved: true,
+      job: {
+        status: "queued",
+        retryCount: 1,
+        interruptions: MAX_INTERRUPTIONS,
+        dispatch: 1,
+        lease: 1,
+        messageId: null,
+      },
+    });
   });
 
-  it("a lost message's moves: only a job still waiting on that message moves, by attempts left (or none), and once", async () => {
-    const elsewhere = await jobIn("queued", { messageId: "msg_newer", retryCount: 0 });
+  it("a lost message's moves: only a job still waiting on that message moves, by interruptions left (or none), and once", async () => {
+    const elsewhere = await jobIn("queued", { messageId: "msg_newer" });
     expect(await jobStates.lostMessageRequeue(db, elsewhere.id, LOST)).toEqual({ moved: false, current: "queued" });
-    const spent = await jobIn("queued", { messageId: LOST, retryCount: JOB_DELIVERY_RETRIES });
+    const spent = await jobIn("queued", { messageId: LOST, interruptions: MAX_INTERRUPTIONS });
     expect(await jobStates.lostMessageRequeue(db, spent.id, LOST)).toEqual({ moved: false, current: "queued" });
-    const left = await jobIn("queued", { messageId: LOST, retryCount: JOB_DELIVERY_RETRIES - 1 });
+    const left = await jobIn("queued", { messageId: LOST, interruptions: MAX_INTERRUPTIONS - 1 });
     expect(await jobStates.lostMessageFail(db, left.id, LOST, "x")).toEqual({ moved: false, current: "queued" });
     const [requeued, again] = await Promise.all([
       jobStates.lostMessageRequeue(db, left.id, LOST),
@@ -174,7 +196,13 @@ describe("spec: States and transitions › the table, walked against the databas
     ]);
     expect([requeued, again].filter((o) => o.moved)).toEqual([
       expect.objectContaining({
-        job: expect.objectContaining({ status: "queued", retryCount: JOB_DELIVERY_RETRIES, messageId: null }),
+        job: expect.objectContaining({
+          status: "queued",
+          retryCount: 0,
+          interruptions: MAX_INTERRUPTIONS,
+          dispatch: 1,
+          messageId: null,
+        }),
       }),
     ]);
     const failed = await jobStates.lostMessageFail(
@@ -185,26 +213,69 @@ describe("spec: States and transitions › the table, walked against the databas
     );
     expect(failed).toMatchObject({
       moved: true,
-      job: { status: "failed", retryCount: JOB_DELIVERY_RETRIES, webhookPendingSince: expect.any(Date) },
+      job: { status: "failed", retryCount: 0, webhookPendingSince: expect.any(Date) },
     });
     expect(await jobStates.lostMessageFail(db, spent.id, LOST, "again")).toEqual({ moved: false, current: "failed" });
     const units = await direct.select({ count: usage.count }).from(usage).where(eq(usage.accountId, spent.accountId));
     expect(units).toEqual([{ count: 1 }]);
   });
 
-  it("claim keeps the first startedAt and never lowers the attempt count", async () => {
-    const job = await jobIn("queued", { retryCount: 2 });
-    const first = await jobStates.claim(db, job.id, 0, new Date("2026-11-20T09:30:00.000Z"));
-    const again = await jobStates.claim(db, job.id, 1, new Date("2026-11-20T09:31:00.000Z"));
+  it("claim: only the current dispatch claims; a job still processing only once its heartbeat went quiet, counting an interruption", async () => {
+    const job = await jobIn("queued", { retryCount: 2, dispatch: 3 });
+    const at = (iso: string) => new Date(`2026-11-20T09:${iso}.000Z`);
+    expect(await jobStates.claim(db, job.id, 2, at("30:00"))).toEqual({ moved: false, current: "queued" });
+    const first = await jobStates.claim(db, job.id, 3, at("30:00"));
     expect(first).toMatchObject({
       moved: true,
-      job: { retryCount: 2, startedAt: new Date("2026-11-20T09:30:00.000Z") },
+      job: { retryCount: 2, lease: 1, interruptions: 0, startedAt: at("30:00"), lastCheckedAt: at("30:00") },
     });
+    // Its encoder beat 5 s ago: the job stays with it.
+    expect(await jobStates.claim(db, job.id, 3, at("30:05"))).toEqual({ moved: false, current: "processing" });
+    const again = await jobStates.claim(db, job.id, 3, at("30:20"));
     expect(again).toMatchObject({
       moved: true,
       previous: "processing",
-      job: { retryCount: 2, startedAt: new Date("2026-11-20T09:30:00.000Z") },
+      job: { retryCount: 2, lease: 2, interruptions: 1, startedAt: at("30:00") },
     });
+    // The first claim's encoder is fenced off: its beats and reports are refused.
+    expect(await jobStates.heartbeat(db, job.id, 1, { progress: 0.9 })).toEqual({
+      moved: false,
+      current: "processing",
+    });
+    expect(await jobStates.complete(db, job.id, 1, { outputKey: "k", duration: 1 })).toEqual({
+      moved: false,
+      current: "processing",
+    });
+    expect(await jobStates.fail(db, job.id, 1, { errorMessage: "x", duration: null })).toEqual({
+      moved: false,
+      current: "processing",
+    });
+    expect(await jobStates.heartbeat(db, job.id, 2, { progress: 0.5 })).toMatchObject({ moved: true });
+  });
+
+  it("a claim of a quiet job whose interruptions are spent fails it instead, once, with the reason", async () => {
+    const job = await jobIn("processing", { stale: true, interruptions: MAX_INTERRUPTIONS, dispatch: 1 });
+    expect(await jobStates.claim(db, job.id, 1)).toEqual({ moved: false, current: "processing" });
+    expect(await jobStates.claimInterrupted(db, job.id, 0)).toEqual({ moved: false, current: "processing" });
+    const failed = await jobStates.claimInterrupted(db, job.id, 1);
+    expect(failed).toMatchObject({
+      moved: true,
+      job: { status: "failed", errorMessage: jobStates.INTERRUPTED_MESSAGE },
+    });
+    expect(jobStates.INTERRUPTED_MESSAGE).toMatch(/interrupted 4 times/);
+    const beating = await jobIn("processing", { interruptions: MAX_INTERRUPTIONS });
+    expect(await jobStates.claimInterrupted(db, beating.id, 0)).toEqual({ moved: false, current: "processing" });
+  });
+
+  it("retry: one more attempt at the source and the next dispatch, while attempts remain", async () => {
+    const job = await jobIn("processing", { retryCount: JOB_DELIVERY_RETRIES - 1, dispatch: 1, messageId: "msg_1" });
+    const retried = await jobStates.retry(db, job.id, 0);
+    expect(retried).toMatchObject({
+      moved: true,
+      job: { status: "queued", retryCount: JOB_DELIVERY_RETRIES, dispatch: 2, messageId: null },
+    });
+    const spent = await jobIn("processing", { retryCount: JOB_DELIVERY_RETRIES });
+    expect(await jobStates.retry(db, spent.id, 0)).toEqual({ moved: false, current: "processing" });
   });
 
   it("a job the queue refused gives its quota unit back in the same statement, once", async () => {
@@ -223,7 +294,7 @@ describe("spec: States and transitions › the table, walked against the databas
       const job = await jobIn("processing");
       const [cancelled, completed] = await Promise.all([
         jobStates.cancel(db, { id: job.id, accountId: job.accountId }),
-        jobStates.complete(db, job.id, { outputKey: "k", duration: 1 }),
+        jobStates.complete(db, job.id, 0, { outputKey: "k", duration: 1 }),
       ]);
       expect([cancelled.moved, completed.moved].filter(Boolean)).toHaveLength(1);
       const winner = cancelled.moved ? "cancelled" : "completed";

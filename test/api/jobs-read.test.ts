@@ -1,6 +1,16 @@
 import { describe, expect, it, vi } from "vitest";
 import { expectStatus } from "../support/api-client";
-import { api, completeJob, createJob, internal, ISO_MS, newAccount, readJob, SOURCE } from "./harness";
+import {
+  api,
+  completeJob,
+  createJob,
+  failEveryAttempt,
+  internal,
+  ISO_MS,
+  newAccount,
+  readJob,
+  SOURCE,
+} from "./harness";
 
 /** When a presigned link was signed, in whole seconds (its X-Amz-Date, `20250101T120000Z`). */
 function signedAtSeconds(url: string): number {
@@ -80,12 +90,7 @@ describe("spec: GET /jobs/{id} › full read", () => {
   it("a failed job: outputUrl and expiration null, errorMessage and retryCount shown", async () => {
     const { apiKey } = await newAccount();
     const job = await createJob(apiKey);
-    await internal(`/jobs/${job.id}/claim`, { attempt: 2 });
-    await internal(`/jobs/${job.id}/fail`, {
-      errorMessage: "Download failed: connection refused",
-      attempt: 2,
-      final: true,
-    });
+    await failEveryAttempt(job.id, "Download failed: connection refused");
     const res = await readJob(apiKey, job.id);
     expect(res).toMatchObject({
       status: "failed",

@@ -1,5 +1,9 @@
 import { Webhook } from "standardwebhooks";
 import { afterAll, describe, expect, it, vi } from "vitest";
+import { eq } from "drizzle-orm";
+import { jobs } from "../../drizzle/schema";
+import { JOB_DELIVERY_RETRIES, MAX_INTERRUPTIONS } from "../../domain/jobs";
+import { CLAIM_TAKEOVER_AFTER_MS } from "../../worker/lib/job-states";
 import { qstashSignature } from "../support/qstash-signature";
 import { startWebhookReceiver } from "../support/webhook-receiver";
 import { expectStatus } from "../support/api-client";
@@ -25,7 +29,7 @@ describe("spec: States and transitions › driven through the internal API", () 
   it("queued → processing sets startedAt and lastCheckedAt; heartbeats record progress, and the duration once the encoder sends it", async () => {
     const { apiKey } = await newAccount();
     const job = await createJob(apiKey);
-    const claim = await internal(`/jobs/${job.id}/claim`, { attempt: 0 });
+    const claim = await internal(`/jobs/${job.id}/claim`, { dispatch: 0 });
     expectStatus(claim, 200);
     expect(claim.body.job).toMatchObject({
       id: job.id,
@@ -41,15 +45,15 @@ describe("spec: States and transitions › driven through the internal API", () 
     expect(read.body.metadata.lastCheckedAt).toMatch(ISO_MS);
     expect(read.body.outputUrl).toBeNull();
     expect(read.body.links.cancel).toBe(`/api/v1/jobs/${job.id}`);
-    const hb = await internal(`/jobs/${job.id}/heartbeat`, { progress: 0.4 });
+    const hb = await internal(`/jobs/${job.id}/heartbeat`, { claim: 1, progress: 0.4 });
     expect(hb.body).toEqual({ status: "processing" });
     expect((await readJob(apiKey, job.id)).progress).toBeCloseTo(0.4);
     expect((await api(apiKey).getJob(job.id)).body).toMatchObject({ status: "processing", duration: null });
     // spec, Job full read: duration is "measured during processing": the encoder sends it once it has probed the source.
-    expectStatus(await internal(`/jobs/${job.id}/heartbeat`, { progress: 0.5, duration: 12.5 }), 200);
+    expectStatus(await internal(`/jobs/${job.id}/heartbeat`, { claim: 1, progress: 0.5, duration: 12.5 }), 200);
     expect((await api(apiKey).getJob(job.id)).body).toMatchObject({ status: "processing", duration: 12.5 });
     // Below what a 4-byte real holds: stored as 0, not refused by Postgres as an underflow (a 500).
-    const tiny = await internal(`/jobs/${job.id}/heartbeat`, { progress: 2.8e-113 });
+    const tiny = await internal(`/jobs/${job.id}/heartbeat`, { claim: 1, progress: 2.8e-113 });
     expect(tiny.body).toEqual({ status: "processing" });
     expect((await readJob(apiKey, job.id)).progress).toBe(0);
   });
@@ -59,7 +63,7 @@ describe("spec: States and transitions › driven through the internal API", () 
     for (const [plan, limit] of Object.entries(minutes)) {
       const { apiKey } = await newAccount(plan as keyof typeof minutes);
       const job = await createJob(apiKey);
-      const claim = await internal(`/jobs/${job.id}/claim`, { attempt: 0 });
+      const claim = await internal(`/jobs/${job.id}/claim`, { dispatch: 0 });
       expect(claim.body.job, plan).toMatchObject({ plan, maxSourceSeconds: limit * 60 });
     }
   });
@@ -84,32 +88,34 @@ describe("spec: States and transitions › driven through the internal API", () 
     expect(() => new Webhook(secret).verify(hook.body.replace("completed", "failed"), hook.headers)).toThrow();
   });
 
-  it("processing → failed (final) sets errorMessage and retryCount and sends job.failed", async () => {
+  it("a failure at the source is retried as a new dispatch, held back; once attempts are spent the job fails with retryCount and job.failed", async () => {
     const { apiKey, accountId } = await newAccount();
     const { secret } = await admin.setWebhook(accountId, hooks.url);
     const job = await createJob(apiKey);
-    await internal(`/jobs/${job.id}/claim`, { attempt: 0 });
-    const retry = await internal(`/jobs/${job.id}/fail`, {
-      errorMessage: "Download failed: connection refused",
-      attempt: 0,
-      final: false,
-    });
+    const report = { errorMessage: "Download failed: connection refused", retryable: true };
+    expectStatus(await internal(`/jobs/${job.id}/claim`, { dispatch: 0 }), 200);
+    const retry = await internal(`/jobs/${job.id}/fail`, { claim: 1, ...report });
     expect(retry.body.status).toBe("queued");
-    expect(await readJob(apiKey, job.id)).toMatchObject({ status: "queued", errorMessage: null });
-    await internal(`/jobs/${job.id}/claim`, { attempt: 1 });
-    expect((await readJob(apiKey, job.id)).retryCount).toBe(1);
-    await internal(`/jobs/${job.id}/claim`, { attempt: 2 });
-    const fail = await internal(`/jobs/${job.id}/fail`, {
-      errorMessage: "Download failed: connection refused",
-      attempt: 2,
-      final: true,
-    });
+    expect(await readJob(apiKey, job.id)).toMatchObject({ status: "queued", errorMessage: null, retryCount: 1 });
+    const [row] = await admin.db.select().from(jobs).where(eq(jobs.id, job.id));
+    expect(row).toMatchObject({ dispatch: 1, retryCount: 1, interruptions: 0, messageId: expect.any(String) });
+    // The retry's message is held back from the source that failed (JOB_RETRY_DELAY_SECONDS).
+    const message = await messageOf(row.messageId as string);
+    expect(message.notBefore).toBeGreaterThan(message.createdAt);
+    expect(JSON.parse(message.body)).toEqual({ jobId: job.id, dispatch: 1 });
+    // The first dispatch's message, delivered again, claims nothing: it is spent.
+    expectStatus(await internal(`/jobs/${job.id}/claim`, { dispatch: 0 }), 409);
+
+    expectStatus(await internal(`/jobs/${job.id}/claim`, { dispatch: 1 }), 200);
+    expect((await internal(`/jobs/${job.id}/fail`, { claim: 2, ...report })).body.status).toBe("queued");
+    expectStatus(await internal(`/jobs/${job.id}/claim`, { dispatch: 2 }), 200);
+    const fail = await internal(`/jobs/${job.id}/fail`, { claim: 3, ...report });
     expect(fail.body.status).toBe("failed");
     const read = await api(apiKey).getJob(job.id);
     expectStatus(read, 200);
     expect(read.body).toMatchObject({
       status: "failed",
-      retryCount: 2,
+      retryCount: JOB_DELIVERY_RETRIES,
       errorMessage: "Download failed: connection refused",
       outputUrl: null,
     });
@@ -123,30 +129,82 @@ describe("spec: States and transitions › driven through the internal API", () 
     });
   });
 
-  it("a stale processing job is dispatched again by the sweep, and failed once its attempts are spent", async () => {
+  it("a failure no attempt can fix fails the job at once, its attempts unspent", async () => {
     const { apiKey } = await newAccount();
     const job = await createJob(apiKey);
-    await internal(`/jobs/${job.id}/claim`, { attempt: 2 });
-    const { jobs } = await import("../../drizzle/schema");
-    const { eq } = await import("drizzle-orm");
+    await internal(`/jobs/${job.id}/claim`, { dispatch: 0 });
+    const fail = await internal(`/jobs/${job.id}/fail`, {
+      claim: 1,
+      errorMessage: "DURATION_EXCEEDED: the source is 11 minutes long; the free plan allows 10",
+      retryable: false,
+    });
+    expect(fail.body.status).toBe("failed");
+    expect(await readJob(apiKey, job.id)).toMatchObject({ status: "failed", retryCount: 0 });
+  });
+
+  it("a stale processing job is dispatched again by the sweep as an interruption, and failed once its interruptions are spent", async () => {
+    const { apiKey } = await newAccount();
+    const quiet = () => new Date(Date.now() - 5 * 60_000);
+    const job = await createJob(apiKey);
+    await internal(`/jobs/${job.id}/claim`, { dispatch: 0 });
     await admin.db
       .update(jobs)
-      .set({ lastCheckedAt: new Date(Date.now() - 5 * 60_000) })
+      .set({ lastCheckedAt: quiet(), interruptions: MAX_INTERRUPTIONS })
       .where(eq(jobs.id, job.id));
     // Another file's sweep, running beside this one, may get to the job first: the job's state says what was done.
     expect((await internal("/sweep", {})).status).toBe(200);
     const read = await api(apiKey).getJob(job.id);
     expectStatus(read, 200);
-    expect(read.body).toMatchObject({ status: "failed", errorMessage: expect.stringMatching(/encoder stopped/i) });
+    expect(read.body).toMatchObject({
+      status: "failed",
+      retryCount: 0,
+      errorMessage: expect.stringMatching(/interrupted 4 times/),
+    });
 
     const second = await createJob(apiKey);
-    await internal(`/jobs/${second.id}/claim`, { attempt: 0 });
+    await internal(`/jobs/${second.id}/claim`, { dispatch: 0 });
+    await admin.db.update(jobs).set({ lastCheckedAt: quiet() }).where(eq(jobs.id, second.id));
+    await internal("/sweep", {});
+    // The encoder's crash is not the source's: retryCount stays 0.
+    expect(await readJob(apiKey, second.id)).toMatchObject({ status: "queued", retryCount: 0 });
+    const [row] = await admin.db.select().from(jobs).where(eq(jobs.id, second.id));
+    expect(row).toMatchObject({ interruptions: 1, dispatch: 1 });
+  });
+
+  it("a redelivery claims a job whose encoder went quiet, counting an interruption; its spent interruptions fail the job instead", async () => {
+    const { apiKey } = await newAccount();
+    const job = await createJob(apiKey);
+    const first = await internal(`/jobs/${job.id}/claim`, { dispatch: 0 });
+    expect(first.body.job).toMatchObject({ attempt: 0, claim: 1 });
+    // Still beating: the job stays with its encoder, and the delivery is told so (409, processing).
+    expect(await internal(`/jobs/${job.id}/claim`, { dispatch: 0 })).toMatchObject({
+      status: 409,
+      body: { status: "processing" },
+    });
     await admin.db
       .update(jobs)
-      .set({ lastCheckedAt: new Date(Date.now() - 5 * 60_000) })
-      .where(eq(jobs.id, second.id));
-    await internal("/sweep", {});
-    expect(await readJob(apiKey, second.id)).toMatchObject({ status: "queued", retryCount: 1 });
+      .set({ lastCheckedAt: new Date(Date.now() - CLAIM_TAKEOVER_AFTER_MS - 1000) })
+      .where(eq(jobs.id, job.id));
+    const again = await internal(`/jobs/${job.id}/claim`, { dispatch: 0 });
+    expect(again.body.job).toMatchObject({ attempt: 0, claim: 2 });
+    // The encoder the job was taken from is told to stop at its next beat.
+    expect(await internal(`/jobs/${job.id}/heartbeat`, { claim: 1, progress: 0.5 })).toMatchObject({
+      status: 409,
+      body: { status: "processing" },
+    });
+    await admin.db
+      .update(jobs)
+      .set({ lastCheckedAt: new Date(Date.now() - CLAIM_TAKEOVER_AFTER_MS - 1000), interruptions: MAX_INTERRUPTIONS })
+      .where(eq(jobs.id, job.id));
+    expect(await internal(`/jobs/${job.id}/claim`, { dispatch: 0 })).toMatchObject({
+      status: 409,
+      body: { status: "failed" },
+    });
+    expect(await readJob(apiKey, job.id)).toMatchObject({
+      status: "failed",
+      retryCount: 0,
+      errorMessage: expect.stringMatching(/interrupted 4 times/),
+    });
   });
 
   it("the sweep deletes dashboard sessions past their expiry and keeps live ones", async () => {
@@ -235,9 +293,9 @@ describe("webhook delivery attempts", () => {
     const { apiKey, accountId } = await newAccount();
     await admin.setWebhook(accountId, hooks.url);
     const job = await createJob(apiKey);
-    expectStatus(await internal(`/jobs/${job.id}/claim`, { attempt: 0 }), 200);
+    expectStatus(await internal(`/jobs/${job.id}/claim`, { dispatch: 0 }), 200);
     // An encoder delivery's body and signature, replayed to the webhook route: the body parses as {jobId}.
-    const body = JSON.stringify({ jobId: job.id, firstAttempt: 0 });
+    const body = JSON.stringify({ jobId: job.id, dispatch: 0 });
     const post = async (signedFor: string) =>
       api().raw({
         method: "POST",
@@ -262,14 +320,14 @@ describe("internal API › only the encoder may call it", () => {
   it("refuses a missing or wrong signature, and is not reachable under /api/v1", async () => {
     const { apiKey } = await newAccount();
     const job = await createJob(apiKey);
-    const unsigned = await api().raw({ method: "POST", path: `/internal/jobs/${job.id}/claim`, json: { attempt: 0 } });
+    const unsigned = await api().raw({ method: "POST", path: `/internal/jobs/${job.id}/claim`, json: { dispatch: 0 } });
     expectStatus(unsigned, 401);
-    const forged = await internal(`/jobs/${job.id}/claim`, { attempt: 0 }, "wrong-secret-wrong-secret-wrong");
+    const forged = await internal(`/jobs/${job.id}/claim`, { dispatch: 0 }, "wrong-secret-wrong-secret-wrong");
     expectStatus(forged, 401);
     const viaPublic = await api(apiKey).raw({
       method: "POST",
       path: `/api/v1/internal/jobs/${job.id}/claim`,
-      json: { attempt: 0 },
+      json: { dispatch: 0 },
     });
     expectStatus(viaPublic, 404);
     expect((await readJob(apiKey, job.id)).status).toBe("queued");

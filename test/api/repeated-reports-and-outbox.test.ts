@@ -2,6 +2,8 @@ import { eq } from "drizzle-orm";
 import { afterAll, describe, expect, it } from "vitest";
 import { accounts, jobs } from "../../drizzle/schema";
 import { startWebhookReceiver } from "../support/webhook-receiver";
+import { MAX_INTERRUPTIONS } from "../../domain/jobs";
+import { DISPATCH_RETRIES } from "../../worker/services/queue";
 import { admin, api, completeJob, createJob, deliveriesOf, internal, messageOf, newAccount } from "./harness";
 
 /**
@@ -28,12 +30,12 @@ async function failedWithItsWebhookUnsent() {
   const { apiKey, accountId } = await newAccount();
   await admin.setWebhook(accountId, hooks.url);
   const job = await createJob(apiKey);
-  await internal(`/jobs/${job.id}/claim`, { attempt: 2 });
+  await internal(`/jobs/${job.id}/claim`, { dispatch: 0 });
   await withoutWebhook(accountId);
   await internal(`/jobs/${job.id}/fail`, {
+    claim: 1,
     errorMessage: "FFmpeg could not process the source",
-    attempt: 2,
-    final: true,
+    retryable: false,
   });
   await expect.poll(async () => (await row(job.id)).webhookPendingSince, { timeout: 10_000 }).toBeNull();
   await admin.setWebhook(accountId, hooks.url);
@@ -51,24 +53,27 @@ describe("a report sent again finds the job where the first one put it", () => {
     // Once the step after the response has taken it out of the webhook outbox (no webhook: nothing to send).
     await expect.poll(async () => (await row(job.id)).webhookPendingSince, { timeout: 10_000 }).toBeNull();
     const before = await row(job.id);
-    const again = await internal(`/jobs/${job.id}/complete`, { outputKey: key, duration: 12.5 });
+    const again = await internal(`/jobs/${job.id}/complete`, { claim: 1, outputKey: key, duration: 12.5 });
     expect(again).toMatchObject({ status: 200, body: { status: "completed" } });
     expect(await row(job.id)).toEqual(before);
-    const other = await internal(`/jobs/${job.id}/complete`, { outputKey: `${key}.other`, duration: 12.5 });
+    const other = await internal(`/jobs/${job.id}/complete`, { claim: 1, outputKey: `${key}.other`, duration: 12.5 });
     expect(other).toMatchObject({ status: 409, body: { error: "Conflict", status: "completed" } });
   });
 
   it("a final fail: the same message answers 200; a job the sweep failed is a 409 to the encoder's late report", async () => {
     const { apiKey } = await newAccount();
     const job = await createJob(apiKey);
-    await internal(`/jobs/${job.id}/claim`, { attempt: 2 });
-    const report = { errorMessage: "Download failed: the source answered HTTP 503", attempt: 2, final: true };
+    await internal(`/jobs/${job.id}/claim`, { dispatch: 0 });
+    const report = { errorMessage: "Download failed: the source answered HTTP 503", claim: 1, retryable: false };
     expect((await internal(`/jobs/${job.id}/fail`, report)).body).toEqual({ status: "failed" });
     expect(await internal(`/jobs/${job.id}/fail`, report)).toMatchObject({ status: 200, body: { status: "failed" } });
 
     const swept = await createJob(apiKey);
-    await internal(`/jobs/${swept.id}/claim`, { attempt: 2 });
-    await admin.db.update(jobs).set({ lastCheckedAt: longAgo() }).where(eq(jobs.id, swept.id));
+    await internal(`/jobs/${swept.id}/claim`, { dispatch: 0 });
+    await admin.db
+      .update(jobs)
+      .set({ lastCheckedAt: longAgo(), interruptions: MAX_INTERRUPTIONS })
+      .where(eq(jobs.id, swept.id));
     await sweep();
     expect(await internal(`/jobs/${swept.id}/fail`, { ...report })).toMatchObject({
       status: 409,
@@ -76,19 +81,19 @@ describe("a report sent again finds the job where the first one put it", () => {
     });
   });
 
-  it("a retry (not final): the same attempt answers 200 queued; after the sweep requeued the job it is a 409", async () => {
+  it("a retry: the same report answers 200 queued; after the sweep requeued the job it is a 409", async () => {
     const { apiKey } = await newAccount();
     const job = await createJob(apiKey);
-    await internal(`/jobs/${job.id}/claim`, { attempt: 0 });
-    const report = { errorMessage: "Download failed: the source answered HTTP 503", attempt: 0, final: false };
+    await internal(`/jobs/${job.id}/claim`, { dispatch: 0 });
+    const report = { errorMessage: "Download failed: the source answered HTTP 503", claim: 1, retryable: true };
     expect((await internal(`/jobs/${job.id}/fail`, report)).body).toEqual({ status: "queued" });
     expect(await internal(`/jobs/${job.id}/fail`, report)).toMatchObject({ status: 200, body: { status: "queued" } });
 
     const requeued = await createJob(apiKey);
-    await internal(`/jobs/${requeued.id}/claim`, { attempt: 0 });
+    await internal(`/jobs/${requeued.id}/claim`, { dispatch: 0 });
     await admin.db.update(jobs).set({ lastCheckedAt: longAgo() }).where(eq(jobs.id, requeued.id));
     await sweep();
-    expect((await row(requeued.id)).retryCount).toBe(1);
+    expect(await row(requeued.id)).toMatchObject({ retryCount: 0, interruptions: 1, dispatch: 1, lease: 2 });
     expect(await internal(`/jobs/${requeued.id}/fail`, { ...report })).toMatchObject({
       status: 409,
       body: { status: "queued" },
@@ -155,14 +160,16 @@ describe("the webhook outbox", () => {
     const key = await completeJob(job.id, accountId);
     await hooks.waitFor(job.id);
     const repeated = await createJob(apiKey);
-    await internal(`/jobs/${repeated.id}/claim`, { attempt: 0 });
+    await internal(`/jobs/${repeated.id}/claim`, { dispatch: 0 });
     await withoutWebhook(accountId);
     const repeatedKey = key.replace(job.id, repeated.id);
-    await internal(`/jobs/${repeated.id}/complete`, { outputKey: repeatedKey, duration: 1 });
+    await internal(`/jobs/${repeated.id}/complete`, { claim: 1, outputKey: repeatedKey, duration: 1 });
     await expect.poll(async () => (await row(repeated.id)).webhookPendingSince, { timeout: 10_000 }).toBeNull();
     await admin.setWebhook(accountId, hooks.url);
     await admin.db.update(jobs).set({ webhookPendingSince: new Date() }).where(eq(jobs.id, repeated.id));
-    expect((await internal(`/jobs/${repeated.id}/complete`, { outputKey: repeatedKey, duration: 1 })).status).toBe(200);
+    expect(
+      (await internal(`/jobs/${repeated.id}/complete`, { claim: 1, outputKey: repeatedKey, duration: 1 })).status,
+    ).toBe(200);
     expect(JSON.parse((await hooks.waitFor(repeated.id)).body)).toMatchObject({
       event: "job.completed",
       jobId: repeated.id,
@@ -187,18 +194,18 @@ describe("a lost dispatch", () => {
     expect(await deliveriesOf(job.id)).toHaveLength(1);
 
     // The sweep requeued a stale job, and its publish failed: the next sweep dispatches it.
-    await internal(`/jobs/${job.id}/claim`, { attempt: 0 });
+    await internal(`/jobs/${job.id}/claim`, { dispatch: 0 });
     await admin.db
       .update(jobs)
-      .set({ status: "queued", retryCount: 1, messageId: null, lastCheckedAt: longAgo() })
+      .set({ status: "queued", interruptions: 1, dispatch: 1, messageId: null, lastCheckedAt: longAgo() })
       .where(eq(jobs.id, job.id));
     await sweep();
     const redispatched = await row(job.id);
     expect(redispatched.messageId).not.toBe(messageId);
     const message = await messageOf(redispatched.messageId!);
-    expect(message).toMatchObject({ maxRetries: 1 });
-    expect(JSON.parse(message.body)).toEqual({ jobId: job.id, firstAttempt: 1 });
+    expect(message).toMatchObject({ maxRetries: DISPATCH_RETRIES });
+    expect(JSON.parse(message.body)).toEqual({ jobId: job.id, dispatch: 1 });
     await expect.poll(() => deliveriesOf(job.id), { timeout: 10_000 }).toHaveLength(2);
-    expect((await api(apiKey).getJob(job.id)).body).toMatchObject({ status: "queued", retryCount: 1 });
+    expect((await api(apiKey).getJob(job.id)).body).toMatchObject({ status: "queued", retryCount: 0 });
   });
 });

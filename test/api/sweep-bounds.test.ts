@@ -1,7 +1,7 @@
 import { asc, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { workerVars } from "../../dev/worker-vars";
-import { JOB_DELIVERY_RETRIES } from "../../domain/jobs";
+import { MAX_INTERRUPTIONS } from "../../domain/jobs";
 import { accounts, jobs, sessions } from "../../drizzle/schema";
 import type { Services } from "../../worker/context";
 import { createUserWithAccount } from "../../worker/dashboard/lib/users";
@@ -44,41 +44,41 @@ describe("the sweep's backstop for dropped messages", () => {
         createdAt: new Date(now.getTime() - (31 - i) * 60_000),
       })),
     );
-    const retries = async () =>
+    const interruptions = async () =>
       (
         await direct
-          .select({ retryCount: jobs.retryCount })
+          .select({ interruptions: jobs.interruptions })
           .from(jobs)
           .where(eq(jobs.accountId, account.id))
           .orderBy(asc(jobs.createdAt))
-      ).map((j) => j.retryCount);
+      ).map((j) => j.interruptions);
 
     const first = await sweep(services, now);
     expect(first.dropped).toEqual({ redispatched: 20, failed: 0 });
-    expect(await retries()).toEqual([...Array(20).fill(1), 0]);
+    expect(await interruptions()).toEqual([...Array(20).fill(1), 0]);
 
     // The 20 were dispatched again at `now`, so only the newest still waits on a dropped message.
     const second = await sweep(services, now);
     expect(second.dropped).toEqual({ redispatched: 1, failed: 0 });
-    expect(await retries()).toEqual(Array(21).fill(1));
+    expect(await interruptions()).toEqual(Array(21).fill(1));
   });
 });
 
 describe("the sweep's report", () => {
-  it("counts what it did: a stale job dispatched again, one failed on its last attempt, an expired session ended", async () => {
+  it("counts what it did: a stale job dispatched again, one failed after its last interruption, an expired session ended", async () => {
     const now = new Date();
     const { direct } = database;
     const [account] = await direct.insert(accounts).values({ plan: "enterprise" }).returning();
-    const stale = (retryCount: number) => ({
+    const stale = (interruptions: number) => ({
       accountId: account.id,
       status: "processing" as const,
       preset: "mp4_264_720p",
       inputUrl: "https://media.example.com/a.mp4",
       quotaPeriod: "2026-11",
-      retryCount,
+      interruptions,
       lastCheckedAt: new Date(now.getTime() - 5 * 60_000),
     });
-    await direct.insert(jobs).values([stale(0), stale(JOB_DELIVERY_RETRIES)]);
+    await direct.insert(jobs).values([stale(0), stale(MAX_INTERRUPTIONS)]);
     const { userId } = await createUserWithAccount(direct, {
       email: `sweep-report-${now.getTime()}@example.com`,
       password: "long enough pw",

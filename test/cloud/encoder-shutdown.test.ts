@@ -40,6 +40,7 @@ beforeAll(async () => {
       const job = {
         id: jobId,
         attempt: 0,
+        claim: 1,
         accountId: "acct",
         preset: "mp4_264_720p",
         inputUrl: sourceUrl,

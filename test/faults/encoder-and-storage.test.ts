@@ -112,7 +112,12 @@ describe("the encoder killed mid-job", () => {
     expect((await ffmpegPids(id)).filter((p) => orphans.includes(p))).toEqual([]);
     const job = await e2e.waitFor(client, id, undefined, 240_000);
     expect(job.status).toBe("completed");
-    expect(job.retryCount).toBeGreaterThanOrEqual(1);
+    // The encoder's crash is ours, not the source's: the new claim is attempt 1 of 3 again.
+    expect(job.retryCount).toBe(0);
+    expect(stageLines(id).filter((l) => l.startsWith("claim "))).toEqual([
+      expect.stringMatching(/attempt 1 of 3/),
+      expect.stringMatching(/attempt 1 of 3/),
+    ]);
     await vi.waitFor(async () => expect(await workDirsFor(id)).toEqual([]));
 
     expect(e2e.stack.encoderCrashes()).toEqual([expect.objectContaining({ pid, signal: "SIGKILL", code: null })]);

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { JOB_DELIVERY_RETRIES } from "../../domain/jobs";
+import { MAX_INTERRUPTIONS } from "../../domain/jobs";
+import { INTERRUPTED_MESSAGE } from "../../worker/lib/job-states";
+import { DISPATCH_RETRIES } from "../../worker/services/queue";
 import { bodyOf } from "../support/api-client";
 import { startFaultStack, type FaultStack } from "./stack";
 import {
@@ -14,8 +16,9 @@ import {
  * A job's QStash message running out of deliveries before any of them left the job with an
  * encoder: the encoder unreachable, or the Worker refusing every claim, for longer than the
  * message's retries. QStash reports the message to its failure callback, and the job is
- * dispatched again (each lost message one attempt) or, its attempts spent, failed with a
- * readable message; it never stays `queued`. No sweep runs here: the callback alone does it.
+ * dispatched again (each lost message an interruption, not an attempt at the source) or, its
+ * interruptions spent, failed with a readable message; it never stays `queued`. No sweep runs
+ * here: the callback alone does it.
  */
 let stack: FaultStack;
 /** Between QStash and the encoder: refusing a delivery is the encoder being unreachable. */
@@ -31,7 +34,7 @@ beforeAll(async () => {
       // A claim the Worker does not take is given up after 1 s, not 2 minutes: the delivery fails sooner.
       env: { WORKER_RETRY_MS: "1000" },
       workerEnv: { ENCODER_URL: encoder.url, NEON_HTTP_ENDPOINT: `${database.url}/sql` },
-      // A message's three deliveries within about 1.5 s.
+      // A message's four deliveries within about 3.5 s.
       qstashRetryBaseMs: 500,
     },
     (info) => {
@@ -46,14 +49,18 @@ afterAll(async () => {
   await Promise.all([encoder?.stop(), database?.stop()]);
 });
 
-/** The job and attempt a delivery of a job's message carried. */
-const dispatchOf = (req: FrontRequest): { jobId: string; firstAttempt: number } => JSON.parse(req.body);
-/** The first attempt of each delivery QStash made of the job's messages, refused or not. */
+/** The job and dispatch a delivery of a job's message carried. */
+const dispatchOf = (req: FrontRequest): { jobId: string; dispatch: number } => JSON.parse(req.body);
+/** The dispatch of each delivery QStash made of the job's messages, refused or not. */
 const deliveriesOf = (jobId: string) =>
   encoder
     .verdicts()
     .filter((v) => dispatchOf(v.request).jobId === jobId)
-    .map((v) => ({ firstAttempt: dispatchOf(v.request).firstAttempt, verdict: v.verdict }));
+    .map((v) => ({ dispatch: dispatchOf(v.request).dispatch, verdict: v.verdict }));
+/** Every dispatch a job gets before its interruptions are spent, each delivered as often as its message allows. */
+const everyDelivery = Array.from({ length: MAX_INTERRUPTIONS + 1 }, (_, dispatch) =>
+  Array<number>(DISPATCH_RETRIES + 1).fill(dispatch),
+).flat();
 
 const stageLines = (jobId: string) => stack.stageLines(jobId);
 
@@ -71,37 +78,39 @@ async function finish(jobId: string) {
 }
 
 const spent = (lastDelivery: string) =>
-  `The job could not be dispatched to an encoder: its last delivery ${lastDelivery}, and its ${JOB_DELIVERY_RETRIES + 1} attempts are spent.`;
+  `The job could not be dispatched to an encoder: its last delivery ${lastDelivery}. ${INTERRUPTED_MESSAGE}`;
 
 describe("a job whose message runs out of deliveries before an encoder takes it", () => {
   it("the encoder unreachable for longer than a message's deliveries: the job is dispatched again, and completes once the encoder is back", async () => {
     encoder.judge(() => "refuse");
     const jobId = await createJob();
-    // Its first message lost: the next one starts at attempt 1.
-    await stack.e2e.waitFor(stack.client, jobId, (job) => job.retryCount >= 1, 30_000);
+    // Its first message lost: the job's next dispatch is delivered.
+    await vi.waitFor(() => expect(deliveriesOf(jobId).some((d) => d.dispatch >= 1)).toBe(true), { timeout: 30_000 });
     encoder.judge(() => "pass");
     const job = await finish(jobId);
-    expect(job, job.errorMessage ?? undefined).toMatchObject({ status: "completed" });
+    // An encoder out of reach is not the source's fault: no attempt at it was spent.
+    expect(job, job.errorMessage ?? undefined).toMatchObject({ status: "completed", retryCount: 0 });
     const deliveries = deliveriesOf(jobId);
-    // The first message's three deliveries were all refused; a later message's reached the encoder.
-    expect(deliveries.slice(0, 3)).toEqual([0, 0, 0].map((firstAttempt) => ({ firstAttempt, verdict: "refuse" })));
-    expect(deliveries.filter((d) => d.verdict === "pass").every((d) => d.firstAttempt >= 1)).toBe(true);
+    // The first message's deliveries were all refused; a later message's reached the encoder.
+    expect(deliveries.slice(0, DISPATCH_RETRIES + 1)).toEqual(
+      Array.from({ length: DISPATCH_RETRIES + 1 }, () => ({ dispatch: 0, verdict: "refuse" })),
+    );
+    expect(deliveries.filter((d) => d.verdict === "pass").every((d) => d.dispatch >= 1)).toBe(true);
     expect(stageLines(jobId).filter((l) => l.startsWith("claim "))).toHaveLength(1);
   });
 
-  it("the encoder never back: each lost message costs an attempt, and the job fails with a readable message once they are spent", async () => {
+  it("the encoder never back: each lost message is an interruption, and the job fails with a readable message once they are spent", async () => {
     encoder.judge(() => "refuse");
     const jobId = await createJob();
     const job = await finish(jobId);
     encoder.judge(() => "pass");
     expect(job).toMatchObject({
       status: "failed",
-      retryCount: JOB_DELIVERY_RETRIES,
+      retryCount: 0,
       errorMessage: spent("got no answer"),
       outputUrl: null,
     });
-    // Three messages, starting at attempts 0, 1 and 2, each with the deliveries its attempts allow.
-    expect(deliveriesOf(jobId).map((d) => d.firstAttempt)).toEqual([0, 0, 0, 1, 1, 2]);
+    expect(deliveriesOf(jobId).map((d) => d.dispatch)).toEqual(everyDelivery);
     expect(deliveriesOf(jobId).every((d) => d.verdict === "refuse")).toBe(true);
   });
 
@@ -113,10 +122,10 @@ describe("a job whose message runs out of deliveries before an encoder takes it"
     // The encoder answered each delivery 503 once its claim went untaken.
     expect(job).toMatchObject({
       status: "failed",
-      retryCount: JOB_DELIVERY_RETRIES,
+      retryCount: 0,
       errorMessage: spent("was answered 503"),
     });
-    expect(deliveriesOf(jobId).map((d) => d.firstAttempt)).toEqual([0, 0, 0, 1, 1, 2]);
+    expect(deliveriesOf(jobId).map((d) => d.dispatch)).toEqual(everyDelivery);
     const lines = stageLines(jobId);
     expect(lines.filter((l) => /^worker +claim not taken/.test(l)).length).toBeGreaterThan(0);
     expect(lines.filter((l) => l.startsWith("claim "))).toEqual([]);

@@ -65,19 +65,19 @@ export async function seedVictim(): Promise<Victim> {
   );
   const byState = Object.fromEntries(VICTIM_STATES.map((state, i) => [state, ids[i]])) as Record<VictimState, string>;
 
-  expectOk("claim", await internal(`/jobs/${byState.processing}/claim`, { attempt: 0 }));
+  expectOk("claim", await internal(`/jobs/${byState.processing}/claim`, { dispatch: 0 }));
   const outputKeys = [
     await completeJob(byState.completed, victim.accountId),
     await completeJob(byState.legacy, victim.accountId),
   ];
   await admin.db.update(jobs).set({ storageLayout: "legacy" }).where(eq(jobs.id, byState.legacy));
-  expectOk("claim", await internal(`/jobs/${byState.failed}/claim`, { attempt: 0 }));
+  expectOk("claim", await internal(`/jobs/${byState.failed}/claim`, { dispatch: 0 }));
   expectOk(
     "fail",
     await internal(`/jobs/${byState.failed}/fail`, {
+      claim: 1,
       errorMessage: `download failed: ${marker}`,
-      attempt: 0,
-      final: true,
+      retryable: false,
     }),
   );
   const cancelled = await clientAs(victim).cancelJob(byState.cancelled);

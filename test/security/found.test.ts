@@ -59,7 +59,14 @@ describe("found: a `__proto__` key in caller metadata was silently dropped", () 
 describe("found: a signed internal call with a job id that is not a UUID was a 500", () => {
   for (const action of ["claim", "heartbeat", "complete", "fail"]) {
     it(`POST /internal/jobs/not-a-uuid/${action} → 404`, async () => {
-      const body = JSON.stringify({ attempt: 0, outputKey: "x", duration: 1, errorMessage: "x", final: true });
+      const body = JSON.stringify({
+        dispatch: 0,
+        claim: 1,
+        outputKey: "x",
+        duration: 1,
+        errorMessage: "x",
+        retryable: false,
+      });
       const res = await send({
         method: "POST",
         path: `/internal/jobs/not-a-uuid/${action}`,

@@ -73,7 +73,7 @@ export async function createQueuedJob(
   };
   let messageId: string;
   try {
-    messageId = await queue.publishJob(creation.jobId);
+    messageId = await queue.publishJob(creation.jobId, 0);
   } catch (err) {
     let failed: Awaited<ReturnType<typeof jobStates.failUnqueued>>;
     try {

@@ -6,11 +6,11 @@
  * found. So two transitions racing for one job (a cancel and a completion) cannot both win, and
  * a refusal says why without a second query.
  */
-import { and, eq, getTableColumns, gt, gte, inArray, isNotNull, lt, sql, type SQL } from "drizzle-orm";
+import { and, eq, getTableColumns, gt, gte, inArray, isNotNull, lt, or, sql, type SQL } from "drizzle-orm";
 import type { PgUpdateSetSource } from "drizzle-orm/pg-core";
 import { accounts, apiKeys, jobs, usage, type Job } from "../../drizzle/schema";
 import { isUuid } from "../../domain/ids";
-import { CANCELLABLE_STATUSES, JOB_DELIVERY_RETRIES, type JobStatus } from "../../domain/jobs";
+import { CANCELLABLE_STATUSES, JOB_DELIVERY_RETRIES, type JobStatus, MAX_INTERRUPTIONS } from "../../domain/jobs";
 import { PLAN_IDS, type PlanId } from "../../domain/plans";
 import type { Caller } from "../context";
 import { preparedPerDatabase, renderedPerShape, type Database } from "../services/db";
@@ -30,23 +30,28 @@ interface Transition {
 export const TRANSITIONS = {
   /** The queue refused a job just created (spec row 2): failed, and its quota unit returned. */
   queueRefused: { from: ["queued"], to: "failed" },
-  /** The encoder starts an attempt; a redelivered message may claim a job already processing again. */
+  /**
+   * The encoder starts an attempt. A job still processing is claimed again by a redelivery of its
+   * current message once its heartbeat has stopped: the encoder that had it was interrupted.
+   */
   claim: { from: ["queued", "processing"], to: "processing" },
+  /** ...unless its interruptions are spent: the source may be what crashes the encoders. */
+  claimInterrupted: { from: ["processing"], to: "failed" },
   /** The encoder is still working: no change of state, but only while the job is processing. */
   heartbeat: { from: ["processing"], to: "processing" },
   complete: { from: ["processing"], to: "completed" },
   /** The last attempt failed, or a failure no attempt can fix. */
   fail: { from: ["processing"], to: "failed" },
-  /** A failed attempt with attempts left: the job waits in the queue for its retry. */
+  /** A failed attempt at the source with attempts left: the job is dispatched again for its retry. */
   retry: { from: ["processing"], to: "queued" },
   cancel: { from: CANCELLABLE_STATUSES, to: "cancelled" },
-  /** The sweep: a processing job whose heartbeat stopped goes back to the queue while attempts remain... */
+  /** The sweep: a processing job whose heartbeat stopped goes back to the queue while interruptions remain... */
   sweepRequeue: { from: ["processing"], to: "queued" },
   /** ...and fails once they are spent. */
   sweepFail: { from: ["processing"], to: "failed" },
   /**
    * QStash gave up on a queued job's message (its failure callback, lib/lost-messages.ts): the
-   * job is dispatched again while attempts remain...
+   * job is dispatched again while interruptions remain...
    */
   lostMessageRequeue: { from: ["queued"], to: "queued" },
   /** ...and fails once they are spent. */
@@ -300,7 +305,28 @@ export function failUnqueued(db: Database, jobId: string, errorMessage: string, 
   return move(db, "queueRefused", { id: jobId }, { errorMessage, webhookPendingSince: now }, { releaseUnit: true });
 }
 
-export function claim(db: Database, jobId: string, attempt: number, now = new Date()) {
+/**
+ * A processing job whose heartbeat is this old may be claimed by a redelivery of its message: its
+ * encoder beats every few seconds, so it has died or lost the Worker. One still beating keeps it.
+ */
+export const CLAIM_TAKEOVER_AFTER_MS = 10_000;
+
+/** The job's current dispatch is the one this delivery carries: a message of an earlier one claims nothing. */
+const currentDispatch = (dispatch: number) => eq(jobs.dispatch, dispatch);
+/** The heartbeat or report comes from the job's latest claim, not from an encoder the job was taken from. */
+const latestClaim = (claim: number) => eq(jobs.lease, claim);
+const interruptionsLeft = lt(jobs.interruptions, MAX_INTERRUPTIONS);
+const interruptionsSpent = gte(jobs.interruptions, MAX_INTERRUPTIONS);
+/** An update's expressions read the row as it was: the claim of a job still processing counts its interruption. */
+const wasProcessing = sql`${jobs.status} = ${"processing" satisfies JobStatus}`;
+
+/** Why a job whose interruptions are spent failed: the cause is ours or the source's, never the client's network. */
+export const INTERRUPTED_MESSAGE =
+  `The job was interrupted ${MAX_INTERRUPTIONS + 1} times: the encoder working on it stopped before it could report ` +
+  "(the source may be crashing it), or could not be reached.";
+
+export function claim(db: Database, jobId: string, dispatch: number, now = new Date()) {
+  const takeoverBefore = new Date(now.getTime() - CLAIM_TAKEOVER_AFTER_MS);
   return move(
     db,
     "claim",
@@ -308,10 +334,28 @@ export function claim(db: Database, jobId: string, attempt: number, now = new Da
     {
       startedAt: sql`coalesce(${jobs.startedAt}, ${now.toISOString()}::timestamptz)`,
       lastCheckedAt: now,
-      // Never lowers the count: a late redelivery of an earlier attempt must not undo a sweep's.
-      retryCount: sql`greatest(${jobs.retryCount}, ${attempt}::int)`,
       progress: 0,
+      lease: sql`${jobs.lease} + 1`,
+      interruptions: sql`${jobs.interruptions} + case when ${wasProcessing} then 1 else 0 end`,
     },
+    {
+      condition: and(
+        currentDispatch(dispatch),
+        or(eq(jobs.status, "queued"), and(lt(jobs.lastCheckedAt, takeoverBefore), interruptionsLeft)),
+      ),
+    },
+  );
+}
+
+/** The claim a redelivery would make after the job's last interruption: the job fails instead. */
+export function claimInterrupted(db: Database, jobId: string, dispatch: number, now = new Date()) {
+  const takeoverBefore = new Date(now.getTime() - CLAIM_TAKEOVER_AFTER_MS);
+  return move(
+    db,
+    "claimInterrupted",
+    { id: jobId },
+    { errorMessage: INTERRUPTED_MESSAGE, lastCheckedAt: now, webhookPendingSince: now },
+    { condition: and(currentDispatch(dispatch), lt(jobs.lastCheckedAt, takeoverBefore), interruptionsSpent) },
   );
 }
 
@@ -319,6 +363,7 @@ export function claim(db: Database, jobId: string, attempt: number, now = new Da
 export function heartbeat(
   db: Database,
   jobId: string,
+  claim: number,
   beat: { progress?: number; duration?: number },
   now = new Date(),
 ) {
@@ -332,6 +377,7 @@ export function heartbeat(
       ...(progress === undefined ? {} : { progress }),
       ...(duration === undefined ? {} : { duration }),
     },
+    { condition: latestClaim(claim) },
   );
 }
 
@@ -342,6 +388,7 @@ export function heartbeat(
 export function complete(
   db: Database,
   jobId: string,
+  claim: number,
   output: { outputKey: string; duration: number | null },
   now = new Date(),
 ) {
@@ -358,13 +405,15 @@ export function complete(
       storageLayout: "v2",
       webhookPendingSince: now,
     },
+    { condition: latestClaim(claim) },
   );
 }
 
 export function fail(
   db: Database,
   jobId: string,
-  failure: { errorMessage: string; attempt: number; duration: number | null },
+  claim: number,
+  failure: { errorMessage: string; duration: number | null },
   now = new Date(),
 ) {
   return move(
@@ -373,22 +422,40 @@ export function fail(
     { id: jobId },
     {
       errorMessage: failure.errorMessage,
-      retryCount: failure.attempt,
       duration: failure.duration,
       lastCheckedAt: now,
       webhookPendingSince: now,
     },
+    { condition: latestClaim(claim) },
   );
 }
 
-export function retry(db: Database, jobId: string, now = new Date()) {
-  return move(db, "retry", { id: jobId }, { lastCheckedAt: now });
+/**
+ * Another attempt at the source, while attempts remain: the retry counts, and the job waits for
+ * its next dispatch (no message until it is recorded, as after the sweep's requeue).
+ */
+export function retry(db: Database, jobId: string, claim: number, now = new Date()) {
+  return move(
+    db,
+    "retry",
+    { id: jobId },
+    {
+      retryCount: sql`${jobs.retryCount} + 1`,
+      dispatch: sql`${jobs.dispatch} + 1`,
+      lastCheckedAt: now,
+      messageId: null,
+    },
+    { condition: and(latestClaim(claim), lt(jobs.retryCount, JOB_DELIVERY_RETRIES)) },
+  );
 }
 
 /** The caller's job only: another account's job is as unknown as a missing one. */
 export function cancel(db: Database, target: { id: string; accountId: string }, now = new Date()) {
   return move(db, "cancel", target, { cancelledAt: now });
 }
+
+/** One more interruption, and the next dispatch: the job's messages so far are spent. */
+const interrupted = { interruptions: sql`${jobs.interruptions} + 1`, dispatch: sql`${jobs.dispatch} + 1` };
 
 /** Stale: processing with no heartbeat since `cutoff`. A job that came back to life is left alone. */
 const staleSince = (cutoff: Date) => lt(jobs.lastCheckedAt, cutoff);
@@ -402,8 +469,9 @@ export function sweepRequeue(db: Database, jobId: string, cutoff: Date, now = ne
     db,
     "sweepRequeue",
     { id: jobId },
-    { retryCount: sql`${jobs.retryCount} + 1`, lastCheckedAt: now, messageId: null },
-    { condition: and(staleSince(cutoff), lt(jobs.retryCount, JOB_DELIVERY_RETRIES)) },
+    // A new lease: the encoder gone quiet is refused should it report after all.
+    { ...interrupted, lease: sql`${jobs.lease} + 1`, lastCheckedAt: now, messageId: null },
+    { condition: and(staleSince(cutoff), interruptionsLeft) },
   );
 }
 
@@ -412,12 +480,8 @@ export function sweepFail(db: Database, jobId: string, cutoff: Date, now = new D
     db,
     "sweepFail",
     { id: jobId },
-    {
-      errorMessage: "The encoder stopped responding while processing this job.",
-      lastCheckedAt: now,
-      webhookPendingSince: now,
-    },
-    { condition: and(staleSince(cutoff), gte(jobs.retryCount, JOB_DELIVERY_RETRIES)) },
+    { errorMessage: INTERRUPTED_MESSAGE, lastCheckedAt: now, webhookPendingSince: now },
+    { condition: and(staleSince(cutoff), interruptionsSpent) },
   );
 }
 
@@ -429,17 +493,17 @@ export function sweepFail(db: Database, jobId: string, cutoff: Date, now = new D
 const waitsOn = (messageId: string) => eq(jobs.messageId, messageId);
 
 /**
- * A lost message costs the job one attempt, as a stale heartbeat does: the next message starts
- * at the next attempt, so the job's messages end however often they are lost. Like the sweep's
- * requeue, the message id is cleared until the new one is recorded.
+ * A lost message is an interruption, as a stale heartbeat is: the job's messages end however
+ * often they are lost. Like the sweep's requeue, the message id is cleared until the new one is
+ * recorded.
  */
 export function lostMessageRequeue(db: Database, jobId: string, messageId: string, now = new Date()) {
   return move(
     db,
     "lostMessageRequeue",
     { id: jobId },
-    { retryCount: sql`${jobs.retryCount} + 1`, lastCheckedAt: now, messageId: null },
-    { condition: and(waitsOn(messageId), lt(jobs.retryCount, JOB_DELIVERY_RETRIES)) },
+    { ...interrupted, lastCheckedAt: now, messageId: null },
+    { condition: and(waitsOn(messageId), interruptionsLeft) },
   );
 }
 
@@ -456,6 +520,6 @@ export function lostMessageFail(
     "lostMessageFail",
     { id: jobId },
     { errorMessage, lastCheckedAt: now, webhookPendingSince: now },
-    { condition: and(waitsOn(messageId), gte(jobs.retryCount, JOB_DELIVERY_RETRIES)) },
+    { condition: and(waitsOn(messageId), interruptionsSpent) },
   );
 }

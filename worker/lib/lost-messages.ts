@@ -1,7 +1,7 @@
-import { JOB_DELIVERY_RETRIES } from "../../domain/jobs";
 import type { Services } from "../context";
 import { logJobError } from "../errors";
 import * as jobStates from "./job-states";
+import { INTERRUPTED_MESSAGE } from "./job-states";
 import { notifyJobFinished } from "./webhooks";
 
 /** A job's message QStash gave up on, as its failure callback reports it. */
@@ -19,7 +19,7 @@ export type LostMessageOutcome = "redispatched" | "failed" | "ignored";
 
 /** Why the job failed, for its reader: never the encoder's address or anything it answered beyond the status. */
 function undispatchedMessage(lastStatus: number | null): string {
-  return `The job could not be dispatched to an encoder: ${lastWord(lastStatus)}, and its ${JOB_DELIVERY_RETRIES + 1} attempts are spent.`;
+  return `The job could not be dispatched to an encoder: ${lastWord(lastStatus)}. ${INTERRUPTED_MESSAGE}`;
 }
 
 function lastWord(lastStatus: number | null): string {
@@ -32,8 +32,9 @@ function lastWord(lastStatus: number | null): string {
  * encoder: the encoder unreachable, or the Worker refusing every claim, for longer than the
  * message's retries. Nothing else would dispatch the job again (it is `queued` with a message
  * id, which the sweep takes for a message still waiting its turn), so the job is dispatched
- * again while attempts remain, each lost message costing one, and fails once they are spent,
- * its webhook sent as for any failed job.
+ * again while interruptions remain, each lost message counting one, and fails once they are
+ * spent, its webhook sent as for any failed job. The source's attempts are not touched: no
+ * encoder tried it.
  *
  * Only a job still `queued` on this very message moves: one that was claimed meanwhile is the
  * encoder's (a stale one is the sweep's), one that ended or was dispatched again is left alone,
@@ -45,11 +46,11 @@ export async function settleLostMessage(
   now = new Date(),
 ): Promise<LostMessageOutcome> {
   const { db, queue } = services;
-  // Each move checks the job still waits on this message and its attempts, in its own statement.
+  // Each move checks the job still waits on this message and its interruptions, in its own statement.
   const requeued = await jobStates.lostMessageRequeue(db, lost.jobId, lost.messageId, now);
   if (requeued.moved) {
     // Should the publish fail, the job is queued without a message: the sweep dispatches it (lib/sweep.ts).
-    await jobStates.recordMessage(db, lost.jobId, await queue.publishJob(lost.jobId, requeued.job.retryCount));
+    await jobStates.recordMessage(db, lost.jobId, await queue.publishJob(lost.jobId, requeued.job.dispatch));
     return "redispatched";
   }
   if (requeued.current !== "queued") return "ignored";

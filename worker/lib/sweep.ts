@@ -1,6 +1,6 @@
 import { and, asc, eq, isNotNull, isNull, lt, sql } from "drizzle-orm";
 import { jobs, sessions } from "../../drizzle/schema";
-import { JOB_DELIVERY_RETRIES } from "../../domain/jobs";
+import { MAX_INTERRUPTIONS } from "../../domain/jobs";
 import type { Services } from "../context";
 import { describeError, logJobError } from "../errors";
 import * as jobStates from "./job-states";
@@ -69,26 +69,26 @@ async function step<T>(name: string, work: () => Promise<T>, nothingDone: T): Pr
 const queuedSince = sql<Date>`coalesce(${jobs.lastCheckedAt}, ${jobs.createdAt})`;
 
 /**
- * Jobs of encoders that died: dispatched again while attempts remain, failed after that, so no
- * job stays `processing` forever. Each move is conditional on the stale heartbeat, so a job
+ * Jobs of encoders that died: dispatched again while interruptions remain, failed after that, so
+ * no job stays `processing` forever. Each move is conditional on the stale heartbeat, so a job
  * that came back to life is left alone.
  */
 async function sweepStaleJobs(services: Services, now: Date) {
   const { db, queue } = services;
   const cutoff = new Date(now.getTime() - STALE_AFTER_MS);
   const stale = await db
-    .select({ id: jobs.id, retryCount: jobs.retryCount })
+    .select({ id: jobs.id, interruptions: jobs.interruptions })
     .from(jobs)
     .where(and(eq(jobs.status, "processing"), lt(jobs.lastCheckedAt, cutoff)));
 
   const outcome = { redispatched: 0, failed: 0 };
-  for (const { id, retryCount } of stale) {
+  for (const { id, interruptions } of stale) {
     try {
-      if (retryCount < JOB_DELIVERY_RETRIES) {
+      if (interruptions < MAX_INTERRUPTIONS) {
         const requeued = await jobStates.sweepRequeue(db, id, cutoff, now);
         if (!requeued.moved) continue;
         outcome.redispatched += 1;
-        await jobStates.recordMessage(db, id, await queue.publishJob(id, requeued.job.retryCount));
+        await jobStates.recordMessage(db, id, await queue.publishJob(id, requeued.job.dispatch));
       } else {
         const failed = await jobStates.sweepFail(db, id, cutoff, now);
         if (!failed.moved) continue;
@@ -112,7 +112,7 @@ async function dispatchUndispatched(services: Services, now: Date): Promise<numb
   const { db, queue } = services;
   const cutoff = new Date(now.getTime() - UNDISPATCHED_AFTER_MS);
   const lost = await db
-    .select({ id: jobs.id, retryCount: jobs.retryCount })
+    .select({ id: jobs.id, dispatch: jobs.dispatch })
     .from(jobs)
     .where(
       and(
@@ -124,9 +124,9 @@ async function dispatchUndispatched(services: Services, now: Date): Promise<numb
     .orderBy(asc(jobs.createdAt))
     .limit(DISPATCHES_PER_SWEEP);
   let dispatched = 0;
-  for (const { id, retryCount } of lost) {
+  for (const { id, dispatch } of lost) {
     try {
-      await jobStates.recordMessage(db, id, await queue.publishJob(id, retryCount));
+      await jobStates.recordMessage(db, id, await queue.publishJob(id, dispatch));
       dispatched += 1;
     } catch (err) {
       logJobError("sweep: a queued job could not be dispatched; the next sweep tries again", id, err);
@@ -139,7 +139,7 @@ async function dispatchUndispatched(services: Services, now: Date): Promise<numb
  * Queued jobs whose message QStash no longer holds: it gave up on the message and its failure
  * callback, the one report of that, never got through (the Worker or its database down for all
  * of the callback's deliveries). Nothing else would move such a job. It is settled as the
- * callback would have settled it (lib/lost-messages.ts): dispatched again while attempts
+ * callback would have settled it (lib/lost-messages.ts): dispatched again while interruptions
  * remain, failed after. A message delivered meanwhile has moved its job out of `queued`, which
  * the settling checks in its own statement.
  */

@@ -1,5 +1,5 @@
 import { Client } from "@upstash/qstash";
-import { ENCODER_PARALLELISM, encoderDeliveryUrl, JOB_DELIVERY_RETRIES } from "../../domain/jobs";
+import { ENCODER_PARALLELISM, encoderDeliveryUrl } from "../../domain/jobs";
 import { routeUrl } from "../../domain/urls";
 import type { Env } from "../env";
 import { measured } from "./timing";
@@ -8,12 +8,12 @@ const WEBHOOK_DELIVERY_RETRIES = 5;
 
 export interface Queue {
   /**
-   * `firstAttempt` > 0 re-dispatches a job whose earlier attempts were spent (see lib/sweep.ts):
-   * the message carries it, and gets only the retries that remain, so a job never has more
-   * than JOB_DELIVERY_RETRIES + 1 attempts in all. Deduplicated by job and first attempt: a
-   * dispatch published again (its first publish's answer lost) enqueues nothing.
+   * A job's dispatch: the message carries its number (the job's `dispatch`), and only the
+   * current one's deliveries may claim the job. Deduplicated by job and dispatch: a dispatch
+   * published again (its first publish's answer lost) enqueues nothing. `delaySeconds` holds
+   * a retry back from the source that just failed.
    */
-  publishJob(jobId: string, firstAttempt?: number): Promise<string>;
+  publishJob(jobId: string, dispatch: number, options?: { delaySeconds?: number }): Promise<string>;
   deleteMessage(messageId: string): Promise<void>;
   /**
    * Whether QStash still holds the message, waiting or being delivered. It forgets one it
@@ -41,7 +41,14 @@ export const QSTASH_ROUTES = {
 export const workerUrl = (env: Pick<Env, "PUBLIC_URL">, path: string) => routeUrl(env.PUBLIC_URL, path);
 
 /** QStash's deduplication ids: one message per dispatch of a job, one per job's final state. */
-const dispatchDeduplicationId = (jobId: string, firstAttempt: number) => `job-${jobId}-${firstAttempt}`;
+const dispatchDeduplicationId = (jobId: string, dispatch: number) => `job-${jobId}-${dispatch}`;
+
+/**
+ * Redeliveries of one dispatch: only a delivery that got no answer, or whose encoder died, is
+ * made again (a failure at the source is a new dispatch). Each claim it makes after an encoder
+ * died counts an interruption, and a message QStash gives up on is one too (lib/lost-messages.ts).
+ */
+export const DISPATCH_RETRIES = 3;
 const webhookDeduplicationId = (jobId: string, status: string) => `webhook-${jobId}-${status}`;
 
 export function createQueue(env: Env): Queue {
@@ -56,14 +63,15 @@ export function createQueue(env: Env): Queue {
   const dispatchFailuresUrl = workerUrl(env, QSTASH_ROUTES.dispatchFailures);
   const webhookDeliveriesUrl = workerUrl(env, QSTASH_ROUTES.webhookDeliveries);
   return {
-    async publishJob(jobId, firstAttempt = 0) {
+    async publishJob(jobId, dispatch, { delaySeconds } = {}) {
       const res = await measured("queue", () =>
         client.publishJSON({
           url: deliveryUrl,
-          body: { jobId, firstAttempt },
-          retries: Math.max(0, JOB_DELIVERY_RETRIES - firstAttempt),
+          body: { jobId, dispatch },
+          retries: DISPATCH_RETRIES,
+          ...(delaySeconds ? { delay: delaySeconds } : {}),
           flowControl: { key: "encoder", parallelism: ENCODER_PARALLELISM },
-          deduplicationId: dispatchDeduplicationId(jobId, firstAttempt),
+          deduplicationId: dispatchDeduplicationId(jobId, dispatch),
           failureCallback: dispatchFailuresUrl,
         }),
       );

@@ -77,6 +77,7 @@ async function render(tracks: unknown[], downloads = policy) {
   const job: ClaimedJob = {
     id: "00000000-0000-4000-8000-000000000001",
     attempt: 0,
+    claim: 1,
     accountId: "acct",
     preset: "edl_custom",
     inputUrl: "",

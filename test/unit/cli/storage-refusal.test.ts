@@ -22,14 +22,12 @@ beforeAll(async () => {
   server = createServer((req, res) => {
     const signed = /^\/api\/v1\/jobs\/[\w-]+?(\d{4})\/download-url$/.exec(req.url ?? "");
     if (signed) {
-      return res
-        .writeHead(200, { "content-type": "application/json" })
-        .end(
-          JSON.stringify({
-            downloadUrl: `${api}/storage/${Number(signed[1])}?X-Amz-Signature=abc`,
-            expiresAt: new Date(Date.now() + 3_600_000).toISOString(),
-          }),
-        );
+      return res.writeHead(200, { "content-type": "application/json" }).end(
+        JSON.stringify({
+          downloadUrl: `${api}/storage/${Number(signed[1])}?X-Amz-Signature=abc`,
+          expiresAt: new Date(Date.now() + 3_600_000).toISOString(),
+        }),
+      );
     }
     const storage = /^\/storage\/(\d+)/.exec(req.url ?? "");
     // Status 0: a storage that takes the request and never answers.

@@ -32,11 +32,11 @@ describe("crash guard", () => {
       event: "fail",
       jobId: JOBS.socketThrow,
       errorMessage: "Encoding failed because of an internal encoder error.",
-      attempt: 0,
-      final: false,
+      retryable: true,
       duration: null,
     });
-    expect(events).toContainEqual({ event: "result", jobId: JOBS.socketThrow, result: "retry" });
+    // The Worker dispatches the retry: this delivery is settled.
+    expect(events).toContainEqual({ event: "result", jobId: JOBS.socketThrow, result: "done" });
     expect(stderr).toMatch(
       new RegExp(
         `job ${JOBS.socketThrow}  error      an uncaught exception ended the job; the encoder carries on\\n.*thrown in a socket's data handler`,
@@ -50,15 +50,17 @@ describe("crash guard", () => {
       ),
     );
 
-    // An unobserved rejection inside a job on its last attempt: the job fails for good.
+    // An unobserved rejection inside a job on its last attempt: reported as a retryable failure, which the Worker makes final.
     expect(events).toContainEqual({
       event: "fail",
       jobId: JOBS.unobservedRejection,
       errorMessage: "Encoding failed because of an internal encoder error.",
-      attempt: 2,
-      final: true,
+      retryable: true,
       duration: null,
     });
+    expect(lines).toContainEqual(
+      expect.stringMatching(new RegExp(`^job ${JOBS.unobservedRejection}  failed +attempt 3 of 3, not retried`)),
+    );
     expect(stderr).toContain(`job ${JOBS.unobservedRejection}  error      an unhandled rejection ended the job`);
 
     // The process carried on: the next job completed.

@@ -40,9 +40,11 @@ const signedFor = (url: string, body: string) => qstashSignature(emulator.curren
  */
 const deliveryUrl = "https://encoder.example.com/deliveries/jobs";
 
-const claimed = (id: string, attempt: number): ClaimedJob => ({
+/** The claim of a job's `dispatch`: each dispatch here is claimed once, and none is a retry at the source. */
+const claimed = (id: string, dispatch: number): ClaimedJob => ({
   id,
-  attempt,
+  attempt: 0,
+  claim: dispatch + 1,
   accountId: "acct",
   preset: "mp4_264_720p",
   inputUrl: "https://media.example.com/a.mp4",
@@ -60,13 +62,13 @@ async function outputIn(workDir: string): Promise<RenderResult> {
 
 /**
  * The Worker's internal API as the encoder meets it: every claim answered with the job (its
- * attempt noted in `seen.claims`), every completion counted, `heartbeat` as given.
+ * dispatch noted in `seen.claims`), every completion counted, `heartbeat` as given.
  */
 function fakeWorker(heartbeat = async (): Promise<{ status: string }> => ({ status: "processing" })) {
   const seen = { claims: [] as number[], completions: 0 };
   const api = {
-    claim: async (id: string, attempt: number): Promise<ClaimedJob> => (
-      seen.claims.push(attempt), claimed(id, attempt)
+    claim: async (id: string, dispatch: number): Promise<ClaimedJob> => (
+      seen.claims.push(dispatch), claimed(id, dispatch)
     ),
     heartbeat,
     complete: async () => ((seen.completions += 1), { status: "completed" }),
@@ -117,7 +119,7 @@ describe("encoder delivery server", () => {
         const url = `http://127.0.0.1:${port}/deliveries/jobs`;
         // The same message delivered twice while the first encode runs, as QStash does after a
         // response timeout: signed as QStash signs, the second with Upstash-Retried 1.
-        const body = JSON.stringify({ jobId });
+        const body = JSON.stringify({ jobId, dispatch: 0 });
         const deliver = async (retried: number) =>
           fetch(url, {
             method: "POST",
@@ -162,8 +164,8 @@ describe("encoder delivery server", () => {
       uploader: noUpload,
       render: async (job, ctx) => {
         renders += 1;
-        // The first attempt's encode runs until it is stopped.
-        if (job.attempt === 0)
+        // The first claim's encode runs until it is stopped.
+        if (job.claim === 1)
           await new Promise((_, reject) => ctx.signal.addEventListener("abort", () => reject(ctx.signal.reason)));
         return outputIn(ctx.workDir);
       },
@@ -178,10 +180,10 @@ describe("encoder delivery server", () => {
       createEncoderServer(deps, { signingKeys: signingKeys(), deliveryUrl: url, concurrency: 2 }),
       async () => {
         const qstash = new Client({ baseUrl: emulator.url, token: emulator.token });
-        const first = (await qstash.publishJSON({ url, body: { jobId }, retries: 0 })).messageId;
+        const first = (await qstash.publishJSON({ url, body: { jobId, dispatch: 0 }, retries: 0 })).messageId;
         await until("the first attempt to be claimed", () => worker.seen.claims.length === 1);
         requeued = true;
-        const again = (await qstash.publishJSON({ url, body: { jobId, firstAttempt: 1 }, retries: 0 })).messageId;
+        const again = (await qstash.publishJSON({ url, body: { jobId, dispatch: 1 }, retries: 0 })).messageId;
         const states = () =>
           emulator
             .messages()
@@ -210,13 +212,18 @@ describe("encoder delivery server", () => {
       createEncoderServer(deps, { signingKeys: signingKeys(), deliveryUrl, concurrency: 2 }),
       async (port) => {
         const local = `http://127.0.0.1:${port}/deliveries/jobs`;
-        const body = JSON.stringify({ jobId });
+        const body = JSON.stringify({ jobId, dispatch: 0 });
         const deliver = async (signedUrl: string) =>
           (
             await fetch(local, {
               method: "POST",
               body,
-              headers: { "Content-Type": "application/json", "Upstash-Signature": await signedFor(signedUrl, body) },
+              headers: {
+                "Content-Type": "application/json",
+                "Upstash-Signature": await signedFor(signedUrl, body),
+                // Not covered by the signature: nothing of the claim may come from it.
+                "Upstash-Retried": "99999",
+              },
             })
           ).status;
         // The Worker's own QStash routes, the address the server listens on, another host's delivery route.
@@ -304,7 +311,7 @@ describe("the encoder stopping (a deploy's SIGTERM)", () => {
     const server = createEncoderServer(deps, { signingKeys: signingKeys(), deliveryUrl, concurrency: 2 });
     await serving(server, async (port) => {
       const url = `http://127.0.0.1:${port}/deliveries/jobs`;
-      const body = JSON.stringify({ jobId });
+      const body = JSON.stringify({ jobId, dispatch: 0 });
       const answer = fetch(url, {
         method: "POST",
         body,

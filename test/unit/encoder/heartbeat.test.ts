@@ -19,7 +19,7 @@ describe("the heartbeat", () => {
         return { status: "processing" };
       },
     } as unknown as InternalApi;
-    const heartbeat = startHeartbeat(api, "job", 20, () => undefined);
+    const heartbeat = startHeartbeat(api, { id: "job", claim: 1 }, 20, () => undefined);
     await new Promise((r) => setTimeout(r, 500));
     await heartbeat.stop();
     stopped = true;
@@ -32,9 +32,9 @@ describe("the heartbeat", () => {
   it("carries the progress, and the duration from the moment it is known", async () => {
     const sent: unknown[] = [];
     const api = {
-      heartbeat: async (_id: string, beat: unknown) => (sent.push(beat), { status: "processing" }),
+      heartbeat: async (_id: string, _claim: number, beat: unknown) => (sent.push(beat), { status: "processing" }),
     } as unknown as InternalApi;
-    const heartbeat = startHeartbeat(api, "job", 10, () => undefined);
+    const heartbeat = startHeartbeat(api, { id: "job", claim: 1 }, 10, () => undefined);
     const beatsSoon = async (count: number) => {
       const from = sent.length;
       while (sent.length < from + count) await new Promise((r) => setTimeout(r, 5));

@@ -43,7 +43,7 @@ beforeAll(async () => {
     const path = req.url!.replace(`/internal/jobs/${jobId}`, "");
     seen.push({ path, body: JSON.parse(raw) });
     if (path === "/claim")
-      return answer(200, JSON.stringify({ job: { id: jobId, attempt: 1, preset: "mp4_264_720p" } }));
+      return answer(200, JSON.stringify({ job: { id: jobId, attempt: 1, claim: 2, preset: "mp4_264_720p" } }));
     if (path === "/heartbeat") return answer(409, JSON.stringify({ status: "cancelled" }));
     if (path === "/complete") return answer(404, "{}");
     return answer(502, "<html>bad gateway</html>");
@@ -61,13 +61,13 @@ describe("internal API client", () => {
 
   it("sends signed JSON and returns the claimed job", async () => {
     const job = await api().claim(jobId, 1);
-    expect(job).toMatchObject({ id: jobId, attempt: 1, preset: "mp4_264_720p" });
-    expect(seen.at(-1)).toEqual({ path: "/claim", body: { attempt: 1 } });
+    expect(job).toMatchObject({ id: jobId, attempt: 1, claim: 2, preset: "mp4_264_720p" });
+    expect(seen.at(-1)).toEqual({ path: "/claim", body: { dispatch: 1 } });
   });
 
   it("409 means the job left the state the encoder works in: JobGoneError with the status", async () => {
     const err = await api()
-      .heartbeat(jobId, { progress: 0.5 })
+      .heartbeat(jobId, 2, { progress: 0.5 })
       .catch((e) => e);
     expect(err).toBeInstanceOf(JobGoneError);
     expect(err.status).toBe("cancelled");
@@ -75,14 +75,14 @@ describe("internal API client", () => {
 
   it("404 means the job is gone for good", async () => {
     const err = await api()
-      .complete(jobId, "k/out.mp4", 2)
+      .complete(jobId, 2, "k/out.mp4", 2)
       .catch((e) => e);
     expect(err).toBeInstanceOf(JobGoneError);
     expect(err.status).toBe("missing");
   });
 
   it("any other failure, with a body that is not JSON, is an error naming the path and status", async () => {
-    await expect(api().fail(jobId, { errorMessage: "x", attempt: 0, final: false })).rejects.toThrow(
+    await expect(api().fail(jobId, 2, { errorMessage: "x", retryable: true })).rejects.toThrow(
       `internal API /jobs/${jobId}/fail answered 502: {}`,
     );
   });
@@ -113,7 +113,7 @@ describe("internal API client › claims and reports are asked again while the W
     script = [503, "drop", "drop", 500];
     const before = completions().length;
     const { client, retries } = retrying(30_000);
-    await expect(client.complete(retryingJob, "outputs/a/b/out.mp4", 2)).resolves.toEqual({ status: "completed" });
+    await expect(client.complete(retryingJob, 1, "outputs/a/b/out.mp4", 2)).resolves.toEqual({ status: "completed" });
     expect(completions().length - before).toBe(5);
     expect(retries.every((r) => r.call === "complete")).toBe(true);
     expect(retries[0].reason).toMatch(/answered 503/);
@@ -129,7 +129,7 @@ describe("internal API client › claims and reports are asked again while the W
     script = Array(20).fill(503);
     const { client, retries } = retrying(1_200);
     const started = Date.now();
-    const err = await client.complete(retryingJob, "outputs/a/b/out.mp4", 2).catch((e) => e);
+    const err = await client.complete(retryingJob, 1, "outputs/a/b/out.mp4", 2).catch((e) => e);
     expect(err).toBeInstanceOf(InternalApiError);
     expect(err.status).toBe(503);
     expect(retries.length).toBeGreaterThanOrEqual(1);
@@ -140,9 +140,9 @@ describe("internal API client › claims and reports are asked again while the W
   it("a refusal is final at once: 4xx is not asked again, and 409 is the job gone", async () => {
     script = [400];
     const { client, retries } = retrying(30_000);
-    await expect(client.complete(retryingJob, "outputs/a/b/out.mp4", 2)).rejects.toMatchObject({ status: 400 });
+    await expect(client.complete(retryingJob, 1, "outputs/a/b/out.mp4", 2)).rejects.toMatchObject({ status: 400 });
     script = [409];
-    await expect(client.complete(retryingJob, "outputs/a/b/out.mp4", 2)).rejects.toBeInstanceOf(JobGoneError);
+    await expect(client.complete(retryingJob, 1, "outputs/a/b/out.mp4", 2)).rejects.toBeInstanceOf(JobGoneError);
     expect(retries).toEqual([]);
   });
 });

@@ -2,14 +2,16 @@ import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { JOB_DELIVERY_RETRIES } from "../../../domain/jobs";
 import { JobFailure } from "../../../encoder/failure";
 import type { ClaimedJob, InternalApi } from "../../../encoder/internal-api";
 import { processDelivery, type PipelineDeps } from "../../../encoder/jobs/pipeline";
 import type { Uploader } from "../../../encoder/upload/s3";
 
 /**
- * What the pipeline tells the Worker when a render fails: the failure's message, whether this
- * was the last attempt, the duration it carries, and what QStash should do next. Only the
+ * What the pipeline tells the Worker when a render fails: the failure's message, whether another
+ * attempt at the source may meet something else, and the duration it carries. The Worker
+ * decides whether a retry follows (and dispatches it): the stand-in decides as it does. Only the
  * encoder's collaborators (the Worker's internal API, the renderer, the uploader) stand in.
  */
 const jobId = "3c9e1f7a-2b4d-4e6f-8a1b-5c7d9e0f1a2b";
@@ -20,7 +22,7 @@ beforeAll(async () => {
 });
 afterAll(() => rm(workRoot, { recursive: true, force: true }));
 
-type FailReport = { errorMessage: string; attempt: number; final: boolean; duration?: number | null };
+type FailReport = { errorMessage: string; retryable: boolean; duration?: number | null };
 
 async function deliverFailing(thrown: unknown, attempt: number, root = workRoot) {
   const reports: FailReport[] = [];
@@ -29,6 +31,7 @@ async function deliverFailing(thrown: unknown, attempt: number, root = workRoot)
     claim: async (id: string): Promise<ClaimedJob> => ({
       id,
       attempt,
+      claim: 1,
       accountId: "acct",
       preset: "mp4_264_720p",
       inputUrl: "https://media.example.com/a.mp4",
@@ -38,7 +41,10 @@ async function deliverFailing(thrown: unknown, attempt: number, root = workRoot)
     }),
     heartbeat: async () => ({ status: "processing" }),
     complete: async () => expect.unreachable("a failed render is not completed"),
-    fail: async (_id: string, body: FailReport) => (reports.push(body), { status: body.final ? "failed" : "queued" }),
+    fail: async (_id: string, _claim: number, body: FailReport) => {
+      reports.push(body);
+      return { status: body.retryable && attempt < JOB_DELIVERY_RETRIES ? "queued" : "failed" };
+    },
   } as unknown as InternalApi;
   const deps: PipelineDeps = {
     api,
@@ -50,28 +56,31 @@ async function deliverFailing(thrown: unknown, attempt: number, root = workRoot)
     heartbeatMs: 60_000,
     log: (line) => lines.push(line),
   };
-  const result = await processDelivery(deps, jobId, attempt);
+  const result = await processDelivery(deps, { jobId, dispatch: attempt });
   expect(reports).toHaveLength(1);
   return { result, report: reports[0], failedLine: lines.find((l) => l.includes(" failed ")) };
 }
 
 describe("a failed render, as the pipeline reports it", () => {
-  it("a retryable failure before the last attempt: reported not final, and QStash retries", async () => {
+  it("a retryable failure: reported as such, and the delivery is settled (the Worker dispatches the retry)", async () => {
     const { result, report, failedLine } = await deliverFailing(JobFailure.download("the source answered HTTP 503"), 0);
-    expect(result).toBe("retry");
+    expect(result).toBe("done");
     expect(report).toEqual({
       errorMessage: "Download failed: the source answered HTTP 503",
-      attempt: 0,
-      final: false,
+      retryable: true,
       duration: null,
     });
     expect(failedLine).toMatch(/attempt 1 of 3, will be retried: Download failed: the source answered HTTP 503$/);
   });
 
-  it("a retryable failure on the last attempt is final", async () => {
-    const { result, report } = await deliverFailing(JobFailure.ffmpeg("FFmpeg produced no output files."), 2);
+  it("a retryable failure on the last attempt: the Worker fails the job, and the log says so", async () => {
+    const { result, report, failedLine } = await deliverFailing(
+      JobFailure.ffmpeg("FFmpeg produced no output files."),
+      2,
+    );
     expect(result).toBe("done");
-    expect(report).toMatchObject({ errorMessage: "FFmpeg produced no output files.", attempt: 2, final: true });
+    expect(report).toMatchObject({ errorMessage: "FFmpeg produced no output files.", retryable: true });
+    expect(failedLine).toMatch(/attempt 3 of 3, not retried: FFmpeg produced no output files\.$/);
   });
 
   it("DURATION_EXCEEDED is final at once and records the source's duration on the job", async () => {
@@ -79,8 +88,7 @@ describe("a failed render, as the pipeline reports it", () => {
     expect(result).toBe("done");
     expect(report).toEqual({
       errorMessage: expect.stringMatching(/^DURATION_EXCEEDED: /),
-      attempt: 0,
-      final: true,
+      retryable: false,
       duration: 660,
     });
   });
@@ -99,11 +107,10 @@ describe("a failed render, as the pipeline reports it", () => {
       new TypeError("Cannot read properties of undefined (reading '/srv/work')"),
       1,
     );
-    expect(result).toBe("retry");
+    expect(result).toBe("done");
     expect(report).toEqual({
       errorMessage: "Encoding failed because of an internal encoder error.",
-      attempt: 1,
-      final: false,
+      retryable: true,
       duration: null,
     });
     expect(failedLine).toContain("[cause: TypeError: Cannot read properties of undefined (reading '/srv/work')]");
@@ -123,11 +130,10 @@ describe("a failed render, as the pipeline reports it", () => {
       report: unwritable,
       failedLine,
     } = await deliverFailing(new Error("never rendered: there is no work dir"), 0, notADirectory);
-    expect(result).toBe("retry");
+    expect(result).toBe("done");
     expect(unwritable).toEqual({
       errorMessage: "Encoding failed because of an internal encoder error.",
-      attempt: 0,
-      final: false,
+      retryable: true,
       duration: null,
     });
     expect(failedLine).toMatch(/\[cause: Error: E(EXIST|NOTDIR)/);

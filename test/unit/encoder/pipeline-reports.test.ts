@@ -23,6 +23,7 @@ afterAll(() => rm(workRoot, { recursive: true, force: true }));
 const claimed = (id: string): ClaimedJob => ({
   id,
   attempt: 0,
+  claim: 1,
   accountId: "acct",
   preset: "mp4_264_720p",
   inputUrl: "https://media.example.com/a.mp4",
@@ -64,7 +65,7 @@ describe("reports the Worker did not take", () => {
         throw workerDown();
       },
     });
-    await expect(processDelivery(deps, jobId, 0)).rejects.toBeInstanceOf(InternalApiError);
+    await expect(processDelivery(deps, { jobId: jobId, dispatch: 0 })).rejects.toBeInstanceOf(InternalApiError);
     expect(calls).not.toContain("fail");
     expect(lines.filter((l) => / failed /.test(l))).toEqual([]);
     expect(await readdir(workRoot)).toEqual([]);
@@ -78,7 +79,7 @@ describe("reports the Worker did not take", () => {
       calls.push("completed");
       return { status: "completed" };
     };
-    await expect(processDelivery(deps, jobId, 0)).resolves.toBe("done");
+    await expect(processDelivery(deps, { jobId: jobId, dispatch: 0 })).resolves.toBe("done");
     const during = calls.slice(calls.indexOf("complete"), calls.indexOf("completed"));
     expect(during.filter((c) => c === "heartbeat").length).toBeGreaterThan(0);
     // Stopped once the report is in.
@@ -96,7 +97,7 @@ describe("reports the Worker did not take", () => {
     deps.render = async () => {
       throw new Error("boom");
     };
-    await expect(processDelivery(deps, jobId, 0)).rejects.toBeInstanceOf(InternalApiError);
+    await expect(processDelivery(deps, { jobId: jobId, dispatch: 0 })).rejects.toBeInstanceOf(InternalApiError);
     expect(calls).not.toContain("complete");
   });
 
@@ -106,8 +107,25 @@ describe("reports the Worker did not take", () => {
         throw new JobGoneError("cancelled");
       },
     });
-    await expect(processDelivery(deps, jobId, 0)).resolves.toBe("done");
+    await expect(processDelivery(deps, { jobId: jobId, dispatch: 0 })).resolves.toBe("done");
     expect(lines.at(-1)).toMatch(/cancelled +the job is cancelled; work stopped$/);
+  });
+
+  it("a claim refused because another encoder still holds the job asks QStash to deliver again; one refused for a job that ended settles the delivery", async () => {
+    for (const [status, result] of [
+      ["processing", "retry"],
+      ["cancelled", "done"],
+      ["queued", "done"],
+    ] as const) {
+      const { deps, calls } = pipeline({
+        claim: async () => {
+          throw new JobGoneError(status);
+        },
+      });
+      await expect(processDelivery(deps, { jobId, dispatch: 0 }), status).resolves.toBe(result);
+      expect(calls).toEqual([]);
+    }
+    expect(await readdir(workRoot)).toEqual([]);
   });
 
   it("a claim the Worker never took starts no work: the delivery errs and QStash delivers it again", async () => {
@@ -121,7 +139,7 @@ describe("reports the Worker did not take", () => {
       rendered = true;
       throw new Error("not reached");
     };
-    await expect(processDelivery(deps, jobId, 0)).rejects.toBeInstanceOf(InternalApiError);
+    await expect(processDelivery(deps, { jobId: jobId, dispatch: 0 })).rejects.toBeInstanceOf(InternalApiError);
     expect(rendered).toBe(false);
     expect(calls).toEqual([]);
     expect(await readdir(workRoot)).toEqual([]);

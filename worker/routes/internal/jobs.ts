@@ -58,6 +58,24 @@ async function repeatedReport(
   return job && same(job) ? job : null;
 }
 
+/**
+ * The retry's dispatch, held back from the source that just failed: the first retry waits
+ * JOB_RETRY_DELAY_SECONDS, the next twice that. A publish that fails leaves the job queued
+ * without a message, which the sweep dispatches (lib/sweep.ts).
+ */
+async function dispatchRetry(services: Services, job: Job) {
+  const delaySeconds = services.env.JOB_RETRY_DELAY_SECONDS * 2 ** (job.retryCount - 1);
+  try {
+    await jobStates.recordMessage(
+      services.db,
+      job.id,
+      await services.queue.publishJob(job.id, job.dispatch, { delaySeconds }),
+    );
+  } catch (err) {
+    logJobError("the retry could not be dispatched; the sweep dispatches it", job.id, err);
+  }
+}
+
 /** The encoder's side of the state table (lib/job-states.ts). */
 export const internalJobs = new Hono<AppEnv>()
   .use(verifyEncoder)
@@ -68,7 +86,17 @@ export const internalJobs = new Hono<AppEnv>()
   })
   .post("/jobs/:id/claim", jsonBody(claimBody), async (c) => {
     const services = c.get("services");
-    const claimed = movedJob(await jobStates.claim(services.db, c.req.param("id"), c.req.valid("json").attempt));
+    const id = c.req.param("id");
+    const { dispatch } = c.req.valid("json");
+    let outcome = await jobStates.claim(services.db, id, dispatch);
+    if (!outcome.moved && outcome.current === "processing") {
+      const failed = await jobStates.claimInterrupted(services.db, id, dispatch);
+      if (failed.moved) {
+        notifyAfterResponse(services, failed.job, waitUntilOf(c));
+        outcome = { moved: false, current: "failed" };
+      }
+    }
+    const claimed = movedJob(outcome);
     const [account] = await services.db
       .select({ plan: accounts.plan })
       .from(accounts)
@@ -76,8 +104,10 @@ export const internalJobs = new Hono<AppEnv>()
     return c.json({
       job: {
         id: claimed.id,
-        /** The attempt the encoder is on; the last one (JOB_DELIVERY_RETRIES) reports failures as final. */
+        /** The attempt at the source (the retries so far); the last one's failure is final. */
         attempt: claimed.retryCount,
+        /** The claim's lease, which the encoder's heartbeats and reports name. */
+        claim: claimed.lease,
         accountId: claimed.accountId,
         preset: claimed.preset,
         inputUrl: claimed.inputUrl,
@@ -88,31 +118,51 @@ export const internalJobs = new Hono<AppEnv>()
     });
   })
   .post("/jobs/:id/heartbeat", jsonBody(heartbeatBody), async (c) => {
-    const job = movedJob(await jobStates.heartbeat(c.get("services").db, c.req.param("id"), c.req.valid("json")));
+    const { claim, ...beat } = c.req.valid("json");
+    const job = movedJob(await jobStates.heartbeat(c.get("services").db, c.req.param("id"), claim, beat));
     return c.json({ status: job.status });
   })
   .post("/jobs/:id/complete", jsonBody(completeBody), async (c) => {
     const services = c.get("services");
     const id = c.req.param("id");
-    const report = c.req.valid("json");
-    const outcome = await jobStates.complete(services.db, id, report);
+    const { claim, ...report } = c.req.valid("json");
+    const outcome = await jobStates.complete(services.db, id, claim, report);
     const job =
-      (await repeatedReport(services, id, outcome, "completed", (j) => j.outputKey === report.outputKey)) ??
-      movedJob(outcome);
+      (await repeatedReport(
+        services,
+        id,
+        outcome,
+        "completed",
+        (j) => j.lease === claim && j.outputKey === report.outputKey,
+      )) ?? movedJob(outcome);
     if (job.webhookPendingSince) notifyAfterResponse(services, job, waitUntilOf(c));
     return c.json({ status: job.status });
   })
   .post("/jobs/:id/fail", jsonBody(failBody), async (c) => {
     const services = c.get("services");
-    const { errorMessage, attempt, final, duration } = c.req.valid("json");
+    const { claim, errorMessage, retryable, duration } = c.req.valid("json");
     const id = c.req.param("id");
-    const outcome = final
-      ? await jobStates.fail(services.db, id, { errorMessage, attempt, duration: duration ?? null })
-      : await jobStates.retry(services.db, id);
-    const repeated = final
-      ? await repeatedReport(services, id, outcome, "failed", (j) => j.errorMessage === errorMessage)
-      : // A job the sweep requeued meanwhile has a new message and one attempt more: not this report's doing.
-        await repeatedReport(services, id, outcome, "queued", (j) => j.retryCount === attempt);
+    const failure = { errorMessage, duration: duration ?? null };
+    // A retry only while attempts at the source remain (retry's own condition); otherwise the job fails.
+    const retried = retryable ? await jobStates.retry(services.db, id, claim) : null;
+    const outcome =
+      retried && (retried.moved || retried.current !== "processing")
+        ? retried
+        : await jobStates.fail(services.db, id, claim, failure);
+    if (outcome.moved && outcome.job.status === "queued") {
+      await dispatchRetry(services, outcome.job);
+      return c.json({ status: outcome.job.status });
+    }
+    const repeated =
+      (await repeatedReport(
+        services,
+        id,
+        outcome,
+        "failed",
+        (j) => j.lease === claim && j.errorMessage === errorMessage,
+      )) ??
+      // This report's retry: a job the sweep took back (a new lease) or claimed again since is not its to answer for.
+      (await repeatedReport(services, id, outcome, "queued", (j) => j.lease === claim));
     const job = repeated ?? movedJob(outcome);
     if (job.webhookPendingSince) notifyAfterResponse(services, job, waitUntilOf(c));
     return c.json({ status: job.status });

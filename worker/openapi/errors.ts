@@ -67,11 +67,9 @@ export const PresetNotAllowedError = z
   })
   .openapi("PresetNotAllowedError");
 
-export const NotFoundError = z
-  .object({ error: z.literal(ERROR_KINDS.notFound), message })
-  .openapi("NotFoundError", {
-    description: "The job does not exist or belongs to another account; the two are not told apart.",
-  });
+export const NotFoundError = z.object({ error: z.literal(ERROR_KINDS.notFound), message }).openapi("NotFoundError", {
+  description: "The job does not exist or belongs to another account; the two are not told apart.",
+});
 
 export const BareMessageError = z
   .strictObject({ message })

@@ -31,12 +31,10 @@ import {
 } from "../../../domain/edl/schema";
 
 const seconds = z.number().min(0).max(MAX_SECONDS).openapi({ description: "Seconds." });
-const url = z
-  .string()
-  .openapi({
-    format: "uri",
-    description: "Public http(s) URL; each distinct URL counts once toward the plan's asset limit.",
-  });
+const url = z.string().openapi({
+  format: "uri",
+  description: "Public http(s) URL; each distinct URL counts once toward the plan's asset limit.",
+});
 const hexColor = z
   .string()
   .regex(/^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$/)
@@ -106,11 +104,9 @@ export const EdlOverlayClip = z
 export const EdlTextClip = z
   .object({
     id: z.string(),
-    text: z
-      .string()
-      .openapi({
-        description: `One line per line break; at most ${MAX_TEXT_LINES} lines across a timeline's text clips.`,
-      }),
+    text: z.string().openapi({
+      description: `One line per line break; at most ${MAX_TEXT_LINES} lines across a timeline's text clips.`,
+    }),
     startTime: seconds,
     duration: seconds.openapi({ exclusiveMinimum: 0 }),
     fontSize: z.number().gt(FONT_SIZE_RULE.min).max(FONT_SIZE_RULE.max).optional().openapi({ default: 48 }),
@@ -177,11 +173,9 @@ export const EdlDocument = z
   .object({
     version: z.literal(EDL_VERSION),
     output: EdlOutput.nullish(),
-    timeline: z
-      .object({ tracks: z.array(EdlTrack) })
-      .openapi({
-        description: `At least ${MIN_TIMELINE_SECONDS} s long (the end of the last clip on any track), and a frame long at \`output.fps\` when it is set.`,
-      }),
+    timeline: z.object({ tracks: z.array(EdlTrack) }).openapi({
+      description: `At least ${MIN_TIMELINE_SECONDS} s long (the end of the last clip on any track), and a frame long at \`output.fps\` when it is set.`,
+    }),
     metadata: z.record(z.string(), z.unknown()).nullish(),
   })
   .openapi("EdlDocument", { description: "A timeline of clips, overlays and text assembled into one output file." });

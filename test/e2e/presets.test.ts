@@ -174,7 +174,7 @@ describe("spec: Output form by preset › multi-file presets come as one ZIP", (
     });
 
   function expectLadderStreams(id: string, probe: any) {
-    const { codec, heights } = LADDERS[id];
+    const { codec } = LADDERS[id];
     const videos = probe.streams.filter((s: any) => s.codec_type === "video");
     for (const v of videos) {
       expect(v.codec_name, id).toBe(codec);

@@ -32,7 +32,7 @@ export const ERROR_KINDS = {
   badRequest: "Bad request",
 } as const;
 
-export type ErrorKind = (typeof ERROR_KINDS)[keyof typeof ERROR_KINDS];
+type ErrorKind = (typeof ERROR_KINDS)[keyof typeof ERROR_KINDS];
 
 /** An error body: a class of problem and a message, plus recovery fields; or download-url's bare message. */
 export type ErrorBody = { error: ErrorKind; message: string } & Record<string, unknown>;

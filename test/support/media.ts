@@ -9,7 +9,7 @@ export async function ffmpeg(args: string[]): Promise<void> {
 }
 
 /** One stream as `ffprobe -show_streams` prints it: the fields the tests read. */
-export interface FfprobeStream {
+interface FfprobeStream {
   codec_type: string;
   codec_name: string;
   codec_tag_string: string;

@@ -93,7 +93,7 @@ const requireCallerWithPage = requireCallerIn(async (c, keyHash) => {
   return rows[0].caller;
 });
 
-export const listJobsRoute = createRoute({
+const listJobsRoute = createRoute({
   method: "get",
   path: "/jobs",
   tags: ["Jobs"],

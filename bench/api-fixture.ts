@@ -18,7 +18,7 @@ export const BASELINE = "GET /healthz (baseline)";
 export const ROUTE_IDS = ["healthz", "job", "list", "create", "completed", "completed-list"] as const;
 
 /** A route to drive: its short id (bench:profile's argument), its name in the tables, autocannon's options. */
-export interface RouteCase {
+interface RouteCase {
   id: (typeof ROUTE_IDS)[number];
   name: string;
   opts: { url: string; method?: string; headers?: Record<string, string>; body?: string };

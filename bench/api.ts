@@ -131,7 +131,9 @@ try {
     const before = accounts.map(([, read]) => read());
     const result = await run(opts);
     const tally = spentBy.get(name) ?? { cpu: accounts.map(() => 0), requests: 0 };
-    accounts.forEach(([, read], i) => (tally.cpu[i] += read() - before[i]));
+    accounts.forEach(([, read], i) => {
+      tally.cpu[i] += read() - before[i];
+    });
     tally.requests += result.requests.average * DURATION_S;
     spentBy.set(name, tally);
     return result;

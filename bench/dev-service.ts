@@ -64,10 +64,10 @@ export async function startDevService(logFile: string) {
   return {
     apiUrl: state.apiUrl,
     databaseUrl: state.databaseUrl,
-    /** The admin CLI as the README shows it, against this service (found through DATA_DIR). */
-    async admin(args: string[]): Promise<any> {
+    /** The admin CLI as the README shows it, against this service (found through DATA_DIR); `Output`: what it prints, unchecked. */
+    async admin<Output = unknown>(args: string[]): Promise<Output> {
       const { stdout } = await run("npm", ["run", "-s", "admin", "--", ...args], { cwd: PROJECT_ROOT, env });
-      return JSON.parse(stdout);
+      return JSON.parse(stdout) as Output;
     },
     /** The encoder's pid now, as the data directory's lock records it (the supervisor keeps it current). */
     async encoderPid(): Promise<number> {

@@ -219,7 +219,9 @@ try {
     if (track.type === "text") {
       (track.clips as TextClip[]).forEach((clip, c) => {
         const fileOf = (line: number) => join(dir, `text-${t}-${c}-${line}.txt`);
-        textLines(clip).forEach((content, line) => writes.push(writeFile(fileOf(line), content)));
+        textLines(clip).forEach((content, line) => {
+          writes.push(writeFile(fileOf(line), content));
+        });
         picture = drawText(g, picture, clip, assets.fonts.get(fontKey(clip))!, fileOf);
       });
     }

@@ -41,9 +41,18 @@ interface Sample {
   detail?: string;
 }
 
-function parseJson(text: string): any {
+/** What the admin CLI prints for `account create`: the parts read here. */
+interface CreatedAccount {
+  accountId: string;
+  apiKey: string;
+}
+
+/** The fields of an answer's body the loops read: a created or read job's. */
+type AnswerBody = { id?: string; status?: string } | null;
+
+function parseJson(text: string): AnswerBody {
   try {
-    return JSON.parse(text);
+    return JSON.parse(text) as AnswerBody;
   } catch {
     return null;
   }
@@ -73,7 +82,9 @@ function byStatus(samples: Sample[]): Record<string, number> {
 async function drive(
   clients: number,
   seconds: number,
-  body: (request: (what: string, url: string, init?: RequestInit) => Promise<any>) => Promise<void>,
+  body: (
+    request: (what: string, url: string, init?: RequestInit) => Promise<{ status: number; body: AnswerBody }>,
+  ) => Promise<void>,
 ) {
   const samples: Sample[] = [];
   const deadline = Date.now() + seconds * 1000;
@@ -128,7 +139,7 @@ async function databaseCounts(databaseUrl: string, accountId: string) {
 }
 
 async function load(dev: DevService, source: string) {
-  const { accountId, apiKey } = await dev.admin(["account", "create", "--plan", "enterprise"]);
+  const { accountId, apiKey } = await dev.admin<CreatedAccount>(["account", "create", "--plan", "enterprise"]);
   const headers = { Authorization: `Bearer ${apiKey}`, "Content-Type": "application/json" };
   const api = `${dev.apiUrl}/api/v1`;
 
@@ -145,8 +156,8 @@ async function load(dev: DevService, source: string) {
     if (job.status === 201) {
       created += 1;
       for (let i = 0; i < READS_PER_JOB; i++) {
-        const read = await request("GET /jobs/{id}", `${api}/jobs/${job.body.id}`, { headers });
-        if (TERMINAL.includes(read.body?.status)) break;
+        const read = await request("GET /jobs/{id}", `${api}/jobs/${job.body?.id}`, { headers });
+        if (TERMINAL.includes(read.body?.status ?? "")) break;
       }
     }
     await request("GET /jobs", `${api}/jobs?limit=20`, { headers });
@@ -229,7 +240,7 @@ const median = (values: number[]) =>
   );
 
 async function soak(dev: DevService, source: string) {
-  const { accountId, apiKey } = await dev.admin(["account", "create", "--plan", "enterprise"]);
+  const { accountId, apiKey } = await dev.admin<CreatedAccount>(["account", "create", "--plan", "enterprise"]);
   const headers = { Authorization: `Bearer ${apiKey}`, "Content-Type": "application/json" };
   const started = Date.now();
   const samples: { seconds: number; done: number; pid: number; rssMiB: number; fds: number }[] = [];

@@ -38,7 +38,7 @@ async function inspect(url: string) {
   const socket = new WebSocket(url);
   await new Promise((resolve, reject) => socket.once("open", resolve).once("error", reject));
   let nextId = 0;
-  const waiting = new Map<number, { resolve: (result: any) => void; reject: (err: Error) => void }>();
+  const waiting = new Map<number, { resolve: (result: unknown) => void; reject: (err: Error) => void }>();
   socket.on("message", (data) => {
     const message = JSON.parse(String(data));
     const call = waiting.get(message.id);
@@ -52,7 +52,7 @@ async function inspect(url: string) {
   });
   return {
     send: (method: string, params: Record<string, unknown> = {}) =>
-      new Promise<any>((resolve, reject) => {
+      new Promise<unknown>((resolve, reject) => {
         const id = ++nextId;
         waiting.set(id, { resolve, reject });
         socket.send(JSON.stringify({ id, method, params }));
@@ -61,9 +61,15 @@ async function inspect(url: string) {
   };
 }
 
+/** The parts of autocannon's result read here. */
+interface Result {
+  requests: { average: number };
+  non2xx: number;
+}
+
 const drive = (opts: Record<string, unknown>, seconds: number) =>
-  new Promise<{ requests: { average: number }; non2xx: number }>((resolve, reject) =>
-    autocannon({ ...opts, duration: seconds, connections: CONNECTIONS }, (err: Error | null, res: any) =>
+  new Promise<Result>((resolve, reject) =>
+    autocannon({ ...opts, duration: seconds, connections: CONNECTIONS }, (err: Error | null, res: Result) =>
       err ? reject(err) : resolve(res),
     ),
   );

@@ -146,12 +146,13 @@ function parseCommand(argv: string[]) {
     ...(command.flags?.strings ?? []).map((name) => [name, { type: "string" as const }]),
     ...(command.flags?.booleans ?? []).map((name) => [name, { type: "boolean" as const }]),
   ]);
-  let parsed;
-  try {
-    parsed = parseArgs({ args: argv.slice(2), options, allowPositionals: true, strict: true });
-  } catch (err) {
-    throw new Error(`${(err as Error).message}\n\n${explain(command)}`);
-  }
+  const parsed = (() => {
+    try {
+      return parseArgs({ args: argv.slice(2), options, allowPositionals: true, strict: true });
+    } catch (err) {
+      throw new Error(`${(err as Error).message}\n\n${explain(command)}`);
+    }
+  })();
   const [min, max] = command.positionals;
   if (parsed.positionals.length < min || parsed.positionals.length > max) throw new Error(explain(command));
   return {

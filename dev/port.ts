@@ -1,4 +1,4 @@
-export const DEFAULT_PORT = 8787;
+const DEFAULT_PORT = 8787;
 
 /**
  * The API's port from PORT: unset or empty, the default; otherwise a whole number from 1 to

@@ -92,7 +92,7 @@ async function makeOnce(signal: AbortSignal | undefined, path: string, format: s
  * second part at half speed) under the logo, and on plans with more than two tracks a title.
  * The body of PUT and POST /api/v1/edl alike.
  */
-export function sampleTimeline(plan: PlanId, urls: { clip: string; logo: string }) {
+function sampleTimeline(plan: PlanId, urls: { clip: string; logo: string }) {
   const tracks: object[] = [
     {
       type: "video",

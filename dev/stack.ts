@@ -6,8 +6,6 @@ import { applyMigrations } from "./migrate";
 import { startWorkerProcess } from "./worker-process";
 import { workerVars } from "./worker-vars";
 
-export { workerVars };
-
 export type EncoderChoice =
   | { kind: "process"; port?: number; allowLoopbackSources: boolean; workDir?: string; env?: Record<string, string> }
   | { kind: "external"; url: string };
@@ -48,7 +46,7 @@ export interface StackInfo {
  * (its ENCODER_URL): the encoder's own, or that of whatever a test puts in front of it, which
  * is then what QStash's signatures name.
  */
-export function encoderEnv(
+function encoderEnv(
   info: StackInfo,
   choice: Extract<EncoderChoice, { kind: "process" }>,
   publicUrl: string,

@@ -41,7 +41,8 @@ export async function sha256Hex(text: string): Promise<string> {
   return hex;
 }
 
-export const hashApiKey = sha256Hex;
+/** How an API key is stored and looked up: its SHA-256. */
+export const hashApiKey = (key: string): Promise<string> => sha256Hex(key);
 
 export function generateWebhookSecret(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(32));

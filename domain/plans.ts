@@ -34,7 +34,7 @@ export const LINK_TTL_SECONDS: Record<PlanId, number> = {
   enterprise: 7 * 24 * 60 * 60,
 };
 
-export function planRank(plan: PlanId): number {
+function planRank(plan: PlanId): number {
   return PLAN_IDS.indexOf(plan);
 }
 

@@ -11,6 +11,7 @@ export const UNSTORABLE_TEXT_MESSAGE = "must not contain NUL (\\u0000) or unpair
 /** One is enough to refuse the input and a few help to fix it; a body full of them must not make a huge answer. */
 export const MAX_UNSTORABLE_PATHS = 20;
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: U+0000 is a character Postgres cannot store: finding it is the point.
 const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /** A container being walked: the next of its keys (objects) or indexes (arrays) to look at. */

@@ -13,6 +13,7 @@ export function isAbsoluteHttpUrl(value: unknown): value is string {
 
 /** The URL `value` is when it is an absolute http(s) URL as isAbsoluteHttpUrl means it; null otherwise. */
 function httpUrl(value: unknown): URL | null {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what a stored URL must not hold.
   if (typeof value !== "string" || /[\u0000-\u0020\u007f]/.test(value) || unstorableTextPaths(value, 1).length > 0)
     return null;
   try {

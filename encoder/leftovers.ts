@@ -19,7 +19,7 @@ export function isWorkDirTool(argv: string[], workDir: string): boolean {
  * CPU for jobs QStash or the sweep hands out again. Only one encoder uses a WORK_DIR. Reads
  * Linux's /proc; where there is none, there is nothing to do.
  */
-export async function killOrphanedTools(workDir: string, procDir = "/proc"): Promise<number[]> {
+async function killOrphanedTools(workDir: string, procDir = "/proc"): Promise<number[]> {
   const entries = await readdir(procDir).catch(() => [] as string[]);
   const killed: number[] = [];
   for (const entry of entries) {

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { DEFAULT_MONTHLY_QUOTA, PLAN_IDS, type PlanId } from "../domain/plans";
 
 /** Bindings and secrets the Worker reads; validated once per isolate at the fetch boundary. */
-export const envSchema = z.object({
+const envSchema = z.object({
   DATABASE_URL: z.string().url(),
   /**
    * Local only: the local cloud's stand-in for Neon's SQL-over-HTTP endpoint

@@ -32,7 +32,7 @@ export const ERROR_KINDS = {
   badRequest: "Bad request",
 } as const;
 
-export type ErrorKind = (typeof ERROR_KINDS)[keyof typeof ERROR_KINDS];
+type ErrorKind = (typeof ERROR_KINDS)[keyof typeof ERROR_KINDS];
 
 /** An error body: a class of problem and a message, plus recovery fields; or download-url's bare message. */
 export type ErrorBody = { error: ErrorKind; message: string } & Record<string, unknown>;
@@ -162,7 +162,7 @@ function loggableMessage(err: Error): string {
   const { query, params } = err as { query?: unknown; params?: unknown };
   if (typeof query === "string" && Array.isArray(params))
     return `Failed query: ${query}\nparams: ${params.length} withheld`;
-  return err.message.replace(/, command was: \[\[?"(\w+)"[^]*$/, ", command was: $1 (its arguments withheld)");
+  return err.message.replace(/, command was: \[\[?"(\w+)"[\s\S]*$/, ", command was: $1 (its arguments withheld)");
 }
 
 /**

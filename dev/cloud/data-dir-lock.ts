@@ -7,7 +7,7 @@ import { processStartTime } from "./processes";
  * A process the holder started that must not outlive it (the Worker's process group, the
  * encoder): a run that takes the lock over from a holder that is gone stops it first.
  */
-export interface HeldProcess {
+interface HeldProcess {
   pid: number;
   /** processStartTime(pid) when it was recorded. */
   started: string;

@@ -30,7 +30,7 @@ const ISOLATION_LEVELS = {
   Serializable: "SERIALIZABLE",
 } as const;
 
-export type IsolationLevel = keyof typeof ISOLATION_LEVELS;
+type IsolationLevel = keyof typeof ISOLATION_LEVELS;
 
 export interface RequestOptions {
   /** `Neon-Raw-Text-Output: true`: values as Postgres prints them, which the driver always asks for. */
@@ -94,7 +94,7 @@ function arrayElement(value: unknown): string {
  * are, other scalars and objects as their JSON text, arrays as array literals. (The driver has
  * already turned every value into a string or null.)
  */
-export function paramToText(value: unknown): string | null {
+function paramToText(value: unknown): string | null {
   if (value === null || value === undefined) return null;
   if (typeof value === "string") return value;
   if (Array.isArray(value)) return arrayElement(value);

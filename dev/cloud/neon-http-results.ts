@@ -25,7 +25,7 @@ const OID = { bool: 16, int2: 21, int4: 23, float4: 700, float8: 701, json: 114,
  * 32-bit integers and finite floats as JSON scalars, json and jsonb as they are, arrays as
  * lists; everything else (bigint, numeric, timestamps…) stays a string.
  */
-export function textToJson(text: string, type: number, elementTypes: ReadonlyMap<number, number>): string {
+function textToJson(text: string, type: number, elementTypes: ReadonlyMap<number, number>): string {
   const element = elementTypes.get(type);
   if (element) return arrayToJson(text, element, elementTypes);
   switch (type) {
@@ -49,7 +49,7 @@ export function textToJson(text: string, type: number, elementTypes: ReadonlyMap
 }
 
 /** Postgres's array output (`{a,"b c",NULL,{1,2}}`, optionally `[1:2]=` bounds first) as a JSON list. */
-export function arrayToJson(text: string, element: number, elementTypes: ReadonlyMap<number, number>): string {
+function arrayToJson(text: string, element: number, elementTypes: ReadonlyMap<number, number>): string {
   const s = text.startsWith("[") ? text.slice(text.indexOf("=") + 1) : text;
   let i = 0;
   const fail = (): never => {

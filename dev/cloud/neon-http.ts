@@ -142,9 +142,15 @@ const preparedNames = new WeakMap<pg.PoolClient, Map<string, string>>();
  */
 function preparedName(client: pg.PoolClient, text: string): string | undefined {
   let names = preparedNames.get(client);
-  if (!names) preparedNames.set(client, (names = new Map()));
+  if (!names) {
+    names = new Map();
+    preparedNames.set(client, names);
+  }
   let name = names.get(text);
-  if (name === undefined && names.size < PREPARED_PER_CONNECTION) names.set(text, (name = `neon_http_${names.size}`));
+  if (name === undefined && names.size < PREPARED_PER_CONNECTION) {
+    name = `neon_http_${names.size}`;
+    names.set(text, name);
+  }
   return name;
 }
 

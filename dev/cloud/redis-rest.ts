@@ -53,7 +53,7 @@ async function connectOnce(client: Client, url: string): Promise<void> {
 export async function startRedisRest(opts: { host: string; redisUrl?: string }) {
   const token = randomBytes(16).toString("hex");
   let exec: Executor;
-  let disconnect = async () => undefined as void;
+  let disconnect = async (): Promise<void> => {};
   if (opts.redisUrl) {
     // Commands fail at once while Redis is away (answered {error}, as Upstash would), rather than
     // waiting in node-redis's offline queue; and its connection errors, re-emitted on the client,

@@ -17,7 +17,7 @@ const MIN_PART_BYTES = 5 * 1024 * 1024;
 export function multipartRefusal(sizes: number[]): { code: string; message: string } | null {
   if (sizes.length < 2) return null;
   const [first] = sizes;
-  if (sizes.slice(0, -1).some((size) => size !== first) || sizes.at(-1)! > first) {
+  if (sizes.slice(0, -1).some((size) => size !== first) || sizes[sizes.length - 1] > first) {
     return { code: "InvalidPart", message: "All non-trailing parts must have the same length." };
   }
   if (first < MIN_PART_BYTES)

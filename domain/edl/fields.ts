@@ -31,7 +31,7 @@ export function fieldPath(parent: string, key: string | number): string {
   return parent === "" ? key : `${parent}.${key}`;
 }
 
-export interface NumberRule {
+interface NumberRule {
   min?: number;
   max?: number;
   /** `min` itself is not allowed (durations, sizes). */

@@ -6,7 +6,7 @@ import { POSITION_KEYWORDS } from "./schema";
  * yuv420p (what every output codec is fed) halves chroma in both directions, so libx264
  * refuses odd sizes ("width not divisible by 2"). 16 is below any real use; 7680 is 8K UHD.
  */
-export const RESOLUTION_RULE = { min: 16, max: 7680 } as const;
+const RESOLUTION_RULE = { min: 16, max: 7680 } as const;
 export const RESOLUTION_EXPECTED = `WIDTHxHEIGHT with even numbers from ${RESOLUTION_RULE.min} to ${RESOLUTION_RULE.max}, such as "1280x720"`;
 
 export function parseResolution(value: unknown): Resolution | undefined {

@@ -17,9 +17,9 @@ import {
 
 /** Above 120 fps no player or source in this service's reach benefits; below 1 the muxers misbehave. */
 export const FPS_RULE = { min: 1, max: 120 } as const;
-export const VIDEO_BITRATE_KBPS = { min: 50, max: 100_000 } as const;
+const VIDEO_BITRATE_KBPS = { min: 50, max: 100_000 } as const;
 /** 512k is the most any of the three audio encoders accepts for stereo (libopus). */
-export const AUDIO_BITRATE_KBPS = { min: 8, max: 512 } as const;
+const AUDIO_BITRATE_KBPS = { min: 8, max: 512 } as const;
 
 /**
  * Reads `output`, reporting problems into `errors`. Always returns complete settings (invalid

@@ -32,16 +32,15 @@ export const ENCODER_PRESETS = [
 export type EncoderPreset = (typeof ENCODER_PRESETS)[number];
 
 export const TRACK_TYPES = ["video", "overlay", "text"] as const;
-export type TrackType = (typeof TRACK_TYPES)[number];
 
 export const BLEND_MODES = ["normal", "multiply", "screen", "overlay", "darken", "lighten"] as const;
 export type BlendMode = (typeof BLEND_MODES)[number];
 
 export const FONT_WEIGHTS = ["normal", "bold"] as const;
-export type FontWeight = (typeof FONT_WEIGHTS)[number];
+type FontWeight = (typeof FONT_WEIGHTS)[number];
 
 export const TEXT_ALIGNS = ["left", "center", "right"] as const;
-export type TextAlign = (typeof TEXT_ALIGNS)[number];
+type TextAlign = (typeof TEXT_ALIGNS)[number];
 
 /**
  * The spec lists five position keywords for both axes; each axis only takes the three that
@@ -163,17 +162,17 @@ export function textLines(clip: Pick<TextClip, "text">): string[] {
 
 export type Clip = VideoClip | OverlayClip | TextClip;
 
-export interface VideoTrack {
+interface VideoTrack {
   type: "video";
   clips: VideoClip[];
 }
 
-export interface OverlayTrack {
+interface OverlayTrack {
   type: "overlay";
   clips: OverlayClip[];
 }
 
-export interface TextTrack {
+interface TextTrack {
   type: "text";
   clips: TextClip[];
 }

@@ -20,7 +20,7 @@ interface Entry<C extends Clip> {
 }
 
 /** One entry of `timeline.tracks`, read as far as its shape allows. */
-export type TrackReading = {
+type TrackReading = {
   index: number;
   /** Every element of `clips`, malformed ones included: they still count toward the plan's limit. */
   clipCount: number;

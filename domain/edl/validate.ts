@@ -76,6 +76,4 @@ export function canProcess(validation: EdlValidation): boolean {
   return validation.valid;
 }
 
-export { postStats, type EdlPostStats, type EdlStats } from "./stats";
-export type { EdlEstimate } from "./estimate";
-export type { Complexity } from "./complexity";
+export { postStats } from "./stats";

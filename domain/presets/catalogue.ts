@@ -13,9 +13,9 @@ import {
 import type { PresetRecipe } from "./recipes";
 
 /** Whether `outputUrl` points at one media file or at a ZIP of many (spec, Output form by preset). */
-export type OutputForm = "file" | "zip";
+type OutputForm = "file" | "zip";
 
-export interface PresetSpecifications {
+interface PresetSpecifications {
   videoCodec?: string;
   audioCodec?: string;
   resolution?: string;

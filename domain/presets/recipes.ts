@@ -27,7 +27,7 @@ export type VideoEncoder =
  *   fills it exactly; others come out smaller on one side, never letterboxed).
  * - `cover`: fill the size exactly, cropping the centre (social formats).
  */
-export type Fit = "contain" | "cover";
+type Fit = "contain" | "cover";
 
 /** One video file at a fixed size: MP4 (H.264, HEVC) or WebM (VP9 + Opus). */
 export interface ProgressiveRecipe {

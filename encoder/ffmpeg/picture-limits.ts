@@ -8,7 +8,7 @@ import { JobFailure } from "../failure";
  * encoding command are told the limit too (`-max_pixels` on each input), so a decoder refuses a
  * larger picture, the first frame or any later one, before it allocates it.
  */
-export const MAX_PICTURE_SIDE = 8192;
+const MAX_PICTURE_SIDE = 8192;
 export const MAX_PICTURE_PIXELS = 8192 * 4320;
 
 export function withinPictureLimits(width: number, height: number): boolean {

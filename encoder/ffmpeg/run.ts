@@ -117,9 +117,10 @@ function spawnTool(tool: string, args: string[], options: RunOptions, supervisio
     });
     let stdout = "";
     const { onStdout } = supervision;
-    child.stdout
-      .setEncoding("utf8")
-      .on("data", (chunk: string) => (onStdout ? onStdout(chunk, watch.progressed) : (stdout += chunk)));
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      if (onStdout) onStdout(chunk, watch.progressed);
+      else stdout += chunk;
+    });
     child.stderr.setEncoding("utf8").on("data", (chunk: string) => stderr.push(chunk));
     const onAbort = () => child.kill("SIGKILL");
     signal?.addEventListener("abort", onAbort, { once: true });

@@ -6,7 +6,7 @@ import type { Renderer } from "./pipeline";
 import { renderPresetJob } from "./preset-job";
 import { renderTimelineJob } from "./timeline-job";
 
-export function downloadPolicy(config: EncoderConfig): DownloadPolicy {
+function downloadPolicy(config: EncoderConfig): DownloadPolicy {
   return {
     allowLoopback: config.ALLOW_LOOPBACK_SOURCES,
     maxBytes: config.MAX_SOURCE_BYTES,
@@ -15,7 +15,7 @@ export function downloadPolicy(config: EncoderConfig): DownloadPolicy {
   };
 }
 
-export function ffmpegWatchdog(config: EncoderConfig): Watchdog {
+function ffmpegWatchdog(config: EncoderConfig): Watchdog {
   return { stallMs: config.FFMPEG_STALL_MS, timeLimitFactor: config.FFMPEG_TIME_LIMIT_FACTOR };
 }
 

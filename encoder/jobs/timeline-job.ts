@@ -113,7 +113,12 @@ export async function renderTimelineJob(
   const few = semaphore(ASSETS_AT_ONCE);
   await Promise.all(
     [
-      ...planAssets(edl).map((need) => few(() => (signal.throwIfAborted(), fetchAsset(need)))),
+      ...planAssets(edl).map((need) =>
+        few(() => {
+          signal.throwIfAborted();
+          return fetchAsset(need);
+        }),
+      ),
       ...planFonts(edl).map((font) =>
         few(async () => {
           assets.fonts.set(fontKey(font), await resolveFont(font.fontFamily, font.fontWeight));

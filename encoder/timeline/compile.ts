@@ -85,7 +85,9 @@ export function compileTimeline(
         const font = assets.fonts.get(fontKey(clip));
         if (!font) throw JobFailure.invalidTimeline(`No font resolved for text "${clip.id}"`);
         const fileOf = (line: number) => `${paths.workDir}/text-${t}-${c}-${line}.txt`;
-        textLines(clip).forEach((content, line) => files.push({ path: fileOf(line), content }));
+        textLines(clip).forEach((content, line) => {
+          files.push({ path: fileOf(line), content });
+        });
         picture = drawText(g, picture, clip, font, fileOf);
       });
     }

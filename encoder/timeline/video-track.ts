@@ -22,7 +22,7 @@ interface Placed {
  * Clips in time order. Where a clip overlaps the next one (the validator warns), the later
  * clip wins from its start time and the earlier one is cut there.
  */
-export function placeClips(clips: VideoClip[]): Placed[] {
+function placeClips(clips: VideoClip[]): Placed[] {
   const sorted = [...clips].sort((a, b) => a.startTime - b.startTime);
   return sorted.map((clip, i) => {
     const full = (clip.out - clip.in) / clip.speed;

@@ -10,6 +10,7 @@ import { quotaPeriod } from "../../domain/time";
 import { EXIT } from "../../cli/exit-codes";
 import { writeSampleTimeline } from "../../dev/samples";
 import { vep } from "../support/cli";
+import type { CreatedEdlJob, CreatedJob, EdlValidation, Job, JobList, PresetCatalogue } from "../../client";
 import { admin, completeJob, createJob, newAccount, SOURCE, stack } from "./harness";
 import { jobsInEveryState } from "./job-states";
 
@@ -38,22 +39,25 @@ describe.concurrent("vep: commands that need no encoder", () => {
     expect(text.stdout).toMatch(/mp4_264_720p\s+standard\s+free\s+available/);
     expect(text.stdout).toMatch(/7 of 23 presets available on the free plan/);
     const { apiKey } = await newAccount("business");
-    const json = await vep(["--json", "presets"], { api, key: apiKey });
+    const json = await vep<PresetCatalogue>(["--json", "presets"], { api, key: apiKey });
     expect(json.code).toBe(0);
     expect(json.json.meta).toMatchObject({ userPlan: "business", availablePresets: 19 });
   });
 
   it("encode without --wait, jobs list, get and cancel", async () => {
     const { apiKey } = await newAccount("free");
-    const created = await vep(["--json", "encode", SOURCE, "--preset", "mp4_264_480p", "--metadata", '{"orderId":1}'], {
-      api,
-      key: apiKey,
-    });
+    const created = await vep<CreatedJob>(
+      ["--json", "encode", SOURCE, "--preset", "mp4_264_480p", "--metadata", '{"orderId":1}'],
+      {
+        api,
+        key: apiKey,
+      },
+    );
     expect(created.code).toBe(0);
     expect(created.json).toMatchObject({ status: "queued", preset: "mp4_264_480p", user: { remainingJobs: 9 } });
     const id = created.json.id;
-    const list = await vep(["--json", "jobs", "list", "--status", "queued"], { api, key: apiKey });
-    expect(list.json.jobs.map((j: { id: string }) => j.id)).toEqual([id]);
+    const list = await vep<JobList>(["--json", "jobs", "list", "--status", "queued"], { api, key: apiKey });
+    expect(list.json.jobs.map((j) => j.id)).toEqual([id]);
     const text = await vep(["jobs", "list"], { api, key: apiKey });
     expect(text.stdout).toContain(id);
     const get = await vep(["--json", "jobs", "get", id], { api, key: apiKey });
@@ -72,7 +76,7 @@ describe.concurrent("vep: commands that need no encoder", () => {
     const valid = await vep(["edl", "validate", good], { api, key: apiKey });
     expect(valid.code).toBe(0);
     expect(valid.stdout).toMatch(/^valid: 2 clips, 1 tracks, 4 s/);
-    const invalid = await vep(["--json", "edl", "validate", tooLong], { api, key: apiKey });
+    const invalid = await vep<EdlValidation>(["--json", "edl", "validate", tooLong], { api, key: apiKey });
     expect(invalid.code).toBe(EXIT.badRequest);
     expect(invalid.json.valid).toBe(false);
     expect(invalid.stderr).toMatch(/invalid/);
@@ -94,15 +98,15 @@ describe.concurrent("vep: commands that need no encoder", () => {
     expect(valid.stderr).toBe("");
     expect(valid.code).toBe(0);
     expect(valid.stdout).toMatch(/^valid: 3 clips, 2 tracks, 8 s/);
-    const rendered = await vep(["--json", "edl", "render", sample.path], { api, key: apiKey });
+    const rendered = await vep<CreatedEdlJob>(["--json", "edl", "render", sample.path], { api, key: apiKey });
     expect(rendered.code, rendered.stderr).toBe(0);
-    const renamed = await vep(["--json", "edl", "render", sample.path, "--description", "renamed"], {
+    const renamed = await vep<CreatedEdlJob>(["--json", "edl", "render", sample.path, "--description", "renamed"], {
       api,
       key: apiKey,
     });
     expect(renamed.code, renamed.stderr).toBe(0);
     const stored = async (id: string) =>
-      (await vep(["--json", "jobs", "get", id], { api, key: apiKey })).json.clientMetadata;
+      (await vep<Job>(["--json", "jobs", "get", id], { api, key: apiKey })).json.clientMetadata;
     expect(await stored(rendered.json.id)).toEqual({ name: "npm run dev sample timeline" });
     expect(await stored(renamed.json.id)).toEqual({ name: "npm run dev sample timeline", description: "renamed" });
   });
@@ -211,7 +215,7 @@ describe.concurrent("vep: one clear line and a distinct exit code per error clas
       expect(res.code, args.join(" ")).toBe(EXIT.usage);
       expect(oneLine(res.stderr)).toMatch(message);
     }
-    const list = await vep(["--json", "jobs", "list"], { api, key: apiKey });
+    const list = await vep<JobList>(["--json", "jobs", "list"], { api, key: apiKey });
     expect(list.json.jobs).toEqual([]);
   });
 
@@ -242,7 +246,10 @@ describe.concurrent("vep: one clear line and a distinct exit code per error clas
       /^vep: not in your plan: The preset 'hls_abr_264_standard' is not available on the Starter plan/,
     );
 
-    const unknown = await vep(["--json", "jobs", "get", crypto.randomUUID()], { api, key: free.apiKey });
+    const unknown = await vep<{ error: unknown }>(["--json", "jobs", "get", crypto.randomUUID()], {
+      api,
+      key: free.apiKey,
+    });
     expect(unknown.code).toBe(EXIT.notFound);
     expect(unknown.json.error).toMatchObject({ kind: "not-found", status: 404, retryable: false });
 

@@ -61,6 +61,7 @@ describe("the reference at /docs", () => {
       await expect
         .poll(
           async () => {
+            // biome-ignore lint/performance/useDomNodeTextContent: Playwright's innerText(), whose line breaks the check reads.
             const text = await page.locator("body").innerText();
             return ENDPOINTS.filter(([method, path]) => !listed(text, method, path)).map(
               ([method, path]) => `${method} ${path}`,
@@ -70,6 +71,7 @@ describe("the reference at /docs", () => {
         )
         .toEqual([]);
       // The sidebar, every tag open, names each operation by its summary.
+      // biome-ignore lint/performance/useDomNodeTextContent: Playwright's innerText(): the text as shown, hidden parts left out.
       const sidebar = await page.locator("nav, aside").first().innerText();
       for (const summary of [
         "Create an encoding job",

@@ -1,16 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
 import { expectStatus } from "../support/api-client";
-import {
-  api,
-  completeJob,
-  createJob,
-  failEveryAttempt,
-  internal,
-  ISO_MS,
-  newAccount,
-  readJob,
-  SOURCE,
-} from "./harness";
+import { api, completeJob, createJob, failEveryAttempt, ISO_MS, newAccount, readJob, SOURCE } from "./harness";
 
 /** When a presigned link was signed, in whole seconds (its X-Amz-Date, `20250101T120000Z`). */
 function signedAtSeconds(url: string): number {

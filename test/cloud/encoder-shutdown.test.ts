@@ -53,7 +53,11 @@ beforeAll(async () => {
         .end(JSON.stringify(call === "claim" ? { job } : { status: call === "fail" ? "failed" : "processing" }));
     }),
   );
-  sourceUrl = `${await listen(createServer((_req, res) => void (source = res.writeHead(200, { "content-type": "video/mp4" })).write("not a video")))}/source.mp4`;
+  const sourceServer = createServer((_req, res) => {
+    source = res.writeHead(200, { "content-type": "video/mp4" });
+    source.write("not a video");
+  });
+  sourceUrl = `${await listen(sourceServer)}/source.mp4`;
 });
 afterEach(() => {
   encoder?.kill("SIGKILL");
@@ -61,7 +65,10 @@ afterEach(() => {
   reports.length = 0;
 });
 afterAll(async () => {
-  for (const server of servers) server.closeAllConnections(), server.close();
+  for (const server of servers) {
+    server.closeAllConnections();
+    server.close();
+  }
   await rm(work, { recursive: true, force: true });
 });
 

@@ -87,7 +87,7 @@ describe("npm run dev's encoder supervisor, watching the encoder's sources", () 
     await vi.waitFor(
       () =>
         expect(lines.join("\n")).toMatch(
-          /the encoder did not start after the change: pid \d+ exited with code 1[^]*config\.ts[^]*the next change starts it again/,
+          /the encoder did not start after the change: pid \d+ exited with code 1[\s\S]*config\.ts[\s\S]*the next change starts it again/,
         ),
       {
         timeout: 30_000,

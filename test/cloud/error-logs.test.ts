@@ -39,7 +39,7 @@ describe("an error's log entry", () => {
     expect(logged.message).toBe(
       "Failed query: update no_such_table set webhook_secret = $1, email = $2\nparams: 2 withheld",
     );
-    expect(logged.stack).toMatch(/^Error: Failed query: update no_such_table[^]*params: 2 withheld\n\s+at /);
+    expect(logged.stack).toMatch(/^Error: Failed query: update no_such_table[\s\S]*params: 2 withheld\n\s+at /);
     expect(logged.cause).toMatchObject({ code: "42P01", message: 'relation "no_such_table" does not exist' });
   });
 

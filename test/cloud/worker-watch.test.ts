@@ -75,7 +75,7 @@ describe("the local runner's --watch", () => {
     await vi.waitFor(
       () =>
         expect(lines.join("\n")).toMatch(
-          /build error: The Worker did not build; the previous build still serves\.[^]*worker\/app\.ts/,
+          /build error: The Worker did not build; the previous build still serves\.[\s\S]*worker\/app\.ts/,
         ),
       {
         timeout: 30_000,
@@ -100,7 +100,7 @@ describe("the local runner's --watch", () => {
     await vi.waitFor(
       () =>
         expect(lines.join("\n")).toMatch(
-          /Uncaught Error: thrown while loading[^]*build error: workerd did not load the new build/,
+          /Uncaught Error: thrown while loading[\s\S]*build error: workerd did not load the new build/,
         ),
       {
         timeout: 30_000,

@@ -22,6 +22,9 @@ let page: Page;
 /** Anything the page logged as an error, including Content-Security-Policy refusals. */
 const pageErrors: string[] = [];
 
+/** A mark set on the page's window: still there later, the page was never reloaded. */
+type MarkedWindow = Window & { sameDocument?: boolean };
+
 const email = `browser-${Date.now()}@example.com`;
 const password = "a password for the browser test";
 
@@ -125,11 +128,11 @@ describe("the dashboard in headless Chromium", () => {
     await page.click("nav >> text=Jobs");
     await page.waitForSelector(`tr[data-job-id="${mp4Job}"]`);
     await shot("04-jobs-running");
-    await page.evaluate(() => ((window as any).sameDocument = true));
+    await page.evaluate(() => ((window as MarkedWindow).sameDocument = true));
     for (const id of [mp4Job, hlsJob]) {
       await page.waitForSelector(`tr[data-job-id="${id}"][data-status="completed"]`, { timeout: 240_000 });
     }
-    expect(await page.evaluate(() => (window as any).sameDocument)).toBe(true);
+    expect(await page.evaluate(() => (window as MarkedWindow).sameDocument)).toBe(true);
     const row = await page.textContent(`tr[data-job-id="${mp4Job}"]`);
     expect(row).toMatch(/mp4_264_480p/);
     expect(row).toMatch(/0:08/);

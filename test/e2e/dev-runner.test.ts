@@ -163,13 +163,13 @@ describe("npm run dev with no configuration", () => {
         expect(stdout.match(/"status":"completed"/g)).toHaveLength(2);
         expect(stdout).toMatch(/"valid":true.*"tracks":2/);
         const encoded = await ffprobeJson(join(work, "sample-720p.mp4"));
-        expect(encoded.streams.map((s: any) => s.codec_type).sort()).toEqual(["audio", "video"]);
-        expect(encoded.streams.find((s: any) => s.codec_type === "video")).toMatchObject({ width: 1280, height: 720 });
+        expect(encoded.streams.map((s) => s.codec_type).sort()).toEqual(["audio", "video"]);
+        expect(encoded.streams.find((s) => s.codec_type === "video")).toMatchObject({ width: 1280, height: 720 });
         expect(Number(encoded.format.duration)).toBeCloseTo(10, 0);
         const rendered = await ffprobeJson(join(work, "timeline.mp4"));
         expect(Number(rendered.format.duration)).toBeCloseTo(8, 0);
         const fromCli = await ffprobeJson(join(work, "sample-480p.mp4"));
-        expect(fromCli.streams.find((s: any) => s.codec_type === "video")).toMatchObject({ width: 854, height: 480 });
+        expect(fromCli.streams.find((s) => s.codec_type === "video")).toMatchObject({ width: 854, height: 480 });
 
         // The quick start's step 4: your own file, served by Python's http.server (HTTP/1.0, the
         // connection closed after each body), encoded with `npx vep … --out`.
@@ -196,7 +196,7 @@ describe("npm run dev with no configuration", () => {
           python.kill();
         }
         const own = await ffprobeJson(join(work, "own-480p.mp4"));
-        expect(own.streams.find((s: any) => s.codec_type === "video")).toMatchObject({ width: 854, height: 480 });
+        expect(own.streams.find((s) => s.codec_type === "video")).toMatchObject({ width: 854, height: 480 });
       } finally {
         await rm(work, { recursive: true, force: true });
       }
@@ -298,7 +298,7 @@ describe("npm run dev with no configuration", () => {
       // The same timeline is refused to the free account of the first run, which is still there with its jobs.
       const timelineFile = banner.match(/-d "@([^"]+)"/)![1];
       const timeline = JSON.parse(await readFile(timelineFile, "utf8"));
-      expect(timeline.edl.timeline.tracks.map((t: any) => t.type)).toEqual(["video", "overlay", "text"]);
+      expect(timeline.edl.timeline.tracks.map((t: { type: string }) => t.type)).toEqual(["video", "overlay", "text"]);
       const refused = bodyOf(await api(port, freeKey).validateEdl(unchecked(timeline)), 200);
       expect(refused).toMatchObject({ valid: false, plan: { current: "free", canProcess: false } });
       expect(refused.errors).toContain("Too many tracks for the Starter plan: 3 (maximum 2)");

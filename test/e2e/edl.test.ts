@@ -19,6 +19,7 @@ import { ffmpeg, ffprobeJson } from "../support/media";
 import { expectStatus, unchecked } from "../support/api-client";
 import { startFixtureServer, type FixtureServer } from "./fixtures";
 import { startE2E, type E2E } from "./harness";
+import type { Job } from "../../client";
 
 let e2e: E2E;
 let fixtures: FixtureServer;
@@ -101,10 +102,10 @@ async function render(edl: unknown, plan: "free" | "pro" = "pro") {
   return job;
 }
 
-async function download(job: any, ext: string) {
-  expect(job.status, job.errorMessage).toBe("completed");
+async function download(job: Job, ext: string) {
+  expect(job.status, job.errorMessage ?? undefined).toBe("completed");
   const path = join(await mkdtemp(join(tmpdir(), "edl-")), `out.${ext}`);
-  await writeFile(path, Buffer.from(await (await fetch(job.outputUrl)).arrayBuffer()));
+  await writeFile(path, Buffer.from(await (await fetch(job.outputUrl!)).arrayBuffer()));
   return path;
 }
 
@@ -246,8 +247,8 @@ describe("spec: POST /edl › a timeline rendered end to end", () => {
 
   it("video and audio both last exactly to the timeline's end (7 s): video within a frame, audio within an AAC frame", async () => {
     const probe = await ffprobeJson(out);
-    const video = probe.streams.find((s: any) => s.codec_type === "video");
-    const audio = probe.streams.find((s: any) => s.codec_type === "audio");
+    const video = probe.streams.find((s) => s.codec_type === "video")!;
+    const audio = probe.streams.find((s) => s.codec_type === "audio")!;
     expect(Math.abs(Number(video.duration) - 7)).toBeLessThanOrEqual(FRAME + 0.001);
     expect(video).toMatchObject({ codec_name: "h264", width: 320, height: 240 });
     expect(audio.codec_name).toBe("aac");
@@ -437,8 +438,8 @@ describe("spec: POST /edl › speed, and sources with missing or short audio, me
 
   it("video and audio last exactly to the timeline's end, and the audio is one continuous stream", async () => {
     const probe = await ffprobeJson(out);
-    const video = probe.streams.find((s: any) => s.codec_type === "video");
-    const audio = probe.streams.find((s: any) => s.codec_type === "audio");
+    const video = probe.streams.find((s) => s.codec_type === "video")!;
+    const audio = probe.streams.find((s) => s.codec_type === "audio")!;
     expect(Math.abs(Number(video.duration) - END), `video ${video.duration}`).toBeLessThanOrEqual(FRAME + 0.001);
     expect(Math.abs(Number(audio.duration) - END), `audio ${audio.duration}`).toBeLessThanOrEqual(AAC_FRAME + 0.001);
     const decoded = await decodedAudioSeconds(out);
@@ -477,12 +478,12 @@ describe("spec: POST /edl › clips that are not a whole number of frames long",
     const isGreen = (i: number) => frames[i].cells[0][0][1] > 64;
     const changes = frames.flatMap((f, i) => (i > 0 && isGreen(i) !== isGreen(i - 1) ? [f.time] : []));
     expect(changes.length).toBe(3);
-    changes.forEach((t, k) =>
-      expect(Math.abs(t - 2.5 * (k + 1)), `clip change at ${t} s`).toBeLessThanOrEqual(FRAME + 0.001),
-    );
+    changes.forEach((t, k) => {
+      expect(Math.abs(t - 2.5 * (k + 1)), `clip change at ${t} s`).toBeLessThanOrEqual(FRAME + 0.001);
+    });
     const probe = await ffprobeJson(out);
-    const video = probe.streams.find((s: any) => s.codec_type === "video");
-    const audio = probe.streams.find((s: any) => s.codec_type === "audio");
+    const video = probe.streams.find((s) => s.codec_type === "video")!;
+    const audio = probe.streams.find((s) => s.codec_type === "audio")!;
     expect(Math.abs(Number(video.duration) - 10), `video ${video.duration}`).toBeLessThanOrEqual(FRAME + 0.001);
     expect(Math.abs(Number(audio.duration) - 10), `audio ${audio.duration}`).toBeLessThanOrEqual(AAC_FRAME + 0.001);
   });
@@ -508,9 +509,9 @@ describe("spec: EDL document › output settings", () => {
       },
     });
     const probe = await ffprobeJson(await download(job, "webm"));
-    const video = probe.streams.find((s: any) => s.codec_type === "video");
+    const video = probe.streams.find((s) => s.codec_type === "video");
     expect(video).toMatchObject({ codec_name: "vp9", width: 256, height: 144, avg_frame_rate: "24/1" });
-    expect(probe.streams.find((s: any) => s.codec_type === "audio").codec_name).toBe("opus");
+    expect(probe.streams.find((s) => s.codec_type === "audio")?.codec_name).toBe("opus");
     expect(Math.abs(Number(probe.format.duration) - 1.5)).toBeLessThanOrEqual(1 / 24 + 0.03);
   });
 });

@@ -10,6 +10,9 @@ import { expectStatus } from "../support/api-client";
 import { startFixtureServer, type FixtureServer } from "./fixtures";
 import { startE2E, type E2E } from "./harness";
 
+/** What the test page's script sets on window: hls.js's fatal error, if any, and the variants it found. */
+type PlayerWindow = Window & { fatal?: string; levels?: number };
+
 const hlsJs = createRequire(import.meta.url).resolve("hls.js/dist/hls.min.js");
 const TYPES: Record<string, string> = {
   ".m3u8": "application/vnd.apple.mpegurl",
@@ -86,14 +89,14 @@ describe("HLS output plays in a browser", () => {
       const page = await browser.newPage();
       await page.goto(url);
       await page.waitForFunction(
-        () => (document.getElementById("v") as HTMLVideoElement).currentTime > 2 || (window as any).fatal,
+        () => (document.getElementById("v") as HTMLVideoElement).currentTime > 2 || (window as PlayerWindow).fatal,
         undefined,
         { timeout: 30_000 },
       );
       const state = await page.evaluate(() => ({
         time: (document.getElementById("v") as HTMLVideoElement).currentTime,
-        fatal: (window as any).fatal ?? null,
-        levels: (window as any).levels,
+        fatal: (window as PlayerWindow).fatal ?? null,
+        levels: (window as PlayerWindow).levels,
       }));
       expect(state.fatal).toBeNull();
       expect(state.time).toBeGreaterThan(2);

@@ -7,6 +7,7 @@ import { startWebhookReceiver } from "../support/webhook-receiver";
 import { bodyOf, expectStatus } from "../support/api-client";
 import { startFixtureServer, type FixtureServer } from "./fixtures";
 import { startE2E, type E2E } from "./harness";
+import type { WebhookEvent } from "../../client";
 
 const exec = promisify(execFile);
 let e2e: E2E;
@@ -165,12 +166,12 @@ describe("spec: Events › webhooks", () => {
     await e2e.waitFor(c, bad);
     const verified = async (jobId: string) => {
       const hook = await hooks.waitFor(jobId);
-      return new Webhook(secret).verify(hook.body, hook.headers) as any;
+      return new Webhook(secret).verify(hook.body, hook.headers) as WebhookEvent;
     };
     const completed = await verified(ok);
     const failed = await verified(bad);
     expect(completed).toMatchObject({ event: "job.completed", status: "completed" });
-    expect((await fetch(completed.outputUrl)).status).toBe(200);
+    expect((await fetch(completed.outputUrl!)).status).toBe(200);
     expect(failed).toMatchObject({ event: "job.failed", status: "failed", outputUrl: null });
     expect(failed.errorMessage).toMatch(/HTTP 404/);
     await hooks.stop();

@@ -3,11 +3,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PRESETS, type CatalogueEntry } from "../../domain/presets/catalogue";
-import { ffmpeg, ffprobeJson } from "../support/media";
+import { ffmpeg, type FfprobeOutput, ffprobeJson } from "../support/media";
 import { checkHlsMaster, extract, loudnessLufs, parseM3u8, readZip } from "../support/outputs";
 import { expectStatus } from "../support/api-client";
 import { startFixtureServer, type FixtureServer } from "./fixtures";
 import { startE2E, type Client, type E2E } from "./harness";
+import type { Job } from "../../client";
 
 const SECONDS = 1;
 const FPS = 30;
@@ -16,7 +17,7 @@ let e2e: E2E;
 let fixtures: FixtureServer;
 let client: Client;
 let sourceUrl: string;
-const jobs = new Map<string, Promise<any>>();
+const jobs = new Map<string, Promise<Job>>();
 
 /** 1280x720 test pattern, a tone, and two text subtitle tracks (SRT, in Matroska). */
 async function makeSubtitledSource(dir: string) {
@@ -88,7 +89,7 @@ async function download(preset: CatalogueEntry) {
   const job = await jobs.get(preset.id)!;
   expect(job.status, `${preset.id}: ${job.errorMessage}`).toBe("completed");
   expect(job.duration).toBeCloseTo(SECONDS, 1);
-  const res = await fetch(job.outputUrl);
+  const res = await fetch(job.outputUrl!);
   expect(res.status).toBe(200);
   return Buffer.from(await res.arrayBuffer());
 }
@@ -122,19 +123,19 @@ describe("spec: Output form by preset › every preset produces real output (end
     it(`${preset.id}: one ${preset.extension} file with the promised streams`, async () => {
       const path = await saved(await download(preset), `out.${preset.extension}`);
       const probe = await ffprobeJson(path);
-      const video = probe.streams.find((s: any) => s.codec_type === "video");
-      const audio = probe.streams.find((s: any) => s.codec_type === "audio");
+      const video = probe.streams.find((s) => s.codec_type === "video");
+      const audio = probe.streams.find((s) => s.codec_type === "audio");
       const spec = preset.specifications;
       if (spec.videoCodec) {
-        expect(video.codec_name).toBe(CODEC_NAMES[spec.videoCodec]);
-        expect(video.codec_tag_string).toBe(CODEC_TAGS[video.codec_name]);
+        expect(video?.codec_name).toBe(CODEC_NAMES[spec.videoCodec]);
+        expect(video?.codec_tag_string).toBe(CODEC_TAGS[CODEC_NAMES[spec.videoCodec]]);
         expect(Math.abs(Number(probe.format.duration) - SECONDS)).toBeLessThanOrEqual(FRAME + 0.05);
       } else {
         expect(video).toBeUndefined();
         expect(Math.abs(Number(probe.format.duration) - SECONDS)).toBeLessThanOrEqual(0.1);
       }
       expect(audio).toMatchObject({ codec_name: CODEC_NAMES[spec.audioCodec!], channels: 2 });
-      if (audio.codec_name !== "mp3") expect(audio.sample_rate).toBe("48000");
+      if (audio?.codec_name !== "mp3") expect(audio?.sample_rate).toBe("48000");
       if (spec.resolution) {
         const [width, height] = spec.resolution.split("x").map(Number);
         expect(video).toMatchObject({ width, height });
@@ -173,18 +174,18 @@ describe("spec: Output form by preset › multi-file presets come as one ZIP", (
       throw new Error(`${path} does not decode: ${err}`);
     });
 
-  function expectLadderStreams(id: string, probe: any) {
-    const { codec, heights } = LADDERS[id];
-    const videos = probe.streams.filter((s: any) => s.codec_type === "video");
+  function expectLadderStreams(id: string, probe: FfprobeOutput) {
+    const { codec } = LADDERS[id];
+    const videos = probe.streams.filter((s) => s.codec_type === "video");
     for (const v of videos) {
       expect(v.codec_name, id).toBe(codec);
       if (codec === "hevc") expect(v.codec_tag_string, id).toBe("hvc1");
     }
     expect(
-      probe.streams.some((s: any) => s.codec_type === "audio" && s.codec_name === "aac"),
+      probe.streams.some((s) => s.codec_type === "audio" && s.codec_name === "aac"),
       id,
     ).toBe(true);
-    return videos.map((v: any) => v.height as number);
+    return videos.map((v) => v.height as number);
   }
 
   for (const id of Object.keys(LADDERS).filter((id) => LADDERS[id].manifest === "hls")) {
@@ -232,7 +233,7 @@ describe("spec: Output form by preset › multi-file presets come as one ZIP", (
   it("util_sprite_vtt: every WebVTT cue points inside the sprite sheet", async () => {
     const members = await zipOf("util_sprite_vtt");
     const sheet = await ffprobeJson(await saved(members.get("sprite.jpg")!, "sprite.jpg"));
-    const { width, height } = sheet.streams[0];
+    const { width, height } = sheet.streams[0] as { width: number; height: number };
     const vtt = members.get("sprite.vtt")!.toString("utf8");
     expect(vtt.startsWith("WEBVTT")).toBe(true);
     const cues = [...vtt.matchAll(/sprite\.jpg#xywh=(\d+),(\d+),(\d+),(\d+)/g)].map((m) => m.slice(1).map(Number));
@@ -258,7 +259,7 @@ describe("spec: Output form by preset › multi-file presets come as one ZIP", (
     const mp4 = [...members.keys()].filter((n) => n.endsWith(".mp4"));
     expect(mp4).toHaveLength(1);
     const probe = await ffprobeJson(await saved(members.get(mp4[0])!, "video.mp4"));
-    expect(probe.streams.map((s: any) => s.codec_name).sort()).toEqual(["aac", "h264"]);
+    expect(probe.streams.map((s) => s.codec_name).sort()).toEqual(["aac", "h264"]);
     expect(Math.abs(Number(probe.format.duration) - SECONDS)).toBeLessThanOrEqual(FRAME + 0.05);
   });
 });

@@ -31,7 +31,7 @@ describe("thin slice: one preset through the encoder to a downloaded file", () =
     const path = join(await mkdtemp(join(tmpdir(), "dl-")), "out.mp4");
     await writeFile(path, Buffer.from(await res.arrayBuffer()));
     const probe = await ffprobeJson(path);
-    const video = probe.streams.find((s: any) => s.codec_type === "video");
+    const video = probe.streams.find((s) => s.codec_type === "video")!;
     expect(video.codec_name).toBe("h264");
   });
 });

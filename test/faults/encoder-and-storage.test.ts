@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { FixtureServer } from "../e2e/fixtures";
 import { expectStatus } from "../support/api-client";
 import type { Client, E2E } from "../e2e/harness";
+import type { Job } from "../../client";
 import { ffprobeJson } from "../support/media";
 import { startFaultStack, type FaultStack } from "./stack";
 import {
@@ -84,11 +85,11 @@ async function storedOutputs(jobId: string): Promise<string[]> {
 }
 
 /** Completed, its one output downloads whole through the signed link and plays as the source's 2 s. */
-async function expectWholeOutput(job: any) {
-  expect(job.status, job.errorMessage).toBe("completed");
+async function expectWholeOutput(job: Job) {
+  expect(job.status, job.errorMessage ?? undefined).toBe("completed");
   expect(await storedOutputs(job.id)).toEqual([`outputs/${client.accountId}/${job.id}/mp4_264_240p.mp4`]);
   const path = join(fixtures.dir, `${job.id}.mp4`);
-  await writeFile(path, Buffer.from(await (await fetch(job.outputUrl)).arrayBuffer()));
+  await writeFile(path, Buffer.from(await (await fetch(job.outputUrl!)).arrayBuffer()));
   expect(Number((await ffprobeJson(path)).format.duration)).toBeCloseTo(2, 0);
 }
 

@@ -344,11 +344,11 @@ describe("a client that goes away while its creation runs", () => {
     const creationSeen = new Promise<void>((resolve) => (seen = resolve));
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));
-    database.judge((req) =>
-      anyStatement(req, (s) => s.query.includes('insert into "jobs"'))
-        ? (seen(), { holdAnswerUntil: released })
-        : "pass",
-    );
+    database.judge((req) => {
+      if (!anyStatement(req, (s) => s.query.includes('insert into "jobs"'))) return "pass";
+      seen();
+      return { holdAnswerUntil: released };
+    });
     const socket = sendAndStay(body, idempotencyKey);
     await creationSeen;
     socket.resetAndDestroy();

@@ -60,7 +60,7 @@ beforeAll(async () => {
     hugePictureVideo(join(dir, "huge.mkv"), 16000, { seconds: 2, fps: 5 }),
     growingPictureVideo(join(dir, "grows.mkv"), {
       first: { size: "320x240", seconds: 1 },
-      then: { size: 16000, seconds: 1 },
+      after: { size: 16000, seconds: 1 },
       fps: 5,
     }),
     writeFile(join(dir, "bomb.png"), bombPng(16000, 16000)),

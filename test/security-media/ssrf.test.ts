@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startFixtureServer, type FixtureServer } from "../e2e/fixtures";
 import { expectStatus } from "../support/api-client";
 import { startE2E, type Client, type E2E } from "../e2e/harness";
+import type { Job } from "../../client";
 import { fakeDnsEnv } from "../support/fake-dns";
 import { qstashSignature } from "../support/qstash-signature";
 import { startCanary } from "./servers";
@@ -56,7 +57,7 @@ async function finished(e2e: E2E, c: Client, inputUrl: string) {
 }
 
 /** Failed at once and for good, saying why in words, without internals; its work dir gone. */
-async function expectRefused(e2e: E2E, job: any, message: RegExp) {
+async function expectRefused(e2e: E2E, job: Job, message: RegExp) {
   expect(job, job.inputUrl).toMatchObject({ status: "failed", retryCount: 0, outputUrl: null });
   expect(job.errorMessage).toMatch(message);
   expect(job.errorMessage).not.toMatch(/\n|\bat \w+ \(|\/tmp\/|node:/);

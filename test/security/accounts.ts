@@ -17,7 +17,7 @@ export async function account(plan: PlanId = "enterprise"): Promise<Caller> {
 }
 
 export const VICTIM_STATES = ["queued", "processing", "completed", "failed", "cancelled", "legacy", "edl"] as const;
-export type VictimState = (typeof VICTIM_STATES)[number];
+type VictimState = (typeof VICTIM_STATES)[number];
 
 export interface Victim extends Caller {
   marker: string;

@@ -39,6 +39,7 @@ const ODD_STRINGS = [
   "../../etc/passwd",
   "<script>alert(1)</script>",
   "' OR '1'='1' --",
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a Log4Shell lookup string, sent as it is.
   "${jndi:ldap://x.test/a}",
   "NaN",
   "Infinity",
@@ -58,7 +59,7 @@ export const shortHostileString: fc.Arbitrary<string> = fc.oneof(
 );
 
 /** The same, and long ones: a few KB to a few hundred KB, inside the body limits. */
-export const hostileString: fc.Arbitrary<string> = fc.oneof(
+const hostileString: fc.Arbitrary<string> = fc.oneof(
   { arbitrary: shortHostileString, weight: 10 },
   {
     arbitrary: fc
@@ -120,12 +121,12 @@ export const jsonText: fc.Arbitrary<JsonText> = fc.letrec<{ value: JsonText; arr
 ).value;
 
 /** Nesting far past any real document: arrays, objects, or both, up to 100k levels. */
-export const deeplyNested: fc.Arbitrary<JsonText> = fc
+const deeplyNested: fc.Arbitrary<JsonText> = fc
   .tuple(fc.integer({ min: 65, max: 100_000 }), fc.constantFrom(["[", "]"], ['{"a":', "}"], ['[{"a":', "}]"]))
   .map(([depth, [open, close]]) => `${open.repeat(depth)}1${close.repeat(depth)}`);
 
 /** A document broken on the way: cut short, spliced, wrapped or replaced by non-JSON. */
-export const brokenText = (document: fc.Arbitrary<JsonText>): fc.Arbitrary<string> =>
+const brokenText = (document: fc.Arbitrary<JsonText>): fc.Arbitrary<string> =>
   fc.oneof(
     fc.tuple(document, fc.nat()).map(([text, at]) => text.slice(0, text.length ? at % text.length : 0)),
     fc.tuple(document, fc.nat(), fc.string({ unit: "binary", minLength: 1, maxLength: 4 })).map(([text, at, junk]) => {
@@ -151,7 +152,7 @@ export const brokenText = (document: fc.Arbitrary<JsonText>): fc.Arbitrary<strin
   );
 
 /** Bytes that are not UTF-8 (overlong forms, CESU-8 surrogates, stray continuations) around JSON. */
-export const invalidUtf8 = (document: fc.Arbitrary<JsonText>): fc.Arbitrary<Buffer> =>
+const invalidUtf8 = (document: fc.Arbitrary<JsonText>): fc.Arbitrary<Buffer> =>
   fc
     .tuple(
       document,
@@ -194,6 +195,7 @@ export const headerValue: fc.Arbitrary<string> = fc.oneof(
   shortHostileString.map((s) =>
     Buffer.from(s, "utf8")
       .toString("latin1")
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters HTTP refuses in a header (all but tab) are taken out.
       .replace(/[\u0000-\u0008\u000a-\u001f\u007f]/g, ""),
   ),
 );
@@ -243,7 +245,7 @@ export const extraHeaders: fc.Arbitrary<Record<string, string>> = fc
   );
 
 /** The bytes of `text` (UTF-8) percent-encoded, leaving unreserved characters as they are. */
-export function percentEncode(text: string): string {
+function percentEncode(text: string): string {
   return [...Buffer.from(text, "utf8")]
     .map((b) =>
       /[A-Za-z0-9\-._~]/.test(String.fromCharCode(b))
@@ -271,7 +273,7 @@ const BROKEN_ESCAPES = [
 ];
 
 /** A query or path component: percent-encoded text, raw characters, or broken escapes. */
-export const urlComponent: fc.Arbitrary<string> = fc.oneof(
+const urlComponent: fc.Arbitrary<string> = fc.oneof(
   shortHostileString.map(percentEncode),
   fc.stringMatching(/^[A-Za-z0-9\-._~!$'()*,;:@]{0,12}$/),
   fc

@@ -136,7 +136,9 @@ describe("campaign: every route × every bad credential gives the contract's 401
         body: route.body,
       }));
       const responses = await sendAll(requests);
-      responses.forEach((res, i) => expectUnauthorized(res, `${name}: ${applicable[i][0]}`));
+      responses.forEach((res, i) => {
+        expectUnauthorized(res, `${name}: ${applicable[i][0]}`);
+      });
     });
   }
 

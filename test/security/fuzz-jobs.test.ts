@@ -167,6 +167,7 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> =>
  * Infinity and JSON would store as null).
  */
 function cannotStoreAsSent(value: unknown): boolean {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: U+0000 is a character Postgres cannot store: finding it is the point.
   const bad = (s: string) => /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(s);
   if (typeof value === "string") return bad(value);
   if (typeof value === "number") return !Number.isFinite(value);

@@ -29,11 +29,11 @@ type Responses<Op extends keyof operations> = operations[Op]["responses"];
 type JsonOf<R> = R extends { content: { "application/json": infer B } } ? B : unknown;
 
 /** The answers an operation documents, one per status, each with that status's body. */
-export type OperationAnswer<Op extends keyof operations> = {
+type OperationAnswer<Op extends keyof operations> = {
   [S in keyof Responses<Op>]: Omit<Answer<JsonOf<Responses<Op>[S]>>, "status"> & { status: S };
 }[keyof Responses<Op>];
 
-export type HeaderValues = Record<string, string | string[] | undefined>;
+type HeaderValues = Record<string, string | string[] | undefined>;
 
 export interface RawRequest {
   method: string;
@@ -100,7 +100,7 @@ export function fetchExchange(
 }
 
 /** A body off the contract, sent where the operation's typed body goes. */
-export class Unchecked {
+class Unchecked {
   constructor(
     readonly text: string,
     readonly contentType: string,

@@ -3,16 +3,21 @@ import { fileURLToPath } from "node:url";
 
 const BIN = fileURLToPath(new URL("../../bin/vep.mjs", import.meta.url));
 
-export interface CliRun {
+/** `Json`: what the test expects a --json run to print (not checked here; the test's assertions check it). */
+export interface CliRun<Json = unknown> {
   code: number;
   stdout: string;
   stderr: string;
   /** stdout parsed as JSON (for --json runs). */
-  json: any;
+  json: Json;
 }
 
 /** Runs the vep CLI as a user would: a separate process, its key and service from the environment. */
-export function vep(args: string[], env: { api: string; key?: string }, timeoutMs = 240_000): Promise<CliRun> {
+export function vep<Json = unknown>(
+  args: string[],
+  env: { api: string; key?: string },
+  timeoutMs = 240_000,
+): Promise<CliRun<Json>> {
   return new Promise((resolve) => {
     const childEnv: NodeJS.ProcessEnv = { ...process.env, VEP_API_URL: env.api };
     if (env.key) childEnv.VEP_API_KEY = env.key;
@@ -29,7 +34,7 @@ export function vep(args: string[], env: { api: string; key?: string }, timeoutM
           json = undefined;
         }
         const code = error ? (typeof error.code === "number" ? error.code : -1) : 0;
-        resolve({ code, stdout, stderr, json });
+        resolve({ code, stdout, stderr, json: json as Json });
       },
     );
   });

@@ -14,8 +14,8 @@ import type { Rgb } from "./frames";
  *   second (-43 dB mean at t = 0.5 s), so the level difference between two windows is the
  *   source-time difference between them times that slope, whatever gain sits in between.
  */
-export const COUNTER_SIZE = { width: 320, height: 240 };
-export const COUNTER_COLUMNS = 8;
+const COUNTER_SIZE = { width: 320, height: 240 };
+const COUNTER_COLUMNS = 8;
 /** The cell grid `everyFrame` should sample counter output with: 8 columns x 4 bands of 60 px. */
 export const COUNTER_GRID = { cols: COUNTER_COLUMNS, rows: 4 };
 export const COUNTER_DB_PER_SECOND = 6;

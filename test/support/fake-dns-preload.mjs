@@ -12,9 +12,10 @@ const table = new Map(
 );
 const realLookup = dns.lookup;
 
-dns.lookup = function lookup(hostname, options, callback) {
+dns.lookup = function lookup(hostname, ...rest) {
   const address = table.get(String(hostname).toLowerCase());
-  if (address === undefined) return realLookup.apply(this, arguments);
+  if (address === undefined) return realLookup.call(this, hostname, ...rest);
+  const [options, callback] = rest;
   const cb = typeof options === "function" ? options : callback;
   const opts = typeof options === "object" && options !== null ? options : {};
   const family = address.includes(":") ? 6 : 4;

@@ -73,16 +73,16 @@ export async function hugePictureVideo(
 
 /**
  * A Matroska video of PNG frames whose size changes mid-stream: `first.seconds` of lavfi's test
- * pattern at `first.size`, then `then.seconds` of a `then.size`-square PNG (as bombPng writes
+ * pattern at `first.size`, then `after.seconds` of an `after.size`-square PNG (as bombPng writes
  * it), joined without decoding (`-c copy`). Its stream header, and so the probe, gives the first
  * size; the later frames claim the other.
  */
 export async function growingPictureVideo(
   path: string,
-  opts: { first: { size: string; seconds: number }; then: { size: number; seconds: number }; fps: number },
+  opts: { first: { size: string; seconds: number }; after: { size: number; seconds: number }; fps: number },
 ): Promise<void> {
   const [head, tail, png, list] = [`${path}.head.mkv`, `${path}.tail.mkv`, `${path}.png`, `${path}.txt`];
-  await writeFile(png, bombPng(opts.then.size, opts.then.size));
+  await writeFile(png, bombPng(opts.after.size, opts.after.size));
   await ffmpeg([
     "-f",
     "lavfi",
@@ -100,7 +100,7 @@ export async function growingPictureVideo(
     "-i",
     png,
     "-t",
-    String(opts.then.seconds),
+    String(opts.after.seconds),
     "-c",
     "copy",
     tail,

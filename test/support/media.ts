@@ -8,7 +8,29 @@ export async function ffmpeg(args: string[]): Promise<void> {
   await run("ffmpeg", ["-hide_banner", "-loglevel", "error", "-y", ...args], { maxBuffer: 16 * 1024 * 1024 });
 }
 
-export async function ffprobeJson(path: string, inputOptions: string[] = []): Promise<any> {
+/** One stream as `ffprobe -show_streams` prints it: the fields the tests read. */
+interface FfprobeStream {
+  codec_type: string;
+  codec_name: string;
+  codec_tag_string: string;
+  width?: number;
+  height?: number;
+  avg_frame_rate?: string;
+  channels?: number;
+  sample_rate?: string;
+  /** Seconds, as a decimal string; absent where the container does not say. */
+  duration?: string;
+  /** With `-count_frames` only. */
+  nb_read_frames?: string;
+}
+
+/** `ffprobe -show_format -show_streams`, as JSON: the fields the tests read. */
+export interface FfprobeOutput {
+  streams: FfprobeStream[];
+  format: { duration?: string };
+}
+
+export async function ffprobeJson(path: string, inputOptions: string[] = []): Promise<FfprobeOutput> {
   const { stdout } = await run(
     "ffprobe",
     ["-v", "error", "-print_format", "json", "-show_format", "-show_streams", ...inputOptions, path],

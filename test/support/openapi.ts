@@ -30,7 +30,10 @@ export function schemaValidator(): (schema: Schema) => ValidateFunction {
   const compiled = new WeakMap<object, ValidateFunction>();
   return (schema) => {
     let validate = compiled.get(schema);
-    if (!validate) compiled.set(schema, (validate = ajv.compile(schema)));
+    if (!validate) {
+      validate = ajv.compile(schema);
+      compiled.set(schema, validate);
+    }
     return validate;
   };
 }

@@ -1,5 +1,5 @@
 /** Where app.ts mounts the dashboard; every link and form action is built from it. */
-export const DASHBOARD = "/dashboard";
+const DASHBOARD = "/dashboard";
 
 export const paths = {
   home: DASHBOARD,

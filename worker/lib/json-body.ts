@@ -46,7 +46,7 @@ export function jsonBody<T extends z.ZodType>(schema: T) {
   return Object.assign(middleware, { bodySchema: schema });
 }
 
-export function toDetails(error: z.ZodError): { field: string; message: string }[] {
+function toDetails(error: z.ZodError): { field: string; message: string }[] {
   return error.issues.map((issue) => ({
     field: issue.path.length ? issue.path.join(".") : "body",
     message: issue.message,

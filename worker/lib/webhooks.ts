@@ -7,7 +7,7 @@ import { logJobError } from "../errors";
 import * as jobStates from "./job-states";
 import { outputState } from "./output-links";
 
-export type WebhookEvent = "job.completed" | "job.failed";
+type WebhookEvent = "job.completed" | "job.failed";
 
 /** How long the account's endpoint has to answer one attempt before QStash tries again. */
 const ATTEMPT_TIMEOUT_MS = 15_000;

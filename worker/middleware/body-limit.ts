@@ -47,7 +47,10 @@ export function refusingUnreadableBodies(limit: MiddlewareHandler, unreadable: (
   return async (c, next) => {
     let read = false;
     try {
-      return await limit(c, () => ((read = true), next()));
+      return await limit(c, () => {
+        read = true;
+        return next();
+      });
     } catch (err) {
       // The limit's own 413 (an ApiError here, an HTTPException in the dashboard) stands.
       if (read || err instanceof ApiError || err instanceof HTTPException) throw err;

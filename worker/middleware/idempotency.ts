@@ -23,9 +23,12 @@ type Record_ =
  */
 export const idempotent = createMiddleware<AppEnv>((c, next) => outlivingTheClient(c, idempotently(c, next)));
 
-async function idempotently(c: Context<AppEnv>, next: Next): Promise<Response | void> {
+async function idempotently(c: Context<AppEnv>, next: Next): Promise<Response | undefined> {
   const key = c.req.header("Idempotency-Key");
-  if (key === undefined) return next();
+  if (key === undefined) {
+    await next();
+    return;
+  }
   if (key.length < 1 || key.length > 255) {
     throw ApiError.validation([{ field: "Idempotency-Key", message: "must be 1 to 255 characters" }]);
   }

@@ -48,7 +48,7 @@ export const EdlValidationFailedError = z
   .object({ error: z.literal(ERROR_KINDS.edlValidationFailed), message, errors: z.array(z.string()) })
   .openapi("EdlValidationFailedError");
 
-export const UnauthorizedError = z
+const UnauthorizedError = z
   .object({ error: z.literal(ERROR_KINDS.unauthorized), message })
   .openapi("UnauthorizedError", {
     description:
@@ -75,7 +75,7 @@ export const BareMessageError = z
   .strictObject({ message })
   .openapi("BareMessageError", { description: "GET /jobs/{id}/download-url errors: a message and no `error` field." });
 
-export const UsageLimitError = z
+const UsageLimitError = z
   .object({
     error: z.literal(ERROR_KINDS.usageLimitExceeded),
     message,
@@ -90,17 +90,17 @@ export const UsageLimitError = z
       "The monthly quota is used up. A quota, not a rate limit: retrying does not help until the month rolls over or the plan changes.",
   });
 
-export const ConflictError = z
+const ConflictError = z
   .object({ error: z.literal(ERROR_KINDS.conflict), message })
   .openapi("ConflictError", { description: "An Idempotency-Key reused with another body, or still in progress." });
 
-export const PayloadTooLargeError = z
+const PayloadTooLargeError = z
   .object({ error: z.literal(ERROR_KINDS.payloadTooLarge), message })
   .openapi("PayloadTooLargeError", {
     description: "The body is over the operation's size limit; it is refused before it is read whole.",
   });
 
-export const InternalError = z
+const InternalError = z
   .object({ error: z.literal(ERROR_KINDS.internal), message, requestId: z.uuid() })
   .openapi("InternalError", {
     description: "Unexpected; safe to retry with backoff. `requestId` is fresh for each failure.",

@@ -20,7 +20,10 @@ const OFFLINE = { agent: { disabled: true } };
  */
 export function registerReference(app: Hono<AppEnv>) {
   let document: ReturnType<typeof openApiDocument> | undefined;
-  app.get(OPENAPI_PATH, (c) => c.json((document ??= openApiDocument())));
+  app.get(OPENAPI_PATH, (c) => {
+    document ??= openApiDocument();
+    return c.json(document);
+  });
   app.get(SCRIPT_PATH, async (c) => {
     // A text module (wrangler.toml [[rules]]), imported on first use only.
     const { default: script } = await import("@scalar/api-reference/browser/standalone.js");

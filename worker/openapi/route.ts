@@ -11,7 +11,7 @@ type JsonBodySchema<R extends RouteConfig> = R["request"] extends {
 
 /** What jsonBody hands the handler: the documented body schema's input and output. */
 type BodyInput<R extends RouteConfig> = [JsonBodySchema<R>] extends [never]
-  ? {}
+  ? Record<never, never>
   : { in: { json: z.input<JsonBodySchema<R>> }; out: { json: z.output<JsonBodySchema<R>> } };
 
 /** A handler whose `c.json(...)` bodies and statuses must be ones the route documents. */

@@ -3,7 +3,7 @@ import { EXAMPLE_JOB_IDS, SIGNED_OUTPUT_URL } from "../routes/jobs/examples";
 import { Timestamp } from "./common";
 
 /** The body of a job notification, as worker/lib/webhooks.ts builds it. */
-export const WebhookEvent = z
+const WebhookEvent = z
   .object({
     event: z.enum(["job.completed", "job.failed"]),
     jobId: z.uuid(),

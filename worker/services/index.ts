@@ -33,16 +33,20 @@ export function openServices(rawEnv: unknown): Services {
     env,
     get db() {
       pointDriverAt(env);
-      return (own.db ??= openDatabase(env));
+      own.db ??= openDatabase(env);
+      return own.db;
     },
     get storage() {
-      return (own.storage ??= createStorage(env));
+      own.storage ??= createStorage(env);
+      return own.storage;
     },
     get queue() {
-      return (own.queue ??= createQueue(env));
+      own.queue ??= createQueue(env);
+      return own.queue;
     },
     get cache() {
-      return (own.cache ??= createCache(env));
+      own.cache ??= createCache(env);
+      return own.cache;
     },
   };
 }

@@ -17,7 +17,7 @@ export interface BuildContext {
 }
 
 /** Used for keyframe intervals and frame arithmetic when the container states no frame rate. */
-export const FALLBACK_FPS = 30;
+const FALLBACK_FPS = 30;
 
 /** One input of a command: its local path and the options that apply to it (seek, length, loop…). */
 export interface FfmpegInput {

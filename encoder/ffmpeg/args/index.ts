@@ -9,7 +9,6 @@ import { SPRITE_VTT, spritePlan, thumbnailsCommand } from "./stills";
 import { subtitleSidecarCommand } from "./subtitles";
 
 export type { FfmpegCommand } from "./command";
-export type { LoudnormMeasurement } from "./loudness";
 
 /** What the encoder does, in order, for one preset. Building it runs nothing. */
 export type PlanStep =

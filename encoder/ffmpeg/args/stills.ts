@@ -77,7 +77,7 @@ export function spriteGrid(
   return { frameStep, tiles, columns, rows, tileWidth, tileHeight, cues };
 }
 
-export const SPRITE_IMAGE = "sprite.jpg";
+const SPRITE_IMAGE = "sprite.jpg";
 export const SPRITE_VTT = "sprite.vtt";
 
 export function spritePlan(ctx: BuildContext, recipe: SpriteRecipe): { command: FfmpegCommand; vtt: string } {

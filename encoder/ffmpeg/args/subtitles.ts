@@ -5,10 +5,10 @@ import { head, kbit, requireVideo, videoAudioArgs, type BuildContext, type Ffmpe
 import { faststart } from "./containers";
 import { videoEncoderArgs } from "./video-encoder";
 
-export const SIDECAR_VIDEO = "video.mp4";
+const SIDECAR_VIDEO = "video.mp4";
 
 /** `subtitle_1.eng.vtt`: numbered in source order, language when the track has one. */
-export function sidecarName(track: SubtitleStreamInfo, ordinal: number): string {
+function sidecarName(track: SubtitleStreamInfo, ordinal: number): string {
   const language = track.language?.toLowerCase().replace(/[^a-z0-9-]/g, "");
   return `subtitle_${ordinal}${language ? `.${language}` : ""}.vtt`;
 }

@@ -28,7 +28,7 @@ export async function startDeliverySink(): Promise<{ url: string; stop: () => Pr
       }
       if (req.method === "POST" && (req.url === "/hold" || req.url === "/release")) {
         holding = req.url === "/hold";
-        if (!holding) held.splice(0).forEach((answer) => answer());
+        if (!holding) for (const answer of held.splice(0)) answer();
         res.writeHead(204).end();
         return;
       }
@@ -44,7 +44,7 @@ export async function startDeliverySink(): Promise<{ url: string; stop: () => Pr
     url: `http://127.0.0.1:${port}`,
     stop: () =>
       new Promise((resolve) => {
-        held.splice(0).forEach((answer) => answer());
+        for (const answer of held.splice(0)) answer();
         server.closeAllConnections();
         server.close(() => resolve());
       }),

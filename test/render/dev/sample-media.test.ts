@@ -26,7 +26,15 @@ async function makingWithFfmpegHeld() {
     const stopping = new AbortController();
     const making = Object.assign(prepareSampleMedia(into, stopping.signal), { stop: () => stopping.abort() });
     let pids: number[] = [];
-    await expect.poll(() => (pids = ffmpegIn(into)).length, { timeout: 30_000, interval: 10 }).toBe(1);
+    await expect
+      .poll(
+        () => {
+          pids = ffmpegIn(into);
+          return pids.length;
+        },
+        { timeout: 30_000, interval: 10 },
+      )
+      .toBe(1);
     try {
       process.kill(pids[0], "SIGSTOP");
       // Stopped for certain before anything else is sent: caught while exec still loads it

@@ -48,7 +48,7 @@ describe("a picture that grows past the size limit after the first frame", () =>
     // 2 s of 320x240 frames, then 1 s whose frames claim 16000x16000 (the probe sees only the first size).
     await growingPictureVideo(input, {
       first: { size: "320x240", seconds: 2 },
-      then: { size: 16000, seconds: 1 },
+      after: { size: 16000, seconds: 1 },
       fps: 10,
     });
     const err = await runFfmpeg(encodeTo(input, join(dir, "grows.mp4")), { workDir: dir, durationSeconds: 3 }).catch(
@@ -65,7 +65,7 @@ describe("a picture that grows past the size limit after the first frame", () =>
     const input = join(dir, "within.mkv");
     await growingPictureVideo(input, {
       first: { size: "320x240", seconds: 1 },
-      then: { size: 640, seconds: 1 },
+      after: { size: 640, seconds: 1 },
       fps: 10,
     });
     await runFfmpeg(encodeTo(input, join(dir, "within.mp4")), { workDir: dir, durationSeconds: 2 });

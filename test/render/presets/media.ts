@@ -9,7 +9,7 @@ import type { JobOutput } from "../../../encoder/ffmpeg/outputs";
 
 const exec = promisify(execFile);
 
-export const FPS = 30;
+const FPS = 30;
 /** Every source's length but avLong's: each preset encodes it once, the slow codecs (x265, VP9, AV1) at 1080p included. */
 export const SECONDS = 2;
 /** avLong's length: two 2 s segments per rung, so a live ladder's rungs can be seen cut at the same instants. */

@@ -36,7 +36,11 @@ beforeAll(async () => {
     if (storage?.[1] === "1") {
       res.writeHead(200, { "content-type": "video/mp4" });
       let part = 0;
-      const next = () => (++part < 4 ? (res.write(`part${part}`), setTimeout(next, 150)) : res.end("end"));
+      const next = () => {
+        if (++part >= 4) return res.end("end");
+        res.write(`part${part}`);
+        setTimeout(next, 150);
+      };
       return next();
     }
     res

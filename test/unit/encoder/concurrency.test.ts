@@ -4,7 +4,10 @@ import { flightsByKey, semaphore } from "../../../encoder/concurrency";
 const deferred = <T>() => {
   let resolve!: (v: T) => void;
   let reject!: (e: unknown) => void;
-  const promise = new Promise<T>((res, rej) => ((resolve = res), (reject = rej)));
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
   return { promise, resolve, reject };
 };
 
@@ -22,7 +25,7 @@ describe("encoder concurrency", () => {
       }),
     );
     await vi.waitFor(() => expect(active).toBe(2));
-    gates.forEach((g) => g.resolve());
+    for (const g of gates) g.resolve();
     await Promise.all(runs);
     expect(peak).toBe(2);
   });
@@ -63,13 +66,27 @@ describe("encoder concurrency", () => {
     const flights = flightsByKey<string>();
     let calls = 0;
     const gate = deferred<string>();
-    const first = flights("job-1", "msg-a", () => (calls++, gate.promise));
-    const redelivery = flights("job-1", "msg-a", async () => (calls++, "second encode"));
-    const other = flights("job-2", "msg-c", async () => (calls++, "other job"));
+    const first = flights("job-1", "msg-a", () => {
+      calls++;
+      return gate.promise;
+    });
+    const redelivery = flights("job-1", "msg-a", async () => {
+      calls++;
+      return "second encode";
+    });
+    const other = flights("job-2", "msg-c", async () => {
+      calls++;
+      return "other job";
+    });
     gate.resolve("done");
     expect(await Promise.all([first, redelivery, other])).toEqual(["done", "done", "other job"]);
     expect(calls).toBe(2);
-    expect(await flights("job-1", "msg-a", async () => (calls++, "again"))).toBe("again");
+    expect(
+      await flights("job-1", "msg-a", async () => {
+        calls++;
+        return "again";
+      }),
+    ).toBe("again");
   });
 
   it("flightsByKey: a call under another id waits for the running work to end, then runs its own, one at a time", async () => {
@@ -77,17 +94,22 @@ describe("encoder concurrency", () => {
     const order: string[] = [];
     const gate = deferred<string>();
     const later = deferred<string>();
-    const first = flights(
-      "job-1",
-      "msg-a",
-      async () => (order.push("a starts"), await gate.promise, order.push("a ends"), "a"),
-    );
-    const second = flights(
-      "job-1",
-      "msg-b",
-      async () => (order.push("b starts"), await later.promise, order.push("b ends"), "b"),
-    );
-    const third = flights("job-1", "msg-c", async () => (order.push("c starts"), "c"));
+    const first = flights("job-1", "msg-a", async () => {
+      order.push("a starts");
+      await gate.promise;
+      order.push("a ends");
+      return "a";
+    });
+    const second = flights("job-1", "msg-b", async () => {
+      order.push("b starts");
+      await later.promise;
+      order.push("b ends");
+      return "b";
+    });
+    const third = flights("job-1", "msg-c", async () => {
+      order.push("c starts");
+      return "c";
+    });
     await new Promise((r) => setTimeout(r, 10));
     expect(order).toEqual(["a starts"]);
     gate.resolve("a");

@@ -67,11 +67,15 @@ async function outputIn(workDir: string): Promise<RenderResult> {
 function fakeWorker(heartbeat = async (): Promise<{ status: string }> => ({ status: "processing" })) {
   const seen = { claims: [] as number[], completions: 0 };
   const api = {
-    claim: async (id: string, dispatch: number): Promise<ClaimedJob> => (
-      seen.claims.push(dispatch), claimed(id, dispatch)
-    ),
+    claim: async (id: string, dispatch: number): Promise<ClaimedJob> => {
+      seen.claims.push(dispatch);
+      return claimed(id, dispatch);
+    },
     heartbeat,
-    complete: async () => ((seen.completions += 1), { status: "completed" }),
+    complete: async () => {
+      seen.completions += 1;
+      return { status: "completed" };
+    },
     fail: async () => ({ status: "failed" }),
   } as unknown as InternalApi;
   return { api, seen };
@@ -303,7 +307,10 @@ describe("the encoder stopping (a deploy's SIGTERM)", () => {
     const deps: PipelineDeps = {
       api: worker.api,
       uploader: noUpload,
-      render: async (_job, ctx) => (await held, outputIn(ctx.workDir)),
+      render: async (_job, ctx) => {
+        await held;
+        return outputIn(ctx.workDir);
+      },
       workRoot,
       heartbeatMs: 60_000,
       log: () => undefined,

@@ -32,7 +32,10 @@ describe("the heartbeat", () => {
   it("carries the progress, and the duration from the moment it is known", async () => {
     const sent: unknown[] = [];
     const api = {
-      heartbeat: async (_id: string, _claim: number, beat: unknown) => (sent.push(beat), { status: "processing" }),
+      heartbeat: async (_id: string, _claim: number, beat: unknown) => {
+        sent.push(beat);
+        return { status: "processing" };
+      },
     } as unknown as InternalApi;
     const heartbeat = startHeartbeat(api, { id: "job", claim: 1 }, 10, () => undefined);
     const beatsSoon = async (count: number) => {

@@ -37,10 +37,22 @@ function pipeline(api: Partial<InternalApi>) {
   const lines: string[] = [];
   const deps: PipelineDeps = {
     api: {
-      claim: async (id: string) => (calls.push("claim"), claimed(id)),
-      heartbeat: async () => (calls.push("heartbeat"), { status: "processing" }),
-      complete: async () => (calls.push("complete"), { status: "completed" }),
-      fail: async () => (calls.push("fail"), { status: "queued" }),
+      claim: async (id: string) => {
+        calls.push("claim");
+        return claimed(id);
+      },
+      heartbeat: async () => {
+        calls.push("heartbeat");
+        return { status: "processing" };
+      },
+      complete: async () => {
+        calls.push("complete");
+        return { status: "completed" };
+      },
+      fail: async () => {
+        calls.push("fail");
+        return { status: "queued" };
+      },
       ...api,
     } as InternalApi,
     uploader: { uploadFile: async () => 1, uploadStream: async () => 1 } as unknown as Uploader,

@@ -36,7 +36,10 @@ function entryNames(zip: Buffer): Promise<string[]> {
     yauzl.fromBuffer(zip, { lazyEntries: true }, (err, file) => {
       if (err) return reject(err);
       const names: string[] = [];
-      file.on("entry", (entry) => (names.push(entry.fileName), file.readEntry()));
+      file.on("entry", (entry) => {
+        names.push(entry.fileName);
+        file.readEntry();
+      });
       file.on("end", () => resolve(names));
       file.readEntry();
     }),

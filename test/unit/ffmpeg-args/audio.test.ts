@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { buildPresetCommands, type PlanStep } from "../../../encoder/ffmpeg/args";
 import { parseLoudnormMeasurement } from "../../../encoder/ffmpeg/args/loudness";
-import { HEAD, IN, OUT, PROBE_1080, PROBE_NO_AUDIO, valueOf } from "./fixtures";
+import { HEAD, IN, OUT, PROBE_1080, PROBE_NO_AUDIO, flagValue } from "./fixtures";
 
 const HEAD_INFO = HEAD.map((a) => (a === "warning" ? "info" : a));
 const build = (id: string, probe = PROBE_1080) => buildPresetCommands(id, { input: IN, outDir: OUT, probe });
@@ -76,16 +76,16 @@ describe("audio_aac_podcast: two-pass loudnorm to −16 LUFS", () => {
 
   it("keeps the recipe's LRA when the measured range is narrower", () => {
     const m = { inputI: -20, inputTp: -6, inputLra: 3.2, inputThresh: -30, targetOffset: 0 };
-    expect(valueOf(step.apply(m).args, "-af")).toContain(":LRA=11:");
+    expect(flagValue(step.apply(m).args, "-af")).toContain(":LRA=11:");
   });
 
   it("mono stays mono, at the mono bitrate", () => {
     const mono = twoPass(
       build("audio_aac_podcast", { ...PROBE_1080, audio: [{ ...PROBE_1080.audio[0], channels: 1 }] }).steps[0],
     );
-    expect(valueOf(mono.measure.args, "-af")).toMatch(/^aformat=channel_layouts=mono,/);
+    expect(flagValue(mono.measure.args, "-af")).toMatch(/^aformat=channel_layouts=mono,/);
     const args = mono.apply(parseLoudnormMeasurement(MEASURE_STDERR)).args;
-    expect(valueOf(args, "-b:a")).toBe("64k");
+    expect(flagValue(args, "-b:a")).toBe("64k");
   });
 
   it("a silent source fails clearly instead of producing garbage", () => {
@@ -129,7 +129,7 @@ describe("audio_mp3_hq", () => {
 describe("audio filter presets: video copied", () => {
   it("filter_loudnorm_ebu_r128: −23 LUFS two-pass, video stream copied", () => {
     const step = twoPass(build("filter_loudnorm_ebu_r128").steps[0]);
-    expect(valueOf(step.measure.args, "-af")).toBe(
+    expect(flagValue(step.measure.args, "-af")).toBe(
       "aformat=channel_layouts=stereo,loudnorm=I=-23:TP=-1:LRA=20:print_format=json",
     );
     expect(step.measure.args).not.toContain("0:0");

@@ -3,7 +3,7 @@ import { PRESETS } from "../../../domain/presets/catalogue";
 import { PRESET_DEFINITIONS, findDefinition } from "../../../domain/presets/definitions";
 import { buildPresetCommands, type FfmpegCommand } from "../../../encoder/ffmpeg/args";
 import { parseLoudnormMeasurement } from "../../../encoder/ffmpeg/args/loudness";
-import { IN, MAX_PICTURE, OUT, PROBE_1080, valueOf } from "./fixtures";
+import { IN, MAX_PICTURE, OUT, PROBE_1080, flagValue } from "./fixtures";
 
 const MEASURED = parseLoudnormMeasurement(
   '{"input_i":"-20","input_tp":"-5","input_lra":"4","input_thresh":"-30","target_offset":"0.1"}',
@@ -41,7 +41,7 @@ describe("all 23 presets", () => {
           IN,
         ]);
         expect(args.filter((a) => a === "-i")).toHaveLength(1);
-        expect(valueOf(args, "-progress")).toBe("pipe:1");
+        expect(flagValue(args, "-progress")).toBe("pipe:1");
         expect(args).toContain("-nostats");
         expect(args.join(" ")).not.toMatch(/https?:/);
       }
@@ -50,17 +50,17 @@ describe("all 23 presets", () => {
     it("encodes with the catalogue's codecs", () => {
       const last = commands.at(-1)!.args;
       const { videoCodec, audioCodec } = preset.specifications;
-      if (videoCodec && videoCodec !== "mjpeg") expect(valueOf(last, "-c:v")).toBe(videoCodec);
-      if (audioCodec) expect(valueOf(last, "-c:a")).toBe(audioCodec);
+      if (videoCodec && videoCodec !== "mjpeg") expect(flagValue(last, "-c:v")).toBe(videoCodec);
+      if (audioCodec) expect(flagValue(last, "-c:a")).toBe(audioCodec);
     });
 
     if (preset.specifications.resolution) {
       it("encodes at the catalogue's resolution, CRF and maxrate (a 16:9 source fills the box)", () => {
         const { resolution, crf, maxrate } = preset.specifications;
         const args = commands.at(-1)!.args;
-        expect(valueOf(args, "-vf")).toMatch(new RegExp(`^scale=${resolution!.replace("x", ":")}[,:]`));
-        expect(valueOf(args, "-crf")).toBe(String(crf));
-        const cap = valueOf(args, "-c:v") === "libvpx-vp9" ? valueOf(args, "-b:v") : valueOf(args, "-maxrate");
+        expect(flagValue(args, "-vf")).toMatch(new RegExp(`^scale=${resolution!.replace("x", ":")}[,:]`));
+        expect(flagValue(args, "-crf")).toBe(String(crf));
+        const cap = flagValue(args, "-c:v") === "libvpx-vp9" ? flagValue(args, "-b:v") : flagValue(args, "-maxrate");
         expect(cap).toBe(maxrate);
       });
     }
@@ -76,8 +76,8 @@ describe("all 23 presets", () => {
     if (preset.extension === "mp4") {
       it("MP4 output is faststart; HEVC is tagged hvc1", () => {
         const last = commands.at(-1)!.args;
-        expect(valueOf(last, "-movflags")).toBe("+faststart");
-        if (valueOf(last, "-c:v") === "libx265") expect(valueOf(last, "-tag:v")).toBe("hvc1");
+        expect(flagValue(last, "-movflags")).toBe("+faststart");
+        if (flagValue(last, "-c:v") === "libx265") expect(flagValue(last, "-tag:v")).toBe("hvc1");
       });
     }
   });

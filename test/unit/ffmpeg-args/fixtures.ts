@@ -45,7 +45,7 @@ export const HEAD = [
 ];
 
 /** The value following `flag` in `args`. */
-export function valueOf(args: string[], flag: string): string | undefined {
+export function flagValue(args: string[], flag: string): string | undefined {
   const i = args.indexOf(flag);
   return i >= 0 ? args[i + 1] : undefined;
 }

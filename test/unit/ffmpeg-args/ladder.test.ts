@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { buildPresetCommands } from "../../../encoder/ffmpeg/args";
 import { PRESET_DEFINITIONS, type PresetDefinition } from "../../../domain/presets/definitions";
 import { selectRungs, type LadderRecipe } from "../../../domain/presets/recipes";
-import { HEAD, IN, MAX_PICTURE, OUT, PROBE_1080, PROBE_480, PROBE_NO_AUDIO, valueOf } from "./fixtures";
+import { HEAD, IN, MAX_PICTURE, OUT, PROBE_1080, PROBE_480, PROBE_NO_AUDIO, flagValue } from "./fixtures";
 
 const argsOf = (id: string, probe = PROBE_1080) => {
   const plan = buildPresetCommands(id, { input: IN, outDir: OUT, probe });
@@ -185,9 +185,9 @@ describe("ladder presets: exact commands", () => {
       "-tag:v",
       "hvc1",
     ]);
-    expect(valueOf(args, "-f")).toBe("dash");
-    expect(valueOf(args, "-hls_playlist")).toBe("1");
-    expect(valueOf(args, "-hls_master_name")).toBe("master.m3u8");
+    expect(flagValue(args, "-f")).toBe("dash");
+    expect(flagValue(args, "-hls_playlist")).toBe("1");
+    expect(flagValue(args, "-hls_master_name")).toBe("master.m3u8");
     expect(args.at(-1)).toBe(`${OUT}/manifest.mpd`);
   });
 
@@ -196,13 +196,13 @@ describe("ladder presets: exact commands", () => {
       ...PROBE_1080,
       video: { ...PROBE_1080.video!, width: 3840, height: 2160 },
     });
-    expect(valueOf(args, "-filter_complex")!.match(/scale=/g)).toHaveLength(5);
-    expect(valueOf(args, "-var_stream_map")).toBe(
+    expect(flagValue(args, "-filter_complex")!.match(/scale=/g)).toHaveLength(5);
+    expect(flagValue(args, "-var_stream_map")).toBe(
       "v:0,a:0,name:2160p v:1,a:1,name:1440p v:2,a:2,name:1080p v:3,a:3,name:720p v:4,a:4,name:480p",
     );
-    expect(valueOf(args, "-hls_segment_type")).toBe("fmp4");
-    expect(valueOf(args, "-hls_segment_filename")).toBe(`${OUT}/%v/seg_%05d.m4s`);
-    expect(valueOf(args, "-tag:v")).toBe("hvc1");
+    expect(flagValue(args, "-hls_segment_type")).toBe("fmp4");
+    expect(flagValue(args, "-hls_segment_filename")).toBe(`${OUT}/%v/seg_%05d.m4s`);
+    expect(flagValue(args, "-tag:v")).toBe("hvc1");
   });
 
   it("hls_abr_av1_efficient: SVT-AV1 preset 10 with the GOP, fMP4", () => {
@@ -215,17 +215,17 @@ describe("ladder presets: exact commands", () => {
       "-g",
       "60",
     ]);
-    expect(valueOf(args, "-hls_segment_type")).toBe("fmp4");
+    expect(flagValue(args, "-hls_segment_type")).toBe("fmp4");
   });
 
   it("live_hls_264_lowlatency: short segments, 1 s GOP, event playlist keeping every segment", () => {
     const args = argsOf("live_hls_264_lowlatency");
-    expect(valueOf(args, "-g")).toBe("30");
-    expect(valueOf(args, "-hls_time")).toBe("2");
-    expect(valueOf(args, "-hls_playlist_type")).toBe("event");
-    expect(valueOf(args, "-hls_list_size")).toBe("0");
-    expect(valueOf(args, "-hls_flags")).toBe("independent_segments+program_date_time");
-    expect(valueOf(args, "-bufsize:v:0")).toBe("2800k");
+    expect(flagValue(args, "-g")).toBe("30");
+    expect(flagValue(args, "-hls_time")).toBe("2");
+    expect(flagValue(args, "-hls_playlist_type")).toBe("event");
+    expect(flagValue(args, "-hls_list_size")).toBe("0");
+    expect(flagValue(args, "-hls_flags")).toBe("independent_segments+program_date_time");
+    expect(flagValue(args, "-bufsize:v:0")).toBe("2800k");
   });
 
   it("live_dash_264_lowlatency: ldash, streaming, 1 s segments in 0.2 s chunks, no timeline", () => {
@@ -270,27 +270,27 @@ describe("ladder presets: exact commands", () => {
       MAX_PICTURE,
     ]);
     expect(args.filter((a) => a === "-i")).toHaveLength(1);
-    expect(valueOf(args, "-filter_complex")).toContain("split=2");
-    expect(valueOf(args, "-progress")).toBe("pipe:1");
-    expect(valueOf(args, "-g")).toBe(String(recipe.gopSeconds * 30));
-    expect(valueOf(args, "-maxrate:v:0")).toBe(`${selectRungs(recipe.rungs, 1080)[0].maxrate}k`);
+    expect(flagValue(args, "-filter_complex")).toContain("split=2");
+    expect(flagValue(args, "-progress")).toBe("pipe:1");
+    expect(flagValue(args, "-g")).toBe(String(recipe.gopSeconds * 30));
+    expect(flagValue(args, "-maxrate:v:0")).toBe(`${selectRungs(recipe.rungs, 1080)[0].maxrate}k`);
   });
 });
 
 describe("ladder rungs", () => {
   it("drops the rungs above a 480p source, in one process still", () => {
     const args = argsOf("hls_abr_264_standard", PROBE_480);
-    expect(valueOf(args, "-filter_complex")).toBe(
+    expect(flagValue(args, "-filter_complex")).toBe(
       "[0:0]scale=-2:480,format=yuv420p,split=2[v0][c0];[c0]scale=-2:360[v1]",
     );
-    expect(valueOf(args, "-var_stream_map")).toBe("v:0,a:0,name:480p v:1,a:1,name:360p");
-    expect(valueOf(args, "-g")).toBe("50");
+    expect(flagValue(args, "-var_stream_map")).toBe("v:0,a:0,name:480p v:1,a:1,name:360p");
+    expect(flagValue(args, "-g")).toBe("50");
     expect(args).not.toContain("-b:v:2");
   });
 
   it("keeps the 480p rung of the 4K ladder for a 480p source", () => {
     const args = argsOf("hls_abr_265_efficient_4k", PROBE_480);
-    expect(valueOf(args, "-var_stream_map")).toBe("v:0,a:0,name:480p");
+    expect(flagValue(args, "-var_stream_map")).toBe("v:0,a:0,name:480p");
   });
 
   it("keeps the lowest rung, scaled down to the source, when every rung is above it", () => {
@@ -300,8 +300,8 @@ describe("ladder rungs", () => {
       ...PROBE_1080,
       video: { ...PROBE_1080.video!, width: 320, height: 180 },
     });
-    expect(valueOf(args, "-filter_complex")).toBe("[0:0]scale=-2:180,format=yuv420p[v0]");
-    expect(valueOf(args, "-var_stream_map")).toBe("v:0,a:0,name:180p");
+    expect(flagValue(args, "-filter_complex")).toBe("[0:0]scale=-2:180,format=yuv420p[v0]");
+    expect(flagValue(args, "-var_stream_map")).toBe("v:0,a:0,name:180p");
   });
 
   it("every rung's maxrate is within 1.1 × its bitrate, so the HLS BANDWIDTH (1.1 × bitrate) covers the peak", () => {
@@ -314,10 +314,10 @@ describe("ladder rungs", () => {
 
   it("a source without audio: no audio maps in HLS or DASH", () => {
     const hls = argsOf("hls_abr_264_basic", PROBE_NO_AUDIO);
-    expect(valueOf(hls, "-var_stream_map")).toBe("v:0,name:720p v:1,name:480p v:2,name:360p");
+    expect(flagValue(hls, "-var_stream_map")).toBe("v:0,name:720p v:1,name:480p v:2,name:360p");
     expect(hls).not.toContain("-c:a");
     const dash = argsOf("dash_abr_264_standard", PROBE_NO_AUDIO);
-    expect(valueOf(dash, "-adaptation_sets")).toBe("id=0,streams=v");
+    expect(flagValue(dash, "-adaptation_sets")).toBe("id=0,streams=v");
     expect(dash).not.toContain("0:1");
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { buildPresetCommands, type PresetCommands } from "../../../encoder/ffmpeg/args";
-import { HEAD, IN, OUT, PROBE_1080, PROBE_NO_AUDIO, valueOf } from "./fixtures";
+import { HEAD, IN, OUT, PROBE_1080, PROBE_NO_AUDIO, flagValue } from "./fixtures";
 
 const argsOf = (plan: PresetCommands) => {
   const step = plan.steps[0];
@@ -116,11 +116,11 @@ describe("progressive presets: exact commands", () => {
 
   it("social_264_vertical_1080x1920: fills 9:16 by cropping the centre", () => {
     const args = argsOf(build("social_264_vertical_1080x1920"));
-    expect(valueOf(args, "-vf")).toBe(
+    expect(flagValue(args, "-vf")).toBe(
       "scale=1080:1920:force_original_aspect_ratio=increase,crop=1080:1920,setsar=1,format=yuv420p",
     );
-    expect(valueOf(args, "-maxrate")).toBe("6000k");
-    expect(valueOf(args, "-bufsize")).toBe("12000k");
+    expect(flagValue(args, "-maxrate")).toBe("6000k");
+    expect(flagValue(args, "-bufsize")).toBe("12000k");
   });
 
   it.each([
@@ -131,16 +131,16 @@ describe("progressive presets: exact commands", () => {
   ])("%s: catalogue resolution, CRF and maxrate", (id, size, crf, maxrate, audio) => {
     const args = argsOf(build(id));
     expect(args.slice(0, HEAD.length)).toEqual(HEAD);
-    expect(valueOf(args, "-vf")).toContain(`scale=${size}`);
-    expect(valueOf(args, "-crf")).toBe(crf);
-    expect(valueOf(args, "-maxrate")).toBe(maxrate);
-    expect(valueOf(args, "-b:a")).toBe(audio);
-    expect(valueOf(args, "-movflags")).toBe("+faststart");
+    expect(flagValue(args, "-vf")).toContain(`scale=${size}`);
+    expect(flagValue(args, "-crf")).toBe(crf);
+    expect(flagValue(args, "-maxrate")).toBe(maxrate);
+    expect(flagValue(args, "-b:a")).toBe(audio);
+    expect(flagValue(args, "-movflags")).toBe("+faststart");
   });
 
   it("contain: fits other aspects inside the box with even sizes, from the display aspect", () => {
     const sized = (video: Partial<NonNullable<typeof PROBE_1080.video>>) =>
-      valueOf(argsOf(build("mp4_264_480p", { ...PROBE_1080, video: { ...PROBE_1080.video!, ...video } })), "-vf");
+      flagValue(argsOf(build("mp4_264_480p", { ...PROBE_1080, video: { ...PROBE_1080.video!, ...video } })), "-vf");
     expect(sized({ width: 1280, height: 720 })).toBe("scale=854:480,setsar=1,format=yuv420p");
     expect(sized({ width: 1080, height: 1920 })).toBe("scale=270:480,setsar=1,format=yuv420p");
     expect(sized({ width: 640, height: 480 })).toBe("scale=640:480,setsar=1,format=yuv420p");

@@ -3,7 +3,7 @@ import { buildPresetCommands } from "../../../encoder/ffmpeg/args";
 import { spriteGrid, thumbnailFrames } from "../../../encoder/ffmpeg/args/stills";
 import { escapeVttCueText, spriteVtt, vttTimestamp } from "../../../encoder/ffmpeg/args/webvtt";
 import { PRESET_DEFINITIONS } from "../../../domain/presets/definitions";
-import { HEAD, IN, OUT, PROBE_1080, valueOf } from "./fixtures";
+import { HEAD, IN, OUT, PROBE_1080, flagValue } from "./fixtures";
 
 const THUMBS = PRESET_DEFINITIONS.util_thumbnails.recipe;
 const SPRITE = PRESET_DEFINITIONS.util_sprite_vtt.recipe;
@@ -132,7 +132,7 @@ describe("WebVTT writer", () => {
 describe("util_subs_sidecar_basic", () => {
   it("re-encodes the MP4 (no upscale) and writes one WebVTT per TEXT track, skipping bitmap tracks", () => {
     const plan = build("util_subs_sidecar_basic");
-    const [run, escape] = plan.steps;
+    const [run, escapeVtt] = plan.steps;
     expect(run.kind === "run" && run.command.args).toEqual([
       ...HEAD,
       "-map",
@@ -173,13 +173,13 @@ describe("util_subs_sidecar_basic", () => {
       "webvtt",
       `${OUT}/subtitle_2.fra.vtt`,
     ]);
-    expect(escape).toEqual({ kind: "escape-vtt", files: ["subtitle_1.eng.vtt", "subtitle_2.fra.vtt"] });
+    expect(escapeVtt).toEqual({ kind: "escape-vtt", files: ["subtitle_1.eng.vtt", "subtitle_2.fra.vtt"] });
   });
 
   it("a source with no text track yields the MP4 alone", () => {
     const plan = build("util_subs_sidecar_basic", { ...PROBE_1080, subtitles: [] });
     expect(plan.steps).toHaveLength(1);
     const run = plan.steps[0];
-    expect(run.kind === "run" && valueOf(run.command.args, "-c:s")).toBeUndefined();
+    expect(run.kind === "run" && flagValue(run.command.args, "-c:s")).toBeUndefined();
   });
 });

@@ -1,30 +1,49 @@
-import { execFile } from "node:child_process";
+import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { chmod, copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const RUN_ALL = resolve(import.meta.dirname, "../../run-all.sh");
-/** A checkout of its own: the script, package.json's typecheck script, the type checker where that looks for it, and vitest on the PATH. */
+/** The stand-ins on the PATH: each records its arguments in `<name>.args` and exits with `<NAME>_CODE`. */
+const ON_PATH = ["biome", "knip", "vitest"] as const;
+/**
+ * A checkout of its own: the script, package.json's typecheck and lint scripts, the type checker
+ * where that looks for it, and Biome, knip and vitest on the PATH.
+ */
 let root: string;
 
-/** `npm test`'s script with stand-ins for the type checker and vitest: each records its arguments and exits with the code it is given. */
-async function runAll(args: string[], codes: { tsc: number; vitest: number }) {
+type Codes = { tsc: number; biome: number; knip: number; vitest: number };
+const PASSING: Codes = { tsc: 0, biome: 0, knip: 0, vitest: 0 };
+
+/** Each stand-in's arguments, null for one that did not run. */
+async function argsOf(name: string): Promise<string | null> {
+  return readFile(join(root, `${name}.args`), "utf8").catch(() => null);
+}
+
+/** `npm test`'s script with stand-ins for the tools; `lintSeconds`: how long Biome takes before it records. */
+async function runAll(args: string[], codes: Partial<Codes>, lintSeconds = 0) {
+  await Promise.all(["tsc", ...ON_PATH].map((name) => rm(join(root, `${name}.args`), { force: true })));
+  const { tsc, biome, knip, vitest } = { ...PASSING, ...codes };
   const env = {
     ...process.env,
     PATH: `${join(root, "bin")}:${process.env.PATH}`,
-    TSC_CODE: String(codes.tsc),
-    VITEST_CODE: String(codes.vitest),
+    TSC_CODE: String(tsc),
+    BIOME_CODE: String(biome),
+    BIOME_SECONDS: String(lintSeconds),
+    KNIP_CODE: String(knip),
+    VITEST_CODE: String(vitest),
   };
-  const code = await promisify(execFile)("sh", [join(root, "test/run-all.sh"), ...args], { env, cwd: root }).then(
-    () => 0,
-    (err: { code: number }) => err.code,
-  );
+  // Without pipes: the run's end is the script's own exit, not that of whatever it left running.
+  const run = spawn("sh", [join(root, "test/run-all.sh"), ...args], { env, cwd: root, stdio: "ignore" });
+  const [code] = await once(run, "exit");
   return {
     code,
-    tsc: await readFile(join(root, "tsc.args"), "utf8"),
-    vitest: await readFile(join(root, "vitest.args"), "utf8"),
+    tsc: await argsOf("tsc"),
+    biome: await argsOf("biome"),
+    knip: await argsOf("knip"),
+    vitest: await argsOf("vitest"),
   };
 }
 
@@ -32,12 +51,12 @@ beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), "run-all-"));
   await mkdir(join(root, "test"));
   await copyFile(RUN_ALL, join(root, "test/run-all.sh"));
-  const { typecheck } = JSON.parse(
+  const { typecheck, lint } = JSON.parse(
     await readFile(resolve(import.meta.dirname, "../../../package.json"), "utf8"),
   ).scripts;
   await writeFile(
     join(root, "package.json"),
-    JSON.stringify({ name: "run-all-test", private: true, scripts: { typecheck } }),
+    JSON.stringify({ name: "run-all-test", private: true, scripts: { typecheck, lint } }),
   );
   const tsc = join(root, "node_modules/typescript7/bin/tsc");
   await mkdir(join(tsc, ".."), { recursive: true });
@@ -45,25 +64,47 @@ beforeAll(async () => {
     tsc,
     `require("fs").writeFileSync(${JSON.stringify(join(root, "tsc.args"))}, process.argv.slice(2).join(" ") + "\\n");\nprocess.exit(Number(process.env.TSC_CODE));\n`,
   );
-  const vitest = join(root, "bin/vitest");
-  await mkdir(join(vitest, ".."));
-  await writeFile(vitest, `#!/bin/sh\necho "$@" > "${join(root, "vitest.args")}"\nexit $VITEST_CODE\n`);
-  await chmod(vitest, 0o755);
+  await mkdir(join(root, "bin"));
+  for (const name of ON_PATH) {
+    const code = `${name.toUpperCase()}_CODE`;
+    const wait = name === "biome" ? 'sleep "$BIOME_SECONDS"\n' : "";
+    await writeFile(
+      join(root, "bin", name),
+      `#!/bin/sh\n${wait}echo "$@" > "${join(root, `${name}.args`)}"\nexit $${code}\n`,
+    );
+    await chmod(join(root, "bin", name), 0o755);
+  }
 });
 afterAll(() => rm(root, { recursive: true, force: true }));
 
-describe("npm test (test/run-all.sh): the type check (TypeScript 7, node_modules/typescript7) and vitest side by side", () => {
-  it("passes only when both pass, and hands its arguments to vitest", async () => {
-    expect(await runAll(["test/unit", "--project", "unit"], { tsc: 0, vitest: 0 })).toEqual({
+describe("npm test (test/run-all.sh): the type check (TypeScript 7, node_modules/typescript7), the lint and vitest side by side", () => {
+  it("passes only when all pass; lints with Biome's check, changing nothing, then knip; hands its arguments to vitest", async () => {
+    expect(await runAll(["test/unit", "--project", "unit"], PASSING)).toEqual({
       code: 0,
       tsc: "--noEmit\n",
+      biome: "check --error-on-warnings .\n",
+      knip: "\n",
       vitest: "run test/unit --project unit\n",
     });
   });
 
   it("fails with 1 when the type check fails, tests passing or not; with vitest's own code when only the tests fail", async () => {
-    expect((await runAll([], { tsc: 2, vitest: 0 })).code).toBe(1);
+    expect((await runAll([], { tsc: 2 })).code).toBe(1);
     expect((await runAll([], { tsc: 2, vitest: 3 })).code).toBe(1);
-    expect((await runAll([], { tsc: 0, vitest: 3 })).code).toBe(3);
+    expect((await runAll([], { vitest: 3 })).code).toBe(3);
+  });
+
+  it("fails with 1 when Biome or knip finds something, tests passing or not; knip runs only after Biome passes", async () => {
+    expect(await runAll([], { biome: 1 })).toMatchObject({ code: 1, knip: null });
+    expect((await runAll([], { biome: 1, vitest: 3 })).code).toBe(1);
+    expect(await runAll([], { knip: 1 })).toMatchObject({ code: 1, biome: "check --error-on-warnings .\n" });
+  });
+
+  it("ends only when the lint has: a type check that fails first leaves nothing running", async () => {
+    expect(await runAll([], { tsc: 2 }, 1)).toMatchObject({
+      code: 1,
+      biome: "check --error-on-warnings .\n",
+      knip: "\n",
+    });
   });
 });

@@ -28,7 +28,9 @@ describe("a job's status is written in one module of the Worker", () => {
     expect(writesIn("db.update(jobs).set({ status })")).toHaveLength(1);
     expect(writesIn("tx.insert( jobs ).values(row)")).toHaveLength(1);
     expect(writesIn("db.delete(jobs)")).toHaveLength(1);
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a tagged template, for the scan to read.
     expect(writesIn("sql`update ${jobs} set status = 'cancelled'`")).toHaveLength(1);
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a tagged template, for the scan to read.
     expect(writesIn("sql`insert into ${jobs} (status) values ('queued')`")).toHaveLength(1);
     expect(writesIn('sql`UPDATE "jobs" SET status = $1`')).toHaveLength(1);
     expect(writesIn("db.select().from(jobs).where(eq(jobs.status, 'queued'))")).toEqual([]);

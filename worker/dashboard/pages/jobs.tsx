@@ -122,12 +122,14 @@ export function JobsTable(props: { jobs: Job[]; page: number; totalPages: number
 function Player(props: { job: Job; playback: Playback }) {
   const { job, playback } = props;
   switch (playback.kind) {
+    // biome-ignore-start lint/a11y/useMediaCaption: the player shows the job's own output, which has no caption file to point a track at.
     case "video":
       return <video id="player" controls preload="metadata" playsinline src={paths.output(job.id)}></video>;
     case "audio":
       return <audio id="player" controls preload="metadata" src={paths.output(job.id)}></audio>;
     case "hls":
       return <video id="player" controls playsinline data-hls-src={paths.file(job.id, playback.master)}></video>;
+    // biome-ignore-end lint/a11y/useMediaCaption: the outputs above, each without a caption file.
     case "none":
       return job.status === "completed" ? (
         <p class="hint">This output is a package the browser cannot play here; download it.</p>

@@ -2,7 +2,7 @@ import { WEBHOOK_URL_MAX_LENGTH } from "../lib/webhook";
 import { paths } from "../paths";
 import { ActionForm, Notice } from "./layout";
 
-export type TestResult = { delivered: true } | { delivered: false; reason: string };
+type TestResult = { delivered: true } | { delivered: false; reason: string };
 
 export interface WebhookPageProps {
   csrf: string;

@@ -23,7 +23,7 @@ import { createdEdlExamples, createEdlExamples, createEdlRefusals } from "./exam
 import { presentCreatedEdl } from "./present";
 import { CreatedEdlJob, createEdlBody, edlValidationFailed } from "./schema";
 
-export const createEdlRoute = createRoute({
+const createEdlRoute = createRoute({
   method: "post",
   path: "/edl",
   tags: ["Timelines (EDL)"],

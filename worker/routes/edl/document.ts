@@ -64,7 +64,7 @@ const unapplied = Object.fromEntries(
   ]),
 );
 
-export const EdlVideoClip = z
+const EdlVideoClip = z
   .object({
     id: z.string().openapi({ description: "Unique among the timeline's clips." }),
     src: url,
@@ -84,7 +84,7 @@ export const EdlVideoClip = z
   })
   .openapi("EdlVideoClip");
 
-export const EdlOverlayClip = z
+const EdlOverlayClip = z
   .object({
     id: z.string(),
     src: url.openapi({ description: "A PNG or JPG image." }),
@@ -101,7 +101,7 @@ export const EdlOverlayClip = z
   })
   .openapi("EdlOverlayClip");
 
-export const EdlTextClip = z
+const EdlTextClip = z
   .object({
     id: z.string(),
     text: z.string().openapi({
@@ -136,7 +136,7 @@ export const EdlTextClip = z
   })
   .openapi("EdlTextClip");
 
-export const EdlTrack = z
+const EdlTrack = z
   .discriminatedUnion("type", [
     z.object({ type: z.literal("video"), clips: z.array(EdlVideoClip) }),
     z.object({ type: z.literal("overlay"), clips: z.array(EdlOverlayClip) }),
@@ -146,7 +146,7 @@ export const EdlTrack = z
     description: "Exactly one video track; overlay and text tracks later in the array draw on top.",
   });
 
-export const EdlOutput = z
+const EdlOutput = z
   .object({
     resolution: z
       .string()

@@ -11,7 +11,7 @@ import { edlValidationExamples, validateEdlExamples } from "./examples";
 import { presentEdlVerdict } from "./present";
 import { EdlValidation, validateEdlBody } from "./schema";
 
-export const validateEdlRoute = createRoute({
+const validateEdlRoute = createRoute({
   method: "put",
   path: "/edl",
   tags: ["Timelines (EDL)"],

@@ -11,7 +11,7 @@ import { operation } from "../../openapi/route";
 import { cancelExamples, notCancellableExamples } from "./examples";
 import { CancelledJob, jobIdParam } from "./schema";
 
-export const cancelJobRoute = createRoute({
+const cancelJobRoute = createRoute({
   method: "delete",
   path: "/jobs/{id}",
   tags: ["Jobs"],

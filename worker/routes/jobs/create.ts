@@ -25,7 +25,7 @@ import { createdJobExamples, createJobExamples, createJobRefusals, presetNotAllo
 import { jobPath } from "./present";
 import { CreatedJob, createdHeaders, createJobBody, idempotencyKeyHeader } from "./schema";
 
-export const createJobRoute = createRoute({
+const createJobRoute = createRoute({
   method: "post",
   path: "/jobs",
   tags: ["Jobs"],

@@ -10,7 +10,7 @@ import { operation } from "../../openapi/route";
 import { downloadGoneExamples, downloadLinkExamples, downloadNotFoundExamples, downloadRefusals } from "./examples";
 import { DownloadLink, jobIdParam } from "./schema";
 
-export const downloadUrlRoute = createRoute({
+const downloadUrlRoute = createRoute({
   method: "get",
   path: "/jobs/{id}/download-url",
   tags: ["Jobs"],

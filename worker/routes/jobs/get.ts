@@ -10,7 +10,7 @@ import { jobReadExamples } from "./examples";
 import { presentJob } from "./present";
 import { Job, jobIdParam } from "./schema";
 
-export const getJobRoute = createRoute({
+const getJobRoute = createRoute({
   method: "get",
   path: "/jobs/{id}",
   tags: ["Jobs"],

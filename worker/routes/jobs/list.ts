@@ -68,7 +68,10 @@ const pageQueries = preparedPerDatabase((db: Database) => {
   return (status: FilterShape, preset: FilterShape) => {
     const key = `${status} ${preset}`;
     let query = byShape.get(key);
-    if (!query) byShape.set(key, (query = buildPageQuery(status, preset)));
+    if (!query) {
+      query = buildPageQuery(status, preset);
+      byShape.set(key, query);
+    }
     return query;
   };
 });
@@ -90,7 +93,7 @@ const requireCallerWithPage = requireCallerIn(async (c, keyHash) => {
   return rows[0].caller;
 });
 
-export const listJobsRoute = createRoute({
+const listJobsRoute = createRoute({
   method: "get",
   path: "/jobs",
   tags: ["Jobs"],

@@ -48,8 +48,8 @@ const positiveIntOr = (fallback: number, max: number) =>
     .optional()
     .transform((v) => (v !== undefined && /^\d+$/.test(v) && Number(v) >= 1 ? Math.min(Number(v), max) : fallback));
 
-export const MAX_PAGE_SIZE = 100;
-export const MAX_PAGE = 1_000_000_000;
+const MAX_PAGE_SIZE = 100;
+const MAX_PAGE = 1_000_000_000;
 
 /**
  * Never fails: bad page/limit values fall back to their defaults (spec, GET /jobs). Read from

@@ -7,7 +7,7 @@ import { authenticatedErrors } from "../../openapi/errors";
 import { operation } from "../../openapi/route";
 import { PRESET_LINKS, PresetCatalogue, presetCatalogueExamples } from "./schema";
 
-export const listPresetsRoute = createRoute({
+const listPresetsRoute = createRoute({
   method: "get",
   path: "/presets",
   tags: ["Presets"],

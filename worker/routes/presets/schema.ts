@@ -7,7 +7,7 @@ import { PlanId } from "../../openapi/common";
 const Category = z.enum(PRESET_CATEGORIES).openapi("PresetCategory");
 const counts = <K extends readonly [string, ...string[]]>(keys: K) => z.record(z.enum(keys), z.int().min(0));
 
-export const Preset = z
+const Preset = z
   .object({
     id: z.string().openapi({ description: "The value to send as `preset` when creating a job." }),
     name: z.string(),

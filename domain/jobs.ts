@@ -1,6 +1,6 @@
 import { routeUrl } from "./urls";
 
-/** Job states and what each allows (spec, States and transitions). */
+/** Job states and what each allows (docs/contract.md §4). */
 
 export const JOB_STATUSES = ["queued", "processing", "completed", "failed", "cancelled"] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
@@ -17,9 +17,9 @@ export function outputKeyFor(accountId: string, jobId: string, fileName: string)
   return `outputs/${accountId}/${jobId}/${fileName}`;
 }
 
-/** Three attempts in all for a job delivery (spec, Limits: worker retries). */
+/** Three attempts in all for a job delivery (docs/contract.md §9.1: encoder retries). */
 export const JOB_DELIVERY_RETRIES = 2;
-/** Service-wide encoding concurrency (spec, Limits: 2 jobs at a time). */
+/** Service-wide encoding concurrency (docs/contract.md §9.1: 2 jobs at a time). */
 export const ENCODER_PARALLELISM = 2;
 
 /** The encoder's route for job deliveries, under its public base URL. */

@@ -1,6 +1,6 @@
 import type { ErrorKind } from "../client";
 
-/** Exit codes, one per error class (README: "Client and CLI"). */
+/** Exit codes, one per error class (docs/client-and-cli.md). */
 export const EXIT = {
   ok: 0,
   unexpected: 1,

@@ -1,6 +1,6 @@
 import { routeUrl } from "./urls";
 
-/** Job states and what each allows (spec, States and transitions). */
+/** Job states and what each allows (docs/contract.md §4). */
 
 export const JOB_STATUSES = ["queued", "processing", "completed", "failed", "cancelled"] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
@@ -18,8 +18,8 @@ export function outputKeyFor(accountId: string, jobId: string, fileName: string)
 }
 
 /**
- * Three attempts in all at a job's source (spec, Limits: worker retries): only a failure the
- * encoder reports as the source's (a download or decode failure) spends one.
+ * Three attempts in all at a job's source (docs/contract.md §9.1: encoder retries): only a
+ * failure the encoder reports as the source's (a download or decode failure) spends one.
  */
 export const JOB_DELIVERY_RETRIES = 2;
 /**
@@ -28,7 +28,7 @@ export const JOB_DELIVERY_RETRIES = 2;
  * one more than this fails the job, so a source that crashes every encoder still ends.
  */
 export const MAX_INTERRUPTIONS = 3;
-/** Service-wide encoding concurrency (spec, Limits: 2 jobs at a time). */
+/** Service-wide encoding concurrency (docs/contract.md §9.1: 2 jobs at a time). */
 export const ENCODER_PARALLELISM = 2;
 
 /** The encoder's route for job deliveries, under its public base URL. */

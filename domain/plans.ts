@@ -10,7 +10,7 @@ export const PLAN_DISPLAY_NAMES: Record<PlanId, string> = {
   enterprise: "Enterprise",
 };
 
-/** Monthly job quota. The spec fixes free at 10; the others are ours (architecture, non-spec decisions). */
+/** Monthly job quota: free's 10 is the contract's (docs/contract.md §9.1), the others ours (docs/decisions.md). */
 export const DEFAULT_MONTHLY_QUOTA: Record<PlanId, number> = {
   free: 10,
   pro: 1_000,
@@ -18,7 +18,7 @@ export const DEFAULT_MONTHLY_QUOTA: Record<PlanId, number> = {
   enterprise: 100_000,
 };
 
-/** Longest source a preset job may encode, in seconds (spec, Limits). */
+/** Longest source a preset job may encode, in seconds (docs/contract.md §9.1). */
 export const MAX_SOURCE_SECONDS: Record<PlanId, number> = {
   free: 10 * 60,
   pro: 60 * 60,
@@ -26,7 +26,7 @@ export const MAX_SOURCE_SECONDS: Record<PlanId, number> = {
   enterprise: 480 * 60,
 };
 
-/** Signed link lifetime in seconds (spec, Limits); 7 days is the ceiling for any link. */
+/** Signed link lifetime in seconds (docs/contract.md §9.1); 7 days is the ceiling for any link. */
 export const LINK_TTL_SECONDS: Record<PlanId, number> = {
   free: 4 * 60 * 60,
   pro: 7 * 24 * 60 * 60,

@@ -1,4 +1,4 @@
-/** ISO 8601 UTC with milliseconds and Z, or null (spec, Conventions). */
+/** ISO 8601 UTC with milliseconds and Z, or null (docs/contract.md §2.2). */
 export function iso(date: Date): string;
 export function iso(date: Date | null | undefined): string | null;
 export function iso(date: Date | null | undefined): string | null {

@@ -10,9 +10,9 @@ import type {
 } from "./openapi/errors";
 
 /**
- * Every `error` class the service answers with: the contract's Errors table, then the few the
- * contract does not list (the idempotency and internal conflicts, QStash's non-retryable
- * convention, a webhook attempt that failed, and Hono's own refusals).
+ * Every `error` class the service answers with: the contract's Errors table (docs/contract.md
+ * §8.1), then the few the contract does not list (the idempotency and internal conflicts,
+ * QStash's non-retryable convention, a webhook attempt that failed, and Hono's own refusals).
  */
 export const ERROR_KINDS = {
   invalidJson: "Invalid JSON",
@@ -90,7 +90,7 @@ export class ApiError extends Error {
   }
 
   /**
-   * download-url's errors carry no `error` field (spec: GET /jobs/{id}/download-url); 410 is the
+   * download-url's errors carry no `error` field (docs/contract.md §5.5); 410 is the
    * contract's row without a class, the output that can no longer be signed.
    */
   static bare(status: 400 | 404 | 410, message: string) {

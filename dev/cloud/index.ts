@@ -45,7 +45,7 @@ export interface LocalCloud {
 /** What a client of the running cloud may be told: the addresses and credentials, no controls. */
 export type LocalCloudInfo = Omit<LocalCloud, "stop" | "holdProcesses">;
 
-/** The managed services, stood in for on this machine (architecture: Local shape). */
+/** The managed services, stood in for on this machine (docs/getting-started.md, the local cloud). */
 export async function startLocalCloud(opts: LocalCloudOptions = {}): Promise<LocalCloud> {
   const host = opts.host ?? "127.0.0.1";
   const dataDir = opts.dataDir ?? (await mkdtemp(join(tmpdir(), "local-cloud-")));

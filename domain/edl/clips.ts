@@ -1,4 +1,4 @@
-/** One reader per clip type (spec, Video clip / Overlay clip / Text clip tables). */
+/** One reader per clip type (docs/contract.md §3.12–§3.14). */
 import { isSourceUrl } from "../urls";
 import { allRead, type Fields, fieldsOf, type Issues, type JsonObject } from "./fields";
 import {
@@ -74,7 +74,7 @@ const parseUrl = (value: unknown) => (isSourceUrl(value) ? value : undefined);
 const defined = <T>(...values: (T | undefined)[]): T[] => values.filter((v): v is T => v !== undefined);
 
 /**
- * Either axis accepts all five keywords (spec, Overlay clip); one that names the other axis
+ * Either axis accepts all five keywords (docs/contract.md §3.13); one that names the other axis
  * (`x: "top"`) has no horizontal meaning, so it centres, with a warning.
  */
 function readPosition(f: Fields, issues: Issues): Position {

@@ -1,5 +1,5 @@
 /**
- * How demanding a timeline is to render, as a level (spec, EDL stats object: `simple` and
+ * How demanding a timeline is to render, as a level (docs/contract.md §3.15: `simple` and
  * `moderate` are the values shown; `complex` and `heavy` are ours above them).
  *
  * score = (video clips − 1)        each cut adds a trimmed segment to the concat

@@ -1,5 +1,5 @@
 /**
- * Processing-time estimate for a timeline (spec, POST and PUT /edl `estimate`).
+ * Processing-time estimate for a timeline (docs/contract.md §5.6 and §5.7, `estimate`).
  *
  *   seconds = 10 + 2 × assets
  *           + duration × pixelFactor × presetFactor × complexityFactor / codecSpeed

@@ -1,4 +1,4 @@
-/** Per-plan EDL limits (spec, Limits › EDL plan limits). */
+/** Per-plan EDL limits (docs/contract.md §9.2). */
 import { PLAN_DISPLAY_NAMES, type PlanId } from "../plans";
 import { type Track, textLines } from "./schema";
 

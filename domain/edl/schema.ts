@@ -1,7 +1,8 @@
 /**
- * The EDL (timeline) document after validation: every field of the spec's tables, with
- * defaults applied and strings parsed where the encoder needs numbers. `validateEdl` is the
- * only producer of these values; the timeline compiler consumes them without re-checking.
+ * The EDL (timeline) document after validation: every field of the contract's tables
+ * (docs/contract.md §3.10–§3.14), with defaults applied and strings parsed where the encoder
+ * needs numbers. `validateEdl` is the only producer of these values; the timeline compiler
+ * consumes them without re-checking.
  *
  * Times are seconds. Colours are normalised to upper-case `#RRGGBB` or `#RRGGBBAA`.
  */
@@ -43,8 +44,8 @@ export const TEXT_ALIGNS = ["left", "center", "right"] as const;
 type TextAlign = (typeof TEXT_ALIGNS)[number];
 
 /**
- * The spec lists five position keywords for both axes; each axis only takes the three that
- * mean something on it (`x: "top"` has no sensible reading).
+ * The contract lists five position keywords for both axes (docs/contract.md §3.13); each axis
+ * only takes the three that mean something on it (`x: "top"` has no sensible reading).
  */
 /** The contract lets either axis take any of these; a keyword of the other axis means centre. */
 export const POSITION_KEYWORDS = ["center", "left", "right", "top", "bottom"] as const;
@@ -53,7 +54,7 @@ export const Y_KEYWORDS = ["top", "center", "bottom"] as const;
 export type XPosition = number | (typeof X_KEYWORDS)[number];
 export type YPosition = number | (typeof Y_KEYWORDS)[number];
 
-/** Clip properties the contract accepts without applying (spec, Video clip). Order is the report order. */
+/** Clip properties the contract accepts without applying (docs/contract.md §3.12). Order is the report order. */
 export const UNAPPLIED_FEATURES = ["transform", "crop", "filters", "transition", "freeze"] as const;
 export type UnappliedFeature = (typeof UNAPPLIED_FEATURES)[number];
 

@@ -1,4 +1,4 @@
-/** The EDL stats object (spec, EDL stats object), computed from whatever of the timeline could be read. */
+/** The EDL stats object (docs/contract.md §3.15), computed from whatever of the timeline could be read. */
 import { type Complexity, complexityLevel, complexityScore } from "./complexity";
 import type { UnappliedFeature } from "./schema";
 import type { TimelineReading } from "./timeline";

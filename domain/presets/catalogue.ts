@@ -12,7 +12,7 @@ import {
 } from "./definitions";
 import type { PresetRecipe } from "./recipes";
 
-/** Whether `outputUrl` points at one media file or at a ZIP of many (spec, Output form by preset). */
+/** Whether `outputUrl` points at one media file or at a ZIP of many (docs/contract.md §3.9). */
 type OutputForm = "file" | "zip";
 
 interface PresetSpecifications {
@@ -94,5 +94,5 @@ export function findPreset(id: string): CatalogueEntry | undefined {
 
 export const PRESET_IDS: readonly PresetId[] = PRESETS.map((p) => p.id);
 
-/** Timeline jobs are stored as jobs under this preset name (spec, What the service does). */
+/** Timeline jobs are stored as jobs under this preset name (docs/contract.md §1.2). */
 export const EDL_PRESET_ID = "edl_custom";

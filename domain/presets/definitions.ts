@@ -3,7 +3,8 @@
  * time estimate) and how the encoder makes it (its recipe). The public catalogue
  * (catalogue.ts) and the encoder's numbers both come from here, so a preset cannot be listed
  * without being encodable, and the encoder never reads the catalogue's display strings.
- * The spec fixes eleven identifiers and every count; the architecture completes it.
+ * The contract fixes eleven identifiers and every count (docs/contract.md §3.8); docs/presets.md
+ * lists the whole catalogue.
  *
  * Speeds were chosen for throughput on 2 cores: x264 and x265 `veryfast` (x264 `faster` is a
  * big step down in speed for little gain), VP9 good deadline at cpu-used 5, SVT-AV1 preset 10.

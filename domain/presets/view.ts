@@ -6,7 +6,7 @@ export function upgradeMessage(preset: CatalogueEntry): string {
   return `Upgrade to the ${PLAN_DISPLAY_NAMES[preset.requiredPlan]} plan to use ${preset.name} (${preset.id}).`;
 }
 
-/** A preset as GET /presets shows it to a caller on `plan` (spec, Preset). */
+/** A preset as GET /presets shows it to a caller on `plan` (docs/contract.md §3.7). */
 export function presentPreset(preset: CatalogueEntry, plan: PlanId) {
   const available = planIncludes(plan, preset.requiredPlan);
   return {
@@ -35,7 +35,7 @@ function countBy<K extends string>(keys: readonly K[], keyOf: (p: CatalogueEntry
 
 /**
  * The GET /presets body. Business and Enterprise callers receive only the presets they can use
- * (spec, GET /presets); the others see the whole catalogue with locked entries marked.
+ * (docs/contract.md §5.8); the others see the whole catalogue with locked entries marked.
  */
 export function presetCatalogueView(plan: PlanId) {
   const all = PRESETS.map((p) => presentPreset(p, plan));

@@ -19,7 +19,7 @@ export const jobs = pgTable(
     /** The caller's free-form metadata from creation. */
     clientMetadata: jsonb("client_metadata").$type<Record<string, unknown>>(),
     /**
-     * `legacy` outputs were written under an older key scheme that cannot be signed (spec: 410);
+     * `legacy` outputs were written under an older key scheme that cannot be signed (docs/contract.md §5.5: 410);
      * `v2` is the current layout, `outputs/<accountId>/<jobId>/<file>`.
      */
     storageLayout: text("storage_layout", { enum: ["legacy", "v2"] })

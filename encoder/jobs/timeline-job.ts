@@ -45,8 +45,9 @@ async function overlayImage(
 }
 
 /**
- * An EDL job, in the spec's order: validate, download assets (each distinct URL once, through
- * the source guard), process clips, assemble and encode in one FFmpeg run.
+ * An EDL job, in the contract's order (docs/contract.md §1.6): validate, download assets (each
+ * distinct URL once, through the source guard), process clips, assemble and encode in one
+ * FFmpeg run.
  */
 export async function renderTimelineJob(
   job: ClaimedJob,

@@ -19,7 +19,7 @@ const ROUTES: [string, string][] = [
   ["PUT", "/edl"],
 ];
 
-describe("spec: Authentication rule 4 › five failures, one 401 body, on every route", async () => {
+describe("contract §6 Authentication, rule 4 › five failures, one 401 body, on every route", async () => {
   const { apiKey, accountId } = await newAccount();
   const revoked = await admin.createKey(accountId);
   await admin.revokeKey(revoked.apiKey);
@@ -42,7 +42,7 @@ describe("spec: Authentication rule 4 › five failures, one 401 body, on every 
   }
 });
 
-describe("spec: Authentication rule 4 › POST /jobs checks the key in its creation statement, and a 401 still comes first", async () => {
+describe("contract §6 Authentication, rule 4 › POST /jobs checks the key in its creation statement, and a 401 still comes first", async () => {
   const { apiKey, accountId } = await newAccount();
   const revoked = await admin.createKey(accountId);
   await admin.revokeKey(revoked.apiKey);
@@ -90,7 +90,7 @@ describe("spec: Authentication rule 4 › POST /jobs checks the key in its creat
   });
 });
 
-describe("spec: Authentication rules 2 and 5", () => {
+describe("contract §6 Authentication, rules 2 and 5", () => {
   it("legacy sk_ keys keep working beside spk_ keys", async () => {
     const { accountId } = await newAccount();
     const legacy = await admin.createKey(accountId, true);

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { expectError, expectStatus } from "../support/api-client";
 import { api, completeJob, createJob, internal, ISO_MS, newAccount, readJob } from "./harness";
 
-describe("spec: DELETE /jobs/{id} › cancel", () => {
+describe("contract §5.4 DELETE /jobs/{id} › cancel", () => {
   it("a queued job: cancelled successfully, cancelledAt set, the job never starts", async () => {
     const { apiKey } = await newAccount();
     const job = await createJob(apiKey);

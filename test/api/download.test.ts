@@ -19,7 +19,7 @@ function storage() {
   } as Parameters<typeof createStorage>[0]);
 }
 
-describe("spec: GET /jobs/{id}/download-url › signed links", () => {
+describe("contract §5.5 GET /jobs/{id}/download-url › signed links", () => {
   it("signs a link that downloads the output with no Authorization header; free links last 4 hours", async () => {
     const { apiKey, accountId } = await newAccount("free");
     const job = await createJob(apiKey);

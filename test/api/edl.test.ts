@@ -27,7 +27,7 @@ const timeline = (clips = 1, extra: Partial<EdlVideoClip> = {}): EdlDocument => 
   },
 });
 
-describe("spec: PUT /edl › validate", () => {
+describe("contract §5.7 PUT /edl › validate", () => {
   it("a valid timeline: valid true, errors and warnings omitted, stats, estimate and plan", async () => {
     const { apiKey } = await newAccount("free");
     const res = await api(apiKey).validateEdl({ edl: timeline(2) });
@@ -108,7 +108,7 @@ describe("spec: PUT /edl › validate", () => {
   });
 });
 
-describe("spec: POST /edl › create", () => {
+describe("contract §5.6 POST /edl › create", () => {
   it("201 with type edl, stats, estimate, links and user; one unit however many clips; read as an edl_custom job", async () => {
     const { apiKey } = await newAccount("free");
     const res = await api(apiKey).createEdlJob({
@@ -185,7 +185,7 @@ describe("spec: POST /edl › create", () => {
   });
 });
 
-describe("spec: PUT and POST /edl › text Postgres cannot store", () => {
+describe("contract §5.6 and §5.7 PUT and POST /edl › text Postgres cannot store", () => {
   it("U+0000 anywhere in the document is an error naming the field for both, never a 500", async () => {
     const { apiKey } = await newAccount("free");
     const edl = timeline(1);

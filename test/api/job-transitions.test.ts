@@ -98,11 +98,11 @@ const transitions: Record<
 };
 
 /**
- * The contract's table (spec, States and transitions), written out here rather than read from
+ * The contract's table (docs/contract.md §4.2), written out here rather than read from
  * the module, so a change to the module's table shows as a failure. Beyond the contract's rows:
  * a redelivered claim of a job already processing (and its failure once the job's interruptions
  * are spent), the heartbeat (processing stays processing), the retry's wait in the queue, the
- * sweep's two moves and the two after QStash gave up on a job's message (README, Decisions).
+ * sweep's two moves and the two after QStash gave up on a job's message (docs/operations.md, the sweep).
  */
 const CONTRACT: Record<jobStates.TransitionName, { from: JobStatus[]; to: JobStatus }> = {
   queueRefused: { from: ["queued"], to: "failed" },
@@ -119,7 +119,7 @@ const CONTRACT: Record<jobStates.TransitionName, { from: JobStatus[]; to: JobSta
   lostMessageFail: { from: ["queued"], to: "failed" },
 };
 
-describe("spec: States and transitions › the table, walked against the database", () => {
+describe("contract §4 States and transitions › the table, walked against the database", () => {
   it("the Worker's table is the contract's", () => {
     expect(jobStates.TRANSITIONS).toEqual(CONTRACT);
   });
@@ -136,7 +136,8 @@ describe("spec: States and transitions › the table, walked against the databas
     if (from.includes(status)) {
       expect(outcome).toMatchObject({ moved: true, previous: status, job: { id: job.id, status: to } });
       expect(after.status).toBe(to);
-      // spec, Events: every job that ends completed or failed triggers the webhook, a job the queue refused included.
+      // docs/contract.md §7: every job that ends completed or failed sends the webhook, a job the
+      // queue refused included.
       if (to === "completed" || to === "failed") expect(after.webhookPendingSince).toEqual(expect.any(Date));
     } else {
       expect(outcome).toEqual({ moved: false, current: status });
@@ -304,7 +305,7 @@ describe("spec: States and transitions › the table, walked against the databas
   });
 });
 
-describe("spec: States row 1 and rule 1 › creation: the quota unit and the queued job in one statement", () => {
+describe("contract §4.2 row 1 and §4.3 rule 1 › creation: the quota unit and the queued job in one statement", () => {
   const newJob = () => ({
     preset: "mp4_264_720p",
     inputUrl: "https://media.example.com/a.mp4",

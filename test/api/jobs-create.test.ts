@@ -3,7 +3,7 @@ import { PRESET_IDS } from "../../domain/presets/catalogue";
 import { bodyOf, expectError, expectStatus, rawBody, unchecked } from "../support/api-client";
 import { admin, api, ISO_MS, newAccount, SOURCE, UUID } from "./harness";
 
-describe("spec: POST /jobs › 201 creation response", () => {
+describe("contract §5.1 POST /jobs › 201 creation response", () => {
   it("returns every field of the creation response, queued, with the account's webhook echoed", async () => {
     const { accountId, apiKey } = await newAccount("free");
     await admin.setWebhook(accountId, "https://hooks.example.com/video");
@@ -63,7 +63,7 @@ describe("spec: POST /jobs › 201 creation response", () => {
   });
 });
 
-describe("spec: Errors › 400 on POST /jobs", () => {
+describe("contract §8.1 Errors › 400 on POST /jobs", () => {
   it("malformed JSON → 400 Invalid JSON", async () => {
     const { apiKey } = await newAccount();
     for (const text of ["{not json", "", '{"inputUrl": ']) {
@@ -176,7 +176,7 @@ describe("spec: Errors › 400 on POST /jobs", () => {
   });
 });
 
-describe("spec: Errors › 403 PRESET_NOT_ALLOWED", () => {
+describe("contract §8.1 Errors › 403 PRESET_NOT_ALLOWED", () => {
   it("a preset above the plan → 403 with code, the plan's presets, requiredPlan, yourPlan and display name", async () => {
     const { apiKey } = await newAccount("free");
     const res = await api(apiKey).createJob({ inputUrl: SOURCE, preset: "hls_abr_264_standard" });

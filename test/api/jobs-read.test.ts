@@ -8,7 +8,7 @@ function signedAtSeconds(url: string): number {
   return Date.parse(date.replace(/^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/, "$1-$2-$3T$4:$5:$6Z")) / 1000;
 }
 
-describe("spec: GET /jobs/{id} › full read", () => {
+describe("contract §5.2 GET /jobs/{id} › full read", () => {
   it("a queued job: every field, nulls where absent, links self and cancel only", async () => {
     const { apiKey } = await newAccount();
     const job = await createJob(apiKey);
@@ -27,7 +27,8 @@ describe("spec: GET /jobs/{id} › full read", () => {
       links: { self: `/api/v1/jobs/${job.id}`, cancel: `/api/v1/jobs/${job.id}` },
     });
     expect(res.body.links.output).toBeUndefined();
-    // The spec's fields, plus the two additive ones the README names (clientMetadata, progress).
+    // The contract's fields (docs/contract.md §3.1), plus the two additive ones docs/decisions.md
+    // names (clientMetadata, progress).
     expect(Object.keys(res.body).sort()).toEqual(
       [
         "id",
@@ -93,7 +94,7 @@ describe("spec: GET /jobs/{id} › full read", () => {
   });
 });
 
-describe("spec: GET /jobs › list, pagination, filters", () => {
+describe("contract §5.3 GET /jobs › list, pagination, filters", () => {
   async function accountWithJobs(n: number) {
     const account = await newAccount("pro");
     const ids: string[] = [];
@@ -103,7 +104,7 @@ describe("spec: GET /jobs › list, pagination, filters", () => {
     return { ...account, ids };
   }
 
-  it("newest first, default page 1 and limit 10, list items shaped as the spec says", async () => {
+  it("newest first, default page 1 and limit 10, list items shaped as the contract says (§3.3)", async () => {
     const { apiKey, ids } = await accountWithJobs(12);
     const res = await api(apiKey).listJobs();
     expectStatus(res, 200);
@@ -223,7 +224,7 @@ describe("spec: GET /jobs › list, pagination, filters", () => {
   });
 });
 
-describe("spec: Pagination object › past the last page", () => {
+describe("contract §3.4 Pagination object › past the last page", () => {
   it("a page beyond the end is empty but still reports the totals", async () => {
     const account = await newAccount();
     for (let i = 0; i < 3; i++) await createJob(account.apiKey);

@@ -25,7 +25,7 @@ import {
 const hooks = await startWebhookReceiver();
 afterAll(() => hooks.stop());
 
-describe("spec: States and transitions › driven through the internal API", () => {
+describe("contract §4 States and transitions › driven through the internal API", () => {
   it("queued → processing sets startedAt and lastCheckedAt; heartbeats record progress, and the duration once the encoder sends it", async () => {
     const { apiKey } = await newAccount();
     const job = await createJob(apiKey);
@@ -49,7 +49,8 @@ describe("spec: States and transitions › driven through the internal API", () 
     expect(hb.body).toEqual({ status: "processing" });
     expect((await readJob(apiKey, job.id)).progress).toBeCloseTo(0.4);
     expect((await api(apiKey).getJob(job.id)).body).toMatchObject({ status: "processing", duration: null });
-    // spec, Job full read: duration is "measured during processing": the encoder sends it once it has probed the source.
+    // docs/contract.md §3.1: duration is "measured while the job is processed": the encoder sends
+    // it once it has probed the source.
     expectStatus(await internal(`/jobs/${job.id}/heartbeat`, { claim: 1, progress: 0.5, duration: 12.5 }), 200);
     expect((await api(apiKey).getJob(job.id)).body).toMatchObject({ status: "processing", duration: 12.5 });
     // Below what a 4-byte real holds: stored as 0, not refused by Postgres as an underflow (a 500).
@@ -58,7 +59,7 @@ describe("spec: States and transitions › driven through the internal API", () 
     expect((await readJob(apiKey, job.id)).progress).toBe(0);
   });
 
-  it("spec: Limits: the claim tells the encoder the plan's longest source: 10 minutes free, 60 pro, 180 business, 480 enterprise", async () => {
+  it("contract §9.1 Limits: the claim tells the encoder the plan's longest source: 10 minutes free, 60 pro, 180 business, 480 enterprise", async () => {
     const minutes = { free: 10, pro: 60, business: 180, enterprise: 480 } as const;
     for (const [plan, limit] of Object.entries(minutes)) {
       const { apiKey } = await newAccount(plan as keyof typeof minutes);

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { expectError, expectStatus } from "../support/api-client";
 import { api, newAccount } from "./harness";
 
-describe("spec: GET /presets", () => {
+describe("contract §5.8 GET /presets", () => {
   it("without a key: the free view of all 23, locked presets marked with upgradeMessage", async () => {
     const res = await api().listPresets();
     expectStatus(res, 200);

@@ -6,7 +6,7 @@ import { admin, api, createJob, newAccount, SOURCE } from "./harness";
 
 const create = (key: string) => api(key).createJob({ inputUrl: SOURCE, preset: "mp4_264_720p" });
 
-describe("spec: States rule 1 and Limits › the monthly quota", () => {
+describe("contract §4.3 rule 1 and §9.1 Limits › the monthly quota", () => {
   it("60 concurrent creations against 10 remaining units: exactly 10 × 201 and 50 × 429", async () => {
     const { apiKey } = await newAccount("free");
     const results = await Promise.all(Array.from({ length: 60 }, () => create(apiKey)));

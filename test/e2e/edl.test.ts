@@ -178,7 +178,7 @@ const RED: Rgb = [255, 0, 0];
 const WHITE: Rgb = [255, 255, 255];
 const blend = (fg: Rgb, bg: Rgb, alpha: number): Rgb => fg.map((v, i) => alpha * v + (1 - alpha) * bg[i]) as Rgb;
 
-describe("spec: POST /edl › a timeline rendered end to end", () => {
+describe("contract §5.6 POST /edl › a timeline rendered end to end", () => {
   let out: string;
   /** The logo: red, 40x40 at (20, 20), opacity 0.5, on the blue intro from 0.5 s to 1.5 s. */
   const LOGO: Rect = { x: 20, y: 20, width: 40, height: 40 };
@@ -342,7 +342,7 @@ describe("spec: POST /edl › a timeline rendered end to end", () => {
  *   [4, 6) "short-audio" short-audio.mp4: yellow for 3 s, a 440 Hz tone for only 1 s
  *   [6, 7) "after"       blue.mp4 with its 440 Hz tone
  */
-describe("spec: POST /edl › speed, and sources with missing or short audio, measured on content", () => {
+describe("contract §5.6 POST /edl › speed, and sources with missing or short audio, measured on content", () => {
   let out: string;
   const END = 7;
 
@@ -452,7 +452,7 @@ describe("spec: POST /edl › speed, and sources with missing or short audio, me
  * A clip whose length is not a whole number of output frames: each segment is cut on the
  * output's frame grid, so the clip changes land on the nearest frame and lengths never add up.
  */
-describe("spec: POST /edl › clips that are not a whole number of frames long", () => {
+describe("contract §5.6 POST /edl › clips that are not a whole number of frames long", () => {
   it("four 2.5 s clips at 25 fps: each clip starts on time and the output lasts 10 s, within a frame", async () => {
     const u = fixtures.url;
     const job = await render({
@@ -489,7 +489,7 @@ describe("spec: POST /edl › clips that are not a whole number of frames long",
   });
 });
 
-describe("spec: EDL document › output settings", () => {
+describe("contract §3.11 Output settings", () => {
   it("webm with VP9 and Opus at the requested resolution and frame rate", async () => {
     const job = await render({
       version: "1.0",
@@ -516,7 +516,7 @@ describe("spec: EDL document › output settings", () => {
   });
 });
 
-describe("spec: Failures after acceptance › EDL assets", () => {
+describe("contract §8.3 Failures after acceptance › EDL assets", () => {
   it("a missing asset fails the job with an errorMessage naming the clip", async () => {
     const job = await render({
       version: "1.0",

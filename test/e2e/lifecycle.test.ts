@@ -38,7 +38,7 @@ afterAll(async () => {
   await fixtures?.stop();
 });
 
-describe("spec: Failures after acceptance", () => {
+describe("contract §8.3 Failures after acceptance", () => {
   it("DURATION_EXCEEDED: fails at once, names both durations, is not retried, and still costs its unit", async () => {
     const src = await fixtures.long("eleven-minutes.mp4", 660);
     const c = await e2e.client("free");
@@ -80,7 +80,7 @@ describe("spec: Failures after acceptance", () => {
   });
 });
 
-describe("spec: States and transitions › cancel", () => {
+describe("contract §4 States and transitions › cancel", () => {
   it("cancel while processing (the job showing its source's duration): FFmpeg is killed within 5 s, temp files go, the job never completes", async () => {
     const c = await e2e.client();
     const created = await c.createJob({ inputUrl: long, preset: "mp4_264_1080p" });
@@ -121,7 +121,7 @@ describe("spec: States and transitions › cancel", () => {
   });
 });
 
-describe("spec: Limits › worker concurrency", () => {
+describe("contract §9.1 Limits › worker concurrency", () => {
   it("five jobs submitted at once: never more than two processing, the rest wait queued", async () => {
     const c = await e2e.client();
     const ids: string[] = [];
@@ -152,7 +152,7 @@ describe("spec: Limits › worker concurrency", () => {
   });
 });
 
-describe("spec: Events › webhooks", () => {
+describe("contract §7 Events › webhooks", () => {
   it("completed and failed jobs POST a Standard Webhooks–signed payload whose outputUrl downloads directly", async () => {
     const hooks = await startWebhookReceiver();
     const c = await e2e.client();

@@ -118,26 +118,26 @@ const CODEC_TAGS: Record<string, string> = { h264: "avc1", hevc: "hvc1", vp9: "[
  * encodes the ladders, the utilities and the audio presets again, to look deeper (manifests, cut
  * points, loudness).
  */
-describe("spec: Output form by preset › every preset produces real output (end to end)", () => {
+describe("contract §3.9 Output form by preset › every preset produces real output (end to end)", () => {
   for (const preset of PRESETS.filter((p) => p.output === "file")) {
     it(`${preset.id}: one ${preset.extension} file with the promised streams`, async () => {
       const path = await saved(await download(preset), `out.${preset.extension}`);
       const probe = await ffprobeJson(path);
       const video = probe.streams.find((s) => s.codec_type === "video");
       const audio = probe.streams.find((s) => s.codec_type === "audio");
-      const spec = preset.specifications;
-      if (spec.videoCodec) {
-        expect(video?.codec_name).toBe(CODEC_NAMES[spec.videoCodec]);
-        expect(video?.codec_tag_string).toBe(CODEC_TAGS[CODEC_NAMES[spec.videoCodec]]);
+      const settings = preset.specifications;
+      if (settings.videoCodec) {
+        expect(video?.codec_name).toBe(CODEC_NAMES[settings.videoCodec]);
+        expect(video?.codec_tag_string).toBe(CODEC_TAGS[CODEC_NAMES[settings.videoCodec]]);
         expect(Math.abs(Number(probe.format.duration) - SECONDS)).toBeLessThanOrEqual(FRAME + 0.05);
       } else {
         expect(video).toBeUndefined();
         expect(Math.abs(Number(probe.format.duration) - SECONDS)).toBeLessThanOrEqual(0.1);
       }
-      expect(audio).toMatchObject({ codec_name: CODEC_NAMES[spec.audioCodec!], channels: 2 });
+      expect(audio).toMatchObject({ codec_name: CODEC_NAMES[settings.audioCodec!], channels: 2 });
       if (audio?.codec_name !== "mp3") expect(audio?.sample_rate).toBe("48000");
-      if (spec.resolution) {
-        const [width, height] = spec.resolution.split("x").map(Number);
+      if (settings.resolution) {
+        const [width, height] = settings.resolution.split("x").map(Number);
         expect(video).toMatchObject({ width, height });
       }
       if (preset.extension === "mp4" || preset.extension === "m4a") {
@@ -153,7 +153,7 @@ describe("spec: Output form by preset › every preset produces real output (end
   }
 });
 
-describe("spec: Output form by preset › multi-file presets come as one ZIP", () => {
+describe("contract §3.9 Output form by preset › multi-file presets come as one ZIP", () => {
   const zipOf = async (id: string) => readZip(await download(PRESETS.find((p) => p.id === id)!));
 
   /** What each ladder must hold for the 1280x720 source: the rungs at or below 720p, in its codec. */

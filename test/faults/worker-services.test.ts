@@ -263,7 +263,7 @@ describe("a creation the queue refuses and the database cannot fail", () => {
 });
 
 describe("a creation the queue refuses", () => {
-  it("a 500 and a failed job, whose job.failed webhook goes out once QStash takes messages again (spec, Events: a failed job triggers it)", async () => {
+  it("a 500 and a failed job, whose job.failed webhook goes out once QStash takes messages again (contract §7: a failed job triggers it)", async () => {
     const unqueued = async () =>
       bodyOf(await client.listJobs({ status: "failed", limit: 100 }), 200).jobs.filter((job) =>
         /could not be queued/.test(job.errorMessage ?? ""),

@@ -42,7 +42,7 @@ const ROUTES: Route[] = [
   ...JOB_ROUTES,
   { method: "POST", path: () => "/edl", body: JSON.stringify({ edl: EDL }) },
   { method: "PUT", path: () => "/edl", body: JSON.stringify({ edl: EDL }) },
-  // A key is optional here, but one that is sent must be valid (README: Decisions).
+  // A key is optional here, but one that is sent must be valid (docs/decisions.md).
   { method: "GET", path: () => "/presets" },
 ];
 

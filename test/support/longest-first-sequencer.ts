@@ -33,11 +33,11 @@ export const LONGEST_FIRST = [
 /** vitest's own order (groups first, then projects, then durations or size), the files above moved to the front of their group. */
 export class LongestFirstSequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
-    const rank = (spec: TestSpecification) => {
-      const at = LONGEST_FIRST.indexOf(relative(this.ctx.config.root, spec.moduleId));
+    const rank = (file: TestSpecification) => {
+      const at = LONGEST_FIRST.indexOf(relative(this.ctx.config.root, file.moduleId));
       return at === -1 ? LONGEST_FIRST.length : at;
     };
-    const group = (spec: TestSpecification) => spec.project.config.sequence.groupOrder;
+    const group = (file: TestSpecification) => file.project.config.sequence.groupOrder;
     // Array.prototype.sort is stable: files outside the list keep vitest's order.
     return (await super.sort(files)).sort((a, b) => group(a) - group(b) || rank(a) - rank(b));
   }

@@ -41,7 +41,7 @@ describe("inside workerd: the deployed app against the local cloud", () => {
     expect(read.body).toMatchObject({ id: created.body.id, status: "queued", preset: "mp4_264_480p" });
   });
 
-  it("spec: States, row 2: a job the queue refuses is failed and its quota unit released; the client gets a 500 with requestId", async () => {
+  it("contract §4.2 row 2: a job the queue refuses is failed and its quota unit released; the client gets a 500 with requestId", async () => {
     const key = await newKey();
     const queueDown = { ...goodEnv, QSTASH_URL: "http://127.0.0.1:9" };
     const refused = await appClient(queueDown, key).createJob(JOB);
@@ -60,7 +60,7 @@ describe("inside workerd: the deployed app against the local cloud", () => {
     expect(next.body.user.remainingJobs).toBe(9);
   });
 
-  it("spec: Errors, 500: an unexpected failure gives Internal server error with a fresh requestId each time", async () => {
+  it("contract §8.1 500: an unexpected failure gives Internal server error with a fresh requestId each time", async () => {
     const dbDown = appClient({ ...goodEnv, DATABASE_URL: "postgres://postgres@127.0.0.1:9/none" }, await newKey());
     const a = await dbDown.listJobs();
     const b = await dbDown.listJobs();

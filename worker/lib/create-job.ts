@@ -28,7 +28,7 @@ export interface CreatedJob {
  * quota unit and insert the queued job in one statement, then hand the job to the queue. A key
  * that does not authenticate is refused here when the statement checked it (POST /jobs,
  * middleware/auth.ts's requireCreator). A job the queue refuses is marked failed and its unit
- * released (spec, States and transitions, rows 1 and 2).
+ * released (docs/contract.md §4.2, rows 1 and 2).
  */
 export async function createQueuedJob(
   services: Services,

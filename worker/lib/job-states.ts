@@ -1,5 +1,5 @@
 /**
- * The contract's job state table (spec, States and transitions), and the only code in the Worker
+ * The contract's job state table (docs/contract.md §4), and the only code in the Worker
  * that writes a job's `status`. Each transition is one SQL statement, one round trip over
  * Neon's HTTP path: it locks the job's row, moves it only from the states the table allows (and
  * under the transition's own condition, such as a stale heartbeat), and reports the state it
@@ -28,7 +28,7 @@ interface Transition {
  * database: each transition from each state.
  */
 export const TRANSITIONS = {
-  /** The queue refused a job just created (spec row 2): failed, and its quota unit returned. */
+  /** The queue refused a job just created (docs/contract.md §4.2, row 2): failed, and its quota unit returned. */
   queueRefused: { from: ["queued"], to: "failed" },
   /**
    * The encoder starts an attempt. A job still processing is claimed again by a redelivery of its
@@ -359,7 +359,10 @@ export function claimInterrupted(db: Database, jobId: string, dispatch: number, 
   );
 }
 
-/** A beat of a processing job: its progress, and its source's duration once the encoder has probed it (spec: "measured during processing"). */
+/**
+ * A beat of a processing job: its progress, and its source's duration once the encoder has
+ * probed it (docs/contract.md §3.1: "measured while the job is processed").
+ */
 export function heartbeat(
   db: Database,
   jobId: string,

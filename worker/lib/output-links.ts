@@ -53,9 +53,10 @@ async function existing({ storage, cache }: Outputs, keys: string[], recheck: bo
 
 /**
  * Signs completed jobs' outputs afresh (one link per job, in order). Outputs removed from
- * storage and outputs under the legacy layout cannot be signed (spec: outputUrl null cases 3
- * and 4; download-url 400 and 410). `recheck` asks storage even when a HEAD found the output
- * within the last minute: download-url's answer about a removed output stays exact.
+ * storage and outputs under the legacy layout cannot be signed (docs/contract.md §3.1, the
+ * cases 3 and 4 of a null outputUrl; download-url's 400 and 410, §5.5). `recheck` asks storage
+ * even when a HEAD found the output within the last minute: download-url's answer about a
+ * removed output stays exact.
  */
 export async function outputStates(
   outputs: Outputs,

@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { PLAN_IDS } from "../../domain/plans";
 
-/** ISO 8601 in UTC with milliseconds and a trailing Z (spec, Conventions). */
+/** ISO 8601 in UTC with milliseconds and a trailing Z (docs/contract.md §2.2). */
 export const Timestamp = z.iso.datetime({ precision: 3 }).openapi({ example: "2026-11-20T09:30:00.000Z" });
 
 export const PlanId = z.enum(PLAN_IDS).openapi("PlanId", { description: "Plan identifier." });

@@ -1,5 +1,5 @@
 /**
- * The contract's error bodies (spec, Errors) as schemas, and the responses routes share. Their
+ * The contract's error bodies (docs/contract.md §8) as schemas, and the responses routes share. Their
  * `error` classes are ApiError's closed set, and ApiError's constructors take these schemas'
  * types, so a thrown error has the documented shape; the renderer sends it as is.
  */

@@ -15,7 +15,7 @@ neonConfig.fetchFunction = (input: RequestInfo, init?: RequestInit) => measured(
  * Neon over HTTP: each query, or each batch of statements (`db.batch`, one transaction), is one
  * HTTPS request, with no connection to open per request. Nothing in the Worker needs an
  * interactive transaction: writes that must be atomic are single statements or batches (see
- * README, "The database over HTTP"). Locally NEON_HTTP_ENDPOINT points the driver at the local
+ * docs/deploying.md, "The database"). Locally NEON_HTTP_ENDPOINT points the driver at the local
  * cloud's stand-in for Neon's endpoint; in production it is unset and the driver derives
  * Neon's endpoint from the connection string's host.
  */

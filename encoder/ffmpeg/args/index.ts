@@ -20,7 +20,7 @@ export type PlanStep =
   /** WebVTT files FFmpeg wrote whose cue text needs escaping (see escapeVttCueText). */
   | { kind: "escape-vtt"; files: string[] };
 
-/** The single file to upload, or a ZIP of everything the out dir holds (spec, Output form by preset). */
+/** The single file to upload, or a ZIP of everything the out dir holds (docs/contract.md §3.9). */
 export type PlannedOutput = { kind: "file"; file: string; contentType: string } | { kind: "zip" };
 
 export interface PresetCommands {

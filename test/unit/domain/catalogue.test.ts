@@ -7,13 +7,13 @@ import golden from "./catalogue.golden.json";
 
 const count = <T>(items: readonly T[], pred: (t: T) => boolean) => items.filter(pred).length;
 
-describe("spec: Preset › catalogue facts, recomputed from the catalogue", () => {
+describe("contract §3.8 The catalogue › facts, recomputed from the catalogue", () => {
   it("has 23 presets with unique identifiers", () => {
     expect(PRESETS).toHaveLength(23);
     expect(new Set(PRESETS.map((p) => p.id)).size).toBe(23);
   });
 
-  it("includes every identifier the spec names", () => {
+  it("includes every identifier the contract names", () => {
     for (const id of [
       "mp4_264_240p",
       "mp4_264_480p",
@@ -31,7 +31,7 @@ describe("spec: Preset › catalogue facts, recomputed from the catalogue", () =
     }
   });
 
-  it("free has exactly the seven presets the spec lists; plans add 7/+6/+6/+4 (7, 13, 19, 23)", () => {
+  it("free has exactly the seven presets the contract lists; plans add 7/+6/+6/+4 (7, 13, 19, 23)", () => {
     const freeIds = PRESETS.filter((p) => p.requiredPlan === "free")
       .map((p) => p.id)
       .sort();
@@ -52,7 +52,7 @@ describe("spec: Preset › catalogue facts, recomputed from the catalogue", () =
     expect(adds).toEqual([7, 6, 6, 4]);
   });
 
-  it("fixes the required plans the spec names", () => {
+  it("fixes the required plans the contract names", () => {
     expect(findPreset("hls_abr_264_standard")!.requiredPlan).toBe("pro");
     expect(findPreset("hls_abr_265_efficient_4k")!.requiredPlan).toBe("enterprise");
     for (const plan of PLAN_IDS) expect(planIncludes(plan, findPreset("mp4_264_720p")!.requiredPlan)).toBe(true);
@@ -113,7 +113,7 @@ describe("spec: Preset › catalogue facts, recomputed from the catalogue", () =
   });
 });
 
-describe("spec: GET /presets › meta and visibility", () => {
+describe("contract §5.8 GET /presets › meta and visibility", () => {
   it("meta stats publish the catalogue counts for every plan", () => {
     for (const plan of PLAN_IDS) {
       const { meta } = presetCatalogueView(plan);

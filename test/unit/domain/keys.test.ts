@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { generateApiKey, generateWebhookSecret, hashApiKey, parseBearer, sha256Hex } from "../../../domain/keys";
 import { signInternal, verifyInternal } from "../../../domain/internal-auth";
 
-describe("spec: Authentication › key formats", () => {
+describe("contract §6 Authentication, rule 2 › key formats", () => {
   it("new keys start spk_, legacy keys sk_, and carry at least 128 bits", () => {
     const key = generateApiKey();
     expect(key).toMatch(/^spk_[A-Za-z0-9]{43}$/);
@@ -66,7 +66,7 @@ describe("internal API signatures (encoder → Worker)", () => {
   });
 });
 
-describe("spec: Limits › signed link lifetime", () => {
+describe("contract §9.1 Limits › signed link lifetime", () => {
   it("free links last 4 hours; every other plan 7 days, the ceiling for any link", async () => {
     const { LINK_TTL_SECONDS } = await import("../../../domain/plans");
     expect(LINK_TTL_SECONDS).toEqual({ free: 4 * 3600, pro: 7 * 86400, business: 7 * 86400, enterprise: 7 * 86400 });

@@ -223,7 +223,7 @@ const OUTPUT_FIELDS = [
   "crf",
 ];
 
-/** The EDL's shape with the spec's field names, holding junk or near-valid values. */
+/** The EDL's shape with the contract's field names (docs/contract.md §3.10–§3.14), holding junk. */
 export const edlShapedJunk: fc.Arbitrary<unknown> = (() => {
   const value = fc.oneof(
     junk,

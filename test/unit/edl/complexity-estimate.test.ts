@@ -10,7 +10,7 @@ const complexityOf = (document: unknown) => validateEdl(document, "enterprise").
 const sequence = (count: number, fields: Record<string, unknown> = {}) =>
   Array.from({ length: count }, (_, i) => videoClip({ startTime: i * 10, ...fields }));
 
-describe("spec: EDL stats object › complexity (decision: a scored rule, simple/moderate/complex/heavy)", () => {
+describe("contract §3.15 EDL stats object › complexity (decision: a scored rule, simple/moderate/complex/heavy)", () => {
   it("score: cuts 1, overlays 2, text 1, speed changes 2, blends 3, one per full 10 minutes", () => {
     expect(complexityScore(none)).toBe(0);
     expect(complexityScore({ ...none, videoClips: 3 })).toBe(2);
@@ -73,7 +73,7 @@ describe("spec: EDL stats object › complexity (decision: a scored rule, simple
   });
 });
 
-describe("spec: POST /edl, PUT /edl › estimate (decision: measured realtime factors)", () => {
+describe("contract §5.6 and §5.7 POST and PUT /edl › estimate (decision: measured realtime factors)", () => {
   const output: OutputSettings = {
     resolution: { width: 1920, height: 1080 },
     fps: 30,
@@ -155,7 +155,7 @@ describe("spec: POST /edl, PUT /edl › estimate (decision: measured realtime fa
   });
 });
 
-describe("spec: PUT /edl › plan.canProcess and POST /edl › stats", () => {
+describe("contract §5.7 PUT /edl › plan.canProcess, and §5.6 POST /edl › stats", () => {
   it("canProcess is true exactly for a timeline valid under the plan", () => {
     const six = edl([track("video", sequence(6))]);
     expect(canProcess(validateEdl(six, "free"))).toBe(false);

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { validateEdl } from "../../../domain/edl/validate";
 import { edl, errorsOf, overlayClip, textClip, track, videoClip, videoEdl } from "./fixtures";
 
-describe("spec: EDL document › version", () => {
+describe("contract §3.10 EDL document › version", () => {
   it("is required", () => {
     const { version: _, ...rest } = videoEdl(videoClip());
     expect(errorsOf(rest)).toEqual(["version: is required"]);
@@ -13,7 +13,7 @@ describe("spec: EDL document › version", () => {
   });
 });
 
-describe("spec: EDL document › the document itself", () => {
+describe("contract §3.10 EDL document › the document itself", () => {
   it.each([[null], [[]], [42], ["edl"], [true], [undefined]])("a non-object (%j) is one error", (input) => {
     expect(validateEdl(input, "free")).toMatchObject({ valid: false, errors: ["EDL document must be a JSON object"] });
   });
@@ -42,7 +42,7 @@ describe("spec: EDL document › the document itself", () => {
   });
 });
 
-describe("spec: EDL document › timeline holds tracks, an array", () => {
+describe("contract §3.10 EDL document › timeline holds tracks, an array", () => {
   it("timeline is required", () => {
     expect(errorsOf({ version: "1.0" })).toEqual(["timeline: is required"]);
   });
@@ -71,7 +71,7 @@ describe("spec: EDL document › timeline holds tracks, an array", () => {
   });
 });
 
-describe("spec: EDL document › track types video, overlay, text", () => {
+describe("contract §3.10 EDL document › track types video, overlay, text", () => {
   it("accepts the three types", () => {
     const document = edl([
       track("video", [videoClip()]),
@@ -91,7 +91,7 @@ describe("spec: EDL document › track types video, overlay, text", () => {
   });
 });
 
-describe("spec: EDL document › the video track (decision: exactly one, with at least one clip)", () => {
+describe("contract §3.10 EDL document › the video track (decision: exactly one, with at least one clip)", () => {
   it("a timeline without a video track is invalid", () => {
     expect(errorsOf(edl([track("text", [textClip()])]))).toEqual([
       "timeline.tracks: must include a video track with at least one clip",
@@ -116,7 +116,7 @@ describe("spec: EDL document › the video track (decision: exactly one, with at
   });
 });
 
-describe("spec: Conventions › unknown request fields are ignored", () => {
+describe("contract §2.3 Conventions › unknown request fields are ignored", () => {
   it("unknown fields anywhere do not fail and are not carried into the validated EDL", () => {
     const document = {
       ...edl([{ ...track("video", [videoClip({ id: "a", colour: "red" })]), name: "main" }]),

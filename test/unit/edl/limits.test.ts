@@ -28,7 +28,7 @@ const tracks = (count: number) =>
 
 const oneClipLasting = (seconds: number) => edl([track("video", [videoClip({ in: 0, out: seconds })])]);
 
-describe("spec: Limits › EDL plan limits", () => {
+describe("contract §9.2 Timeline limits", () => {
   it("the table: clips, assets, duration, tracks per plan", () => {
     expect(EDL_LIMITS).toEqual({
       free: { clips: 5, assets: 5, durationSeconds: 600, tracks: 2 },
@@ -142,7 +142,7 @@ describe("spec: Limits › EDL plan limits", () => {
   });
 });
 
-describe("spec: Limits › EDL plan limits › duration is the end of the last clip on any track", () => {
+describe("contract §9.2 Timeline limits › duration is the end of the last clip on any track", () => {
   it("a video clip ends at startTime + (out − in) / speed", () => {
     const result = validateEdl(edl([track("video", [videoClip({ in: 10, out: 40, startTime: 5, speed: 2 })])]), "free");
     expect(result.stats.duration).toBe(20);
@@ -174,7 +174,7 @@ describe("spec: Limits › EDL plan limits › duration is the end of the last c
   });
 });
 
-describe("spec: EDL document › every distinct URL (src and replaceAudio) counts once toward the asset limit", () => {
+describe("contract §3.10 EDL document › every distinct URL (src and replaceAudio) counts once toward the asset limit", () => {
   const assetsOf = (document: unknown) => validateEdl(document, "enterprise").stats.assets;
 
   it("reusing one URL for several clips costs one asset", () => {

@@ -4,7 +4,7 @@ import { errorsOf, withOutput } from "./fixtures";
 
 const outputOf = (output: unknown) => validateEdl(withOutput(output), "free").edl?.output;
 
-describe("spec: EDL document › Output settings (all optional)", () => {
+describe("contract §3.11 Output settings (all optional)", () => {
   it("an absent output gets the defaults: H.264/AAC in MP4 at veryfast, CRF 23; size and rate left to the first clip", () => {
     expect(outputOf(undefined)).toEqual({
       container: "mp4",
@@ -47,7 +47,7 @@ describe("spec: EDL document › Output settings (all optional)", () => {
   });
 });
 
-describe("spec: EDL document › Output settings › enumerations", () => {
+describe("contract §3.11 Output settings › enumerations", () => {
   it.each(["mp4", "webm", "mov", "mkv"])("container %s is accepted", (container) => {
     expect(errorsOf(withOutput({ container }))).toEqual([]);
   });
@@ -80,7 +80,7 @@ describe("spec: EDL document › Output settings › enumerations", () => {
   });
 });
 
-describe("spec: EDL document › Output settings › resolution, width x height", () => {
+describe("contract §3.11 Output settings › resolution, width x height", () => {
   it.each(["1920x1080", "1280x720", "1080x1920", "426x240", "16x16", "7680x4320"])("%s is accepted", (resolution) => {
     expect(errorsOf(withOutput({ resolution }))).toEqual([]);
   });
@@ -104,7 +104,7 @@ describe("spec: EDL document › Output settings › resolution, width x height"
   });
 });
 
-describe("spec: EDL document › Output settings › bitrates, a number followed by k", () => {
+describe("contract §3.11 Output settings › bitrates, a number followed by k", () => {
   it.each(["50k", "2500k", "100000k"])("videoBitrate %s is accepted", (videoBitrate) => {
     expect(errorsOf(withOutput({ videoBitrate }))).toEqual([]);
   });
@@ -134,7 +134,7 @@ describe("spec: EDL document › Output settings › bitrates, a number followed
   });
 });
 
-describe("spec: EDL document › Output settings › fps (decision: 1 to 120)", () => {
+describe("contract §3.11 Output settings › fps (decision: 1 to 120)", () => {
   it.each([1, 23.976, 60, 120])("fps %s is accepted", (fps) => {
     expect(errorsOf(withOutput({ fps }))).toEqual([]);
   });
@@ -148,7 +148,7 @@ describe("spec: EDL document › Output settings › fps (decision: 1 to 120)", 
   });
 });
 
-describe("spec: EDL document › Output settings › crf (decision: the encoder's own range)", () => {
+describe("contract §3.11 Output settings › crf (decision: the encoder's own range)", () => {
   it("0 to 51 for libx264 and libx265", () => {
     expect(errorsOf(withOutput({ crf: 0 }))).toEqual([]);
     expect(errorsOf(withOutput({ crf: 51, videoCodec: "libx265" }))).toEqual([]);
@@ -169,7 +169,7 @@ describe("spec: EDL document › Output settings › crf (decision: the encoder'
   });
 });
 
-describe("spec: EDL document › Output settings › codec and container compatibility (decision: FFmpeg's muxers)", () => {
+describe("contract §3.11 Output settings › codec and container compatibility (decision: FFmpeg's muxers)", () => {
   const videoCodecs = ["libx264", "libx265", "libvpx-vp9"];
   const audioCodecs = ["aac", "mp3", "opus"];
   const accepted: Record<string, string[]> = {

@@ -9,7 +9,7 @@ const clipOf = (fields: Record<string, unknown>) =>
     | OverlayClip
     | undefined;
 
-describe("spec: EDL document › Overlay clip › required fields", () => {
+describe("contract §3.13 Overlay clip › required fields", () => {
   it.each(["id", "src", "startTime", "duration"])("%s is required", (field) => {
     const clip: Record<string, unknown> = overlayClip();
     delete clip[field];
@@ -33,7 +33,7 @@ describe("spec: EDL document › Overlay clip › required fields", () => {
   });
 });
 
-describe("spec: EDL document › Overlay clip › defaults", () => {
+describe("contract §3.13 Overlay clip › defaults", () => {
   it("opacity 1, no fades, normal blending, centred, natural size", () => {
     expect(clipOf({ id: "logo" })).toEqual({
       id: "logo",
@@ -49,7 +49,7 @@ describe("spec: EDL document › Overlay clip › defaults", () => {
   });
 });
 
-describe("spec: EDL document › Overlay clip › opacity 0.0 to 1.0 (spec: Limits › Overlay opacity)", () => {
+describe("contract §3.13 Overlay clip › opacity 0.0 to 1.0 (contract §9.1 Limits › Overlay opacity)", () => {
   it.each([0, 0.5, 1])("opacity %s is accepted", (opacity) => {
     expect(errorsFor({ opacity })).toEqual([]);
   });
@@ -59,7 +59,7 @@ describe("spec: EDL document › Overlay clip › opacity 0.0 to 1.0 (spec: Limi
   });
 });
 
-describe("spec: EDL document › Overlay clip › position {x, y}: numbers or keywords", () => {
+describe("contract §3.13 Overlay clip › position {x, y}: numbers or keywords", () => {
   it("numbers (negative ones too, partly off-frame) and keywords are kept", () => {
     expect(clipOf({ position: { x: -20, y: "bottom" } })?.position).toEqual({ x: -20, y: "bottom" });
     expect(clipOf({ position: { x: "right", y: 10 } })?.position).toEqual({ x: "right", y: 10 });
@@ -90,7 +90,7 @@ describe("spec: EDL document › Overlay clip › position {x, y}: numbers or ke
   });
 });
 
-describe("spec: EDL document › Overlay clip › size {width, height}: pixels or a percentage string", () => {
+describe("contract §3.13 Overlay clip › size {width, height}: pixels or a percentage string", () => {
   it("pixels and percentages are parsed", () => {
     expect(clipOf({ size: { width: 320, height: "25%" } })?.size).toEqual({
       width: { unit: "px", value: 320 },
@@ -114,7 +114,7 @@ describe("spec: EDL document › Overlay clip › size {width, height}: pixels o
   });
 });
 
-describe("spec: EDL document › Overlay clip › fades", () => {
+describe("contract §3.13 Overlay clip › fades", () => {
   it("fadeIn and fadeOut are at least 0", () => {
     expect(errorsFor({ fadeIn: -1 })).toEqual([`${EXTRA0}.fadeIn: must be between 0 and 360000`]);
     expect(errorsFor({ fadeOut: -1 })).toEqual([`${EXTRA0}.fadeOut: must be between 0 and 360000`]);
@@ -128,7 +128,7 @@ describe("spec: EDL document › Overlay clip › fades", () => {
   });
 });
 
-describe("spec: EDL document › Overlay clip › blendMode", () => {
+describe("contract §3.13 Overlay clip › blendMode", () => {
   it.each(["normal", "multiply", "screen", "overlay", "darken", "lighten"])("%s is accepted", (blendMode) => {
     expect(clipOf({ blendMode })?.blendMode).toBe(blendMode);
   });

@@ -7,7 +7,7 @@ const errorsFor = (fields: Record<string, unknown>) => errorsOf(withTrack("text"
 const clipOf = (fields: Record<string, unknown>) =>
   validateEdl(withTrack("text", [textClip(fields)]), "free").edl?.timeline.tracks[1].clips[0] as TextClip | undefined;
 
-describe("spec: EDL document › Text clip › required fields", () => {
+describe("contract §3.14 Text clip › required fields", () => {
   it.each(["id", "text", "startTime", "duration"])("%s is required", (field) => {
     const clip: Record<string, unknown> = textClip();
     delete clip[field];
@@ -27,7 +27,7 @@ describe("spec: EDL document › Text clip › required fields", () => {
   });
 });
 
-describe("spec: EDL document › Text clip › defaults", () => {
+describe("contract §3.14 Text clip › defaults", () => {
   it("fontSize 48, white, Arial, normal weight, centred, no decorations or fades", () => {
     expect(clipOf({ id: "title", text: "Hi" })).toEqual({
       id: "title",
@@ -46,7 +46,7 @@ describe("spec: EDL document › Text clip › defaults", () => {
   });
 });
 
-describe("spec: EDL document › Text clip › fontSize in pixels", () => {
+describe("contract §3.14 Text clip › fontSize in pixels", () => {
   it("decision: greater than 0 and at most 1000", () => {
     expect(errorsFor({ fontSize: 1000 })).toEqual([]);
     expect(errorsFor({ fontSize: 0 })).toEqual([`${EXTRA0}.fontSize: must be greater than 0 and at most 1000`]);
@@ -54,7 +54,7 @@ describe("spec: EDL document › Text clip › fontSize in pixels", () => {
   });
 });
 
-describe("spec: EDL document › Text clip › fontColor, a hex colour", () => {
+describe("contract §3.14 Text clip › fontColor, a hex colour", () => {
   it.each([
     ["#fff", "#FFFFFF"],
     ["#12ab9F", "#12AB9F"],
@@ -70,7 +70,7 @@ describe("spec: EDL document › Text clip › fontColor, a hex colour", () => {
   });
 });
 
-describe("spec: EDL document › Text clip › fontFamily, fontWeight, textAlign", () => {
+describe("contract §3.14 Text clip › fontFamily, fontWeight, textAlign", () => {
   it("fontFamily is a non-blank string of at most 100 characters (fc-match takes it as an argument)", () => {
     expect(clipOf({ fontFamily: "DejaVu Sans" })?.fontFamily).toBe("DejaVu Sans");
     expect(errorsFor({ fontFamily: "" })).toEqual([`${EXTRA0}.fontFamily: must not be empty`]);
@@ -91,7 +91,7 @@ describe("spec: EDL document › Text clip › fontFamily, fontWeight, textAlign
   });
 });
 
-describe("spec: EDL document › Text clip › position, numbers or keywords", () => {
+describe("contract §3.14 Text clip › position, numbers or keywords", () => {
   it("is read like an overlay's", () => {
     expect(clipOf({ position: { x: 40, y: "bottom" } })?.position).toEqual({ x: 40, y: "bottom" });
     expect(errorsFor({ position: { x: "middle" } })).toEqual([
@@ -100,7 +100,7 @@ describe("spec: EDL document › Text clip › position, numbers or keywords", (
   });
 });
 
-describe("spec: EDL document › Text clip › background, outline, shadow", () => {
+describe("contract §3.14 Text clip › background, outline, shadow", () => {
   it("decision: given parts are kept, missing parts get defaults", () => {
     expect(clipOf({ background: { color: "#333" }, outline: { width: 3 }, shadow: { offsetY: 4 } })).toMatchObject({
       background: { color: "#333333", opacity: 0.5, padding: 10 },
@@ -143,7 +143,7 @@ describe("spec: EDL document › Text clip › background, outline, shadow", () 
   });
 });
 
-describe("spec: EDL document › Text clip › fades", () => {
+describe("contract §3.14 Text clip › fades", () => {
   it("at least 0 and together no longer than duration", () => {
     expect(errorsFor({ fadeIn: 1, fadeOut: 1, duration: 2 })).toEqual([]);
     expect(errorsFor({ fadeIn: -1 })).toEqual([`${EXTRA0}.fadeIn: must be between 0 and 360000`]);

@@ -7,7 +7,7 @@ const errorsFor = (fields: Record<string, unknown>) => errorsOf(videoEdl(videoCl
 const clipOf = (fields: Record<string, unknown>) =>
   validateEdl(videoEdl(videoClip(fields)), "free").edl?.timeline.tracks[0].clips[0] as VideoClip | undefined;
 
-describe("spec: EDL document › Video clip › required fields", () => {
+describe("contract §3.12 Video clip › required fields", () => {
   it.each(["id", "src", "in", "out", "startTime"])("%s is required", (field) => {
     const clip: Record<string, unknown> = videoClip();
     delete clip[field];
@@ -20,7 +20,7 @@ describe("spec: EDL document › Video clip › required fields", () => {
   });
 });
 
-describe("spec: EDL document › Video clip › src is a public URL", () => {
+describe("contract §3.12 Video clip › src is a public URL", () => {
   it.each(["https://cdn.example.com/a.mp4", "http://example.com/v?x=1"])("%s is accepted", (src) => {
     expect(errorsFor({ src })).toEqual([]);
   });
@@ -51,7 +51,7 @@ describe("spec: EDL document › Video clip › src is a public URL", () => {
   );
 });
 
-describe("spec: EDL document › Video clip › in and out", () => {
+describe("contract §3.12 Video clip › in and out", () => {
   it("out must be greater than in", () => {
     expect(errorsFor({ in: 5, out: 5 })).toEqual([`${CLIP0}.out: must be greater than in`]);
     expect(errorsFor({ in: 5, out: 4 })).toEqual([`${CLIP0}.out: must be greater than in`]);
@@ -79,7 +79,7 @@ describe("spec: EDL document › Video clip › in and out", () => {
   });
 });
 
-describe("spec: EDL document › Video clip › speed 0.1 to 100, default 1.0 (spec: Limits › Speed per clip)", () => {
+describe("contract §3.12 Video clip › speed 0.1 to 100, default 1.0 (contract §9.1 Limits › Speed per clip)", () => {
   it.each([0.1, 1, 2.5, 100])("speed %s is accepted", (speed) => {
     expect(errorsFor({ speed })).toEqual([]);
   });
@@ -93,7 +93,7 @@ describe("spec: EDL document › Video clip › speed 0.1 to 100, default 1.0 (s
   });
 });
 
-describe("spec: EDL document › Video clip › volume -20 to +20 dB, default 0 (spec: Limits › Volume per clip)", () => {
+describe("contract §3.12 Video clip › volume -20 to +20 dB, default 0 (contract §9.1 Limits › Volume per clip)", () => {
   it.each([-20, 0, 6.5, 20])("volume %s is accepted", (volume) => {
     expect(errorsFor({ volume })).toEqual([]);
   });
@@ -107,7 +107,7 @@ describe("spec: EDL document › Video clip › volume -20 to +20 dB, default 0 
   });
 });
 
-describe("spec: EDL document › Video clip › mute and replaceAudio", () => {
+describe("contract §3.12 Video clip › mute and replaceAudio", () => {
   it("mute must be a boolean, default false", () => {
     expect(errorsFor({ mute: "yes" })).toEqual([`${CLIP0}.mute: must be true or false`]);
     expect(clipOf({})?.mute).toBe(false);
@@ -128,7 +128,7 @@ describe("spec: EDL document › Video clip › mute and replaceAudio", () => {
   });
 });
 
-describe("spec: EDL document › Video clip › every error of a clip is reported, not just the first", () => {
+describe("contract §3.12 Video clip › every error of a clip is reported, not just the first", () => {
   it("collects all field errors", () => {
     expect(errorsFor({ id: 1, src: "x", in: 3, out: 2, startTime: -1, speed: 0, volume: 99 })).toEqual([
       `${CLIP0}.id: must be a string`,

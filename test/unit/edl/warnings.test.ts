@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { EXPERIMENTAL_FEATURES_WARNING, validateEdl } from "../../../domain/edl/validate";
 import { edl, overlayClip, textClip, track, videoClip, videoEdl } from "./fixtures";
 
-describe("spec: POST /edl › warnings: a track has overlapping clips", () => {
+describe("contract §5.6 POST /edl › warnings: a track has overlapping clips", () => {
   it("overlapping video clips are valid, with a warning naming the track and both clips", () => {
     const result = validateEdl(
       videoEdl(videoClip({ id: "a", startTime: 0, in: 0, out: 10 }), videoClip({ id: "b", startTime: 8 })),
@@ -62,7 +62,7 @@ describe("spec: POST /edl › warnings: a track has overlapping clips", () => {
   });
 });
 
-describe("spec: EDL document › Video clip › accepted but not applied: transform, crop, filters, transition, freeze", () => {
+describe("contract §3.12 Video clip › accepted but not applied: transform, crop, filters, transition, freeze", () => {
   it("they pass validation, are listed in stats.features and named in one warning", () => {
     const result = validateEdl(videoEdl(videoClip({ transform: { rotate: 90 }, crop: { x: 0 } })), "free");
     expect(result.valid).toBe(true);
@@ -119,7 +119,7 @@ describe("spec: EDL document › Video clip › accepted but not applied: transf
   });
 });
 
-describe("spec: EDL document › Video clip › id is a unique clip identifier (decision: unique across the EDL)", () => {
+describe("contract §3.12 Video clip › id is a unique clip identifier (decision: unique across the EDL)", () => {
   it("a repeated id on the same track is an error pointing at the first use", () => {
     expect(validateEdl(videoEdl(videoClip({ id: "a" }), videoClip({ id: "a", startTime: 10 })), "free").errors).toEqual(
       ['timeline.tracks[0].clips[1].id: "a" is already used by timeline.tracks[0].clips[0]; clip ids must be unique'],

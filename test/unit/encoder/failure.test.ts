@@ -61,7 +61,7 @@ describe("each kind of job failure: its message, and whether another attempt may
     expect(failure).toMatchObject({ kind, retryable, message });
   });
 
-  it("the contract's table: download and FFmpeg failures are retried, a too-long or refused source is not", () => {
+  it("contract §8.3 Failures after acceptance: download and FFmpeg failures are retried, a too-long or refused source is not", () => {
     expect(JobFailure.download("timed out").retryable).toBe(true);
     expect(JobFailure.ffmpeg("FFmpeg produced no output files.").retryable).toBe(true);
     expect(JobFailure.durationExceeded(61, 60, "Starter").retryable).toBe(false);

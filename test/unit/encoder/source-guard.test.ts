@@ -11,7 +11,7 @@ const REFUSED = { kind: "source-refused", retryable: false };
 /** Worth another attempt: the network or the server may do better next time. */
 const DOWNLOAD_FAILED = { kind: "download", retryable: true };
 
-describe("source address policy (architecture: sources)", () => {
+describe("source address policy (docs/security.md, sources)", () => {
   it.each([
     ["8.8.8.8", true],
     ["93.184.216.34", true],

@@ -16,12 +16,12 @@ function encoderModules(): string[] {
   const visit = (file: string) => {
     if (seen.has(file)) return;
     seen.add(file);
-    for (const [, spec] of readFileSync(file, "utf8").matchAll(/(?:from|import)\s*\(?\s*"(\.{1,2}\/[^"]+)"/g)) {
-      const base = resolve(dirname(file), spec);
+    for (const [, specifier] of readFileSync(file, "utf8").matchAll(/(?:from|import)\s*\(?\s*"(\.{1,2}\/[^"]+)"/g)) {
+      const base = resolve(dirname(file), specifier);
       const found = [base, `${base}.ts`, `${base}.tsx`, join(base, "index.ts")].find((path) =>
         statSync(path, { throwIfNoEntry: false })?.isFile(),
       );
-      if (!found) throw new Error(`${relative(PROJECT_ROOT, file)} imports ${spec}, which was not found`);
+      if (!found) throw new Error(`${relative(PROJECT_ROOT, file)} imports ${specifier}, which was not found`);
       if (/\.(ts|tsx|mts|js|mjs)$/.test(found)) visit(found);
     }
   };

@@ -6,8 +6,8 @@ import { LONGEST_FIRST, LongestFirstSequencer } from "../../support/longest-firs
 
 const ROOT = resolve(import.meta.dirname, "../../..");
 
-/** What BaseSequencer reads of a spec: its file, its project's name and group. */
-const spec = (file: string, project: string, groupOrder: number) =>
+/** What BaseSequencer reads of a test file's specification: its file, its project's name and group. */
+const testFile = (file: string, project: string, groupOrder: number) =>
   ({
     moduleId: join(ROOT, file),
     project: { name: project, config: { sequence: { groupOrder }, isolate: true } },
@@ -26,13 +26,13 @@ describe("the suite's order (test/support/longest-first-sequencer.ts)", () => {
 
   it("starts each group's listed files first, longest first, across projects; the rest keep vitest's order, and groups keep theirs", async () => {
     const files = [
-      spec("test/e2e/slice.test.ts", "e2e", 2),
-      spec("test/faults/worker-services.test.ts", "faults", 2),
-      spec("test/e2e/dev-runner.test.ts", "e2e", 2),
-      spec("test/unit/no-ffmpeg.test.ts", "unit", 0),
-      spec("test/api/quota.test.ts", "api", 1),
-      spec("test/cloud/qstash.test.ts", "cloud", 0),
-      spec("test/security/fuzz-jobs.test.ts", "security", 0),
+      testFile("test/e2e/slice.test.ts", "e2e", 2),
+      testFile("test/faults/worker-services.test.ts", "faults", 2),
+      testFile("test/e2e/dev-runner.test.ts", "e2e", 2),
+      testFile("test/unit/no-ffmpeg.test.ts", "unit", 0),
+      testFile("test/api/quota.test.ts", "api", 1),
+      testFile("test/cloud/qstash.test.ts", "cloud", 0),
+      testFile("test/security/fuzz-jobs.test.ts", "security", 0),
     ];
     const order = (await sequencer.sort(files)).map((s) => s.moduleId.slice(ROOT.length + 1));
     expect(order).toEqual([

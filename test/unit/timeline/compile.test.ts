@@ -35,7 +35,7 @@ const graphOf = (c: { graph: string }) => c.graph;
 const video = (clips: unknown[]) => ({ type: "video", clips });
 
 describe("timeline compiler: one FFmpeg invocation, one filter graph", () => {
-  it("spec, Video clip: transform, crop, filters, transition and freeze pass validation and change nothing in the encode", () => {
+  it("contract §3.12: transform, crop, filters, transition and freeze pass validation and change nothing in the encode", () => {
     const clips = [
       { id: "a", src: A, in: 0, out: 4, startTime: 0 },
       { id: "b", src: B, in: 1, out: 3, startTime: 4, speed: 2 },

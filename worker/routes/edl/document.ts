@@ -1,5 +1,5 @@
 /**
- * The EDL document as the reference shows it (spec, EDL document). Documentation only: the
+ * The EDL document as the reference shows it (docs/contract.md §3.10). Documentation only: the
  * service judges a timeline with domain/edl/validate.ts, which reports problems as PUT's
  * `errors` and POST's `EDL validation failed` rather than a `Validation error`. The ranges come
  * from the validator's own constants; test/unit/openapi checks that every timeline the

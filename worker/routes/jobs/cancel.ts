@@ -35,9 +35,9 @@ export function registerCancelJob(app: OpenAPIHono<AppEnv>) {
     const caller = c.get("caller");
     const { db, queue } = c.get("services");
     // Marked cancelled first, conditionally, so a worker finishing at the same moment cannot
-    // be overwritten and a job is never both cancelled and completed (spec, States rule 2).
+    // be overwritten and a job is never both cancelled and completed (docs/contract.md §4.3, rule 2).
     // The status it had comes from the same statement (the row locked), so a job the encoder
-    // claimed a moment ago gets the processing message (spec, States rule 4).
+    // claimed a moment ago gets the processing message (docs/contract.md §4.3, rule 4).
     const now = new Date();
     const outcome = await jobStates.cancel(db, { id: c.req.param("id"), accountId: caller.accountId }, now);
     if (!outcome.moved) throw outcome.current ? notCancellable(outcome.current) : ApiError.notFound();

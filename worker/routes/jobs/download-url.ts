@@ -34,7 +34,7 @@ const downloadUrlRoute = createRoute({
   },
 });
 
-/** Errors here are bare `{message}` bodies (spec, GET /jobs/{id}/download-url). */
+/** Errors here are bare `{message}` bodies (docs/contract.md §5.5). */
 export function registerDownloadUrl(app: OpenAPIHono<AppEnv>) {
   operation(app, downloadUrlRoute, async (c) => {
     const caller = c.get("caller");

@@ -61,7 +61,7 @@ function outline(job: ListedJob, output: OutputState) {
   };
 }
 
-/** GET /jobs/{id} (spec, Job, full read). */
+/** GET /jobs/{id} (docs/contract.md §3.1). */
 export function presentJob(job: PresentedJob, output: OutputState): z.infer<typeof Job> {
   return {
     ...outline(job, output),
@@ -82,7 +82,7 @@ export function presentJob(job: PresentedJob, output: OutputState): z.infer<type
   };
 }
 
-/** GET /jobs item: no retryCount, lifecycle timestamps at the top level (spec, Job, list item). */
+/** GET /jobs item: no retryCount, lifecycle timestamps at the top level (docs/contract.md §3.3). */
 export function presentListItem(job: ListedJob, output: OutputState): z.infer<typeof JobListItem> {
   return {
     ...outline(job, output),

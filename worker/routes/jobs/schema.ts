@@ -5,7 +5,7 @@ import { Timestamp } from "../../openapi/common";
 import { jobIdExamples } from "./examples";
 import { jsonObject, storable } from "../../lib/json-body";
 
-/** Missing fields read "Invalid input"; a bad URL reads "Invalid input URL" (spec, Errors). */
+/** Missing fields read "Invalid input"; a bad URL reads "Invalid input URL" (docs/contract.md §8.1). */
 const required = { error: (issue: { input: unknown }) => (issue.input === undefined ? "Invalid input" : undefined) };
 
 export const createJobBody = z
@@ -52,7 +52,7 @@ const MAX_PAGE_SIZE = 100;
 const MAX_PAGE = 1_000_000_000;
 
 /**
- * Never fails: bad page/limit values fall back to their defaults (spec, GET /jobs). Read from
+ * Never fails: bad page/limit values fall back to their defaults (docs/contract.md §5.3). Read from
  * `c.req.query()`, which keeps one value of a repeated parameter.
  */
 export const listJobsQuery = z.object({

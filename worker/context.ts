@@ -1,20 +1,8 @@
-import type { Redis } from "@upstash/redis/cloudflare";
 import type { ListedJob, PresentedJob } from "./routes/jobs/present";
 import type { ListJobsQuery } from "./routes/jobs/schema";
 import type { PlanId } from "../domain/plans";
-import type { Env } from "./env";
 import type { Creator } from "./lib/job-states";
-import type { Database } from "./services/db";
-import type { Queue } from "./services/queue";
-import type { Storage } from "./services/storage";
-
-export interface Services {
-  env: Env;
-  db: Database;
-  storage: Storage;
-  queue: Queue;
-  cache: Redis;
-}
+import type { Services } from "./services";
 
 export interface Caller {
   accountId: string;

@@ -1,5 +1,5 @@
 import { JOB_DELIVERY_RETRIES } from "../../domain/jobs";
-import type { Services } from "../context";
+import type { Services } from "../services";
 import { logJobError } from "../errors";
 import * as jobStates from "./job-states";
 import { notifyJobFinished } from "./webhooks";

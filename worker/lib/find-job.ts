@@ -3,8 +3,8 @@ import { accounts, apiKeys, jobs, type Job } from "../../drizzle/schema";
 import { isUuid } from "../../domain/ids";
 import { requireCallerIn } from "../middleware/auth";
 import { preparedPerDatabase, type Database } from "../services/db";
-import { presentedColumns } from "../routes/jobs/present";
 import { activeKey, callerColumns } from "./callers";
+import { presentedColumns } from "./job-columns";
 
 const ownJob = preparedPerDatabase((db) =>
   db

@@ -2,6 +2,8 @@ import { bodyLimit } from "hono/body-limit";
 import type { MiddlewareHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { ApiError } from "../errors";
+import { jsonResponse } from "../openapi/common";
+import { PayloadTooLargeError } from "../openapi/errors";
 
 const MiB = 1024 * 1024;
 
@@ -22,6 +24,15 @@ export function payloadTooLarge(maxSize: number): ApiError {
   return ApiError.payloadTooLarge(
     `The request body is larger than the ${describeSize(maxSize)} this endpoint accepts.`,
   );
+}
+
+/** The 413 of an operation whose body may have at most `maxSize` bytes. */
+export function bodyLimitError(maxSize: number) {
+  return {
+    413: jsonResponse(`The body is over ${describeSize(maxSize)}.`, PayloadTooLargeError, {
+      tooLarge: { summary: "A body over the limit", value: payloadTooLarge(maxSize).body },
+    }),
+  };
 }
 
 /**

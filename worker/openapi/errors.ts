@@ -6,7 +6,6 @@
 import { z } from "@hono/zod-openapi";
 import { ApiError, ERROR_KINDS } from "../errors";
 import { idempotencyConflict, quotaUsedUp, unknownPreset } from "../lib/refusals";
-import { describeSize, payloadTooLarge } from "../middleware/body-limit";
 import { jsonResponse, PlanId } from "./common";
 
 const message = z.string().openapi({ description: "Text for a person; clients should read this first." });
@@ -144,12 +143,3 @@ export const quotaErrors = {
   409: jsonResponse("Idempotency-Key conflict.", ConflictError, { idempotencyConflict: examples.idempotencyConflict }),
   429: jsonResponse("The monthly quota is used up.", UsageLimitError, { usageLimit: examples.usageLimit }),
 };
-
-/** The 413 of an operation whose body may have at most `maxSize` bytes. */
-export function bodyLimitError(maxSize: number) {
-  return {
-    413: jsonResponse(`The body is over ${describeSize(maxSize)}.`, PayloadTooLargeError, {
-      tooLarge: { summary: "A body over the limit", value: payloadTooLarge(maxSize).body },
-    }),
-  };
-}

@@ -1,20 +1,7 @@
-import type { Redis } from "@upstash/redis/cloudflare";
-import type { ListedJob, PresentedJob } from "./routes/jobs/present";
-import type { ListJobsQuery } from "./routes/jobs/schema";
 import type { PlanId } from "../domain/plans";
-import type { Env } from "./env";
+import type { ListedJob, PresentedJob } from "./lib/job-columns";
 import type { Creator } from "./lib/job-states";
-import type { Database } from "./services/db";
-import type { Queue } from "./services/queue";
-import type { Storage } from "./services/storage";
-
-export interface Services {
-  env: Env;
-  db: Database;
-  storage: Storage;
-  queue: Queue;
-  cache: Redis;
-}
+import type { Services } from "./services";
 
 export interface Caller {
   accountId: string;
@@ -35,6 +22,11 @@ export interface AppEnv {
     /** Set on the routes about one job of the caller's, read with the key's check (requireCallerWithOwnJob). */
     ownJob: PresentedJob | undefined;
     /** Set on GET /jobs, read with the key's check: the query as parsed, the page's jobs, and the total when the page has any. */
-    listed: { query: ListJobsQuery; jobs: ListedJob[]; total: number | undefined };
+    listed: {
+      /** As routes/jobs/schema.ts's listJobsQuery parses it. */
+      query: { page: number; limit: number; status?: string; preset?: string };
+      jobs: ListedJob[];
+      total: number | undefined;
+    };
   };
 }

@@ -3,7 +3,7 @@ import { count, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { accounts, sessions, users } from "../../drizzle/schema";
 import { startSession } from "../../worker/dashboard/auth/session";
-import type { AnyDatabase } from "../../worker/dashboard/lib/database";
+import type { AnyDatabase } from "../../worker/services/db";
 import { createUserWithAccount, EmailTakenError, findUserByEmail, setPassword } from "../../worker/dashboard/lib/users";
 import { openScratchDatabase } from "../support/http-database";
 

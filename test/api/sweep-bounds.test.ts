@@ -3,10 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { workerVars } from "../../dev/worker-vars";
 import { MAX_INTERRUPTIONS } from "../../domain/jobs";
 import { accounts, jobs, sessions } from "../../drizzle/schema";
-import type { Services } from "../../worker/context";
 import { createUserWithAccount } from "../../worker/dashboard/lib/users";
 import { sweep } from "../../worker/lib/sweep";
-import { openServices } from "../../worker/services";
+import { openServices, type Services } from "../../worker/services";
 import { openScratchDatabase } from "../support/http-database";
 import { stack } from "./harness";
 

@@ -1,9 +1,10 @@
 import { PLAN_IDS, planIncludes } from "../../domain/plans";
 import { EDL_PRESET_ID, type CatalogueEntry } from "../../domain/presets/catalogue";
 import { quotaPeriod } from "../../domain/time";
-import type { Caller, Services } from "../context";
+import type { Caller } from "../context";
 import { monthlyQuotas } from "../env";
 import { ApiError, logJobError } from "../errors";
+import type { Services } from "../services";
 import * as jobStates from "./job-states";
 import { presetNotAllowed, quotaUsedUp } from "./refusals";
 

@@ -1,4 +1,4 @@
-import type { Services } from "../context";
+import type { Services } from "../services";
 import { logJobError } from "../errors";
 import * as jobStates from "./job-states";
 import { INTERRUPTED_MESSAGE } from "./job-states";

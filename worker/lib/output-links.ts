@@ -1,6 +1,6 @@
 import type { Job } from "../../drizzle/schema";
 import { LINK_TTL_SECONDS, type PlanId } from "../../domain/plans";
-import type { Services } from "../context";
+import type { Services } from "../services";
 import type { SignedLink } from "../services/storage";
 
 export type OutputState =

@@ -1,6 +1,6 @@
 import { and, eq, sql, type SQL, type SQLWrapper } from "drizzle-orm";
 import { usage } from "../../drizzle/schema";
-import type { AnyDatabase } from "../dashboard/lib/database";
+import type { AnyDatabase } from "../services/db";
 
 export interface QuotaClaim {
   /** The account, or an expression of the enclosing statement that gives it (null: claim nothing). */

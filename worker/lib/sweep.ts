@@ -1,7 +1,7 @@
 import { and, asc, eq, isNotNull, isNull, lt, sql } from "drizzle-orm";
 import { jobs, sessions } from "../../drizzle/schema";
 import { MAX_INTERRUPTIONS } from "../../domain/jobs";
-import type { Services } from "../context";
+import type { Services } from "../services";
 import { describeError, logJobError } from "../errors";
 import * as jobStates from "./job-states";
 import { settleLostMessage } from "./lost-messages";

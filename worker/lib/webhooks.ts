@@ -2,7 +2,7 @@ import { asc, eq, lt } from "drizzle-orm";
 import { Webhook } from "standardwebhooks";
 import { accounts, jobs, type Account, type Job } from "../../drizzle/schema";
 import { iso } from "../../domain/time";
-import type { Services } from "../context";
+import type { Services } from "../services";
 import { logJobError } from "../errors";
 import * as jobStates from "./job-states";
 import { outputState } from "./output-links";

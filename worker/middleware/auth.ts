@@ -3,10 +3,11 @@ import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { accounts, apiKeys } from "../../drizzle/schema";
 import { hashApiKey, parseBearer } from "../../domain/keys";
-import type { AppEnv, Caller, Services } from "../context";
+import type { AppEnv, Caller } from "../context";
 import { ApiError } from "../errors";
 import { activeKey, callerColumns } from "../lib/callers";
 import { cachedCaller, rememberCaller } from "../lib/key-cache";
+import type { Services } from "../services";
 import { preparedPerDatabase } from "../services/db";
 
 const callerOfKey = preparedPerDatabase((db) =>

@@ -2,6 +2,8 @@ import { bodyLimit } from "hono/body-limit";
 import type { MiddlewareHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { ApiError } from "../errors";
+import { jsonResponse } from "../openapi/common";
+import { PayloadTooLargeError } from "../openapi/errors";
 
 const MiB = 1024 * 1024;
 
@@ -13,15 +15,24 @@ const MiB = 1024 * 1024;
  */
 export const BODY_LIMITS = { job: 1 * MiB, timeline: 4 * MiB, internal: 64 * 1024 } as const;
 
-export function describeSize(bytes: number): string {
+function describeSize(bytes: number): string {
   return bytes >= MiB ? `${bytes / MiB} MiB` : `${bytes / 1024} KiB`;
 }
 
 /** The 413 body for a route whose limit is `maxSize` bytes. */
-export function payloadTooLarge(maxSize: number): ApiError {
+function payloadTooLarge(maxSize: number): ApiError {
   return ApiError.payloadTooLarge(
     `The request body is larger than the ${describeSize(maxSize)} this endpoint accepts.`,
   );
+}
+
+/** The 413 of an operation whose body may have at most `maxSize` bytes. */
+export function bodyLimitError(maxSize: number) {
+  return {
+    413: jsonResponse(`The body is over ${describeSize(maxSize)}.`, PayloadTooLargeError, {
+      tooLarge: { summary: "A body over the limit", value: payloadTooLarge(maxSize).body },
+    }),
+  };
 }
 
 /**

@@ -6,7 +6,6 @@
 import { z } from "@hono/zod-openapi";
 import { ApiError, ERROR_KINDS } from "../errors";
 import { idempotencyConflict, quotaUsedUp, unknownPreset } from "../lib/refusals";
-import { describeSize, payloadTooLarge } from "../middleware/body-limit";
 import { jsonResponse, PlanId } from "./common";
 
 const message = z.string().openapi({ description: "Text for a person; clients should read this first." });
@@ -94,7 +93,7 @@ const ConflictError = z
   .object({ error: z.literal(ERROR_KINDS.conflict), message })
   .openapi("ConflictError", { description: "An Idempotency-Key reused with another body, or still in progress." });
 
-const PayloadTooLargeError = z
+export const PayloadTooLargeError = z
   .object({ error: z.literal(ERROR_KINDS.payloadTooLarge), message })
   .openapi("PayloadTooLargeError", {
     description: "The body is over the operation's size limit; it is refused before it is read whole.",
@@ -142,12 +141,3 @@ export const quotaErrors = {
   409: jsonResponse("Idempotency-Key conflict.", ConflictError, { idempotencyConflict: examples.idempotencyConflict }),
   429: jsonResponse("The monthly quota is used up.", UsageLimitError, { usageLimit: examples.usageLimit }),
 };
-
-/** The 413 of an operation whose body may have at most `maxSize` bytes. */
-export function bodyLimitError(maxSize: number) {
-  return {
-    413: jsonResponse(`The body is over ${describeSize(maxSize)}.`, PayloadTooLargeError, {
-      tooLarge: { summary: "A body over the limit", value: payloadTooLarge(maxSize).body },
-    }),
-  };
-}

@@ -1,13 +1,19 @@
 import { neon, neonConfig, type NeonQueryFunction } from "@neondatabase/serverless";
 import { fillPlaceholders, type Query, type SQL } from "drizzle-orm";
 import { drizzle, type NeonHttpDatabase } from "drizzle-orm/neon-http";
-import { PgDialect } from "drizzle-orm/pg-core";
+import { PgDialect, type PgDatabase, type PgQueryResultHKT } from "drizzle-orm/pg-core";
 import * as schema from "../../drizzle/schema";
 import type { Env } from "../env";
 import { measured } from "./timing";
 
 /** drizzle over the Neon driver, which stays reachable as `$client` for a statement rendered ahead (renderedPerShape below). */
 export type Database = NeonHttpDatabase<typeof schema> & { $client: NeonQueryFunction<false, false> };
+
+/**
+ * Either driver's database: the Worker's Neon pool or the admin CLI's node-postgres pool. The
+ * account, user and key operations (dashboard/lib/) run on both, so operators and users share one path.
+ */
+export type AnyDatabase = PgDatabase<PgQueryResultHKT, typeof schema>;
 
 neonConfig.fetchFunction = (input: RequestInfo, init?: RequestInit) => measured("db", () => fetch(input, init));
 

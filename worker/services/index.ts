@@ -1,9 +1,17 @@
-import type { Services } from "../context";
+import type { Redis } from "@upstash/redis/cloudflare";
 import { parseEnv, type Env } from "../env";
 import { createCache } from "./cache";
-import { openDatabase, pointDriverAt } from "./db";
-import { createQueue } from "./queue";
-import { createStorage } from "./storage";
+import { openDatabase, pointDriverAt, type Database } from "./db";
+import { createQueue, type Queue } from "./queue";
+import { createStorage, type Storage } from "./storage";
+
+export interface Services {
+  env: Env;
+  db: Database;
+  storage: Storage;
+  queue: Queue;
+  cache: Redis;
+}
 
 /** The clients of one set of bindings, each made when first used. */
 interface Clients {

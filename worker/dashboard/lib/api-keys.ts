@@ -2,7 +2,7 @@ import { and, desc, eq, isNull, type SQL } from "drizzle-orm";
 import { apiKeys } from "../../../drizzle/schema";
 import { generateApiKey, hashApiKey, type KeyPrefix } from "../../../domain/keys";
 import { markKeysChanged, type KeyCache } from "../../lib/key-cache";
-import type { AnyDatabase } from "./database";
+import type { AnyDatabase } from "../../services/db";
 
 export const KEY_NAME_MAX_LENGTH = 80;
 

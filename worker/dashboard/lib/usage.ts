@@ -2,7 +2,7 @@ import type { PlanId } from "../../../domain/plans";
 import { quotaPeriod } from "../../../domain/time";
 import { monthlyQuota, type Env } from "../../env";
 import { unitsUsed } from "../../lib/quota";
-import type { AnyDatabase } from "./database";
+import type { AnyDatabase } from "../../services/db";
 
 /** Jobs counted against this month's quota, the plan's limit, and when the count starts again. */
 export async function usageThisMonth(

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { accounts, sessions, users } from "../../../drizzle/schema";
 import type { PlanId } from "../../../domain/plans";
 import { hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "../auth/password";
-import type { AnyDatabase } from "./database";
+import type { AnyDatabase } from "../../services/db";
 
 /** Trimmed and lower-cased: one address is one user however it is typed. */
 export const emailSchema = z

@@ -5,7 +5,7 @@ import { holdsCredentials, isAbsoluteHttpUrl } from "../../../domain/urls";
 import { postSignedWebhook } from "../../lib/webhooks";
 import { forgetCachedKeys } from "./api-keys";
 import type { KeyCache } from "../../lib/key-cache";
-import type { AnyDatabase } from "./database";
+import type { AnyDatabase } from "../../services/db";
 
 export const WEBHOOK_URL_MAX_LENGTH = 2048;
 

@@ -6,11 +6,10 @@ import { createQueuedJob } from "../../lib/create-job";
 import { jsonBody } from "../../lib/json-body";
 import { requireCaller } from "../../middleware/auth";
 import { idempotent } from "../../middleware/idempotency";
-import { BODY_LIMITS } from "../../middleware/body-limit";
+import { BODY_LIMITS, bodyLimitError } from "../../middleware/body-limit";
 import { authenticated, jsonRequest, jsonResponse } from "../../openapi/common";
 import {
   authenticatedErrors,
-  bodyLimitError,
   EdlValidationFailedError,
   examples,
   InvalidJsonError,

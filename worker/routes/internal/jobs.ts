@@ -4,13 +4,14 @@ import { accounts, jobs, type Job } from "../../../drizzle/schema";
 import type { JobStatus } from "../../../domain/jobs";
 import { isUuid } from "../../../domain/ids";
 import { MAX_SOURCE_SECONDS } from "../../../domain/plans";
-import type { AppEnv, Services } from "../../context";
+import type { AppEnv } from "../../context";
 import { ApiError, logJobError } from "../../errors";
 import * as jobStates from "../../lib/job-states";
 import { jsonBody } from "../../lib/json-body";
 import { sweep } from "../../lib/sweep";
 import { waitUntilOf } from "../../lib/wait-until";
 import { notifyJobFinished } from "../../lib/webhooks";
+import type { Services } from "../../services";
 import { claimBody, completeBody, failBody, heartbeatBody } from "./schema";
 import { verifyEncoder } from "./verify";
 

@@ -8,11 +8,10 @@ import { jsonBody } from "../../lib/json-body";
 import { unknownPreset } from "../../lib/refusals";
 import { requireCreator } from "../../middleware/auth";
 import { idempotent } from "../../middleware/idempotency";
-import { BODY_LIMITS } from "../../middleware/body-limit";
+import { BODY_LIMITS, bodyLimitError } from "../../middleware/body-limit";
 import { authenticated, jsonRequest, jsonResponse } from "../../openapi/common";
 import {
   authenticatedErrors,
-  bodyLimitError,
   examples,
   InvalidJsonError,
   InvalidPresetError,

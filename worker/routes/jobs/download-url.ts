@@ -3,7 +3,7 @@ import { iso } from "../../../domain/time";
 import type { AppEnv } from "../../context";
 import { ApiError } from "../../errors";
 import { outputState } from "../../lib/output-links";
-import { requireCallerWithOwnJob } from "../../lib/find-job";
+import { requireCallerWithOwnJob } from "../../middleware/own-job";
 import { authenticated, jsonResponse } from "../../openapi/common";
 import { authenticatedErrors, BareMessageError } from "../../openapi/errors";
 import { operation } from "../../openapi/route";

@@ -2,7 +2,7 @@ import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context";
 import { ApiError } from "../../errors";
 import { outputState } from "../../lib/output-links";
-import { requireCallerWithOwnJob } from "../../lib/find-job";
+import { requireCallerWithOwnJob } from "../../middleware/own-job";
 import { authenticated, jsonResponse } from "../../openapi/common";
 import { authenticatedErrors, examples, NotFoundError } from "../../openapi/errors";
 import { operation } from "../../openapi/route";

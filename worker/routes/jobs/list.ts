@@ -2,6 +2,7 @@ import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import { and, count, desc, eq, sql, type SQL, type SQLWrapper } from "drizzle-orm";
 import { accounts, apiKeys, jobs } from "../../../drizzle/schema";
 import type { AppEnv } from "../../context";
+import { listedColumns } from "../../lib/job-columns";
 import { outputStates } from "../../lib/output-links";
 import { activeKey, callerColumns } from "../../lib/callers";
 import { requireCallerIn } from "../../middleware/auth";
@@ -10,7 +11,7 @@ import { authenticated, jsonResponse } from "../../openapi/common";
 import { authenticatedErrors } from "../../openapi/errors";
 import { operation } from "../../openapi/route";
 import { jobListExamples } from "./examples";
-import { API_PREFIX, listedColumns, presentListItem } from "./present";
+import { API_PREFIX, presentListItem } from "./present";
 import { JobList, listJobsQuery } from "./schema";
 
 /**

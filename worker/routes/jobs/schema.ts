@@ -96,8 +96,6 @@ export const listJobsQuery = z.object({
     }),
 });
 
-export type ListJobsQuery = z.infer<typeof listJobsQuery>;
-
 export const jobIdParam = z.object({
   id: z.string().openapi({
     description: "Job id (a UUID). Anything else, like another account's job, is a 404.",

@@ -35,6 +35,24 @@ export function spawnDev(env: NodeJS.ProcessEnv): DevRun {
 /** What the terminal sends its foreground group on Ctrl-C. */
 export const ctrlC = (child: ChildProcess) => process.kill(-child.pid!, "SIGINT");
 
+/**
+ * Ctrl-C that finds the run busy: its process is held (SIGSTOP) while the signal arrives, as a
+ * loaded machine or a long task on its event loop holds it, and let go once `held` resolves.
+ */
+export async function ctrlCWhileBusy(child: ChildProcess, runPid: number, held: Promise<unknown>) {
+  process.kill(runPid, "SIGSTOP");
+  try {
+    ctrlC(child);
+    await held;
+  } finally {
+    try {
+      process.kill(runPid, "SIGCONT");
+    } catch {
+      // killed meanwhile: what the caller's checks are there to catch
+    }
+  }
+}
+
 export async function waitFor<T>(
   what: string,
   probe: () => T | undefined | Promise<T | undefined>,

@@ -109,8 +109,21 @@ function startRun(opts: {
   const child = spawn(process.execPath, [...EXIT_WITH_PARENT_ARGS, "--import", "tsx", "encoder/main.ts"], {
     cwd: opts.projectRoot,
     env: { ...process.env, ...opts.env, PORT: String(opts.port), HOST: "127.0.0.1", ...exitWithParentEnv("process") },
+    // A group of its own, out of the terminal's reach: a Ctrl-C that ended it before the runner
+    // had stopped it read as a crash, and the encoder was restarted while everything stopped.
+    detached: true,
     stdio: ["pipe", "pipe", "pipe"],
   });
+  // The encoder and the FFmpeg it runs.
+  const killGroup = () => {
+    // Never group 0: that is this process's own.
+    if (child.pid === undefined) return;
+    try {
+      process.kill(-child.pid, "SIGKILL");
+    } catch {
+      // gone already
+    }
+  };
   const tail: string[] = [];
   createInterface({ input: child.stdout }).on("line", (line) => opts.log("encoder", line));
   createInterface({ input: child.stderr }).on("line", (line) => {
@@ -146,7 +159,7 @@ function startRun(opts: {
         return;
       await new Promise((r) => setTimeout(r, 200));
     }
-    child.kill("SIGKILL");
+    killGroup();
     throw new Error(`encoder did not become ready within ${READY_TIMEOUT_MS / 1000} s`);
   })();
   ready.catch(() => undefined);
@@ -158,7 +171,7 @@ function startRun(opts: {
     async stop() {
       if (ended) return;
       child.kill("SIGTERM");
-      const timer = setTimeout(() => child.kill("SIGKILL"), 3000);
+      const timer = setTimeout(killGroup, 3000);
       await exited;
       clearTimeout(timer);
     },

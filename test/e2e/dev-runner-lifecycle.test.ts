@@ -7,8 +7,9 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../../dev/cloud/free-port";
 import { close, listen } from "../../dev/cloud/listen";
-import { processStartTime } from "../../dev/cloud/processes";
+import { processCommand, processStartTime } from "../../dev/cloud/processes";
 import {
+  ctrlCWhileBusy,
   devEnv,
   exists,
   listening,
@@ -109,6 +110,26 @@ describe("npm run dev's start and end", () => {
     expect(dev.output()).toMatch(
       /The Worker's server exited \(SIGKILL\); with nothing serving the API, npm run dev stops\./,
     );
+    await expectAllGone(port);
+  });
+
+  it("a Ctrl-C reads as a stop however long the runner takes to handle it: the encoder is neither reported crashed nor restarted", async () => {
+    const port = await freePort();
+    const dev = startDev(port);
+    await readyBanner(dev);
+    const { pid: runner, processes } = JSON.parse(await readFile(join(dataDir, "in-use.json"), "utf8"));
+    const commands = await Promise.all(processes.map(({ pid }: { pid: number }) => processCommand(pid)));
+    const encoder: number = processes[commands.findIndex((command) => command?.includes("encoder/main.ts"))].pid;
+    // Held for as long as the encoder would take to end on the terminal's signal, had it reached it.
+    await ctrlCWhileBusy(
+      dev.child,
+      runner,
+      waitFor("the encoder to end", () => (gone(encoder) ? true : undefined), 5000).catch(() => undefined),
+    );
+    expect(await dev.exited).toBe(0);
+    const afterStop = dev.output().split("Stopping…")[1];
+    expect(afterStop).toBeDefined();
+    expect(afterStop).not.toMatch(/CRASHED|restart/);
     await expectAllGone(port);
   });
 

@@ -5,10 +5,21 @@ import { PROJECT_ROOT } from "../../dev/state";
 
 /** The dev-runner tests' common ground: `npm run dev` started and watched as a person runs it. */
 
-/** The environment of a run on `dataDir`, free of the developer's own DATABASE_URL, REDIS_URL, VERBOSE and DEV_PLAN. */
-export function devEnv(dataDir: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const { DATABASE_URL: _db, REDIS_URL: _redis, VERBOSE: _verbose, DEV_PLAN: _plan, PORT: _port, ...env } = process.env;
-  return { ...env, DATA_DIR: dataDir, ...extra };
+/**
+ * The environment of a run on `dataDir` (undefined: the checkout's .data), free of the developer's
+ * own DATA_DIR, DATABASE_URL, REDIS_URL, VERBOSE and DEV_PLAN.
+ */
+export function devEnv(dataDir: string | undefined, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const {
+    DATA_DIR: _data,
+    DATABASE_URL: _db,
+    REDIS_URL: _redis,
+    VERBOSE: _verbose,
+    DEV_PLAN: _plan,
+    PORT: _port,
+    ...env
+  } = process.env;
+  return { ...env, ...(dataDir ? { DATA_DIR: dataDir } : {}), ...extra };
 }
 
 export interface DevRun {
@@ -17,10 +28,10 @@ export interface DevRun {
   exited: Promise<number | null>;
 }
 
-/** `npm run dev` in a terminal of its own (a process group), its output gathered. */
-export function spawnDev(env: NodeJS.ProcessEnv): DevRun {
+/** `npm run dev` in a terminal of its own (a process group), its output gathered; in `checkout`, this one unless given. */
+export function spawnDev(env: NodeJS.ProcessEnv, checkout = PROJECT_ROOT): DevRun {
   const child = spawn("npm", ["run", "dev"], {
-    cwd: PROJECT_ROOT,
+    cwd: checkout,
     env,
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],
@@ -34,6 +45,24 @@ export function spawnDev(env: NodeJS.ProcessEnv): DevRun {
 
 /** What the terminal sends its foreground group on Ctrl-C. */
 export const ctrlC = (child: ChildProcess) => process.kill(-child.pid!, "SIGINT");
+
+/**
+ * Ctrl-C that finds the run busy: its process is held (SIGSTOP) while the signal arrives, as a
+ * loaded machine or a long task on its event loop holds it, and let go once `held` resolves.
+ */
+export async function ctrlCWhileBusy(child: ChildProcess, runPid: number, held: Promise<unknown>) {
+  process.kill(runPid, "SIGSTOP");
+  try {
+    ctrlC(child);
+    await held;
+  } finally {
+    try {
+      process.kill(runPid, "SIGCONT");
+    } catch {
+      // killed meanwhile: what the caller's checks are there to catch
+    }
+  }
+}
 
 export async function waitFor<T>(
   what: string,
@@ -50,8 +79,18 @@ export async function waitFor<T>(
   );
 }
 
-export const readyBanner = (dev: DevRun) =>
-  waitFor("the ready banner", () => (/Ready\.[\s\S]*Press Ctrl-C/.test(dev.output()) ? dev.output() : undefined));
+/** Its output once it has printed the ready banner; a run that ends first, or takes too long, fails with what it printed. */
+export async function readyBanner(dev: DevRun): Promise<string> {
+  const printed = waitFor("the ready banner", () =>
+    /Ready\.[\s\S]*Press Ctrl-C/.test(dev.output()) ? dev.output() : undefined,
+  );
+  const ended = dev.exited.then((code) => {
+    throw new Error(`npm run dev exited (code ${code}) before it was ready`);
+  });
+  return Promise.race([printed, ended]).catch((err: Error) => {
+    throw new Error(`${err.message}; it printed:\n${dev.output()}`);
+  });
+}
 
 export function processesMatching(pattern: string): string[] {
   try {

@@ -48,8 +48,8 @@ function throttled(c: Ctx, verdict: Extract<ThrottleVerdict, { allowed: false }>
   );
 }
 
-/** Signs the user in; with `passwordHash`, only if it is still the user's password (null otherwise: it changed meanwhile). */
-async function signInAs(c: Ctx, userId: string, passwordHash?: string) {
+/** Signs the user in, only if `passwordHash` is still the user's password (null otherwise: it changed meanwhile). */
+async function signInAs(c: Ctx, userId: string, passwordHash: string) {
   const session = await startSession(c.get("services").db, userId, { passwordHash });
   if (!session) return null;
   writeSessionCookie(c, session.token, session.expiresAt);
@@ -66,7 +66,11 @@ const signInForm = z.object({
 export const authRoutes = new Hono<DashboardEnv>()
   .get("/signin", (c) => {
     if (c.get("signedIn")) return c.redirect(paths.home, 303);
-    return renderPage(c, { title: "Sign in", body: <SignInPage formToken={formTokenFor(c)} /> });
+    const afterSignUp = c.req.query("from") === "signup";
+    return renderPage(c, {
+      title: "Sign in",
+      body: <SignInPage formToken={formTokenFor(c)} afterSignUp={afterSignUp} />,
+    });
   })
   .post("/signin", anonymousFormToken, async (c) => {
     const body = await c.req.parseBody();
@@ -104,7 +108,7 @@ export const authRoutes = new Hono<DashboardEnv>()
     const body = await c.req.parseBody();
     const { cache, db } = c.get("services");
     const typed = formText(body.email);
-    const refuse = (status: 400 | 409, errors: string[]) =>
+    const refuse = (status: 400, errors: string[]) =>
       renderPage(
         c,
         { title: "Create an account", body: <SignUpPage formToken={formTokenFor(c)} email={typed} errors={errors} /> },
@@ -121,14 +125,14 @@ export const authRoutes = new Hono<DashboardEnv>()
 
     const verdict = await countAttempt(cache, SIGN_UP_PER_ADDRESS, clientAddress(c));
     if (!verdict.allowed) return throttled(c, verdict, "sign-ups from your network", paths.signUp);
+    // A new email and one already in use get the same answer after the same work (the password
+    // hashed, one insert), so sign-up does not tell who has an account; the new user signs in next.
     try {
-      const created = await createUserWithAccount(db, { email: email.data, password: password.data, plan: "free" });
-      return (await signInAs(c, created.userId)) ?? c.redirect(paths.signIn, 303);
+      await createUserWithAccount(db, { email: email.data, password: password.data, plan: "free" });
     } catch (err) {
-      if (err instanceof EmailTakenError)
-        return refuse(409, ["An account with this email already exists. Sign in instead."]);
-      throw err;
+      if (!(err instanceof EmailTakenError)) throw err;
     }
+    return c.redirect(paths.signInAfterSignUp, 303);
   })
   .post("/signout", requireSignIn, sessionFormToken, async (c) => {
     await endSession(c.get("services").db, me(c).sessionId);

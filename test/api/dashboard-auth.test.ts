@@ -354,7 +354,7 @@ describe("dashboard: headers and routing", () => {
     expect(missing.html).toContain("There is no such page.");
   });
 
-  it("serves its script, stylesheet and hls.js itself", async () => {
+  it("serves its script, stylesheet and hls.js itself, and a 404 for any other name", async () => {
     for (const [name, type] of [
       ["dashboard.js", "text/javascript"],
       ["dashboard.css", "text/css"],
@@ -365,6 +365,8 @@ describe("dashboard: headers and routing", () => {
       expect(res.headers.get("content-type")).toContain(type);
       expect(String(res.body).length).toBeGreaterThan(500);
     }
-    expect((await api().raw({ method: "GET", path: "/dashboard/assets/nope.js" })).status).toBe(404);
+    // Names an object's prototype holds are no assets either.
+    for (const name of ["nope.js", "constructor", "__proto__", "toString"])
+      expect((await api().raw({ method: "GET", path: `/dashboard/assets/${name}` })).status, name).toBe(404);
   });
 });

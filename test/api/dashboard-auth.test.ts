@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { eq, inArray, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { sessions, users } from "../../drizzle/schema";
+import { SIGN_IN_PER_EMAIL, SIGN_IN_PER_EMAIL_FROM_ADDRESS } from "../../worker/dashboard/auth/throttle";
 import { tokenDigest } from "../../worker/dashboard/auth/tokens";
 import { expectStatus } from "../support/api-client";
 import { admin, api, stack } from "./harness";
@@ -196,14 +197,39 @@ describe("dashboard: sign-in and sign-out", () => {
 });
 
 describe("dashboard: sign-in throttling", () => {
-  it("per email: the 11th attempt in 15 minutes is a 429 page with Retry-After, even with the right password", async () => {
-    const { email, password } = await signedUp();
-    // Each attempt from its own address, so only the per-email count can trip; signedUp's sign-in was the first.
-    for (let i = 0; i < 9; i++) expect((await new DashboardSession().signIn(email, "wrong password")).status).toBe(401);
-    const refused = await new DashboardSession().signIn(email, password);
+  it("per email and address: an address spending an email's 10 attempts shuts out only itself, even with the right password", async () => {
+    const { session: owner, email, password } = await signedUp();
+    const attacker = new DashboardSession();
+    // signedUp's sign-in was from the owner's address, so the attacker's count starts at 0.
+    for (let i = 0; i < SIGN_IN_PER_EMAIL_FROM_ADDRESS.limit; i++)
+      expect((await attacker.signIn(email, "wrong password")).status).toBe(401);
+    const refused = await attacker.signIn(email, password);
     expect(refused.status).toBe(429);
     expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
-    expect(refused.html).toContain("Too many sign-in attempts for this email");
+    expect(refused.html).toContain("Too many sign-in attempts for this email from your network");
+
+    // The owner, from the address they signed in from and from one they never used.
+    expect((await new DashboardSession(owner.address).signIn(email, password)).status).toBe(303);
+    expect((await new DashboardSession().signIn(email, password)).status).toBe(303);
+    expect((await attacker.signIn(email, password)).status).toBe(429);
+  });
+
+  it("per email across addresses: past 100 attempts from many, a new address is a 429; one the account signed in from is not", async () => {
+    const { session: owner, email, password } = await signedUp();
+    // The sign-up's sign-in counts: with these, the email's count is at its limit.
+    const wrong = SIGN_IN_PER_EMAIL.limit - 1;
+    const perAddress = SIGN_IN_PER_EMAIL_FROM_ADDRESS.limit;
+    await Promise.all(
+      Array.from({ length: Math.ceil(wrong / perAddress) }, async (_, n) => {
+        const attacker = new DashboardSession();
+        for (let i = n * perAddress; i < Math.min(wrong, (n + 1) * perAddress); i++)
+          expect((await attacker.signIn(email, "wrong password")).status).toBe(401);
+      }),
+    );
+    const refused = await new DashboardSession().signIn(email, password);
+    expect(refused.status).toBe(429);
+    expect(refused.html).toContain("Too many sign-in attempts for this email. Please wait");
+    expect((await new DashboardSession(owner.address).signIn(email, password)).status).toBe(303);
     // Another user is not affected.
     const other = await signedUp();
     expect((await new DashboardSession().signIn(other.email, other.password)).status).toBe(303);

@@ -5,8 +5,10 @@ import { clearSessionCookie, readFormCookie, writeFormCookie, writeSessionCookie
 import { endSession, startSession } from "../auth/session";
 import {
   countAttempt,
+  countSignInAttempt,
+  rememberSignInNetwork,
   SIGN_IN_PER_ADDRESS,
-  SIGN_IN_PER_EMAIL,
+  SIGN_IN_PER_EMAIL_FROM_ADDRESS,
   SIGN_UP_PER_ADDRESS,
   throttledNetwork,
   type ThrottleVerdict,
@@ -83,13 +85,18 @@ export const authRoutes = new Hono<DashboardEnv>()
         status,
       );
 
-    const byAddress = await countAttempt(cache, SIGN_IN_PER_ADDRESS, clientAddress(c));
+    const network = clientAddress(c);
+    const byAddress = await countAttempt(cache, SIGN_IN_PER_ADDRESS, network);
     if (!byAddress.allowed) return throttled(c, byAddress, "sign-in attempts from your network", paths.signIn);
     const parsed = signInForm.safeParse({ email: body.email, password: body.password });
     if (!parsed.success || !parsed.data.email || !parsed.data.password)
       return refuse(400, "Enter your email and password.");
-    const byEmail = await countAttempt(cache, SIGN_IN_PER_EMAIL, parsed.data.email);
-    if (!byEmail.allowed) return throttled(c, byEmail, "sign-in attempts for this email", paths.signIn);
+    const byEmail = await countSignInAttempt(cache, parsed.data.email, network);
+    if (!byEmail.allowed) {
+      const fromHere = byEmail.rule === SIGN_IN_PER_EMAIL_FROM_ADDRESS;
+      const what = `sign-in attempts for this email${fromHere ? " from your network" : ""}`;
+      return throttled(c, byEmail, what, paths.signIn);
+    }
 
     const user = await findUserByEmail(db, parsed.data.email);
     if (!user) {
@@ -98,7 +105,10 @@ export const authRoutes = new Hono<DashboardEnv>()
     }
     if (!(await verifyPassword(parsed.data.password, user.passwordHash)))
       return refuse(401, "The email or password is not right.");
-    return (await signInAs(c, user.id, user.passwordHash)) ?? refuse(401, "The email or password is not right.");
+    const signedIn = await signInAs(c, user.id, user.passwordHash);
+    if (!signedIn) return refuse(401, "The email or password is not right.");
+    await rememberSignInNetwork(cache, parsed.data.email, network);
+    return signedIn;
   })
   .get("/signup", (c) => {
     if (c.get("signedIn")) return c.redirect(paths.home, 303);

@@ -1,8 +1,10 @@
+import { eq } from "drizzle-orm";
 import { Webhook } from "standardwebhooks";
 import { afterAll, describe, expect, it, vi } from "vitest";
+import { jobs } from "../../drizzle/schema";
 import { qstashSignature } from "../support/qstash-signature";
 import { startWebhookReceiver } from "../support/webhook-receiver";
-import { expectStatus } from "../support/api-client";
+import { bodyOf, expectStatus } from "../support/api-client";
 import {
   admin,
   api,
@@ -14,6 +16,7 @@ import {
   newAccount,
   qstash,
   readJob,
+  signedInternal,
   stack,
 } from "./harness";
 
@@ -273,5 +276,26 @@ describe("internal API › only the encoder may call it", () => {
     });
     expectStatus(viaPublic, 404);
     expect((await readJob(apiKey, job.id)).status).toBe("queued");
+  });
+
+  it("refuses a signed call sent again (401), which changes nothing; the same report signed afresh is taken", async () => {
+    const { apiKey } = await newAccount();
+    const job = await createJob(apiKey);
+    const row = async () => (await admin.db.select().from(jobs).where(eq(jobs.id, job.id)))[0];
+    expectStatus(await internal(`/jobs/${job.id}/claim`, { attempt: 0 }), 200);
+    const report = { errorMessage: "the encoder stopped", attempt: 0, final: false };
+    const retry = await signedInternal(`/jobs/${job.id}/fail`, report);
+    expect(bodyOf(await retry(), 200)).toEqual({ status: "queued" });
+    expectStatus(await internal(`/jobs/${job.id}/claim`, { attempt: 1 }), 200);
+
+    // Within the signature's five minutes, the captured report would put the running job back in the queue.
+    const before = await row();
+    const replayed = await retry();
+    expectStatus(replayed, 401);
+    expect(replayed.body).toEqual({ error: "Unauthorized", message: "Replayed internal signature" });
+    expect(await row()).toEqual(before);
+
+    const fresh = await internal(`/jobs/${job.id}/fail`, report);
+    expect(bodyOf(fresh, 200)).toEqual({ status: "queued" });
   });
 });

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { accounts, apiKeys, jobs, usage, type Job } from "../../drizzle/schema";
-import { JOB_DELIVERY_RETRIES, JOB_STATUSES, type JobStatus } from "../../domain/jobs";
+import { JOB_DELIVERY_RETRIES, JOB_STATUSES, outputKeyFor, type JobStatus } from "../../domain/jobs";
 import { PLAN_IDS, type PlanId } from "../../domain/plans";
 import type { Caller } from "../../worker/context";
 import * as jobStates from "../../worker/lib/job-states";
@@ -68,7 +68,10 @@ const transitions: Record<
   queueRefused: { run: (job) => jobStates.failUnqueued(db, job.id, "The job could not be queued.") },
   claim: { run: (job) => jobStates.claim(db, job.id, 1) },
   heartbeat: { run: (job) => jobStates.heartbeat(db, job.id, { progress: 0.5 }) },
-  complete: { run: (job) => jobStates.complete(db, job.id, { outputKey: "outputs/a/b/output.mp4", duration: 9.5 }) },
+  complete: {
+    run: (job) =>
+      jobStates.complete(db, job.id, { outputKey: outputKeyFor(job.accountId, job.id, "output.mp4"), duration: 9.5 }),
+  },
   fail: { run: (job) => jobStates.fail(db, job.id, { errorMessage: "Download failed", attempt: 2, duration: null }) },
   retry: { run: (job) => jobStates.retry(db, job.id) },
   cancel: { run: (job) => jobStates.cancel(db, { id: job.id, accountId: job.accountId }) },
@@ -223,7 +226,7 @@ describe("spec: States and transitions › the table, walked against the databas
       const job = await jobIn("processing");
       const [cancelled, completed] = await Promise.all([
         jobStates.cancel(db, { id: job.id, accountId: job.accountId }),
-        jobStates.complete(db, job.id, { outputKey: "k", duration: 1 }),
+        jobStates.complete(db, job.id, { outputKey: outputKeyFor(job.accountId, job.id, "output.mp4"), duration: 1 }),
       ]);
       expect([cancelled.moved, completed.moved].filter(Boolean)).toHaveLength(1);
       const winner = cancelled.moved ? "cancelled" : "completed";

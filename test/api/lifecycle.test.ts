@@ -2,6 +2,7 @@ import { eq } from "drizzle-orm";
 import { Webhook } from "standardwebhooks";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { jobs } from "../../drizzle/schema";
+import { outputKeyFor } from "../../domain/jobs";
 import { qstashSignature } from "../support/qstash-signature";
 import { startWebhookReceiver } from "../support/webhook-receiver";
 import { bodyOf, expectStatus } from "../support/api-client";
@@ -297,5 +298,47 @@ describe("internal API › only the encoder may call it", () => {
 
     const fresh = await internal(`/jobs/${job.id}/fail`, report);
     expect(bodyOf(fresh, 200)).toEqual({ status: "queued" });
+  });
+});
+
+describe("internal API › a completion names the job's own output", () => {
+  it("a key outside outputs/<the job's account>/<its id>/ is a 400 and changes nothing; the job's own key completes it", async () => {
+    const { apiKey, accountId } = await newAccount();
+    const other = await newAccount();
+    const [job, sibling] = [await createJob(apiKey), await createJob(apiKey)];
+    const theirs = await createJob(other.apiKey);
+    expectStatus(await internal(`/jobs/${job.id}/claim`, { attempt: 0 }), 200);
+    const row = async () => (await admin.db.select().from(jobs).where(eq(jobs.id, job.id)))[0];
+    const before = await row();
+
+    const own = outputKeyFor(accountId, job.id, "mp4_264_480p.mp4");
+    const foreign = [
+      outputKeyFor(other.accountId, theirs.id, "mp4_264_480p.mp4"),
+      outputKeyFor(other.accountId, job.id, "mp4_264_480p.mp4"),
+      outputKeyFor(accountId, sibling.id, "mp4_264_480p.mp4"),
+      `outputs/${accountId}/${job.id}/../../${other.accountId}/${theirs.id}/mp4_264_480p.mp4`,
+      `outputs/${accountId}/${job.id}/..`,
+      `outputs/${accountId}/${job.id}/%2e%2e/x.mp4`,
+      `outputs/${accountId}/${job.id}/`,
+      `outputs/${accountId.toUpperCase()}/${job.id}/mp4_264_480p.mp4`,
+      `${own}/more`,
+      `/${own}`,
+      `legacy-bucket/${job.id}.mp4`,
+      "",
+    ];
+    for (const outputKey of foreign) {
+      const refused = await internal(`/jobs/${job.id}/complete`, { outputKey, duration: 1 });
+      expectStatus(refused, 400, outputKey);
+      expect(refused.body, outputKey).toMatchObject({
+        error: "Validation error",
+        details: [{ field: "outputKey", message: expect.any(String) }],
+      });
+    }
+    expect(await row()).toEqual(before);
+
+    expect(bodyOf(await internal(`/jobs/${job.id}/complete`, { outputKey: own, duration: 1 }), 200)).toEqual({
+      status: "completed",
+    });
+    expect((await row()).outputKey).toBe(own);
   });
 });

@@ -96,6 +96,10 @@ export const internalJobs = new Hono<AppEnv>()
     const id = c.req.param("id");
     const report = c.req.valid("json");
     const outcome = await jobStates.complete(services.db, id, report);
+    if (!outcome.moved && outcome.current === "processing")
+      throw ApiError.validation([
+        { field: "outputKey", message: "Not this job's output: its key must be under outputs/<its account>/<its id>/" },
+      ]);
     const job =
       (await repeatedReport(services, id, outcome, "completed", (j) => j.outputKey === report.outputKey)) ??
       movedJob(outcome);

@@ -1,17 +1,42 @@
 /**
- * HMAC-SHA256 over `${timestamp}.${body}` for the encoder's calls to the Worker's /internal API.
- * Web Crypto only, so both sides share it.
+ * HMAC-SHA256 over `${timestamp}.${nonce}.${body}` for the encoder's calls to the Worker's
+ * /internal API. Web Crypto only, so both sides share it. The timestamp bounds how long a
+ * captured call stays acceptable; the nonce, which the Worker accepts once
+ * (worker/routes/internal/verify.ts), keeps it from being replayed within that window.
  */
 export const INTERNAL_SIGNATURE_HEADER = "x-internal-signature";
 export const INTERNAL_TIMESTAMP_HEADER = "x-internal-timestamp";
+export const INTERNAL_NONCE_HEADER = "x-internal-nonce";
 /** Older signatures are refused so a captured request cannot be replayed later. */
 export const MAX_SKEW_MS = 5 * 60 * 1000;
+
+/** 128 random bits in hex: never drawn twice, and a bounded, plain Redis key on the Worker. */
+const NONCE = /^[0-9a-f]{32}$/;
+
+/** What a signed call carries in its headers; any of them may be missing from a forged one. */
+export interface InternalSignature {
+  timestamp: string | undefined;
+  nonce: string | undefined;
+  signature: string | undefined;
+}
+
+/** A call's signature fields from its headers, named in lower case as Node and Hono give them. */
+export function signatureOf(headers: Readonly<Record<string, unknown>>): InternalSignature {
+  const text = (name: string) => (typeof headers[name] === "string" ? headers[name] : undefined);
+  return {
+    timestamp: text(INTERNAL_TIMESTAMP_HEADER),
+    nonce: text(INTERNAL_NONCE_HEADER),
+    signature: text(INTERNAL_SIGNATURE_HEADER),
+  };
+}
 
 const encoder = new TextEncoder();
 
 function hmacKey(secret: string, usage: "sign" | "verify"): Promise<CryptoKey> {
   return crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, [usage]);
 }
+
+const toHex = (bytes: Uint8Array) => [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
 
 /** The 32 bytes a signature header spells in hex, or null for anything else. */
 function signatureBytes(hex: string): Uint8Array<ArrayBuffer> | null {
@@ -21,30 +46,39 @@ function signatureBytes(hex: string): Uint8Array<ArrayBuffer> | null {
   return bytes;
 }
 
-export async function signInternal(secret: string, body: string, now = Date.now()): Promise<Record<string, string>> {
+const signedText = (timestamp: string, nonce: string, body: string) => encoder.encode(`${timestamp}.${nonce}.${body}`);
+
+/** The headers of one call. Every call, a retry included, is signed afresh: the Worker refuses a nonce it has seen. */
+export async function signInternal(
+  secret: string,
+  body: string,
+  now = Date.now(),
+  nonce = toHex(crypto.getRandomValues(new Uint8Array(16))),
+): Promise<Record<string, string>> {
   const timestamp = String(now);
-  const mac = await crypto.subtle.sign("HMAC", await hmacKey(secret, "sign"), encoder.encode(`${timestamp}.${body}`));
+  const mac = await crypto.subtle.sign("HMAC", await hmacKey(secret, "sign"), signedText(timestamp, nonce, body));
   return {
     [INTERNAL_TIMESTAMP_HEADER]: timestamp,
-    [INTERNAL_SIGNATURE_HEADER]: [...new Uint8Array(mac)].map((b) => b.toString(16).padStart(2, "0")).join(""),
+    [INTERNAL_NONCE_HEADER]: nonce,
+    [INTERNAL_SIGNATURE_HEADER]: toHex(new Uint8Array(mac)),
   };
 }
 
 /**
- * The comparison with the expected MAC is Web Crypto's own HMAC verify, which compares in
- * constant time (BoringSSL's CRYPTO_memcmp in workerd, OpenSSL's in Node): how long a refusal
- * takes says nothing about how much of a forged signature was right.
+ * Whether the call is signed with `secret`, recently; whether its nonce is new is the Worker's
+ * check. The comparison with the expected MAC is Web Crypto's own HMAC verify, which compares
+ * in constant time (BoringSSL's CRYPTO_memcmp in workerd, OpenSSL's in Node): how long a
+ * refusal takes says nothing about how much of a forged signature was right.
  */
 export async function verifyInternal(
   secret: string,
   body: string,
-  timestamp: string | undefined,
-  signature: string | undefined,
+  { timestamp, nonce, signature }: InternalSignature,
   now = Date.now(),
 ): Promise<boolean> {
-  if (!timestamp || !signature || !/^\d+$/.test(timestamp)) return false;
+  if (!timestamp || !nonce || !signature || !/^\d+$/.test(timestamp) || !NONCE.test(nonce)) return false;
   if (Math.abs(now - Number(timestamp)) > MAX_SKEW_MS) return false;
   const mac = signatureBytes(signature);
   if (!mac) return false;
-  return crypto.subtle.verify("HMAC", await hmacKey(secret, "verify"), mac, encoder.encode(`${timestamp}.${body}`));
+  return crypto.subtle.verify("HMAC", await hmacKey(secret, "verify"), mac, signedText(timestamp, nonce, body));
 }

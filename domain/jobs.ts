@@ -17,6 +17,20 @@ export function outputKeyFor(accountId: string, jobId: string, fileName: string)
   return `outputs/${accountId}/${jobId}/${fileName}`;
 }
 
+const UUID_TEXT = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}";
+/**
+ * The keys outputKeyFor makes: ids as Postgres writes them, and one file name of the encoder's
+ * (`<preset>.<ext>`, `output.<ext>`), so no `/`, `..` or `%` to lead a key or a URL built on it
+ * out of its job's prefix.
+ */
+const OUTPUT_KEY = new RegExp(`^outputs/(${UUID_TEXT})/(${UUID_TEXT})/([A-Za-z0-9_][A-Za-z0-9_.-]{0,127})$`);
+
+/** The account, job and file name of a key outputKeyFor made; null for a key of any other form. */
+export function outputKeyParts(key: string): { accountId: string; jobId: string; fileName: string } | null {
+  const match = OUTPUT_KEY.exec(key);
+  return match ? { accountId: match[1], jobId: match[2], fileName: match[3] } : null;
+}
+
 /**
  * Three attempts in all at a job's source (docs/contract.md §9.1: encoder retries): only a
  * failure the encoder reports as the source's (a download or decode failure) spends one.

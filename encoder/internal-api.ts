@@ -95,7 +95,8 @@ export function createInternalApi(baseUrl: string, secret: string, options: Inte
     const raw = JSON.stringify(body);
     const res = await httpRequest(`${baseUrl.replace(/\/$/, "")}/internal${path}`, {
       method: "POST",
-      headers: { "content-type": "application/json", ...(await signInternal(secret, raw)) },
+      headers: { "content-type": "application/json" },
+      signedHeaders: () => signInternal(secret, raw),
       body: raw,
       idleTimeoutMs: REQUEST_IDLE_TIMEOUT_MS,
     });

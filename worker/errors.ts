@@ -12,7 +12,8 @@ import type {
 /**
  * Every `error` class the service answers with: the contract's Errors table (docs/contract.md
  * §8.1), then the few the contract does not list (the idempotency and internal conflicts,
- * QStash's non-retryable convention, a webhook attempt that failed, and Hono's own refusals).
+ * QStash's non-retryable convention, a webhook attempt that failed, the internal API without its
+ * cache, and Hono's own refusals).
  */
 export const ERROR_KINDS = {
   invalidJson: "Invalid JSON",
@@ -29,6 +30,7 @@ export const ERROR_KINDS = {
   payloadTooLarge: "Payload too large",
   malformedDelivery: "Malformed delivery",
   webhookNotDelivered: "Webhook not delivered",
+  serviceUnavailable: "Service unavailable",
   badRequest: "Bad request",
 } as const;
 
@@ -122,6 +124,11 @@ export class ApiError extends Error {
   /** The account's endpoint did not take a webhook attempt; a 5xx makes QStash try again. */
   static webhookNotDelivered(reason: string) {
     return new ApiError(502, { error: ERROR_KINDS.webhookNotDelivered, message: reason });
+  }
+
+  /** A service the answer depends on cannot be reached; the caller asks again later (the encoder does, on any 5xx). */
+  static serviceUnavailable(message: string) {
+    return new ApiError(503, { error: ERROR_KINDS.serviceUnavailable, message });
   }
 
   /** Refusals Hono's own middleware raises as HTTPException. */

@@ -14,6 +14,8 @@ import type { LookupFunction } from "node:net";
 export interface HttpRequestOptions {
   method?: string;
   headers?: Record<string, string>;
+  /** Headers made again for each transmission, the resend below included: a signed call's nonce is good once. */
+  signedHeaders?: () => Promise<Record<string, string>>;
   body?: Buffer | string;
   signal?: AbortSignal;
   /**
@@ -110,8 +112,14 @@ function send(url: URL, options: HttpRequestOptions): Promise<{ response: HttpRe
  */
 export async function httpRequest(url: URL | string, options: HttpRequestOptions = {}): Promise<HttpResponse> {
   const target = typeof url === "string" ? new URL(url) : url;
+  const transmit = async () => {
+    const headers = options.signedHeaders
+      ? { ...options.headers, ...(await options.signedHeaders()) }
+      : options.headers;
+    return (await send(target, { ...options, headers })).response;
+  };
   try {
-    return (await send(target, options)).response;
+    return await transmit();
   } catch (err) {
     const e = err as { code?: string; reusedSocket?: boolean };
     if (
@@ -121,7 +129,7 @@ export async function httpRequest(url: URL | string, options: HttpRequestOptions
       options.signal?.aborted
     )
       throw err;
-    return (await send(target, options)).response;
+    return await transmit();
   }
 }
 

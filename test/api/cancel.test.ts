@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { outputKeyFor } from "../../domain/jobs";
 import { expectError, expectStatus } from "../support/api-client";
 import { api, completeJob, createJob, internal, ISO_MS, newAccount, readJob } from "./harness";
 
@@ -22,7 +23,7 @@ describe("contract §5.4 DELETE /jobs/{id} › cancel", () => {
   });
 
   it("a processing job: the message says it is processing and will stop shortly; the encoder is told to stop", async () => {
-    const { apiKey } = await newAccount();
+    const { apiKey, accountId } = await newAccount();
     const job = await createJob(apiKey);
     expect((await internal(`/jobs/${job.id}/claim`, { dispatch: 0 })).status).toBe(200);
     const res = await api(apiKey).cancelJob(job.id);
@@ -35,7 +36,7 @@ describe("contract §5.4 DELETE /jobs/{id} › cancel", () => {
     // A finish that races the cancel loses: the job stays cancelled.
     const done = await internal(`/jobs/${job.id}/complete`, {
       claim: 1,
-      outputKey: "outputs/x/y/output.mp4",
+      outputKey: outputKeyFor(accountId, job.id, "output.mp4"),
       duration: 1,
     });
     expectStatus(done, 409);

@@ -1,11 +1,12 @@
 import { randomUUID } from "node:crypto";
-import { eq, sql } from "drizzle-orm";
+import { eq, inArray, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { sessions, users } from "../../drizzle/schema";
+import { SIGN_IN_PER_EMAIL, SIGN_IN_PER_EMAIL_FROM_ADDRESS } from "../../worker/dashboard/auth/throttle";
 import { tokenDigest } from "../../worker/dashboard/auth/tokens";
 import { expectStatus } from "../support/api-client";
 import { admin, api, stack } from "./harness";
-import { DashboardSession, formToken, signedUp } from "./dashboard-session";
+import { DashboardSession, formToken, type Page, signedUp } from "./dashboard-session";
 
 const sessionRow = async (token: string) =>
   (
@@ -15,8 +16,21 @@ const sessionRow = async (token: string) =>
       .where(eq(sessions.tokenHash, await tokenDigest(token)))
   )[0];
 
+/**
+ * What a client can see of an answer: status, Location, headers and body; of Server-Timing, which
+ * sub-requests ran and how many, not how long they took (the clock differs on every request).
+ */
+const visible = (page: Page) => ({
+  status: page.status,
+  location: page.location,
+  headers: [...page.headers]
+    .filter(([name]) => name !== "date")
+    .map(([name, value]) => [name, name === "server-timing" ? value.replace(/;dur=[\d.]+/g, "") : value]),
+  html: page.html,
+});
+
 describe("dashboard: sign-up", () => {
-  it("creates a free account, signs in at once with an HttpOnly SameSite=Lax session cookie, and stores only a PBKDF2 hash", async () => {
+  it("creates a free account and sends the user to sign in, where the session cookie is HttpOnly SameSite=Lax; stores only a PBKDF2 hash", async () => {
     const session = new DashboardSession();
     const email = `New.User-${randomUUID()}@Example.com`;
     const form = await session.get("/dashboard/signup");
@@ -27,8 +41,15 @@ describe("dashboard: sign-up", () => {
       password: "a long enough password",
     });
     expect(res.status).toBe(303);
-    expect(res.location).toBe("/dashboard");
-    const cookie = res.headers.getSetCookie().find((c) => c.startsWith("vep_session="))!;
+    expect(res.location).toBe("/dashboard/signin?from=signup");
+    expect(session.cookies.has("vep_session")).toBe(false);
+    const signInPage = await session.get(res.location!);
+    expect(signInPage.html).toContain("If that email was new, your account is ready");
+
+    const signedIn = await session.signIn(email, "a long enough password");
+    expect(signedIn.status).toBe(303);
+    expect(signedIn.location).toBe("/dashboard");
+    const cookie = signedIn.headers.getSetCookie().find((c) => c.startsWith("vep_session="))!;
     expect(cookie).toMatch(/HttpOnly/i);
     expect(cookie).toMatch(/SameSite=Lax/i);
     expect(cookie).toMatch(/Path=\//);
@@ -47,13 +68,33 @@ describe("dashboard: sign-up", () => {
     expect(account).toMatchObject({ plan: "free", email: email.toLowerCase() });
   });
 
-  it("refuses a malformed email, a short password, and an address already in use (any case), creating nothing", async () => {
-    const { email } = await signedUp();
+  it("answers a new email and one already in use (any case) alike, and leaves the existing account as it was", async () => {
+    const { email, password } = await signedUp();
+    const [before] = await admin.db.select().from(users).where(eq(users.email, email));
+    const fresh = new DashboardSession();
+    const taken = new DashboardSession(fresh.address);
+    const forNew = await fresh.submit("/dashboard/signup", "/dashboard/signup", {
+      email: `x-${randomUUID()}@example.com`,
+      password: "another password",
+    });
+    const forTaken = await taken.submit("/dashboard/signup", "/dashboard/signup", {
+      email: email.toUpperCase(),
+      password: "another password",
+    });
+    expect(forNew.status).toBe(303);
+    expect(visible(forTaken)).toEqual(visible(forNew));
+
+    const [after] = await admin.db.select().from(users).where(eq(users.email, email));
+    expect(after).toEqual(before);
+    expect((await taken.signIn(email, "another password")).status).toBe(401);
+    expect((await taken.signIn(email, password)).status).toBe(303);
+  });
+
+  it("refuses a malformed email or a bad password, creating nothing", async () => {
     const cases: [Record<string, string>, number, string][] = [
       [{ email: "not-an-email", password: "long enough pw" }, 400, "Enter a valid email address."],
       [{ email: `x-${randomUUID()}@example.com`, password: "short" }, 400, "Password: Use at least 8 characters."],
       [{ email: `x-${randomUUID()}@example.com`, password: "x".repeat(257) }, 400, "Use at most 256 characters."],
-      [{ email: email.toUpperCase(), password: "another password" }, 409, "already exists"],
     ];
     for (const [fields, status, message] of cases) {
       const session = new DashboardSession();
@@ -65,7 +106,12 @@ describe("dashboard: sign-up", () => {
     const [{ n }] = await admin.db
       .select({ n: sql<number>`count(*)::int` })
       .from(users)
-      .where(eq(users.email, "not-an-email"));
+      .where(
+        inArray(
+          users.email,
+          cases.map(([fields]) => fields.email),
+        ),
+      );
     expect(n).toBe(0);
   });
 });
@@ -151,15 +197,39 @@ describe("dashboard: sign-in and sign-out", () => {
 });
 
 describe("dashboard: sign-in throttling", () => {
-  it("per email: the 11th attempt in 15 minutes is a 429 page with Retry-After, even with the right password", async () => {
-    const { email, password } = await signedUp();
-    // Each attempt from its own address, so only the per-email count can trip.
-    for (let i = 0; i < 10; i++)
-      expect((await new DashboardSession().signIn(email, "wrong password")).status).toBe(401);
-    const refused = await new DashboardSession().signIn(email, password);
+  it("per email and address: an address spending an email's 10 attempts shuts out only itself, even with the right password", async () => {
+    const { session: owner, email, password } = await signedUp();
+    const attacker = new DashboardSession();
+    // signedUp's sign-in was from the owner's address, so the attacker's count starts at 0.
+    for (let i = 0; i < SIGN_IN_PER_EMAIL_FROM_ADDRESS.limit; i++)
+      expect((await attacker.signIn(email, "wrong password")).status).toBe(401);
+    const refused = await attacker.signIn(email, password);
     expect(refused.status).toBe(429);
     expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
-    expect(refused.html).toContain("Too many sign-in attempts for this email");
+    expect(refused.html).toContain("Too many sign-in attempts for this email from your network");
+
+    // The owner, from the address they signed in from and from one they never used.
+    expect((await new DashboardSession(owner.address).signIn(email, password)).status).toBe(303);
+    expect((await new DashboardSession().signIn(email, password)).status).toBe(303);
+    expect((await attacker.signIn(email, password)).status).toBe(429);
+  });
+
+  it("per email across addresses: past 100 attempts from many, a new address is a 429; one the account signed in from is not", async () => {
+    const { session: owner, email, password } = await signedUp();
+    // The sign-up's sign-in counts: with these, the email's count is at its limit.
+    const wrong = SIGN_IN_PER_EMAIL.limit - 1;
+    const perAddress = SIGN_IN_PER_EMAIL_FROM_ADDRESS.limit;
+    await Promise.all(
+      Array.from({ length: Math.ceil(wrong / perAddress) }, async (_, n) => {
+        const attacker = new DashboardSession();
+        for (let i = n * perAddress; i < Math.min(wrong, (n + 1) * perAddress); i++)
+          expect((await attacker.signIn(email, "wrong password")).status).toBe(401);
+      }),
+    );
+    const refused = await new DashboardSession().signIn(email, password);
+    expect(refused.status).toBe(429);
+    expect(refused.html).toContain("Too many sign-in attempts for this email. Please wait");
+    expect((await new DashboardSession(owner.address).signIn(email, password)).status).toBe(303);
     // Another user is not affected.
     const other = await signedUp();
     expect((await new DashboardSession().signIn(other.email, other.password)).status).toBe(303);
@@ -310,7 +380,7 @@ describe("dashboard: headers and routing", () => {
     expect(missing.html).toContain("There is no such page.");
   });
 
-  it("serves its script, stylesheet and hls.js itself", async () => {
+  it("serves its script, stylesheet and hls.js itself, and a 404 for any other name", async () => {
     for (const [name, type] of [
       ["dashboard.js", "text/javascript"],
       ["dashboard.css", "text/css"],
@@ -321,6 +391,8 @@ describe("dashboard: headers and routing", () => {
       expect(res.headers.get("content-type")).toContain(type);
       expect(String(res.body).length).toBeGreaterThan(500);
     }
-    expect((await api().raw({ method: "GET", path: "/dashboard/assets/nope.js" })).status).toBe(404);
+    // Names an object's prototype holds are no assets either.
+    for (const name of ["nope.js", "constructor", "__proto__", "toString"])
+      expect((await api().raw({ method: "GET", path: `/dashboard/assets/${name}` })).status, name).toBe(404);
   });
 });

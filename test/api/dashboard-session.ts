@@ -81,9 +81,12 @@ export class DashboardSession {
     return this.post(action, { _csrf: formToken(page.html), ...fields });
   }
 
+  /** Signs up, then signs in: sign-up answers the same whether the email is new (routes/auth.tsx), so it signs no one in. */
   async signUp(email = `user-${randomUUID()}@example.com`, password = "correct horse battery") {
     const res = await this.submit("/dashboard/signup", "/dashboard/signup", { email, password });
     if (res.status !== 303) throw new Error(`sign-up failed: ${res.status}\n${res.html.slice(0, 800)}`);
+    const signedIn = await this.signIn(email, password);
+    if (signedIn.status !== 303) throw new Error(`sign-in after sign-up failed: ${signedIn.status}`);
     return { email, password };
   }
 

@@ -43,15 +43,16 @@ export type InternalReply = Partial<{
   message: string;
 }>;
 
-/** Calls the Worker's internal API as the encoder does: HMAC over the raw body. */
-export async function internal(path: string, body: unknown, secret = stack.internalSecret) {
+/** One call to the Worker's internal API, signed once: each `send` is the same request, as a replay of it would be. */
+export async function signedInternal(path: string, body: unknown, secret = stack.internalSecret) {
   const raw = JSON.stringify(body);
-  return api().raw<InternalReply>({
-    method: "POST",
-    path: `/internal${path}`,
-    body: raw,
-    headers: { "Content-Type": "application/json", ...(await signInternal(secret, raw)) },
-  });
+  const headers = { "Content-Type": "application/json", ...(await signInternal(secret, raw)) };
+  return () => api().raw<InternalReply>({ method: "POST", path: `/internal${path}`, body: raw, headers });
+}
+
+/** Calls the Worker's internal API as the encoder does: HMAC over the raw body, under a nonce of its own. */
+export async function internal(path: string, body: unknown, secret = stack.internalSecret) {
+  return (await signedInternal(path, body, secret))();
 }
 
 export const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { accounts, apiKeys, jobs, usage, type Job } from "../../drizzle/schema";
-import { JOB_DELIVERY_RETRIES, JOB_STATUSES, type JobStatus, MAX_INTERRUPTIONS } from "../../domain/jobs";
+import { JOB_DELIVERY_RETRIES, JOB_STATUSES, type JobStatus, MAX_INTERRUPTIONS, outputKeyFor } from "../../domain/jobs";
 import { PLAN_IDS, type PlanId } from "../../domain/plans";
 import type { Caller } from "../../worker/context";
 import * as jobStates from "../../worker/lib/job-states";
@@ -77,7 +77,11 @@ const transitions: Record<
   // The fixture's job has had no claim: its latest is claim 0.
   heartbeat: { run: (job) => jobStates.heartbeat(db, job.id, 0, { progress: 0.5 }) },
   complete: {
-    run: (job) => jobStates.complete(db, job.id, 0, { outputKey: "outputs/a/b/output.mp4", duration: 9.5 }),
+    run: (job) =>
+      jobStates.complete(db, job.id, 0, {
+        outputKey: outputKeyFor(job.accountId, job.id, "output.mp4"),
+        duration: 9.5,
+      }),
   },
   fail: { run: (job) => jobStates.fail(db, job.id, 0, { errorMessage: "Download failed", duration: null }) },
   retry: { run: (job) => jobStates.retry(db, job.id, 0) },
@@ -295,7 +299,10 @@ describe("contract §4 States and transitions › the table, walked against the 
       const job = await jobIn("processing");
       const [cancelled, completed] = await Promise.all([
         jobStates.cancel(db, { id: job.id, accountId: job.accountId }),
-        jobStates.complete(db, job.id, 0, { outputKey: "k", duration: 1 }),
+        jobStates.complete(db, job.id, 0, {
+          outputKey: outputKeyFor(job.accountId, job.id, "output.mp4"),
+          duration: 1,
+        }),
       ]);
       expect([cancelled.moved, completed.moved].filter(Boolean)).toHaveLength(1);
       const winner = cancelled.moved ? "cancelled" : "completed";

@@ -1,12 +1,12 @@
+import { eq } from "drizzle-orm";
 import { Webhook } from "standardwebhooks";
 import { afterAll, describe, expect, it, vi } from "vitest";
-import { eq } from "drizzle-orm";
 import { jobs } from "../../drizzle/schema";
-import { JOB_DELIVERY_RETRIES, MAX_INTERRUPTIONS } from "../../domain/jobs";
+import { JOB_DELIVERY_RETRIES, MAX_INTERRUPTIONS, outputKeyFor } from "../../domain/jobs";
 import { CLAIM_TAKEOVER_AFTER_MS } from "../../worker/lib/job-states";
 import { qstashSignature } from "../support/qstash-signature";
 import { startWebhookReceiver } from "../support/webhook-receiver";
-import { expectStatus } from "../support/api-client";
+import { bodyOf, expectStatus } from "../support/api-client";
 import {
   admin,
   api,
@@ -18,6 +18,7 @@ import {
   newAccount,
   qstash,
   readJob,
+  signedInternal,
   stack,
 } from "./harness";
 
@@ -332,5 +333,69 @@ describe("internal API › only the encoder may call it", () => {
     });
     expectStatus(viaPublic, 404);
     expect((await readJob(apiKey, job.id)).status).toBe("queued");
+  });
+
+  it("refuses a signed call sent again (401), which changes nothing; signed afresh, the call is read (and this one, of an earlier claim, refused)", async () => {
+    const { apiKey } = await newAccount();
+    const job = await createJob(apiKey);
+    const row = async () => (await admin.db.select().from(jobs).where(eq(jobs.id, job.id)))[0];
+    expectStatus(await internal(`/jobs/${job.id}/claim`, { dispatch: 0 }), 200);
+    const report = { claim: 1, errorMessage: "Download failed: the source answered HTTP 503", retryable: true };
+    const retry = await signedInternal(`/jobs/${job.id}/fail`, report);
+    expect(bodyOf(await retry(), 200)).toEqual({ status: "queued" });
+    expectStatus(await internal(`/jobs/${job.id}/claim`, { dispatch: 1 }), 200);
+
+    // Within the signature's five minutes, the captured report would be taken again.
+    const before = await row();
+    const replayed = await retry();
+    expectStatus(replayed, 401);
+    expect(replayed.body).toEqual({ error: "Unauthorized", message: "Replayed internal signature" });
+    expect(await row()).toEqual(before);
+
+    const fresh = await internal(`/jobs/${job.id}/fail`, report);
+    expect(fresh).toMatchObject({ status: 409, body: { status: "processing" } });
+    expect(await row()).toEqual(before);
+  });
+});
+
+describe("internal API › a completion names the job's own output", () => {
+  it("a key outside outputs/<the job's account>/<its id>/ is a 400 and changes nothing; the job's own key completes it", async () => {
+    const { apiKey, accountId } = await newAccount();
+    const other = await newAccount();
+    const [job, sibling] = [await createJob(apiKey), await createJob(apiKey)];
+    const theirs = await createJob(other.apiKey);
+    expectStatus(await internal(`/jobs/${job.id}/claim`, { dispatch: 0 }), 200);
+    const row = async () => (await admin.db.select().from(jobs).where(eq(jobs.id, job.id)))[0];
+    const before = await row();
+
+    const own = outputKeyFor(accountId, job.id, "mp4_264_480p.mp4");
+    const foreign = [
+      outputKeyFor(other.accountId, theirs.id, "mp4_264_480p.mp4"),
+      outputKeyFor(other.accountId, job.id, "mp4_264_480p.mp4"),
+      outputKeyFor(accountId, sibling.id, "mp4_264_480p.mp4"),
+      `outputs/${accountId}/${job.id}/../../${other.accountId}/${theirs.id}/mp4_264_480p.mp4`,
+      `outputs/${accountId}/${job.id}/..`,
+      `outputs/${accountId}/${job.id}/%2e%2e/x.mp4`,
+      `outputs/${accountId}/${job.id}/`,
+      `outputs/${accountId.toUpperCase()}/${job.id}/mp4_264_480p.mp4`,
+      `${own}/more`,
+      `/${own}`,
+      `legacy-bucket/${job.id}.mp4`,
+      "",
+    ];
+    for (const outputKey of foreign) {
+      const refused = await internal(`/jobs/${job.id}/complete`, { claim: 1, outputKey, duration: 1 });
+      expectStatus(refused, 400, outputKey);
+      expect(refused.body, outputKey).toMatchObject({
+        error: "Validation error",
+        details: [{ field: "outputKey", message: expect.any(String) }],
+      });
+    }
+    expect(await row()).toEqual(before);
+
+    expect(bodyOf(await internal(`/jobs/${job.id}/complete`, { claim: 1, outputKey: own, duration: 1 }), 200)).toEqual({
+      status: "completed",
+    });
+    expect((await row()).outputKey).toBe(own);
   });
 });

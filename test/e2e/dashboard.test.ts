@@ -90,7 +90,7 @@ describe("the dashboard in headless Chromium", () => {
   let mp4Job: string;
   let hlsJob: string;
 
-  it("signs up from the sign-in page and lands on the overview", async () => {
+  it("signs up from the sign-in page, is sent back to sign in, and lands on the overview", async () => {
     await page.goto("/dashboard");
     expect(new URL(page.url()).pathname).toBe("/dashboard/signin");
     await page.click("text=Sign up");
@@ -98,6 +98,11 @@ describe("the dashboard in headless Chromium", () => {
     await page.fill('input[name="password"]', password);
     await shot("01-sign-up");
     await page.click('button:has-text("Create account")');
+    await page.waitForURL("**/dashboard/signin?from=signup");
+    await expect(page.textContent(".notice.info")).resolves.toContain("If that email was new, your account is ready");
+    await page.fill('input[name="email"]', email);
+    await page.fill('input[name="password"]', password);
+    await page.click('button:has-text("Sign in")');
     await page.waitForURL("**/dashboard");
     await expect(page.textContent("[data-testid=usage-text]")).resolves.toContain("0 of 10 jobs used");
     await shot("02-overview");

@@ -418,6 +418,44 @@ describe("an outage of the Worker's database while the encoder claims or reports
   });
 });
 
+describe("the Worker's cache, which records each internal call's nonce, failing while the encoder claims", () => {
+  /** A command on a nonce's record, as the Upstash client sends it (a JSON array naming the key). */
+  const isNonceCommand = (req: FrontRequest) => req.body.includes('"internal-nonce:');
+
+  it("the first record's answer is lost: the client's resend of it is not taken for a replay, and the claim goes through at once", async () => {
+    cache.judge(failFirst(1, isNonceCommand, "lose-answer"));
+    const jobId = await createJob();
+    const job = await finish(jobId);
+    cache.judge(passAll);
+    expect(job, job.errorMessage ?? undefined).toMatchObject({ status: "completed", retryCount: 0 });
+    expect(cache.verdicts().some((v) => v.verdict === "lose-answer" && isNonceCommand(v.request))).toBe(true);
+    const lines = stageLines(jobId);
+    expect(
+      lines.filter((l) => /^worker +claim not taken/.test(l)),
+      lines.join("\n"),
+    ).toEqual([]);
+  });
+
+  it("down from the claim for 6 s: each call is refused with a 503, not let through unchecked; asked again, freshly signed, the job completes on its first attempt", async () => {
+    // Only the nonces' records fail: the API keys' cached lookups, which the test's polling needs, pass.
+    const outage = outageFrom(isNonceCommand, 6000);
+    cache.judge((req) => (isNonceCommand(req) ? outage(req) : "pass"));
+    const jobId = await createJob();
+    const job = await finish(jobId);
+    cache.judge(passAll);
+    expect(job, job.errorMessage ?? undefined).toMatchObject({ status: "completed", retryCount: 0 });
+    const lines = stageLines(jobId);
+    const notTaken = lines.filter((l) => /^worker +claim not taken/.test(l));
+    expect(notTaken.length, lines.join("\n")).toBeGreaterThan(0);
+    expect(
+      notTaken.every((l) => l.includes("answered 503")),
+      notTaken.join("\n"),
+    ).toBe(true);
+    expect(lines.filter((l) => l.startsWith("claim "))).toEqual([expect.stringMatching(/attempt 1 of 3/)]);
+    await webhookArrives(jobId, 30_000);
+  });
+});
+
 describe("across every fault above", () => {
   it("one quota unit per job, and one webhook per final state, each retried under one webhook-id", async () => {
     await expectOneUnitPerJob(e2e.stack.info.databaseUrl, client.accountId, finished.length);

@@ -5,7 +5,12 @@
  */
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
-import { INTERNAL_SIGNATURE_HEADER, INTERNAL_TIMESTAMP_HEADER, signInternal } from "../../domain/internal-auth";
+import {
+  INTERNAL_NONCE_HEADER,
+  INTERNAL_SIGNATURE_HEADER,
+  INTERNAL_TIMESTAMP_HEADER,
+  signInternal,
+} from "../../domain/internal-auth";
 import { BODY_LIMITS } from "../../worker/middleware/body-limit";
 import { bodyOf } from "../support/api-client";
 import { account, seedVictim } from "./accounts";
@@ -76,7 +81,11 @@ describe("campaign: the internal API", () => {
     const forgery = fc.oneof(
       fc.constant({}),
       fc.record(
-        { [INTERNAL_TIMESTAMP_HEADER]: headerValue, [INTERNAL_SIGNATURE_HEADER]: headerValue },
+        {
+          [INTERNAL_TIMESTAMP_HEADER]: headerValue,
+          [INTERNAL_NONCE_HEADER]: headerValue,
+          [INTERNAL_SIGNATURE_HEADER]: headerValue,
+        },
         { requiredKeys: [] },
       ),
       fc.constant("stale" as const),

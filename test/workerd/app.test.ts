@@ -1,6 +1,7 @@
 import { describe, expect, inject, it, vi } from "vitest";
 import { workerVars } from "../../dev/worker-vars";
-import { expectError, expectStatus } from "../support/api-client";
+import { signInternal } from "../../domain/internal-auth";
+import { bodyOf, expectError, expectStatus } from "../support/api-client";
 import { appClient } from "./app-client";
 
 const stack = inject("stack");
@@ -112,6 +113,33 @@ describe("inside workerd: the deployed app against the local cloud", () => {
     } finally {
       logged.mockRestore();
     }
+  });
+
+  it("the internal API without its cache refuses a call it cannot check for replay (503) and changes nothing; signed afresh once the cache is back, it is taken", async () => {
+    const key = await newKey();
+    const job = await appClient(goodEnv, key).createJob(JOB);
+    expectStatus(job, 201);
+    const claim = async (bindings: Record<string, string>) => {
+      const body = JSON.stringify({ dispatch: 0 });
+      return appClient(bindings).raw<{ error: string; message: string }>({
+        method: "POST",
+        path: `/internal/jobs/${job.body.id}/claim`,
+        body,
+        headers: { "Content-Type": "application/json", ...(await signInternal(stack.internalSecret, body)) },
+      });
+    };
+    const logged = vi.spyOn(console, "error").mockImplementation(() => undefined);
+    try {
+      const refused = await claim({ ...goodEnv, UPSTASH_REDIS_REST_URL: "http://127.0.0.1:9" });
+      expectStatus(refused, 503);
+      expect(refused.body.error).toBe("Service unavailable");
+      expect(logged.mock.calls.some(([line]) => String(line).includes("internal nonce unchecked"))).toBe(true);
+    } finally {
+      logged.mockRestore();
+    }
+    const read = await appClient(goodEnv, key).getJob(job.body.id);
+    expect(bodyOf(read, 200).status).toBe("queued");
+    expectStatus(await claim(goodEnv), 200);
   });
 
   it("a missing binding fails the request as a 500 (its name goes to the log), never a half-configured success", async () => {

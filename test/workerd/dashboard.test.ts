@@ -22,7 +22,7 @@ const cookieValue = (res: Response, name: string) => {
 };
 
 describe("inside workerd: the dashboard over https", () => {
-  it("signs up with PBKDF2 at 100,000 iterations; cookies are Secure, HttpOnly, SameSite=Lax and __Host- prefixed", async () => {
+  it("signs up with PBKDF2 at 100,000 iterations, then signs in; cookies are Secure, HttpOnly, SameSite=Lax and __Host- prefixed", async () => {
     const form = await send("/dashboard/signup");
     expect(form.res.status).toBe(200);
     const formCookie = cookieValue(form.res, "__Host-vep_form");
@@ -30,17 +30,24 @@ describe("inside workerd: the dashboard over https", () => {
     const token = /name="_csrf" value="([^"]+)"/.exec(form.html)![1];
 
     const email = `workerd-${crypto.randomUUID()}@example.com`;
-    const signUp = await send("/dashboard/signup", {
-      method: "POST",
-      headers: {
-        "Content-Type": "application/x-www-form-urlencoded",
-        Origin: ORIGIN,
-        Cookie: `__Host-vep_form=${formCookie.value}`,
-      },
-      body: new URLSearchParams({ _csrf: token, email, password: "a long enough password" }),
-    });
+    const post = (path: string) =>
+      send(path, {
+        method: "POST",
+        headers: {
+          "Content-Type": "application/x-www-form-urlencoded",
+          Origin: ORIGIN,
+          Cookie: `__Host-vep_form=${formCookie.value}`,
+        },
+        body: new URLSearchParams({ _csrf: token, email, password: "a long enough password" }),
+      });
+    const signUp = await post("/dashboard/signup");
     expect(signUp.res.status).toBe(303);
-    const session = cookieValue(signUp.res, "__Host-vep_session");
+    expect(signUp.res.headers.get("location")).toBe("/dashboard/signin?from=signup");
+    expect(cookieValue(signUp.res, "__Host-vep_session").line).toBeUndefined();
+
+    const signIn = await post("/dashboard/signin");
+    expect(signIn.res.status).toBe(303);
+    const session = cookieValue(signIn.res, "__Host-vep_session");
     expect(session.line).toMatch(/; Path=\//);
     expect(session.line).toMatch(/; Secure/);
     expect(session.line).toMatch(/; HttpOnly/);

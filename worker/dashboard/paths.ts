@@ -4,6 +4,8 @@ const DASHBOARD = "/dashboard";
 export const paths = {
   home: DASHBOARD,
   signIn: `${DASHBOARD}/signin`,
+  /** Where every sign-up lands, new email or not (routes/auth.tsx says why). */
+  signInAfterSignUp: `${DASHBOARD}/signin?from=signup`,
   signUp: `${DASHBOARD}/signup`,
   signOut: `${DASHBOARD}/signout`,
   keys: `${DASHBOARD}/keys`,

@@ -10,7 +10,13 @@ import { and, eq, getTableColumns, gt, gte, inArray, isNotNull, lt, or, sql, typ
 import type { PgUpdateSetSource } from "drizzle-orm/pg-core";
 import { accounts, apiKeys, jobs, usage, type Job } from "../../drizzle/schema";
 import { isUuid } from "../../domain/ids";
-import { CANCELLABLE_STATUSES, JOB_DELIVERY_RETRIES, type JobStatus, MAX_INTERRUPTIONS } from "../../domain/jobs";
+import {
+  CANCELLABLE_STATUSES,
+  JOB_DELIVERY_RETRIES,
+  type JobStatus,
+  MAX_INTERRUPTIONS,
+  outputKeyParts,
+} from "../../domain/jobs";
 import { PLAN_IDS, type PlanId } from "../../domain/plans";
 import type { Caller } from "../context";
 import { preparedPerDatabase, renderedPerShape, type Database } from "../services/db";
@@ -387,6 +393,8 @@ export function heartbeat(
 /**
  * The transitions that finish a job also put its webhook in the outbox, in the same statement:
  * a webhook cannot be lost between the job's commit and its publication (see lib/webhooks.ts).
+ * The output must be the job's own, under its account's and its id's prefix (outputKeyFor), and
+ * the report the latest claim's: a processing job refused this move for one of those reasons.
  */
 export function complete(
   db: Database,
@@ -395,6 +403,7 @@ export function complete(
   output: { outputKey: string; duration: number | null },
   now = new Date(),
 ) {
+  const own = outputKeyParts(output.outputKey);
   return move(
     db,
     "complete",
@@ -408,7 +417,12 @@ export function complete(
       storageLayout: "v2",
       webhookPendingSince: now,
     },
-    { condition: latestClaim(claim) },
+    {
+      condition: and(
+        latestClaim(claim),
+        own ? and(eq(jobs.accountId, own.accountId), eq(jobs.id, own.jobId)) : sql`false`,
+      ),
+    },
   );
 }
 

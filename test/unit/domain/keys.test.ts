@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { generateApiKey, generateWebhookSecret, hashApiKey, parseBearer, sha256Hex } from "../../../domain/keys";
-import { signInternal, verifyInternal } from "../../../domain/internal-auth";
+import { signatureOf, signInternal, verifyInternal } from "../../../domain/internal-auth";
 
 describe("contract §6 Authentication, rule 2 › key formats", () => {
   it("new keys start spk_, legacy keys sk_, and carry at least 128 bits", () => {
@@ -54,15 +54,13 @@ describe("internal API signatures (encoder → Worker)", () => {
   const secret = "s".repeat(32);
   it("verifies its own signature and refuses a changed body, a wrong secret and an old timestamp", async () => {
     const body = JSON.stringify({ attempt: 0 });
-    const headers = await signInternal(secret, body);
-    const ts = headers["x-internal-timestamp"];
-    const sig = headers["x-internal-signature"];
-    expect(await verifyInternal(secret, body, ts, sig)).toBe(true);
-    expect(await verifyInternal(secret, `${body} `, ts, sig)).toBe(false);
-    expect(await verifyInternal("t".repeat(32), body, ts, sig)).toBe(false);
-    expect(await verifyInternal(secret, body, undefined, sig)).toBe(false);
-    const old = await signInternal(secret, body, Date.now() - 10 * 60 * 1000);
-    expect(await verifyInternal(secret, body, old["x-internal-timestamp"], old["x-internal-signature"])).toBe(false);
+    const call = signatureOf(await signInternal(secret, body));
+    expect(await verifyInternal(secret, body, call)).toBe(true);
+    expect(await verifyInternal(secret, `${body} `, call)).toBe(false);
+    expect(await verifyInternal("t".repeat(32), body, call)).toBe(false);
+    expect(await verifyInternal(secret, body, { ...call, timestamp: undefined })).toBe(false);
+    const old = signatureOf(await signInternal(secret, body, Date.now() - 10 * 60 * 1000));
+    expect(await verifyInternal(secret, body, old)).toBe(false);
   });
 });
 

@@ -1,6 +1,6 @@
 import { createServer, type Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { INTERNAL_SIGNATURE_HEADER, INTERNAL_TIMESTAMP_HEADER, verifyInternal } from "../../../domain/internal-auth";
+import { signatureOf, verifyInternal } from "../../../domain/internal-auth";
 import { InternalApiError, JobGoneError, createInternalApi, type InternalCall } from "../../../encoder/internal-api";
 
 /**
@@ -12,6 +12,7 @@ const jobId = "5b0f3c1e-8d2a-4c1b-9e7f-0a1b2c3d4e5f";
 let server: Server;
 let base: string;
 const seen: { path: string; body: unknown }[] = [];
+const nonces = new Set<string>();
 /** Answers scripted per test for /complete on the retrying job: a status, or "drop" to close the connection unanswered. */
 let script: (number | "drop")[] = [];
 const retryingJob = "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a";
@@ -20,13 +21,11 @@ beforeAll(async () => {
   server = createServer(async (req, res) => {
     let raw = "";
     for await (const chunk of req) raw += chunk;
-    const ok = await verifyInternal(
-      SECRET,
-      raw,
-      req.headers[INTERNAL_TIMESTAMP_HEADER] as string | undefined,
-      req.headers[INTERNAL_SIGNATURE_HEADER] as string | undefined,
-    );
+    const call = signatureOf(req.headers);
+    // As the Worker does (worker/routes/internal/verify.ts): each nonce is taken once.
+    const ok = (await verifyInternal(SECRET, raw, call)) && !nonces.has(call.nonce!);
     if (!ok) return res.writeHead(401).end(JSON.stringify({ error: "Unauthorized" }));
+    nonces.add(call.nonce!);
     const answer = (status: number, body: string) =>
       res.writeHead(status, { "content-type": "application/json" }).end(body);
     if (req.url === `/internal/jobs/${retryingJob}/complete`) {

@@ -37,9 +37,15 @@ function CredentialsForm(props: CredentialsFormProps & { action: string; submit:
   );
 }
 
-export function SignInPage(props: CredentialsFormProps) {
+export function SignInPage(props: CredentialsFormProps & { afterSignUp?: boolean }) {
   return (
     <>
+      {props.afterSignUp && (
+        <Notice kind="info">
+          If that email was new, your account is ready: sign in with it. If it already had an account, sign in with that
+          account's password.
+        </Notice>
+      )}
       <CredentialsForm {...props} action={paths.signIn} submit="Sign in" newPassword={false} />
       <p>
         No account yet? <a href={paths.signUp}>Sign up</a> — the free plan is ten jobs a month.

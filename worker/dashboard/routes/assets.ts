@@ -3,15 +3,16 @@ import hlsScript from "hls.js/dist/hls.light.min.js";
 import script from "../assets/dashboard.js";
 import stylesheet from "../assets/dashboard.css";
 
-const ASSETS: Record<string, { body: string; type: string }> = {
-  "dashboard.css": { body: stylesheet, type: "text/css; charset=utf-8" },
-  "dashboard.js": { body: script, type: "text/javascript; charset=utf-8" },
-  "hls.light.min.js": { body: hlsScript, type: "text/javascript; charset=utf-8" },
-};
+/** A Map, not an object: a name from the URL such as `constructor` must not find Object.prototype's members. */
+const ASSETS = new Map<string, { body: string; type: string }>([
+  ["dashboard.css", { body: stylesheet, type: "text/css; charset=utf-8" }],
+  ["dashboard.js", { body: script, type: "text/javascript; charset=utf-8" }],
+  ["hls.light.min.js", { body: hlsScript, type: "text/javascript; charset=utf-8" }],
+]);
 
 /** The stylesheet, the page script and hls.js, bundled into the Worker (the dashboard loads nothing from elsewhere). */
 export const assetRoutes = new Hono().get("/assets/:name", (c) => {
-  const asset = ASSETS[c.req.param("name")];
+  const asset = ASSETS.get(c.req.param("name"));
   if (!asset) return c.text("Not found", 404);
   return c.body(asset.body, 200, { "Content-Type": asset.type, "Cache-Control": "public, max-age=3600" });
 });

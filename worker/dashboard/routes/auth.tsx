@@ -5,8 +5,10 @@ import { clearSessionCookie, readFormCookie, writeFormCookie, writeSessionCookie
 import { endSession, startSession } from "../auth/session";
 import {
   countAttempt,
+  countSignInAttempt,
+  rememberSignInNetwork,
   SIGN_IN_PER_ADDRESS,
-  SIGN_IN_PER_EMAIL,
+  SIGN_IN_PER_EMAIL_FROM_ADDRESS,
   SIGN_UP_PER_ADDRESS,
   throttledNetwork,
   type ThrottleVerdict,
@@ -48,8 +50,8 @@ function throttled(c: Ctx, verdict: Extract<ThrottleVerdict, { allowed: false }>
   );
 }
 
-/** Signs the user in; with `passwordHash`, only if it is still the user's password (null otherwise: it changed meanwhile). */
-async function signInAs(c: Ctx, userId: string, passwordHash?: string) {
+/** Signs the user in, only if `passwordHash` is still the user's password (null otherwise: it changed meanwhile). */
+async function signInAs(c: Ctx, userId: string, passwordHash: string) {
   const session = await startSession(c.get("services").db, userId, { passwordHash });
   if (!session) return null;
   writeSessionCookie(c, session.token, session.expiresAt);
@@ -66,7 +68,11 @@ const signInForm = z.object({
 export const authRoutes = new Hono<DashboardEnv>()
   .get("/signin", (c) => {
     if (c.get("signedIn")) return c.redirect(paths.home, 303);
-    return renderPage(c, { title: "Sign in", body: <SignInPage formToken={formTokenFor(c)} /> });
+    const afterSignUp = c.req.query("from") === "signup";
+    return renderPage(c, {
+      title: "Sign in",
+      body: <SignInPage formToken={formTokenFor(c)} afterSignUp={afterSignUp} />,
+    });
   })
   .post("/signin", anonymousFormToken, async (c) => {
     const body = await c.req.parseBody();
@@ -79,13 +85,18 @@ export const authRoutes = new Hono<DashboardEnv>()
         status,
       );
 
-    const byAddress = await countAttempt(cache, SIGN_IN_PER_ADDRESS, clientAddress(c));
+    const network = clientAddress(c);
+    const byAddress = await countAttempt(cache, SIGN_IN_PER_ADDRESS, network);
     if (!byAddress.allowed) return throttled(c, byAddress, "sign-in attempts from your network", paths.signIn);
     const parsed = signInForm.safeParse({ email: body.email, password: body.password });
     if (!parsed.success || !parsed.data.email || !parsed.data.password)
       return refuse(400, "Enter your email and password.");
-    const byEmail = await countAttempt(cache, SIGN_IN_PER_EMAIL, parsed.data.email);
-    if (!byEmail.allowed) return throttled(c, byEmail, "sign-in attempts for this email", paths.signIn);
+    const byEmail = await countSignInAttempt(cache, parsed.data.email, network);
+    if (!byEmail.allowed) {
+      const fromHere = byEmail.rule === SIGN_IN_PER_EMAIL_FROM_ADDRESS;
+      const what = `sign-in attempts for this email${fromHere ? " from your network" : ""}`;
+      return throttled(c, byEmail, what, paths.signIn);
+    }
 
     const user = await findUserByEmail(db, parsed.data.email);
     if (!user) {
@@ -94,7 +105,10 @@ export const authRoutes = new Hono<DashboardEnv>()
     }
     if (!(await verifyPassword(parsed.data.password, user.passwordHash)))
       return refuse(401, "The email or password is not right.");
-    return (await signInAs(c, user.id, user.passwordHash)) ?? refuse(401, "The email or password is not right.");
+    const signedIn = await signInAs(c, user.id, user.passwordHash);
+    if (!signedIn) return refuse(401, "The email or password is not right.");
+    await rememberSignInNetwork(cache, parsed.data.email, network);
+    return signedIn;
   })
   .get("/signup", (c) => {
     if (c.get("signedIn")) return c.redirect(paths.home, 303);
@@ -104,7 +118,7 @@ export const authRoutes = new Hono<DashboardEnv>()
     const body = await c.req.parseBody();
     const { cache, db } = c.get("services");
     const typed = formText(body.email);
-    const refuse = (status: 400 | 409, errors: string[]) =>
+    const refuse = (status: 400, errors: string[]) =>
       renderPage(
         c,
         { title: "Create an account", body: <SignUpPage formToken={formTokenFor(c)} email={typed} errors={errors} /> },
@@ -121,14 +135,14 @@ export const authRoutes = new Hono<DashboardEnv>()
 
     const verdict = await countAttempt(cache, SIGN_UP_PER_ADDRESS, clientAddress(c));
     if (!verdict.allowed) return throttled(c, verdict, "sign-ups from your network", paths.signUp);
+    // A new email and one already in use get the same answer after the same work (the password
+    // hashed, one insert), so sign-up does not tell who has an account; the new user signs in next.
     try {
-      const created = await createUserWithAccount(db, { email: email.data, password: password.data, plan: "free" });
-      return (await signInAs(c, created.userId)) ?? c.redirect(paths.signIn, 303);
+      await createUserWithAccount(db, { email: email.data, password: password.data, plan: "free" });
     } catch (err) {
-      if (err instanceof EmailTakenError)
-        return refuse(409, ["An account with this email already exists. Sign in instead."]);
-      throw err;
+      if (!(err instanceof EmailTakenError)) throw err;
     }
+    return c.redirect(paths.signInAfterSignUp, 303);
   })
   .post("/signout", requireSignIn, sessionFormToken, async (c) => {
     await endSession(c.get("services").db, me(c).sessionId);

@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { Hono } from "hono";
 import { accounts, jobs, type Job } from "../../../drizzle/schema";
-import type { JobStatus } from "../../../domain/jobs";
+import { type JobStatus, outputKeyParts } from "../../../domain/jobs";
 import { isUuid } from "../../../domain/ids";
 import { MAX_SOURCE_SECONDS } from "../../../domain/plans";
 import type { AppEnv } from "../../context";
@@ -77,6 +77,19 @@ async function dispatchRetry(services: Services, job: Job) {
   }
 }
 
+/**
+ * A completion refused while the job is still processing was another claim's (a 409 follows) or
+ * named an output that is not the job's own: a 400, whichever claim sent it.
+ */
+async function refuseOthersOutput(services: Services, jobId: string, outputKey: string) {
+  const own = outputKeyParts(outputKey);
+  const [job] = await services.db.select({ accountId: jobs.accountId }).from(jobs).where(eq(jobs.id, jobId));
+  if (own?.jobId === jobId && own.accountId === job?.accountId) return;
+  throw ApiError.validation([
+    { field: "outputKey", message: "Not this job's output: its key must be under outputs/<its account>/<its id>/" },
+  ]);
+}
+
 /** The encoder's side of the state table (lib/job-states.ts). */
 export const internalJobs = new Hono<AppEnv>()
   .use(verifyEncoder)
@@ -128,6 +141,7 @@ export const internalJobs = new Hono<AppEnv>()
     const id = c.req.param("id");
     const { claim, ...report } = c.req.valid("json");
     const outcome = await jobStates.complete(services.db, id, claim, report);
+    if (!outcome.moved && outcome.current === "processing") await refuseOthersOutput(services, id, report.outputKey);
     const job =
       (await repeatedReport(
         services,

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { outputKeyParts } from "../../../domain/jobs";
 
 /** Which dispatch the delivery carries (the message's body, signed by QStash). */
 export const claimBody = z.object({ dispatch: z.number().int().min(0) });
@@ -14,7 +15,9 @@ export const heartbeatBody = z.object({
 });
 export const completeBody = z.object({
   claim: claimNumber,
-  outputKey: z.string().min(1),
+  outputKey: z.string().refine((key) => outputKeyParts(key) !== null, {
+    message: "Not an output key: outputs/<account>/<job>/<file name>",
+  }),
   duration: z.number().nonnegative().nullable(),
 });
 export const failBody = z.object({

@@ -36,7 +36,9 @@ export const jobFinishedWebhook = createRoute({
   operationId: "jobFinished",
   summary: "A job finished",
   description:
-    "Sent to the account's webhook when a job completes or fails, signed per Standard Webhooks. Answer with any 2xx; anything else is retried (5 retries), each attempt signed afresh.",
+    "Sent to the account's webhook when a job completes or fails, signed per Standard Webhooks. Answer with any 2xx; anything else is retried (5 retries), each attempt signed afresh. " +
+    "It carries no API key: verify `webhook-signature` over `webhook-id`, `webhook-timestamp` and the raw body with the account's `whsec_` secret (any Standard Webhooks library, or the client's `verifyWebhook`), and refuse a timestamp far from now.",
+  security: [],
   request: {
     headers,
     body: {

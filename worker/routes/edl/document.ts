@@ -31,6 +31,7 @@ import {
 } from "../../../domain/edl/schema";
 
 const seconds = z.number().min(0).max(MAX_SECONDS).openapi({ description: "Seconds." });
+const positiveSeconds = z.number().gt(0).max(MAX_SECONDS).openapi({ description: "Seconds." });
 const url = z.string().openapi({
   format: "uri",
   description: "Public http(s) URL; each distinct URL counts once toward the plan's asset limit.",
@@ -89,7 +90,7 @@ const EdlOverlayClip = z
     id: z.string(),
     src: url.openapi({ description: "A PNG or JPG image." }),
     startTime: seconds,
-    duration: seconds.openapi({ exclusiveMinimum: 0 }),
+    duration: positiveSeconds,
     position: position.optional(),
     size: z
       .object({ width: length.optional(), height: length.optional() })
@@ -108,7 +109,7 @@ const EdlTextClip = z
       description: `One line per line break; at most ${MAX_TEXT_LINES} lines across a timeline's text clips.`,
     }),
     startTime: seconds,
-    duration: seconds.openapi({ exclusiveMinimum: 0 }),
+    duration: positiveSeconds,
     fontSize: z.number().gt(FONT_SIZE_RULE.min).max(FONT_SIZE_RULE.max).optional().openapi({ default: 48 }),
     fontColor: hexColor.optional().openapi({ default: "#FFFFFF" }),
     fontFamily: z.string().max(MAX_FONT_FAMILY_LENGTH).optional().openapi({ default: "Arial" }),

@@ -14,7 +14,7 @@ export const validateEdlBody = z
     edl: z
       .unknown()
       .refine((v) => v !== undefined, "Invalid input")
-      .openapi({ allOf: [{ $ref: "#/components/schemas/EdlDocument" }] }),
+      .openapi({ $ref: "#/components/schemas/EdlDocument" }),
   })
   .openapi("ValidateEdlRequest");
 

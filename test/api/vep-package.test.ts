@@ -12,12 +12,12 @@ import { fileURLToPath } from "node:url";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EXIT } from "../../cli/exit-codes";
+import type { ErrorKind, PresetCatalogue } from "../../client";
+import { freePort } from "../../dev/cloud/free-port";
 import { type CliRun, runCommand, vepEnv } from "../support/cli";
 import { stack } from "./harness";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-/** A port nothing answers on. */
-const UNREACHABLE = "http://127.0.0.1:9";
 
 let work: string;
 let project: string;
@@ -25,7 +25,7 @@ let project: string;
 /** Every npm and npx here offline: what the package needs must be in its tarball. */
 const offline = (env: NodeJS.ProcessEnv = process.env) => ({ ...env, npm_config_offline: "true" });
 
-async function succeeded(run: Promise<CliRun>): Promise<CliRun> {
+async function succeeded<Json>(run: Promise<CliRun<Json>>): Promise<CliRun<Json>> {
   const done = await run;
   expect(done.code, done.stderr).toBe(0);
   return done;
@@ -49,8 +49,8 @@ beforeAll(async () => {
 
 afterAll(() => rm(work, { recursive: true, force: true }));
 
-const npxVep = (args: string[], api: string, key?: string) =>
-  runCommand("npx", ["vep", ...args], { cwd: project, env: offline(vepEnv({ api, key })) });
+const npxVep = <Json = unknown>(args: string[], api: string, key?: string) =>
+  runCommand<Json>("npx", ["vep", ...args], { cwd: project, env: offline(vepEnv({ api, key })) });
 
 describe("the vep package, installed from its tarball into an empty project", () => {
   it("brings nothing but itself: no dependency to install", async () => {
@@ -60,16 +60,21 @@ describe("the vep package, installed from its tarball into an empty project", ()
   });
 
   it("npx vep: its help, the presets from the service, and exit 10 when the service cannot be reached", async () => {
-    const help = await succeeded(npxVep(["--help"], UNREACHABLE));
+    const unreachable = `http://127.0.0.1:${await freePort()}`;
+    const help = await succeeded(npxVep(["--help"], unreachable));
     expect(help.stdout).toMatch(/^Usage: vep \[options\] \[command\]/);
     expect(help.stdout).toMatch(/encode \[options\] <url>/);
 
-    const presets = await succeeded(npxVep(["--json", "presets"], stack.apiUrl));
+    const presets = await succeeded(npxVep<PresetCatalogue>(["--json", "presets"], stack.apiUrl));
     expect(presets.json.meta).toMatchObject({ userPlan: "free", totalPresets: 23 });
 
-    const unreachable = await npxVep(["--json", "jobs", "list"], UNREACHABLE, "spk_test");
-    expect(unreachable.code).toBe(EXIT.unavailable);
-    expect(unreachable.json.error).toMatchObject({ kind: "network", retryable: true });
+    const nowhere = await npxVep<{ error: { kind: ErrorKind; retryable: boolean } }>(
+      ["--json", "jobs", "list"],
+      unreachable,
+      "spk_test",
+    );
+    expect(nowhere.code).toBe(EXIT.unavailable);
+    expect(nowhere.json.error).toMatchObject({ kind: "network", retryable: true });
   });
 
   it("its client, imported by a module type-checked against the shipped declarations, then run", async () => {

@@ -12,8 +12,8 @@ import { wranglerTextModules } from "./test/support/wrangler-text-modules.ts";
  */
 const WHOLE_SERVICE_FILES = { sequence: { groupOrder: 2 } };
 
-/** The admin CLI's and vep's files: in the api folder, with their own project (below). */
-const CLI_FILES = ["test/api/admin-cli.test.ts", "test/api/cli.test.ts"];
+/** The admin CLI's and vep's files (vep's package too): in the api folder, with their own project (below). */
+const CLI_FILES = ["test/api/admin-cli.test.ts", "test/api/cli.test.ts", "test/api/vep-package.test.ts"];
 /** In the api folder, with a project (and a stack) of its own (below). */
 const DISPATCH_FILE = "test/api/dispatch.test.ts";
 
@@ -90,14 +90,14 @@ export default defineConfig({
         },
       },
       {
-        // The CLIs' files spawn a process per command (about 1.5 s each: npm and tsx) and touch
-        // neither dispatch nor the sweeps, so they need not wait for the api group to run alone:
-        // they run with the first group, against a stack of their own.
+        // The CLIs' files spawn a process per command (npm and tsx for the admin CLI, its build for
+        // vep) and touch neither dispatch nor the sweeps, so they need not wait for the api group to
+        // run alone: they run with the first group, against a stack of their own.
         test: {
           name: "cli",
           include: CLI_FILES,
           globalSetup: ["test/api/setup/global.ts"],
-          // A test runs up to ten commands one after another, each a process start (npm, tsx,
+          // A test runs up to ten commands one after another, each a process start (npm, tsx, vep,
           // drizzle), several tests at once beside the first group's other files: the longest
           // took 39–58 s in full runs on a 2-core host, within 2 s of the 60 s that was its limit.
           // The limit is there to catch a hang, not a loaded host.

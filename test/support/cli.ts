@@ -18,14 +18,28 @@ export function vep<Json = unknown>(
   env: { api: string; key?: string },
   timeoutMs = 240_000,
 ): Promise<CliRun<Json>> {
+  return runCommand<Json>(process.execPath, [BIN, ...args], { env: vepEnv(env), timeoutMs });
+}
+
+/** The environment with vep's service and key, and no key of the caller's when none is given. */
+export function vepEnv(env: { api: string; key?: string }): NodeJS.ProcessEnv {
+  const childEnv: NodeJS.ProcessEnv = { ...process.env, VEP_API_URL: env.api };
+  if (env.key) childEnv.VEP_API_KEY = env.key;
+  else delete childEnv.VEP_API_KEY;
+  return childEnv;
+}
+
+/** Runs a command to its end, whatever its exit code, with what it printed. */
+export function runCommand<Json = unknown>(
+  file: string,
+  args: string[],
+  options: { env?: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number } = {},
+): Promise<CliRun<Json>> {
   return new Promise((resolve) => {
-    const childEnv: NodeJS.ProcessEnv = { ...process.env, VEP_API_URL: env.api };
-    if (env.key) childEnv.VEP_API_KEY = env.key;
-    else delete childEnv.VEP_API_KEY;
     execFile(
-      process.execPath,
-      [BIN, ...args],
-      { env: childEnv, timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024 },
+      file,
+      args,
+      { env: options.env, cwd: options.cwd, timeout: options.timeoutMs ?? 240_000, maxBuffer: 16 * 1024 * 1024 },
       (error, stdout, stderr) => {
         let json: unknown;
         try {

@@ -39,3 +39,12 @@ export function jsonResponse<S extends z.ZodType>(
 ) {
   return { description, content: { "application/json": { schema, examples } } };
 }
+
+/**
+ * Metadata that documents a schema as the registered component `name` and nothing more: OpenAPI
+ * 3.1 lets a `$ref` stand alone for a value validated elsewhere. zod-to-openapi writes the `$ref`
+ * through as given, though its metadata type lists no such key.
+ */
+export function componentRef(name: string) {
+  return { $ref: `#/components/schemas/${name}` } as { description?: string };
+}

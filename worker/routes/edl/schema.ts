@@ -2,7 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { COMPLEXITY_LEVELS } from "../../../domain/edl/complexity";
 import { UNAPPLIED_FEATURES } from "../../../domain/edl/schema";
 import { jsonObject, storable } from "../../lib/json-body";
-import { PlanId, Timestamp } from "../../openapi/common";
+import { componentRef, PlanId, Timestamp } from "../../openapi/common";
 import { ApiError } from "../../errors";
 
 /**
@@ -14,7 +14,7 @@ export const validateEdlBody = z
     edl: z
       .unknown()
       .refine((v) => v !== undefined, "Invalid input")
-      .openapi({ $ref: "#/components/schemas/EdlDocument" }),
+      .openapi(componentRef("EdlDocument")),
   })
   .openapi("ValidateEdlRequest");
 

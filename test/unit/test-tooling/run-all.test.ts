@@ -7,15 +7,16 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const RUN_ALL = resolve(import.meta.dirname, "../../run-all.sh");
 /** The stand-ins on the PATH: each records its arguments in `<name>.args` and exits with `<NAME>_CODE`. */
-const ON_PATH = ["biome", "knip", "vitest"] as const;
+const ON_PATH = ["biome", "knip", "redocly", "vitest"] as const;
 /**
  * A checkout of its own: the script, package.json's typecheck and lint scripts, the type checker
- * where that looks for it, and Biome, knip and vitest on the PATH.
+ * where that looks for it, and Biome, knip, vitest and the OpenAPI document's lint (a `redocly`
+ * stand-in for `npm run lint:openapi`) on the PATH.
  */
 let root: string;
 
-type Codes = { tsc: number; biome: number; knip: number; vitest: number };
-const PASSING: Codes = { tsc: 0, biome: 0, knip: 0, vitest: 0 };
+type Codes = { tsc: number; biome: number; knip: number; redocly: number; vitest: number };
+const PASSING: Codes = { tsc: 0, biome: 0, knip: 0, redocly: 0, vitest: 0 };
 
 /** Each stand-in's arguments, null for one that did not run. */
 async function argsOf(name: string): Promise<string | null> {
@@ -25,7 +26,7 @@ async function argsOf(name: string): Promise<string | null> {
 /** `npm test`'s script with stand-ins for the tools; `lintSeconds`: how long Biome takes before it records. */
 async function runAll(args: string[], codes: Partial<Codes>, lintSeconds = 0) {
   await Promise.all(["tsc", ...ON_PATH].map((name) => rm(join(root, `${name}.args`), { force: true })));
-  const { tsc, biome, knip, vitest } = { ...PASSING, ...codes };
+  const { tsc, biome, knip, redocly, vitest } = { ...PASSING, ...codes };
   const env = {
     ...process.env,
     PATH: `${join(root, "bin")}:${process.env.PATH}`,
@@ -33,6 +34,7 @@ async function runAll(args: string[], codes: Partial<Codes>, lintSeconds = 0) {
     BIOME_CODE: String(biome),
     BIOME_SECONDS: String(lintSeconds),
     KNIP_CODE: String(knip),
+    REDOCLY_CODE: String(redocly),
     VITEST_CODE: String(vitest),
   };
   // Without pipes: the run's end is the script's own exit, not that of whatever it left running.
@@ -43,6 +45,7 @@ async function runAll(args: string[], codes: Partial<Codes>, lintSeconds = 0) {
     tsc: await argsOf("tsc"),
     biome: await argsOf("biome"),
     knip: await argsOf("knip"),
+    redocly: await argsOf("redocly"),
     vitest: await argsOf("vitest"),
   };
 }
@@ -56,7 +59,7 @@ beforeAll(async () => {
   ).scripts;
   await writeFile(
     join(root, "package.json"),
-    JSON.stringify({ name: "run-all-test", private: true, scripts: { typecheck, lint } }),
+    JSON.stringify({ name: "run-all-test", private: true, scripts: { typecheck, lint, "lint:openapi": "redocly" } }),
   );
   const tsc = join(root, "node_modules/typescript7/bin/tsc");
   await mkdir(join(tsc, ".."), { recursive: true });
@@ -78,12 +81,13 @@ beforeAll(async () => {
 afterAll(() => rm(root, { recursive: true, force: true }));
 
 describe("npm test (test/run-all.sh): the type check (TypeScript 7, node_modules/typescript7), the lint and vitest side by side", () => {
-  it("passes only when all pass; lints with Biome's check, changing nothing, then knip; hands its arguments to vitest", async () => {
+  it("passes only when all pass; lints with Biome's check, changing nothing, then knip, then the OpenAPI document; hands its arguments to vitest", async () => {
     expect(await runAll(["test/unit", "--project", "unit"], PASSING)).toEqual({
       code: 0,
       tsc: "--noEmit\n",
       biome: "check --error-on-warnings .\n",
       knip: "\n",
+      redocly: "\n",
       vitest: "run test/unit --project unit\n",
     });
   });
@@ -98,6 +102,7 @@ describe("npm test (test/run-all.sh): the type check (TypeScript 7, node_modules
     expect(await runAll([], { biome: 1 })).toMatchObject({ code: 1, knip: null });
     expect((await runAll([], { biome: 1, vitest: 3 })).code).toBe(1);
     expect(await runAll([], { knip: 1 })).toMatchObject({ code: 1, biome: "check --error-on-warnings .\n" });
+    expect(await runAll([], { redocly: 1 })).toMatchObject({ code: 1, knip: "\n" });
   });
 
   it("ends only when the lint has: a type check that fails first leaves nothing running", async () => {

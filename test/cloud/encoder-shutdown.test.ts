@@ -105,7 +105,7 @@ async function encoderDownloading() {
     interval: 50,
   });
   const url = `http://127.0.0.1:${port}/deliveries/jobs`;
-  const body = JSON.stringify({ jobId });
+  const body = JSON.stringify({ jobId, dispatch: 0 });
   const headers = {
     "content-type": "application/json",
     "upstash-signature": await qstashSignature(signingKey, url, body),
@@ -130,9 +130,9 @@ describe("the encoder told to stop (SIGTERM) with SHUTDOWN_GRACE_MS", () => {
     await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
     expect(child.exitCode).toBeNull();
     // The source ends: it is not a video, so the attempt fails, and that is reported and answered
-    // (500: QStash is to deliver the job again, as for any failed attempt).
+    // (200: the Worker dispatches the retry).
     source!.end();
-    expect(await answer).toBe(500);
+    expect(await answer).toBe(200);
     expect(await exited).toBe(0);
     expect(reports).toEqual(expect.arrayContaining(["claim", "fail"]));
     expect(lines.some((l) => l.includes("every running encode was answered"))).toBe(true);

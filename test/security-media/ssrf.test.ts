@@ -212,7 +212,7 @@ describe("encoder deliveries: only QStash-signed requests are accepted", () => {
   it("refuses unsigned, forged, altered and misdirected deliveries", async () => {
     const { randomUUID } = await import("node:crypto");
     const url = `${prod.stack.info.encoderUrl}/deliveries/jobs`;
-    const body = JSON.stringify({ jobId: randomUUID() });
+    const body = JSON.stringify({ jobId: randomUUID(), dispatch: 0 });
     const sign = (key: string, signedBody: string) => qstashSignature(key, url, signedBody);
     const post = (headers: Record<string, string>) =>
       fetch(url, { method: "POST", headers: { "content-type": "application/json", ...headers }, body });
@@ -220,9 +220,10 @@ describe("encoder deliveries: only QStash-signed requests are accepted", () => {
     expect((await post({})).status).toBe(401);
     expect((await post({ "Upstash-Signature": await sign("not-the-signing-key", body) })).status).toBe(401);
     const key = prod.stack.info.cloud.qstash.currentSigningKey;
-    expect((await post({ "Upstash-Signature": await sign(key, JSON.stringify({ jobId: randomUUID() })) })).status).toBe(
-      401,
-    );
+    expect(
+      (await post({ "Upstash-Signature": await sign(key, JSON.stringify({ jobId: randomUUID(), dispatch: 0 })) }))
+        .status,
+    ).toBe(401);
     // Signed by QStash with the right key, but for the Worker's webhook route: replayed here, refused.
     const forTheWorker = await qstashSignature(key, `${prod.stack.info.apiUrl}/internal/webhook-deliveries`, body);
     expect((await post({ "Upstash-Signature": forTheWorker })).status).toBe(401);

@@ -177,7 +177,9 @@ describe("dispatch: a message QStash gives up on before an encoder takes the job
     const lost = await loseMessage(job.id, 0);
     const next = await vi.waitFor(
       async () => {
+        // Null between the requeue and the record of its new message.
         const id = await messageIdOf(job.id);
+        expect(id).not.toBeNull();
         expect(id).not.toBe(lost);
         return id;
       },

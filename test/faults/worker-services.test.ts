@@ -66,7 +66,7 @@ const isWebhookLookup = (req: FrontRequest) =>
 const isStaleListing = (req: FrontRequest) =>
   anyStatement(
     req,
-    (s) => s.query.startsWith('select "id", "retry_count" from "jobs"') && s.params.includes("processing"),
+    (s) => s.query.startsWith('select "id", "interruptions" from "jobs"') && s.params.includes("processing"),
   );
 /** A creation's publish of its job, to the encoder's deliveries. */
 const isJobPublish = (req: FrontRequest) =>

@@ -390,6 +390,8 @@ describe("internal API › a completion names the job's own output", () => {
         error: "Validation error",
         details: [{ field: "outputKey", message: expect.any(String) }],
       });
+      // The refusal explains itself without spelling out the storage layout (the leak scan's rule).
+      expect(JSON.stringify(refused.body), outputKey).not.toContain("outputs/");
     }
     expect(await row()).toEqual(before);
 

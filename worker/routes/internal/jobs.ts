@@ -86,7 +86,7 @@ async function refuseOthersOutput(services: Services, jobId: string, outputKey: 
   const [job] = await services.db.select({ accountId: jobs.accountId }).from(jobs).where(eq(jobs.id, jobId));
   if (own?.jobId === jobId && own.accountId === job?.accountId) return;
   throw ApiError.validation([
-    { field: "outputKey", message: "Not this job's output: its key must be under outputs/<its account>/<its id>/" },
+    { field: "outputKey", message: "Not this job's output: the key must name its account and its id" },
   ]);
 }
 

@@ -16,7 +16,7 @@ export const heartbeatBody = z.object({
 export const completeBody = z.object({
   claim: claimNumber,
   outputKey: z.string().refine((key) => outputKeyParts(key) !== null, {
-    message: "Not an output key: outputs/<account>/<job>/<file name>",
+    message: "Not an output key (one that names an account, a job and a file name)",
   }),
   duration: z.number().nonnegative().nullable(),
 });

@@ -1,0 +1,50 @@
+/**
+ * Split encoding (docs/scaling.md): a long preset job is encoded as parts on several encoders,
+ * then joined. These are the plan both sides hold, and the storage keys they agree on.
+ */
+
+/** A frame rate as an exact fraction (30000/1001), so frame times never drift. */
+export interface FrameRate {
+  num: number;
+  den: number;
+}
+
+/** One part: exactly `frameCount` source frames from `firstFrame` (0-based, in presentation order). */
+export interface SplitPart {
+  index: number;
+  firstFrame: number;
+  frameCount: number;
+  /** The source times (seconds, on the source's own clock) of its first frame and of the frame after its last. */
+  from: number;
+  to: number;
+}
+
+export interface SplitPlan {
+  fps: FrameRate;
+  /** The source's video height, which picks a ladder's rungs the same way on every part. */
+  height: number;
+  totalFrames: number;
+  /** Every part but the last is a whole number of these, so the keyframe grid runs on across the joins. */
+  gopFrames: number;
+  parts: SplitPart[];
+  /** Whether the source has audio: encoded once for the whole source, at the join, never per part. */
+  audio: boolean;
+  /** The source time of the first video frame: where the joined audio starts, as the unsplit encode has it. */
+  audioStart: number;
+}
+
+/** Parts of a job: at most this many, whatever the settings (a bound on messages and rows per job). */
+export const MAX_PARTS = 200;
+/** A part's attempts at its work (a failure it reports); the job fails when one part has spent them. */
+export const PART_ATTEMPTS = 3;
+/** Parts in flight at once over the whole pool (QStash's flow control for part messages). */
+export const PART_PARALLELISM = 8;
+
+/** Everything a split job leaves in storage while it runs; deleted when the job ends, however it ends. */
+export const scratchPrefix = (jobId: string) => `scratch/${jobId}/`;
+/** A part's input: its stretch of the source's video, cut by stream copy. */
+export const partInputKey = (jobId: string, index: number) => `${scratchPrefix(jobId)}in/${index}`;
+/** The source's audio, copied out once for the join. */
+export const audioInputKey = (jobId: string) => `${scratchPrefix(jobId)}in/audio`;
+/** A part's encoded video. */
+export const partOutputKey = (jobId: string, index: number) => `${scratchPrefix(jobId)}out/${index}`;

@@ -29,7 +29,10 @@ export interface SplitPlan {
   parts: SplitPart[];
   /** Whether the source has audio: encoded once for the whole source, at the join, never per part. */
   audio: boolean;
-  /** The source time of the first video frame: where the joined audio starts, as the unsplit encode has it. */
+  /**
+   * Where the audio starts against the first video frame, in seconds (negative: before it). The
+   * join places the audio so, as the unsplit encode does.
+   */
   audioStart: number;
 }
 

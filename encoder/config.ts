@@ -60,6 +60,10 @@ export const encoderConfigSchema = z.object({
    * its kill_timeout, so that a deploy does not cost every running job an attempt.
    */
   SHUTDOWN_GRACE_MS: z.coerce.number().int().nonnegative().default(0),
+  /** Preset jobs on sources longer than this are encoded in parts across the pool (docs/scaling.md). */
+  SPLIT_MIN_SECONDS: z.coerce.number().positive().default(60),
+  /** About how long each part is. */
+  SPLIT_PART_SECONDS: z.coerce.number().positive().default(30),
 });
 
 export type EncoderConfig = z.infer<typeof encoderConfigSchema>;

@@ -11,6 +11,7 @@ export type FailureKind =
   | "ffmpeg"
   | "encoder-setup"
   | "upload"
+  | "scratch-missing"
   | "internal";
 
 /**
@@ -28,6 +29,8 @@ const RETRYABLE: Record<FailureKind, boolean> = {
   // A tool missing from this machine is missing on the next attempt too.
   "encoder-setup": false,
   upload: true,
+  // A split job's file in storage was deleted (the job ended meanwhile): it will not come back.
+  "scratch-missing": false,
   // Unexplained, so perhaps passing: it gets the attempts the contract gives.
   internal: true,
 };
@@ -105,6 +108,11 @@ export class JobFailure extends Error {
   /** The output could not be read or stored. */
   static upload(reason: string, cause?: unknown): JobFailure {
     return new JobFailure("upload", `Upload failed: ${reason}`, { cause });
+  }
+
+  /** A split job's input or part output is no longer in storage (docs/scaling.md). */
+  static scratchMissing(): JobFailure {
+    return new JobFailure("scratch-missing", "A part's input is no longer in storage; the job cannot be finished.");
   }
 
   /** An error no code expected: its own words may name internals, so they stay in `cause`. */

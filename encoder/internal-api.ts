@@ -1,5 +1,6 @@
 import { signInternal } from "../domain/internal-auth";
 import type { PlanId } from "../domain/plans";
+import type { SplitPart, SplitPlan } from "../domain/split";
 import { httpRequest, readBody } from "./http/client";
 
 export interface ClaimedJob {
@@ -14,6 +15,25 @@ export interface ClaimedJob {
   edl: unknown;
   plan: PlanId;
   maxSourceSeconds: number;
+}
+
+/** A part of a split job, claimed: its frames, the job's plan, and the part's own lease and attempt. */
+export interface ClaimedPart {
+  jobId: string;
+  claim: number;
+  /** The part's failed attempts so far. */
+  attempt: number;
+  accountId: string;
+  preset: string;
+  plan: SplitPlan;
+  part: SplitPart;
+}
+
+/** A split job's join, claimed: the job's lease (its own heartbeat and reports follow), and where its parts are. */
+export interface ClaimedJoin {
+  job: ClaimedJob;
+  plan: SplitPlan;
+  parts: { index: number; outputKey: string }[];
 }
 
 /**
@@ -75,8 +95,16 @@ export interface InternalApiOptions {
   onRetry?: (jobId: string, call: InternalCall, err: unknown, waitMs: number) => void;
 }
 
-/** The calls asked again while the Worker fails (the heartbeat is not: its next beat is its retry). */
-export type InternalCall = "claim" | "complete" | "fail";
+/** The calls asked again while the Worker fails (the heartbeats are not: the next beat is the retry). */
+export type InternalCall =
+  | "claim"
+  | "complete"
+  | "fail"
+  | "split"
+  | "part claim"
+  | "part complete"
+  | "part fail"
+  | "join claim";
 
 function parseObject(body: Buffer): Record<string, unknown> {
   try {
@@ -113,11 +141,11 @@ export function createInternalApi(baseUrl: string, secret: string, options: Inte
    * retry window lasts. The Worker answers a repeated report as it answered the first, so a
    * report whose answer was lost is safe to send again.
    */
-  async function postRetrying<T>(jobId: string, call: InternalCall, body: unknown): Promise<T> {
+  async function postRetrying<T>(jobId: string, call: InternalCall, body: unknown, path: string = call): Promise<T> {
     const deadline = Date.now() + options.retryForMs;
     for (let delay = FIRST_RETRY_DELAY_MS; ; delay = Math.min(delay * 2, MAX_RETRY_DELAY_MS)) {
       try {
-        return await post<T>(`/jobs/${jobId}/${call}`, body);
+        return await post<T>(`/jobs/${jobId}/${path}`, body);
       } catch (err) {
         const wait = Math.round(delay * (0.5 + Math.random() / 2));
         if (!isTransient(err) || Date.now() + wait > deadline) throw err;
@@ -137,6 +165,22 @@ export function createInternalApi(baseUrl: string, secret: string, options: Inte
     /** Answers the job's status after the report: `queued` when the Worker dispatched a retry, `failed` when none follows. */
     fail: (id: string, claim: number, body: { errorMessage: string; retryable: boolean; duration?: number | null }) =>
       postRetrying<{ status: string }>(id, "fail", { claim, ...body }),
+    /** Hands the job's parts to the Worker, which publishes one message per part (docs/scaling.md). */
+    split: (id: string, claim: number, plan: SplitPlan) =>
+      postRetrying<{ parts: number }>(id, "split", { claim, plan }),
+    claimPart: (id: string, index: number, dispatch: number) =>
+      postRetrying<Omit<ClaimedPart, "jobId">>(id, "part claim", { dispatch }, `parts/${index}/claim`).then(
+        (claimed): ClaimedPart => ({ ...claimed, jobId: id }),
+      ),
+    partHeartbeat: (id: string, index: number, claim: number, beat: { progress?: number }) =>
+      post<{ status: string }>(`/jobs/${id}/parts/${index}/heartbeat`, { claim, ...beat }),
+    completePart: (id: string, index: number, claim: number, outputKey: string) =>
+      postRetrying<{ status: string }>(id, "part complete", { claim, outputKey }, `parts/${index}/complete`),
+    /** Answers `queued` when the part is tried again, `failed` when it has spent its attempts and the job failed. */
+    failPart: (id: string, index: number, claim: number, body: { errorMessage: string; retryable: boolean }) =>
+      postRetrying<{ status: string }>(id, "part fail", { claim, ...body }, `parts/${index}/fail`),
+    claimJoin: (id: string, dispatch: number) =>
+      postRetrying<ClaimedJoin>(id, "join claim", { dispatch }, "join/claim"),
   };
 }
 

@@ -3,7 +3,7 @@ import { loadEncoderConfig } from "./config";
 import { installCrashGuard } from "./crash-guard";
 import { killRunningTools } from "./ffmpeg/run";
 import { briefly, createInternalApi } from "./internal-api";
-import { createRenderer } from "./jobs/render";
+import { createRenderers } from "./jobs/render";
 import { formatStage } from "./jobs/stage-log";
 import { clearLeftovers } from "./leftovers";
 import { createEncoderServer } from "./server";
@@ -18,23 +18,23 @@ if (orphans.length > 0)
     JSON.stringify({ level: "info", msg: "killed FFmpeg processes left by a previous encoder", pids: orphans }),
   );
 
+const api = createInternalApi(config.API_INTERNAL_URL, config.INTERNAL_SECRET, {
+  retryForMs: config.WORKER_RETRY_MS,
+  onRetry: (jobId, call, err, waitMs) =>
+    console.log(formatStage(jobId, { stage: "worker-retry", call, reason: briefly(err), waitSeconds: waitMs / 1000 })),
+});
+const uploader = createUploader({
+  endpoint: config.S3_ENDPOINT,
+  region: config.S3_REGION,
+  bucket: config.S3_BUCKET,
+  accessKeyId: config.S3_ACCESS_KEY_ID,
+  secretAccessKey: config.S3_SECRET_ACCESS_KEY,
+});
 const server = createEncoderServer(
   {
-    api: createInternalApi(config.API_INTERNAL_URL, config.INTERNAL_SECRET, {
-      retryForMs: config.WORKER_RETRY_MS,
-      onRetry: (jobId, call, err, waitMs) =>
-        console.log(
-          formatStage(jobId, { stage: "worker-retry", call, reason: briefly(err), waitSeconds: waitMs / 1000 }),
-        ),
-    }),
-    uploader: createUploader({
-      endpoint: config.S3_ENDPOINT,
-      region: config.S3_REGION,
-      bucket: config.S3_BUCKET,
-      accessKeyId: config.S3_ACCESS_KEY_ID,
-      secretAccessKey: config.S3_SECRET_ACCESS_KEY,
-    }),
-    render: createRenderer(config),
+    api,
+    uploader,
+    render: createRenderers(config, { api, uploader }),
     workRoot: config.WORK_DIR,
     heartbeatMs: config.HEARTBEAT_MS,
     log: (line) => console.log(line),

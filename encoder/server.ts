@@ -2,9 +2,10 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { Receiver } from "@upstash/qstash";
 import { z } from "zod";
 import { ENCODER_DELIVERY_PATH } from "../domain/jobs";
+import { MAX_PARTS } from "../domain/split";
 import { flightsByKey, semaphore } from "./concurrency";
 import { describeError } from "./crash-guard";
-import { type Delivery, type DeliveryResult, type PipelineDeps, processDelivery } from "./jobs/pipeline";
+import { type Delivery, type DeliveryResult, flightKey, type PipelineDeps, processDelivery } from "./jobs/pipeline";
 import { formatStage } from "./jobs/stage-log";
 
 /**
@@ -13,10 +14,24 @@ import { formatStage } from "./jobs/stage-log";
  * adds (`Upstash-Retried` among them) are not covered by its signature, so the attempt at the
  * source comes from the Worker's record, in the claim's answer.
  */
-const deliveryBody = z.object({
-  jobId: z.string().uuid(),
-  dispatch: z.number().int().min(0),
-}) satisfies z.ZodType<Delivery>;
+const deliveryBody = z
+  .object({
+    jobId: z.string().uuid(),
+    dispatch: z.number().int().min(0),
+    /** A split job's part, or its join (docs/scaling.md); neither: the job itself. */
+    part: z
+      .number()
+      .int()
+      .min(0)
+      .max(MAX_PARTS - 1)
+      .optional(),
+    join: z.literal(true).optional(),
+  })
+  .refine((body) => body.part === undefined || body.join === undefined)
+  .transform(({ jobId, dispatch, part, join }): Delivery => {
+    if (part !== undefined) return { jobId, dispatch, part };
+    return join ? { jobId, dispatch, join } : { jobId, dispatch };
+  });
 
 /** The job and the dispatch a verified delivery stands for; null for a body that can never be processed. */
 export function parseDelivery(raw: string): Delivery | null {
@@ -133,7 +148,7 @@ export function createEncoderServer(
     const { jobId } = delivery;
     const messageId = req.headers["upstash-message-id"];
     try {
-      const result = await flights(jobId, typeof messageId === "string" ? messageId : undefined, () =>
+      const result = await flights(flightKey(delivery), typeof messageId === "string" ? messageId : undefined, () =>
         limit(() => processDelivery(deps, delivery)),
       );
       reply(result === "done" ? 200 : 500, { jobId, result });

@@ -1,4 +1,4 @@
-import { JobGoneError, type InternalApi } from "../internal-api";
+import { JobGoneError } from "../internal-api";
 
 /**
  * Reports liveness, progress and (once known) the duration every `intervalMs`. When the Worker
@@ -8,8 +8,7 @@ import { JobGoneError, type InternalApi } from "../internal-api";
  * its report.
  */
 export function startHeartbeat(
-  api: InternalApi,
-  job: { id: string; claim: number },
+  send: (beat: { progress?: number; duration?: number }) => Promise<unknown>,
   intervalMs: number,
   onGone: (status: string) => void,
 ) {
@@ -20,8 +19,7 @@ export function startHeartbeat(
   let inFlight: Promise<void> = Promise.resolve();
   const beat = () => {
     beating = true;
-    inFlight = api
-      .heartbeat(job.id, job.claim, { progress, duration })
+    inFlight = send({ progress, duration })
       .then(() => undefined)
       .catch((err) => {
         if (err instanceof JobGoneError) {

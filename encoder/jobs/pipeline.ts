@@ -1,9 +1,10 @@
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { JOB_DELIVERY_RETRIES, outputKeyFor } from "../../domain/jobs";
+import { PART_ATTEMPTS, partOutputKey } from "../../domain/split";
 import { JobFailure } from "../failure";
 import type { JobOutput } from "../ffmpeg/outputs";
-import { JobGoneError, type ClaimedJob, type InternalApi } from "../internal-api";
+import { JobGoneError, type ClaimedJob, type ClaimedJoin, type ClaimedPart, type InternalApi } from "../internal-api";
 import type { Uploader } from "../upload/s3";
 import { zipStream } from "../upload/zip";
 import { startHeartbeat } from "./heartbeat";
@@ -27,23 +28,41 @@ export interface RenderResult {
   duration: number | null;
 }
 
-export type Renderer = (job: ClaimedJob, ctx: RenderContext) => Promise<RenderResult>;
+/** A job whose parts the Worker now holds (docs/scaling.md): its delivery is done, the parts and the join finish it. */
+export interface HandedOff {
+  handedOff: { parts: number };
+  duration: number;
+}
+
+export type Renderer = (job: ClaimedJob, ctx: RenderContext) => Promise<RenderResult | HandedOff>;
+type JoinRenderer = (join: ClaimedJoin, ctx: RenderContext) => Promise<RenderResult>;
+/** Renders one part of a split job into a local file, which the pipeline uploads as the part's output. */
+type PartRenderer = (part: ClaimedPart, ctx: RenderContext) => Promise<{ path: string }>;
+
+export interface Renderers {
+  job: Renderer;
+  part: PartRenderer;
+  join: JoinRenderer;
+}
 
 export interface PipelineDeps {
   api: InternalApi;
   uploader: Uploader;
-  render: Renderer;
+  render: Renderers;
   workRoot: string;
   heartbeatMs: number;
   /** Where the job-stage lines go (stdout in the encoder). */
   log: (line: string) => void;
 }
 
-/** A job's message, as QStash delivers it: the job, and which of its dispatches this is. */
-export interface Delivery {
-  jobId: string;
-  dispatch: number;
-}
+/**
+ * A message, as QStash delivers it: the job and which of its dispatches this is, and for a split
+ * job's work, which part, or its join.
+ */
+export type Delivery =
+  | { jobId: string; dispatch: number; part?: undefined; join?: undefined }
+  | { jobId: string; dispatch: number; part: number; join?: undefined }
+  | { jobId: string; dispatch: number; join: true; part?: undefined };
 
 /** `retry`: answer QStash with an error so it delivers again; `done`: the delivery is settled. */
 export type DeliveryResult = "done" | "retry";
@@ -79,10 +98,124 @@ async function settledWithin(promise: Promise<unknown>, ms: number): Promise<voi
 const since = (start: number) => (performance.now() - start) / 1000;
 
 /**
- * One delivery of one job: claim, render in a private work dir while heartbeating, upload,
- * report. It runs in the job's scope: an error thrown from anything the job started (a socket,
- * a stream, a timer), which no try/catch sees, reaches the process's crash guard, which hands
- * it back here through the scope's `fail`, and the job fails as any other failure would.
+ * What one delivery works on, the same way whatever it is: claimed, heartbeated, worked in a
+ * private dir, reported. A job and its join hold the job's lease and report on the job; a
+ * part holds its own (docs/scaling.md).
+ */
+interface Work<C> {
+  claim(): Promise<C>;
+  /** The attempt and the attempts in all, for the log, and the lease its beats and reports name. */
+  describe(claimed: C): { claim: number; attempt: number; attempts: number; preset: string; dir: string };
+  beat(claimed: C, beat: { progress?: number; duration?: number }): Promise<unknown>;
+  /** Renders and uploads; resolves with the key to report, or with the parts the job was handed off as. */
+  run(claimed: C, ctx: RenderContext): Promise<Finished>;
+  complete(claimed: C, key: string, duration: number | null): Promise<unknown>;
+  /** Answers the status after the report (`queued`: another attempt follows). */
+  fail(claimed: C, failure: JobFailure, duration: number | null): Promise<{ status: string }>;
+}
+
+type Finished = { key: string; duration: number | null } | HandedOff;
+
+/** Uploads a rendered output under the job's output prefix. */
+async function uploadOutput(deps: PipelineDeps, job: ClaimedJob, rendered: RenderResult, ctx: RenderContext) {
+  const key = outputKeyFor(job.accountId, job.id, rendered.output.fileName);
+  const out = rendered.output;
+  const uploadStarted = performance.now();
+  const bytes =
+    out.kind === "file"
+      ? await deps.uploader.uploadFile(key, out.path, out.contentType, ctx.signal)
+      : await deps.uploader.uploadStream(key, zipStream(out.dir, out.files), "application/zip", ctx.signal);
+  ctx.log({ stage: "upload", bytes, seconds: since(uploadStarted) });
+  return { key, duration: rendered.duration };
+}
+
+/** The job's own lease, heartbeat and reports: for a job's delivery and for its join's. */
+function onTheJob<C>(deps: PipelineDeps, jobOf: (claimed: C) => ClaimedJob) {
+  return {
+    describe: (claimed: C) => {
+      const job = jobOf(claimed);
+      return { claim: job.claim, attempt: job.attempt, attempts: ATTEMPTS, preset: job.preset, dir: `job-${job.id}` };
+    },
+    beat: (claimed: C, beat: { progress?: number; duration?: number }) =>
+      deps.api.heartbeat(jobOf(claimed).id, jobOf(claimed).claim, beat),
+    complete: (claimed: C, key: string, duration: number | null) =>
+      deps.api.complete(jobOf(claimed).id, jobOf(claimed).claim, key, duration),
+    fail: (claimed: C, failure: JobFailure, duration: number | null) =>
+      deps.api.fail(jobOf(claimed).id, jobOf(claimed).claim, {
+        errorMessage: failure.message,
+        retryable: failure.retryable,
+        duration: duration ?? failure.duration ?? null,
+      }),
+  };
+}
+
+function workOf(deps: PipelineDeps, delivery: Delivery): Work<unknown> {
+  const { jobId, dispatch } = delivery;
+  if (delivery.part !== undefined) {
+    const index = delivery.part;
+    const work: Work<ClaimedPart> = {
+      claim: () => deps.api.claimPart(jobId, index, dispatch),
+      describe: (p) => ({
+        claim: p.claim,
+        attempt: p.attempt,
+        attempts: PART_ATTEMPTS,
+        preset: `${p.preset}, part ${index + 1} of ${p.plan.parts.length}`,
+        dir: `job-${jobId}-part-${index}`,
+      }),
+      beat: (p, { progress }) => deps.api.partHeartbeat(jobId, index, p.claim, { progress }),
+      async run(p, ctx) {
+        const { path } = await deps.render.part(p, ctx);
+        const key = partOutputKey(jobId, index);
+        const uploadStarted = performance.now();
+        const bytes = await deps.uploader.uploadFile(key, path, "application/octet-stream", ctx.signal);
+        ctx.log({ stage: "upload", bytes, seconds: since(uploadStarted) });
+        return { key, duration: null };
+      },
+      complete: (p, key) => deps.api.completePart(jobId, index, p.claim, key),
+      fail: (p, failure) =>
+        deps.api.failPart(jobId, index, p.claim, { errorMessage: failure.message, retryable: failure.retryable }),
+    };
+    return work as Work<unknown>;
+  }
+  if (delivery.join) {
+    const work: Work<ClaimedJoin> = {
+      claim: () => deps.api.claimJoin(jobId, dispatch),
+      ...onTheJob<ClaimedJoin>(deps, (j) => j.job),
+      async run(j, ctx) {
+        return uploadOutput(deps, j.job, await deps.render.join(j, ctx), ctx);
+      },
+    };
+    const describe = work.describe;
+    work.describe = (j) => ({
+      ...describe(j),
+      preset: `${j.job.preset}, join of ${j.plan.parts.length} parts`,
+      dir: `job-${jobId}-join`,
+    });
+    return work as Work<unknown>;
+  }
+  const work: Work<ClaimedJob> = {
+    claim: () => deps.api.claim(jobId, dispatch),
+    ...onTheJob<ClaimedJob>(deps, (job) => job),
+    async run(job, ctx) {
+      const rendered = await deps.render.job(job, ctx);
+      if ("handedOff" in rendered) return rendered;
+      return uploadOutput(deps, job, rendered, ctx);
+    },
+  };
+  return work as Work<unknown>;
+}
+
+/** The parallel deliveries of one job's work a server may run at once: the job (or its join), and each part. */
+export function flightKey(delivery: Delivery): string {
+  if (delivery.part !== undefined) return `${delivery.jobId}/part/${delivery.part}`;
+  return delivery.join ? `${delivery.jobId}/join` : delivery.jobId;
+}
+
+/**
+ * One delivery: claim, render in a private work dir while heartbeating, upload, report. It runs
+ * in the job's scope: an error thrown from anything the work started (a socket, a stream, a
+ * timer), which no try/catch sees, reaches the process's crash guard, which hands it back here
+ * through the scope's `fail`, and the work fails as any other failure would.
  */
 export function processDelivery(deps: PipelineDeps, delivery: Delivery): Promise<DeliveryResult> {
   const { jobId } = delivery;
@@ -96,14 +229,15 @@ export function processDelivery(deps: PipelineDeps, delivery: Delivery): Promise
       return true;
     },
   };
-  return runInJobScope(scope, () => deliver(deps, delivery, abort)).finally(() => {
+  return runInJobScope(scope, () => deliver(deps, jobId, workOf(deps, delivery), abort)).finally(() => {
     ended = true;
   });
 }
 
-/** How a job's attempt ended, before the Worker is told. */
+/** How an attempt ended, before the Worker is told. */
 type Outcome =
   | { kind: "completed"; key: string }
+  | { kind: "handed-off"; parts: number }
   | { kind: "failed"; failure: JobFailure }
   | { kind: "gone"; status: string };
 
@@ -111,70 +245,76 @@ type Outcome =
  * The work dir is removed whatever happens; a cancel seen by the heartbeat aborts the render
  * (FFmpeg is killed) and the job is left as the Worker has it. The heartbeat runs until the
  * Worker has the report, so a report that waits out an outage of the Worker does not leave the
- * job looking abandoned to the sweep once the Worker is back.
+ * work looking abandoned to the sweep once the Worker is back.
  */
-async function deliver(deps: PipelineDeps, delivery: Delivery, abort: AbortController): Promise<DeliveryResult> {
+async function deliver<C>(
+  deps: PipelineDeps,
+  jobId: string,
+  work: Work<C>,
+  abort: AbortController,
+): Promise<DeliveryResult> {
   const started = performance.now();
-  let job: ClaimedJob;
+  let claimed: C;
   try {
-    job = await untilAborted(deps.api.claim(delivery.jobId, delivery.dispatch), abort.signal);
+    claimed = await untilAborted(work.claim(), abort.signal);
   } catch (err) {
-    // Still processing: another encoder holds the job and beats. Delivered again later, this
-    // message takes the job over should that encoder have died meanwhile.
+    // Still processing: another encoder holds the work and beats. Delivered again later, this
+    // message takes it over should that encoder have died meanwhile.
     if (err instanceof JobGoneError) return err.status === "processing" ? "retry" : "done";
-    // The Worker could not be reached for the whole retry window: QStash delivers the job again.
+    // The Worker could not be reached for the whole retry window: QStash delivers it again.
     throw err;
   }
-  const log: StageLog = (stage) => deps.log(formatStage(job.id, stage));
-  log({ stage: "claim", attempt: job.attempt, attempts: ATTEMPTS, preset: job.preset });
+  const about = work.describe(claimed);
+  const log: StageLog = (stage) => deps.log(formatStage(jobId, stage));
+  log({ stage: "claim", attempt: about.attempt, attempts: about.attempts, preset: about.preset });
 
   let workDir: string;
   try {
     // Made again if it went (a cleaner emptied /tmp): it is made only at start-up otherwise.
     await mkdir(deps.workRoot, { recursive: true });
-    workDir = await mkdtemp(join(deps.workRoot, `job-${job.id}-`));
+    workDir = await mkdtemp(join(deps.workRoot, `${about.dir}-`));
   } catch (err) {
-    // The disk full or the root unwritable: the claimed job's attempt fails like any other, rather than being left unreported.
-    return report(deps, job, { kind: "failed", failure: JobFailure.internal(err) }, null, log, started);
+    // The disk full or the root unwritable: the claimed attempt fails like any other, rather than being left unreported.
+    const outcome: Outcome = { kind: "failed", failure: JobFailure.internal(err) };
+    return report(work, claimed, about, outcome, null, log, started);
   }
-  const heartbeat = startHeartbeat(deps.api, job, deps.heartbeatMs, (status) => abort.abort(new JobGoneError(status)));
+  const heartbeat = startHeartbeat(
+    (beat) => work.beat(claimed, beat),
+    deps.heartbeatMs,
+    (status) => abort.abort(new JobGoneError(status)),
+  );
   let duration: number | null = null;
-  const work = (async () => {
-    const ctx: RenderContext = {
-      workDir,
-      signal: abort.signal,
-      onProgress: (f) => heartbeat.setProgress(f * 0.95),
-      onDuration: (seconds) => heartbeat.setDuration(seconds),
-      log,
-    };
-    const rendered = await deps.render(job, ctx);
-    duration = rendered.duration;
-    abort.signal.throwIfAborted();
-    const key = outputKeyFor(job.accountId, job.id, rendered.output.fileName);
-    const out = rendered.output;
-    const uploadStarted = performance.now();
-    const bytes =
-      out.kind === "file"
-        ? await deps.uploader.uploadFile(key, out.path, out.contentType, abort.signal)
-        : await deps.uploader.uploadStream(key, zipStream(out.dir, out.files), "application/zip", abort.signal);
-    log({ stage: "upload", bytes, seconds: since(uploadStarted) });
-    return key;
-  })();
+  const ctx: RenderContext = {
+    workDir,
+    signal: abort.signal,
+    onProgress: (f) => heartbeat.setProgress(f * 0.95),
+    onDuration: (seconds) => {
+      duration = seconds;
+      heartbeat.setDuration(seconds);
+    },
+    log,
+  };
+  const running = work.run(claimed, ctx);
   try {
-    const outcome = await untilAborted(work, abort.signal).then(
-      (key): Outcome => ({ kind: "completed", key }),
+    const outcome = await untilAborted(running, abort.signal).then(
+      (finished): Outcome => {
+        duration = finished.duration;
+        return "handedOff" in finished
+          ? { kind: "handed-off", parts: finished.handedOff.parts }
+          : { kind: "completed", key: finished.key };
+      },
       (err): Outcome => {
-        // An abort's reason is what ended the job: a cancel (the job is gone) or an error the crash guard handed over.
+        // An abort's reason is what ended the work: a cancel (the job is gone) or an error the crash guard handed over.
         const cause = abort.signal.aborted ? abort.signal.reason : err;
         return cause instanceof JobGoneError
           ? { kind: "gone", status: cause.status }
           : { kind: "failed", failure: JobFailure.of(cause) };
       },
     );
-    return await report(deps, job, outcome, duration, log, started);
+    return await report(work, claimed, about, outcome, duration, log, started);
   } finally {
     await heartbeat.stop();
-    await settledWithin(work, WIND_DOWN_MS);
+    await settledWithin(running, WIND_DOWN_MS);
     await rm(workDir, { recursive: true, force: true });
   }
 }
@@ -182,12 +322,13 @@ async function deliver(deps: PipelineDeps, delivery: Delivery, abort: AbortContr
 /**
  * Tells the Worker how the attempt ended. The API client asks again while the Worker fails, so
  * an outage shorter than its window costs nothing; a report that still fails is thrown, QStash
- * delivers the job again, and that delivery's claim counts an interruption, not an attempt at
+ * delivers the work again, and that delivery's claim counts an interruption, not an attempt at
  * the source. A report never turns into a failure of the job: the job's work is not what failed.
  */
-async function report(
-  deps: PipelineDeps,
-  job: ClaimedJob,
+async function report<C>(
+  work: Work<C>,
+  claimed: C,
+  about: { attempt: number; attempts: number },
   outcome: Outcome,
   duration: number | null,
   log: StageLog,
@@ -198,25 +339,24 @@ async function report(
       case "gone":
         log({ stage: "cancelled", status: outcome.status });
         return "done";
+      case "handed-off":
+        log({ stage: "split", parts: outcome.parts, seconds: since(started) });
+        return "done";
       case "completed":
-        await deps.api.complete(job.id, job.claim, outcome.key, duration);
+        await work.complete(claimed, outcome.key, duration);
         log({ stage: "completed", seconds: since(started) });
         return "done";
       case "failed": {
         const { failure } = outcome;
         // The Worker decides whether another attempt follows (it dispatches the retry itself).
-        const { status } = await deps.api.fail(job.id, job.claim, {
-          errorMessage: failure.message,
-          retryable: failure.retryable,
-          duration: duration ?? failure.duration ?? null,
-        });
+        const { status } = await work.fail(claimed, failure, duration);
         log({
           stage: "failed",
           reason: failure.message,
           cause: failure.describeCause(),
           final: status !== "queued",
-          attempt: job.attempt,
-          attempts: ATTEMPTS,
+          attempt: about.attempt,
+          attempts: about.attempts,
         });
         return "done";
       }

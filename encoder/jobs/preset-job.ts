@@ -7,15 +7,27 @@ import type { Watchdog } from "../ffmpeg/watchdog";
 import type { ClaimedJob } from "../internal-api";
 import { downloadSource, type DownloadPolicy } from "../source/download";
 import { assertSelfContained } from "../source/self-contained";
-import type { RenderContext, RenderResult } from "./pipeline";
+import { readSplitFacts } from "../split/facts";
+import { planSplit, splittableRecipe, type SplitSettings } from "../split/plan";
+import type { HandedOff, RenderContext, RenderResult } from "./pipeline";
+import { handOff, type SplitDeps } from "./split-jobs";
 
-/** A preset job: download the source, probe it, check the plan's duration limit, encode. */
+/** How a long source is split, and what the split stage stores and tells through. */
+export interface Splitting extends SplitDeps {
+  settings: SplitSettings;
+}
+
+/**
+ * A preset job: download the source, probe it, check the plan's duration limit, then encode it,
+ * or hand it off in parts when it is long and its preset splits (docs/scaling.md).
+ */
 export async function renderPresetJob(
   job: ClaimedJob,
   ctx: RenderContext,
   policy: DownloadPolicy,
+  splitting: Splitting,
   watchdog?: Watchdog,
-): Promise<RenderResult> {
+): Promise<RenderResult | HandedOff> {
   const source = join(ctx.workDir, "source");
   const downloaded = await downloadSource(job.inputUrl, source, policy, ctx.signal);
   ctx.log({ stage: "download", bytes: downloaded.bytes, seconds: downloaded.seconds });
@@ -26,6 +38,16 @@ export async function renderPresetJob(
     throw JobFailure.durationExceeded(probe.duration, job.maxSourceSeconds, PLAN_DISPLAY_NAMES[job.plan]);
   }
   ctx.onDuration(probe.duration);
+  const recipe = splittableRecipe(job.preset);
+  if (recipe && probe.video && probe.duration > splitting.settings.minSeconds) {
+    const facts = await readSplitFacts(
+      source,
+      { video: probe.video.index, audio: probe.audio[0]?.index ?? null },
+      { signal: ctx.signal, workDir: ctx.workDir, watchdog },
+    );
+    const plan = facts && planSplit(recipe, probe, facts, splitting.settings);
+    if (plan) return handOff(splitting, job, ctx, { path: source, probe }, plan);
+  }
   const output = await encodePreset({
     presetId: job.preset,
     input: source,

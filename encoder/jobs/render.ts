@@ -2,8 +2,11 @@ import { EDL_PRESET_ID } from "../../domain/presets/catalogue";
 import type { EncoderConfig } from "../config";
 import type { Watchdog } from "../ffmpeg/watchdog";
 import type { DownloadPolicy } from "../source/download";
-import type { Renderer } from "./pipeline";
-import { renderPresetJob } from "./preset-job";
+import type { InternalApi } from "../internal-api";
+import type { Uploader } from "../upload/s3";
+import type { Renderers } from "./pipeline";
+import { renderPresetJob, type Splitting } from "./preset-job";
+import { renderJoin, renderPart } from "./split-jobs";
 import { renderTimelineJob } from "./timeline-job";
 
 function downloadPolicy(config: EncoderConfig): DownloadPolicy {
@@ -19,12 +22,24 @@ function ffmpegWatchdog(config: EncoderConfig): Watchdog {
   return { stallMs: config.FFMPEG_STALL_MS, timeLimitFactor: config.FFMPEG_TIME_LIMIT_FACTOR };
 }
 
-/** Timelines go to the timeline renderer; every other job is a catalogue preset. */
-export function createRenderer(config: EncoderConfig): Renderer {
+/**
+ * Timelines go to the timeline renderer; every other job is a catalogue preset, which a long
+ * source may split into parts, each rendered on its own, then joined (docs/scaling.md).
+ */
+export function createRenderers(config: EncoderConfig, io: { api: InternalApi; uploader: Uploader }): Renderers {
   const policy = downloadPolicy(config);
   const watchdog = ffmpegWatchdog(config);
-  return (job, ctx) => {
-    if (job.preset === EDL_PRESET_ID) return renderTimelineJob(job, ctx, policy, watchdog);
-    return renderPresetJob(job, ctx, policy, watchdog);
+  const splitting: Splitting = {
+    ...io,
+    watchdog,
+    settings: { minSeconds: config.SPLIT_MIN_SECONDS, partSeconds: config.SPLIT_PART_SECONDS },
+  };
+  return {
+    job: (job, ctx) => {
+      if (job.preset === EDL_PRESET_ID) return renderTimelineJob(job, ctx, policy, watchdog);
+      return renderPresetJob(job, ctx, policy, splitting, watchdog);
+    },
+    part: (part, ctx) => renderPart(splitting, part, ctx),
+    join: (join, ctx) => renderJoin(splitting, join, ctx),
   };
 }

@@ -14,6 +14,8 @@ export type JobStage =
   | FfmpegStage
   | { stage: "upload"; bytes: number; seconds: number }
   | { stage: "completed"; seconds: number }
+  /** The job was cut into parts, now the Worker's to hand out (docs/scaling.md). */
+  | { stage: "split"; parts: number; seconds: number }
   | { stage: "cancelled"; status: string }
   | { stage: "failed"; reason: string; cause?: string; final: boolean; attempt: number; attempts: number }
   | { stage: "error"; message: string }
@@ -71,6 +73,8 @@ function detail(s: JobStage): string {
       return `${formatBytes(s.bytes)} in ${seconds(s.seconds)}`;
     case "completed":
       return `in ${seconds(s.seconds)}`;
+    case "split":
+      return `into ${s.parts} parts in ${seconds(s.seconds)}; the parts go to the encoder pool`;
     case "cancelled":
       return s.status === "processing"
         ? "the job was claimed again after this encoder went quiet; work stopped"
@@ -94,6 +98,7 @@ const STAGE_NAMES: Record<JobStage["stage"], string> = {
   "ffmpeg-end": "ffmpeg",
   upload: "upload",
   completed: "completed",
+  split: "split",
   cancelled: "cancelled",
   failed: "failed",
   error: "error",

@@ -1,6 +1,7 @@
-import { createReadStream } from "node:fs";
+import { createReadStream, createWriteStream } from "node:fs";
 import { readFile, stat } from "node:fs/promises";
 import type { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
 import { AwsV4Signer } from "aws4fetch";
 import { s3ObjectUrl } from "../../domain/s3";
 import { JobFailure } from "../failure";
@@ -211,8 +212,34 @@ export function createUploader(config: S3Config) {
     }
   }
 
+  /** Signs a GET and streams the object into `path` (a split job's scratch: storage is ours, so no source guard). */
+  async function downloadFile(key: string, path: string, signal?: AbortSignal): Promise<number> {
+    const signed = await new AwsV4Signer({
+      url: objectUrl(key),
+      method: "GET",
+      accessKeyId: config.accessKeyId,
+      secretAccessKey: config.secretAccessKey,
+      service: "s3",
+      region: config.region,
+      cache: signingKeys,
+    }).sign();
+    const res = await httpRequest(signed.url, { method: "GET", headers: Object.fromEntries(signed.headers), signal });
+    if (res.status === 404) {
+      res.body.resume();
+      throw JobFailure.scratchMissing();
+    }
+    if (res.status < 200 || res.status > 299) {
+      res.body.resume();
+      throw JobFailure.download(`storage answered HTTP ${res.status} for a part's file`);
+    }
+    const file = createWriteStream(path);
+    await pipeline(res.body, file, { signal });
+    return file.bytesWritten;
+  }
+
   return {
     uploadStream,
+    downloadFile,
     async uploadFile(key: string, path: string, contentType: string, signal?: AbortSignal): Promise<number> {
       try {
         const { size } = await stat(path);

@@ -27,10 +27,10 @@ const variantName = (r: Rung) => `${r.height}p`;
  * the sample aspect ratio so all rungs keep the same display aspect, which the DASH muxer
  * requires within an adaptation set.
  */
-function ladderFilter(videoIndex: number, rungs: Rung[]): string {
+export function ladderFilter(source: string, rungs: Rung[]): string {
   return rungs
     .map((r, i) => {
-      const input = i === 0 ? `[0:${videoIndex}]` : `[c${i - 1}]`;
+      const input = i === 0 ? source : `[c${i - 1}]`;
       const scale = `scale=-2:${r.height}${i === 0 ? ",format=yuv420p" : ""}`;
       const last = i === rungs.length - 1;
       return last ? `${input}${scale}[v${i}]` : `${input}${scale},split=2[v${i}][c${i}]`;
@@ -39,7 +39,7 @@ function ladderFilter(videoIndex: number, rungs: Rung[]): string {
 }
 
 /** Per-variant rate control: HLS writes each variant's BANDWIDTH as 1.1 × (-b:v + audio). */
-function rungRateArgs(rungs: Rung[]): string[] {
+export function rungRateArgs(rungs: Rung[]): string[] {
   return rungs.flatMap((r, i) => [
     `-b:v:${i}`,
     `${r.videoBitrate}k`,
@@ -50,7 +50,7 @@ function rungRateArgs(rungs: Rung[]): string[] {
   ]);
 }
 
-function hlsOutput(
+export function hlsOutput(
   outDir: string,
   packaging: Extract<Packaging, { format: "hls" }>,
   rungs: Rung[],
@@ -87,7 +87,11 @@ function hlsOutput(
   ];
 }
 
-function dashOutput(outDir: string, packaging: Exclude<Packaging, { format: "hls" }>, withAudio: boolean): string[] {
+export function dashOutput(
+  outDir: string,
+  packaging: Exclude<Packaging, { format: "hls" }>,
+  withAudio: boolean,
+): string[] {
   const lowLatency = packaging.format === "dash" && packaging.lowLatency;
   return [
     "-f",
@@ -135,7 +139,7 @@ export function ladderCommand(ctx: BuildContext, recipe: LadderRecipe): FfmpegCo
       args: [
         ...head(ctx.input),
         "-filter_complex",
-        ladderFilter(video.index, rungs),
+        ladderFilter(`[0:${video.index}]`, rungs),
         // Audio is muxed into every variant, so it is mapped (and encoded) once per rung.
         ...rungs.flatMap((_, i) => ["-map", `[v${i}]`, ...audioMap]),
         ...encoder,
@@ -151,7 +155,7 @@ export function ladderCommand(ctx: BuildContext, recipe: LadderRecipe): FfmpegCo
     args: [
       ...head(ctx.input),
       "-filter_complex",
-      ladderFilter(video.index, rungs),
+      ladderFilter(`[0:${video.index}]`, rungs),
       ...rungs.flatMap((_, i) => ["-map", `[v${i}]`]),
       // One audio representation, at the top kept rung's bitrate, shared by every video rung.
       ...audioMap,

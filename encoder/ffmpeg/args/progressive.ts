@@ -12,7 +12,11 @@ import { videoEncoderArgs, type RateControl } from "./video-encoder";
  * pixels. `cover` fills the box and crops the centre. Both end in 8-bit 4:2:0, the only format
  * every hardware decoder plays.
  */
-function frameFilter(fit: ProgressiveRecipe["fit"], box: ProgressiveRecipe["size"], source: VideoStreamInfo): string {
+export function frameFilter(
+  fit: ProgressiveRecipe["fit"],
+  box: ProgressiveRecipe["size"],
+  source: VideoStreamInfo,
+): string {
   const { width, height } = box;
   if (fit === "cover") {
     return `scale=${width}:${height}:force_original_aspect_ratio=increase,crop=${width}:${height},setsar=1,format=yuv420p`;

@@ -19,6 +19,11 @@ export interface VideoEncoding {
   rate?: RateControl;
   /** The output is ISO BMFF (MP4, MOV, fMP4 segments), where HEVC has to be tagged hvc1. */
   isoBmff: boolean;
+  /**
+   * Every GOP closed even without a fixed interval: a part of a split encode is joined to the
+   * next one, whose first frame no frame of this part may reference (docs/scaling.md).
+   */
+  closedGop?: boolean;
 }
 
 function rateArgs(codec: VideoEncoder["codec"], rate: RateControl | undefined): string[] {
@@ -31,7 +36,7 @@ function rateArgs(codec: VideoEncoder["codec"], rate: RateControl | undefined): 
   return rate.cap ? [...crf, "-maxrate", rate.cap.maxrate, "-bufsize", rate.cap.bufsize] : crf;
 }
 
-function codecArgs({ encoder: video, gopFrames, isoBmff }: VideoEncoding): string[] {
+function codecArgs({ encoder: video, gopFrames, isoBmff, closedGop }: VideoEncoding): string[] {
   const gop = gopFrames === undefined ? [] : ["-g", String(gopFrames)];
   switch (video.codec) {
     case "libx264":
@@ -45,7 +50,12 @@ function codecArgs({ encoder: video, gopFrames, isoBmff }: VideoEncoding): strin
     case "libx265": {
       // x265 logs its whole configuration at info level; it also defaults to open GOPs, whose
       // leading frames reference the previous segment, and ignores -sc_threshold.
-      const params = gopFrames === undefined ? "log-level=error" : "log-level=error:scenecut=0:open-gop=0";
+      const params =
+        gopFrames !== undefined
+          ? "log-level=error:scenecut=0:open-gop=0"
+          : closedGop
+            ? "log-level=error:open-gop=0"
+            : "log-level=error";
       return [
         "-c:v",
         "libx265",

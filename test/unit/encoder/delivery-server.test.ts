@@ -12,6 +12,7 @@ import type { PipelineDeps, RenderResult } from "../../../encoder/jobs/pipeline"
 import { createEncoderServer } from "../../../encoder/server";
 import type { Uploader } from "../../../encoder/upload/s3";
 import { qstashSignature } from "../../support/qstash-signature";
+import { jobsOnly } from "../../support/jobs-only";
 
 /**
  * The encoder's delivery server with real signed deliveries from the QStash emulator. Only the
@@ -108,11 +109,11 @@ describe("encoder delivery server", () => {
     const deps: PipelineDeps = {
       api: worker.api,
       uploader: noUpload,
-      render: async (_job, ctx) => {
+      render: jobsOnly(async (_job, ctx) => {
         renders += 1;
         await held;
         return outputIn(ctx.workDir);
-      },
+      }),
       workRoot,
       heartbeatMs: 60_000,
       log: (line) => lines.push(line),
@@ -166,13 +167,13 @@ describe("encoder delivery server", () => {
     const deps: PipelineDeps = {
       api: worker.api,
       uploader: noUpload,
-      render: async (job, ctx) => {
+      render: jobsOnly(async (job, ctx) => {
         renders += 1;
         // The first claim's encode runs until it is stopped.
         if (job.claim === 1)
           await new Promise((_, reject) => ctx.signal.addEventListener("abort", () => reject(ctx.signal.reason)));
         return outputIn(ctx.workDir);
-      },
+      }),
       workRoot,
       heartbeatMs: 50,
       log: () => undefined,
@@ -207,7 +208,7 @@ describe("encoder delivery server", () => {
     const deps: PipelineDeps = {
       api: worker.api,
       uploader: noUpload,
-      render: async (_job, ctx) => outputIn(ctx.workDir),
+      render: jobsOnly(async (_job, ctx) => outputIn(ctx.workDir)),
       workRoot,
       heartbeatMs: 60_000,
       log: (line) => lines.push(line),
@@ -259,7 +260,7 @@ describe("the encoder's delivery route against a client that holds its connectio
     const deps: PipelineDeps = {
       api: worker.api,
       uploader: noUpload,
-      render: async () => expect.unreachable("nothing is rendered"),
+      render: jobsOnly(async () => expect.unreachable("nothing is rendered")),
       workRoot,
       heartbeatMs: 60_000,
       log: () => undefined,
@@ -307,10 +308,10 @@ describe("the encoder stopping (a deploy's SIGTERM)", () => {
     const deps: PipelineDeps = {
       api: worker.api,
       uploader: noUpload,
-      render: async (_job, ctx) => {
+      render: jobsOnly(async (_job, ctx) => {
         await held;
         return outputIn(ctx.workDir);
-      },
+      }),
       workRoot,
       heartbeatMs: 60_000,
       log: () => undefined,

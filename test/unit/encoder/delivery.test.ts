@@ -9,6 +9,15 @@ describe("a QStash delivery → the job and its dispatch", () => {
     expect(parseDelivery(JSON.stringify({ jobId, dispatch: 3, extra: true }))).toEqual({ jobId, dispatch: 3 });
   });
 
+  it("reads a split job's part or its join (docs/scaling.md)", () => {
+    expect(parseDelivery(JSON.stringify({ jobId, dispatch: 1, part: 4 }))).toEqual({ jobId, dispatch: 1, part: 4 });
+    expect(parseDelivery(JSON.stringify({ jobId, dispatch: 2, join: true }))).toEqual({
+      jobId,
+      dispatch: 2,
+      join: true,
+    });
+  });
+
   it("refuses bodies that can never be processed", () => {
     for (const raw of [
       "",
@@ -18,6 +27,10 @@ describe("a QStash delivery → the job and its dispatch", () => {
       JSON.stringify({ jobId }),
       JSON.stringify({ jobId, dispatch: -1 }),
       JSON.stringify({ jobId, dispatch: 1.5 }),
+      JSON.stringify({ jobId, dispatch: 0, part: -1 }),
+      JSON.stringify({ jobId, dispatch: 0, part: "1" }),
+      JSON.stringify({ jobId, dispatch: 0, join: false }),
+      JSON.stringify({ jobId, dispatch: 0, part: 1, join: true }),
     ]) {
       expect(parseDelivery(raw), raw).toBeNull();
     }

@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import type { InternalApi } from "../../../encoder/internal-api";
 import { startHeartbeat } from "../../../encoder/jobs/heartbeat";
 
 describe("the heartbeat", () => {
@@ -9,17 +8,15 @@ describe("the heartbeat", () => {
     let beats = 0;
     let landedAfterStop = 0;
     let stopped = false;
-    const api = {
-      heartbeat: async () => {
-        beats += 1;
-        most = Math.max(most, ++open);
-        await new Promise((r) => setTimeout(r, 120));
-        open -= 1;
-        if (stopped) landedAfterStop += 1;
-        return { status: "processing" };
-      },
-    } as unknown as InternalApi;
-    const heartbeat = startHeartbeat(api, { id: "job", claim: 1 }, 20, () => undefined);
+    const send = async () => {
+      beats += 1;
+      most = Math.max(most, ++open);
+      await new Promise((r) => setTimeout(r, 120));
+      open -= 1;
+      if (stopped) landedAfterStop += 1;
+      return { status: "processing" };
+    };
+    const heartbeat = startHeartbeat(send, 20, () => undefined);
     await new Promise((r) => setTimeout(r, 500));
     await heartbeat.stop();
     stopped = true;
@@ -31,13 +28,11 @@ describe("the heartbeat", () => {
 
   it("carries the progress, and the duration from the moment it is known", async () => {
     const sent: unknown[] = [];
-    const api = {
-      heartbeat: async (_id: string, _claim: number, beat: unknown) => {
-        sent.push(beat);
-        return { status: "processing" };
-      },
-    } as unknown as InternalApi;
-    const heartbeat = startHeartbeat(api, { id: "job", claim: 1 }, 10, () => undefined);
+    const send = async (beat: unknown) => {
+      sent.push(beat);
+      return { status: "processing" };
+    };
+    const heartbeat = startHeartbeat(send, 10, () => undefined);
     const beatsSoon = async (count: number) => {
       const from = sent.length;
       while (sent.length < from + count) await new Promise((r) => setTimeout(r, 5));

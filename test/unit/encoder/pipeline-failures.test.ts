@@ -7,6 +7,7 @@ import { JobFailure } from "../../../encoder/failure";
 import type { ClaimedJob, InternalApi } from "../../../encoder/internal-api";
 import { processDelivery, type PipelineDeps } from "../../../encoder/jobs/pipeline";
 import type { Uploader } from "../../../encoder/upload/s3";
+import { jobsOnly } from "../../support/jobs-only";
 
 /**
  * What the pipeline tells the Worker when a render fails: the failure's message, whether another
@@ -49,9 +50,9 @@ async function deliverFailing(thrown: unknown, attempt: number, root = workRoot)
   const deps: PipelineDeps = {
     api,
     uploader: { uploadFile: async () => 1, uploadStream: async () => 1 } as unknown as Uploader,
-    render: async () => {
+    render: jobsOnly(async () => {
       throw thrown;
-    },
+    }),
     workRoot: root,
     heartbeatMs: 60_000,
     log: (line) => lines.push(line),

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { InternalApiError, JobGoneError, type ClaimedJob, type InternalApi } from "../../../encoder/internal-api";
 import { processDelivery, type PipelineDeps } from "../../../encoder/jobs/pipeline";
 import type { Uploader } from "../../../encoder/upload/s3";
+import { jobsOnly } from "../../support/jobs-only";
 
 /**
  * What the pipeline does when the Worker does not take a claim or a report (its own retries,
@@ -56,11 +57,11 @@ function pipeline(api: Partial<InternalApi>) {
       ...api,
     } as InternalApi,
     uploader: { uploadFile: async () => 1, uploadStream: async () => 1 } as unknown as Uploader,
-    render: async (_job, ctx) => {
+    render: jobsOnly(async (_job, ctx) => {
       const path = join(ctx.workDir, "out.mp4");
       await writeFile(path, "output");
       return { output: { kind: "file", path, fileName: "out.mp4", contentType: "video/mp4" }, duration: 2 };
-    },
+    }),
     workRoot,
     heartbeatMs: 20,
     log: (line) => lines.push(line),
@@ -106,9 +107,9 @@ describe("reports the Worker did not take", () => {
         throw workerDown();
       },
     });
-    deps.render = async () => {
+    deps.render = jobsOnly(async () => {
       throw new Error("boom");
-    };
+    });
     await expect(processDelivery(deps, { jobId: jobId, dispatch: 0 })).rejects.toBeInstanceOf(InternalApiError);
     expect(calls).not.toContain("complete");
   });
@@ -147,10 +148,10 @@ describe("reports the Worker did not take", () => {
         throw workerDown();
       },
     });
-    deps.render = async () => {
+    deps.render = jobsOnly(async () => {
       rendered = true;
       throw new Error("not reached");
-    };
+    });
     await expect(processDelivery(deps, { jobId: jobId, dispatch: 0 })).rejects.toBeInstanceOf(InternalApiError);
     expect(rendered).toBe(false);
     expect(calls).toEqual([]);

@@ -1,0 +1,206 @@
+import { selectRungs } from "../../../domain/presets/recipes";
+import type { SplitPart, SplitPlan } from "../../../domain/split";
+import type { SplittableRecipe } from "../../split/plan";
+import type { VideoStreamInfo } from "../probe";
+import { head, kbit, videoAudioArgs, videoAudioFormat, type FfmpegCommand } from "./command";
+import { faststart, isIsoBmff } from "./containers";
+import { dashOutput, hlsOutput, ladderFilter, rungRateArgs } from "./ladder";
+import { frameFilter } from "./progressive";
+import { videoEncoderArgs, type RateControl } from "./video-encoder";
+
+/**
+ * A piece runs on past its part's last frame by this much: with B-frames, a frame shown before
+ * the end can be stored after a later one, which its decoding needs.
+ */
+const PIECE_TAIL_SECONDS = 0.5;
+
+const seconds = (value: number) => value.toFixed(6);
+const framePeriod = (plan: SplitPlan) => plan.fps.den / plan.fps.num;
+
+/**
+ * A part's stretch of the source's video, copied (nothing decoded): from the keyframe at or
+ * before its first frame to a little past its last, on the source's own clock (-copyts), so
+ * the part's encoder finds its frames by their times.
+ */
+export function pieceCommand(source: string, videoIndex: number, part: SplitPart, out: string): FfmpegCommand {
+  return {
+    args: [
+      ...head([{ path: source, options: ["-ss", seconds(part.from), "-to", seconds(part.to + PIECE_TAIL_SECONDS)] }]),
+      "-map",
+      `0:${videoIndex}`,
+      "-c",
+      "copy",
+      "-copyts",
+      "-f",
+      "matroska",
+      out,
+    ],
+  };
+}
+
+/** The source's audio, copied whole for the join, which encodes it once (docs/scaling.md#audio). */
+export function audioPieceCommand(source: string, audioIndex: number, out: string): FfmpegCommand {
+  return { args: [...head(source), "-map", `0:${audioIndex}`, "-c", "copy", "-f", "matroska", out] };
+}
+
+/**
+ * Exactly the part's frames: those from half a period before its first frame's time (the
+ * piece's clock rounds to the millisecond) on, the count cut by -frames. They are numbered
+ * afresh on a time base of one frame period, so the parts join end to end without a gap.
+ */
+function partFrames(plan: SplitPlan, part: SplitPart): string {
+  const start = part.from - framePeriod(plan) / 2;
+  return `trim=start=${seconds(start)},settb=expr=${plan.fps.den}/${plan.fps.num},setpts=N`;
+}
+
+/**
+ * One part's video, encoded with the preset's own video settings, in closed GOPs that start
+ * on an IDR, to NUT: it keeps the exact time base, and holds any codec and every rung of a
+ * ladder in one file. No audio: the join encodes it once for the whole source.
+ */
+export function partCommand(
+  recipe: SplittableRecipe,
+  plan: SplitPlan,
+  part: SplitPart,
+  piece: { path: string; video: VideoStreamInfo },
+  out: string,
+): FfmpegCommand {
+  const common = ["-copyts", "-frames:v", String(part.frameCount), "-fps_mode", "passthrough", "-an"];
+  if (recipe.kind === "progressive") {
+    const { crf, maxrate } = recipe;
+    const rate: RateControl = {
+      crf,
+      ...(maxrate === undefined
+        ? {}
+        : { cap: { maxrate: kbit(maxrate), bufsize: kbit(maxrate * recipe.bufsizeFactor) } }),
+    };
+    return {
+      args: [
+        ...head(piece.path),
+        "-map",
+        `0:${piece.video.index}`,
+        "-vf",
+        `${partFrames(plan, part)},${frameFilter(recipe.fit, recipe.size, piece.video)}`,
+        ...common,
+        ...videoEncoderArgs({ encoder: recipe.video, rate, isoBmff: false, closedGop: true }),
+        "-f",
+        "nut",
+        out,
+      ],
+    };
+  }
+  const rungs = selectRungs(recipe.rungs, plan.height);
+  return {
+    args: [
+      ...head(piece.path),
+      "-filter_complex",
+      `[0:${piece.video.index}]${partFrames(plan, part)}[part];${ladderFilter("[part]", rungs)}`,
+      ...rungs.flatMap((_, i) => ["-map", `[v${i}]`]),
+      ...common,
+      ...videoEncoderArgs({ encoder: recipe.video, gopFrames: plan.gopFrames, isoBmff: false, closedGop: true }),
+      ...rungRateArgs(rungs),
+      "-f",
+      "nut",
+      out,
+    ],
+  };
+}
+
+/**
+ * The concat demuxer's list of the parts, each with its exact length, so every part starts
+ * where the one before ends whatever its own first timestamp (an encoder's B-frame delay).
+ */
+export function concatList(plan: SplitPlan, partFiles: readonly string[]): string {
+  const lines = plan.parts.map((part, i) => {
+    const name = partFiles[i].replaceAll("'", "'\\''");
+    return `file '${name}'\nduration ${seconds((part.frameCount * plan.fps.den) / plan.fps.num)}`;
+  });
+  return `ffconcat version 1.0\n${lines.join("\n")}\n`;
+}
+
+/** ISO BMFF wants the codec's own sample entry; NUT's tag is not one. */
+const ISO_TAGS: Readonly<Record<string, string>> = { libx264: "avc1", libx265: "hvc1", libsvtav1: "av01" };
+
+function isoTag(recipe: SplittableRecipe, isoBmff: boolean): string[] {
+  const tag = ISO_TAGS[recipe.video.codec];
+  return isoBmff && tag ? ["-tag:v", tag] : [];
+}
+
+/** The audio placed against the video as the unsplit encode places it (SplitPlan.audioStart). */
+function audioPlacement(plan: SplitPlan): string[] {
+  if (plan.audioStart > 0) return ["-af", `adelay=delays=${Math.round(plan.audioStart * 1000)}:all=1`];
+  if (plan.audioStart < 0) return ["-af", `atrim=start=${seconds(-plan.audioStart)},asetpts=PTS-STARTPTS`];
+  return [];
+}
+
+/**
+ * The join: the parts' video concatenated by stream copy, the audio encoded once for the whole
+ * source, packaged as the preset packages it: a faststart MP4 (or WebM), or the ladder's
+ * HLS/DASH/CMAF set, whose segments fall on the parts' keyframe grid.
+ */
+export function joinCommand(
+  recipe: SplittableRecipe,
+  plan: SplitPlan,
+  inputs: { list: string; audio: string | null },
+  out: { dir: string; file: string },
+): FfmpegCommand {
+  const sources = [
+    { path: inputs.list, options: ["-f", "concat", "-safe", "0"] },
+    ...(inputs.audio ? [{ path: inputs.audio }] : []),
+  ];
+  const audio = inputs.audio !== null;
+  if (recipe.kind === "progressive") {
+    return {
+      args: [
+        ...head(sources),
+        "-map",
+        "0:v:0",
+        ...(audio ? ["-map", "1:a:0"] : []),
+        "-c:v",
+        "copy",
+        ...isoTag(recipe, isIsoBmff(recipe.container)),
+        ...(audio ? [...audioPlacement(plan), ...videoAudioArgs(recipe.audioCodec, kbit(recipe.audioBitrate))] : []),
+        ...faststart(recipe.container),
+        `${out.dir}/${out.file}`,
+      ],
+    };
+  }
+  const rungs = selectRungs(recipe.rungs, plan.height);
+  const { packaging } = recipe;
+  const isoBmff = packaging.format !== "hls" || packaging.segmentType === "fmp4";
+  // The rungs' nominal rates, which the copied streams lack: HLS's BANDWIDTH and DASH's bandwidth come from them.
+  const rates = rungs.flatMap((r, i) => [`-b:v:${i}`, `${r.videoBitrate}k`]);
+  if (packaging.format === "hls") {
+    return {
+      args: [
+        ...head(sources),
+        ...rungs.flatMap((_, i) => ["-map", `0:v:${i}`, ...(audio ? ["-map", "1:a:0"] : [])]),
+        "-c:v",
+        "copy",
+        ...isoTag(recipe, isoBmff),
+        ...rates,
+        ...(audio
+          ? [
+              ...audioPlacement(plan),
+              ...videoAudioFormat(recipe.audioCodec),
+              ...rungs.flatMap((r, i) => [`-b:a:${i}`, `${r.audioBitrate}k`]),
+            ]
+          : []),
+        ...hlsOutput(out.dir, packaging, rungs, audio),
+      ],
+    };
+  }
+  return {
+    args: [
+      ...head(sources),
+      ...rungs.flatMap((_, i) => ["-map", `0:v:${i}`]),
+      ...(audio ? ["-map", "1:a:0"] : []),
+      "-c:v",
+      "copy",
+      ...isoTag(recipe, isoBmff),
+      ...rates,
+      ...(audio ? [...audioPlacement(plan), ...videoAudioArgs(recipe.audioCodec, kbit(rungs[0].audioBitrate))] : []),
+      ...dashOutput(out.dir, packaging, audio),
+    ],
+  };
+}

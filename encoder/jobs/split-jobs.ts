@@ -1,0 +1,159 @@
+import { mkdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { audioInputKey, partInputKey, type SplitPlan } from "../../domain/split";
+import { JobFailure } from "../failure";
+import { CONTENT_TYPES } from "../ffmpeg/args/containers";
+import { audioPieceCommand, concatList, joinCommand, partCommand, pieceCommand } from "../ffmpeg/args/split";
+import { collectOutput } from "../ffmpeg/outputs";
+import type { ProbeSummary } from "../ffmpeg/probe";
+import { probeFile } from "../ffmpeg/probe";
+import { runFfmpeg } from "../ffmpeg/run";
+import type { Watchdog } from "../ffmpeg/watchdog";
+import { semaphore } from "../concurrency";
+import type { ClaimedJob, ClaimedJoin, ClaimedPart, InternalApi } from "../internal-api";
+import { splittableRecipe, type SplittableRecipe } from "../split/plan";
+import type { Uploader } from "../upload/s3";
+import type { HandedOff, RenderContext, RenderResult } from "./pipeline";
+
+export interface SplitDeps {
+  api: InternalApi;
+  uploader: Uploader;
+  watchdog?: Watchdog;
+}
+
+/** Pieces cut at once: each is a stream copy bound by the disk, and its upload overlaps the next cut. */
+const CUTS_AT_ONCE = 2;
+/** Files moved to or from storage at once by a join. */
+const TRANSFERS_AT_ONCE = 4;
+
+const planSeconds = (plan: SplitPlan, frames: number) => (frames * plan.fps.den) / plan.fps.num;
+
+function recipeOf(presetId: string): SplittableRecipe {
+  const recipe = splittableRecipe(presetId);
+  if (!recipe) throw JobFailure.internal(new Error(`preset ${presetId} does not split`));
+  return recipe;
+}
+
+/**
+ * The split stage (docs/scaling.md#the-split): every part's piece of the source cut by stream
+ * copy and stored under the job's scratch prefix, with the source's audio, then the plan handed
+ * to the Worker, which publishes the parts.
+ */
+export async function handOff(
+  deps: SplitDeps,
+  job: ClaimedJob,
+  ctx: RenderContext,
+  source: { path: string; probe: ProbeSummary },
+  plan: SplitPlan,
+): Promise<HandedOff> {
+  const video = source.probe.video;
+  if (!video) throw JobFailure.internal(new Error("a split job without video"));
+  const piecesDir = join(ctx.workDir, "pieces");
+  await mkdir(piecesDir, { recursive: true });
+  const limit = semaphore(CUTS_AT_ONCE);
+  const run = (args: string[]) =>
+    runFfmpeg(args, { signal: ctx.signal, workDir: ctx.workDir, watchdog: deps.watchdog });
+  let stored = 0;
+  const store = async (key: string, path: string) => {
+    await deps.uploader.uploadFile(key, path, "application/octet-stream", ctx.signal);
+    stored += 1;
+    ctx.onProgress((0.05 * stored) / (plan.parts.length + 1));
+  };
+  const cuts = plan.parts.map((part) =>
+    limit(async () => {
+      const path = join(piecesDir, `${part.index}.mkv`);
+      await run(pieceCommand(source.path, video.index, part, path).args);
+      return path;
+    }).then((path) => store(partInputKey(job.id, part.index), path)),
+  );
+  const audio = source.probe.audio[0];
+  if (plan.audio && audio) {
+    const path = join(piecesDir, "audio.mka");
+    cuts.push(
+      limit(() => run(audioPieceCommand(source.path, audio.index, path).args)).then(() =>
+        store(audioInputKey(job.id), path),
+      ),
+    );
+  }
+  const results = await Promise.allSettled(cuts);
+  const failed = results.find((r) => r.status === "rejected");
+  if (failed) throw failed.reason;
+  const { parts } = await deps.api.split(job.id, job.claim, plan);
+  return { handedOff: { parts }, duration: source.probe.duration };
+}
+
+/** One part: its piece fetched, exactly its frames encoded with the preset's video settings. */
+export async function renderPart(deps: SplitDeps, claimed: ClaimedPart, ctx: RenderContext): Promise<{ path: string }> {
+  const { plan, part } = claimed;
+  const recipe = recipeOf(claimed.preset);
+  const piecePath = join(ctx.workDir, "piece.mkv");
+  const started = performance.now();
+  const bytes = await deps.uploader.downloadFile(partInputKey(claimed.jobId, part.index), piecePath, ctx.signal);
+  ctx.log({ stage: "download", bytes, seconds: (performance.now() - started) / 1000 });
+  const probe = await probeFile(piecePath, { signal: ctx.signal, workDir: ctx.workDir, watchdog: deps.watchdog });
+  if (!probe.video) throw JobFailure.ffmpeg("A part's piece holds no video.");
+  const out = join(ctx.workDir, "part.nut");
+  await runFfmpeg(partCommand(recipe, plan, part, { path: piecePath, video: probe.video }, out).args, {
+    signal: ctx.signal,
+    workDir: ctx.workDir,
+    watchdog: deps.watchdog,
+    durationSeconds: planSeconds(plan, part.frameCount),
+    onProgress: ctx.onProgress,
+    log: ctx.log,
+  });
+  return { path: out };
+}
+
+/** The join: the parts' video copied end to end, the audio encoded once, the preset's packaging. */
+export async function renderJoin(deps: SplitDeps, claimed: ClaimedJoin, ctx: RenderContext): Promise<RenderResult> {
+  const { job, plan } = claimed;
+  const recipe = recipeOf(job.preset);
+  const duration = planSeconds(plan, plan.totalFrames);
+  ctx.onDuration(duration);
+  const limit = semaphore(TRANSFERS_AT_ONCE);
+  const started = performance.now();
+  const byIndex = new Map(claimed.parts.map((p) => [p.index, p.outputKey]));
+  const partFiles = plan.parts.map((p) => `part-${p.index}.nut`);
+  const fetches = plan.parts.map((p, i) =>
+    limit(async () => {
+      const key = byIndex.get(p.index);
+      if (!key) throw JobFailure.scratchMissing();
+      return deps.uploader.downloadFile(key, join(ctx.workDir, partFiles[i]), ctx.signal);
+    }),
+  );
+  const audioPath = plan.audio ? join(ctx.workDir, "audio.mka") : null;
+  if (audioPath) fetches.push(limit(() => deps.uploader.downloadFile(audioInputKey(job.id), audioPath, ctx.signal)));
+  const sizes = await Promise.all(fetches);
+  ctx.log({
+    stage: "download",
+    bytes: sizes.reduce((a, b) => a + b, 0),
+    seconds: (performance.now() - started) / 1000,
+  });
+  const list = join(ctx.workDir, "parts.ffconcat");
+  await writeFile(
+    list,
+    concatList(
+      plan,
+      partFiles.map((f) => join(ctx.workDir, f)),
+    ),
+  );
+  const outDir = join(ctx.workDir, "out");
+  await mkdir(outDir, { recursive: true });
+  const file = recipe.kind === "progressive" ? `output.${recipe.container}` : "";
+  await runFfmpeg(joinCommand(recipe, plan, { list, audio: audioPath }, { dir: outDir, file }).args, {
+    signal: ctx.signal,
+    workDir: ctx.workDir,
+    watchdog: deps.watchdog,
+    durationSeconds: duration,
+    onProgress: ctx.onProgress,
+    log: ctx.log,
+  });
+  const output = await collectOutput(
+    job.preset,
+    outDir,
+    recipe.kind === "progressive"
+      ? { kind: "file", file, contentType: CONTENT_TYPES[recipe.container] }
+      : { kind: "zip" },
+  );
+  return { output, duration };
+}

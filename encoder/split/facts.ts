@@ -1,0 +1,105 @@
+import type { FrameRate } from "../../domain/split";
+import { inputArgs } from "../ffmpeg/args/command";
+import { runFfprobe, type RunOptions } from "../ffmpeg/run";
+
+/** What the split planner needs beyond the probe: every frame's time, read off the packets (no decode). */
+export interface SplitFacts {
+  /** The stream's nominal rate, exactly (r_frame_rate). */
+  fps: FrameRate;
+  /** Presentation times of every video frame, in seconds, in order. */
+  frameTimes: number[];
+  /** Whether consecutive frames are always one frame period apart (within a quarter period). */
+  constantRate: boolean;
+  rotated: boolean;
+  /** Where the first audio packet sits on the source's clock; null without audio. */
+  audioStart: number | null;
+}
+
+interface RawStream {
+  index?: number;
+  codec_type?: string;
+  r_frame_rate?: string;
+  time_base?: string;
+  start_time?: string;
+  side_data_list?: { rotation?: number }[];
+  tags?: Record<string, string>;
+}
+
+function fraction(value: string | undefined): FrameRate | null {
+  const [num, den] = (value ?? "").split("/").map(Number);
+  return Number.isInteger(num) && Number.isInteger(den) && num > 0 && den > 0 ? { num, den } : null;
+}
+
+/** Pure: the frame times from ffprobe's `pts` column, in the stream's time base; null when a packet has none. */
+export function frameTimesOf(ptsColumn: string, timeBase: FrameRate): number[] | null {
+  const ticks: number[] = [];
+  for (const line of ptsColumn.split("\n")) {
+    const value = line.split(",")[0]?.trim();
+    if (!value) continue;
+    const pts = Number(value);
+    if (!Number.isFinite(pts)) return null;
+    ticks.push(pts);
+  }
+  ticks.sort((a, b) => a - b);
+  return ticks.map((t) => (t * timeBase.num) / timeBase.den);
+}
+
+/** Pure: every step between frames one period long, give or take a quarter of one. */
+export function isConstantRate(frameTimes: readonly number[], fps: FrameRate): boolean {
+  const period = fps.den / fps.num;
+  for (let i = 1; i < frameTimes.length; i++) {
+    if (Math.abs(frameTimes[i] - frameTimes[i - 1] - period) > period / 4) return false;
+  }
+  return frameTimes.length > 0;
+}
+
+/** Reads the facts with two ffprobe runs over the container's index and packets: no frame is decoded. */
+export async function readSplitFacts(
+  path: string,
+  streams: { video: number; audio: number | null },
+  options: RunOptions,
+): Promise<SplitFacts | null> {
+  const info = await runFfprobe(
+    [
+      "-v",
+      "error",
+      "-show_entries",
+      "stream=index,codec_type,r_frame_rate,time_base,start_time:stream_side_data=rotation:stream_tags=rotate",
+      "-of",
+      "json",
+      ...inputArgs({ path }),
+    ],
+    options,
+  );
+  const parsed = JSON.parse(info.stdout) as { streams?: RawStream[] };
+  const video = parsed.streams?.find((s) => s.index === streams.video);
+  const audio = parsed.streams?.find((s) => s.index === streams.audio);
+  const fps = fraction(video?.r_frame_rate);
+  const timeBase = fraction(video?.time_base);
+  if (!video || !fps || !timeBase) return null;
+  const packets = await runFfprobe(
+    [
+      "-v",
+      "error",
+      "-select_streams",
+      String(streams.video),
+      "-show_entries",
+      "packet=pts",
+      "-of",
+      "csv=p=0",
+      ...inputArgs({ path }),
+    ],
+    options,
+  );
+  const frameTimes = frameTimesOf(packets.stdout, timeBase);
+  if (!frameTimes) return null;
+  const rotation = video.side_data_list?.find((s) => typeof s.rotation === "number")?.rotation;
+  const audioStart = audio ? Number(audio.start_time) : null;
+  return {
+    fps,
+    frameTimes,
+    constantRate: isConstantRate(frameTimes, fps),
+    rotated: Math.abs(rotation ?? Number(video.tags?.rotate ?? 0)) % 360 !== 0,
+    audioStart: audioStart !== null && Number.isFinite(audioStart) ? audioStart : null,
+  };
+}

@@ -1,0 +1,152 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import type { FrameRate } from "../../../domain/split";
+import type { ProbeSummary } from "../../../encoder/ffmpeg/probe";
+import { frameTimesOf, isConstantRate, type SplitFacts } from "../../../encoder/split/facts";
+import { gopFramesOf, planSplit, splittableRecipe, type SplittableRecipe } from "../../../encoder/split/plan";
+
+const NTSC: FrameRate = { num: 30000, den: 1001 };
+const settings = { minSeconds: 60, partSeconds: 30 };
+
+function recipe(presetId: string): SplittableRecipe {
+  const found = splittableRecipe(presetId);
+  if (!found) throw new Error(`${presetId} should split`);
+  return found;
+}
+
+function source(seconds: number, fps: FrameRate = NTSC, audio = true): { probe: ProbeSummary; facts: SplitFacts } {
+  const count = Math.round((seconds * fps.num) / fps.den);
+  const frameTimes = Array.from({ length: count }, (_, i) => (i * fps.den) / fps.num);
+  const video = {
+    index: 0,
+    codec: "h264",
+    width: 1920,
+    height: 1080,
+    sampleAspect: 1,
+    fps: fps.num / fps.den,
+    frameCount: count,
+  };
+  return {
+    probe: {
+      duration: seconds,
+      video,
+      audio: audio ? [{ index: 1, codec: "aac", channels: 2, sampleRate: 48000, language: null }] : [],
+      subtitles: [],
+    },
+    facts: { fps, frameTimes, constantRate: true, rotated: false, audioStart: audio ? 0.021 : null },
+  };
+}
+
+describe("which jobs split (docs/scaling.md#which-jobs-split)", () => {
+  it("progressive files and on-demand ladders do; live ladders, audio, utilities and timelines do not", () => {
+    for (const id of [
+      "mp4_264_720p",
+      "mp4_265_1080p_efficient",
+      "webm_vp9_1080p",
+      "social_264_square_1080",
+      "hls_abr_264_standard",
+      "dash_abr_264_standard",
+      "cmaf_abr_265_standard",
+      "hls_abr_av1_efficient",
+    ]) {
+      expect(splittableRecipe(id), id).not.toBeNull();
+    }
+    for (const id of [
+      "live_hls_264_lowlatency",
+      "live_dash_264_lowlatency",
+      "audio_mp3_hq",
+      "audio_aac_podcast",
+      "util_thumbnails",
+      "util_sprite_vtt",
+      "util_subs_sidecar_basic",
+      "filter_loudnorm_ebu_r128",
+      "edl_custom",
+      "nope",
+    ]) {
+      expect(splittableRecipe(id), id).toBeNull();
+    }
+  });
+
+  it("a source no longer than SPLIT_MIN_SECONDS, of a variable rate, or rotated, is encoded whole", () => {
+    const short = source(60);
+    expect(planSplit(recipe("mp4_264_720p"), short.probe, short.facts, settings)).toBeNull();
+    const long = source(120);
+    expect(planSplit(recipe("mp4_264_720p"), long.probe, { ...long.facts, constantRate: false }, settings)).toBeNull();
+    expect(planSplit(recipe("mp4_264_720p"), long.probe, { ...long.facts, rotated: true }, settings)).toBeNull();
+    expect(planSplit(recipe("mp4_264_720p"), long.probe, long.facts, settings)).not.toBeNull();
+  });
+});
+
+describe("the parts", () => {
+  it("cover every frame once, in order, each but the last a whole number of keyframe intervals", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 61, max: 4000 }),
+        fc.constantFrom<FrameRate>(NTSC, { num: 25, den: 1 }, { num: 60, den: 1 }, { num: 24000, den: 1001 }),
+        fc.constantFrom("mp4_264_720p", "hls_abr_264_standard", "dash_abr_264_standard"),
+        fc.integer({ min: 2, max: 120 }),
+        (seconds, fps, presetId, partSeconds) => {
+          const { probe, facts } = source(seconds, fps);
+          const plan = planSplit(recipe(presetId), probe, facts, { minSeconds: 60, partSeconds });
+          if (!plan) return;
+          expect(plan.parts.length).toBeGreaterThanOrEqual(2);
+          expect(plan.parts.length).toBeLessThanOrEqual(200);
+          let next = 0;
+          for (const part of plan.parts) {
+            expect(part.firstFrame).toBe(next);
+            expect(part.from).toBeCloseTo(facts.frameTimes[part.firstFrame], 9);
+            expect(part.frameCount).toBeGreaterThanOrEqual(plan.gopFrames);
+            if (part.index < plan.parts.length - 1) expect(part.frameCount % plan.gopFrames).toBe(0);
+            next += part.frameCount;
+          }
+          expect(next).toBe(facts.frameTimes.length);
+          expect(plan.totalFrames).toBe(facts.frameTimes.length);
+        },
+      ),
+    );
+  });
+
+  it("are about SPLIT_PART_SECONDS long, on the ladder's keyframe interval or the 2 s grid", () => {
+    const { probe, facts } = source(600);
+    const ladder = planSplit(recipe("hls_abr_264_standard"), probe, facts, settings);
+    expect(ladder?.gopFrames).toBe(gopFramesOf(recipe("hls_abr_264_standard"), NTSC));
+    expect(ladder?.parts.length).toBe(20);
+    const file = planSplit(recipe("mp4_264_720p"), probe, facts, settings);
+    expect(file?.gopFrames).toBe(60);
+    expect(file?.parts[0].frameCount).toBe(900);
+    expect(file?.parts[1].from).toBeCloseTo((900 * 1001) / 30000, 9);
+  });
+
+  it("place the audio against the first video frame, and know a source without any", () => {
+    const withAudio = source(120);
+    const plan = planSplit(
+      recipe("mp4_264_720p"),
+      withAudio.probe,
+      { ...withAudio.facts, frameTimes: withAudio.facts.frameTimes.map((t) => t + 0.5) },
+      settings,
+    );
+    expect(plan?.audio).toBe(true);
+    expect(plan?.audioStart).toBeCloseTo(0.021 - 0.5, 9);
+    const silent = source(120, NTSC, false);
+    expect(planSplit(recipe("mp4_264_720p"), silent.probe, silent.facts, settings)?.audio).toBe(false);
+  });
+});
+
+describe("the facts read off the packets", () => {
+  it("frame times come sorted from the packets' decode order, in seconds", () => {
+    expect(frameTimesOf("0\n3003\n1001\n2002\n", { num: 1, den: 30000 })).toEqual([
+      0,
+      1001 / 30000,
+      2002 / 30000,
+      3003 / 30000,
+    ]);
+    expect(frameTimesOf("0\nN/A\n", { num: 1, den: 30000 })).toBeNull();
+  });
+
+  it("a constant rate allows a quarter period of jitter, and no more", () => {
+    const period = 1001 / 30000;
+    expect(isConstantRate([0, period, 2 * period + period / 5], NTSC)).toBe(true);
+    expect(isConstantRate([0, period, 2 * period + period / 3], NTSC)).toBe(false);
+    expect(isConstantRate([0, 2 * period], NTSC)).toBe(false);
+  });
+});

@@ -1,10 +1,11 @@
 import { execFile } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readdir, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SplitPlan } from "../../../domain/split";
+import { encodePreset } from "../../../encoder/ffmpeg/encode";
 import { probeFile } from "../../../encoder/ffmpeg/probe";
 import { makeNumberedSource, readFrameNumbers } from "../../support/frame-numbers";
 import { frameOrderProblem } from "../../support/frame-order";
@@ -23,11 +24,17 @@ const NTSC = { num: 30000, den: 1001 };
 
 let dir: string;
 let source: string;
+/** For the presets that encode at 1080p whatever the source (HEVC, VP9): two parts' worth. */
+let short: string;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "split-encode-"));
   source = join(dir, "numbered.mp4");
-  await makeNumberedSource(source, { seconds: 12, fps: NTSC, width: 640, height: 360, audio: true });
+  short = join(dir, "short.mp4");
+  await Promise.all([
+    makeNumberedSource(source, { seconds: 12, fps: NTSC, width: 640, height: 360, audio: true }),
+    makeNumberedSource(short, { seconds: 4.2, fps: NTSC, width: 640, height: 360, audio: true }),
+  ]);
 });
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
@@ -89,4 +96,46 @@ describe("a split H.264 MP4 (mp4_264_480p)", () => {
     const length = (type: string) => Number(info.streams.find((s) => s.codec_type === type)?.duration);
     expect(Math.abs(length("audio") - length("video"))).toBeLessThanOrEqual(NTSC.den / NTSC.num);
   });
+});
+
+/** The same preset, encoded whole by the encoder's own path. */
+async function unsplit(presetId: string, name: string, from = source) {
+  const outDir = await mkdtemp(join(dir, `${name}-whole-`));
+  const probe = await probeFile(from);
+  const output = await encodePreset({ presetId, input: from, outDir, probe });
+  return output.kind === "file" ? output.path : outDir;
+}
+
+async function bytesOf(path: string): Promise<number> {
+  const info = await stat(path);
+  if (info.isFile()) return info.size;
+  const entries = await readdir(path, { recursive: true, withFileTypes: true });
+  let total = 0;
+  for (const e of entries) if (e.isFile()) total += (await stat(join(e.parentPath, e.name))).size;
+  return total;
+}
+
+describe("the same size as unsplit", () => {
+  it("H.264 MP4: within 5% of the whole encode's bytes", async () => {
+    const [split, whole] = await Promise.all([encode("mp4_264_480p", "h264-size"), unsplit("mp4_264_480p", "h264")]);
+    const ratio = (await bytesOf(split.path)) / (await bytesOf(whole));
+    expect(ratio, `split/whole = ${ratio.toFixed(3)}`).toBeGreaterThan(0.95);
+    expect(ratio, `split/whole = ${ratio.toFixed(3)}`).toBeLessThan(1.05);
+  });
+
+  it("H.265 MP4 (x265 with closed GOPs): every frame once, in order, within 5% of the whole encode's bytes", async () => {
+    const split = await encode("mp4_265_1080p_efficient", "hevc", short);
+    expect(frameOrderProblem(await readFrameNumbers(split.path), split.plan.totalFrames)).toBeNull();
+    const ratio =
+      (await bytesOf(split.path)) / (await bytesOf(await unsplit("mp4_265_1080p_efficient", "hevc", short)));
+    expect(ratio, `split/whole = ${ratio.toFixed(3)}`).toBeGreaterThan(0.95);
+    expect(ratio, `split/whole = ${ratio.toFixed(3)}`).toBeLessThan(1.05);
+  }, 300_000);
+});
+
+describe("other codecs", () => {
+  it("VP9 in WebM: every frame once, in order", async () => {
+    const encoded = await encode("webm_vp9_1080p", "vp9", short);
+    expect(frameOrderProblem(await readFrameNumbers(encoded.path), encoded.plan.totalFrames)).toBeNull();
+  }, 300_000);
 });

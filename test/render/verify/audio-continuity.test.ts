@@ -1,7 +1,7 @@
-import { mkdtemp } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { audioDiscontinuities, audioEndVsVideoEnd } from "../../support/audio-continuity.ts";
 import { makeNumberedSource } from "../../support/frame-numbers.ts";
 import { ffmpeg } from "../../support/media.ts";
@@ -27,6 +27,8 @@ async function tone(name: string, wave: string): Promise<string> {
   ]);
   return path;
 }
+
+afterAll(() => rm(dir, { recursive: true, force: true }));
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "audio-continuity-"));

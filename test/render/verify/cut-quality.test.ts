@@ -1,7 +1,7 @@
-import { mkdtemp } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ssimAt } from "../../support/cut-quality.ts";
 import { makeNumberedSource } from "../../support/frame-numbers.ts";
 import { ffmpeg } from "../../support/media.ts";
@@ -17,6 +17,8 @@ async function encode(name: string, filter: string): Promise<string> {
   await ffmpeg(["-i", source, "-an", "-vf", filter, "-c:v", "libx264", "-preset", "ultrafast", "-crf", "23", path]);
   return path;
 }
+
+afterAll(() => rm(dir, { recursive: true, force: true }));
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "cut-quality-"));

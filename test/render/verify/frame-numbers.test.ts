@@ -1,7 +1,7 @@
-import { mkdtemp } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeNumberedSource, readFrameNumbers } from "../../support/frame-numbers.ts";
 import { frameOrderProblem } from "../../support/frame-order.ts";
 import { keyframesOf } from "../../support/keyframes.ts";
@@ -20,6 +20,8 @@ async function reencode(name: string, filter: string, codec: string[]): Promise<
   return path;
 }
 const LOW_H264 = ["-c:v", "libx264", "-preset", "ultrafast", "-crf", "38"];
+
+afterAll(() => rm(dir, { recursive: true, force: true }));
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "frame-numbers-"));

@@ -1,7 +1,7 @@
-import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeNumberedSource } from "../../support/frame-numbers.ts";
 import { keyframesOf, segmentsOffKeyframes } from "../../support/keyframes.ts";
 import { ffmpeg } from "../../support/media.ts";
@@ -34,6 +34,8 @@ async function hls(name: string, type: "mpegts" | "fmp4", input: string, onTheCl
   ]);
   return playlist;
 }
+
+afterAll(() => rm(dir, { recursive: true, force: true }));
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "keyframes-"));

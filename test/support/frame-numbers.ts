@@ -10,7 +10,11 @@ const run = promisify(execFile);
  * test source needs. The blocks stay 16 to a row so that at 240p each is still about 26 pixels wide.
  */
 const BITS = 16;
-/** The barcode's rows: the bits, then their complements, so a frame the code cannot be read on (a black or smeared frame) reads as unreadable rather than as some number. */
+/**
+ * Each of the barcode's two rows, as a fraction of the picture's height: the bits, then their
+ * complements, so that a frame without the code (black, smeared) reads as unreadable rather than
+ * as some number.
+ */
 const ROW_FRACTION = 1 / 8;
 /** The size every output is scaled to before reading: reading needs only the blocks' centres. */
 const READ_W = 256;
@@ -22,16 +26,20 @@ export interface NumberedSourceOptions {
   width: number;
   height: number;
   audio: boolean;
-  /** A keyframe every this many seconds (rounded to whole frames), exactly; x264's default otherwise. */
+  /** A keyframe every this many seconds (rounded to whole frames), exactly; the encoder's default otherwise. */
   keyframeSeconds?: number;
   codec?: "h264" | "vp9";
 }
 
-/** drawbox's fill of one block: `on` picks when it is drawn (an expression of the frame number n). */
+/**
+ * drawbox's fill of one block, `on` picking the frames it is drawn on (an expression of the frame
+ * number n). The blocks share out the whole width, as readOne expects, whatever the width.
+ */
 function block(bit: number, row: number, width: number, height: number, on: string): string {
-  const w = Math.floor(width / BITS);
+  const x = Math.floor((bit * width) / BITS);
+  const w = Math.floor(((bit + 1) * width) / BITS) - x;
   const h = Math.floor(height * ROW_FRACTION);
-  return `drawbox=x=${bit * w}:y=${row * h}:w=${w}:h=${h}:color=white:t=fill:enable='${on}'`;
+  return `drawbox=x=${x}:y=${row * h}:w=${w}:h=${h}:color=white:t=fill:enable='${on}'`;
 }
 
 /**
@@ -43,7 +51,7 @@ export async function makeNumberedSource(path: string, opts: NumberedSourceOptio
   const { seconds, fps, width, height, audio, keyframeSeconds, codec = "h264" } = opts;
   const rate = `${fps.num}/${fps.den}`;
   const rowH = Math.floor(height * ROW_FRACTION);
-  const bars = [`drawbox=x=0:y=0:w=${Math.floor(width / BITS) * BITS}:h=${2 * rowH}:color=black:t=fill`];
+  const bars = [`drawbox=x=0:y=0:w=${width}:h=${2 * rowH}:color=black:t=fill`];
   for (let bit = 0; bit < BITS; bit++) {
     const set = `gte(mod(n,${2 ** (bit + 1)}),${2 ** bit})`;
     bars.push(block(bit, 0, width, height, set), block(bit, 1, width, height, `not(${set})`));

@@ -1,9 +1,11 @@
-import { mkdtemp } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeNumberedSource, readFrameNumbers } from "../../support/frame-numbers.ts";
 import { frameOrderProblem } from "../../support/frame-order.ts";
+import { keyframesOf } from "../../support/keyframes.ts";
+import { audioDiscontinuities } from "../../support/audio-continuity.ts";
 import { ffmpeg } from "../../support/media.ts";
 
 /** 3 s at 29.97 fps: 90 frames. */
@@ -18,6 +20,8 @@ async function reencode(name: string, filter: string, codec: string[]): Promise<
   return path;
 }
 const LOW_H264 = ["-c:v", "libx264", "-preset", "ultrafast", "-crf", "38"];
+
+afterAll(() => rm(dir, { recursive: true, force: true }));
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "frame-numbers-"));
@@ -37,7 +41,7 @@ describe("makeNumberedSource and readFrameNumbers", () => {
     expect(await readFrameNumbers(source)).toEqual(Array.from({ length: FRAMES }, (_, i) => i));
   });
 
-  it("read them through a low-quality 240p H.264 encode, VP9 in WebM and an HLS playlist", async () => {
+  it("read them through a low-quality 240p H.264 encode, VP9 in WebM and HLS playlists (TS and fMP4)", async () => {
     const small = await reencode("small.mp4", "scale=-2:240", LOW_H264);
     expect(frameOrderProblem(await readFrameNumbers(small), FRAMES)).toBeNull();
     const webm = await reencode("small.webm", "scale=-2:240", [
@@ -54,6 +58,42 @@ describe("makeNumberedSource and readFrameNumbers", () => {
     const playlist = join(dir, "hls.m3u8");
     await ffmpeg(["-i", source, "-c", "copy", "-f", "hls", "-hls_time", "1", "-hls_playlist_type", "vod", playlist]);
     expect(frameOrderProblem(await readFrameNumbers(playlist), FRAMES)).toBeNull();
+    const fmp4 = join(dir, "fmp4.m3u8");
+    await ffmpeg([
+      "-i",
+      source,
+      "-c",
+      "copy",
+      "-f",
+      "hls",
+      "-hls_time",
+      "1",
+      "-hls_segment_type",
+      "fmp4",
+      "-hls_fmp4_init_filename",
+      "fmp4-init.mp4",
+      "-hls_segment_filename",
+      join(dir, "fmp4-%d.m4s"),
+      fmp4,
+    ]);
+    expect(frameOrderProblem(await readFrameNumbers(fmp4), FRAMES)).toBeNull();
+  });
+
+  it("make a VP9 and Opus source in WebM, its frames numbered and its tone unbroken", async () => {
+    const webm = join(dir, "numbered.webm");
+    await makeNumberedSource(webm, {
+      seconds: 1,
+      fps: { num: 25, den: 1 },
+      // Not a multiple of the 16 bits: the blocks share the width out unevenly.
+      width: 426,
+      height: 240,
+      audio: true,
+      keyframeSeconds: 0.4,
+      codec: "vp9",
+    });
+    expect(await readFrameNumbers(webm)).toEqual(Array.from({ length: 25 }, (_, i) => i));
+    expect((await keyframesOf(webm)).map((k) => k.frame)).toEqual([0, 10, 20]);
+    expect(await audioDiscontinuities(webm, { toneHz: 440 })).toEqual([]);
   });
 
   it("show a dropped frame and a repeated one", async () => {

@@ -35,6 +35,8 @@ export interface PipelineDeps {
   render: Renderer;
   workRoot: string;
   heartbeatMs: number;
+  /** This encoder's name (ENCODER_NAME), in every job-stage line. */
+  encoderName: string;
   /** Where the job-stage lines go (stdout in the encoder). */
   log: (line: string) => void;
 }
@@ -125,7 +127,7 @@ async function deliver(deps: PipelineDeps, delivery: Delivery, abort: AbortContr
     // The Worker could not be reached for the whole retry window: QStash delivers the job again.
     throw err;
   }
-  const log: StageLog = (stage) => deps.log(formatStage(job.id, stage));
+  const log: StageLog = (stage) => deps.log(formatStage(job.id, stage, { encoder: deps.encoderName }));
   log({ stage: "claim", attempt: job.attempt, attempts: ATTEMPTS, preset: job.preset });
 
   let workDir: string;

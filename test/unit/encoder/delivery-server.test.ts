@@ -115,6 +115,7 @@ describe("encoder delivery server", () => {
       },
       workRoot,
       heartbeatMs: 60_000,
+      encoderName: "encoder-test",
       log: (line) => lines.push(line),
     };
     await serving(
@@ -175,6 +176,7 @@ describe("encoder delivery server", () => {
       },
       workRoot,
       heartbeatMs: 50,
+      encoderName: "encoder-test",
       log: () => undefined,
     };
     // QStash (the emulator) delivers to the URL it was given: here the server's own address.
@@ -210,6 +212,7 @@ describe("encoder delivery server", () => {
       render: async (_job, ctx) => outputIn(ctx.workDir),
       workRoot,
       heartbeatMs: 60_000,
+      encoderName: "encoder-test",
       log: (line) => lines.push(line),
     };
     await serving(
@@ -262,6 +265,7 @@ describe("the encoder's delivery route against a client that holds its connectio
       render: async () => expect.unreachable("nothing is rendered"),
       workRoot,
       heartbeatMs: 60_000,
+      encoderName: "encoder-test",
       log: () => undefined,
     };
     await serving(
@@ -313,6 +317,7 @@ describe("the encoder stopping (a deploy's SIGTERM)", () => {
       },
       workRoot,
       heartbeatMs: 60_000,
+      encoderName: "encoder-test",
       log: () => undefined,
     };
     const server = createEncoderServer(deps, { signingKeys: signingKeys(), deliveryUrl, concurrency: 2 });

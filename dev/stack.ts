@@ -24,7 +24,7 @@ export type EncoderChoice =
   | { kind: "external"; url: string };
 
 /** One encoder process of the stack, and what a test does to it. */
-export interface StackEncoder {
+interface StackEncoder {
   /** Its ENCODER_NAME: encoder-1, encoder-2, … */
   name: string;
   /** The pid of its process running now. */

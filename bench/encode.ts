@@ -38,21 +38,21 @@ async function bareSeconds(presetId: string, input: string): Promise<number> {
 
 const fmt = (n: number) => n.toFixed(2);
 
-/** The encoder's stage lines (`job <id>  <stage>  …`, encoder/jobs/stage-log.ts), kept to break a job's time down. */
+/** The encoder's stage lines (`job <id>  <stage>  on <encoder>  …`, encoder/jobs/stage-log.ts), kept to break a job's time down. */
 const stageLines: string[] = [];
 
 /** Seconds a job's stage lines give: FFmpeg's runs summed, the download, the upload, claim to completion. */
 function stagesOf(jobId: string) {
   const lines = stageLines.filter((line) => line.startsWith(`job ${jobId}  `));
   // Read off lines written for people: a change to their wording must fail here, not read as 0 s.
-  if (!lines.some((line) => /completed\s+in [\d.]+ s/.test(line)))
+  if (!lines.some((line) => /completed\s+on \S+\s+in [\d.]+ s/.test(line)))
     throw new Error(`no "completed in … s" stage line for job ${jobId}`);
   const secondsIn = (pattern: RegExp) => lines.reduce((sum, line) => sum + Number(pattern.exec(line)?.[1] ?? 0), 0);
   return {
-    ffmpeg: secondsIn(/ffmpeg\s+finished in ([\d.]+) s/),
+    ffmpeg: secondsIn(/ffmpeg\s+on \S+\s+finished in ([\d.]+) s/),
     download: secondsIn(/download\s+.* in ([\d.]+) s/),
     upload: secondsIn(/upload\s+.* in ([\d.]+) s/),
-    inEncoder: secondsIn(/completed\s+in ([\d.]+) s/),
+    inEncoder: secondsIn(/completed\s+on \S+\s+in ([\d.]+) s/),
   };
 }
 

@@ -255,7 +255,10 @@ export async function superviseEncoder(opts: {
         watch(current);
         current.ready.then(
           () => say(`encoder restarted: pid ${current.pid} is answering on port ${opts.port}.`),
-          (err: Error) => say(`encoder restart failed: ${err.message}`),
+          // One stopped with everything (Ctrl-C) before it answered did not fail.
+          (err: Error) => {
+            if (!stopping) say(`encoder restart failed: ${err.message}`);
+          },
         );
       }, delay);
     });

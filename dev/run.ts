@@ -1,6 +1,7 @@
 /**
  * npm run dev: the local cloud, the Worker in workerd on :8787 (PORT overrides), the
- * encoder beside it, sample media to try it on, and a ready API key on a DEV_PLAN account (free
+ * encoder beside it (ENCODERS=N: N of them behind a local stand-in for Fly.io's proxy, as the
+ * Machines of docs/scaling.md), sample media to try it on, and a ready API key on a DEV_PLAN account (free
  * unless set). Everything it keeps is under DATA_DIR (default .data/), which one run at a time
  * may hold. Ctrl-C stops everything it started.
  */
@@ -17,7 +18,7 @@ import { PostgresNotStarted } from "./cloud/postgres-not-started";
 import { Unreachable } from "./cloud/unreachable";
 import { parsePort } from "./port";
 import { prepareSampleMedia, SAMPLE_CLIP, SAMPLE_LOGO, writeSampleTimeline } from "./samples";
-import { startStack } from "./stack";
+import { encoderName, startStack } from "./stack";
 import { DATA_DIR, PROJECT_ROOT, removeDevState, writeDevState } from "./state";
 import { trySequence } from "./try-it";
 import { PortInUse } from "./worker-process";
@@ -31,7 +32,21 @@ function portOrExit(): number {
   }
 }
 
+/** ENCODERS: how many encoder processes; 1 unless set. */
+function encoderCountOrExit(): number {
+  const raw = process.env.ENCODERS?.trim() || "1";
+  const count = Number(raw);
+  if (/^\d+$/.test(raw) && count >= 1 && count <= MAX_ENCODERS) return count;
+  console.error(
+    `ENCODERS must be a whole number from 1 to ${MAX_ENCODERS} (unset or empty for 1); it was "${process.env.ENCODERS}".`,
+  );
+  process.exit(1);
+}
+/** Each encoder is a Node process running FFmpeg: more than this would only fight over one machine's cores. */
+const MAX_ENCODERS = 16;
+
 const port = portOrExit();
+const encoderCount = encoderCountOrExit();
 const verbose = process.env.VERBOSE === "1";
 const plan = process.env.DEV_PLAN ?? "free";
 const say = (line: string) => process.stdout.write(`${line}\n`);
@@ -51,7 +66,8 @@ if (await portInUse(port)) {
 // Handlers go in before anything starts: workerd runs in a process group of its own, so a Ctrl-C
 // during start-up must stop it from here or it would outlive this process.
 const starting = new AbortController();
-say("Starting the local cloud, the Worker (workerd) and the encoder…");
+const encodersNamed = `${encoderCount === 1 ? "1 encoder" : `${encoderCount} encoders`} (${Array.from({ length: encoderCount }, (_, i) => encoderName(i)).join(", ")})`;
+say(`Starting the local cloud, the Worker (workerd) and ${encodersNamed}…`);
 const started = startStack({
   databaseUrl: process.env.DATABASE_URL,
   dataDir: DATA_DIR,
@@ -61,7 +77,7 @@ const started = startStack({
   qstashRetryBaseMs: 3000,
   redisUrl: process.env.REDIS_URL,
   workerPort: port,
-  encoder: { kind: "process", allowLoopbackSources: true, workDir: join(DATA_DIR, "encoder") },
+  encoder: { kind: "process", count: encoderCount, allowLoopbackSources: true, workDir: join(DATA_DIR, "encoder") },
   log: (source, line) => {
     if (verbose || source === "supervisor" || isJobStageLine(line) || /error|ready|listening|reloaded/i.test(line))
       say(`[${source}] ${line}`);
@@ -197,7 +213,8 @@ try {
   say(`
 Ready.
   API        ${info.apiUrl}/api/v1
-  Encoder    ${info.encoderUrl}  (loopback sources ALLOWED: development setting, never in production)
+  Encoders   ${info.encoderUrl}  ${encodersNamed} behind a local stand-in for Fly.io's proxy
+             (loopback sources ALLOWED: development setting, never in production; ENCODERS=N npm run dev for N)
   Database   ${database}
              ${info.databaseUrl}
   Samples    ${samples.url(clip)} (10 s, 720p), ${samples.url(logo)}

@@ -1,14 +1,41 @@
 import { randomBytes } from "node:crypto";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { startLocalCloud, type LocalCloudInfo } from "./cloud";
+import { startFlyProxy } from "./cloud/fly-proxy";
 import { freePort } from "./cloud/free-port";
-import { superviseEncoder } from "./encoder-process";
+import { type SupervisedEncoder, superviseEncoder } from "./encoder-process";
 import { applyMigrations } from "./migrate";
 import { startWorkerProcess } from "./worker-process";
 import { workerVars } from "./worker-vars";
 
 export type EncoderChoice =
-  | { kind: "process"; port?: number; allowLoopbackSources: boolean; workDir?: string; env?: Record<string, string> }
+  | {
+      kind: "process";
+      /** The port of the encoders' one address (the local Fly.io proxy's); a free one unless given. */
+      port?: number;
+      /** Encoder processes behind that address, as Machines behind Fly.io's proxy: 1 unless given. */
+      count?: number;
+      allowLoopbackSources: boolean;
+      /** Where the encoder works; with several, each works in a directory of its own under it, named as the encoder. */
+      workDir?: string;
+      env?: Record<string, string>;
+    }
   | { kind: "external"; url: string };
+
+/** One encoder process of the stack, and what a test does to it. */
+interface StackEncoder {
+  /** Its ENCODER_NAME: encoder-1, encoder-2, … */
+  name: string;
+  /** The pid of its process running now. */
+  pid(): number;
+  /** Its unexpected exits, as its supervisor reported them. */
+  crashes(): ReturnType<SupervisedEncoder["crashes"]>;
+  /** Resolves once a process of it other than `pid` is answering (the supervisor restarted it). */
+  readyAfter(pid: number, timeoutMs?: number): Promise<void>;
+  /** Stops it for good, as `fly machine stop` stops a Machine: the proxy passes over it from then on. */
+  stop(): Promise<void>;
+}
 
 export interface StackOptions {
   /** Any Postgres; the embedded PostgreSQL (under dataDir) when absent. */
@@ -41,6 +68,9 @@ export interface StackInfo {
   cloud: LocalCloudInfo;
 }
 
+/** The names the stack gives its encoders, as `npm run dev` shows them. */
+export const encoderName = (index: number) => `encoder-${index + 1}`;
+
 /**
  * The encoder's settings in a stack. `publicUrl` is the address the Worker publishes its jobs to
  * (its ENCODER_URL): the encoder's own, or that of whatever a test puts in front of it, which
@@ -71,7 +101,8 @@ function encoderEnv(
 
 /**
  * The whole service on this machine: local cloud, migrated database, the Worker in workerd and
- * (optionally) the encoder process. Used by `npm run dev`, the test suites and the benchmarks
+ * (optionally) the encoder processes behind the local stand-in for Fly.io's proxy, whose address
+ * is the Worker's ENCODER_URL. Used by `npm run dev`, the test suites and the benchmarks
  * alike; `stop()` ends every process it started.
  */
 export async function startStack(opts: StackOptions) {
@@ -95,24 +126,36 @@ export async function startStack(opts: StackOptions) {
     await applyMigrations(cloud.databaseUrl);
     opts.signal?.throwIfAborted();
 
-    const encoderPort = opts.encoder.kind === "process" ? (opts.encoder.port ?? (await freePort())) : 0;
-    const encoderUrl = opts.encoder.kind === "process" ? `http://127.0.0.1:${encoderPort}` : opts.encoder.url;
+    const pool = opts.encoder.kind === "process" ? opts.encoder : undefined;
+    const count = pool ? (pool.count ?? 1) : 0;
+    if (!Number.isInteger(count) || (pool && count < 1))
+      throw new Error(`an encoder count must be a whole number from 1; it was ${count}`);
+    const encoderPorts = await Promise.all(Array.from({ length: count }, () => freePort()));
+    let encoderUrl: string;
+    if (pool) {
+      const proxy = await startFlyProxy({ ports: encoderPorts, port: pool.port });
+      stops.push(proxy.stop);
+      encoderUrl = proxy.url;
+    } else encoderUrl = (opts.encoder as Extract<EncoderChoice, { kind: "external" }>).url;
     const internalSecret = randomBytes(24).toString("hex");
     const { stop: _cloudStop, holdProcesses: _hold, ...cloudInfo } = cloud;
     const workerPort = opts.workerPort ?? (await freePort());
     const apiUrl = `http://127.0.0.1:${workerPort}`;
     const info: StackInfo = { apiUrl, encoderUrl, databaseUrl: cloud.databaseUrl, internalSecret, cloud: cloudInfo };
-    // What a run that finds this one killed must stop: the process groups of the Worker's server and of the encoder now running.
-    const held: Partial<Record<"worker" | "encoder", { pid: number; group: boolean }>> = {};
-    const hold = () => cloud.holdProcesses([held.worker, held.encoder].filter((p) => p !== undefined));
+    // What a run that finds this one killed must stop: the process groups of the Worker's server and of the encoders now running.
+    let workerHeld: { pid: number; group: boolean } | undefined;
+    const encodersHeld: ({ pid: number; group: boolean } | undefined)[] = [];
+    const hold = () =>
+      cloud.holdProcesses(
+        [workerHeld, ...encodersHeld].filter((p): p is { pid: number; group: boolean } => p !== undefined),
+      );
 
     const workerEnv: Record<string, string> = {
       ...workerVars(cloudInfo, { publicUrl: apiUrl, encoderUrl }, internalSecret),
       ...opts.workerEnv,
     };
-    // Side by side: neither needs the other up to start (the encoder calls the Worker only for a job).
-    const choice = opts.encoder;
-    const [workerStart, encoderStart] = await Promise.allSettled([
+    // Side by side: none needs another up to start (an encoder calls the Worker only for a job).
+    const [workerStart, ...encoderStarts] = await Promise.allSettled([
       startWorkerProcess({
         port: workerPort,
         vars: workerEnv,
@@ -121,58 +164,68 @@ export async function startStack(opts: StackOptions) {
         watch: opts.watch,
         inspectorPort: opts.workerInspectorPort,
       }),
-      choice.kind === "process"
-        ? superviseEncoder({
-            port: encoderPort,
-            env: encoderEnv(info, choice, workerEnv.ENCODER_URL),
-            log,
-            watch: opts.watch,
-            onStart: (pid) => {
-              held.encoder = { pid, group: true };
-              hold().catch((err) =>
-                log("supervisor", `could not record encoder pid ${pid} in the data directory's lock: ${err}`),
-              );
-            },
-          })
-        : undefined,
+      ...encoderPorts.map((port, index) => {
+        const choice = pool as Extract<EncoderChoice, { kind: "process" }>;
+        const name = encoderName(index);
+        // Each its own: an encoder at start clears its work dir of what a dead one left (encoder/leftovers.ts).
+        const workDir = count === 1 ? choice.workDir : join(choice.workDir ?? tmpdir(), name);
+        return superviseEncoder({
+          port,
+          env: {
+            ...encoderEnv(info, choice, workerEnv.ENCODER_URL),
+            ENCODER_NAME: name,
+            ...(workDir ? { WORK_DIR: workDir } : {}),
+          },
+          log,
+          watch: opts.watch,
+          onStart: (pid) => {
+            encodersHeld[index] = { pid, group: true };
+            hold().catch((err) =>
+              log("supervisor", `could not record ${name}'s pid ${pid} in the data directory's lock: ${err}`),
+            );
+          },
+        });
+      }),
     ]);
     if (workerStart.status === "fulfilled") stops.push(workerStart.value.stop);
-    if (encoderStart.status === "fulfilled" && encoderStart.value) stops.push(encoderStart.value.stop);
+    for (const start of encoderStarts) if (start.status === "fulfilled") stops.push(start.value.stop);
     if (workerStart.status === "rejected") throw workerStart.reason;
-    if (encoderStart.status === "rejected") throw encoderStart.reason;
+    for (const start of encoderStarts) if (start.status === "rejected") throw start.reason;
     const worker = workerStart.value;
-    held.worker = { pid: worker.pid, group: true };
+    workerHeld = { pid: worker.pid, group: true };
     await hold();
     opts.signal?.throwIfAborted();
 
-    const encoder = encoderStart.value;
-    if (encoder) {
+    const encoders: StackEncoder[] = encoderStarts.map((start, index) => {
+      const supervised = (start as PromiseFulfilledResult<SupervisedEncoder>).value;
       return {
-        info,
-        stop,
-        /** Kills the encoder outright (a crash) and resolves once its supervisor has a new one answering. */
-        async crashEncoder() {
-          const pid = encoder.pid();
-          process.kill(pid, "SIGKILL");
-          await encoder.readyAfter(pid);
-        },
-        encoderPid: (): number | undefined => encoder.pid(),
-        /** Settles when the Worker's server ends, by stop() or on its own (then nothing serves the API). */
-        workerExited: worker.exited,
-        /** The encoder's unexpected exits, as its supervisor reported them. */
-        encoderCrashes: encoder.crashes,
-        /** Resolves once an encoder other than `pid` is answering (the supervisor restarted it). */
-        encoderReadyAfter: encoder.readyAfter,
+        name: encoderName(index),
+        pid: supervised.pid,
+        crashes: supervised.crashes,
+        readyAfter: supervised.readyAfter,
+        stop: supervised.stop,
       };
-    }
+    });
+    const first = encoders[0];
     return {
       info,
       stop,
-      crashEncoder: async () => undefined,
-      encoderPid: (): number | undefined => undefined,
+      /** Every encoder process, encoder-1 first; none with an external encoder. */
+      encoders,
+      /** Kills encoder-1 outright (a crash) and resolves once its supervisor has a new one answering. */
+      async crashEncoder() {
+        if (!first) return;
+        const pid = first.pid();
+        process.kill(pid, "SIGKILL");
+        await first.readyAfter(pid);
+      },
+      encoderPid: (): number | undefined => first?.pid(),
+      /** Settles when the Worker's server ends, by stop() or on its own (then nothing serves the API). */
       workerExited: worker.exited,
-      encoderCrashes: () => [],
-      encoderReadyAfter: async () => undefined,
+      /** encoder-1's unexpected exits, as its supervisor reported them. */
+      encoderCrashes: () => first?.crashes() ?? [],
+      /** Resolves once an encoder-1 other than `pid` is answering (the supervisor restarted it). */
+      encoderReadyAfter: async (pid: number) => first?.readyAfter(pid),
     };
   } catch (err) {
     await stop();

@@ -1,3 +1,4 @@
+import { hostname } from "node:os";
 import { z } from "zod";
 import { DEFAULT_WATCHDOG } from "./ffmpeg/watchdog";
 
@@ -10,6 +11,12 @@ const bool = z
 export const encoderConfigSchema = z.object({
   PORT: z.coerce.number().int().default(8080),
   HOST: z.string().default("0.0.0.0"),
+  /**
+   * Named in every job-stage line, so a job whose parts ran on several encoders can be followed
+   * (docs/scaling.md). The host name unless set: on Fly.io that is the Machine's id, as
+   * `fly machine list` shows it; `npm run dev` names its encoders encoder-1, encoder-2, ...
+   */
+  ENCODER_NAME: z.string().min(1).default(hostname()),
   /** The Worker, for /internal calls. */
   API_INTERNAL_URL: z.string().url(),
   INTERNAL_SECRET: z.string().min(16),

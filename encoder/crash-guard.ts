@@ -16,13 +16,13 @@ type Kind = "uncaught exception" | "unhandled rejection";
  * job means the process's own state is unknown: it is logged loudly and the process exits, so
  * the supervisor (Fly.io, or `npm run dev`) starts a clean one and QStash redelivers its jobs.
  */
-export function installCrashGuard(opts: { beforeExit: () => void }): void {
+export function installCrashGuard(opts: { beforeExit: () => void; encoderName: () => string }): void {
   const handle = (err: unknown, kind: Kind) => {
     const job = currentJobScope();
     if (job) {
       const what = job.fail(err) ? "ended the job" : "came after the job had ended";
       console.error(
-        `${formatStage(job.jobId, { stage: "error", message: `an ${kind} ${what}; the encoder carries on` })}\n${describeError(err)}`,
+        `${formatStage(job.jobId, { stage: "error", message: `an ${kind} ${what}; the encoder carries on` }, { encoder: opts.encoderName() })}\n${describeError(err)}`,
       );
       return;
     }

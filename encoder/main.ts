@@ -9,7 +9,8 @@ import { clearLeftovers } from "./leftovers";
 import { createEncoderServer } from "./server";
 import { createUploader } from "./upload/s3";
 
-installCrashGuard({ beforeExit: killRunningTools });
+// First, so that a configuration that does not load is reported as any failure outside a job; an error in a job comes after it loaded.
+installCrashGuard({ beforeExit: killRunningTools, encoderName: () => config.ENCODER_NAME });
 const config = loadEncoderConfig();
 
 const orphans = await clearLeftovers(config.WORK_DIR);
@@ -21,7 +22,13 @@ if (orphans.length > 0)
 const api = createInternalApi(config.API_INTERNAL_URL, config.INTERNAL_SECRET, {
   retryForMs: config.WORKER_RETRY_MS,
   onRetry: (jobId, call, err, waitMs) =>
-    console.log(formatStage(jobId, { stage: "worker-retry", call, reason: briefly(err), waitSeconds: waitMs / 1000 })),
+    console.log(
+      formatStage(
+        jobId,
+        { stage: "worker-retry", call, reason: briefly(err), waitSeconds: waitMs / 1000 },
+        { encoder: config.ENCODER_NAME },
+      ),
+    ),
 });
 const uploader = createUploader({
   endpoint: config.S3_ENDPOINT,
@@ -37,6 +44,7 @@ const server = createEncoderServer(
     render: createRenderers(config, { api, uploader }),
     workRoot: config.WORK_DIR,
     heartbeatMs: config.HEARTBEAT_MS,
+    encoderName: config.ENCODER_NAME,
     log: (line) => console.log(line),
   },
   {
@@ -54,6 +62,7 @@ server.listen(config.PORT, config.HOST, () => {
       level: "info",
       msg: "encoder listening",
       port: config.PORT,
+      name: config.ENCODER_NAME,
       allowLoopbackSources: config.ALLOW_LOOPBACK_SOURCES,
     }),
   );

@@ -154,10 +154,14 @@ export function createEncoderServer(
       reply(result === "done" ? 200 : 500, { jobId, result });
     } catch (err) {
       deps.log(
-        formatStage(jobId, {
-          stage: "error",
-          message: `the delivery could not be processed (answered 503, QStash delivers it again): ${describeError(err)}`,
-        }),
+        formatStage(
+          jobId,
+          {
+            stage: "error",
+            message: `the delivery could not be processed (answered 503, QStash delivers it again): ${describeError(err)}`,
+          },
+          { encoder: deps.encoderName },
+        ),
       );
       reply(503, { error: "Delivery could not be processed; retry" });
     }

@@ -51,6 +51,8 @@ export interface PipelineDeps {
   render: Renderers;
   workRoot: string;
   heartbeatMs: number;
+  /** This encoder's name in the job-stage lines (ENCODER_NAME). */
+  encoderName: string;
   /** Where the job-stage lines go (stdout in the encoder). */
   log: (line: string) => void;
 }
@@ -105,7 +107,14 @@ const since = (start: number) => (performance.now() - start) / 1000;
 interface Work<C> {
   claim(): Promise<C>;
   /** The attempt and the attempts in all, for the log, and the lease its beats and reports name. */
-  describe(claimed: C): { claim: number; attempt: number; attempts: number; preset: string; dir: string };
+  describe(claimed: C): {
+    claim: number;
+    attempt: number;
+    attempts: number;
+    preset: string;
+    dir: string;
+    part?: { index: number; count: number };
+  };
   beat(claimed: C, beat: { progress?: number; duration?: number }): Promise<unknown>;
   /** Renders and uploads; resolves with the key to report, or with the parts the job was handed off as. */
   run(claimed: C, ctx: RenderContext): Promise<Finished>;
@@ -159,8 +168,9 @@ function workOf(deps: PipelineDeps, delivery: Delivery): Work<unknown> {
         claim: p.claim,
         attempt: p.attempt,
         attempts: PART_ATTEMPTS,
-        preset: `${p.preset}, part ${index + 1} of ${p.plan.parts.length}`,
+        preset: p.preset,
         dir: `job-${jobId}-part-${index}`,
+        part: { index, count: p.plan.parts.length },
       }),
       beat: (p, { progress }) => deps.api.partHeartbeat(jobId, index, p.claim, { progress }),
       async run(p, ctx) {
@@ -265,7 +275,8 @@ async function deliver<C>(
     throw err;
   }
   const about = work.describe(claimed);
-  const log: StageLog = (stage) => deps.log(formatStage(jobId, stage));
+  const where = { encoder: deps.encoderName, part: about.part };
+  const log: StageLog = (stage) => deps.log(formatStage(jobId, stage, where));
   log({ stage: "claim", attempt: about.attempt, attempts: about.attempts, preset: about.preset });
 
   let workDir: string;

@@ -5,7 +5,8 @@ import type { InternalCall } from "../internal-api";
 /**
  * One line per stage of a job, for a person reading the encoder's log in a terminal (and
  * `npm run dev`, which shows these lines). Each starts with `job <id>`, so one job's story can be
- * grepped out of a busy log.
+ * grepped out of a busy log, and names the encoder it ran on: a split job's parts run on several
+ * (docs/scaling.md).
  */
 export type JobStage =
   | { stage: "claim"; attempt: number; attempts: number; preset: string }
@@ -105,8 +106,15 @@ const STAGE_NAMES: Record<JobStage["stage"], string> = {
   "worker-retry": "worker",
 };
 
-export function formatStage(jobId: string, stage: JobStage): string {
-  return `job ${jobId}  ${STAGE_NAMES[stage.stage].padEnd(STAGE_WIDTH)}  ${detail(stage)}`;
+/** Where a stage ran: the encoder (its ENCODER_NAME), and the part of a split job if it is one (`index` from 0, shown from 1). */
+export interface StageWhere {
+  encoder: string;
+  part?: { index: number; count: number };
+}
+
+export function formatStage(jobId: string, stage: JobStage, where: StageWhere): string {
+  const part = where.part ? `part ${where.part.index + 1}/${where.part.count}  ` : "";
+  return `job ${jobId}  ${part}${STAGE_NAMES[stage.stage].padEnd(STAGE_WIDTH)}  on ${where.encoder}  ${detail(stage)}`;
 }
 
 const STAGE_LINE = /^job [0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12} {2}/;

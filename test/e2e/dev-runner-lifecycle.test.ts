@@ -9,6 +9,7 @@ import { freePort } from "../../dev/cloud/free-port";
 import { close, listen } from "../../dev/cloud/listen";
 import { processCommand, processStartTime } from "../../dev/cloud/processes";
 import {
+  ctrlC,
   ctrlCWhileBusy,
   devEnv,
   exists,
@@ -130,6 +131,50 @@ describe("npm run dev's start and end", () => {
     const afterStop = dev.output().split("Stopping…")[1];
     expect(afterStop).toBeDefined();
     expect(afterStop).not.toMatch(/CRASHED|restart/);
+    await expectAllGone(port);
+  });
+
+  it("refuses an ENCODERS that is not a count at once, saying what it takes", async () => {
+    const dev = spawnDev(devEnv(dataDir, { ENCODERS: "0" }));
+    expect(await dev.exited).toBe(1);
+    expect(dev.output()).toContain(`ENCODERS must be a whole number from 1 to 16 (unset or empty for 1); it was "0".`);
+    expect(dev.output()).not.toMatch(/Starting/);
+  });
+
+  it("ENCODERS=2: two encoder processes, named, each restarted on its own; Ctrl-C stops both", async () => {
+    const port = await freePort();
+    const dev = startDev(port, { ENCODERS: "2" });
+    const banner = await readyBanner(dev);
+    expect(banner).toMatch(
+      /Encoders +http:\/\/127\.0\.0\.1:\d+ +2 encoders \(encoder-1, encoder-2\) behind a local stand-in for Fly\.io's proxy/,
+    );
+    const encoderPids = async () => {
+      const { processes } = JSON.parse(await readFile(join(dataDir, "in-use.json"), "utf8"));
+      const pids: number[] = processes.map(({ pid }: { pid: number }) => pid);
+      const commands = await Promise.all(pids.map((pid) => processCommand(pid)));
+      return pids.filter((_, i) => commands[i]?.includes("encoder/main.ts"));
+    };
+    const nameOf = async (pid: number) =>
+      /(?:^|\0)ENCODER_NAME=([^\0]*)/.exec(await readFile(`/proc/${pid}/environ`, "utf8"))?.[1];
+    const [first, second] = await encoderPids();
+    expect([await nameOf(first), await nameOf(second)]).toEqual(["encoder-1", "encoder-2"]);
+
+    process.kill(second, "SIGKILL");
+    const restarted = await waitFor("encoder-2 to be restarted", async () => {
+      const now = await encoderPids();
+      return now.length === 2 && !now.includes(second) ? now[1] : undefined;
+    });
+    expect(await nameOf(restarted)).toBe("encoder-2");
+    await waitFor("encoder-2 to answer again", () =>
+      dev.output().includes(`encoder restarted: pid ${restarted} is answering`) ? true : undefined,
+    );
+    expect(dev.output()).toMatch(new RegExp(`ENCODER CRASHED: pid ${second} was killed by SIGKILL`));
+    expect(gone(first)).toBe(false);
+
+    ctrlC(dev.child);
+    expect(await dev.exited).toBe(0);
+    expect(dev.output().split("Stopping…")[1]).not.toMatch(/CRASHED|restart/);
+    expect([first, restarted].filter((pid) => !gone(pid))).toEqual([]);
     await expectAllGone(port);
   });
 

@@ -123,13 +123,13 @@ describe("encoder job-stage log", () => {
       "upload",
       "completed",
     ]);
-    expect(lines[0]).toMatch(/claim +attempt 1 of 3, preset mp4_264_240p$/);
-    expect(lines[1]).toMatch(new RegExp(`download +${(size / 1024).toFixed(1)} KiB in \\d+\\.\\d+ s$`));
-    expect(lines[2]).toMatch(/probe +3\.0\d s; video h264 320x240 30 fps; audio aac 2 ch 48 kHz$/);
-    expect(lines[3]).toMatch(/ffmpeg +started on 3\.0\d s of media$/);
-    expect(lines[4]).toMatch(/ffmpeg +finished in \d+\.\d+ s, speed=\d+\.\d\dx$/);
-    expect(lines[5]).toMatch(/upload +\d+\.\d KiB in \d+\.\d+ s$/);
-    expect(lines[6]).toMatch(/completed +in \d+\.\d+ s$/);
+    expect(lines[0]).toMatch(/claim +on encoder-1 {2}attempt 1 of 3, preset mp4_264_240p$/);
+    expect(lines[1]).toMatch(new RegExp(`download +on encoder-1  ${(size / 1024).toFixed(1)} KiB in \\d+\\.\\d+ s$`));
+    expect(lines[2]).toMatch(/probe +on encoder-1 {2}3\.0\d s; video h264 320x240 30 fps; audio aac 2 ch 48 kHz$/);
+    expect(lines[3]).toMatch(/ffmpeg +on encoder-1 {2}started on 3\.0\d s of media$/);
+    expect(lines[4]).toMatch(/ffmpeg +on encoder-1 {2}finished in \d+\.\d+ s, speed=\d+\.\d\dx$/);
+    expect(lines[5]).toMatch(/upload +on encoder-1 {2}\d+\.\d KiB in \d+\.\d+ s$/);
+    expect(lines[6]).toMatch(/completed +on encoder-1 {2}in \d+\.\d+ s$/);
     expect(lines.every(isJobStageLine)).toBe(true);
   });
 
@@ -140,7 +140,7 @@ describe("encoder job-stage log", () => {
     const id = bodyOf(await c.createJob({ inputUrl, preset: "mp4_264_240p" }), 201).id;
     expect((await e2e.waitFor(c, id)).status).toBe("failed");
     expect(stageLines(id).at(-1)).toBe(
-      `job ${id}  failed     attempt 1 of 3, not retried: Source refused: 10.0.0.1 is not a public address`,
+      `job ${id}  failed     on encoder-1  attempt 1 of 3, not retried: Source refused: 10.0.0.1 is not a public address`,
     );
   });
 });

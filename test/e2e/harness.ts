@@ -26,9 +26,17 @@ export async function startE2E(opts: {
   workerEnv?: Record<string, string>;
   /** The QStash emulator's first retry delay; 3 s unless a test needs messages to run out sooner. */
   qstashRetryBaseMs?: number;
+  /** Encoder processes behind the local Fly.io proxy; 1 unless given. */
+  encoders?: number;
 }) {
   const workDir = await mkdtemp(join(tmpdir(), "encoder-work-"));
-  const encoder = { kind: "process", allowLoopbackSources: opts.allowLoopbackSources, workDir, env: opts.env } as const;
+  const encoder = {
+    kind: "process",
+    count: opts.encoders,
+    allowLoopbackSources: opts.allowLoopbackSources,
+    workDir,
+    env: opts.env,
+  } as const;
   // Redeliveries 3 s and 6 s after a failure (real QStash waits longer still): a crashed encoder
   // restarting on a loaded machine is listening again before QStash gives up on its message.
   const qstashRetryBaseMs = opts.qstashRetryBaseMs ?? 3000;

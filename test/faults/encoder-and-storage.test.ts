@@ -133,7 +133,7 @@ describe("the encoder killed mid-job", () => {
     );
     // The redelivered attempt is logged by the new encoder through to completion.
     expect(stageLines(id).filter((l) => /^claim /.test(l)).length).toBeGreaterThanOrEqual(2);
-    expect(stageLines(id).at(-1)).toMatch(/completed +in /);
+    expect(stageLines(id).at(-1)).toMatch(/completed +on encoder-1 {2}in /);
   });
 });
 

@@ -1,8 +1,6 @@
-import { execFile } from "node:child_process";
-import { mkdtemp, readdir, rm, stat } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SplitPlan } from "../../../domain/split";
 import { encodePreset } from "../../../encoder/ffmpeg/encode";
@@ -10,9 +8,10 @@ import { probeFile } from "../../../encoder/ffmpeg/probe";
 import { makeNumberedSource, readFrameNumbers } from "../../support/frame-numbers";
 import { frameOrderProblem } from "../../support/frame-order";
 import { splitLocally } from "../../support/split-locally";
-import { ffprobeJson } from "../../support/media";
-
-const run = promisify(execFile);
+import { audioDiscontinuities, audioEndVsVideoEnd } from "../../support/audio-continuity";
+import { ssimAt } from "../../support/cut-quality";
+import { keyframesOf, segmentsOffKeyframes } from "../../support/keyframes";
+import { ffmpeg } from "../../support/media";
 
 /**
  * Split encodes, checked on content (docs/scaling.md): small sources with low thresholds (a 12 s
@@ -47,25 +46,6 @@ async function encode(presetId: string, name: string, from = source) {
   return { ...result, plan: result.plan as SplitPlan, path: join(result.outDir, result.file) };
 }
 
-/** Times of the video's key frames, from the packets' flags. */
-async function keyframeTimes(path: string): Promise<number[]> {
-  const { stdout } = await run("ffprobe", [
-    "-v",
-    "error",
-    "-select_streams",
-    "v:0",
-    "-show_entries",
-    "packet=pts_time,flags",
-    "-of",
-    "csv=p=0",
-    path,
-  ]);
-  return stdout
-    .split("\n")
-    .filter((line) => line.split(",")[1]?.startsWith("K"))
-    .map((line) => Number(line.split(",")[0]));
-}
-
 describe("a split H.264 MP4 (mp4_264_480p)", () => {
   let encoded: Awaited<ReturnType<typeof encode>>;
   beforeAll(async () => {
@@ -79,22 +59,26 @@ describe("a split H.264 MP4 (mp4_264_480p)", () => {
   });
 
   it("starts every part on a key frame", async () => {
-    const keys = await keyframeTimes(encoded.path);
-    for (const part of encoded.plan.parts) {
-      const at = (part.firstFrame * NTSC.den) / NTSC.num;
-      expect(
-        keys.some((k) => Math.abs(k - at) < 0.001),
-        `part ${part.index} at ${at} s`,
-      ).toBe(true);
+    const keys = (await keyframesOf(encoded.path)).map((k) => k.frame);
+    for (const part of encoded.plan.parts) expect(keys, `part ${part.index}`).toContain(part.firstFrame);
+  });
+
+  it("has no discontinuity in its audio at any cut: no jump beyond the tone's, no silent gap", async () => {
+    expect(await audioDiscontinuities(encoded.path, { toneHz: 440 })).toEqual([]);
+  });
+
+  it("the frames at each cut are as good as the interior's (SSIM within 0.005 of the mean)", async () => {
+    const cuts = encoded.plan.parts.slice(1).flatMap((p) => [p.firstFrame - 1, p.firstFrame]);
+    const { at, interiorMean } = await ssimAt(encoded.path, source, cuts);
+    for (const [i, value] of at.entries()) {
+      expect(value, `frame ${cuts[i]}: ${value} against ${interiorMean}`).toBeGreaterThanOrEqual(interiorMean - 0.005);
     }
   });
 
   it("keeps the audio to the video's length", async () => {
     const probe = await probeFile(encoded.path);
     expect(probe.audio).toHaveLength(1);
-    const info = await ffprobeJson(encoded.path);
-    const length = (type: string) => Number(info.streams.find((s) => s.codec_type === type)?.duration);
-    expect(Math.abs(length("audio") - length("video"))).toBeLessThanOrEqual(NTSC.den / NTSC.num);
+    expect(Math.abs(await audioEndVsVideoEnd(encoded.path))).toBeLessThanOrEqual(NTSC.den / NTSC.num);
   });
 });
 
@@ -138,4 +122,89 @@ describe("other codecs", () => {
     const encoded = await encode("webm_vp9_1080p", "vp9", short);
     expect(frameOrderProblem(await readFrameNumbers(encoded.path), encoded.plan.totalFrames)).toBeNull();
   }, 300_000);
+});
+
+describe("ladders", () => {
+  let ladderSource: string;
+  beforeAll(async () => {
+    ladderSource = join(dir, "ladder.mp4");
+    await makeNumberedSource(ladderSource, { seconds: 8, fps: NTSC, width: 854, height: 480, audio: true });
+  });
+
+  it("HLS (hls_abr_264_basic): every rung holds every frame once, every segment starts on a key frame, audio unbroken", async () => {
+    const encoded = await encode("hls_abr_264_basic", "hls", ladderSource);
+    const master = join(encoded.outDir, "master.m3u8");
+    expect(await segmentsOffKeyframes(master)).toEqual([]);
+    for (const rung of ["480p", "360p"]) {
+      const playlist = join(encoded.outDir, rung, "index.m3u8");
+      expect(frameOrderProblem(await readFrameNumbers(playlist), encoded.plan.totalFrames), rung).toBeNull();
+      expect(await audioDiscontinuities(playlist, { toneHz: 440 }), rung).toEqual([]);
+    }
+    expect(await readFile(master, "utf8")).toMatch(/BANDWIDTH=[1-9]\d+/);
+  });
+
+  it("HLS: the same size as the whole encode, within 5%", async () => {
+    const [split, whole] = await Promise.all([
+      encode("hls_abr_264_basic", "hls-size", ladderSource),
+      unsplit("hls_abr_264_basic", "hls", ladderSource),
+    ]);
+    const ratio = (await bytesOf(split.outDir)) / (await bytesOf(whole));
+    expect(ratio, `split/whole = ${ratio.toFixed(3)}`).toBeGreaterThan(0.95);
+    expect(ratio, `split/whole = ${ratio.toFixed(3)}`).toBeLessThan(1.05);
+  });
+
+  it("DASH (dash_abr_264_standard): a manifest whose video holds every frame once", async () => {
+    const encoded = await encode("dash_abr_264_standard", "dash", ladderSource);
+    const numbers = await readFrameNumbers(join(encoded.outDir, "manifest.mpd"));
+    expect(frameOrderProblem(numbers, encoded.plan.totalFrames)).toBeNull();
+  });
+});
+
+describe("awkward sources: split correctly, or encoded whole", () => {
+  it("keyframes 20 s apart: pieces start at the key frame before, and every frame is there once", async () => {
+    const sparse = join(dir, "sparse.mp4");
+    await makeNumberedSource(sparse, {
+      seconds: 24,
+      fps: NTSC,
+      width: 320,
+      height: 240,
+      audio: true,
+      keyframeSeconds: 20,
+    });
+    const encoded = await encode("mp4_264_240p", "sparse", sparse);
+    expect(encoded.plan.parts.length).toBeGreaterThanOrEqual(6);
+    expect(frameOrderProblem(await readFrameNumbers(encoded.path), encoded.plan.totalFrames)).toBeNull();
+  });
+
+  it("no audio: the video alone, every frame once", async () => {
+    const silent = join(dir, "silent.mp4");
+    await makeNumberedSource(silent, { seconds: 6, fps: { num: 25, den: 1 }, width: 320, height: 240, audio: false });
+    const encoded = await encode("mp4_264_240p", "silent", silent);
+    expect(encoded.plan.audio).toBe(false);
+    expect((await probeFile(encoded.path)).audio).toEqual([]);
+    expect(frameOrderProblem(await readFrameNumbers(encoded.path), encoded.plan.totalFrames)).toBeNull();
+  });
+
+  it("shorter than one part, or a variable frame rate: no plan, the job runs whole", async () => {
+    const tiny = join(dir, "tiny.mp4");
+    const vfr = join(dir, "vfr.mkv");
+    await makeNumberedSource(tiny, { seconds: 3, fps: NTSC, width: 320, height: 240, audio: false });
+    // Frames at irregular times: every third frame held twice as long.
+    await ffmpeg([
+      "-i",
+      source,
+      "-vf",
+      "setpts='N/(30*TB)+floor(N/3)/(30*TB)'",
+      "-fps_mode",
+      "passthrough",
+      "-an",
+      "-c:v",
+      "libx264",
+      "-preset",
+      "ultrafast",
+      vfr,
+    ]);
+    expect((await splitLocally(tiny, "mp4_264_240p", await mkdtemp(join(dir, "tiny-")), SETTINGS)).plan).toBeNull();
+    expect((await splitLocally(vfr, "mp4_264_240p", await mkdtemp(join(dir, "vfr-")), SETTINGS)).plan).toBeNull();
+  });
 });

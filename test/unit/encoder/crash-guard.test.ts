@@ -39,7 +39,7 @@ describe("crash guard", () => {
     expect(events).toContainEqual({ event: "result", jobId: JOBS.socketThrow, result: "done" });
     expect(stderr).toMatch(
       new RegExp(
-        `job ${JOBS.socketThrow}  error      an uncaught exception ended the job; the encoder carries on\\n.*thrown in a socket's data handler`,
+        `job ${JOBS.socketThrow}  error      on encoder-test  an uncaught exception ended the job; the encoder carries on\\n.*thrown in a socket's data handler`,
       ),
     );
     expect(lines).toContainEqual(
@@ -59,9 +59,13 @@ describe("crash guard", () => {
       duration: null,
     });
     expect(lines).toContainEqual(
-      expect.stringMatching(new RegExp(`^job ${JOBS.unobservedRejection}  failed +attempt 3 of 3, not retried`)),
+      expect.stringMatching(
+        new RegExp(`^job ${JOBS.unobservedRejection}  failed +on encoder-test  attempt 3 of 3, not retried`),
+      ),
     );
-    expect(stderr).toContain(`job ${JOBS.unobservedRejection}  error      an unhandled rejection ended the job`);
+    expect(stderr).toContain(
+      `job ${JOBS.unobservedRejection}  error      on encoder-test  an unhandled rejection ended the job`,
+    );
 
     // The process carried on: the next job completed.
     expect(events).toContainEqual({ event: "complete", jobId: JOBS.healthy });

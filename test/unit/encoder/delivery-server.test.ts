@@ -116,6 +116,7 @@ describe("encoder delivery server", () => {
       }),
       workRoot,
       heartbeatMs: 60_000,
+      encoderName: "encoder-test",
       log: (line) => lines.push(line),
     };
     await serving(
@@ -176,6 +177,7 @@ describe("encoder delivery server", () => {
       }),
       workRoot,
       heartbeatMs: 50,
+      encoderName: "encoder-test",
       log: () => undefined,
     };
     // QStash (the emulator) delivers to the URL it was given: here the server's own address.
@@ -211,6 +213,7 @@ describe("encoder delivery server", () => {
       render: jobsOnly(async (_job, ctx) => outputIn(ctx.workDir)),
       workRoot,
       heartbeatMs: 60_000,
+      encoderName: "encoder-test",
       log: (line) => lines.push(line),
     };
     await serving(
@@ -263,6 +266,7 @@ describe("the encoder's delivery route against a client that holds its connectio
       render: jobsOnly(async () => expect.unreachable("nothing is rendered")),
       workRoot,
       heartbeatMs: 60_000,
+      encoderName: "encoder-test",
       log: () => undefined,
     };
     await serving(
@@ -314,6 +318,7 @@ describe("the encoder stopping (a deploy's SIGTERM)", () => {
       }),
       workRoot,
       heartbeatMs: 60_000,
+      encoderName: "encoder-test",
       log: () => undefined,
     };
     const server = createEncoderServer(deps, { signingKeys: signingKeys(), deliveryUrl, concurrency: 2 });

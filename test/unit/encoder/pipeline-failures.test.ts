@@ -55,6 +55,7 @@ async function deliverFailing(thrown: unknown, attempt: number, root = workRoot)
     }),
     workRoot: root,
     heartbeatMs: 60_000,
+    encoderName: "encoder-test",
     log: (line) => lines.push(line),
   };
   const result = await processDelivery(deps, { jobId, dispatch: attempt });

@@ -64,6 +64,7 @@ function pipeline(api: Partial<InternalApi>) {
     }),
     workRoot,
     heartbeatMs: 20,
+    encoderName: "encoder-test",
     log: (line) => lines.push(line),
   };
   return { deps, calls, lines };
@@ -121,7 +122,7 @@ describe("reports the Worker did not take", () => {
       },
     });
     await expect(processDelivery(deps, { jobId: jobId, dispatch: 0 })).resolves.toBe("done");
-    expect(lines.at(-1)).toMatch(/cancelled +the job is cancelled; work stopped$/);
+    expect(lines.at(-1)).toMatch(/cancelled +on encoder-test {2}the job is cancelled; work stopped$/);
   });
 
   it("a claim refused because another encoder still holds the job asks QStash to deliver again; one refused for a job that ended settles the delivery", async () => {

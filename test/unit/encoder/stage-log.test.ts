@@ -3,6 +3,7 @@ import type { ProbeSummary } from "../../../encoder/ffmpeg/probe";
 import { describeProbe, ffmpegSpeed, formatBytes, formatStage, isJobStageLine } from "../../../encoder/jobs/stage-log";
 
 const id = "5b0f3c1e-8d2a-4c1b-9e7f-0a1b2c3d4e5f";
+const on = { encoder: "encoder-1" };
 const probe: ProbeSummary = {
   duration: 12.04,
   video: { index: 0, codec: "h264", width: 1280, height: 720, sampleAspect: 1, fps: 29.97002997, frameCount: 361 },
@@ -11,55 +12,82 @@ const probe: ProbeSummary = {
 };
 
 describe("job stage lines", () => {
-  it("one readable line per stage, each starting with the job id and the stage in a column", () => {
-    expect(formatStage(id, { stage: "claim", attempt: 0, attempts: 3, preset: "mp4_264_720p" })).toBe(
-      `job ${id}  claim      attempt 1 of 3, preset mp4_264_720p`,
+  it("one readable line per stage, each starting with the job id and the stage in a column, then the encoder it ran on", () => {
+    expect(formatStage(id, { stage: "claim", attempt: 0, attempts: 3, preset: "mp4_264_720p" }, on)).toBe(
+      `job ${id}  claim      on encoder-1  attempt 1 of 3, preset mp4_264_720p`,
     );
-    expect(formatStage(id, { stage: "download", bytes: 8_811_520, seconds: 0.623 })).toBe(
-      `job ${id}  download   8.4 MiB in 0.62 s`,
+    expect(formatStage(id, { stage: "download", bytes: 8_811_520, seconds: 0.623 }, on)).toBe(
+      `job ${id}  download   on encoder-1  8.4 MiB in 0.62 s`,
     );
-    expect(formatStage(id, { stage: "download", bytes: 2048, seconds: 12.34, asset: 'clip "intro"' })).toBe(
-      `job ${id}  download   clip "intro": 2.0 KiB in 12.3 s`,
+    expect(formatStage(id, { stage: "download", bytes: 2048, seconds: 12.34, asset: 'clip "intro"' }, on)).toBe(
+      `job ${id}  download   on encoder-1  clip "intro": 2.0 KiB in 12.3 s`,
     );
-    expect(formatStage(id, { stage: "probe", probe })).toBe(
-      `job ${id}  probe      12.0 s; video h264 1280x720 29.97 fps; audio aac 2 ch 48 kHz; 1 subtitle track`,
+    expect(formatStage(id, { stage: "probe", probe }, on)).toBe(
+      `job ${id}  probe      on encoder-1  12.0 s; video h264 1280x720 29.97 fps; audio aac 2 ch 48 kHz; 1 subtitle track`,
     );
-    expect(formatStage(id, { stage: "ffmpeg-start", mediaSeconds: 12.04 })).toBe(
-      `job ${id}  ffmpeg     started on 12.0 s of media`,
+    expect(formatStage(id, { stage: "ffmpeg-start", mediaSeconds: 12.04 }, on)).toBe(
+      `job ${id}  ffmpeg     on encoder-1  started on 12.0 s of media`,
     );
-    expect(formatStage(id, { stage: "ffmpeg-end", mediaSeconds: 12, wallSeconds: 5 })).toBe(
-      `job ${id}  ffmpeg     finished in 5.00 s, speed=2.40x`,
+    expect(formatStage(id, { stage: "ffmpeg-end", mediaSeconds: 12, wallSeconds: 5 }, on)).toBe(
+      `job ${id}  ffmpeg     on encoder-1  finished in 5.00 s, speed=2.40x`,
     );
-    expect(formatStage(id, { stage: "upload", bytes: 512, seconds: 0.05 })).toBe(
-      `job ${id}  upload     512 B in 0.05 s`,
+    expect(formatStage(id, { stage: "upload", bytes: 512, seconds: 0.05 }, on)).toBe(
+      `job ${id}  upload     on encoder-1  512 B in 0.05 s`,
     );
-    expect(formatStage(id, { stage: "completed", seconds: 7.25 })).toBe(`job ${id}  completed  in 7.25 s`);
-    expect(formatStage(id, { stage: "cancelled", status: "cancelled" })).toBe(
-      `job ${id}  cancelled  the job is cancelled; work stopped`,
+    expect(formatStage(id, { stage: "completed", seconds: 7.25 }, on)).toBe(
+      `job ${id}  completed  on encoder-1  in 7.25 s`,
     );
+    expect(formatStage(id, { stage: "cancelled", status: "cancelled" }, on)).toBe(
+      `job ${id}  cancelled  on encoder-1  the job is cancelled; work stopped`,
+    );
+  });
+
+  it("a split job's part is named, counted from 1, between the job id and the stage", () => {
+    expect(
+      formatStage(
+        id,
+        { stage: "download", bytes: 8_811_520, seconds: 0.623 },
+        { encoder: "e784079b449483", part: { index: 1, count: 4 } },
+      ),
+    ).toBe(`job ${id}  part 2/4  download   on e784079b449483  8.4 MiB in 0.62 s`);
+    expect(
+      isJobStageLine(
+        formatStage(id, { stage: "completed", seconds: 1 }, { encoder: "encoder-2", part: { index: 0, count: 12 } }),
+      ),
+    ).toBe(true);
   });
 
   it("a failure says whether it will be retried, with the reason the job shows and any hidden cause", () => {
     expect(
-      formatStage(id, {
-        stage: "failed",
-        reason: "Download failed: the source answered HTTP 503",
-        final: false,
-        attempt: 0,
-        attempts: 3,
-      }),
-    ).toBe(`job ${id}  failed     attempt 1 of 3, will be retried: Download failed: the source answered HTTP 503`);
-    expect(
-      formatStage(id, {
-        stage: "failed",
-        reason: "Encoding failed because of an internal encoder error.",
-        cause: "TypeError: x is not a function",
-        final: true,
-        attempt: 2,
-        attempts: 3,
-      }),
+      formatStage(
+        id,
+        {
+          stage: "failed",
+          reason: "Download failed: the source answered HTTP 503",
+          final: false,
+          attempt: 0,
+          attempts: 3,
+        },
+        on,
+      ),
     ).toBe(
-      `job ${id}  failed     attempt 3 of 3, not retried: Encoding failed because of an internal encoder error. [cause: TypeError: x is not a function]`,
+      `job ${id}  failed     on encoder-1  attempt 1 of 3, will be retried: Download failed: the source answered HTTP 503`,
+    );
+    expect(
+      formatStage(
+        id,
+        {
+          stage: "failed",
+          reason: "Encoding failed because of an internal encoder error.",
+          cause: "TypeError: x is not a function",
+          final: true,
+          attempt: 2,
+          attempts: 3,
+        },
+        on,
+      ),
+    ).toBe(
+      `job ${id}  failed     on encoder-1  attempt 3 of 3, not retried: Encoding failed because of an internal encoder error. [cause: TypeError: x is not a function]`,
     );
   });
 
@@ -91,8 +119,8 @@ describe("job stage lines", () => {
   });
 
   it("the dev runner recognises these lines and no others", () => {
-    expect(isJobStageLine(formatStage(id, { stage: "completed", seconds: 1 }))).toBe(true);
-    expect(isJobStageLine(formatStage(id, { stage: "error", message: "boom" }))).toBe(true);
+    expect(isJobStageLine(formatStage(id, { stage: "completed", seconds: 1 }, on))).toBe(true);
+    expect(isJobStageLine(formatStage(id, { stage: "error", message: "boom" }, on))).toBe(true);
     expect(isJobStageLine('{"level":"info","msg":"encoder listening"}')).toBe(false);
     expect(isJobStageLine(`job ${id.slice(0, 8)}  claim  x`)).toBe(false);
     expect(isJobStageLine(`the job ${id}  claim`)).toBe(false);

@@ -267,6 +267,20 @@ describe("split encoding › a part's state table", () => {
     expect(await stored(outputKey)).toBe(true);
   });
 
+  it("every part of several jobs completing at once: each job is handed to its join exactly once", async () => {
+    const split = await Promise.all(Array.from({ length: 4 }, () => splitJob(3)));
+    const leases = await Promise.all(
+      split.map(({ jobId }) => Promise.all([0, 1, 2].map((index) => claimPart(jobId, index)))),
+    );
+    const answers = await Promise.all(
+      split.flatMap(({ jobId }, j) => [0, 1, 2].map((index) => completePart(jobId, index, leases[j][index]))),
+    );
+    for (const answer of answers) expect(bodyOf(answer, 200)).toEqual({ status: "completed" });
+    for (const { jobId } of split) {
+      expect(await row(jobId)).toMatchObject({ status: "queued", stage: "join", dispatch: 2 });
+    }
+  });
+
   it("a failed join with attempts left is dispatched again as a join, not as the whole job", async () => {
     const { jobId } = await splitJob(1);
     expectStatus(await completePart(jobId, 0), 200);
@@ -389,6 +403,31 @@ describe("split encoding › cancel", () => {
 });
 
 describe("split encoding › interruptions", () => {
+  it("the sweep publishes a queued part whose message was never recorded, and deletes a scratch left pending", async () => {
+    const { jobId, apiKey, keys } = await splitJob(2);
+    const long = new Date(Date.now() - 5 * 60_000);
+    await admin.db
+      .update(jobParts)
+      .set({ messageId: null, heartbeatAt: long })
+      .where(and(eq(jobParts.jobId, jobId), eq(jobParts.index, 1)));
+    expectStatus(await internal("/sweep", {}), 200);
+    const [, republished] = await partsOf(jobId);
+    expect(republished).toMatchObject({ state: "queued", dispatch: 0, messageId: expect.any(String) });
+    expect(JSON.parse((await messageOf(republished.messageId as string)).body)).toEqual({
+      jobId,
+      dispatch: 0,
+      part: 1,
+    });
+
+    // The job ends, and its scratch's deletion never ran (the Worker stopped after the cancel's statement).
+    expectStatus(await api(apiKey).cancelJob(jobId), 200);
+    await scratchDeleted(jobId, keys);
+    await Promise.all(keys.map(put));
+    await admin.db.update(jobs).set({ scratchPendingSince: long }).where(eq(jobs.id, jobId));
+    expectStatus(await internal("/sweep", {}), 200);
+    await scratchDeleted(jobId, keys);
+  });
+
   it("the sweep dispatches a stale part again as an interruption, fencing off its encoder; spent, the job fails", async () => {
     const { jobId } = await splitJob(2);
     const lease = await claimPart(jobId, 0);

@@ -7,6 +7,7 @@ import { init } from "./middleware/init";
 import { registerReference } from "./openapi/reference";
 import { dispatchFailures } from "./routes/internal/dispatch-failures";
 import { internalJobs } from "./routes/internal/jobs";
+import { internalParts } from "./routes/internal/parts";
 import { webhookDeliveries } from "./routes/internal/webhook-deliveries";
 import { publicApi } from "./routes/public-api";
 import { QSTASH_ROUTES } from "./services/queue";
@@ -33,6 +34,8 @@ export function createApp() {
   // Before internalJobs: QStash signs these, not the encoder.
   app.route(QSTASH_ROUTES.webhookDeliveries, webhookDeliveries);
   app.route(QSTASH_ROUTES.dispatchFailures, dispatchFailures);
+  // Before internalJobs, whose middleware would check these paths' signatures a second time.
+  app.route("/internal", internalParts);
   app.route("/internal", internalJobs);
   app.get("/", (c) => c.redirect("/dashboard"));
   app.route("/dashboard", dashboardApp());

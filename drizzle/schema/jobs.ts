@@ -1,8 +1,12 @@
 import { isNotNull } from "drizzle-orm";
-import { doublePrecision, index, integer, jsonb, pgTable, real, text, uuid } from "drizzle-orm/pg-core";
+import { doublePrecision, index, integer, jsonb, pgTable, primaryKey, real, text, uuid } from "drizzle-orm/pg-core";
 import { JOB_STATUSES } from "../../domain/jobs";
+import type { SplitPlan } from "../../domain/split";
 import { accounts } from "./accounts";
 import { createdAt, tstz } from "./columns";
+
+export const JOB_STAGES = ["whole", "parts", "join"] as const;
+export type JobStage = (typeof JOB_STAGES)[number];
 
 export const jobs = pgTable(
   "jobs",
@@ -59,14 +63,73 @@ export const jobs = pgTable(
      * The sweep publishes for jobs left pending (lib/webhooks.ts).
      */
     webhookPendingSince: tstz("webhook_pending_since"),
+    /**
+     * A split job's stage (docs/scaling.md): `whole` until its encoder hands the parts over, then
+     * `parts` while they run, then `join`. A job that does not split stays `whole`.
+     */
+    stage: text("stage", { enum: JOB_STAGES }).notNull().default("whole"),
+    /** The parts' plan, as the encoder that split the job made it; null for a job that did not split. */
+    split: jsonb("split").$type<SplitPlan>(),
+    /**
+     * Set by the transition that ends a split job (in the same statement), cleared once everything
+     * under its scratch prefix is deleted; the sweep deletes for jobs left pending (lib/scratch.ts).
+     */
+    scratchPendingSince: tstz("scratch_pending_since"),
   },
   (t) => [
     index("jobs_account_created_idx").on(t.accountId, t.createdAt.desc(), t.id.desc()),
     index("jobs_status_checked_idx").on(t.status, t.lastCheckedAt),
     // Only the few jobs whose webhook is on its way: the sweep's lookup stays small.
     index("jobs_webhook_pending_idx").on(t.webhookPendingSince).where(isNotNull(t.webhookPendingSince)),
+    index("jobs_scratch_pending_idx").on(t.scratchPendingSince).where(isNotNull(t.scratchPendingSince)),
   ],
 );
 
 export type Job = typeof jobs.$inferSelect;
 export type JobStatus = Job["status"];
+
+export const PART_STATES = ["queued", "processing", "done"] as const;
+export type PartState = (typeof PART_STATES)[number];
+
+/**
+ * One part of a split job (docs/scaling.md): its frames, and the same bookkeeping a job has for
+ * its own attempts (dispatch, lease, interruptions), so a part is dispatched, claimed, taken over
+ * and retried on its own. The job's status stays `processing` while its parts run.
+ */
+export const jobParts = pgTable(
+  "job_parts",
+  {
+    jobId: uuid("job_id")
+      .notNull()
+      .references(() => jobs.id, { onDelete: "cascade" }),
+    index: integer("index").notNull(),
+    firstFrame: integer("first_frame").notNull(),
+    frameCount: integer("frame_count").notNull(),
+    state: text("state", { enum: PART_STATES }).notNull().default("queued"),
+    /** Failures an encoder reported about this part (PART_ATTEMPTS). */
+    attempts: integer("attempts").notNull().default(0),
+    /** Attempts that ended without a report: an encoder that died, a message lost (MAX_INTERRUPTIONS). */
+    interruptions: integer("interruptions").notNull().default(0),
+    /** The part's current dispatch: only a delivery of its message claims the part. */
+    dispatch: integer("dispatch").notNull().default(0),
+    /** The part's latest claim, which its heartbeats and reports name. */
+    lease: integer("lease").notNull().default(0),
+    progress: real("progress").notNull().default(0),
+    /** The latest beat of its encoder, or when the part last changed state. */
+    heartbeatAt: tstz("heartbeat_at").notNull().defaultNow(),
+    /** QStash message that carries the part's current dispatch; null until it is recorded. */
+    messageId: text("message_id"),
+    outputKey: text("output_key"),
+    /** The last failure an encoder reported about this part. */
+    errorMessage: text("error_message"),
+    ...createdAt,
+    completedAt: tstz("completed_at"),
+  },
+  (t) => [
+    primaryKey({ columns: [t.jobId, t.index] }),
+    // The sweep's lookups: parts processing with a stale beat, parts queued without a message.
+    index("job_parts_state_heartbeat_idx").on(t.state, t.heartbeatAt),
+  ],
+);
+
+export type JobPart = typeof jobParts.$inferSelect;

@@ -36,6 +36,12 @@ export async function newAccount(plan: PlanId = "free") {
 /** What the internal API answers, its routes' fields together (it is not in the OpenAPI document). */
 export type InternalReply = Partial<{
   job: ClaimedJob;
+  /** A part's claim (its lease and attempt, its plan and frames), and a split's or join's parts. */
+  claim: number;
+  attempt: number;
+  plan: unknown;
+  part: unknown;
+  parts: unknown;
   status: string;
   failed: number;
   sessionsEnded: number;

@@ -69,7 +69,7 @@ const transitions: Record<
 > = {
   queueRefused: { run: (job) => jobStates.failUnqueued(db, job.id, "The job could not be queued.") },
   // A stale heartbeat: a job still processing may be claimed again only once its encoder went quiet.
-  claim: { fixture: { stale: true }, run: (job) => jobStates.claim(db, job.id, 0) },
+  claim: { fixture: { stale: true }, run: (job) => jobStates.claim(db, job.id, 0, "whole") },
   claimInterrupted: {
     fixture: { stale: true, interruptions: MAX_INTERRUPTIONS },
     run: (job) => jobStates.claimInterrupted(db, job.id, 0),
@@ -158,11 +158,11 @@ describe("contract §4 States and transitions › the table, walked against the 
     const job = await jobIn("queued");
     const other = await newAccount();
     expect(await jobStates.cancel(db, { id: job.id, accountId: other.id })).toEqual({ moved: false, current: null });
-    expect(await jobStates.claim(db, "6b1f3c1e-8c1a-4c63-9b8e-1d5a3f1e2c4b", 0)).toEqual({
+    expect(await jobStates.claim(db, "6b1f3c1e-8c1a-4c63-9b8e-1d5a3f1e2c4b", 0, "whole")).toEqual({
       moved: false,
       current: null,
     });
-    expect(await jobStates.claim(db, "not-a-uuid", 0)).toEqual({ moved: false, current: null });
+    expect(await jobStates.claim(db, "not-a-uuid", 0, "whole")).toEqual({ moved: false, current: null });
     expect((await reread(job.id)).status).toBe("queued");
   });
 
@@ -228,15 +228,15 @@ describe("contract §4 States and transitions › the table, walked against the 
   it("claim: only the current dispatch claims; a job still processing only once its heartbeat went quiet, counting an interruption", async () => {
     const job = await jobIn("queued", { retryCount: 2, dispatch: 3 });
     const at = (iso: string) => new Date(`2026-11-20T09:${iso}.000Z`);
-    expect(await jobStates.claim(db, job.id, 2, at("30:00"))).toEqual({ moved: false, current: "queued" });
-    const first = await jobStates.claim(db, job.id, 3, at("30:00"));
+    expect(await jobStates.claim(db, job.id, 2, "whole", at("30:00"))).toEqual({ moved: false, current: "queued" });
+    const first = await jobStates.claim(db, job.id, 3, "whole", at("30:00"));
     expect(first).toMatchObject({
       moved: true,
       job: { retryCount: 2, lease: 1, interruptions: 0, startedAt: at("30:00"), lastCheckedAt: at("30:00") },
     });
     // Its encoder beat 5 s ago: the job stays with it.
-    expect(await jobStates.claim(db, job.id, 3, at("30:05"))).toEqual({ moved: false, current: "processing" });
-    const again = await jobStates.claim(db, job.id, 3, at("30:20"));
+    expect(await jobStates.claim(db, job.id, 3, "whole", at("30:05"))).toEqual({ moved: false, current: "processing" });
+    const again = await jobStates.claim(db, job.id, 3, "whole", at("30:20"));
     expect(again).toMatchObject({
       moved: true,
       previous: "processing",
@@ -260,7 +260,7 @@ describe("contract §4 States and transitions › the table, walked against the 
 
   it("a claim of a quiet job whose interruptions are spent fails it instead, once, with the reason", async () => {
     const job = await jobIn("processing", { stale: true, interruptions: MAX_INTERRUPTIONS, dispatch: 1 });
-    expect(await jobStates.claim(db, job.id, 1)).toEqual({ moved: false, current: "processing" });
+    expect(await jobStates.claim(db, job.id, 1, "whole")).toEqual({ moved: false, current: "processing" });
     expect(await jobStates.claimInterrupted(db, job.id, 0)).toEqual({ moved: false, current: "processing" });
     const failed = await jobStates.claimInterrupted(db, job.id, 1);
     expect(failed).toMatchObject({

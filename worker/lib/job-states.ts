@@ -4,11 +4,14 @@
  * Neon's HTTP path: it locks the job's row, moves it only from the states the table allows (and
  * under the transition's own condition, such as a stale heartbeat), and reports the state it
  * found. So two transitions racing for one job (a cancel and a completion) cannot both win, and
- * a refusal says why without a second query.
+ * a refusal says why without a second query. A split job's parts have their own table and
+ * statements (lib/part-states.ts), which move the job too, in the same statement as its part:
+ * to `queued` for its join when its last part is done (as for a retry), to `failed` when a part
+ * has spent its attempts or interruptions.
  */
-import { and, eq, getTableColumns, gt, gte, inArray, isNotNull, lt, or, sql, type SQL } from "drizzle-orm";
+import { and, eq, getTableColumns, gt, gte, inArray, isNotNull, lt, ne, or, sql, type SQL } from "drizzle-orm";
 import type { PgUpdateSetSource } from "drizzle-orm/pg-core";
-import { accounts, apiKeys, jobs, usage, type Job } from "../../drizzle/schema";
+import { accounts, apiKeys, jobs, usage, type Job, type JobStage } from "../../drizzle/schema";
 import { isUuid } from "../../domain/ids";
 import {
   CANCELLABLE_STATUSES,
@@ -75,6 +78,8 @@ type Changes = Omit<PgUpdateSetSource<typeof jobs>, "status" | "id">;
 
 const jobColumns = getTableColumns(jobs);
 
+const FINAL_STATUSES: readonly JobStatus[] = ["completed", "failed", "cancelled"];
+
 interface MoveOptions {
   /** What else must hold, beyond the state, for the move to happen. */
   condition?: SQL;
@@ -97,6 +102,12 @@ async function move(
 ): Promise<TransitionOutcome> {
   if (!isUuid(target.id)) return { moved: false, current: null };
   const { from, to } = TRANSITIONS[name];
+  // A split job that ends leaves its scratch to delete, marked in the same statement (lib/scratch.ts).
+  const scratch: Changes = FINAL_STATUSES.includes(to)
+    ? {
+        scratchPendingSince: sql`case when ${jobs.split} is null then null else ${new Date().toISOString()}::timestamptz end`,
+      }
+    : {};
   const before = db.$with("before").as(
     db
       .select({
@@ -112,7 +123,7 @@ async function move(
   const moved = db.$with("moved").as(
     db
       .update(jobs)
-      .set({ ...changes, status: to })
+      .set({ ...changes, ...scratch, status: to })
       .from(before)
       .where(and(eq(jobs.id, before.beforeId), inArray(before.previous, [...from]), options.condition))
       .returning(jobColumns),
@@ -319,8 +330,11 @@ export const CLAIM_TAKEOVER_AFTER_MS = 10_000;
 
 /** The job's current dispatch is the one this delivery carries: a message of an earlier one claims nothing. */
 const currentDispatch = (dispatch: number) => eq(jobs.dispatch, dispatch);
-/** The heartbeat or report comes from the job's latest claim, not from an encoder the job was taken from. */
-const latestClaim = (claim: number) => eq(jobs.lease, claim);
+/**
+ * The heartbeat or report comes from the job's latest claim, not from an encoder the job was taken
+ * from; and not while the job's parts run, when no claim of the job's own is working on it.
+ */
+const latestClaim = (claim: number) => and(eq(jobs.lease, claim), ne(jobs.stage, "parts"));
 const interruptionsLeft = lt(jobs.interruptions, MAX_INTERRUPTIONS);
 const interruptionsSpent = gte(jobs.interruptions, MAX_INTERRUPTIONS);
 /** An update's expressions read the row as it was: the claim of a job still processing counts its interruption. */
@@ -331,7 +345,20 @@ export const INTERRUPTED_MESSAGE =
   `The job was interrupted ${MAX_INTERRUPTIONS + 1} times: the encoder working on it stopped before it could report ` +
   "(the source may be crashing it), or could not be reached.";
 
-export function claim(db: Database, jobId: string, dispatch: number, now = new Date()) {
+/** A split job's share of its progress that its parts make; its join makes the rest (docs/scaling.md). */
+export const PARTS_SHARE = 0.9;
+
+/**
+ * The encoder starts an attempt: at the whole job (`whole`, the job's own message), or at a split
+ * job's join (`join`, the join's message): each delivery claims only the stage its message is for.
+ */
+export function claim(
+  db: Database,
+  jobId: string,
+  dispatch: number,
+  stage: Exclude<JobStage, "parts">,
+  now = new Date(),
+) {
   const takeoverBefore = new Date(now.getTime() - CLAIM_TAKEOVER_AFTER_MS);
   return move(
     db,
@@ -340,13 +367,14 @@ export function claim(db: Database, jobId: string, dispatch: number, now = new D
     {
       startedAt: sql`coalesce(${jobs.startedAt}, ${now.toISOString()}::timestamptz)`,
       lastCheckedAt: now,
-      progress: 0,
+      progress: stage === "join" ? PARTS_SHARE : 0,
       lease: sql`${jobs.lease} + 1`,
       interruptions: sql`${jobs.interruptions} + case when ${wasProcessing} then 1 else 0 end`,
     },
     {
       condition: and(
         currentDispatch(dispatch),
+        eq(jobs.stage, stage),
         or(eq(jobs.status, "queued"), and(lt(jobs.lastCheckedAt, takeoverBefore), interruptionsLeft)),
       ),
     },
@@ -361,13 +389,21 @@ export function claimInterrupted(db: Database, jobId: string, dispatch: number, 
     "claimInterrupted",
     { id: jobId },
     { errorMessage: INTERRUPTED_MESSAGE, lastCheckedAt: now, webhookPendingSince: now },
-    { condition: and(currentDispatch(dispatch), lt(jobs.lastCheckedAt, takeoverBefore), interruptionsSpent) },
+    {
+      condition: and(
+        currentDispatch(dispatch),
+        ne(jobs.stage, "parts"),
+        lt(jobs.lastCheckedAt, takeoverBefore),
+        interruptionsSpent,
+      ),
+    },
   );
 }
 
 /**
  * A beat of a processing job: its progress, and its source's duration once the encoder has
- * probed it (docs/contract.md §3.1: "measured while the job is processed").
+ * probed it (docs/contract.md §3.1: "measured while the job is processed"). A join's progress is
+ * the last share of its job's, after the parts' (docs/scaling.md).
  */
 export function heartbeat(
   db: Database,
@@ -383,7 +419,11 @@ export function heartbeat(
     { id: jobId },
     {
       lastCheckedAt: now,
-      ...(progress === undefined ? {} : { progress }),
+      ...(progress === undefined
+        ? {}
+        : {
+            progress: sql`case when ${jobs.stage} = ${"join" satisfies JobStage} then ${PARTS_SHARE} + ${1 - PARTS_SHARE} * ${progress}::real else ${progress}::real end`,
+          }),
       ...(duration === undefined ? {} : { duration }),
     },
     { condition: latestClaim(claim) },
@@ -474,8 +514,11 @@ export function cancel(db: Database, target: { id: string; accountId: string }, 
 /** One more interruption, and the next dispatch: the job's messages so far are spent. */
 const interrupted = { interruptions: sql`${jobs.interruptions} + 1`, dispatch: sql`${jobs.dispatch} + 1` };
 
-/** Stale: processing with no heartbeat since `cutoff`. A job that came back to life is left alone. */
-const staleSince = (cutoff: Date) => lt(jobs.lastCheckedAt, cutoff);
+/**
+ * Stale: processing with no heartbeat since `cutoff`. A job that came back to life is left alone,
+ * and so is one whose parts run: they are watched instead (lib/part-states.ts).
+ */
+const staleSince = (cutoff: Date) => and(lt(jobs.lastCheckedAt, cutoff), ne(jobs.stage, "parts"));
 
 /**
  * Back to the queue without a message: the old one is spent. `messageId` stays null until the

@@ -1,12 +1,17 @@
 import type { Services } from "../services";
 import { logJobError } from "../errors";
+import { publishDispatch } from "./dispatch";
 import * as jobStates from "./job-states";
+import * as partStates from "./part-states";
+import { settleEndedSplitJob } from "./split-jobs";
 import { INTERRUPTED_MESSAGE } from "./job-states";
 import { notifyJobFinished } from "./webhooks";
 
 /** A job's message QStash gave up on, as its failure callback reports it. */
 export interface LostMessage {
   jobId: string;
+  /** The part of a split job the message carried, if it carried one (docs/scaling.md). */
+  part?: number;
   messageId: string;
   /**
    * The last delivery's answer: its HTTP status, 0 when it got none (the encoder unreachable),
@@ -46,11 +51,12 @@ export async function settleLostMessage(
   now = new Date(),
 ): Promise<LostMessageOutcome> {
   const { db, queue } = services;
+  if (lost.part !== undefined) return settleLostPart(services, { ...lost, part: lost.part }, now);
   // Each move checks the job still waits on this message and its interruptions, in its own statement.
   const requeued = await jobStates.lostMessageRequeue(db, lost.jobId, lost.messageId, now);
   if (requeued.moved) {
     // Should the publish fail, the job is queued without a message: the sweep dispatches it (lib/sweep.ts).
-    await jobStates.recordMessage(db, lost.jobId, await queue.publishJob(lost.jobId, requeued.job.dispatch));
+    await jobStates.recordMessage(db, lost.jobId, await publishDispatch(queue, requeued.job));
     return "redispatched";
   }
   if (requeued.current !== "queued") return "ignored";
@@ -67,4 +73,27 @@ export async function settleLostMessage(
     logJobError("webhook publish failed; the sweep publishes it", lost.jobId, err),
   );
   return "failed";
+}
+
+/**
+ * A part's message lost: an interruption of the part, as a stale part is (lib/part-states.ts),
+ * dispatched again while its interruptions remain; after that its job fails. Only a part still
+ * queued on this very message moves.
+ */
+async function settleLostPart(
+  services: Services,
+  lost: LostMessage & { part: number },
+  now: Date,
+): Promise<LostMessageOutcome> {
+  const moved = await partStates.interruptLostPart(services.db, lost.jobId, lost.part, lost.messageId, now);
+  if (!moved.moved) return "ignored";
+  if ("failed" in moved) {
+    await settleEndedSplitJob(services, moved.failed);
+    return "failed";
+  }
+  // Should the publish fail, the part is queued without a message: the sweep dispatches it.
+  const { dispatch } = moved.requeued;
+  const messageId = await services.queue.publishPart(lost.jobId, lost.part, dispatch);
+  await partStates.recordPartMessages(services.db, lost.jobId, [{ index: lost.part, dispatch, messageId }]);
+  return "redispatched";
 }

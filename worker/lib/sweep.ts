@@ -1,10 +1,13 @@
-import { and, asc, eq, isNotNull, isNull, lt, sql } from "drizzle-orm";
+import { and, asc, eq, isNotNull, isNull, lt, ne, sql } from "drizzle-orm";
 import { jobs, sessions } from "../../drizzle/schema";
 import { MAX_INTERRUPTIONS } from "../../domain/jobs";
 import type { Services } from "../services";
 import { describeError, logJobError } from "../errors";
+import { publishDispatch } from "./dispatch";
 import * as jobStates from "./job-states";
 import { settleLostMessage } from "./lost-messages";
+import * as partStates from "./part-states";
+import { deletePendingScratch, settleEndedSplitJob } from "./split-jobs";
 import { notifyJobFinished, publishPendingWebhooks } from "./webhooks";
 
 /** A processing job whose encoder sent no heartbeat for this long is presumed abandoned. */
@@ -41,12 +44,15 @@ export async function sweep(services: Services, now = new Date()) {
     redispatched: 0,
     failed: 0,
   });
+  const parts = await step("stale parts", () => sweepStaleParts(services, now), { redispatched: 0, failed: 0 });
+  const partsDispatched = await step("lost part dispatches", () => dispatchUndispatchedParts(services, now), 0);
   const webhooks = await step("pending webhooks", () => publishPendingWebhooks(services, now), {
     settled: 0,
     failed: 0,
   });
+  const scratch = await step("pending scratch", () => deletePendingScratch(services, now), { deleted: 0, failed: 0 });
   const sessionsEnded = await step("expired dashboard sessions", () => endExpiredSessions(services, now), 0);
-  return { ...stale, dispatched, dropped, webhooks, sessionsEnded };
+  return { ...stale, dispatched, dropped, parts, partsDispatched, webhooks, scratch, sessionsEnded };
 }
 
 /** One step of the sweep: one that cannot even list its jobs (the database down) is logged, and the next steps still run. */
@@ -79,7 +85,8 @@ async function sweepStaleJobs(services: Services, now: Date) {
   const stale = await db
     .select({ id: jobs.id, interruptions: jobs.interruptions })
     .from(jobs)
-    .where(and(eq(jobs.status, "processing"), lt(jobs.lastCheckedAt, cutoff)));
+    // A job whose parts run is not stale as a job: its parts are watched instead (sweepStaleParts).
+    .where(and(eq(jobs.status, "processing"), ne(jobs.stage, "parts"), lt(jobs.lastCheckedAt, cutoff)));
 
   const outcome = { redispatched: 0, failed: 0 };
   for (const { id, interruptions } of stale) {
@@ -88,7 +95,7 @@ async function sweepStaleJobs(services: Services, now: Date) {
         const requeued = await jobStates.sweepRequeue(db, id, cutoff, now);
         if (!requeued.moved) continue;
         outcome.redispatched += 1;
-        await jobStates.recordMessage(db, id, await queue.publishJob(id, requeued.job.dispatch));
+        await jobStates.recordMessage(db, id, await publishDispatch(queue, requeued.job));
       } else {
         const failed = await jobStates.sweepFail(db, id, cutoff, now);
         if (!failed.moved) continue;
@@ -112,7 +119,7 @@ async function dispatchUndispatched(services: Services, now: Date): Promise<numb
   const { db, queue } = services;
   const cutoff = new Date(now.getTime() - UNDISPATCHED_AFTER_MS);
   const lost = await db
-    .select({ id: jobs.id, dispatch: jobs.dispatch })
+    .select({ id: jobs.id, dispatch: jobs.dispatch, stage: jobs.stage })
     .from(jobs)
     .where(
       and(
@@ -124,9 +131,10 @@ async function dispatchUndispatched(services: Services, now: Date): Promise<numb
     .orderBy(asc(jobs.createdAt))
     .limit(DISPATCHES_PER_SWEEP);
   let dispatched = 0;
-  for (const { id, dispatch } of lost) {
+  for (const job of lost) {
+    const { id } = job;
     try {
-      await jobStates.recordMessage(db, id, await queue.publishJob(id, dispatch));
+      await jobStates.recordMessage(db, id, await publishDispatch(queue, job));
       dispatched += 1;
     } catch (err) {
       logJobError("sweep: a queued job could not be dispatched; the next sweep tries again", id, err);
@@ -170,6 +178,52 @@ async function settleDroppedMessages(services: Services, now: Date) {
     }
   }
   return outcome;
+}
+
+/**
+ * Parts of encoders that died (docs/scaling.md): each is an interruption of its part, which is
+ * dispatched again while its interruptions remain; after that its job fails. Each move is
+ * conditional on the stale heartbeat, so a part that came back to life is left alone.
+ */
+async function sweepStaleParts(services: Services, now: Date) {
+  const { db } = services;
+  const cutoff = new Date(now.getTime() - STALE_AFTER_MS);
+  const outcome = { redispatched: 0, failed: 0 };
+  for (const { jobId, index } of await partStates.staleParts(db, cutoff, DISPATCHES_PER_SWEEP)) {
+    try {
+      const moved = await partStates.interruptStalePart(db, jobId, index, cutoff, now);
+      if (!moved.moved) continue;
+      if ("failed" in moved) {
+        outcome.failed += 1;
+        await settleEndedSplitJob(services, moved.failed);
+      } else {
+        outcome.redispatched += 1;
+        const { dispatch } = moved.requeued;
+        const messageId = await services.queue.publishPart(jobId, index, dispatch);
+        await partStates.recordPartMessages(db, jobId, [{ index, dispatch, messageId }]);
+      }
+    } catch (err) {
+      logJobError(`sweep: stale part ${index} was not settled; the next sweep tries again`, jobId, err);
+    }
+  }
+  return outcome;
+}
+
+/** Queued parts whose message was never recorded (its publish failed), published again under its deduplication id. */
+async function dispatchUndispatchedParts(services: Services, now: Date): Promise<number> {
+  const { db } = services;
+  const cutoff = new Date(now.getTime() - UNDISPATCHED_AFTER_MS);
+  let dispatched = 0;
+  for (const { jobId, index, dispatch } of await partStates.partsLeftUndispatched(db, cutoff, DISPATCHES_PER_SWEEP)) {
+    try {
+      const messageId = await services.queue.publishPart(jobId, index, dispatch);
+      await partStates.recordPartMessages(db, jobId, [{ index, dispatch, messageId }]);
+      dispatched += 1;
+    } catch (err) {
+      logJobError(`sweep: queued part ${index} could not be dispatched; the next sweep tries again`, jobId, err);
+    }
+  }
+  return dispatched;
 }
 
 /** Dashboard sessions past their expiry: a sign-in that never signed out would otherwise stay a row forever. */

@@ -1,5 +1,6 @@
 import { Client } from "@upstash/qstash";
 import { ENCODER_PARALLELISM, encoderDeliveryUrl } from "../../domain/jobs";
+import { PART_PARALLELISM } from "../../domain/split";
 import { routeUrl } from "../../domain/urls";
 import type { Env } from "../env";
 import { measured } from "./timing";
@@ -14,6 +15,14 @@ export interface Queue {
    * a retry back from the source that just failed.
    */
   publishJob(jobId: string, dispatch: number, options?: { delaySeconds?: number }): Promise<string>;
+  /**
+   * A part of a split job (docs/scaling.md), under the parts' own flow-control key so a job's
+   * parts spread over the pool without holding the contract's job slots. Deduplicated by job,
+   * part and the part's dispatch.
+   */
+  publishPart(jobId: string, index: number, dispatch: number, options?: { delaySeconds?: number }): Promise<string>;
+  /** A split job's join, once its last part is done; it carries the job's dispatch, as a job's message does. */
+  publishJoin(jobId: string, dispatch: number, options?: { delaySeconds?: number }): Promise<string>;
   deleteMessage(messageId: string): Promise<void>;
   /**
    * Whether QStash still holds the message, waiting or being delivered. It forgets one it
@@ -42,6 +51,10 @@ export const workerUrl = (env: Pick<Env, "PUBLIC_URL">, path: string) => routeUr
 
 /** QStash's deduplication ids: one message per dispatch of a job, one per job's final state. */
 const dispatchDeduplicationId = (jobId: string, dispatch: number) => `job-${jobId}-${dispatch}`;
+const partDeduplicationId = (jobId: string, index: number, dispatch: number) => `part-${jobId}-${index}-${dispatch}`;
+const joinDeduplicationId = (jobId: string, dispatch: number) => `join-${jobId}-${dispatch}`;
+/** Split jobs' messages (parts and joins) share one flow-control key, apart from whole jobs' `encoder`. */
+const PARTS_FLOW = { key: "parts", parallelism: PART_PARALLELISM };
 
 /**
  * Redeliveries of one dispatch: only a delivery that got no answer, or whose encoder died, is
@@ -62,21 +75,43 @@ export function createQueue(env: Env): Queue {
   const deliveryUrl = encoderDeliveryUrl(env.ENCODER_URL);
   const dispatchFailuresUrl = workerUrl(env, QSTASH_ROUTES.dispatchFailures);
   const webhookDeliveriesUrl = workerUrl(env, QSTASH_ROUTES.webhookDeliveries);
+  /** A delivery to the encoder: its body, flow control and deduplication; retries and failure callback are every delivery's. */
+  async function publishDelivery(
+    body: Record<string, unknown>,
+    flowControl: { key: string; parallelism: number },
+    deduplicationId: string,
+    delaySeconds?: number,
+  ) {
+    const res = await measured("queue", () =>
+      client.publishJSON({
+        url: deliveryUrl,
+        body,
+        retries: DISPATCH_RETRIES,
+        ...(delaySeconds ? { delay: delaySeconds } : {}),
+        flowControl,
+        deduplicationId,
+        failureCallback: dispatchFailuresUrl,
+      }),
+    );
+    return res.messageId;
+  }
   return {
-    async publishJob(jobId, dispatch, { delaySeconds } = {}) {
-      const res = await measured("queue", () =>
-        client.publishJSON({
-          url: deliveryUrl,
-          body: { jobId, dispatch },
-          retries: DISPATCH_RETRIES,
-          ...(delaySeconds ? { delay: delaySeconds } : {}),
-          flowControl: { key: "encoder", parallelism: ENCODER_PARALLELISM },
-          deduplicationId: dispatchDeduplicationId(jobId, dispatch),
-          failureCallback: dispatchFailuresUrl,
-        }),
-      );
-      return res.messageId;
-    },
+    publishJob: (jobId, dispatch, { delaySeconds } = {}) =>
+      publishDelivery(
+        { jobId, dispatch },
+        { key: "encoder", parallelism: ENCODER_PARALLELISM },
+        dispatchDeduplicationId(jobId, dispatch),
+        delaySeconds,
+      ),
+    publishPart: (jobId, index, dispatch, { delaySeconds } = {}) =>
+      publishDelivery(
+        { jobId, dispatch, part: index },
+        PARTS_FLOW,
+        partDeduplicationId(jobId, index, dispatch),
+        delaySeconds,
+      ),
+    publishJoin: (jobId, dispatch, { delaySeconds } = {}) =>
+      publishDelivery({ jobId, dispatch, join: true }, PARTS_FLOW, joinDeduplicationId(jobId, dispatch), delaySeconds),
     async deleteMessage(messageId) {
       await measured("queue", () => client.messages.cancel(messageId));
     },

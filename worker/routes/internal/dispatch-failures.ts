@@ -5,8 +5,8 @@ import { ApiError } from "../../errors";
 import { settleLostMessage, type LostMessage } from "../../lib/lost-messages";
 import { verifyQStash } from "./verify";
 
-/** What a job's message carries (worker/services/queue.ts, publishJob). */
-const dispatchBody = z.object({ jobId: z.uuid() });
+/** What a job's message carries (worker/services/queue.ts): a part's names the part, a join's says so. */
+const dispatchBody = z.object({ jobId: z.uuid(), part: z.number().int().min(0).optional() });
 
 /**
  * The fields of QStash's failure-callback body this route reads: the message given up on, its
@@ -23,8 +23,8 @@ const decodeBase64 = (text: string) => new TextDecoder().decode(Uint8Array.from(
 function parseReport(raw: string): LostMessage | null {
   try {
     const report = failureReport.parse(JSON.parse(raw));
-    const { jobId } = dispatchBody.parse(JSON.parse(decodeBase64(report.sourceBody)));
-    return { jobId, messageId: report.sourceMessageId, lastStatus: report.status };
+    const { jobId, part } = dispatchBody.parse(JSON.parse(decodeBase64(report.sourceBody)));
+    return { jobId, part, messageId: report.sourceMessageId, lastStatus: report.status };
   } catch {
     return null;
   }

@@ -6,10 +6,12 @@ import { isUuid } from "../../../domain/ids";
 import { MAX_SOURCE_SECONDS } from "../../../domain/plans";
 import type { AppEnv } from "../../context";
 import { ApiError, logJobError } from "../../errors";
+import { publishDispatch } from "../../lib/dispatch";
 import * as jobStates from "../../lib/job-states";
 import { jsonBody } from "../../lib/json-body";
 import { sweep } from "../../lib/sweep";
 import { waitUntilOf } from "../../lib/wait-until";
+import { settleEndedSplitJob } from "../../lib/split-jobs";
 import { notifyJobFinished } from "../../lib/webhooks";
 import type { Services } from "../../services";
 import { claimBody, completeBody, failBody, heartbeatBody } from "./schema";
@@ -27,18 +29,66 @@ function movedJob(outcome: jobStates.TransitionOutcome): Job {
 
 /**
  * The webhook goes out after the answer: the encoder's report is settled whatever the queue
- * does. A failure leaves the job in the webhook outbox, which the sweep empties.
+ * does. A failure leaves the job in the webhook outbox, which the sweep empties. A split job's
+ * leftovers (its parts' messages, its scratch) go the same way (lib/split-jobs.ts).
  */
-function notifyAfterResponse(
+export function notifyAfterResponse(
   services: Services,
-  job: Pick<Job, "id" | "accountId" | "status">,
+  job: Pick<Job, "id" | "accountId" | "status" | "scratchPendingSince">,
   wait: (work: Promise<unknown>) => void,
 ) {
+  if (job.scratchPendingSince) {
+    wait(settleEndedSplitJob(services, job));
+    return;
+  }
   wait(
     notifyJobFinished(services, job).catch((err) =>
       logJobError("webhook publish failed; the sweep publishes it", job.id, err),
     ),
   );
+}
+
+/**
+ * A delivery claims the job: its whole (the job's own message) or its join (a split job's, once
+ * its parts are done). A claim that would take over the job after its last interruption fails it
+ * instead, and is refused as any claim of a job that ended.
+ */
+export async function claimJob(
+  services: Services,
+  id: string,
+  dispatch: number,
+  stage: "whole" | "join",
+  wait: (work: Promise<unknown>) => void,
+) {
+  let outcome = await jobStates.claim(services.db, id, dispatch, stage);
+  if (!outcome.moved && outcome.current === "processing") {
+    const failed = await jobStates.claimInterrupted(services.db, id, dispatch);
+    if (failed.moved) {
+      notifyAfterResponse(services, failed.job, wait);
+      outcome = { moved: false, current: "failed" };
+    }
+  }
+  const claimed = movedJob(outcome);
+  const [account] = await services.db
+    .select({ plan: accounts.plan })
+    .from(accounts)
+    .where(eq(accounts.id, claimed.accountId));
+  return {
+    job: {
+      id: claimed.id,
+      /** The attempt at the source (the retries so far); the last one's failure is final. */
+      attempt: claimed.retryCount,
+      /** The claim's lease, which the encoder's heartbeats and reports name. */
+      claim: claimed.lease,
+      accountId: claimed.accountId,
+      preset: claimed.preset,
+      inputUrl: claimed.inputUrl,
+      edl: claimed.edl,
+      plan: account.plan,
+      maxSourceSeconds: MAX_SOURCE_SECONDS[account.plan],
+    },
+    split: claimed.split,
+  };
 }
 
 /**
@@ -67,11 +117,7 @@ async function repeatedReport(
 async function dispatchRetry(services: Services, job: Job) {
   const delaySeconds = services.env.JOB_RETRY_DELAY_SECONDS * 2 ** (job.retryCount - 1);
   try {
-    await jobStates.recordMessage(
-      services.db,
-      job.id,
-      await services.queue.publishJob(job.id, job.dispatch, { delaySeconds }),
-    );
+    await jobStates.recordMessage(services.db, job.id, await publishDispatch(services.queue, job, { delaySeconds }));
   } catch (err) {
     logJobError("the retry could not be dispatched; the sweep dispatches it", job.id, err);
   }
@@ -99,37 +145,9 @@ export const internalJobs = new Hono<AppEnv>()
     await next();
   })
   .post("/jobs/:id/claim", jsonBody(claimBody), async (c) => {
-    const services = c.get("services");
-    const id = c.req.param("id");
     const { dispatch } = c.req.valid("json");
-    let outcome = await jobStates.claim(services.db, id, dispatch);
-    if (!outcome.moved && outcome.current === "processing") {
-      const failed = await jobStates.claimInterrupted(services.db, id, dispatch);
-      if (failed.moved) {
-        notifyAfterResponse(services, failed.job, waitUntilOf(c));
-        outcome = { moved: false, current: "failed" };
-      }
-    }
-    const claimed = movedJob(outcome);
-    const [account] = await services.db
-      .select({ plan: accounts.plan })
-      .from(accounts)
-      .where(eq(accounts.id, claimed.accountId));
-    return c.json({
-      job: {
-        id: claimed.id,
-        /** The attempt at the source (the retries so far); the last one's failure is final. */
-        attempt: claimed.retryCount,
-        /** The claim's lease, which the encoder's heartbeats and reports name. */
-        claim: claimed.lease,
-        accountId: claimed.accountId,
-        preset: claimed.preset,
-        inputUrl: claimed.inputUrl,
-        edl: claimed.edl,
-        plan: account.plan,
-        maxSourceSeconds: MAX_SOURCE_SECONDS[account.plan],
-      },
-    });
+    const { job } = await claimJob(c.get("services"), c.req.param("id"), dispatch, "whole", waitUntilOf(c));
+    return c.json({ job });
   })
   .post("/jobs/:id/heartbeat", jsonBody(heartbeatBody), async (c) => {
     const { claim, ...beat } = c.req.valid("json");

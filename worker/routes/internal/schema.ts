@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { outputKeyParts } from "../../../domain/jobs";
+import { MAX_PARTS } from "../../../domain/split";
 
 /** Which dispatch the delivery carries (the message's body, signed by QStash). */
 export const claimBody = z.object({ dispatch: z.number().int().min(0) });
@@ -27,3 +28,42 @@ export const failBody = z.object({
   retryable: z.boolean(),
   duration: z.number().nonnegative().nullable().optional(),
 });
+
+const count = z.number().int().positive();
+
+/** A split job's plan (domain/split.ts), as the encoder that split it sends it: parts in order, end to end over every frame. */
+const splitPlan = z
+  .object({
+    fps: z.object({ num: count, den: count }),
+    height: count,
+    totalFrames: count,
+    gopFrames: count,
+    parts: z
+      .array(
+        z.object({
+          index: z.number().int().min(0),
+          firstFrame: z.number().int().min(0),
+          frameCount: count,
+          from: z.number().nonnegative(),
+          to: z.number().nonnegative(),
+        }),
+      )
+      .min(1)
+      .max(MAX_PARTS),
+    audio: z.boolean(),
+    audioStart: z.number(),
+  })
+  .refine(
+    (plan) =>
+      plan.parts.every(
+        (part, i) =>
+          part.index === i &&
+          part.firstFrame === (i === 0 ? 0 : plan.parts[i - 1].firstFrame + plan.parts[i - 1].frameCount),
+      ) && plan.parts.reduce((frames, part) => frames + part.frameCount, 0) === plan.totalFrames,
+    { message: "The parts must be numbered in order and cover every frame once, end to end", path: ["parts"] },
+  );
+export const splitBody = z.object({ claim: claimNumber, plan: splitPlan });
+
+export const partHeartbeatBody = heartbeatBody.pick({ claim: true, progress: true });
+export const partCompleteBody = z.object({ claim: claimNumber, outputKey: z.string().min(1) });
+export const partFailBody = failBody.pick({ claim: true, errorMessage: true, retryable: true });

@@ -4,6 +4,8 @@ import type { AppEnv } from "../../context";
 import { ApiError } from "../../errors";
 import * as jobStates from "../../lib/job-states";
 import { notCancellable } from "../../lib/refusals";
+import { settleEndedSplitJob } from "../../lib/split-jobs";
+import { waitUntilOf } from "../../lib/wait-until";
 import { requireCaller } from "../../middleware/auth";
 import { authenticated, jsonResponse } from "../../openapi/common";
 import { authenticatedErrors, examples, InvalidOperationError, NotFoundError } from "../../openapi/errors";
@@ -33,7 +35,8 @@ const cancelJobRoute = createRoute({
 export function registerCancelJob(app: OpenAPIHono<AppEnv>) {
   operation(app, cancelJobRoute, async (c) => {
     const caller = c.get("caller");
-    const { db, queue } = c.get("services");
+    const services = c.get("services");
+    const { db, queue } = services;
     // Marked cancelled first, conditionally, so a worker finishing at the same moment cannot
     // be overwritten and a job is never both cancelled and completed (docs/contract.md §4.3, rule 2).
     // The status it had comes from the same statement (the row locked), so a job the encoder
@@ -46,6 +49,8 @@ export function registerCancelJob(app: OpenAPIHono<AppEnv>) {
       // The message may already be delivered or gone; the cancelled status is what the encoder obeys.
       await queue.deleteMessage(job.messageId).catch(() => undefined);
     }
+    // A split job's parts' messages and scratch (docs/scaling.md): a running part learns of the cancel at its next beat.
+    if (job.scratchPendingSince) waitUntilOf(c)(settleEndedSplitJob(services, job));
     return c.json(
       {
         id: job.id,

@@ -1,0 +1,91 @@
+/**
+ * What a split job leaves behind when it ends, however it ends (docs/scaling.md): its parts'
+ * messages still queued, and everything under its scratch prefix. The transition that ends it
+ * marks its scratch pending in the same statement (`scratch_pending_since`), so a deletion that
+ * fails, or never runs, is the sweep's to retry.
+ */
+import { and, asc, eq, isNotNull, lt, lte } from "drizzle-orm";
+import { jobs, type Job } from "../../drizzle/schema";
+import { scratchPrefix } from "../../domain/split";
+import { logJobError } from "../errors";
+import type { Services } from "../services";
+import { partMessages } from "./part-states";
+import { notifyJobFinished } from "./webhooks";
+
+/** Deletes the job's scratch, then takes it off the pending list unless it was marked again since. */
+export async function deleteScratch(services: Services, jobId: string, now = new Date()): Promise<number> {
+  const deleted = await services.storage.deleteUnder(scratchPrefix(jobId));
+  await services.db
+    .update(jobs)
+    .set({ scratchPendingSince: null })
+    .where(and(eq(jobs.id, jobId), lte(jobs.scratchPendingSince, now)));
+  return deleted;
+}
+
+/** Deletes the parts' messages still queued: a job that ended has nothing more for them to do. */
+async function deletePartMessages(services: Services, jobId: string): Promise<void> {
+  const held = await partMessages(services.db, jobId);
+  // A message already delivered or gone is no loss: its claim is refused (the job has ended).
+  await Promise.all(held.map((id) => services.queue.deleteMessage(id).catch(() => undefined)));
+}
+
+/**
+ * After a split job ended (cancelled, failed, completed): its webhook when it has one to send,
+ * its parts' messages deleted, its scratch deleted. Each step's failure is logged and left to
+ * the sweep (the webhook and scratch outboxes); a message left queued is refused at its claim.
+ */
+export async function settleEndedSplitJob(
+  services: Services,
+  job: Pick<Job, "id" | "accountId" | "status">,
+): Promise<void> {
+  const steps: Promise<unknown>[] = [
+    deletePartMessages(services, job.id).catch((err) =>
+      logJobError("a split job's part messages could not be deleted", job.id, err),
+    ),
+    deleteScratch(services, job.id).catch((err) =>
+      logJobError("a split job's scratch could not be deleted; the sweep deletes it", job.id, err),
+    ),
+  ];
+  if (job.status !== "cancelled") {
+    steps.push(
+      notifyJobFinished(services, job).catch((err) =>
+        logJobError("webhook publish failed; the sweep publishes it", job.id, err),
+      ),
+    );
+  }
+  await Promise.all(steps);
+}
+
+/** A job's scratch left pending this long was not deleted by the step that should have (it failed). */
+const SCRATCH_PENDING_GRACE_MS = 10_000;
+/** Jobs whose scratch one sweep deletes at most; the next sweep takes the rest. */
+const SCRATCH_PER_SWEEP = 20;
+
+/** The sweep's part: deletes the scratch of split jobs that ended, oldest first. One failure does not stop the others. */
+export async function deletePendingScratch(
+  services: Services,
+  now = new Date(),
+): Promise<{ deleted: number; failed: number }> {
+  const pending = await services.db
+    .select({ id: jobs.id })
+    .from(jobs)
+    .where(
+      and(
+        isNotNull(jobs.scratchPendingSince),
+        lt(jobs.scratchPendingSince, new Date(now.getTime() - SCRATCH_PENDING_GRACE_MS)),
+      ),
+    )
+    .orderBy(asc(jobs.scratchPendingSince))
+    .limit(SCRATCH_PER_SWEEP);
+  const outcome = { deleted: 0, failed: 0 };
+  for (const { id } of pending) {
+    try {
+      await deleteScratch(services, id, now);
+      outcome.deleted += 1;
+    } catch (err) {
+      outcome.failed += 1;
+      logJobError("sweep: a split job's scratch could not be deleted; the next sweep tries again", id, err);
+    }
+  }
+  return outcome;
+}

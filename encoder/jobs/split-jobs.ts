@@ -68,11 +68,9 @@ export async function handOff(
   );
   const audio = source.probe.audio[0];
   if (plan.audio && audio) {
-    const path = join(piecesDir, "audio.mka");
+    const path = join(piecesDir, "audio");
     cuts.push(
-      limit(() => run(audioPieceCommand(source.path, audio.index, path).args)).then(() =>
-        store(audioInputKey(job.id), path),
-      ),
+      limit(() => run(audioPieceCommand(source.path, audio, path).args)).then(() => store(audioInputKey(job.id), path)),
     );
   }
   const results = await Promise.allSettled(cuts);
@@ -121,7 +119,7 @@ export async function renderJoin(deps: SplitDeps, claimed: ClaimedJoin, ctx: Ren
       return deps.uploader.downloadFile(key, join(ctx.workDir, partFiles[i]), ctx.signal);
     }),
   );
-  const audioPath = plan.audio ? join(ctx.workDir, "audio.mka") : null;
+  const audioPath = plan.audio ? join(ctx.workDir, "audio") : null;
   if (audioPath) fetches.push(limit(() => deps.uploader.downloadFile(audioInputKey(job.id), audioPath, ctx.signal)));
   const sizes = await Promise.all(fetches);
   ctx.log({

@@ -42,8 +42,8 @@ export async function splitLocally(
     }),
   );
   const audioIndex = probe.audio[0]?.index;
-  const audio = plan.audio && audioIndex !== undefined ? join(dir, "audio.mka") : null;
-  if (audio && audioIndex !== undefined) await runFfmpeg(audioPieceCommand(source, audioIndex, audio).args);
+  const audio = plan.audio && audioIndex !== undefined ? join(dir, "audio") : null;
+  if (audio && audioIndex !== undefined) await runFfmpeg(audioPieceCommand(source, probe.audio[0], audio).args);
   const list = join(dir, "parts.ffconcat");
   await writeFile(list, concatList(plan, partFiles));
   await runFfmpeg(joinCommand(recipe, plan, { list, audio }, { dir: outDir, file }).args);

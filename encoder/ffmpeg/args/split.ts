@@ -38,9 +38,16 @@ export function pieceCommand(source: string, videoIndex: number, part: SplitPart
   };
 }
 
-/** The source's audio, copied whole for the join, which encodes it once (docs/scaling.md#audio). */
-export function audioPieceCommand(source: string, audioIndex: number, out: string): FfmpegCommand {
-  return { args: [...head(source), "-map", `0:${audioIndex}`, "-c", "copy", "-f", "matroska", out] };
+/**
+ * Codecs whose encoder delay (the priming samples a decoder drops) MP4 records in its edit list,
+ * as the source's MP4 did; Matroska would keep the samples, and the joined audio would start late.
+ */
+const ISO_AUDIO = new Set(["aac", "mp3", "alac", "ac3", "eac3"]);
+
+/** The source's audio, copied whole for the join, which encodes it once (docs/scaling.md#the-join-and-the-audio). */
+export function audioPieceCommand(source: string, audio: { index: number; codec: string }, out: string): FfmpegCommand {
+  const format = ISO_AUDIO.has(audio.codec) ? "mp4" : "matroska";
+  return { args: [...head(source), "-map", `0:${audio.index}`, "-c", "copy", "-f", format, out] };
 }
 
 /**
@@ -126,11 +133,18 @@ function isoTag(recipe: SplittableRecipe, isoBmff: boolean): string[] {
   return isoBmff && tag ? ["-tag:v", tag] : [];
 }
 
-/** The audio placed against the video as the unsplit encode places it (SplitPlan.audioStart). */
+/**
+ * The audio placed against the video as the unsplit encode places it (SplitPlan.audioStart), on
+ * timestamps counted from its samples: the copied audio's own are rounded to the millisecond,
+ * and a segment muxer (MPEG-TS) writes such jitter out as gaps a player hears.
+ */
 function audioPlacement(plan: SplitPlan): string[] {
-  if (plan.audioStart > 0) return ["-af", `adelay=delays=${Math.round(plan.audioStart * 1000)}:all=1`];
-  if (plan.audioStart < 0) return ["-af", `atrim=start=${seconds(-plan.audioStart)},asetpts=PTS-STARTPTS`];
-  return [];
+  const filters = [
+    ...(plan.audioStart < 0 ? [`atrim=start=${seconds(-plan.audioStart)}`] : []),
+    "asetpts=N/SR/TB",
+    ...(plan.audioStart > 0 ? [`adelay=delays=${Math.round(plan.audioStart * 1000)}:all=1`] : []),
+  ];
+  return ["-af", filters.join(",")];
 }
 
 /**

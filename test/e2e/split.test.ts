@@ -1,0 +1,171 @@
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { AwsClient } from "aws4fetch";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { scratchPrefix } from "../../domain/split";
+import { bodyOf, expectStatus } from "../support/api-client";
+import { makeNumberedSource, readFrameNumbers } from "../support/frame-numbers";
+import { frameOrderProblem } from "../support/frame-order";
+import { startWebhookReceiver } from "../support/webhook-receiver";
+import { startFixtureServer, type FixtureServer } from "./fixtures";
+import { type Client, startE2E, type E2E } from "./harness";
+
+/**
+ * Split encoding through the whole service (docs/scaling.md): two encoders behind the local
+ * stand-in for Fly's proxy, the Worker and its table of parts, QStash's deliveries, storage's
+ * scratch. Thresholds are low (a 12 s source in parts of about 2 s) so a job splits in seconds.
+ */
+const NTSC = { num: 30000, den: 1001 };
+const FRAMES = 360;
+
+let e2e: E2E;
+let fixtures: FixtureServer;
+let client: Client;
+let source: string;
+const logs: string[] = [];
+
+beforeAll(async () => {
+  [e2e, fixtures] = await Promise.all([
+    startE2E({
+      allowLoopbackSources: true,
+      encoders: 2,
+      env: { SPLIT_MIN_SECONDS: "4", SPLIT_PART_SECONDS: "2", HEARTBEAT_MS: "500" },
+      log: (from, line) => from === "encoder" && logs.push(line),
+    }),
+    startFixtureServer(),
+  ]);
+  client = await e2e.client();
+  const dir = await mkdtemp(join(tmpdir(), "split-e2e-"));
+  await makeNumberedSource(join(dir, "numbered.mp4"), { seconds: 12, fps: NTSC, width: 640, height: 360, audio: true });
+  const { readFile } = await import("node:fs/promises");
+  source = await fixtures.file("numbered.mp4", await readFile(join(dir, "numbered.mp4")));
+});
+afterAll(async () => {
+  await e2e?.stop();
+  await fixtures?.stop();
+});
+
+const linesOf = (jobId: string) => logs.filter((line) => line.startsWith(`job ${jobId}  `));
+/** The encoders that claimed the job's parts, by part number. */
+const partsClaimed = (jobId: string) =>
+  linesOf(jobId)
+    .map((line) => / {2}part (\d+)\/\d+ {2}claim\s+on (\S+)/.exec(line))
+    .filter((m) => m !== null)
+    .map((m) => ({ part: Number(m[1]), encoder: m[2] }));
+
+function storage() {
+  const s3 = e2e.stack.info.cloud.s3;
+  const aws = new AwsClient({
+    accessKeyId: s3.accessKeyId,
+    secretAccessKey: s3.secretAccessKey,
+    service: "s3",
+    region: s3.region,
+  });
+  return {
+    async keys(prefix: string): Promise<string[]> {
+      const res = await aws.fetch(`${s3.endpoint}/${s3.bucket}?list-type=2&prefix=${encodeURIComponent(prefix)}`);
+      return [...(await res.text()).matchAll(/<Key>([^<]+)<\/Key>/g)].map((m) => m[1]);
+    },
+    async remove(key: string) {
+      await aws.fetch(`${s3.endpoint}/${s3.bucket}/${key}`, { method: "DELETE" });
+    },
+  };
+}
+
+const createJob = async (c: Client = client, preset = "mp4_264_480p") =>
+  bodyOf(await c.createJob({ inputUrl: source, preset }), 201).id;
+
+async function downloaded(c: Client, jobId: string): Promise<string> {
+  const { downloadUrl } = bodyOf(await c.getDownloadUrl(jobId), 200);
+  const path = join(await mkdtemp(join(tmpdir(), "split-out-")), "output.mp4");
+  await writeFile(path, Buffer.from(await (await fetch(downloadUrl)).arrayBuffer()));
+  return path;
+}
+
+describe("a split job on two encoders", () => {
+  it("its parts run on both encoders, the join completes it: every frame once, one quota unit, one webhook, no scratch left", async () => {
+    const hooks = await startWebhookReceiver();
+    const c = await e2e.client();
+    await e2e.admin.setWebhook(c.accountId, hooks.url);
+    const id = await createJob(c);
+    const job = await e2e.waitFor(c, id);
+    expect(job.status, job.errorMessage ?? undefined).toBe("completed");
+    expect(job.progress).toBe(1);
+
+    const claimed = partsClaimed(id);
+    expect(claimed.length).toBeGreaterThanOrEqual(5);
+    expect(new Set(claimed.map((p) => p.encoder))).toEqual(new Set(["encoder-1", "encoder-2"]));
+    expect(linesOf(id).some((line) => /split\s+on \S+ {2}into \d+ parts/.test(line))).toBe(true);
+
+    const numbers = await readFrameNumbers(await downloaded(c, id));
+    expect(frameOrderProblem(numbers, FRAMES)).toBeNull();
+
+    expect((await e2e.admin.showAccount(c.accountId)).usage.used).toBe(1);
+    await hooks.waitFor(id);
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(hooks.received.filter((h) => JSON.parse(h.body).jobId === id)).toHaveLength(1);
+    await vi.waitFor(async () => expect(await storage().keys(scratchPrefix(id))).toEqual([]), { timeout: 15_000 });
+    await hooks.stop();
+  });
+
+  it("an encoder killed mid-part loses only that part: it is done again, and the job completes with the same frames", async () => {
+    const id = await createJob();
+    const victim = await vi.waitFor(
+      () => {
+        const running = linesOf(id)
+          .map((line) => / {2}part \d+\/\d+ {2}ffmpeg\s+on (\S+)/.exec(line)?.[1])
+          .find((name) => name !== undefined);
+        if (!running) throw new Error("no part encoding yet");
+        return running;
+      },
+      { timeout: 60_000, interval: 50 },
+    );
+    const encoder = e2e.stack.encoders.find((e) => e.name === victim);
+    if (!encoder) throw new Error(`no encoder ${victim}`);
+    const pid = encoder.pid();
+    process.kill(pid, "SIGKILL");
+    await encoder.readyAfter(pid);
+    const job = await e2e.waitFor(client, id);
+    expect(job.status, job.errorMessage ?? undefined).toBe("completed");
+    expect(job.retryCount).toBe(0);
+    expect(frameOrderProblem(await readFrameNumbers(await downloaded(client, id)), FRAMES)).toBeNull();
+  });
+
+  it("cancel during the parts: the job is cancelled, its parts stop, its scratch is deleted", async () => {
+    const id = await createJob(client, "hls_abr_264_basic");
+    await vi.waitFor(
+      () => {
+        if (partsClaimed(id).length === 0) throw new Error("no part claimed yet");
+      },
+      { timeout: 60_000, interval: 50 },
+    );
+    expectStatus(await client.cancelJob(id), 200);
+    const job = await e2e.waitFor(client, id);
+    expect(job.status).toBe("cancelled");
+    await vi.waitFor(async () => expect(await storage().keys(scratchPrefix(id))).toEqual([]), { timeout: 15_000 });
+    // No part is claimed, and nothing joins, once the job is cancelled.
+    const claimsAtCancel = partsClaimed(id).length;
+    await new Promise((r) => setTimeout(r, 3000));
+    expect(partsClaimed(id).length).toBe(claimsAtCancel);
+    expect(linesOf(id).some((line) => /completed\s+on/.test(line))).toBe(false);
+  });
+
+  it("a part's input gone from storage: the job fails with the part's cause, and leaves no scratch", async () => {
+    const id = await createJob();
+    const s3 = storage();
+    // Deleted as soon as the split has stored them: the parts not yet begun find nothing.
+    await vi.waitFor(
+      async () => {
+        const inputs = (await s3.keys(`${scratchPrefix(id)}in/`)).filter((k) => !k.endsWith("/audio"));
+        if (inputs.length < 5) throw new Error("the pieces are not all stored yet");
+        await Promise.all(inputs.map((k) => s3.remove(k)));
+      },
+      { timeout: 60_000, interval: 20 },
+    );
+    const job = await e2e.waitFor(client, id);
+    expect(job.status).toBe("failed");
+    expect(job.errorMessage).toMatch(/^Part \d+ of \d+: A part's input is no longer in storage/);
+    await vi.waitFor(async () => expect(await s3.keys(scratchPrefix(id))).toEqual([]), { timeout: 15_000 });
+  });
+});

@@ -35,10 +35,17 @@ async function shot(name: string) {
 /** The API called as a developer's program would: the project's client with the key the dashboard made. */
 const vep = (apiKey: string) => createVepClient({ baseUrl: e2e.stack.info.apiUrl, apiKey });
 
+const encoderLines: string[] = [];
+
 beforeAll(async () => {
   await mkdir(ARTIFACTS, { recursive: true });
   [e2e, fixtures, receiver] = await Promise.all([
-    startE2E({ allowLoopbackSources: true }),
+    // The 8 s clip splits into parts (docs/scaling.md), so the page plays joined outputs.
+    startE2E({
+      allowLoopbackSources: true,
+      env: { SPLIT_MIN_SECONDS: "4", SPLIT_PART_SECONDS: "2" },
+      log: (source, line) => source === "encoder" && encoderLines.push(line),
+    }),
     startFixtureServer(),
     startWebhookReceiver(),
   ]);
@@ -139,6 +146,12 @@ describe("the dashboard in headless Chromium", () => {
     }
     expect(await page.evaluate(() => (window as MarkedWindow).sameDocument)).toBe(true);
     const row = await page.textContent(`tr[data-job-id="${mp4Job}"]`);
+    for (const id of [mp4Job, hlsJob]) {
+      expect(
+        encoderLines.some((line) => line.startsWith(`job ${id}  split `)),
+        `job ${id} was split`,
+      ).toBe(true);
+    }
     expect(row).toMatch(/mp4_264_480p/);
     expect(row).toMatch(/0:08/);
     expect(row).toMatch(/\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC.*\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC/);
@@ -169,7 +182,7 @@ describe("the dashboard in headless Chromium", () => {
     expect(saved.equals(original)).toBe(true);
   });
 
-  it("plays the MP4 output and the HLS output (hls.js, members served from the ZIP) in the page", async () => {
+  it("plays the MP4 output and the HLS output, both encoded in parts (hls.js, members served from the ZIP), in the page", async () => {
     for (const [id, name] of [
       [mp4Job, "06-play-mp4"],
       [hlsJob, "07-play-hls"],

@@ -149,7 +149,7 @@ describe("the dashboard in headless Chromium", () => {
     for (const id of [mp4Job, hlsJob]) {
       expect(
         encoderLines.some((line) => line.startsWith(`job ${id}  split `)),
-        `job ${id} was split`,
+        `job ${id} was split: ${encoderLines.filter((l) => l.includes(id)).join("\n")}`,
       ).toBe(true);
     }
     expect(row).toMatch(/mp4_264_480p/);

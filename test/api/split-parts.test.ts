@@ -166,6 +166,20 @@ describe("split encoding › the split hands the parts over", () => {
     });
     expect((await row(job.id)).stage).toBe("whole");
   });
+
+  it("a split that comes after the job was cancelled is refused, and the pieces it stored are deleted", async () => {
+    const { apiKey } = await newAccount();
+    const job = await createJob(apiKey);
+    await internal(`/jobs/${job.id}/claim`, { dispatch: 0 });
+    const keys = [partInputKey(job.id, 0), partInputKey(job.id, 1), audioInputKey(job.id)];
+    await Promise.all(keys.map(put));
+    expectStatus(await api(apiKey).cancelJob(job.id), 200);
+    expect(await internal(`/jobs/${job.id}/split`, { claim: 1, plan: planOf(2) })).toMatchObject({
+      status: 409,
+      body: { status: "cancelled" },
+    });
+    await scratchDeleted(job.id, keys);
+  });
 });
 
 describe("split encoding › a part's state table", () => {

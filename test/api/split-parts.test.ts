@@ -183,6 +183,19 @@ describe("split encoding › the split hands the parts over", () => {
 });
 
 describe("split encoding › a part's state table", () => {
+  it("a dispatch or claim beyond what the tables hold is refused as invalid (400), for the job's routes and its parts'", async () => {
+    const { jobId } = await splitJob(2);
+    for (const [path, body] of [
+      [`/jobs/${jobId}/claim`, { dispatch: 2 ** 31 }],
+      [`/jobs/${jobId}/heartbeat`, { claim: 2 ** 31 }],
+      [`/jobs/${jobId}/parts/0/claim`, { dispatch: 2 ** 31 }],
+      [`/jobs/${jobId}/parts/0/heartbeat`, { claim: 2 ** 31 }],
+      [`/jobs/${jobId}/join/claim`, { dispatch: 1e12 }],
+    ] as const) {
+      expectStatus(await internal(path, body), 400, path);
+    }
+  });
+
   it("claim, a claim still beating refused, takeover after a quiet claim counting an interruption, the older lease refused", async () => {
     const { jobId, apiKey, accountId } = await splitJob(3);
     const claimed = bodyOf(await part(jobId, 0, "claim", { dispatch: 0 }), 200);

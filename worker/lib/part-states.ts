@@ -131,7 +131,7 @@ export async function recordSplit(
   if (row.inserted > 0) return { moved: true, parts: row.inserted };
   if (row.status === "processing" && row.stage !== "whole" && row.lease === claim && row.recorded !== null)
     return { moved: true, parts: row.recorded };
-  return { moved: false, found: row.status === "processing" ? "processing" : row.status };
+  return { moved: false, found: row.status };
 }
 
 /** A part's current dispatch. */

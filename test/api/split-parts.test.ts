@@ -481,6 +481,18 @@ describe("split encoding › interruptions", () => {
     });
   });
 
+  it("the sweep settles a part long queued on a message QStash no longer holds as a lost message", async () => {
+    const { jobId } = await splitJob(2);
+    await admin.db
+      .update(jobParts)
+      .set({ messageId: "msg_dropped_without_callback", heartbeatAt: new Date(Date.now() - 15 * 60_000) })
+      .where(and(eq(jobParts.jobId, jobId), eq(jobParts.index, 0)));
+    expectStatus(await internal("/sweep", {}), 200);
+    const [requeued] = await partsOf(jobId);
+    expect(requeued).toMatchObject({ state: "queued", interruptions: 1, dispatch: 1 });
+    expect(JSON.parse((await messageOf(requeued.messageId as string)).body)).toEqual({ jobId, dispatch: 1, part: 0 });
+  });
+
   it("a part's message QStash gave up on: the part is dispatched again as an interruption; the report sent again moves nothing", async () => {
     const { jobId } = await splitJob(2);
     const lost = (await partsOf(jobId))[1].messageId as string;

@@ -166,9 +166,36 @@ describe("split encoding › the split hands the parts over", () => {
     });
     expect((await row(job.id)).stage).toBe("whole");
   });
+
+  it("a split that comes after the job was cancelled is refused, and the pieces it stored are deleted", async () => {
+    const { apiKey } = await newAccount();
+    const job = await createJob(apiKey);
+    await internal(`/jobs/${job.id}/claim`, { dispatch: 0 });
+    const keys = [partInputKey(job.id, 0), partInputKey(job.id, 1), audioInputKey(job.id)];
+    await Promise.all(keys.map(put));
+    expectStatus(await api(apiKey).cancelJob(job.id), 200);
+    expect(await internal(`/jobs/${job.id}/split`, { claim: 1, plan: planOf(2) })).toMatchObject({
+      status: 409,
+      body: { status: "cancelled" },
+    });
+    await scratchDeleted(job.id, keys);
+  });
 });
 
 describe("split encoding › a part's state table", () => {
+  it("a dispatch or claim beyond what the tables hold is refused as invalid (400), for the job's routes and its parts'", async () => {
+    const { jobId } = await splitJob(2);
+    for (const [path, body] of [
+      [`/jobs/${jobId}/claim`, { dispatch: 2 ** 31 }],
+      [`/jobs/${jobId}/heartbeat`, { claim: 2 ** 31 }],
+      [`/jobs/${jobId}/parts/0/claim`, { dispatch: 2 ** 31 }],
+      [`/jobs/${jobId}/parts/0/heartbeat`, { claim: 2 ** 31 }],
+      [`/jobs/${jobId}/join/claim`, { dispatch: 1e12 }],
+    ] as const) {
+      expectStatus(await internal(path, body), 400, path);
+    }
+  });
+
   it("claim, a claim still beating refused, takeover after a quiet claim counting an interruption, the older lease refused", async () => {
     const { jobId, apiKey, accountId } = await splitJob(3);
     const claimed = bodyOf(await part(jobId, 0, "claim", { dispatch: 0 }), 200);
@@ -452,6 +479,18 @@ describe("split encoding › interruptions", () => {
       status: "failed",
       errorMessage: `Part 1 of 2: ${PART_INTERRUPTED_MESSAGE}`,
     });
+  });
+
+  it("the sweep settles a part long queued on a message QStash no longer holds as a lost message", async () => {
+    const { jobId } = await splitJob(2);
+    await admin.db
+      .update(jobParts)
+      .set({ messageId: "msg_dropped_without_callback", heartbeatAt: new Date(Date.now() - 15 * 60_000) })
+      .where(and(eq(jobParts.jobId, jobId), eq(jobParts.index, 0)));
+    expectStatus(await internal("/sweep", {}), 200);
+    const [requeued] = await partsOf(jobId);
+    expect(requeued).toMatchObject({ state: "queued", interruptions: 1, dispatch: 1 });
+    expect(JSON.parse((await messageOf(requeued.messageId as string)).body)).toEqual({ jobId, dispatch: 1, part: 0 });
   });
 
   it("a part's message QStash gave up on: the part is dispatched again as an interruption; the report sent again moves nothing", async () => {

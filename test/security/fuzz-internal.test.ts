@@ -19,7 +19,11 @@ import { clientAs, type Incoming, send, stack } from "./client";
 import { countCase, fuzz } from "./fuzz";
 
 const RUNS = { forged: 300, signed: 300 };
-const ACTIONS = ["claim", "heartbeat", "complete", "fail"];
+const PART_ACTIONS = ["claim", "heartbeat", "complete", "fail"].flatMap((action) =>
+  ["0", "1", "199", "200", "-1", "x"].map((index) => `parts/${index}/${action}`),
+);
+/** The job's routes, and a split job's (docs/scaling.md): its split, its parts', its join's claim. */
+const ACTIONS = ["claim", "heartbeat", "complete", "fail", "split", "join/claim", ...PART_ACTIONS];
 
 let ownIds: string[];
 
@@ -56,7 +60,21 @@ const internalPath = (ids: string[]) =>
 const encoderBody: fc.Arbitrary<Body> = anyBody(
   objectText(
     fc.array(
-      fc.tuple(fc.constantFrom("attempt", "progress", "outputKey", "duration", "errorMessage", "final"), jsonText),
+      fc.tuple(
+        fc.constantFrom(
+          "attempt",
+          "progress",
+          "outputKey",
+          "duration",
+          "errorMessage",
+          "final",
+          "claim",
+          "dispatch",
+          "plan",
+          "retryable",
+        ),
+        jsonText,
+      ),
       { maxLength: 5 },
     ),
   ),

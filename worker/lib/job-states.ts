@@ -9,7 +9,7 @@
  * to `queued` for its join when its last part is done (as for a retry), to `failed` when a part
  * has spent its attempts or interruptions.
  */
-import { and, eq, getTableColumns, gt, gte, inArray, isNotNull, lt, ne, or, sql, type SQL } from "drizzle-orm";
+import { and, eq, getTableColumns, gt, gte, inArray, isNotNull, lt, lte, ne, or, sql, type SQL } from "drizzle-orm";
 import type { PgUpdateSetSource } from "drizzle-orm/pg-core";
 import { accounts, apiKeys, jobs, usage, type Job, type JobStage } from "../../drizzle/schema";
 import { isUuid } from "../../domain/ids";
@@ -309,6 +309,17 @@ export async function webhookSettled(db: Database, jobId: string): Promise<void>
     .update(jobs)
     .set({ webhookPendingSince: null })
     .where(and(eq(jobs.id, jobId), isNotNull(jobs.webhookPendingSince)));
+}
+
+/**
+ * Takes a split job's scratch off the pending list once it is deleted (lib/split-jobs.ts), unless
+ * the job's end marked it again after `deletedFrom`, when the deletion began. Not a change of state.
+ */
+export async function scratchSettled(db: Database, jobId: string, deletedFrom: Date): Promise<void> {
+  await db
+    .update(jobs)
+    .set({ scratchPendingSince: null })
+    .where(and(eq(jobs.id, jobId), lte(jobs.scratchPendingSince, deletedFrom)));
 }
 
 // ── The transitions ─────────────────────────────────────────────────────────────────────────

@@ -131,7 +131,7 @@ export async function recordSplit(
   if (row.inserted > 0) return { moved: true, parts: row.inserted };
   if (row.status === "processing" && row.stage !== "whole" && row.lease === claim && row.recorded !== null)
     return { moved: true, parts: row.recorded };
-  return { moved: false, found: row.status === "processing" ? "processing" : row.status };
+  return { moved: false, found: row.status };
 }
 
 /** A part's current dispatch. */
@@ -501,4 +501,20 @@ export async function partsLeftUndispatched(
       order by p.heartbeat_at limit ${limit}`,
   );
   return found.map((r) => ({ jobId: r.job_id, index: r.index, dispatch: r.dispatch }));
+}
+
+/** The queued parts, of jobs whose parts still run, waiting on a message since before `cutoff`, the longest waiting first. */
+export async function partsLongWaiting(
+  db: Database,
+  cutoff: Date,
+  limit: number,
+): Promise<{ jobId: string; index: number; messageId: string }[]> {
+  const found = await rows<{ job_id: string; index: number; message_id: string }>(
+    db,
+    sql`select p.job_id, p.index, p.message_id from ${jobParts} p join ${jobs} j on j.id = p.job_id
+      where p.state = ${"queued" satisfies PartState} and p.message_id is not null and p.heartbeat_at < ${at(cutoff)}
+        and j.status = ${"processing" satisfies JobStatus} and j.stage = ${"parts" satisfies JobStage}
+      order by p.heartbeat_at limit ${limit}`,
+  );
+  return found.map((r) => ({ jobId: r.job_id, index: r.index, messageId: r.message_id }));
 }

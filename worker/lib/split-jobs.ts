@@ -4,21 +4,19 @@
  * marks its scratch pending in the same statement (`scratch_pending_since`), so a deletion that
  * fails, or never runs, is the sweep's to retry.
  */
-import { and, asc, eq, isNotNull, lt, lte } from "drizzle-orm";
+import { and, asc, isNotNull, lt } from "drizzle-orm";
 import { jobs, type Job } from "../../drizzle/schema";
 import { scratchPrefix } from "../../domain/split";
 import { logJobError } from "../errors";
 import type { Services } from "../services";
+import { scratchSettled } from "./job-states";
 import { partMessages } from "./part-states";
 import { notifyJobFinished } from "./webhooks";
 
 /** Deletes the job's scratch, then takes it off the pending list unless it was marked again since. */
 export async function deleteScratch(services: Services, jobId: string, now = new Date()): Promise<number> {
   const deleted = await services.storage.deleteUnder(scratchPrefix(jobId));
-  await services.db
-    .update(jobs)
-    .set({ scratchPendingSince: null })
-    .where(and(eq(jobs.id, jobId), lte(jobs.scratchPendingSince, now)));
+  await scratchSettled(services.db, jobId, now);
   return deleted;
 }
 

@@ -46,13 +46,17 @@ export async function sweep(services: Services, now = new Date()) {
   });
   const parts = await step("stale parts", () => sweepStaleParts(services, now), { redispatched: 0, failed: 0 });
   const partsDispatched = await step("lost part dispatches", () => dispatchUndispatchedParts(services, now), 0);
+  const partsDropped = await step("dropped part messages", () => settleDroppedPartMessages(services, now), {
+    redispatched: 0,
+    failed: 0,
+  });
   const webhooks = await step("pending webhooks", () => publishPendingWebhooks(services, now), {
     settled: 0,
     failed: 0,
   });
   const scratch = await step("pending scratch", () => deletePendingScratch(services, now), { deleted: 0, failed: 0 });
   const sessionsEnded = await step("expired dashboard sessions", () => endExpiredSessions(services, now), 0);
-  return { ...stale, dispatched, dropped, parts, partsDispatched, webhooks, scratch, sessionsEnded };
+  return { ...stale, dispatched, dropped, parts, partsDispatched, partsDropped, webhooks, scratch, sessionsEnded };
 }
 
 /** One step of the sweep: one that cannot even list its jobs (the database down) is logged, and the next steps still run. */
@@ -224,6 +228,30 @@ async function dispatchUndispatchedParts(services: Services, now: Date): Promise
     }
   }
   return dispatched;
+}
+
+/**
+ * Queued parts whose message QStash no longer holds, its failure callback never having got
+ * through: settled as the callback would have settled them (lib/lost-messages.ts), as dropped
+ * job messages are.
+ */
+async function settleDroppedPartMessages(services: Services, now: Date) {
+  const cutoff = new Date(now.getTime() - ASK_ABOUT_MESSAGE_AFTER_MS);
+  const outcome = { redispatched: 0, failed: 0 };
+  for (const { jobId, index, messageId } of await partStates.partsLongWaiting(
+    services.db,
+    cutoff,
+    MESSAGE_CHECKS_PER_SWEEP,
+  )) {
+    try {
+      if (await services.queue.holdsMessage(messageId)) continue;
+      const settled = await settleLostMessage(services, { jobId, part: index, messageId, lastStatus: null }, now);
+      if (settled !== "ignored") outcome[settled] += 1;
+    } catch (err) {
+      logJobError(`sweep: queued part ${index}'s message could not be checked; the next sweep tries again`, jobId, err);
+    }
+  }
+  return outcome;
 }
 
 /** Dashboard sessions past their expiry: a sign-in that never signed out would otherwise stay a row forever. */

@@ -32,7 +32,7 @@ function movedJob(outcome: jobStates.TransitionOutcome): Job {
  * does. A failure leaves the job in the webhook outbox, which the sweep empties. A split job's
  * leftovers (its parts' messages, its scratch) go the same way (lib/split-jobs.ts).
  */
-export function notifyAfterResponse(
+function notifyAfterResponse(
   services: Services,
   job: Pick<Job, "id" | "accountId" | "status" | "scratchPendingSince">,
   wait: (work: Promise<unknown>) => void,

@@ -49,6 +49,14 @@ async function dispatchParts(
   await partStates.recordPartMessages(services.db, jobId, published);
 }
 
+const endedStatus = (found: partStates.Found | null) =>
+  found === "cancelled" || found === "failed" || found === "completed";
+
+/** What a job's encoder stored after the job ended (and its scratch was deleted), deleted after the answer. */
+function deleteLateScratch(services: Services, jobId: string, wait: (work: Promise<unknown>) => void) {
+  wait(deleteScratch(services, jobId).catch((err) => logJobError("a late scratch could not be deleted", jobId, err)));
+}
+
 /** The job a part failed: its webhook, its other parts' messages and its scratch, after the answer. */
 function settleAfterResponse(services: Services, job: partStates.FailedJob, wait: (work: Promise<unknown>) => void) {
   wait(settleEndedSplitJob(services, job));
@@ -79,7 +87,11 @@ export const internalParts = new Hono<AppEnv>()
     const id = c.req.param("id");
     const { claim, plan } = c.req.valid("json");
     const outcome = await partStates.recordSplit(services.db, id, claim, plan);
-    if (!outcome.moved) refuse(outcome);
+    if (!outcome.moved) {
+      // The job ended while its pieces were cut and stored: they are nobody's now.
+      if (endedStatus(outcome.found)) deleteLateScratch(services, id, waitUntilOf(c));
+      refuse(outcome);
+    }
     // Also on a split sent again: a part whose publish failed the first time is published now.
     await dispatchParts(services, id, await partStates.undispatchedParts(services.db, id));
     return c.json({ parts: outcome.parts });
@@ -114,10 +126,7 @@ export const internalParts = new Hono<AppEnv>()
     const outcome = await partStates.completePart(services.db, id, index, claim, outputKey);
     if (!outcome.moved) {
       // The job ended while this part ran: its output may have landed after the scratch was deleted.
-      if (outcome.found === "cancelled" || outcome.found === "failed")
-        waitUntilOf(c)(
-          deleteScratch(services, id).catch((err) => logJobError("a part's late output could not be deleted", id, err)),
-        );
+      if (endedStatus(outcome.found)) deleteLateScratch(services, id, waitUntilOf(c));
       refuse(outcome);
     }
     if (outcome.joinDispatch !== null) {

@@ -2,10 +2,13 @@ import { z } from "zod";
 import { outputKeyParts } from "../../../domain/jobs";
 import { MAX_PARTS } from "../../../domain/split";
 
+/** Postgres's integer: a larger number would be refused by the statement (a 500) rather than by the check. */
+const MAX_INT4 = 2_147_483_647;
+
 /** Which dispatch the delivery carries (the message's body, signed by QStash). */
-export const claimBody = z.object({ dispatch: z.number().int().min(0) });
+export const claimBody = z.object({ dispatch: z.number().int().min(0).max(MAX_INT4) });
 /** The claim a heartbeat or report belongs to: the number the claim's answer gave the encoder. */
-const claimNumber = z.number().int().min(1);
+const claimNumber = z.number().int().min(1).max(MAX_INT4);
 export const heartbeatBody = z.object({
   claim: claimNumber,
   // Stored as a 4-byte real: rounded to one here, or a value too small for it (1e-113) would make
@@ -29,7 +32,7 @@ export const failBody = z.object({
   duration: z.number().nonnegative().nullable().optional(),
 });
 
-const count = z.number().int().positive();
+const count = z.number().int().positive().max(MAX_INT4);
 
 /** A split job's plan (domain/split.ts), as the encoder that split it sends it: parts in order, end to end over every frame. */
 const splitPlan = z
@@ -41,8 +44,8 @@ const splitPlan = z
     parts: z
       .array(
         z.object({
-          index: z.number().int().min(0),
-          firstFrame: z.number().int().min(0),
+          index: z.number().int().min(0).max(MAX_PARTS),
+          firstFrame: z.number().int().min(0).max(MAX_INT4),
           frameCount: count,
           from: z.number().nonnegative(),
           to: z.number().nonnegative(),

@@ -258,6 +258,37 @@ describe("contract §4 States and transitions › the table, walked against the 
     expect(await jobStates.heartbeat(db, job.id, 2, { progress: 0.5 })).toMatchObject({ moved: true });
   });
 
+  it("claim: a delivery claims only the stage its message is for; a split job's join starts at its parts' share of progress", async () => {
+    const job = await jobIn("queued", { dispatch: 2 });
+    await direct.update(jobs).set({ stage: "join" }).where(eq(jobs.id, job.id));
+    expect(await jobStates.claim(db, job.id, 2, "whole")).toEqual({ moved: false, current: "queued" });
+    const joined = await jobStates.claim(db, job.id, 2, "join");
+    expect(joined).toMatchObject({ moved: true, job: { status: "processing", stage: "join", lease: 1 } });
+    expect((await reread(job.id)).progress).toBeCloseTo(jobStates.PARTS_SHARE, 5);
+    expect(await jobStates.heartbeat(db, job.id, 1, { progress: 0.5 })).toMatchObject({ moved: true });
+    expect((await reread(job.id)).progress).toBeCloseTo(jobStates.PARTS_SHARE + (1 - jobStates.PARTS_SHARE) * 0.5, 5);
+    // While a job's parts run, no claim of the job's own beats, reports or is taken back by the sweep.
+    const splitting = await jobIn("processing", { stale: true });
+    await direct.update(jobs).set({ stage: "parts" }).where(eq(jobs.id, splitting.id));
+    expect(await jobStates.heartbeat(db, splitting.id, 0, { progress: 0.5 })).toEqual({
+      moved: false,
+      current: "processing",
+    });
+    expect(await jobStates.sweepRequeue(db, splitting.id, cutoff())).toEqual({ moved: false, current: "processing" });
+  });
+
+  it("a split job that ends is marked for its scratch's deletion in the same statement; a job that did not split is not", async () => {
+    const split = await jobIn("processing");
+    await direct
+      .update(jobs)
+      .set({ stage: "join", split: { parts: [] } as unknown as Job["split"] })
+      .where(eq(jobs.id, split.id));
+    const whole = await jobIn("processing");
+    for (const job of [split, whole]) await jobStates.cancel(db, { id: job.id, accountId: job.accountId });
+    expect((await reread(split.id)).scratchPendingSince).toEqual(expect.any(Date));
+    expect((await reread(whole.id)).scratchPendingSince).toBeNull();
+  });
+
   it("a claim of a quiet job whose interruptions are spent fails it instead, once, with the reason", async () => {
     const job = await jobIn("processing", { stale: true, interruptions: MAX_INTERRUPTIONS, dispatch: 1 });
     expect(await jobStates.claim(db, job.id, 1, "whole")).toEqual({ moved: false, current: "processing" });

@@ -53,11 +53,11 @@ export async function handOff(
   const limit = semaphore(CUTS_AT_ONCE);
   const run = (args: string[]) =>
     runFfmpeg(args, { signal: ctx.signal, workDir: ctx.workDir, watchdog: deps.watchdog });
-  let stored = 0;
+  const stored: string[] = [];
   const store = async (key: string, path: string) => {
     await deps.uploader.uploadFile(key, path, "application/octet-stream", ctx.signal);
-    stored += 1;
-    ctx.onProgress((0.05 * stored) / (plan.parts.length + 1));
+    stored.push(key);
+    ctx.onProgress((0.05 * stored.length) / (plan.parts.length + 1));
   };
   const cuts = plan.parts.map((part) =>
     limit(async () => {
@@ -73,11 +73,17 @@ export async function handOff(
       limit(() => run(audioPieceCommand(source.path, audio, path).args)).then(() => store(audioInputKey(job.id), path)),
     );
   }
-  const results = await Promise.allSettled(cuts);
-  const failed = results.find((r) => r.status === "rejected");
-  if (failed) throw failed.reason;
-  const { parts } = await deps.api.split(job.id, job.claim, plan);
-  return { handedOff: { parts }, duration: source.probe.duration };
+  try {
+    const results = await Promise.allSettled(cuts);
+    const failed = results.find((r) => r.status === "rejected");
+    if (failed) throw failed.reason;
+    const { parts } = await deps.api.split(job.id, job.claim, plan);
+    return { handedOff: { parts }, duration: source.probe.duration };
+  } catch (err) {
+    // Nothing records pieces the Worker never took: they go with the attempt that stored them.
+    await Promise.allSettled(stored.map((key) => deps.uploader.deleteObject(key)));
+    throw err;
+  }
 }
 
 /** One part: its piece fetched, exactly its frames encoded with the preset's video settings. */

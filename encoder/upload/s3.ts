@@ -240,6 +240,10 @@ export function createUploader(config: S3Config) {
   return {
     uploadStream,
     downloadFile,
+    /** Deletes an object; one already gone is no error (S3 answers 204 either way). */
+    async deleteObject(key: string): Promise<void> {
+      await send(objectUrl(key), { method: "DELETE" }, "DELETE");
+    },
     async uploadFile(key: string, path: string, contentType: string, signal?: AbortSignal): Promise<number> {
       try {
         const { size } = await stat(path);

@@ -151,6 +151,28 @@ describe("a split job on two encoders", () => {
     expect(linesOf(id).some((line) => /completed\s+on/.test(line))).toBe(false);
   });
 
+  it("cancel during the split stage: the pieces stored so far are deleted, however the cancel and the uploads cross", async () => {
+    const id = await createJob();
+    await vi.waitFor(
+      () => {
+        if (!linesOf(id).some((line) => /probe\s+on/.test(line))) throw new Error("not probed yet");
+      },
+      { timeout: 60_000, interval: 20 },
+    );
+    expectStatus(await client.cancelJob(id), 200);
+    expect((await e2e.waitFor(client, id)).status).toBe("cancelled");
+    // The encoder stops at its next heartbeat, or when the Worker refuses the split (or, if its
+    // split was in first, the Worker deletes the scratch with the job).
+    await vi.waitFor(
+      () => {
+        if (!linesOf(id).some((line) => /(cancelled|split)\s+on/.test(line)))
+          throw new Error("the encoder is still on it");
+      },
+      { timeout: 30_000, interval: 100 },
+    );
+    await vi.waitFor(async () => expect(await storage().keys(scratchPrefix(id))).toEqual([]), { timeout: 15_000 });
+  });
+
   it("a part's input gone from storage: the job fails with the part's cause, and leaves no scratch", async () => {
     const id = await createJob();
     const s3 = storage();

@@ -127,7 +127,7 @@ describe("a job whose message runs out of deliveries before an encoder takes it"
     });
     expect(deliveriesOf(jobId).map((d) => d.dispatch)).toEqual(everyDelivery);
     const lines = stageLines(jobId);
-    expect(lines.filter((l) => /^worker +claim not taken/.test(l)).length).toBeGreaterThan(0);
+    expect(lines.filter((l) => /^worker +on \S+ +claim not taken/.test(l)).length).toBeGreaterThan(0);
     expect(lines.filter((l) => l.startsWith("claim "))).toEqual([]);
   });
 });

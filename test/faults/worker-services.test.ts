@@ -151,7 +151,7 @@ describe("the webhook of a finished job is never lost", () => {
     const lines = stageLines(jobId);
     expect(lines.filter((l) => l.startsWith("claim "))).toHaveLength(1);
     expect(
-      lines.some((l) => /^worker +complete not taken/.test(l)),
+      lines.some((l) => /^worker +on \S+ +complete not taken/.test(l)),
       lines.join("\n"),
     ).toBe(true);
     expect(lines.at(-1)).toMatch(/^completed /);
@@ -401,7 +401,7 @@ describe("an outage of the Worker's database while the encoder claims or reports
     expect(job, job.errorMessage ?? undefined).toMatchObject({ status: "completed", retryCount: 0 });
     const lines = stageLines(jobId);
     expect(lines.filter((l) => l.startsWith("claim "))).toEqual([expect.stringMatching(/attempt 1 of 3/)]);
-    expect(lines.filter((l) => /^worker +complete not taken/.test(l)).length).toBeGreaterThan(0);
+    expect(lines.filter((l) => /^worker +on \S+ +complete not taken/.test(l)).length).toBeGreaterThan(0);
     await webhookArrives(jobId, 30_000);
   });
 
@@ -412,7 +412,7 @@ describe("an outage of the Worker's database while the encoder claims or reports
     database.judge(passAll);
     expect(job, job.errorMessage ?? undefined).toMatchObject({ status: "completed", retryCount: 0 });
     const lines = stageLines(jobId);
-    expect(lines.filter((l) => /^worker +claim not taken/.test(l)).length).toBeGreaterThan(0);
+    expect(lines.filter((l) => /^worker +on \S+ +claim not taken/.test(l)).length).toBeGreaterThan(0);
     expect(lines.filter((l) => l.startsWith("claim "))).toEqual([expect.stringMatching(/attempt 1 of 3/)]);
     await webhookArrives(jobId, 30_000);
   });
@@ -431,7 +431,7 @@ describe("the Worker's cache, which records each internal call's nonce, failing 
     expect(cache.verdicts().some((v) => v.verdict === "lose-answer" && isNonceCommand(v.request))).toBe(true);
     const lines = stageLines(jobId);
     expect(
-      lines.filter((l) => /^worker +claim not taken/.test(l)),
+      lines.filter((l) => /^worker +on \S+ +claim not taken/.test(l)),
       lines.join("\n"),
     ).toEqual([]);
   });
@@ -445,7 +445,7 @@ describe("the Worker's cache, which records each internal call's nonce, failing 
     cache.judge(passAll);
     expect(job, job.errorMessage ?? undefined).toMatchObject({ status: "completed", retryCount: 0 });
     const lines = stageLines(jobId);
-    const notTaken = lines.filter((l) => /^worker +claim not taken/.test(l));
+    const notTaken = lines.filter((l) => /^worker +on \S+ +claim not taken/.test(l));
     expect(notTaken.length, lines.join("\n")).toBeGreaterThan(0);
     expect(
       notTaken.every((l) => l.includes("answered 503")),

@@ -58,8 +58,8 @@ export function createUploader(config: S3Config) {
   const objectUrl = (key: string) => s3ObjectUrl(config.endpoint, config.bucket, key);
   const signingKeys = new Map<string, ArrayBuffer>();
 
-  /** Signs the request (SigV4, unsigned payload) and sends it with the encoder's HTTP client. */
-  async function signedRequest(url: string, init: StorageRequest, signal?: AbortSignal): Promise<StorageAnswer> {
+  /** Signs the request (SigV4, unsigned payload) and sends it with the encoder's HTTP client; resolves at its headers. */
+  async function signedResponse(url: string, init: StorageRequest, signal?: AbortSignal) {
     const signed = await new AwsV4Signer({
       url,
       method: init.method,
@@ -70,12 +70,16 @@ export function createUploader(config: S3Config) {
       region: config.region,
       cache: signingKeys,
     }).sign();
-    const res = await httpRequest(signed.url, {
+    return httpRequest(signed.url, {
       method: init.method,
       headers: Object.fromEntries(signed.headers),
       body: init.body,
       signal,
     });
+  }
+
+  async function signedRequest(url: string, init: StorageRequest, signal?: AbortSignal): Promise<StorageAnswer> {
+    const res = await signedResponse(url, init, signal);
     return { status: res.status, etag: res.headers.etag, text: (await readBody(res)).toString("utf8") };
   }
 
@@ -214,16 +218,7 @@ export function createUploader(config: S3Config) {
 
   /** Signs a GET and streams the object into `path` (a split job's scratch: storage is ours, so no source guard). */
   async function downloadFile(key: string, path: string, signal?: AbortSignal): Promise<number> {
-    const signed = await new AwsV4Signer({
-      url: objectUrl(key),
-      method: "GET",
-      accessKeyId: config.accessKeyId,
-      secretAccessKey: config.secretAccessKey,
-      service: "s3",
-      region: config.region,
-      cache: signingKeys,
-    }).sign();
-    const res = await httpRequest(signed.url, { method: "GET", headers: Object.fromEntries(signed.headers), signal });
+    const res = await signedResponse(objectUrl(key), { method: "GET" }, signal);
     if (res.status === 404) {
       res.body.resume();
       throw JobFailure.scratchMissing();

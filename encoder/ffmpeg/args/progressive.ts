@@ -26,17 +26,20 @@ export function frameFilter(
   return `scale=${size[0]}:${size[1]},setsar=1,format=yuv420p`;
 }
 
+/** A single-file preset's rate control: its CRF, capped by its VBV when it has one. */
+export function progressiveRate({ crf, maxrate, bufsizeFactor }: ProgressiveRecipe): RateControl {
+  return {
+    crf,
+    ...(maxrate === undefined ? {} : { cap: { maxrate: kbit(maxrate), bufsize: kbit(maxrate * bufsizeFactor) } }),
+  };
+}
+
 /** The eight single-file presets: MP4 (H.264, HEVC) or WebM (VP9 + Opus) at a fixed resolution. */
 export function progressiveCommand(ctx: BuildContext, recipe: ProgressiveRecipe, outputFile: string): FfmpegCommand {
   const video = requireVideo(ctx);
   const audio = ctx.probe.audio[0];
-  const { crf, maxrate, container } = recipe;
-  const rate: RateControl = {
-    crf,
-    ...(maxrate === undefined
-      ? {}
-      : { cap: { maxrate: kbit(maxrate), bufsize: kbit(maxrate * recipe.bufsizeFactor) } }),
-  };
+  const { container } = recipe;
+  const rate = progressiveRate(recipe);
   return {
     args: [
       ...head(ctx.input),

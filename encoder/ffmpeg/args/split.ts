@@ -5,8 +5,8 @@ import type { VideoStreamInfo } from "../probe";
 import { head, kbit, videoAudioArgs, videoAudioFormat, type FfmpegCommand } from "./command";
 import { faststart, isIsoBmff } from "./containers";
 import { dashOutput, hlsOutput, ladderFilter, rungRateArgs } from "./ladder";
-import { frameFilter } from "./progressive";
-import { videoEncoderArgs, type RateControl } from "./video-encoder";
+import { frameFilter, progressiveRate } from "./progressive";
+import { videoEncoderArgs } from "./video-encoder";
 
 /**
  * A piece runs on past its part's last frame by this much: with B-frames, a frame shown before
@@ -74,13 +74,7 @@ export function partCommand(
 ): FfmpegCommand {
   const common = ["-copyts", "-frames:v", String(part.frameCount), "-fps_mode", "passthrough", "-an"];
   if (recipe.kind === "progressive") {
-    const { crf, maxrate } = recipe;
-    const rate: RateControl = {
-      crf,
-      ...(maxrate === undefined
-        ? {}
-        : { cap: { maxrate: kbit(maxrate), bufsize: kbit(maxrate * recipe.bufsizeFactor) } }),
-    };
+    const rate = progressiveRate(recipe);
     return {
       args: [
         ...head(piece.path),

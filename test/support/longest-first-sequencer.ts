@@ -12,9 +12,11 @@ import { BaseSequencer, type TestSpecification } from "vitest/node";
 export const LONGEST_FIRST = [
   "test/faults/worker-services.test.ts", // 103 s
   "test/security/fuzz-jobs.test.ts", // 103
+  "test/render/split/split-encode.test.ts", // 130 (a full run, 2026-11-28)
   "test/e2e/dev-runner.test.ts", // 87
   "test/api/admin-cli.test.ts", // 81
   "test/e2e/dev-runner-lifecycle.test.ts", // 71
+  "test/e2e/split.test.ts", // 80 (2026-11-28)
   "test/e2e/lifecycle.test.ts", // 54
   "test/e2e/presets.test.ts", // 47 (a 1 s source)
   "test/e2e/client-and-cli.test.ts", // 40

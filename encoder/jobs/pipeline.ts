@@ -138,12 +138,19 @@ async function uploadOutput(deps: PipelineDeps, job: ClaimedJob, rendered: Rende
   return { key, duration: rendered.duration };
 }
 
-/** The job's own lease, heartbeat and reports: for a job's delivery and for its join's. */
-function onTheJob<C>(deps: PipelineDeps, jobOf: (claimed: C) => ClaimedJob) {
+/** The job's own lease, heartbeat and reports: for a job's delivery, and for its join's (`partsJoined`). */
+function onTheJob<C>(deps: PipelineDeps, jobOf: (claimed: C) => ClaimedJob, partsJoined?: (claimed: C) => number) {
   return {
     describe: (claimed: C) => {
       const job = jobOf(claimed);
-      return { claim: job.claim, attempt: job.attempt, attempts: ATTEMPTS, preset: job.preset, dir: `job-${job.id}` };
+      const joined = partsJoined?.(claimed);
+      return {
+        claim: job.claim,
+        attempt: job.attempt,
+        attempts: ATTEMPTS,
+        preset: joined === undefined ? job.preset : `${job.preset}, join of ${joined} parts`,
+        dir: joined === undefined ? `job-${job.id}` : `job-${job.id}-join`,
+      };
     },
     beat: (claimed: C, beat: { progress?: number; duration?: number }) =>
       deps.api.heartbeat(jobOf(claimed).id, jobOf(claimed).claim, beat),
@@ -190,17 +197,15 @@ function workOf(deps: PipelineDeps, delivery: Delivery): Work<unknown> {
   if (delivery.join) {
     const work: Work<ClaimedJoin> = {
       claim: () => deps.api.claimJoin(jobId, dispatch),
-      ...onTheJob<ClaimedJoin>(deps, (j) => j.job),
+      ...onTheJob<ClaimedJoin>(
+        deps,
+        (j) => j.job,
+        (j) => j.plan.parts.length,
+      ),
       async run(j, ctx) {
         return uploadOutput(deps, j.job, await deps.render.join(j, ctx), ctx);
       },
     };
-    const describe = work.describe;
-    work.describe = (j) => ({
-      ...describe(j),
-      preset: `${j.job.preset}, join of ${j.plan.parts.length} parts`,
-      dir: `job-${jobId}-join`,
-    });
     return work as Work<unknown>;
   }
   const work: Work<ClaimedJob> = {

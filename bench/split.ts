@@ -72,6 +72,8 @@ interface BareSplit {
   parts: number;
   partSeconds: number[];
   join: number;
+  /** The join without the audio: the parts' video concatenated by stream copy, nothing encoded. */
+  joinVideoOnly: number;
   count: number;
 }
 
@@ -112,6 +114,11 @@ async function bareSplit(source: string, probe: ProbeSummary): Promise<BareSplit
     const file = recipe.kind === "progressive" ? `output.${recipe.container}` : "";
     await timeFfmpeg(joinCommand(recipe, plan, { list, audio: audioPath }, { dir, file }).args, { cpu: CORES[0] });
     const t4 = performance.now();
+    // Apart, after the measured run: how much of the join is the audio's encode (docs/scaling.md#the-join-and-the-audio).
+    const videoOnly = await timeFfmpeg(
+      joinCommand(recipe, plan, { list, audio: null }, { dir, file: `video-${file}` }).args,
+      { cpu: CORES[0] },
+    );
     const s = (a: number, b: number) => (b - a) / 1000;
     return {
       total: s(t0, t4),
@@ -120,6 +127,7 @@ async function bareSplit(source: string, probe: ProbeSummary): Promise<BareSplit
       parts: s(t2, t3),
       partSeconds,
       join: s(t3, t4),
+      joinVideoOnly: videoOnly,
       count: plan.parts.length,
     };
   } finally {
@@ -251,7 +259,7 @@ try {
   console.log("|---|---|---|---|");
   console.log(`| (a) bare FFmpeg, unsplit, one core | ${fmt(a)} | 1.00 | |`);
   console.log(
-    `| (b) bare FFmpeg, split by hand on two cores (plan ${fmt(bare.plan)}, cuts ${fmt(bare.cuts)}, parts ${fmt(bare.parts)}, join ${fmt(bare.join)}) | ${fmt(bare.total)} | ${fmt(ceiling)} (the ceiling, (b)/(a)) | |`,
+    `| (b) bare FFmpeg, split by hand on two cores (plan ${fmt(bare.plan)}, cuts ${fmt(bare.cuts)}, parts ${fmt(bare.parts)}, join ${fmt(bare.join)}, of which the audio's encode ${fmt(bare.join - bare.joinVideoOnly)}) | ${fmt(bare.total)} | ${fmt(ceiling)} (the ceiling, (b)/(a)) | |`,
   );
   console.log(`| (c) our job, one encoder on one core, unsplit | ${fmt(c.total)} | 1.00 | |`);
   console.log(

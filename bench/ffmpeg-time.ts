@@ -1,10 +1,15 @@
 import { spawn } from "node:child_process";
 
-/** Wall seconds of one FFmpeg run; rejects with the end of its stderr if it fails. */
-export function timeFfmpeg(args: string[]): Promise<number> {
+/**
+ * Wall seconds of one FFmpeg run; rejects with the end of its stderr if it fails. With `cpu`
+ * (taskset's list), FFmpeg is held to those cores.
+ */
+export function timeFfmpeg(args: string[], opts: { cpu?: string } = {}): Promise<number> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn("ffmpeg", args, { stdio: ["ignore", "ignore", "pipe"] });
+    const [command, ...rest] =
+      opts.cpu === undefined ? ["ffmpeg", ...args] : ["taskset", "-c", opts.cpu, "ffmpeg", ...args];
+    const child = spawn(command, rest, { stdio: ["ignore", "ignore", "pipe"] });
     let stderr = "";
     child.stderr.on("data", (d) => (stderr = (stderr + d).slice(-4000)));
     child.on("exit", (code) =>

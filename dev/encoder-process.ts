@@ -104,9 +104,13 @@ function startRun(opts: {
   env: Record<string, string>;
   log: (source: string, line: string) => void;
   projectRoot: string;
+  cpu?: string;
 }): Run {
   const started = Date.now();
-  const child = spawn(process.execPath, [...EXIT_WITH_PARENT_ARGS, "--import", "tsx", "encoder/main.ts"], {
+  const node = [process.execPath, ...EXIT_WITH_PARENT_ARGS, "--import", "tsx", "encoder/main.ts"];
+  // taskset execs node in its own place (same pid), and the FFmpeg it starts inherits the affinity.
+  const [command, ...args] = opts.cpu === undefined ? node : ["taskset", "-c", opts.cpu, ...node];
+  const child = spawn(command, args, {
     cwd: opts.projectRoot,
     env: { ...process.env, ...opts.env, PORT: String(opts.port), HOST: "127.0.0.1", ...exitWithParentEnv("process") },
     // A group of its own, out of the terminal's reach: a Ctrl-C that ended it before the runner
@@ -209,6 +213,8 @@ export async function superviseEncoder(opts: {
   watch?: boolean;
   /** The project whose encoder runs: this one unless given. */
   projectRoot?: string;
+  /** Held to these CPUs (taskset's list), it and the FFmpeg it runs; every core unless given. */
+  cpu?: string;
 }): Promise<SupervisedEncoder> {
   const log = opts.log ?? (() => undefined);
   const projectRoot = opts.projectRoot ?? PROJECT_ROOT;
@@ -223,7 +229,7 @@ export async function superviseEncoder(opts: {
   let restartTimer: NodeJS.Timeout | undefined;
   let unwatch: () => void = () => undefined;
   const start = () => {
-    const run = startRun({ port: opts.port, env: opts.env, log, projectRoot });
+    const run = startRun({ port: opts.port, env: opts.env, log, projectRoot, cpu: opts.cpu });
     opts.onStart?.(run.pid);
     return run;
   };

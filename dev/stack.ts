@@ -20,6 +20,11 @@ export type EncoderChoice =
       /** Where the encoder works; with several, each works in a directory of its own under it, named as the encoder. */
       workDir?: string;
       env?: Record<string, string>;
+      /**
+       * One CPU list per encoder (taskset's, "0" or "0-1"), each encoder and the FFmpeg it runs
+       * held to its own: bench/split.ts measures a pool of one-core encoders so. Every core unless given.
+       */
+      cpus?: readonly string[];
     }
   | { kind: "external"; url: string };
 
@@ -130,6 +135,8 @@ export async function startStack(opts: StackOptions) {
     const count = pool ? (pool.count ?? 1) : 0;
     if (!Number.isInteger(count) || (pool && count < 1))
       throw new Error(`an encoder count must be a whole number from 1; it was ${count}`);
+    if (pool?.cpus && pool.cpus.length !== count)
+      throw new Error(`one CPU list per encoder: ${count} encoders, ${pool.cpus.length} lists`);
     const encoderPorts = await Promise.all(Array.from({ length: count }, () => freePort()));
     let encoderUrl: string;
     if (pool) {
@@ -178,6 +185,7 @@ export async function startStack(opts: StackOptions) {
           },
           log,
           watch: opts.watch,
+          cpu: choice.cpus?.[index],
           onStart: (pid) => {
             encodersHeld[index] = { pid, group: true };
             hold().catch((err) =>

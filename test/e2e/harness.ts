@@ -28,6 +28,8 @@ export async function startE2E(opts: {
   qstashRetryBaseMs?: number;
   /** Encoder processes behind the local Fly.io proxy; 1 unless given. */
   encoders?: number;
+  /** Each encoder held to its CPU list (see EncoderChoice.cpus). */
+  cpus?: readonly string[];
 }) {
   const workDir = await mkdtemp(join(tmpdir(), "encoder-work-"));
   const encoder = {
@@ -36,6 +38,7 @@ export async function startE2E(opts: {
     allowLoopbackSources: opts.allowLoopbackSources,
     workDir,
     env: opts.env,
+    cpus: opts.cpus,
   } as const;
   // Redeliveries 3 s and 6 s after a failure (real QStash waits longer still): a crashed encoder
   // restarting on a loaded machine is listening again before QStash gives up on its message.

@@ -1,0 +1,429 @@
+/**
+ * npm run bench:split — split encoding (docs/scaling.md) on a generated 120 s 1080p30 source with
+ * audio (BENCH_SPLIT_SECONDS), mp4_264_720p, all in one run:
+ * 1. the ceiling, bare FFmpeg: (a) the unsplit command on one core; (b) the same split by hand
+ *    with the encoder's own builders (the plan, the pieces, the parts two at a time on the two
+ *    cores, the join). (b)/(a) is the most a split on two cores can give;
+ * 2. the job end to end (create → completed by webhook → output downloaded): (c) one encoder held
+ *    to one core, unsplit; (d) the same, split; (e) two encoders, each held to its own core, split.
+ *    Targets: (e)/(c) ≤ 0.55 (or within 0.05 of the ceiling when it is above 0.50); (d)/(c) ≤ 1.05;
+ * 3. where (e)'s time went, from the encoder's stage lines (encoder/jobs/stage-log.ts);
+ * 4. a model from those costs: the time to output of a 10 and a 60 minute source on N encoders.
+ * Encoders run with CONCURRENCY=1, as on Fly. BENCH_ROUNDS=N takes the best of N rounds (2: one is within the noise).
+ */
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { PART_PARALLELISM, type SplitPlan } from "../domain/split";
+import { buildPresetCommands } from "../encoder/ffmpeg/args";
+import { audioPieceCommand, concatList, joinCommand, partCommand, pieceCommand } from "../encoder/ffmpeg/args/split";
+import { type ProbeSummary, probeFile } from "../encoder/ffmpeg/probe";
+import { readSplitFacts } from "../encoder/split/facts";
+import { planSplit, splittableRecipe } from "../encoder/split/plan";
+import { startFixtureServer } from "../test/e2e/fixtures";
+import { type Client, type E2E, startE2E } from "../test/e2e/harness";
+import { bodyOf } from "../test/support/api-client";
+import { startWebhookReceiver } from "../test/support/webhook-receiver";
+import { timeFfmpeg } from "./ffmpeg-time";
+
+const SOURCE_SECONDS = Number(process.env.BENCH_SPLIT_SECONDS ?? 120);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
+const PRESET = "mp4_264_720p";
+/** The job's settings for (d) and (e): parts of about 30 s, as in production. */
+const SPLIT = { minSeconds: 60, partSeconds: 30 };
+const CORES = ["0", "1"];
+
+const fmt = (n: number, digits = 2) => n.toFixed(digits);
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ");
+
+/** Runs `items` in order over the cores, one at a time on each, as two one-core encoders would. */
+async function onTheCores<T>(items: readonly T[], run: (item: T, cpu: string) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    CORES.map(async (cpu) => {
+      while (next < items.length) await run(items[next++], cpu);
+    }),
+  );
+}
+
+/** (a): the unsplit preset command on one core. */
+async function bareUnsplit(source: string, probe: ProbeSummary): Promise<number> {
+  const outDir = await mkdtemp(join(tmpdir(), "split-bare-"));
+  try {
+    let total = 0;
+    for (const step of buildPresetCommands(PRESET, { input: source, outDir, probe }).steps)
+      if (step.kind === "run") total += await timeFfmpeg(step.command.args, { cpu: CORES[0] });
+    return total;
+  } finally {
+    await rm(outDir, { recursive: true, force: true });
+  }
+}
+
+interface BareSplit {
+  total: number;
+  /** The packets read and the plan made (ffprobe, on any core). */
+  plan: number;
+  /** The pieces and the audio cut by stream copy, two at a time. */
+  cuts: number;
+  /** Each part's piece probed and encoded, two at a time, one per core. */
+  parts: number;
+  partSeconds: number[];
+  join: number;
+  /** The join without the audio: the parts' video concatenated by stream copy, nothing encoded. */
+  joinVideoOnly: number;
+  count: number;
+}
+
+/** (b): the same encode split by hand with the encoder's own builders, as test/support/split-locally.ts chains them. */
+async function bareSplit(source: string, probe: ProbeSummary): Promise<BareSplit> {
+  const recipe = splittableRecipe(PRESET);
+  const video = probe.video;
+  if (!recipe || !video) throw new Error(`${PRESET} on this source does not split`);
+  const dir = await mkdtemp(join(tmpdir(), "split-bare-"));
+  try {
+    const t0 = performance.now();
+    const audio = probe.audio[0];
+    const facts = await readSplitFacts(source, { video: video.index, audio: audio?.index ?? null }, {});
+    const plan: SplitPlan | null = facts && planSplit(recipe, probe, facts, SPLIT);
+    if (!plan) throw new Error("the source was not split");
+    const t1 = performance.now();
+    const pieces = plan.parts.map((part) => join(dir, `piece-${part.index}.mkv`));
+    const audioPath = plan.audio && audio ? join(dir, "audio") : null;
+    const cuts = [
+      ...plan.parts.map((part, i) => pieceCommand(source, video.index, part, pieces[i]).args),
+      ...(audioPath && audio ? [audioPieceCommand(source, audio, audioPath).args] : []),
+    ];
+    await onTheCores(cuts, async (args, cpu) => void (await timeFfmpeg(args, { cpu })));
+    const t2 = performance.now();
+    const outs = plan.parts.map((part) => join(dir, `part-${part.index}.nut`));
+    const partSeconds: number[] = [];
+    await onTheCores(plan.parts, async (part, cpu) => {
+      const started = performance.now();
+      const pieceProbe = await probeFile(pieces[part.index]);
+      if (!pieceProbe.video) throw new Error("a piece without video");
+      const piece = { path: pieces[part.index], video: pieceProbe.video };
+      await timeFfmpeg(partCommand(recipe, plan, part, piece, outs[part.index]).args, { cpu });
+      partSeconds[part.index] = (performance.now() - started) / 1000;
+    });
+    const t3 = performance.now();
+    const list = join(dir, "parts.ffconcat");
+    await writeFile(list, concatList(plan, outs));
+    const file = recipe.kind === "progressive" ? `output.${recipe.container}` : "";
+    await timeFfmpeg(joinCommand(recipe, plan, { list, audio: audioPath }, { dir, file }).args, { cpu: CORES[0] });
+    const t4 = performance.now();
+    // Apart, after the measured run: how much of the join is the audio's encode (docs/scaling.md#the-join-and-the-audio).
+    const videoOnly = await timeFfmpeg(
+      joinCommand(recipe, plan, { list, audio: null }, { dir, file: `video-${file}` }).args,
+      { cpu: CORES[0] },
+    );
+    const s = (a: number, b: number) => (b - a) / 1000;
+    return {
+      total: s(t0, t4),
+      plan: s(t0, t1),
+      cuts: s(t1, t2),
+      parts: s(t2, t3),
+      partSeconds,
+      join: s(t3, t4),
+      joinVideoOnly: videoOnly,
+      count: plan.parts.length,
+    };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** An encoder's stage line, as it arrived (ms since the epoch). */
+interface StageLine {
+  at: number;
+  jobId: string;
+  /** The part, from 1; none for the job's own stages and its join's. */
+  part?: number;
+  stage: string;
+  encoder: string;
+  detail: string;
+}
+
+const STAGE_LINE = /^job (\S+) {2}(?:part (\d+)\/\d+ {2})?(\S+)\s+on (\S+) {2}(.*)$/;
+const stageLines: StageLine[] = [];
+
+function keepStageLine(line: string) {
+  const m = STAGE_LINE.exec(line);
+  if (!m) return;
+  stageLines.push({
+    at: Date.now(),
+    jobId: m[1],
+    part: m[2] ? Number(m[2]) : undefined,
+    stage: m[3],
+    encoder: m[4],
+    detail: m[5],
+  });
+}
+
+/** Seconds a line states (`… in 3.20 s`, `finished in 12.3 s`); a change to their wording fails here, not reads as 0 s. */
+function secondsIn(line: StageLine | undefined, pattern = /in ([\d.]+) s/): number {
+  const m = line && pattern.exec(line.detail);
+  if (!m) throw new Error(`no seconds in the stage line ${JSON.stringify(line)}`);
+  return Number(m[1]);
+}
+
+interface Case {
+  name: string;
+  e2e: E2E;
+  client: Client;
+}
+
+interface JobRun {
+  jobId: string;
+  createdAt: number;
+  total: number;
+  hookAt: number;
+  downloadedAt: number;
+}
+
+const fixtures = await startFixtureServer();
+const hooks = await startWebhookReceiver();
+const cases: Case[] = [];
+try {
+  console.log(`Generating a ${SOURCE_SECONDS} s 1080p30 source with audio… (load average ${load()})`);
+  const sourceUrl = await fixtures.source("split.mp4", { seconds: SOURCE_SECONDS, width: 1920, height: 1080 });
+  const sourcePath = join(fixtures.dir, "split.mp4");
+  const probe = await probeFile(sourcePath);
+
+  // The three stacks stay up side by side, so each round runs every case in turn; an idle stack costs next to nothing.
+  const env = (split: boolean) => ({
+    CONCURRENCY: "1",
+    SPLIT_MIN_SECONDS: String(split ? SPLIT.minSeconds : SOURCE_SECONDS * 10),
+    SPLIT_PART_SECONDS: String(SPLIT.partSeconds),
+  });
+  const setups = [
+    { name: "(c) one encoder, one core, unsplit", encoders: 1, split: false },
+    { name: "(d) one encoder, one core, split", encoders: 1, split: true },
+    { name: "(e) two encoders, a core each, split", encoders: 2, split: true },
+  ];
+  const started = await Promise.allSettled(
+    setups.map(async ({ name, encoders, split }) => {
+      const e2e = await startE2E({
+        allowLoopbackSources: true,
+        encoders,
+        cpus: CORES.slice(0, encoders),
+        env: env(split),
+        log: (source, line) => source === "encoder" && keepStageLine(line),
+      });
+      cases.push({ name, e2e, client: await e2e.client("enterprise") });
+    }),
+  );
+  for (const s of started) if (s.status === "rejected") throw s.reason;
+  cases.sort((x, y) => x.name.localeCompare(y.name));
+  // Completion arrives by webhook, as a client should learn it: polling would take CPU from the encode.
+  for (const c of cases) await c.e2e.admin.setWebhook(c.client.accountId, hooks.url);
+
+  async function runJob(c: Case): Promise<JobRun> {
+    const createdAt = Date.now();
+    const created = bodyOf(await c.client.createJob({ inputUrl: sourceUrl, preset: PRESET }), 201);
+    const hook = await hooks.waitFor(created.id, 1_800_000);
+    const event = JSON.parse(hook.body);
+    if (event.status !== "completed") throw new Error(`${c.name}: ${event.errorMessage}`);
+    await (await fetch(event.outputUrl)).arrayBuffer();
+    const downloadedAt = Date.now();
+    return { jobId: created.id, createdAt, total: (downloadedAt - createdAt) / 1000, hookAt: hook.at, downloadedAt };
+  }
+
+  let a = Infinity;
+  let b: BareSplit | undefined;
+  const best: (JobRun | undefined)[] = cases.map(() => undefined);
+  for (let round = 1; round <= ROUNDS; round++) {
+    console.log(`Round ${round} of ${ROUNDS} (load average ${load()})`);
+    a = Math.min(a, await bareUnsplit(sourcePath, probe));
+    const split = await bareSplit(sourcePath, probe);
+    if (!b || split.total < b.total) b = split;
+    console.log(`  bare: unsplit ${fmt(a)} s, split ${fmt(split.total)} s`);
+    for (const [i, c] of cases.entries()) {
+      const run = await runJob(c);
+      console.log(`  ${c.name}: ${fmt(run.total)} s (load average ${load()})`);
+      if (!best[i] || run.total < best[i].total) best[i] = run;
+    }
+  }
+  const bare = b!;
+  const [c, d, e] = best.map((r) => r!);
+
+  const ceiling = bare.total / a;
+  const eTarget = ceiling > 0.5 ? ceiling + 0.05 : 0.55;
+  const verdict = (ratio: number, target: number) => (ratio <= target ? "met" : "MISSED");
+  console.log(
+    `\nSplit benchmark: ${SOURCE_SECONDS} s 1080p30 source with audio, ${PRESET}, ${bare.count} parts of about ${SPLIT.partSeconds} s, best of ${ROUNDS}; load average at the end ${load()}\n`,
+  );
+  console.log("| case | seconds | ratio | target |");
+  console.log("|---|---|---|---|");
+  console.log(`| (a) bare FFmpeg, unsplit, one core | ${fmt(a)} | 1.00 | |`);
+  console.log(
+    `| (b) bare FFmpeg, split by hand on two cores (plan ${fmt(bare.plan)}, cuts ${fmt(bare.cuts)}, parts ${fmt(bare.parts)}, join ${fmt(bare.join)}, of which the audio's encode ${fmt(bare.join - bare.joinVideoOnly)}) | ${fmt(bare.total)} | ${fmt(ceiling)} (the ceiling, (b)/(a)) | |`,
+  );
+  console.log(`| (c) our job, one encoder on one core, unsplit | ${fmt(c.total)} | 1.00 | |`);
+  console.log(
+    `| (d) our job, one encoder on one core, split | ${fmt(d.total)} | ${fmt(d.total / c.total)} ((d)/(c)) | ≤ 1.05: ${verdict(d.total / c.total, 1.05)} |`,
+  );
+  console.log(
+    `| (e) our job, two encoders on a core each, split | ${fmt(e.total)} | ${fmt(e.total / c.total)} ((e)/(c)) | ≤ ${fmt(eTarget)}: ${verdict(e.total / c.total, eTarget)} |`,
+  );
+  console.log(
+    `\n(c)/(a), the job's overhead unsplit: ${fmt(c.total / a)}; bare parts one by one: ${bare.partSeconds.map((s) => fmt(s)).join(", ")} s`,
+  );
+
+  const costs = breakdown(e, "(e)");
+  breakdown(d, "(d)");
+  model(costs, c.total / SOURCE_SECONDS, { d: d.total, e: e.total });
+} finally {
+  for (const c of cases) await c.e2e.stop();
+  await hooks.stop();
+  await fixtures.stop();
+}
+
+/** What the model is made of, measured on one split job. */
+interface Costs {
+  /** Creation to the claim of the job (QStash's delivery). */
+  toClaim: number;
+  /** The split stage (download, probe, packets, cuts, uploads), per source second. */
+  splitPerSecond: number;
+  /** Source seconds a part's FFmpeg encodes per second of one core. */
+  partSpeed: number;
+  /** What a part costs besides its FFmpeg: its wait for dispatch, claim, download, probe, upload, report. */
+  partOverhead: number;
+  /** The last part's report to the join's claim. */
+  toJoin: number;
+  /** The join (download of the parts and audio, FFmpeg, upload, report), per source second. */
+  joinPerSecond: number;
+  /** The join's end to the client's downloaded output, per source second. */
+  tailPerSecond: number;
+}
+
+/** Where a split job's time went, from its stage lines, printed; the costs the model is built on. */
+function breakdown(run: JobRun, label: string): Costs {
+  const lines = stageLines.filter((l) => l.jobId === run.jobId);
+  const whole = lines.filter((l) => l.part === undefined);
+  const joinClaim = whole.find((l) => l.stage === "claim" && l.detail.includes("join of"));
+  const split = whole.find((l) => l.stage === "split");
+  if (!joinClaim || !split) throw new Error(`${label}: no split or join in the stage lines of job ${run.jobId}`);
+  const before = whole.filter((l) => l.at <= split.at);
+  const joinLines = whole.filter((l) => l.at >= joinClaim.at);
+  const claim = before.find((l) => l.stage === "claim");
+  const rel = (at: number) => fmt((at - run.createdAt) / 1000);
+  const rows: string[][] = [];
+  const row = (step: string, on: string, at: number, seconds: number, detail = "") =>
+    rows.push([step, on, rel(at), fmt(seconds), detail]);
+  row("creation to the claim", "", run.createdAt, (claim!.at - run.createdAt) / 1000);
+  const splitSeconds = secondsIn(split);
+  const splitDownload = secondsIn(before.find((l) => l.stage === "download"));
+  row(
+    "split stage",
+    split.encoder,
+    claim!.at,
+    splitSeconds,
+    `source download ${fmt(splitDownload)}, the rest (probe, packets, cuts, uploads) ${fmt(splitSeconds - splitDownload)}`,
+  );
+  const count = Number(/into (\d+) parts/.exec(split.detail)?.[1]);
+  // When each encoder was last free: a part's wait is from then (or the split's end) to its claim.
+  const freeAt = new Map<string, number>();
+  let lastPartDone = split.at;
+  const overheads: number[] = [];
+  const speeds: number[] = [];
+  const parts = Array.from({ length: count }, (_, i) => lines.filter((l) => l.part === i + 1));
+  parts.sort((x, y) => x[0].at - y[0].at);
+  for (const p of parts) {
+    const at = (stage: string, pattern?: RegExp) =>
+      p.find((l) => l.stage === stage && (!pattern || pattern.test(l.detail)));
+    const pClaim = at("claim")!;
+    const done = at("completed")!;
+    const ffmpegEnd = at("ffmpeg", /finished in/)!;
+    const wait = (pClaim.at - Math.max(split.at, freeAt.get(pClaim.encoder) ?? 0)) / 1000;
+    const inEncoder = secondsIn(done);
+    const ffmpeg = secondsIn(ffmpegEnd);
+    speeds.push(Number(/speed=([\d.]+)x/.exec(ffmpegEnd.detail)![1]));
+    overheads.push(wait + inEncoder - ffmpeg);
+    row(`part ${p[0].part}: dispatch wait`, pClaim.encoder, pClaim.at - wait * 1000, wait);
+    row(
+      `part ${p[0].part}`,
+      pClaim.encoder,
+      pClaim.at,
+      inEncoder,
+      `download ${fmt(secondsIn(at("download")))}, FFmpeg ${fmt(ffmpeg)} (${/speed=[\d.]+x/.exec(ffmpegEnd.detail)![0]}), upload ${fmt(secondsIn(at("upload")))}`,
+    );
+    freeAt.set(pClaim.encoder, done.at);
+    lastPartDone = Math.max(lastPartDone, done.at);
+  }
+  const toJoin = (joinClaim.at - lastPartDone) / 1000;
+  row("last part's report to the join's claim", joinClaim.encoder, lastPartDone, toJoin);
+  const joinDone = joinLines.find((l) => l.stage === "completed")!;
+  const joinSeconds = secondsIn(joinDone);
+  row(
+    "join",
+    joinClaim.encoder,
+    joinClaim.at,
+    joinSeconds,
+    `download ${fmt(secondsIn(joinLines.find((l) => l.stage === "download")))}, FFmpeg ${fmt(secondsIn(joinLines.find((l) => l.stage === "ffmpeg" && /finished/.test(l.detail))))}, upload ${fmt(secondsIn(joinLines.find((l) => l.stage === "upload")))}`,
+  );
+  row("completion to the webhook", "", joinDone.at, (run.hookAt - joinDone.at) / 1000);
+  row("the client's download", "", run.hookAt, (run.downloadedAt - run.hookAt) / 1000);
+  console.log(`\nWhere ${label}'s time went (${fmt(run.total)} s; from the stage lines as they arrived)\n`);
+  console.log("| step | on | from (s) | seconds | detail |");
+  console.log("|---|---|---|---|---|");
+  for (const r of rows) console.log(`| ${r.join(" | ")} |`);
+  const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
+  return {
+    toClaim: (claim!.at - run.createdAt) / 1000,
+    splitPerSecond: splitSeconds / SOURCE_SECONDS,
+    partSpeed: mean(speeds),
+    partOverhead: mean(overheads),
+    toJoin,
+    joinPerSecond: joinSeconds / SOURCE_SECONDS,
+    tailPerSecond: (run.downloadedAt - joinDone.at) / 1000 / SOURCE_SECONDS,
+  };
+}
+
+/**
+ * The time to output of a source of `seconds` on `encoders` one-core encoders. The split and the
+ * join are serial. The parts are cut as planSplit cuts them (about SPLIT_PART_SECONDS each, a short
+ * tail of at least one 2 s keyframe interval its own part) and each goes to the first lane free,
+ * the lanes being the encoders, at most PART_PARALLELISM (QStash's flow control) and the parts.
+ */
+function modelled(costs: Costs, seconds: number, encoders: number) {
+  const whole = Math.floor(seconds / SPLIT.partSeconds);
+  const tail = seconds - whole * SPLIT.partSeconds;
+  const lengths = [...Array<number>(whole).fill(SPLIT.partSeconds), ...(tail >= 2 ? [tail] : [])];
+  const lanes = Array<number>(Math.min(encoders, PART_PARALLELISM, lengths.length)).fill(0);
+  for (const length of lengths) {
+    const free = lanes.indexOf(Math.min(...lanes));
+    lanes[free] += length / costs.partSpeed + costs.partOverhead;
+  }
+  const serial =
+    costs.toClaim + seconds * (costs.splitPerSecond + costs.joinPerSecond + costs.tailPerSecond) + costs.toJoin;
+  return {
+    total: serial + Math.max(...lanes),
+    serial,
+    lanes: lanes.length,
+    waves: Math.ceil(lengths.length / lanes.length),
+  };
+}
+
+function model(costs: Costs, unsplitPerSecond: number, measured: { d: number; e: number }) {
+  console.log(
+    `\nThe model's costs, from (e): creation to claim ${fmt(costs.toClaim)} s; split stage ${fmt(costs.splitPerSecond, 3)} s per source second; a part's FFmpeg ${fmt(costs.partSpeed)}× realtime per core; a part's other costs (dispatch wait, claim, download, probe, upload, report) ${fmt(costs.partOverhead)} s; last part to the join's claim ${fmt(costs.toJoin)} s; join ${fmt(costs.joinPerSecond, 3)} s per source second; the join's end to the downloaded output ${fmt(costs.tailPerSecond, 3)} s per source second. Unsplit on one core (c): ${fmt(unsplitPerSecond, 3)} s per source second.`,
+  );
+  console.log(
+    `Checked against this run: ${SOURCE_SECONDS} s on 1 encoder ${fmt(modelled(costs, SOURCE_SECONDS, 1).total)} s (measured (d) ${fmt(measured.d)} s), on 2 ${fmt(modelled(costs, SOURCE_SECONDS, 2).total)} s (measured (e) ${fmt(measured.e)} s)\n`,
+  );
+  const lengths = [600, 3600];
+  console.log(
+    `| encoders | ${lengths.map((l) => `${l / 60} min: time to output (s) | speed-up on unsplit | parts in flight × waves | serial share`).join(" | ")} |`,
+  );
+  console.log(`|---|${lengths.map(() => "---|---|---|---|").join("")}`);
+  for (const n of [1, 2, 4, 8, 16, 32, 50]) {
+    const cells = lengths.map((l) => {
+      const m = modelled(costs, l, n);
+      return `${fmt(m.total, 0)} | ${fmt((l * unsplitPerSecond) / m.total, 1)}× | ${m.lanes} × ${m.waves} | ${fmt((100 * m.serial) / m.total, 0)}%`;
+    });
+    console.log(`| ${n} | ${cells.join(" | ")} |`);
+  }
+}

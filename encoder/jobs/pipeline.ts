@@ -311,22 +311,28 @@ async function deliver<C>(
     log,
   };
   const running = work.run(claimed, ctx);
+  const finishedAs = (finished: Finished): Outcome => {
+    duration = finished.duration;
+    return "handedOff" in finished
+      ? { kind: "handed-off", parts: finished.handedOff.parts }
+      : { kind: "completed", key: finished.key };
+  };
   try {
-    const outcome = await untilAborted(running, abort.signal).then(
-      (finished): Outcome => {
-        duration = finished.duration;
-        return "handedOff" in finished
-          ? { kind: "handed-off", parts: finished.handedOff.parts }
-          : { kind: "completed", key: finished.key };
-      },
-      (err): Outcome => {
-        // An abort's reason is what ended the work: a cancel (the job is gone) or an error the crash guard handed over.
-        const cause = abort.signal.aborted ? abort.signal.reason : err;
-        return cause instanceof JobGoneError
-          ? { kind: "gone", status: cause.status }
-          : { kind: "failed", failure: JobFailure.of(cause) };
-      },
-    );
+    const outcome = await untilAborted(running, abort.signal).then(finishedAs, async (err): Promise<Outcome> => {
+      // An abort's reason is what ended the work: a cancel (the job is gone) or an error the crash guard handed over.
+      const cause = abort.signal.aborted ? abort.signal.reason : err;
+      if (!(cause instanceof JobGoneError)) return { kind: "failed", failure: JobFailure.of(cause) };
+      // Once the Worker holds a job's parts it refuses the job's heartbeat, and a beat can land
+      // before the split's own answer: the split that is then answered is the attempt's end.
+      let handedOff: Outcome | undefined;
+      await settledWithin(
+        running.then((finished) => {
+          if ("handedOff" in finished) handedOff = finishedAs(finished);
+        }),
+        WIND_DOWN_MS,
+      );
+      return handedOff ?? { kind: "gone", status: cause.status };
+    });
     return await report(work, claimed, about, outcome, duration, log, started);
   } finally {
     await heartbeat.stop();

@@ -159,3 +159,28 @@ describe("reports the Worker did not take", () => {
     expect(await readdir(workRoot)).toEqual([]);
   });
 });
+
+describe("a job handed off in parts (docs/scaling.md)", () => {
+  it("a heartbeat refused because the Worker already holds the parts does not turn the split into a cancel", async () => {
+    let splitAnswered: () => void = () => undefined;
+    const answered = new Promise<void>((r) => (splitAnswered = r));
+    const { deps, calls, lines } = pipeline({
+      // The Worker took the split: the job's own beats are refused from then on, one landing before the split's answer.
+      heartbeat: async () => {
+        setTimeout(splitAnswered, 50);
+        throw new JobGoneError("processing");
+      },
+    });
+    deps.render = jobsOnly(async () => {
+      await answered;
+      return { handedOff: { parts: 4 }, duration: 120 };
+    });
+    expect(await processDelivery(deps, { jobId, dispatch: 0 })).toBe("done");
+    expect(
+      lines.some((line) => / {2}split {4,}on encoder-test {2}into 4 parts/.test(line)),
+      lines.join("\n"),
+    ).toBe(true);
+    expect(lines.some((line) => /cancelled/.test(line))).toBe(false);
+    expect(calls).not.toContain("fail");
+  });
+});

@@ -36,6 +36,19 @@ export interface SplitPlan {
   audioStart: number;
 }
 
+/**
+ * What the claim of a part gives its encoder: the part's lease and failed attempts so far, and
+ * what it needs to encode it (the Worker answers it, the encoder reads it).
+ */
+export interface PartAssignment {
+  claim: number;
+  attempt: number;
+  accountId: string;
+  preset: string;
+  plan: SplitPlan;
+  part: SplitPart;
+}
+
 /** Parts of a job: at most this many, whatever the settings (a bound on messages and rows per job). */
 export const MAX_PARTS = 200;
 /** A part's attempts at its work (a failure it reports); the job fails when one part has spent them. */

@@ -1,6 +1,6 @@
 import { signInternal } from "../domain/internal-auth";
 import type { PlanId } from "../domain/plans";
-import type { SplitPart, SplitPlan } from "../domain/split";
+import type { PartAssignment, SplitPlan } from "../domain/split";
 import { httpRequest, readBody } from "./http/client";
 
 export interface ClaimedJob {
@@ -18,15 +18,8 @@ export interface ClaimedJob {
 }
 
 /** A part of a split job, claimed: its frames, the job's plan, and the part's own lease and attempt. */
-export interface ClaimedPart {
+export interface ClaimedPart extends PartAssignment {
   jobId: string;
-  claim: number;
-  /** The part's failed attempts so far. */
-  attempt: number;
-  accountId: string;
-  preset: string;
-  plan: SplitPlan;
-  part: SplitPart;
 }
 
 /** A split job's join, claimed: the job's lease (its own heartbeat and reports follow), and where its parts are. */
@@ -169,7 +162,7 @@ export function createInternalApi(baseUrl: string, secret: string, options: Inte
     split: (id: string, claim: number, plan: SplitPlan) =>
       postRetrying<{ parts: number }>(id, "split", { claim, plan }),
     claimPart: (id: string, index: number, dispatch: number) =>
-      postRetrying<Omit<ClaimedPart, "jobId">>(id, "part claim", { dispatch }, `parts/${index}/claim`).then(
+      postRetrying<PartAssignment>(id, "part claim", { dispatch }, `parts/${index}/claim`).then(
         (claimed): ClaimedPart => ({ ...claimed, jobId: id }),
       ),
     partHeartbeat: (id: string, index: number, claim: number, beat: { progress?: number }) =>

@@ -1,5 +1,4 @@
-import { mkdtemp, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { AwsClient } from "aws4fetch";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
@@ -36,10 +35,14 @@ beforeAll(async () => {
     startFixtureServer(),
   ]);
   client = await e2e.client();
-  const dir = await mkdtemp(join(tmpdir(), "split-e2e-"));
-  await makeNumberedSource(join(dir, "numbered.mp4"), { seconds: 12, fps: NTSC, width: 640, height: 360, audio: true });
-  const { readFile } = await import("node:fs/promises");
-  source = await fixtures.file("numbered.mp4", await readFile(join(dir, "numbered.mp4")));
+  await makeNumberedSource(join(fixtures.dir, "numbered.mp4"), {
+    seconds: 12,
+    fps: NTSC,
+    width: 640,
+    height: 360,
+    audio: true,
+  });
+  source = fixtures.url("numbered.mp4");
 });
 afterAll(async () => {
   await e2e?.stop();
@@ -78,7 +81,8 @@ const createJob = async (c: Client = client, preset = "mp4_264_480p") =>
 
 async function downloaded(c: Client, jobId: string): Promise<string> {
   const { downloadUrl } = bodyOf(await c.getDownloadUrl(jobId), 200);
-  const path = join(await mkdtemp(join(tmpdir(), "split-out-")), "output.mp4");
+  // Beside the fixtures, which go when the suite stops.
+  const path = join(fixtures.dir, `output-${jobId}.mp4`);
   await writeFile(path, Buffer.from(await (await fetch(downloadUrl)).arrayBuffer()));
   return path;
 }

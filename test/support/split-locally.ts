@@ -1,51 +1,69 @@
-import { mkdir, writeFile } from "node:fs/promises";
-import { join } from "node:path";
-import type { SplitPlan } from "../../domain/split";
-import { audioPieceCommand, concatList, joinCommand, partCommand, pieceCommand } from "../../encoder/ffmpeg/args/split";
+import { randomUUID } from "node:crypto";
+import { mkdtemp } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { partOutputKey, type SplitPlan } from "../../domain/split";
 import { probeFile } from "../../encoder/ffmpeg/probe";
-import { runFfmpeg } from "../../encoder/ffmpeg/run";
+import type { ClaimedJob, InternalApi } from "../../encoder/internal-api";
+import type { RenderContext } from "../../encoder/jobs/pipeline";
+import { handOff, renderJoin, renderPart, type SplitDeps } from "../../encoder/jobs/split-jobs";
 import { readSplitFacts } from "../../encoder/split/facts";
 import { planSplit, splittableRecipe, type SplitSettings } from "../../encoder/split/plan";
+import { createUploader } from "../../encoder/upload/s3";
+
+/** The local S3 server's address and credentials (dev/cloud/s3-server.ts). */
+interface Storage {
+  endpoint: string;
+  accessKeyId: string;
+  secretAccessKey: string;
+  bucket: string;
+}
 
 /**
- * A split encode's FFmpeg work, done in one folder: the plan, the pieces, every part and the
- * join, with the encoder's own argument builders. The distributed path (storage, the Worker,
+ * A split encode in one process: the encoder's own split stage, parts and join
+ * (encoder/jobs/split-jobs.ts) against a real S3 server, the parts run side by side, with the
+ * Worker's part only standing in (it takes the plan). The distributed path (the Worker, QStash,
  * several encoders) is the e2e suite's; this checks what the parts and the join make of the
  * frames and the sound.
  */
-export async function splitLocally(
-  source: string,
-  presetId: string,
-  dir: string,
-  settings: SplitSettings,
-): Promise<{ plan: SplitPlan | null; outDir: string; file: string }> {
-  const recipe = splittableRecipe(presetId);
-  if (!recipe) throw new Error(`${presetId} does not split`);
-  const probe = await probeFile(source);
-  if (!probe.video) throw new Error("no video");
-  const facts = await readSplitFacts(source, { video: probe.video.index, audio: probe.audio[0]?.index ?? null }, {});
-  const plan = facts && planSplit(recipe, probe, facts, settings);
-  const outDir = join(dir, "out");
-  await mkdir(outDir, { recursive: true });
-  const file = recipe.kind === "progressive" ? `output.${recipe.container}` : "";
-  if (!plan) return { plan, outDir, file };
-  const video = probe.video;
-  const partFiles = await Promise.all(
-    plan.parts.map(async (part) => {
-      const piece = join(dir, `piece-${part.index}.mkv`);
-      await runFfmpeg(pieceCommand(source, video.index, part, piece).args);
-      const pieceProbe = await probeFile(piece);
-      if (!pieceProbe.video) throw new Error("a piece without video");
-      const out = join(dir, `part-${part.index}.nut`);
-      await runFfmpeg(partCommand(recipe, plan, part, { path: piece, video: pieceProbe.video }, out).args);
-      return out;
-    }),
-  );
-  const audioIndex = probe.audio[0]?.index;
-  const audio = plan.audio && audioIndex !== undefined ? join(dir, "audio") : null;
-  if (audio && audioIndex !== undefined) await runFfmpeg(audioPieceCommand(source, probe.audio[0], audio).args);
-  const list = join(dir, "parts.ffconcat");
-  await writeFile(list, concatList(plan, partFiles));
-  await runFfmpeg(joinCommand(recipe, plan, { list, audio }, { dir: outDir, file }).args);
-  return { plan, outDir, file };
+export function localSplitter(storage: Storage) {
+  const uploader = createUploader({ ...storage, region: "auto" });
+  const api = { split: async (_id, _claim, plan) => ({ parts: plan.parts.length }) } as Pick<InternalApi, "split">;
+  const deps: SplitDeps = { api: api as InternalApi, uploader };
+  const context = async (dir: string, name: string): Promise<RenderContext> => ({
+    workDir: await mkdtemp(join(dir, `${name}-`)),
+    signal: new AbortController().signal,
+    onProgress: () => undefined,
+    onDuration: () => undefined,
+    log: () => undefined,
+  });
+
+  return async function splitLocally(
+    source: string,
+    presetId: string,
+    dir: string,
+    settings: SplitSettings,
+  ): Promise<{ plan: SplitPlan | null; outDir: string; file: string }> {
+    const recipe = splittableRecipe(presetId);
+    if (!recipe) throw new Error(`${presetId} does not split`);
+    const probe = await probeFile(source);
+    if (!probe.video) throw new Error("no video");
+    const facts = await readSplitFacts(source, { video: probe.video.index, audio: probe.audio[0]?.index ?? null }, {});
+    const plan = facts && planSplit(recipe, probe, facts, settings);
+    if (!plan) return { plan, outDir: dir, file: "" };
+
+    const job = { id: randomUUID(), claim: 1, attempt: 0, accountId: randomUUID(), preset: presetId } as ClaimedJob;
+    await handOff(deps, job, await context(dir, "split"), { path: source, probe }, plan);
+    await Promise.all(
+      plan.parts.map(async (part) => {
+        const claimed = { jobId: job.id, claim: 1, attempt: 0, accountId: job.accountId, preset: presetId, plan, part };
+        const { path } = await renderPart(deps, claimed, await context(dir, `part-${part.index}`));
+        await uploader.uploadFile(partOutputKey(job.id, part.index), path, "application/octet-stream");
+      }),
+    );
+    const parts = plan.parts.map((p) => ({ index: p.index, outputKey: partOutputKey(job.id, p.index) }));
+    const { output } = await renderJoin(deps, { job, plan, parts }, await context(dir, "join"));
+    return output.kind === "file"
+      ? { plan, outDir: dirname(output.path), file: output.path.slice(dirname(output.path).length + 1) }
+      : { plan, outDir: output.dir, file: "" };
+  };
 }

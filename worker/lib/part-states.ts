@@ -10,7 +10,7 @@ import { sql, type SQL } from "drizzle-orm";
 import { jobParts, jobs, type JobStage, type JobStatus, type PartState } from "../../drizzle/schema";
 import { isUuid } from "../../domain/ids";
 import { MAX_INTERRUPTIONS } from "../../domain/jobs";
-import { PART_ATTEMPTS, type SplitPart, type SplitPlan } from "../../domain/split";
+import { PART_ATTEMPTS, type PartAssignment, type SplitPlan } from "../../domain/split";
 import type { Database } from "../services/db";
 import { CLAIM_TAKEOVER_AFTER_MS, PARTS_SHARE } from "./job-states";
 
@@ -191,16 +191,7 @@ export const PART_INTERRUPTED_MESSAGE =
   "(its piece of the source may be crashing it), or could not be reached.";
 
 export type PartClaim =
-  | {
-      moved: true;
-      claim: number;
-      /** The part's failed attempts so far. */
-      attempt: number;
-      accountId: string;
-      preset: string;
-      plan: SplitPlan;
-      part: SplitPart;
-    }
+  | ({ moved: true } & PartAssignment)
   /** The part's interruptions were spent: the job failed instead. */
   | { moved: false; failed: FailedJob }
   | Refusal;

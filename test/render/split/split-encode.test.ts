@@ -7,7 +7,8 @@ import { encodePreset } from "../../../encoder/ffmpeg/encode";
 import { probeFile } from "../../../encoder/ffmpeg/probe";
 import { makeNumberedSource, readFrameNumbers } from "../../support/frame-numbers";
 import { frameOrderProblem } from "../../support/frame-order";
-import { splitLocally } from "../../support/split-locally";
+import { localSplitter } from "../../support/split-locally";
+import { startS3Server } from "../../../dev/cloud/s3-server";
 import { audioDiscontinuities, audioEndVsVideoEnd } from "../../support/audio-continuity";
 import { ssimAt } from "../../support/cut-quality";
 import { keyframesOf, segmentsOffKeyframes } from "../../support/keyframes";
@@ -15,19 +16,24 @@ import { ffmpeg } from "../../support/media";
 
 /**
  * Split encodes, checked on content (docs/scaling.md): small sources with low thresholds (a 12 s
- * 360p source in parts of about 2 s), so the whole path runs in seconds. The distributed path
- * (storage, the Worker, several encoders) is test/e2e/split.test.ts's.
+ * 360p source in parts of about 2 s), through the encoder's own split stage, parts and join
+ * against the local S3 server (test/support/split-locally.ts). The distributed path (the Worker,
+ * QStash, several encoders) is test/e2e/split.test.ts's.
  */
 const SETTINGS = { minSeconds: 4, partSeconds: 2 };
 const NTSC = { num: 30000, den: 1001 };
 
 let dir: string;
+let s3: Awaited<ReturnType<typeof startS3Server>>;
+let splitLocally: ReturnType<typeof localSplitter>;
 let source: string;
 /** For the presets that encode at 1080p whatever the source (HEVC, VP9): two parts' worth. */
 let short: string;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "split-encode-"));
+  s3 = await startS3Server({ host: "127.0.0.1", directory: join(dir, "s3"), bucket: "outputs" });
+  splitLocally = localSplitter({ ...s3, bucket: "outputs" });
   source = join(dir, "numbered.mp4");
   short = join(dir, "short.mp4");
   await Promise.all([
@@ -36,6 +42,7 @@ beforeAll(async () => {
   ]);
 });
 afterAll(async () => {
+  await s3?.stop();
   await rm(dir, { recursive: true, force: true });
 });
 

@@ -1,9 +1,6 @@
-import { execFile } from "node:child_process";
-import { promisify } from "node:util";
 import type { FrameRate } from "../../domain/split.ts";
+import { rawFrames } from "./frames.ts";
 import { ffmpeg } from "./media.ts";
-
-const run = promisify(execFile);
 
 /**
  * Bits of the frame number each frame carries: 2^16 frames, over 36 minutes at 30 fps, more than any
@@ -83,32 +80,10 @@ function gopArgs(frames: number, codec: "h264" | "vp9"): string[] {
 /**
  * The number read from every frame of `path`'s first video stream, in decoding's presentation
  * order, null where a frame shows no readable barcode. Any size with the source's shape, any
- * container FFmpeg reads (an HLS playlist too). Frames pass through as decoded (`-fps_mode
- * passthrough`): FFmpeg must neither drop nor repeat one, or it would hide the faults this looks for.
+ * container FFmpeg reads (an HLS playlist too), every frame as decoded (rawFrames).
  */
 export async function readFrameNumbers(path: string): Promise<(number | null)[]> {
-  const { stdout } = (await run(
-    "ffmpeg",
-    [
-      "-v",
-      "error",
-      ...(path.endsWith(".m3u8") ? ["-allowed_extensions", "ALL"] : []),
-      "-i",
-      path,
-      "-map",
-      "0:v:0",
-      "-fps_mode",
-      "passthrough",
-      "-vf",
-      `scale=${READ_W}:${READ_H}:flags=area`,
-      "-pix_fmt",
-      "gray",
-      "-f",
-      "rawvideo",
-      "-",
-    ],
-    { encoding: "buffer", maxBuffer: 1024 * 1024 * 1024 },
-  )) as unknown as { stdout: Buffer };
+  const stdout = await rawFrames(path, { width: READ_W, height: READ_H, pixelFormat: "gray" });
   const frameSize = READ_W * READ_H;
   const numbers: (number | null)[] = [];
   for (let offset = 0; offset + frameSize <= stdout.length; offset += frameSize) {

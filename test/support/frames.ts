@@ -99,6 +99,41 @@ export async function frameAt(path: string, seconds: number): Promise<Frame> {
 }
 
 /**
+ * Every frame of the first video stream (of a file, or an HLS playlist's segments) as decoded,
+ * one after another, each area-scaled to `width` x `height` in `pixelFormat`. Frames pass
+ * through as decoded (`-fps_mode passthrough`): none is dropped or repeated, which would hide
+ * the very faults the callers look for.
+ */
+export async function rawFrames(
+  path: string,
+  { width, height, pixelFormat }: { width: number; height: number; pixelFormat: "rgb24" | "gray" },
+): Promise<Buffer> {
+  const { stdout } = (await run(
+    "ffmpeg",
+    [
+      "-v",
+      "error",
+      ...(path.endsWith(".m3u8") ? ["-allowed_extensions", "ALL"] : []),
+      "-i",
+      path,
+      "-map",
+      "0:v:0",
+      "-fps_mode",
+      "passthrough",
+      "-vf",
+      `scale=${width}:${height}:flags=area`,
+      "-pix_fmt",
+      pixelFormat,
+      "-f",
+      "rawvideo",
+      "-",
+    ],
+    { encoding: "buffer", maxBuffer: 1024 * 1024 * 1024 },
+  )) as unknown as { stdout: Buffer };
+  return stdout;
+}
+
+/**
  * Every frame of the first video stream, in presentation order, each averaged down to a
  * `cols` x `rows` grid of cells (area scaling: each cell is the mean colour of its block), with
  * the frame's presentation time. No frame is dropped or duplicated.
@@ -118,27 +153,7 @@ export async function everyFrame(
     .map((l) => l.split(",")[0].trim())
     .filter(Boolean)
     .map(Number);
-  const { stdout } = (await run(
-    "ffmpeg",
-    [
-      "-v",
-      "error",
-      "-i",
-      path,
-      "-map",
-      "0:v:0",
-      "-fps_mode",
-      "passthrough",
-      "-vf",
-      `scale=${cols}:${rows}:flags=area`,
-      "-f",
-      "rawvideo",
-      "-pix_fmt",
-      "rgb24",
-      "-",
-    ],
-    { encoding: "buffer", maxBuffer: 256 * 1024 * 1024 },
-  )) as unknown as { stdout: Buffer };
+  const stdout = await rawFrames(path, { width: cols, height: rows, pixelFormat: "rgb24" });
   const frameBytes = cols * rows * 3;
   if (stdout.length !== pts.length * frameBytes) {
     throw new Error(`${stdout.length / frameBytes} decoded frames but ${pts.length} frame times in ${path}`);

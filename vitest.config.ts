@@ -42,7 +42,8 @@ const API_GROUP = {
  * - cli: the admin CLI and vep against the same kind of stack as api (a stack of their own).
  * - security: the API-level campaigns (authentication and isolation, hostile input) against the
  *   same stack as api.
- * - workerd: the app inside workerd (@cloudflare/vitest-pool-workers) against the same stack.
+ * - workerd: the app inside workerd (@cloudflare/vitest-pool-workers) against the same stack; npm test
+ *   runs it in a vitest of its own, under a watchdog (test/run-workerd.sh).
  * - e2e: the whole service with the real encoder; each file starts its own stack.
  * - security-media: hostile sources and media against that whole service (SSRF, playlists,
  *   truncated files, huge pictures, trickling sources).

@@ -6,7 +6,12 @@ import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const RUN_ALL = resolve(import.meta.dirname, "../../run-all.sh");
-/** The stand-ins on the PATH: each records its arguments in `<name>.args` and exits with `<NAME>_CODE`. */
+const RUN_WORKERD = resolve(import.meta.dirname, "../../run-workerd.sh");
+/**
+ * The stand-ins on the PATH: each adds its arguments as a line to `<name>.args` and exits with
+ * `<NAME>_CODE`; vitest's run of the workerd project exits with WORKERD_CODE, and its first
+ * WORKERD_STALLS runs stall (a minute, past the watchdog's WORKERD_TIMEOUT).
+ */
 const ON_PATH = ["biome", "knip", "redocly", "vitest"] as const;
 /**
  * A checkout of its own: the script, package.json's typecheck and lint scripts, the type checker
@@ -15,18 +20,21 @@ const ON_PATH = ["biome", "knip", "redocly", "vitest"] as const;
  */
 let root: string;
 
-type Codes = { tsc: number; biome: number; knip: number; redocly: number; vitest: number };
-const PASSING: Codes = { tsc: 0, biome: 0, knip: 0, redocly: 0, vitest: 0 };
+type Codes = { tsc: number; biome: number; knip: number; redocly: number; vitest: number; workerd: number };
+const PASSING: Codes = { tsc: 0, biome: 0, knip: 0, redocly: 0, vitest: 0, workerd: 0 };
 
 /** Each stand-in's arguments, null for one that did not run. */
 async function argsOf(name: string): Promise<string | null> {
   return readFile(join(root, `${name}.args`), "utf8").catch(() => null);
 }
 
-/** `npm test`'s script with stand-ins for the tools; `lintSeconds`: how long Biome takes before it records. */
-async function runAll(args: string[], codes: Partial<Codes>, lintSeconds = 0) {
+/**
+ * `npm test`'s script with stand-ins for the tools; `lintSeconds`: how long Biome takes before it
+ * records; `workerdStalls`: how many of the workerd project's runs stall.
+ */
+async function runAll(args: string[], codes: Partial<Codes>, lintSeconds = 0, workerdStalls = 0) {
   await Promise.all(["tsc", ...ON_PATH].map((name) => rm(join(root, `${name}.args`), { force: true })));
-  const { tsc, biome, knip, redocly, vitest } = { ...PASSING, ...codes };
+  const { tsc, biome, knip, redocly, vitest, workerd } = { ...PASSING, ...codes };
   const env = {
     ...process.env,
     PATH: `${join(root, "bin")}:${process.env.PATH}`,
@@ -36,6 +44,9 @@ async function runAll(args: string[], codes: Partial<Codes>, lintSeconds = 0) {
     KNIP_CODE: String(knip),
     REDOCLY_CODE: String(redocly),
     VITEST_CODE: String(vitest),
+    WORKERD_CODE: String(workerd),
+    WORKERD_STALLS: String(workerdStalls),
+    WORKERD_TIMEOUT: "1",
   };
   // Without pipes: the run's end is the script's own exit, not that of whatever it left running.
   const run = spawn("sh", [join(root, "test/run-all.sh"), ...args], { env, cwd: root, stdio: "ignore" });
@@ -54,6 +65,7 @@ beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), "run-all-"));
   await mkdir(join(root, "test"));
   await copyFile(RUN_ALL, join(root, "test/run-all.sh"));
+  await copyFile(RUN_WORKERD, join(root, "test/run-workerd.sh"));
   const { typecheck, lint } = JSON.parse(
     await readFile(resolve(import.meta.dirname, "../../../package.json"), "utf8"),
   ).scripts;
@@ -70,11 +82,13 @@ beforeAll(async () => {
   await mkdir(join(root, "bin"));
   for (const name of ON_PATH) {
     const code = `${name.toUpperCase()}_CODE`;
+    const args = join(root, `${name}.args`);
     const wait = name === "biome" ? 'sleep "$BIOME_SECONDS"\n' : "";
-    await writeFile(
-      join(root, "bin", name),
-      `#!/bin/sh\n${wait}echo "$@" > "${join(root, `${name}.args`)}"\nexit $${code}\n`,
-    );
+    const workerd =
+      name === "vitest"
+        ? `case "$*" in *"--project workerd"*)\n  [ "$(grep -c "project workerd" "${args}")" -le "$WORKERD_STALLS" ] && sleep 60\n  exit $WORKERD_CODE;;\nesac\n`
+        : "";
+    await writeFile(join(root, "bin", name), `#!/bin/sh\n${wait}echo "$@" >> "${args}"\n${workerd}exit $${code}\n`);
     await chmod(join(root, "bin", name), 0o755);
   }
 });
@@ -103,6 +117,26 @@ describe("npm test (test/run-all.sh): the type check (TypeScript 7, node_modules
     expect((await runAll([], { biome: 1, vitest: 3 })).code).toBe(1);
     expect(await runAll([], { knip: 1 })).toMatchObject({ code: 1, biome: "check --error-on-warnings .\n" });
     expect(await runAll([], { redocly: 1 })).toMatchObject({ code: 1, knip: "\n" });
+  });
+
+  it("without named projects, runs the workerd project in a vitest of its own beside the rest; --quick, the projects without FFmpeg", async () => {
+    const lines = (args: string | null) => args?.trim().split("\n").sort();
+    expect(lines((await runAll([], PASSING)).vitest)).toEqual(["run --project !workerd", "run --project workerd"]);
+    expect(lines((await runAll(["--quick"], PASSING)).vitest)).toEqual([
+      "run --project unit --project api --project dispatch",
+      "run --project workerd",
+    ]);
+    expect((await runAll([], { workerd: 2 })).code).toBe(2);
+    expect((await runAll([], { workerd: 2, vitest: 3 })).code).toBe(3);
+  });
+
+  it("a workerd run that stalls is stopped after WORKERD_TIMEOUT and tried once more; stalled twice, the run fails", async () => {
+    const once = await runAll([], PASSING, 0, 1);
+    expect(once.code).toBe(0);
+    expect(once.vitest?.match(/--project workerd/g)).toHaveLength(2);
+    const twice = await runAll([], PASSING, 0, 2);
+    expect(twice.code).toBe(124);
+    expect(twice.vitest?.match(/--project workerd/g)).toHaveLength(2);
   });
 
   it("ends only when the lint has: a type check that fails first leaves nothing running", async () => {

@@ -2,8 +2,8 @@
  * npm run bench:split — split encoding (docs/scaling.md) on a generated 120 s 1080p30 source with
  * audio (BENCH_SPLIT_SECONDS), mp4_264_720p, all in one run:
  * 1. the ceiling, bare FFmpeg: (a) the unsplit command on one core; (b) the same split by hand
- *    with the encoder's own builders (the plan, the pieces, the parts two at a time on the two
- *    cores, the join). (b)/(a) is the most a split on two cores can give;
+ *    with the encoder's own builders (the plan, the pieces, the parts and the audio's task two at
+ *    a time on the two cores, the join). (b)/(a) is the most a split on two cores can give;
  * 2. the job end to end (create → completed by webhook → output downloaded): (c) one encoder held
  *    to one core, unsplit; (d) the same, split; (e) two encoders, each held to its own core, split.
  *    Targets: (e)/(c) ≤ 0.55 (or within 0.05 of the ceiling when it is above 0.50); (d)/(c) ≤ 1.05;
@@ -16,7 +16,14 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { PART_PARALLELISM, type SplitPlan } from "../domain/split";
 import { buildPresetCommands } from "../encoder/ffmpeg/args";
-import { audioPieceCommand, concatList, joinCommand, partCommand, pieceCommand } from "../encoder/ffmpeg/args/split";
+import {
+  audioPieceCommand,
+  audioTaskCommand,
+  concatList,
+  joinCommand,
+  partCommand,
+  pieceCommand,
+} from "../encoder/ffmpeg/args/split";
 import { type ProbeSummary, probeFile } from "../encoder/ffmpeg/probe";
 import { readSplitFacts } from "../encoder/split/facts";
 import { planSplit, splittableRecipe } from "../encoder/split/plan";
@@ -68,12 +75,13 @@ interface BareSplit {
   plan: number;
   /** The pieces and the audio cut by stream copy, two at a time. */
   cuts: number;
-  /** Each part's piece probed and encoded, two at a time, one per core. */
+  /** Each part's piece probed and encoded, and the audio's task after them, two at a time, one per core. */
   parts: number;
   partSeconds: number[];
+  /** The audio's task: the whole source's audio encoded once. */
+  audio: number;
+  /** The parts' video and the encoded audio copied into the output, nothing encoded. */
   join: number;
-  /** The join without the audio: the parts' video concatenated by stream copy, nothing encoded. */
-  joinVideoOnly: number;
   count: number;
 }
 
@@ -99,9 +107,17 @@ async function bareSplit(source: string, probe: ProbeSummary): Promise<BareSplit
     await onTheCores(cuts, async (args, cpu) => void (await timeFfmpeg(args, { cpu })));
     const t2 = performance.now();
     const outs = plan.parts.map((part) => join(dir, `part-${part.index}.nut`));
+    const encodedAudio = audioPath ? join(dir, "audio.m4a") : null;
     const partSeconds: number[] = [];
-    await onTheCores(plan.parts, async (part, cpu) => {
+    let audioSeconds = 0;
+    // In the order the Worker publishes them: the parts, then the audio's task.
+    await onTheCores([...plan.parts, null], async (part, cpu) => {
       const started = performance.now();
+      if (!part) {
+        if (audioPath && encodedAudio)
+          audioSeconds = await timeFfmpeg(audioTaskCommand(recipe, plan, audioPath, encodedAudio).args, { cpu });
+        return;
+      }
       const pieceProbe = await probeFile(pieces[part.index]);
       if (!pieceProbe.video) throw new Error("a piece without video");
       const piece = { path: pieces[part.index], video: pieceProbe.video };
@@ -112,13 +128,8 @@ async function bareSplit(source: string, probe: ProbeSummary): Promise<BareSplit
     const list = join(dir, "parts.ffconcat");
     await writeFile(list, concatList(plan, outs));
     const file = recipe.kind === "progressive" ? `output.${recipe.container}` : "";
-    await timeFfmpeg(joinCommand(recipe, plan, { list, audio: audioPath }, { dir, file }).args, { cpu: CORES[0] });
+    await timeFfmpeg(joinCommand(recipe, plan, { list, audio: encodedAudio }, { dir, file }).args, { cpu: CORES[0] });
     const t4 = performance.now();
-    // Apart, after the measured run: how much of the join is the audio's encode (docs/scaling.md#the-join-and-the-audio).
-    const videoOnly = await timeFfmpeg(
-      joinCommand(recipe, plan, { list, audio: null }, { dir, file: `video-${file}` }).args,
-      { cpu: CORES[0] },
-    );
     const s = (a: number, b: number) => (b - a) / 1000;
     return {
       total: s(t0, t4),
@@ -126,8 +137,8 @@ async function bareSplit(source: string, probe: ProbeSummary): Promise<BareSplit
       cuts: s(t1, t2),
       parts: s(t2, t3),
       partSeconds,
+      audio: audioSeconds,
       join: s(t3, t4),
-      joinVideoOnly: videoOnly,
       count: plan.parts.length,
     };
   } finally {
@@ -139,14 +150,14 @@ async function bareSplit(source: string, probe: ProbeSummary): Promise<BareSplit
 interface StageLine {
   at: number;
   jobId: string;
-  /** The part, from 1; none for the job's own stages and its join's. */
-  part?: number;
+  /** The part, from 1 ("audio": the audio's task); none for the job's own stages and its join's. */
+  part?: number | "audio";
   stage: string;
   encoder: string;
   detail: string;
 }
 
-const STAGE_LINE = /^job (\S+) {2}(?:part (\d+)\/\d+ {2})?(\S+)\s+on (\S+) {2}(.*)$/;
+const STAGE_LINE = /^job (\S+) {2}(?:part (\d+)\/\d+ {2}|(audio) {2})?(\S+)\s+on (\S+) {2}(.*)$/;
 const stageLines: StageLine[] = [];
 
 function keepStageLine(line: string) {
@@ -155,10 +166,10 @@ function keepStageLine(line: string) {
   stageLines.push({
     at: Date.now(),
     jobId: m[1],
-    part: m[2] ? Number(m[2]) : undefined,
-    stage: m[3],
-    encoder: m[4],
-    detail: m[5],
+    part: m[2] ? Number(m[2]) : m[3] ? "audio" : undefined,
+    stage: m[4],
+    encoder: m[5],
+    detail: m[6],
   });
 }
 
@@ -259,7 +270,7 @@ try {
   console.log("|---|---|---|---|");
   console.log(`| (a) bare FFmpeg, unsplit, one core | ${fmt(a)} | 1.00 | |`);
   console.log(
-    `| (b) bare FFmpeg, split by hand on two cores (plan ${fmt(bare.plan)}, cuts ${fmt(bare.cuts)}, parts ${fmt(bare.parts)}, join ${fmt(bare.join)}, of which the audio's encode ${fmt(bare.join - bare.joinVideoOnly)}) | ${fmt(bare.total)} | ${fmt(ceiling)} (the ceiling, (b)/(a)) | |`,
+    `| (b) bare FFmpeg, split by hand on two cores (plan ${fmt(bare.plan)}, cuts ${fmt(bare.cuts)}, parts and audio ${fmt(bare.parts)}, of which the audio's task ${fmt(bare.audio)}, join ${fmt(bare.join)}) | ${fmt(bare.total)} | ${fmt(ceiling)} (the ceiling, (b)/(a)) | |`,
   );
   console.log(`| (c) our job, one encoder on one core, unsplit | ${fmt(c.total)} | 1.00 | |`);
   console.log(
@@ -291,9 +302,11 @@ interface Costs {
   partSpeed: number;
   /** What a part costs besides its FFmpeg: its wait for dispatch, claim, download, probe, upload, report. */
   partOverhead: number;
+  /** The audio's task in its encoder (claim to report), per source second. */
+  audioPerSecond: number;
   /** The last part's report to the join's claim. */
   toJoin: number;
-  /** The join (download of the parts and audio, FFmpeg, upload, report), per source second. */
+  /** The join (download of the parts and the encoded audio, FFmpeg's copy, upload, report), per source second. */
   joinPerSecond: number;
   /** The join's end to the client's downloaded output, per source second. */
   tailPerSecond: number;
@@ -323,13 +336,16 @@ function breakdown(run: JobRun, label: string): Costs {
     splitSeconds,
     `source download ${fmt(splitDownload)}, the rest (probe, packets, cuts, uploads) ${fmt(splitSeconds - splitDownload)}`,
   );
-  const count = Number(/into (\d+) parts/.exec(split.detail)?.[1]);
+  const count = Number(/into (\d+) parts/.exec(split.detail)?.[1]) + (/and the audio/.test(split.detail) ? 1 : 0);
   // When each encoder was last free: a part's wait is from then (or the split's end) to its claim.
   const freeAt = new Map<string, number>();
   let lastPartDone = split.at;
   const overheads: number[] = [];
   const speeds: number[] = [];
-  const parts = Array.from({ length: count }, (_, i) => lines.filter((l) => l.part === i + 1));
+  const parts = Array.from({ length: count }, (_, i) =>
+    lines.filter((l) => l.part === (i === count - 1 && /and the audio/.test(split.detail) ? "audio" : i + 1)),
+  );
+  let audioSeconds = 0;
   parts.sort((x, y) => x[0].at - y[0].at);
   for (const p of parts) {
     const at = (stage: string, pattern?: RegExp) =>
@@ -340,11 +356,15 @@ function breakdown(run: JobRun, label: string): Costs {
     const wait = (pClaim.at - Math.max(split.at, freeAt.get(pClaim.encoder) ?? 0)) / 1000;
     const inEncoder = secondsIn(done);
     const ffmpeg = secondsIn(ffmpegEnd);
-    speeds.push(Number(/speed=([\d.]+)x/.exec(ffmpegEnd.detail)![1]));
-    overheads.push(wait + inEncoder - ffmpeg);
-    row(`part ${p[0].part}: dispatch wait`, pClaim.encoder, pClaim.at - wait * 1000, wait);
+    const name = p[0].part === "audio" ? "the audio's task" : `part ${p[0].part}`;
+    if (p[0].part === "audio") audioSeconds = inEncoder;
+    else {
+      speeds.push(Number(/speed=([\d.]+)x/.exec(ffmpegEnd.detail)![1]));
+      overheads.push(wait + inEncoder - ffmpeg);
+    }
+    row(`${name}: dispatch wait`, pClaim.encoder, pClaim.at - wait * 1000, wait);
     row(
-      `part ${p[0].part}`,
+      name,
       pClaim.encoder,
       pClaim.at,
       inEncoder,
@@ -376,6 +396,7 @@ function breakdown(run: JobRun, label: string): Costs {
     splitPerSecond: splitSeconds / SOURCE_SECONDS,
     partSpeed: mean(speeds),
     partOverhead: mean(overheads),
+    audioPerSecond: audioSeconds / SOURCE_SECONDS,
     toJoin,
     joinPerSecond: joinSeconds / SOURCE_SECONDS,
     tailPerSecond: (run.downloadedAt - joinDone.at) / 1000 / SOURCE_SECONDS,
@@ -386,37 +407,39 @@ function breakdown(run: JobRun, label: string): Costs {
  * The time to output of a source of `seconds` on `encoders` one-core encoders. The split and the
  * join are serial. The parts are cut as planSplit cuts them (about SPLIT_PART_SECONDS each, a short
  * tail of at least one 2 s keyframe interval its own part) and each goes to the first lane free,
- * the lanes being the encoders, at most PART_PARALLELISM (QStash's flow control) and the parts.
+ * then the audio's task, the lanes being the encoders, at most PART_PARALLELISM (QStash's flow
+ * control) and the tasks.
  */
 function modelled(costs: Costs, seconds: number, encoders: number) {
   const whole = Math.floor(seconds / SPLIT.partSeconds);
   const tail = seconds - whole * SPLIT.partSeconds;
   const lengths = [...Array<number>(whole).fill(SPLIT.partSeconds), ...(tail >= 2 ? [tail] : [])];
-  const lanes = Array<number>(Math.min(encoders, PART_PARALLELISM, lengths.length)).fill(0);
-  for (const length of lengths) {
-    const free = lanes.indexOf(Math.min(...lanes));
-    lanes[free] += length / costs.partSpeed + costs.partOverhead;
-  }
+  const tasks = [
+    ...lengths.map((length) => length / costs.partSpeed + costs.partOverhead),
+    seconds * costs.audioPerSecond,
+  ];
+  const lanes = Array<number>(Math.min(encoders, PART_PARALLELISM, tasks.length)).fill(0);
+  for (const task of tasks) lanes[lanes.indexOf(Math.min(...lanes))] += task;
   const serial =
     costs.toClaim + seconds * (costs.splitPerSecond + costs.joinPerSecond + costs.tailPerSecond) + costs.toJoin;
   return {
     total: serial + Math.max(...lanes),
     serial,
     lanes: lanes.length,
-    waves: Math.ceil(lengths.length / lanes.length),
+    waves: Math.ceil(tasks.length / lanes.length),
   };
 }
 
 function model(costs: Costs, unsplitPerSecond: number, measured: { d: number; e: number }) {
   console.log(
-    `\nThe model's costs, from (e): creation to claim ${fmt(costs.toClaim)} s; split stage ${fmt(costs.splitPerSecond, 3)} s per source second; a part's FFmpeg ${fmt(costs.partSpeed)}× realtime per core; a part's other costs (dispatch wait, claim, download, probe, upload, report) ${fmt(costs.partOverhead)} s; last part to the join's claim ${fmt(costs.toJoin)} s; join ${fmt(costs.joinPerSecond, 3)} s per source second; the join's end to the downloaded output ${fmt(costs.tailPerSecond, 3)} s per source second. Unsplit on one core (c): ${fmt(unsplitPerSecond, 3)} s per source second.`,
+    `\nThe model's costs, from (e): creation to claim ${fmt(costs.toClaim)} s; split stage ${fmt(costs.splitPerSecond, 3)} s per source second; a part's FFmpeg ${fmt(costs.partSpeed)}× realtime per core; a part's other costs (dispatch wait, claim, download, probe, upload, report) ${fmt(costs.partOverhead)} s; the audio's task ${fmt(costs.audioPerSecond, 3)} s per source second; last part to the join's claim ${fmt(costs.toJoin)} s; join ${fmt(costs.joinPerSecond, 3)} s per source second; the join's end to the downloaded output ${fmt(costs.tailPerSecond, 3)} s per source second. Unsplit on one core (c): ${fmt(unsplitPerSecond, 3)} s per source second.`,
   );
   console.log(
     `Checked against this run: ${SOURCE_SECONDS} s on 1 encoder ${fmt(modelled(costs, SOURCE_SECONDS, 1).total)} s (measured (d) ${fmt(measured.d)} s), on 2 ${fmt(modelled(costs, SOURCE_SECONDS, 2).total)} s (measured (e) ${fmt(measured.e)} s)\n`,
   );
   const lengths = [600, 3600];
   console.log(
-    `| encoders | ${lengths.map((l) => `${l / 60} min: time to output (s) | speed-up on unsplit | parts in flight × waves | serial share`).join(" | ")} |`,
+    `| encoders | ${lengths.map((l) => `${l / 60} min: time to output (s) | speed-up on unsplit | tasks in flight × waves | serial share`).join(" | ")} |`,
   );
   console.log(`|---|${lengths.map(() => "---|---|---|---|").join("")}`);
   for (const n of [1, 2, 4, 8, 16, 32, 50]) {

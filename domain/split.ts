@@ -27,18 +27,22 @@ export interface SplitPlan {
   /** Every part but the last is a whole number of these, so the keyframe grid runs on across the joins. */
   gopFrames: number;
   parts: SplitPart[];
-  /** Whether the source has audio: encoded once for the whole source, at the join, never per part. */
+  /**
+   * Whether the source has audio: encoded once for the whole source, never per part, as a task of
+   * its own beside the parts (index `parts.length`), which the join copies in.
+   */
   audio: boolean;
   /**
    * Where the audio starts against the first video frame, in seconds (negative: before it). The
-   * join places the audio so, as the unsplit encode does.
+   * audio's task places the audio so, as the unsplit encode does.
    */
   audioStart: number;
 }
 
 /**
  * What the claim of a part gives its encoder: the part's lease and failed attempts so far, and
- * what it needs to encode it (the Worker answers it, the encoder reads it).
+ * what it needs to encode it (the Worker answers it, the encoder reads it). `part` is null for
+ * the audio's task.
  */
 export interface PartAssignment {
   claim: number;
@@ -46,7 +50,7 @@ export interface PartAssignment {
   accountId: string;
   preset: string;
   plan: SplitPlan;
-  part: SplitPart;
+  part: SplitPart | null;
 }
 
 /** Parts of a job: at most this many, whatever the settings (a bound on messages and rows per job). */
@@ -60,7 +64,7 @@ export const PART_PARALLELISM = 8;
 export const scratchPrefix = (jobId: string) => `scratch/${jobId}/`;
 /** A part's input: its stretch of the source's video, cut by stream copy. */
 export const partInputKey = (jobId: string, index: number) => `${scratchPrefix(jobId)}in/${index}`;
-/** The source's audio, copied out once for the join. */
+/** The source's audio, copied out once for the audio's task. */
 export const audioInputKey = (jobId: string) => `${scratchPrefix(jobId)}in/audio`;
-/** A part's encoded video. */
+/** A task's output: a part's encoded video, or (index `parts.length`) the encoded audio. */
 export const partOutputKey = (jobId: string, index: number) => `${scratchPrefix(jobId)}out/${index}`;

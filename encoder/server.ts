@@ -18,13 +18,8 @@ const deliveryBody = z
   .object({
     jobId: z.string().uuid(),
     dispatch: z.number().int().min(0),
-    /** A split job's part, or its join (docs/scaling.md); neither: the job itself. */
-    part: z
-      .number()
-      .int()
-      .min(0)
-      .max(MAX_PARTS - 1)
-      .optional(),
+    /** A split job's part (the audio's task after the last), or its join (docs/scaling.md); neither: the job itself. */
+    part: z.number().int().min(0).max(MAX_PARTS).optional(),
     join: z.literal(true).optional(),
   })
   .refine((body) => body.part === undefined || body.join === undefined)

@@ -30,7 +30,7 @@ export interface RenderResult {
 
 /** A job whose parts the Worker now holds (docs/scaling.md): its delivery is done, the parts and the join finish it. */
 export interface HandedOff {
-  handedOff: { parts: number };
+  handedOff: { parts: number; audio: boolean };
   duration: number;
 }
 
@@ -252,7 +252,7 @@ export function processDelivery(deps: PipelineDeps, delivery: Delivery): Promise
 /** How an attempt ended, before the Worker is told. */
 type Outcome =
   | { kind: "completed"; key: string }
-  | { kind: "handed-off"; parts: number }
+  | { kind: "handed-off"; parts: number; audio: boolean }
   | { kind: "failed"; failure: JobFailure }
   | { kind: "gone"; status: string };
 
@@ -314,7 +314,7 @@ async function deliver<C>(
   const finishedAs = (finished: Finished): Outcome => {
     duration = finished.duration;
     return "handedOff" in finished
-      ? { kind: "handed-off", parts: finished.handedOff.parts }
+      ? { kind: "handed-off", ...finished.handedOff }
       : { kind: "completed", key: finished.key };
   };
   try {
@@ -362,7 +362,7 @@ async function report<C>(
         log({ stage: "cancelled", status: outcome.status });
         return "done";
       case "handed-off":
-        log({ stage: "split", parts: outcome.parts, seconds: since(started) });
+        log({ stage: "split", parts: outcome.parts, audio: outcome.audio, seconds: since(started) });
         return "done";
       case "completed":
         await work.complete(claimed, outcome.key, duration);

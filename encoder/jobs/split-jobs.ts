@@ -3,7 +3,14 @@ import { join } from "node:path";
 import { audioInputKey, partInputKey, type SplitPlan } from "../../domain/split";
 import { JobFailure } from "../failure";
 import { CONTENT_TYPES } from "../ffmpeg/args/containers";
-import { audioPieceCommand, concatList, joinCommand, partCommand, pieceCommand } from "../ffmpeg/args/split";
+import {
+  audioPieceCommand,
+  audioTaskCommand,
+  concatList,
+  joinCommand,
+  partCommand,
+  pieceCommand,
+} from "../ffmpeg/args/split";
 import { collectOutput } from "../ffmpeg/outputs";
 import type { ProbeSummary } from "../ffmpeg/probe";
 import { probeFile } from "../ffmpeg/probe";
@@ -77,8 +84,8 @@ export async function handOff(
     const results = await Promise.allSettled(cuts);
     const failed = results.find((r) => r.status === "rejected");
     if (failed) throw failed.reason;
-    const { parts } = await deps.api.split(job.id, job.claim, plan);
-    return { handedOff: { parts }, duration: source.probe.duration };
+    await deps.api.split(job.id, job.claim, plan);
+    return { handedOff: { parts: plan.parts.length, audio: plan.audio }, duration: source.probe.duration };
   } catch (err) {
     // Nothing records pieces the Worker never took: they go with the attempt that stored them.
     await Promise.allSettled(stored.map((key) => deps.uploader.deleteObject(key)));
@@ -86,29 +93,47 @@ export async function handOff(
   }
 }
 
-/** One part: its piece fetched, exactly its frames encoded with the preset's video settings. */
+/**
+ * One task: a part, its piece fetched and exactly its frames encoded with the preset's video
+ * settings; or the audio's, the source's whole audio encoded once with the preset's audio settings.
+ */
 export async function renderPart(deps: SplitDeps, claimed: ClaimedPart, ctx: RenderContext): Promise<{ path: string }> {
   const { plan, part } = claimed;
   const recipe = recipeOf(claimed.preset);
-  const piecePath = join(ctx.workDir, "piece.mkv");
+  const run = (args: string[], seconds: number) =>
+    runFfmpeg(args, {
+      signal: ctx.signal,
+      workDir: ctx.workDir,
+      watchdog: deps.watchdog,
+      durationSeconds: seconds,
+      onProgress: ctx.onProgress,
+      log: ctx.log,
+    });
   const started = performance.now();
-  const bytes = await deps.uploader.downloadFile(partInputKey(claimed.jobId, part.index), piecePath, ctx.signal);
-  ctx.log({ stage: "download", bytes, seconds: (performance.now() - started) / 1000 });
+  const fetch = async (key: string, path: string) => {
+    const bytes = await deps.uploader.downloadFile(key, path, ctx.signal);
+    ctx.log({ stage: "download", bytes, seconds: (performance.now() - started) / 1000 });
+  };
+  if (!part) {
+    const input = join(ctx.workDir, "audio");
+    await fetch(audioInputKey(claimed.jobId), input);
+    const out = join(ctx.workDir, recipe.audioCodec === "libopus" ? "audio.mka" : "audio.m4a");
+    await run(audioTaskCommand(recipe, plan, input, out).args, planSeconds(plan, plan.totalFrames));
+    return { path: out };
+  }
+  const piecePath = join(ctx.workDir, "piece.mkv");
+  await fetch(partInputKey(claimed.jobId, part.index), piecePath);
   const probe = await probeFile(piecePath, { signal: ctx.signal, workDir: ctx.workDir, watchdog: deps.watchdog });
   if (!probe.video) throw JobFailure.ffmpeg("A part's piece holds no video.");
   const out = join(ctx.workDir, "part.nut");
-  await runFfmpeg(partCommand(recipe, plan, part, { path: piecePath, video: probe.video }, out).args, {
-    signal: ctx.signal,
-    workDir: ctx.workDir,
-    watchdog: deps.watchdog,
-    durationSeconds: planSeconds(plan, part.frameCount),
-    onProgress: ctx.onProgress,
-    log: ctx.log,
-  });
+  await run(
+    partCommand(recipe, plan, part, { path: piecePath, video: probe.video }, out).args,
+    planSeconds(plan, part.frameCount),
+  );
   return { path: out };
 }
 
-/** The join: the parts' video copied end to end, the audio encoded once, the preset's packaging. */
+/** The join: the parts' video copied end to end, the encoded audio copied in, the preset's packaging. */
 export async function renderJoin(deps: SplitDeps, claimed: ClaimedJoin, ctx: RenderContext): Promise<RenderResult> {
   const { job, plan } = claimed;
   const recipe = recipeOf(job.preset);
@@ -125,8 +150,10 @@ export async function renderJoin(deps: SplitDeps, claimed: ClaimedJoin, ctx: Ren
       return deps.uploader.downloadFile(key, join(ctx.workDir, partFiles[i]), ctx.signal);
     }),
   );
-  const audioPath = plan.audio ? join(ctx.workDir, "audio") : null;
-  if (audioPath) fetches.push(limit(() => deps.uploader.downloadFile(audioInputKey(job.id), audioPath, ctx.signal)));
+  const audioKey = plan.audio ? byIndex.get(plan.parts.length) : undefined;
+  if (plan.audio && !audioKey) throw JobFailure.scratchMissing();
+  const audioPath = audioKey ? join(ctx.workDir, "audio") : null;
+  if (audioKey && audioPath) fetches.push(limit(() => deps.uploader.downloadFile(audioKey, audioPath, ctx.signal)));
   const sizes = await Promise.all(fetches);
   ctx.log({
     stage: "download",

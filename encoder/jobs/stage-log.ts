@@ -16,7 +16,7 @@ export type JobStage =
   | { stage: "upload"; bytes: number; seconds: number }
   | { stage: "completed"; seconds: number }
   /** The job was cut into parts, now the Worker's to hand out (docs/scaling.md). */
-  | { stage: "split"; parts: number; seconds: number }
+  | { stage: "split"; parts: number; audio: boolean; seconds: number }
   | { stage: "cancelled"; status: string }
   | { stage: "failed"; reason: string; cause?: string; final: boolean; attempt: number; attempts: number }
   | { stage: "error"; message: string }
@@ -75,7 +75,7 @@ function detail(s: JobStage): string {
     case "completed":
       return `in ${seconds(s.seconds)}`;
     case "split":
-      return `into ${s.parts} parts in ${seconds(s.seconds)}; the parts go to the encoder pool`;
+      return `into ${s.parts} parts${s.audio ? " and the audio" : ""} in ${seconds(s.seconds)}; they go to the encoder pool`;
     case "cancelled":
       return s.status === "processing"
         ? "the job was claimed again after this encoder went quiet; work stopped"
@@ -106,14 +106,22 @@ const STAGE_NAMES: Record<JobStage["stage"], string> = {
   "worker-retry": "worker",
 };
 
-/** Where a stage ran: the encoder (its ENCODER_NAME), and the part of a split job if it is one (`index` from 0, shown from 1). */
+/**
+ * Where a stage ran: the encoder (its ENCODER_NAME), and the part of a split job if it is one
+ * (`index` from 0, shown from 1; `index` = `count` is the audio's task, shown as `audio`).
+ */
 export interface StageWhere {
   encoder: string;
   part?: { index: number; count: number };
 }
 
+function partLabel(part: StageWhere["part"]): string {
+  if (!part) return "";
+  return part.index < part.count ? `part ${part.index + 1}/${part.count}  ` : "audio  ";
+}
+
 export function formatStage(jobId: string, stage: JobStage, where: StageWhere): string {
-  const part = where.part ? `part ${where.part.index + 1}/${where.part.count}  ` : "";
+  const part = partLabel(where.part);
   return `job ${jobId}  ${part}${STAGE_NAMES[stage.stage].padEnd(STAGE_WIDTH)}  on ${where.encoder}  ${detail(stage)}`;
 }
 

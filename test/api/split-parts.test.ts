@@ -30,8 +30,8 @@ import {
 const hooks = await startWebhookReceiver();
 afterAll(() => hooks.stop());
 
-/** A plan of `n` parts of 30 s at 25 fps. */
-function planOf(n: number): SplitPlan {
+/** A plan of `n` parts of 30 s at 25 fps, with or without audio (its task follows the parts). */
+function planOf(n: number, audio = false): SplitPlan {
   const frames = 750;
   return {
     fps: { num: 25, den: 1 },
@@ -45,7 +45,7 @@ function planOf(n: number): SplitPlan {
       from: i * 30,
       to: (i + 1) * 30,
     })),
-    audio: true,
+    audio,
     audioStart: 0,
   };
 }
@@ -76,15 +76,19 @@ const partsOf = (jobId: string) =>
  * Plays the split stage: creation, the job's claim, the parts' pieces and audio in storage, the
  * plan handed over. Returns the job, its account and the scratch keys it stored.
  */
-async function splitJob(parts: number, options: { webhook?: boolean } = {}) {
+async function splitJob(parts: number, options: { webhook?: boolean; audio?: boolean } = {}) {
+  const audio = options.audio ?? false;
   const account = await newAccount();
   if (options.webhook) await admin.setWebhook(account.accountId, hooks.url);
   const job = await createJob(account.apiKey, "mp4_264_720p");
   const claimed = bodyOf(await internal(`/jobs/${job.id}/claim`, { dispatch: 0 }), 200);
-  const keys = [...Array.from({ length: parts }, (_, i) => partInputKey(job.id, i)), audioInputKey(job.id)];
+  const keys = [
+    ...Array.from({ length: parts }, (_, i) => partInputKey(job.id, i)),
+    ...(audio ? [audioInputKey(job.id)] : []),
+  ];
   await Promise.all(keys.map(put));
-  const split = await internal(`/jobs/${job.id}/split`, { claim: claimed.job?.claim, plan: planOf(parts) });
-  expect(bodyOf(split, 200)).toEqual({ parts });
+  const split = await internal(`/jobs/${job.id}/split`, { claim: claimed.job?.claim, plan: planOf(parts, audio) });
+  expect(bodyOf(split, 200)).toEqual({ parts: parts + (audio ? 1 : 0) });
   return { ...account, jobId: job.id, keys };
 }
 
@@ -179,6 +183,48 @@ describe("split encoding › the split hands the parts over", () => {
       body: { status: "cancelled" },
     });
     await scratchDeleted(job.id, keys);
+  });
+});
+
+describe("split encoding › the audio's task", () => {
+  it("follows the parts as one more, over every frame: its claim has no part, its failure names the audio, the join waits for it", async () => {
+    const { jobId } = await splitJob(2, { audio: true });
+    const plan = planOf(2, true);
+    expect((await row(jobId)).split).toEqual(plan);
+    expect((await partsOf(jobId)).map((p) => [p.index, p.firstFrame, p.frameCount, p.state])).toEqual([
+      [0, 0, 750, "queued"],
+      [1, 750, 750, "queued"],
+      [2, 0, 1500, "queued"],
+    ]);
+    const { dispatch } = (await partsOf(jobId))[2];
+    const claimed = bodyOf(await part(jobId, 2, "claim", { dispatch }), 200);
+    expect(claimed).toMatchObject({ claim: 1, attempt: 0, plan, part: null });
+    expect(
+      bodyOf(
+        await part(jobId, 2, "fail", { claim: 1, errorMessage: "FFmpeg failed: exit code 1", retryable: true }),
+        200,
+      ),
+    ).toEqual({ status: "queued" });
+    expect(await part(jobId, 3, "claim", { dispatch: 0 })).toMatchObject({ status: 404 });
+
+    for (const index of [0, 1]) expectStatus(await completePart(jobId, index), 200);
+    expect((await row(jobId)).stage, "the parts are done, the audio is not").toBe("parts");
+    expectStatus(await completePart(jobId, 2), 200);
+    expect(await row(jobId)).toMatchObject({ status: "queued", stage: "join" });
+    const join = bodyOf(await internal(`/jobs/${jobId}/join/claim`, { dispatch: 2 }), 200);
+    expect(join.parts).toEqual([0, 1, 2].map((index) => ({ index, outputKey: partOutputKey(jobId, index) })));
+  });
+
+  it("spent, it fails the job as `Audio: <cause>`", async () => {
+    const { jobId } = await splitJob(2, { audio: true });
+    const lease = await claimPart(jobId, 2);
+    const failed = await part(jobId, 2, "fail", {
+      claim: lease,
+      errorMessage: "FFmpeg failed: exit code 1",
+      retryable: false,
+    });
+    expect(bodyOf(failed, 200)).toEqual({ status: "failed" });
+    expect((await row(jobId)).errorMessage).toBe("Audio: FFmpeg failed: exit code 1");
   });
 });
 

@@ -144,3 +144,41 @@ export async function audioEndVsVideoEnd(path: string): Promise<number> {
     throw new Error(`${path} lacks audio or video packets`);
   return end.audio - end.video;
 }
+
+/**
+ * Seconds by which the audio starts after the video (negative: before), each start being its
+ * first packet's time as the container gives it (an AAC encoder's priming included, as a player
+ * reads it from the edit list). `path` is a file or an HLS playlist.
+ */
+export async function audioStartVsVideoStart(path: string): Promise<number> {
+  const { stdout } = await run(
+    "ffprobe",
+    [
+      "-v",
+      "error",
+      ...playlistInput(path),
+      "-show_entries",
+      "packet=stream_index,pts_time:stream=index,codec_type",
+      "-read_intervals",
+      "%+5",
+      "-of",
+      "json",
+      path,
+    ],
+    { maxBuffer: 64 * 1024 * 1024 },
+  );
+  const probe = JSON.parse(stdout) as {
+    streams: { index: number; codec_type: string }[];
+    packets: { stream_index: number; pts_time?: string }[];
+  };
+  const typeOf = new Map(probe.streams.map((s) => [s.index, s.codec_type]));
+  const start = { audio: Number.POSITIVE_INFINITY, video: Number.POSITIVE_INFINITY };
+  for (const p of probe.packets) {
+    const type = typeOf.get(p.stream_index);
+    if ((type !== "audio" && type !== "video") || p.pts_time === undefined) continue;
+    start[type] = Math.min(start[type], Number(p.pts_time));
+  }
+  if (!Number.isFinite(start.audio) || !Number.isFinite(start.video))
+    throw new Error(`${path} lacks audio or video packets`);
+  return start.audio - start.video;
+}

@@ -20,8 +20,8 @@ interface Storage {
 
 /**
  * A split encode in one process: the encoder's own split stage, parts and join
- * (encoder/jobs/split-jobs.ts) against a real S3 server, the parts run side by side, with the
- * Worker's part only standing in (it takes the plan). The distributed path (the Worker, QStash,
+ * (encoder/jobs/split-jobs.ts) against a real S3 server, the parts and the audio's task run side
+ * by side, with the Worker's part only standing in (it takes the plan). The distributed path (the Worker, QStash,
  * several encoders) is the e2e suite's; this checks what the parts and the join make of the
  * frames and the sound.
  */
@@ -53,14 +53,16 @@ export function localSplitter(storage: Storage) {
 
     const job = { id: randomUUID(), claim: 1, attempt: 0, accountId: randomUUID(), preset: presetId } as ClaimedJob;
     await handOff(deps, job, await context(dir, "split"), { path: source, probe }, plan);
+    // The parts, then the audio's task (index parts.length), as the Worker records them.
+    const tasks = [...plan.parts, ...(plan.audio ? [null] : [])];
     await Promise.all(
-      plan.parts.map(async (part) => {
+      tasks.map(async (part, index) => {
         const claimed = { jobId: job.id, claim: 1, attempt: 0, accountId: job.accountId, preset: presetId, plan, part };
-        const { path } = await renderPart(deps, claimed, await context(dir, `part-${part.index}`));
-        await uploader.uploadFile(partOutputKey(job.id, part.index), path, "application/octet-stream");
+        const { path } = await renderPart(deps, claimed, await context(dir, `task-${index}`));
+        await uploader.uploadFile(partOutputKey(job.id, index), path, "application/octet-stream");
       }),
     );
-    const parts = plan.parts.map((p) => ({ index: p.index, outputKey: partOutputKey(job.id, p.index) }));
+    const parts = tasks.map((_, index) => ({ index, outputKey: partOutputKey(job.id, index) }));
     const { output } = await renderJoin(deps, { job, plan, parts }, await context(dir, "join"));
     return output.kind === "file"
       ? { plan, outDir: dirname(output.path), file: output.path.slice(dirname(output.path).length + 1) }

@@ -43,12 +43,14 @@ const partsRunning = sql`job.status = ${"processing" satisfies JobStatus} and jo
 
 /**
  * The job fails because of its part (`when`, over the locked `job` and `part`): `Part <i> of <n>:
- * <message>` (docs/scaling.md), its webhook and its scratch left to the outbox and the sweep in
- * the same statement. Its quota unit is kept, as any job's that fails after it was queued.
+ * <message>`, or `Audio: <message>` for the audio's task (docs/scaling.md), its webhook and its
+ * scratch left to the outbox and the sweep in the same statement. Its quota unit is kept, as any
+ * job's that fails after it was queued.
  */
 const failJob = (when: SQL, message: string, now: Date) => sql`failed as (
   update ${jobs} set status = ${"failed" satisfies JobStatus},
-    error_message = 'Part ' || (part.index + 1) || ' of ' || job.parts || ': ' || ${message}::text,
+    error_message = case when part.index < job.parts then 'Part ' || (part.index + 1) || ' of ' || job.parts || ': '
+      else 'Audio: ' end || ${message}::text,
     last_checked_at = ${at(now)}, webhook_pending_since = ${at(now)}, scratch_pending_since = ${at(now)}
   from job, part
   where ${jobs}.id = job.id and ${partsRunning} and ${when}
@@ -87,8 +89,10 @@ export type SplitOutcome = { moved: true; parts: number } | Refusal;
 /**
  * The job's encoder hands its parts over: while the job is processing in its `whole` stage under
  * this claim, the plan is recorded, the job moves to `parts` (and its next dispatch: the message
- * it came by is spent) and a queued row is inserted per part. The same split sent again (its
- * answer lost) finds the job split under that claim, and is answered as the first was.
+ * it came by is spent) and a queued row is inserted per part, and one for the audio's task when
+ * the source has audio (index `parts.length`, over every frame). `parts` counts them all. The
+ * same split sent again (its answer lost) finds the job split under that claim, and is answered
+ * as the first was.
  */
 export async function recordSplit(
   db: Database,
@@ -99,6 +103,11 @@ export async function recordSplit(
 ): Promise<SplitOutcome> {
   if (!isUuid(jobId)) return { moved: false, found: null };
   const planJson = JSON.stringify(plan);
+  const audioTask = { index: plan.parts.length, firstFrame: 0, frameCount: plan.totalFrames };
+  const tasks = JSON.stringify([
+    ...plan.parts.map(({ index, firstFrame, frameCount }) => ({ index, firstFrame, frameCount })),
+    ...(plan.audio ? [audioTask] : []),
+  ]);
   const [row] = await rows<{
     status: JobStatus;
     stage: JobStage;
@@ -108,7 +117,8 @@ export async function recordSplit(
   }>(
     db,
     sql`with job as (
-      select id, status, stage, lease, jsonb_array_length(split -> 'parts') as recorded
+      select id, status, stage, lease,
+        jsonb_array_length(split -> 'parts') + case when (split ->> 'audio')::boolean then 1 else 0 end as recorded
       from ${jobs} where id = ${jobId} for no key update
     ),
     moved as (
@@ -122,7 +132,7 @@ export async function recordSplit(
     inserted as (
       insert into ${jobParts} (job_id, index, first_frame, frame_count, heartbeat_at)
       select moved.id, p.index, p."firstFrame", p."frameCount", ${at(now)}
-      from moved cross join jsonb_to_recordset(${planJson}::jsonb -> 'parts') as p(index int, "firstFrame" int, "frameCount" int)
+      from moved cross join jsonb_to_recordset(${tasks}::jsonb) as p(index int, "firstFrame" int, "frameCount" int)
       returning index
     )
     select job.status, job.stage, job.lease, job.recorded, (select count(*) from inserted)::int as inserted from job`,
@@ -245,7 +255,7 @@ export async function claimPart(
     accountId: row.account_id,
     preset: row.preset,
     plan: row.split,
-    part: row.split.parts[index],
+    part: row.split.parts[index] ?? null,
   };
 }
 

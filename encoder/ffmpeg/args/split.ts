@@ -2,7 +2,7 @@ import { selectRungs } from "../../../domain/presets/recipes";
 import type { SplitPart, SplitPlan } from "../../../domain/split";
 import type { SplittableRecipe } from "../../split/plan";
 import type { VideoStreamInfo } from "../probe";
-import { head, kbit, videoAudioArgs, videoAudioFormat, type FfmpegCommand } from "./command";
+import { head, kbit, videoAudioFormat, type FfmpegCommand } from "./command";
 import { faststart, isIsoBmff } from "./containers";
 import { dashOutput, hlsOutput, ladderFilter, rungRateArgs } from "./ladder";
 import { frameFilter, progressiveRate } from "./progressive";
@@ -40,11 +40,11 @@ export function pieceCommand(source: string, videoIndex: number, part: SplitPart
 
 /**
  * Codecs whose encoder delay (the priming samples a decoder drops) MP4 records in its edit list,
- * as the source's MP4 did; Matroska would keep the samples, and the joined audio would start late.
+ * as the source's MP4 did; Matroska would keep the samples, and the encoded audio would start late.
  */
 const ISO_AUDIO = new Set(["aac", "mp3", "alac", "ac3", "eac3"]);
 
-/** The source's audio, copied whole for the join, which encodes it once (docs/scaling.md#the-join-and-the-audio). */
+/** The source's audio, copied whole for the audio's task, which encodes it once (docs/scaling.md#the-audio). */
 export function audioPieceCommand(source: string, audio: { index: number; codec: string }, out: string): FfmpegCommand {
   const format = ISO_AUDIO.has(audio.codec) ? "mp4" : "matroska";
   return { args: [...head(source), "-map", `0:${audio.index}`, "-c", "copy", "-f", format, out] };
@@ -63,7 +63,7 @@ function partFrames(plan: SplitPlan, part: SplitPart): string {
 /**
  * One part's video, encoded with the preset's own video settings, in closed GOPs that start
  * on an IDR, to NUT: it keeps the exact time base, and holds any codec and every rung of a
- * ladder in one file. No audio: the join encodes it once for the whole source.
+ * ladder in one file. No audio: the audio's task encodes it once for the whole source.
  */
 export function partCommand(
   recipe: SplittableRecipe,
@@ -142,9 +142,41 @@ function audioPlacement(plan: SplitPlan): string[] {
 }
 
 /**
- * The join: the parts' video concatenated by stream copy, the audio encoded once for the whole
- * source, packaged as the preset packages it: a faststart MP4 (or WebM), or the ladder's
- * HLS/DASH/CMAF set, whose segments fall on the parts' keyframe grid.
+ * The audio's bitrates, in kbit/s, each encoded once: a single file's, a DASH set's one
+ * adaptation set's, and an HLS ladder's distinct rung rates (each variant carries its own audio).
+ */
+export function audioRates(recipe: SplittableRecipe, plan: SplitPlan): number[] {
+  if (recipe.kind === "progressive") return [recipe.audioBitrate];
+  const rungs = selectRungs(recipe.rungs, plan.height);
+  if (recipe.packaging.format !== "hls") return [rungs[0].audioBitrate];
+  return [...new Set(rungs.map((r) => r.audioBitrate))];
+}
+
+/**
+ * The audio's task (docs/scaling.md#the-audio): the source's whole audio encoded once, beside the
+ * parts, one stream per rate, for the join to copy. MP4 keeps AAC's encoder delay in its edit
+ * list and Matroska Opus's pre-skip, so the copy starts where the whole encode's audio starts.
+ */
+export function audioTaskCommand(recipe: SplittableRecipe, plan: SplitPlan, input: string, out: string): FfmpegCommand {
+  const rates = audioRates(recipe, plan);
+  return {
+    args: [
+      ...head(input),
+      ...rates.flatMap(() => ["-map", "0:a:0"]),
+      ...audioPlacement(plan),
+      ...videoAudioFormat(recipe.audioCodec),
+      ...rates.flatMap((rate, i) => [`-b:a:${i}`, kbit(rate)]),
+      "-f",
+      recipe.audioCodec === "libopus" ? "matroska" : "mp4",
+      out,
+    ],
+  };
+}
+
+/**
+ * The join: the parts' video and the encoded audio, all copied (nothing is encoded here),
+ * packaged as the preset packages it: a faststart MP4 (or WebM), or the ladder's HLS/DASH/CMAF
+ * set, whose segments fall on the parts' keyframe grid.
  */
 export function joinCommand(
   recipe: SplittableRecipe,
@@ -164,10 +196,9 @@ export function joinCommand(
         "-map",
         "0:v:0",
         ...(audio ? ["-map", "1:a:0"] : []),
-        "-c:v",
+        "-c",
         "copy",
         ...isoTag(recipe, isIsoBmff(recipe.container)),
-        ...(audio ? [...audioPlacement(plan), ...videoAudioArgs(recipe.audioCodec, kbit(recipe.audioBitrate))] : []),
         ...faststart(recipe.container),
         `${out.dir}/${out.file}`,
       ],
@@ -179,21 +210,20 @@ export function joinCommand(
   // The rungs' nominal rates, which the copied streams lack: HLS's BANDWIDTH and DASH's bandwidth come from them.
   const rates = rungs.flatMap((r, i) => [`-b:v:${i}`, `${r.videoBitrate}k`]);
   if (packaging.format === "hls") {
+    const audioStreams = audioRates(recipe, plan);
     return {
       args: [
         ...head(sources),
-        ...rungs.flatMap((_, i) => ["-map", `0:v:${i}`, ...(audio ? ["-map", "1:a:0"] : [])]),
-        "-c:v",
+        ...rungs.flatMap((r, i) => [
+          "-map",
+          `0:v:${i}`,
+          ...(audio ? ["-map", `1:a:${audioStreams.indexOf(r.audioBitrate)}`] : []),
+        ]),
+        "-c",
         "copy",
         ...isoTag(recipe, isoBmff),
         ...rates,
-        ...(audio
-          ? [
-              ...audioPlacement(plan),
-              ...videoAudioFormat(recipe.audioCodec),
-              ...rungs.flatMap((r, i) => [`-b:a:${i}`, `${r.audioBitrate}k`]),
-            ]
-          : []),
+        ...(audio ? rungs.flatMap((r, i) => [`-b:a:${i}`, kbit(r.audioBitrate)]) : []),
         ...hlsOutput(out.dir, packaging, rungs, audio),
       ],
     };
@@ -203,11 +233,11 @@ export function joinCommand(
       ...head(sources),
       ...rungs.flatMap((_, i) => ["-map", `0:v:${i}`]),
       ...(audio ? ["-map", "1:a:0"] : []),
-      "-c:v",
+      "-c",
       "copy",
       ...isoTag(recipe, isoBmff),
       ...rates,
-      ...(audio ? [...audioPlacement(plan), ...videoAudioArgs(recipe.audioCodec, kbit(rungs[0].audioBitrate))] : []),
+      ...(audio ? ["-b:a", kbit(rungs[0].audioBitrate)] : []),
       ...dashOutput(out.dir, packaging, audio),
     ],
   };

@@ -9,7 +9,7 @@ import { makeNumberedSource, readFrameNumbers } from "../../support/frame-number
 import { frameOrderProblem } from "../../support/frame-order";
 import { localSplitter } from "../../support/split-locally";
 import { startS3Server } from "../../../dev/cloud/s3-server";
-import { audioDiscontinuities, audioEndVsVideoEnd } from "../../support/audio-continuity";
+import { audioDiscontinuities, audioEndVsVideoEnd, audioStartVsVideoStart } from "../../support/audio-continuity";
 import { ssimAt } from "../../support/cut-quality";
 import { keyframesOf, segmentsOffKeyframes } from "../../support/keyframes";
 import { ffmpeg } from "../../support/media";
@@ -80,6 +80,12 @@ describe("a split H.264 MP4 (mp4_264_480p)", () => {
     for (const [i, value] of at.entries()) {
       expect(value, `frame ${cuts[i]}: ${value} against ${interiorMean}`).toBeGreaterThanOrEqual(interiorMean - 0.005);
     }
+  });
+
+  it("starts its audio where the whole encode starts it, against the video (within a millisecond)", async () => {
+    const whole = await unsplit("mp4_264_480p", "h264-sync");
+    const [split, reference] = await Promise.all([audioStartVsVideoStart(encoded.path), audioStartVsVideoStart(whole)]);
+    expect(Math.abs(split - reference), `split ${split} s, whole ${reference} s`).toBeLessThanOrEqual(0.001);
   });
 
   it("keeps the audio to the video's length", async () => {

@@ -173,11 +173,11 @@ describe("a job handed off in parts (docs/scaling.md)", () => {
     });
     deps.render = jobsOnly(async () => {
       await answered;
-      return { handedOff: { parts: 4 }, duration: 120 };
+      return { handedOff: { parts: 4, audio: true }, duration: 120 };
     });
     expect(await processDelivery(deps, { jobId, dispatch: 0 })).toBe("done");
     expect(
-      lines.some((line) => / {2}split {4,}on encoder-test {2}into 4 parts/.test(line)),
+      lines.some((line) => / {2}split {4,}on encoder-test {2}into 4 parts and the audio /.test(line)),
       lines.join("\n"),
     ).toBe(true);
     expect(lines.some((line) => /cancelled/.test(line))).toBe(false);

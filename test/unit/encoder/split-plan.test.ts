@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { FrameRate } from "../../../domain/split";
 import type { ProbeSummary } from "../../../encoder/ffmpeg/probe";
 import { frameTimesOf, isConstantRate, type SplitFacts } from "../../../encoder/split/facts";
+import { audioRates, audioTaskCommand, joinCommand } from "../../../encoder/ffmpeg/args/split";
 import { gopFramesOf, planSplit, splittableRecipe, type SplittableRecipe } from "../../../encoder/split/plan";
 
 const NTSC: FrameRate = { num: 30000, den: 1001 };
@@ -148,5 +149,34 @@ describe("the facts read off the packets", () => {
     expect(isConstantRate([0, period, 2 * period + period / 5], NTSC)).toBe(true);
     expect(isConstantRate([0, period, 2 * period + period / 3], NTSC)).toBe(false);
     expect(isConstantRate([0, 2 * period], NTSC)).toBe(false);
+  });
+});
+
+describe("the audio's task and the join (docs/scaling.md#the-audio)", () => {
+  const { probe, facts } = source(120);
+  const planOf = (presetId: string) => {
+    const plan = planSplit(recipe(presetId), probe, facts, settings);
+    if (!plan) throw new Error(`${presetId} should split`);
+    return plan;
+  };
+
+  it("the audio is encoded once per rate, beside the parts; the join encodes nothing", () => {
+    const hls = planOf("hls_abr_264_basic");
+    // Its rungs (720p, 480p, 360p) carry audio at 128, 96 and 96 kbit/s: two encodes, the last two variants sharing one.
+    expect(audioRates(recipe("hls_abr_264_basic"), hls)).toEqual([128, 96]);
+    const task = audioTaskCommand(recipe("hls_abr_264_basic"), hls, "in", "out.m4a").args;
+    expect(task.filter((a) => a === "0:a:0")).toHaveLength(2);
+    expect(task.join(" ")).toContain("-b:a:0 128k -b:a:1 96k -f mp4 out.m4a");
+    const joined = joinCommand(recipe("hls_abr_264_basic"), hls, { list: "l", audio: "a.m4a" }, { dir: "o", file: "" });
+    expect(joined.args).not.toContain("-c:a");
+    expect(joined.args.join(" ")).toContain(
+      "-map 0:v:0 -map 1:a:0 -map 0:v:1 -map 1:a:1 -map 0:v:2 -map 1:a:1 -c copy",
+    );
+
+    const webm = planOf("webm_vp9_1080p");
+    expect(audioTaskCommand(recipe("webm_vp9_1080p"), webm, "in", "out.mka").args).toEqual(
+      expect.arrayContaining(["libopus", "matroska"]),
+    );
+    expect(audioRates(recipe("mp4_264_720p"), planOf("mp4_264_720p"))).toEqual([128]);
   });
 });

@@ -57,6 +57,12 @@ describe("job stage lines", () => {
     ).toBe(true);
   });
 
+  it("a split job's audio task is named `audio`", () => {
+    expect(
+      formatStage(id, { stage: "completed", seconds: 1.5 }, { encoder: "encoder-1", part: { index: 4, count: 4 } }),
+    ).toMatch(new RegExp(`^job ${id}  audio  completed +on encoder-1  `));
+  });
+
   it("a failure says whether it will be retried, with the reason the job shows and any hidden cause", () => {
     expect(
       formatStage(

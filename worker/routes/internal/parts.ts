@@ -79,7 +79,8 @@ export const internalParts = new Hono<AppEnv>()
   .use("/jobs/:id/join/*", verifyEncoder, knownId)
   .use("/jobs/:id/parts/:index/*", async (c, next) => {
     const index = c.req.param("index");
-    if (!/^\d{1,3}$/.test(index) || Number(index) >= MAX_PARTS) throw ApiError.notFound("Part not found");
+    // Up to MAX_PARTS: the audio's task follows the last part.
+    if (!/^\d{1,3}$/.test(index) || Number(index) > MAX_PARTS) throw ApiError.notFound("Part not found");
     await next();
   })
   .post("/jobs/:id/split", jsonBody(splitBody), async (c) => {

@@ -110,8 +110,8 @@ async function bareSplit(source: string, probe: ProbeSummary): Promise<BareSplit
     const encodedAudio = audioPath ? join(dir, "audio.m4a") : null;
     const partSeconds: number[] = [];
     let audioSeconds = 0;
-    // In the order the Worker publishes them: the parts, then the audio's task.
-    await onTheCores([...plan.parts, null], async (part, cpu) => {
+    // In the order the Worker publishes them: the audio's task, then the parts.
+    await onTheCores([null, ...plan.parts], async (part, cpu) => {
       const started = performance.now();
       if (!part) {
         if (audioPath && encodedAudio)
@@ -406,17 +406,17 @@ function breakdown(run: JobRun, label: string): Costs {
 /**
  * The time to output of a source of `seconds` on `encoders` one-core encoders. The split and the
  * join are serial. The parts are cut as planSplit cuts them (about SPLIT_PART_SECONDS each, a short
- * tail of at least one 2 s keyframe interval its own part) and each goes to the first lane free,
- * then the audio's task, the lanes being the encoders, at most PART_PARALLELISM (QStash's flow
- * control) and the tasks.
+ * tail of at least one 2 s keyframe interval its own part); the audio's task, then each part,
+ * goes to the first lane free, the lanes being the encoders, at most PART_PARALLELISM (QStash's
+ * flow control) and the tasks.
  */
 function modelled(costs: Costs, seconds: number, encoders: number) {
   const whole = Math.floor(seconds / SPLIT.partSeconds);
   const tail = seconds - whole * SPLIT.partSeconds;
   const lengths = [...Array<number>(whole).fill(SPLIT.partSeconds), ...(tail >= 2 ? [tail] : [])];
   const tasks = [
-    ...lengths.map((length) => length / costs.partSpeed + costs.partOverhead),
     seconds * costs.audioPerSecond,
+    ...lengths.map((length) => length / costs.partSpeed + costs.partOverhead),
   ];
   const lanes = Array<number>(Math.min(encoders, PART_PARALLELISM, tasks.length)).fill(0);
   for (const task of tasks) lanes[lanes.indexOf(Math.min(...lanes))] += task;

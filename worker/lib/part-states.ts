@@ -150,12 +150,18 @@ export interface PartDispatch {
   dispatch: number;
 }
 
-/** The job's queued parts whose message is not recorded: just split, requeued, or their publish failed. */
+/**
+ * The job's queued parts whose message is not recorded: just split, requeued, or their publish
+ * failed. The longest first, so it is published first: the audio's task, over every frame, takes
+ * longer than a part once a source runs past a few minutes, and begun last it would end the parts'
+ * stage alone (docs/scaling.md#the-audio).
+ */
 export async function undispatchedParts(db: Database, jobId: string): Promise<PartDispatch[]> {
   return rows<PartDispatch>(
     db,
     sql`select index, dispatch from ${jobParts}
-      where job_id = ${jobId} and state = ${"queued" satisfies PartState} and message_id is null order by index`,
+      where job_id = ${jobId} and state = ${"queued" satisfies PartState} and message_id is null
+      order by frame_count desc, index`,
   );
 }
 

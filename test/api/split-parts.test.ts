@@ -186,6 +186,32 @@ describe("split encoding › the split hands the parts over", () => {
   });
 });
 
+describe("split encoding › pieces no split recorded", () => {
+  it("an encoder that died in the split stage: the pieces it stored are deleted when the job ends", async () => {
+    const { apiKey } = await newAccount();
+    const job = await createJob(apiKey);
+    expectStatus(await internal(`/jobs/${job.id}/claim`, { dispatch: 0 }), 200);
+    const keys = [partInputKey(job.id, 0), audioInputKey(job.id)];
+    await Promise.all(keys.map(put));
+    // Its encoder goes quiet before the split: the sweep hands the job on as an interruption.
+    await admin.db
+      .update(jobs)
+      .set({ lastCheckedAt: new Date(Date.now() - 5 * 60_000) })
+      .where(eq(jobs.id, job.id));
+    expectStatus(await internal("/sweep", {}), 200);
+    expect(await row(job.id)).toMatchObject({ status: "queued", interruptions: 1, split: null });
+    const claimed = bodyOf(await internal(`/jobs/${job.id}/claim`, { dispatch: 1 }), 200);
+    const outputKey = `outputs/${claimed.job?.accountId}/${job.id}/output.mp4`;
+    await put(outputKey);
+    expectStatus(
+      await internal(`/jobs/${job.id}/complete`, { claim: claimed.job?.claim, outputKey, duration: 30 }),
+      200,
+    );
+    await scratchDeleted(job.id, keys);
+    expect(await stored(outputKey)).toBe(true);
+  });
+});
+
 describe("split encoding › the audio's task", () => {
   it("follows the parts as one more, over every frame: its claim has no part, its failure names the audio, the join waits for it", async () => {
     const { jobId } = await splitJob(2, { audio: true });

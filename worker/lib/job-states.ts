@@ -102,10 +102,12 @@ async function move(
 ): Promise<TransitionOutcome> {
   if (!isUuid(target.id)) return { moved: false, current: null };
   const { from, to } = TRANSITIONS[name];
-  // A split job that ends leaves its scratch to delete, marked in the same statement (lib/scratch.ts).
+  // A job that ends leaves its scratch to delete, marked in the same statement (lib/split-jobs.ts):
+  // a split job's, and an interrupted one's, whose encoder may have stored pieces before it died
+  // that no split recorded.
   const scratch: Changes = FINAL_STATUSES.includes(to)
     ? {
-        scratchPendingSince: sql`case when ${jobs.split} is null then null else ${new Date().toISOString()}::timestamptz end`,
+        scratchPendingSince: sql`case when ${jobs.split} is null and ${jobs.interruptions} = 0 then null else ${new Date().toISOString()}::timestamptz end`,
       }
     : {};
   const before = db.$with("before").as(

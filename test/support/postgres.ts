@@ -1,10 +1,12 @@
+import { randomBytes } from "node:crypto";
 import pg from "pg";
 
 /** The machine's PostgreSQL (trust auth); every suite run gets a database of its own. */
 export const POSTGRES_ADMIN_URL = process.env.TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 
 export async function createScratchDatabase(prefix: string): Promise<{ url: string; drop: () => Promise<void> }> {
-  const name = `${prefix}_${process.pid}_${Date.now().toString(36)}`;
+  // Random, not the time: stacks started together in one process (bench:split's three) met in one millisecond.
+  const name = `${prefix}_${process.pid}_${randomBytes(6).toString("hex")}`;
   const admin = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
   await admin.connect();
   await admin.query(`create database "${name}"`);

@@ -138,17 +138,17 @@ async function uploadOutput(deps: PipelineDeps, job: ClaimedJob, rendered: Rende
   return { key, duration: rendered.duration };
 }
 
-/** The job's own lease, heartbeat and reports: for a job's delivery, and for its join's (`partsJoined`). */
-function onTheJob<C>(deps: PipelineDeps, jobOf: (claimed: C) => ClaimedJob, partsJoined?: (claimed: C) => number) {
+/** The job's own lease, heartbeat and reports: for a job's delivery, and for its join's (`joined`: what it joins). */
+function onTheJob<C>(deps: PipelineDeps, jobOf: (claimed: C) => ClaimedJob, joinedOf?: (claimed: C) => string) {
   return {
     describe: (claimed: C) => {
       const job = jobOf(claimed);
-      const joined = partsJoined?.(claimed);
+      const joined = joinedOf?.(claimed);
       return {
         claim: job.claim,
         attempt: job.attempt,
         attempts: ATTEMPTS,
-        preset: joined === undefined ? job.preset : `${job.preset}, join of ${joined} parts`,
+        preset: joined === undefined ? job.preset : `${job.preset}, join of ${joined}`,
         dir: joined === undefined ? `job-${job.id}` : `job-${job.id}-join`,
       };
     },
@@ -200,7 +200,7 @@ function workOf(deps: PipelineDeps, delivery: Delivery): Work<unknown> {
       ...onTheJob<ClaimedJoin>(
         deps,
         (j) => j.job,
-        (j) => j.plan.parts.length,
+        (j) => `${j.plan.parts.length} parts${j.plan.audio ? " and the audio" : ""}`,
       ),
       async run(j, ctx) {
         return uploadOutput(deps, j.job, await deps.render.join(j, ctx), ctx);

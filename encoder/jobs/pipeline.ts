@@ -138,7 +138,7 @@ async function uploadOutput(deps: PipelineDeps, job: ClaimedJob, rendered: Rende
   return { key, duration: rendered.duration };
 }
 
-/** The job's own lease, heartbeat and reports: for a job's delivery, and for its join's (`joined`: what it joins). */
+/** The job's own lease, heartbeat and reports: for a job's delivery, and for its join's (`joinedOf`: what it joins). */
 function onTheJob<C>(deps: PipelineDeps, jobOf: (claimed: C) => ClaimedJob, joinedOf?: (claimed: C) => string) {
   return {
     describe: (claimed: C) => {

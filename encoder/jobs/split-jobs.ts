@@ -110,19 +110,19 @@ export async function renderPart(deps: SplitDeps, claimed: ClaimedPart, ctx: Ren
       log: ctx.log,
     });
   const started = performance.now();
-  const fetch = async (key: string, path: string) => {
+  const fetchInput = async (key: string, path: string) => {
     const bytes = await deps.uploader.downloadFile(key, path, ctx.signal);
     ctx.log({ stage: "download", bytes, seconds: (performance.now() - started) / 1000 });
   };
   if (!part) {
     const input = join(ctx.workDir, "audio");
-    await fetch(audioInputKey(claimed.jobId), input);
+    await fetchInput(audioInputKey(claimed.jobId), input);
     const out = join(ctx.workDir, recipe.audioCodec === "libopus" ? "audio.mka" : "audio.m4a");
     await run(audioTaskCommand(recipe, plan, input, out).args, planSeconds(plan, plan.totalFrames));
     return { path: out };
   }
   const piecePath = join(ctx.workDir, "piece.mkv");
-  await fetch(partInputKey(claimed.jobId, part.index), piecePath);
+  await fetchInput(partInputKey(claimed.jobId, part.index), piecePath);
   const probe = await probeFile(piecePath, { signal: ctx.signal, workDir: ctx.workDir, watchdog: deps.watchdog });
   if (!probe.video) throw JobFailure.ffmpeg("A part's piece holds no video.");
   const out = join(ctx.workDir, "part.nut");

@@ -162,7 +162,7 @@ describe("ladders", () => {
     expect(await readFile(master, "utf8")).toMatch(/BANDWIDTH=[1-9]\d+/);
   });
 
-  it("HLS: the same size as the whole encode, within 5%", async () => {
+  it("HLS: the same size as the whole encode, within 5%, and the same variants with the same BANDWIDTH", async () => {
     const [split, whole] = await Promise.all([
       encode("hls_abr_264_basic", "hls-size", ladderSource, LADDER_SETTINGS),
       unsplit("hls_abr_264_basic", "hls", ladderSource),
@@ -170,6 +170,11 @@ describe("ladders", () => {
     const ratio = (await bytesOf(split.outDir)) / (await bytesOf(whole));
     expect(ratio, `split/whole = ${ratio.toFixed(3)}`).toBeGreaterThan(0.95);
     expect(ratio, `split/whole = ${ratio.toFixed(3)}`).toBeLessThan(1.05);
+    const variants = async (dir: string) =>
+      (await readFile(join(dir, "master.m3u8"), "utf8")).match(/BANDWIDTH=\d+[^\n]*\n[^\n]+/g);
+    const reference = await variants(whole);
+    expect(reference?.length, "the whole encode's variants").toBe(2);
+    expect(await variants(split.outDir)).toEqual(reference);
   });
 
   it("DASH (dash_abr_264_standard): a manifest whose video holds every frame once", async () => {

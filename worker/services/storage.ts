@@ -33,7 +33,7 @@ export interface Storage {
   deleteUnder(prefix: string): Promise<number>;
 }
 
-export interface UploadPartRequest {
+interface UploadPartRequest {
   uploadId: string;
   partNumber: number;
   size: number;

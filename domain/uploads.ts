@@ -6,10 +6,10 @@ const MiB = 1024 * 1024;
 export const SINGLE_UPLOAD_MAX_BYTES = 100 * MiB;
 
 /** The smallest part the service plans: over R2's 5 MiB floor, and few enough requests for a large file. */
-export const MIN_PART_BYTES = 8 * MiB;
+const MIN_PART_BYTES = 8 * MiB;
 
 /** S3's and R2's ceiling on the parts of one multipart upload. */
-export const MAX_PARTS = 10_000;
+const MAX_PARTS = 10_000;
 
 /** How long the upload URLs work; an upload not completed by then is abandoned (`expired`). */
 export const UPLOAD_URL_TTL_SECONDS = 24 * 60 * 60;

@@ -34,6 +34,19 @@ export const LINK_TTL_SECONDS: Record<PlanId, number> = {
   enterprise: 7 * 24 * 60 * 60,
 };
 
+const GiB = 1024 * 1024 * 1024;
+
+/**
+ * Largest file a direct upload may declare, in bytes (docs/uploads.md). No plan goes past the
+ * encoder's own source cap, MAX_SOURCE_BYTES (5 GiB): an upload is only ever a job's source.
+ */
+export const MAX_UPLOAD_BYTES: Record<PlanId, number> = {
+  free: 1 * GiB,
+  pro: 5 * GiB,
+  business: 5 * GiB,
+  enterprise: 5 * GiB,
+};
+
 function planRank(plan: PlanId): number {
   return PLAN_IDS.indexOf(plan);
 }

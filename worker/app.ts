@@ -27,6 +27,7 @@ export function createApp() {
   // Size first, before any work: the routes that read a body, and only them.
   app.use("/api/v1/jobs", limitBody(BODY_LIMITS.job));
   app.use("/api/v1/edl", limitBody(BODY_LIMITS.timeline));
+  app.use("/api/v1/uploads", limitBody(BODY_LIMITS.upload));
   app.use("/internal/*", limitBody(BODY_LIMITS.internal));
   app.use("/api/*", init);
   app.use("/internal/*", init);

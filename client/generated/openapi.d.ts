@@ -113,6 +113,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/uploads": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upload a file directly
+         * @description Answers presigned URLs to put a file into the service's storage: one PUT up to 100 MiB (or when no size is given), otherwise a multipart upload with a URL per part, finished with POST /uploads/{id}/complete. The upload's `inputUrl` is then a job's source like any URL. The URLs work for 24 hours; no quota is taken.
+         */
+        post: operations["createUpload"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/uploads/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read an upload
+         * @description The upload's status and the URLs still of use: its upload URLs while pending, and a freshly signed `inputUrl` unless expired. A single upload reads `completed` once its object is in storage.
+         */
+        get: operations["getUpload"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/uploads/{id}/complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Complete a multipart upload
+         * @description Assembles a multipart upload once every part is in: the service lists the parts storage holds itself, so nothing is sent. Repeating a completion answers the same.
+         */
+        post: operations["completeUpload"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     jobFinished: {
@@ -796,6 +856,79 @@ export interface components {
                 canProcess: boolean;
             };
         };
+        /** @description A direct upload: where to put the file, and the link a job reads it from. */
+        Upload: {
+            /** Format: uuid */
+            id: string;
+            status: components["schemas"]["UploadStatus"];
+            filename: string | null;
+            contentType: string | null;
+            /** @description Bytes: as declared, or, for a single upload declared without one, as stored once completed. */
+            size: number | null;
+            /**
+             * Format: uri
+             * @description Single upload, while pending: PUT the file's bytes here (no Authorization header). With `size`, the length is signed: a body of another length is refused.
+             */
+            uploadUrl?: string;
+            /** @description Multipart upload: every part's size in bytes but the last, which holds the rest. */
+            partSize?: number;
+            /** @description Multipart upload, while pending: one presigned URL per part, in order. Then POST …/complete. */
+            parts?: {
+                partNumber: number;
+                /** @description This part's exact length; another length is refused. */
+                size: number;
+                /**
+                 * Format: uri
+                 * @description PUT this part's bytes here; keep nothing from the answer.
+                 */
+                url: string;
+            }[];
+            /**
+             * Format: uri
+             * @description Unless expired: a signed link to the uploaded object (7 days, signed afresh on each read). Give it as a job's `inputUrl` or a timeline clip's source once the upload is completed.
+             */
+            inputUrl?: string;
+            /**
+             * Format: date-time
+             * @description When the upload URLs stop working; an upload not completed by then is abandoned.
+             * @example 2026-11-20T09:30:00.000Z
+             */
+            expiresAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-20T09:30:00.000Z
+             */
+            createdAt: string;
+        };
+        /**
+         * @description `pending` until the object is complete in storage; `completed` once it is; `expired` when expiresAt passed first.
+         * @enum {string}
+         */
+        UploadStatus: "pending" | "completed" | "expired";
+        /** @description Every field is optional; unknown fields are ignored. */
+        CreateUploadRequest: {
+            /**
+             * @description The file's name, for you to recognise it: kept and shown, never part of the storage key. No `/`, `\` or control characters.
+             * @example interview.mp4
+             */
+            filename?: string;
+            /**
+             * @description The file's media type, `type/subtype`.
+             * @example video/mp4
+             */
+            contentType?: string;
+            /**
+             * @description The file's size in bytes. Over 100 MiB the upload is multipart; absent, one PUT of any length. A size over the plan's maximum is a 413.
+             * @example 52428800
+             */
+            size?: number;
+        };
+        /** @description A single upload (it completes itself), an upload past expiresAt, or parts missing: the message names their numbers. */
+        UploadCompletionRefusedError: {
+            /** @enum {string} */
+            error: "Conflict";
+            message: string;
+        };
     };
     responses: never;
     parameters: never;
@@ -1289,6 +1422,175 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UsageLimitError"];
+                };
+            };
+            /** @description Unexpected failure; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    createUpload: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateUploadRequest"];
+            };
+        };
+        responses: {
+            /** @description Created, status pending. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Upload"];
+                };
+            };
+            /** @description Malformed JSON, or a body that does not match the schema. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidJsonError"] | components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Authentication failed. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"];
+                };
+            };
+            /** @description The declared size is over the plan's maximum (Starter 1 GiB, other plans 5 GiB), or the body is over its limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description Unexpected failure; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    getUpload: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Upload id (a UUID). Anything else, like another account's upload, is a 404. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The upload. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Upload"];
+                };
+            };
+            /** @description Authentication failed. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"];
+                };
+            };
+            /** @description No such upload for this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description Unexpected failure; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    completeUpload: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Upload id (a UUID). Anything else, like another account's upload, is a 404. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Completed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Upload"];
+                };
+            };
+            /** @description Authentication failed. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"];
+                };
+            };
+            /** @description No such upload for this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description The upload cannot be completed. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UploadCompletionRefusedError"];
                 };
             };
             /** @description Unexpected failure; retry with backoff. */

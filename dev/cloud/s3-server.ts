@@ -8,6 +8,20 @@ const ACCESS_DENIED = `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>Acce
 
 const MIN_PART_BYTES = 5 * 1024 * 1024;
 
+const NO_SUCH_UPLOAD = `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>NoSuchUpload</Code><Message>The specified multipart upload does not exist.</Message></Error>`;
+
+/** A ListParts answer, every part on one page (the service's uploads have at most 640). */
+function listPartsXml(sizes: Map<number, number>, etags: Map<number, string> | undefined): string {
+  const parts = [...sizes]
+    .sort(([a], [b]) => a - b)
+    .map(
+      ([number, size]) =>
+        `<Part><PartNumber>${number}</PartNumber><ETag>${etags?.get(number) ?? ""}</ETag><Size>${size}</Size></Part>`,
+    )
+    .join("");
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<ListPartsResult><IsTruncated>false</IsTruncated>${parts}</ListPartsResult>`;
+}
+
 /**
  * What R2 refuses in a multipart upload's parts, by their sizes in order, and s3rver does not:
  * "Object part sizes must be at least 5MiB … All parts except the last one must be the same
@@ -29,7 +43,8 @@ export function multipartRefusal(sizes: number[]): { code: string; message: stri
  * An S3 server that checks SigV4 (headers and presigned queries), behaving like a private R2
  * bucket. s3rver serves anonymous requests, so a thin front refuses any request that carries
  * no signature at all before passing the rest through for s3rver to verify; it also refuses a
- * multipart completion whose part sizes R2 would refuse.
+ * multipart completion whose part sizes R2 would refuse, and answers ListParts, which s3rver
+ * lacks, from the parts it saw stored.
  */
 export async function startS3Server(opts: { host: string; directory: string; bucket: string }) {
   await mkdir(opts.directory, { recursive: true });
@@ -44,6 +59,8 @@ export async function startS3Server(opts: { host: string; directory: string; buc
 
   /** The size of each part uploaded, by upload id and part number, for the completion's check. */
   const partSizes = new Map<string, Map<number, number>>();
+  /** Each stored part's ETag, by upload id and part number, for ListParts. */
+  const partEtags = new Map<string, Map<number, string>>();
 
   const front = createServer(
     guarded("S3 front", (req, res) => {
@@ -62,6 +79,34 @@ export async function startS3Server(opts: { host: string; directory: string; buc
           (answer) => {
             if (uploadId && partNumber && req.method === "PUT" && answer.statusCode === 200) {
               partSizes.set(uploadId, (partSizes.get(uploadId) ?? new Map<number, number>()).set(partNumber, sent));
+              const etag = String(answer.headers.etag ?? "");
+              partEtags.set(uploadId, (partEtags.get(uploadId) ?? new Map<number, string>()).set(partNumber, etag));
+            }
+            if (uploadId && req.method === "POST" && answer.statusCode === 200) {
+              partSizes.delete(uploadId);
+              partEtags.delete(uploadId);
+            }
+            // s3rver checked the signature, then found no ListParts: answered here from what it stored.
+            if (uploadId && req.method === "GET" && answer.statusCode === 405) {
+              answer.resume();
+              const parts = partSizes.get(uploadId);
+              if (!parts) {
+                res.writeHead(404, { "content-type": "application/xml" }).end(NO_SUCH_UPLOAD);
+                return;
+              }
+              res
+                .writeHead(200, { "content-type": "application/xml" })
+                .end(listPartsXml(parts, partEtags.get(uploadId)));
+              return;
+            }
+            // A multipart upload begun: known from now on, with no parts yet, so ListParts finds it.
+            if (query.has("uploads") && req.method === "POST" && answer.statusCode === 200) {
+              const chunks: Buffer[] = [];
+              answer.on("data", (chunk: Buffer) => chunks.push(chunk));
+              answer.on("end", () => {
+                const begun = /<UploadId>([^<]+)<\/UploadId>/.exec(Buffer.concat(chunks).toString("utf8"))?.[1];
+                if (begun && !partSizes.has(begun)) partSizes.set(begun, new Map());
+              });
             }
             res.writeHead(answer.statusCode ?? 502, answer.headers);
             answer.pipe(res);

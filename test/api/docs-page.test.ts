@@ -13,6 +13,9 @@ const ENDPOINTS = [
   ["POST", "/edl"],
   ["PUT", "/edl"],
   ["GET", "/presets"],
+  ["POST", "/uploads"],
+  ["GET", "/uploads/{id}"],
+  ["POST", "/uploads/{id}/complete"],
 ] as const;
 
 describe("the reference at /docs", () => {
@@ -82,6 +85,9 @@ describe("the reference at /docs", () => {
         "Create a timeline job",
         "Validate a timeline",
         "List presets",
+        "Upload a file directly",
+        "Read an upload",
+        "Complete a multipart upload",
       ]) {
         expect(sidebar).toContain(summary);
       }

@@ -2,12 +2,13 @@
  * Replays every example request the OpenAPI document shows against the running Worker, and
  * checks each answer against the document: its status must be one the operation documents (the
  * one of the response example with the same name, where there is one), its body must fit that
- * status's schema. Real jobs stand in for the example job ids.
+ * status's schema. Real jobs stand in for the example job ids, real uploads for the upload ids.
  */
 import { describe, expect, it } from "vitest";
 import { usage } from "../../drizzle/schema";
 import { quotaPeriod } from "../../domain/time";
 import { EXAMPLE_JOB_IDS } from "../../worker/routes/jobs/examples";
+import { EXAMPLE_UPLOAD_IDS } from "../../worker/routes/uploads/examples";
 import { EDL_EXAMPLE_PLAN } from "../../worker/routes/edl/examples";
 import {
   describeErrors,
@@ -17,7 +18,7 @@ import {
   type Operation,
   type Schema,
 } from "../support/openapi";
-import { type Answer, expectStatus } from "../support/api-client";
+import { type Answer, bodyOf as answerBody, expectStatus } from "../support/api-client";
 import { admin, api, newAccount } from "./harness";
 import { jobsInEveryState } from "./job-states";
 
@@ -61,7 +62,7 @@ function replaysOf(path: string, operation: Operation, jobIds: Record<string, st
   if (idParam) {
     return Object.entries(idParam.examples ?? {}).map(([name, example]) => {
       const documentedId = example.value as string;
-      expect(Object.values(EXAMPLE_JOB_IDS)).toContain(documentedId);
+      expect([...Object.values(EXAMPLE_JOB_IDS), ...Object.values(EXAMPLE_UPLOAD_IDS)]).toContain(documentedId);
       return { name, path: path.replace("{id}", jobIds[name] ?? documentedId) };
     });
   }
@@ -99,19 +100,34 @@ function expectDocumented(method: string, path: string, operation: Operation, re
   expect(validate(res.body), `${where}: ${describeErrors(validate)}`).toBe(true);
 }
 
+/** A real upload of each kind the upload examples name: pending (single), completed (single), multipart (no part in). */
+async function uploadsOfEveryKind(apiKey: string): Promise<Record<string, string>> {
+  const pending = answerBody(await api(apiKey).createUpload({ size: 10 }), 201);
+  const completed = answerBody(await api(apiKey).createUpload({ size: 10 }), 201);
+  expect((await fetch(completed.uploadUrl!, { method: "PUT", body: "0123456789" })).status).toBe(200);
+  const multipart = answerBody(await api(apiKey).createUpload({ size: 200 * 1024 * 1024 }), 201);
+  return { pending: pending.id, completed: completed.id, multipart: multipart.id };
+}
+
 describe("OpenAPI: every documented example request, replayed against the service, gets a documented answer", () => {
   const operations = operationsOf(document);
-  it("covers the eight operations", () => {
-    expect(operations).toHaveLength(8);
+  it("covers the eleven operations", () => {
+    expect(operations).toHaveLength(11);
   });
 
   for (const { method, path, operation } of operations) {
-    const needsJobs = parametersOf(operation).some((p) => p.in === "path" && p.name === "id");
+    const needsIds = parametersOf(operation).some((p) => p.in === "path" && p.name === "id");
+    const needsUploads = needsIds && path.startsWith("/uploads/");
+    const needsJobs = needsIds && !needsUploads;
     it(`${method.toUpperCase()} ${path}`, async () => {
       // The examples are written for a Starter account (EDL limits, a preset above the plan);
       // the job states take six units, so id operations run on a paid plan.
       const { apiKey, accountId } = await newAccount(needsJobs ? "pro" : EDL_EXAMPLE_PLAN);
-      const jobIds = needsJobs ? await jobsInEveryState(apiKey, accountId) : {};
+      const jobIds = needsJobs
+        ? await jobsInEveryState(apiKey, accountId)
+        : needsUploads
+          ? await uploadsOfEveryKind(apiKey)
+          : {};
       const replays = replaysOf(path, operation, jobIds);
       expect(replays.length).toBeGreaterThan(0);
       for (const replay of replays)
@@ -139,7 +155,8 @@ describe("OpenAPI: every documented example request, replayed against the servic
       }
       for (const replay of extra) expectDocumented(method, path, operation, replay, await send(method, replay, apiKey));
 
-      if (operation.responses?.["409"]) {
+      // A 409 of an operation with a body is the Idempotency-Key's (POST /uploads/{id}/complete's are its examples').
+      if (operation.responses?.["409"] && bodyOf(operation)) {
         const [a, b] = Object.values(bodyOf(operation)!.examples!).filter((_, i) => i < 2);
         const headers = { "Idempotency-Key": `replay-${crypto.randomUUID()}` };
         expectDocumented(

@@ -35,13 +35,16 @@ const JOB_ROUTES: Route[] = [
   { method: "GET", path: (id) => `/jobs/${id}/download-url`, bare: true },
 ];
 
-/** The 8 public endpoints, with a body that would succeed for a valid key. */
+/** The 11 public endpoints, with a body that would succeed for a valid key. */
 const ROUTES: Route[] = [
   { method: "POST", path: () => "/jobs", body: JOB_BODY },
   { method: "GET", path: () => "/jobs" },
   ...JOB_ROUTES,
   { method: "POST", path: () => "/edl", body: JSON.stringify({ edl: EDL }) },
   { method: "PUT", path: () => "/edl", body: JSON.stringify({ edl: EDL }) },
+  { method: "POST", path: () => "/uploads", body: JSON.stringify({ filename: "a.mp4", size: 1000 }) },
+  { method: "GET", path: (id) => `/uploads/${id}` },
+  { method: "POST", path: (id) => `/uploads/${id}/complete` },
   // A key is optional here, but one that is sent must be valid (docs/decisions.md).
   { method: "GET", path: () => "/presets" },
 ];

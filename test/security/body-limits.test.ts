@@ -18,7 +18,14 @@ import { MAX_JSON_DEPTH, MAX_JSON_CONTAINERS } from "../../worker/lib/json-limit
 import { account } from "./accounts";
 import { expectStatus } from "../support/api-client";
 import { type Caller, clientAs, type Outgoing, send, sendStreaming, stack } from "./client";
-import { edlCreation, edlValidation, expectContractBody, expectContractError, creationResponse } from "./contract";
+import {
+  edlCreation,
+  edlValidation,
+  expectContractBody,
+  expectContractError,
+  creationResponse,
+  uploadResponse,
+} from "./contract";
 
 let caller: Caller;
 let free: Caller;
@@ -73,6 +80,14 @@ const ROUTES: LimitedRoute[] = [
     limit: BODY_LIMITS.timeline,
     body: (size) => exactly(size, { edl: timeline([clip(0)]) }),
     accepted: (res) => expectContractBody(edlCreation, res, 201),
+  },
+  {
+    name: "POST /uploads",
+    method: "POST",
+    path: "/uploads",
+    limit: BODY_LIMITS.upload,
+    body: (size) => exactly(size, { filename: "a.mp4", size: 1000 }),
+    accepted: (res) => expectContractBody(uploadResponse, res, 201),
   },
   {
     name: "POST /internal/sweep",

@@ -169,6 +169,30 @@ export const presetList = z.strictObject({
   links: z.strictObject({ self: z.literal("/api/v1/presets"), jobs: z.literal("/api/v1/jobs") }),
 });
 
+const signedLink = z.url().refine((url) => new URL(url).searchParams.has("X-Amz-Signature"), "a signed link");
+
+/** An upload (docs/uploads.md): its upload URLs while pending, the link to its object unless expired. */
+export const uploadResponse = z.strictObject({
+  id: uuid,
+  status: z.enum(["pending", "completed", "expired"]),
+  filename: z.string().min(1).max(255).nullable(),
+  contentType: z.string().min(3).max(127).nullable(),
+  size: z.number().int().positive().nullable(),
+  uploadUrl: signedLink.optional(),
+  partSize: z
+    .number()
+    .int()
+    .min(8 * 1024 * 1024)
+    .optional(),
+  parts: z
+    .array(z.strictObject({ partNumber: z.number().int().min(1).max(10_000), size: count, url: signedLink }))
+    .min(2)
+    .optional(),
+  inputUrl: signedLink.optional(),
+  expiresAt: iso,
+  createdAt: iso,
+});
+
 export const UNAUTHORIZED = {
   error: "Unauthorized",
   message: "Missing or invalid API key. Use the header Authorization: Bearer spk_xxx or Bearer sk_xxx",

@@ -62,8 +62,8 @@ export interface LeakScope {
 }
 
 /**
- * Signed links to the caller's own outputs are the one place the storage address and key may
- * appear; they are cut out first, and any other storage URL is a leak.
+ * Signed links to the caller's own outputs and uploads are the one place the storage address and
+ * key may appear; they are cut out first, and any other storage URL is a leak.
  */
 function withoutOwnSignedLinks(text: string, stack: StackInfo, scope: LeakScope, leaks: string[]): string {
   const endpoint = stack.cloud.s3.endpoint.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
@@ -72,9 +72,11 @@ function withoutOwnSignedLinks(text: string, stack: StackInfo, scope: LeakScope,
     const url = new URL(link);
     const own =
       scope.ownAccountId !== undefined &&
-      url.pathname.startsWith(`/${stack.cloud.s3.bucket}/outputs/${scope.ownAccountId}/`);
+      ["outputs", "uploads"].some((root) =>
+        url.pathname.startsWith(`/${stack.cloud.s3.bucket}/${root}/${scope.ownAccountId}/`),
+      );
     if (!own || !url.searchParams.has("X-Amz-Signature"))
-      leaks.push(`a storage URL that is not a signed link to the caller's own output: ${link}`);
+      leaks.push(`a storage URL that is not a signed link to the caller's own output or upload: ${link}`);
     return "";
   });
 }

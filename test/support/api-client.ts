@@ -13,7 +13,7 @@
  */
 import createClient from "openapi-fetch";
 import { expect } from "vitest";
-import type { operations, paths } from "../../client/generated/openapi";
+import type { components, operations, paths } from "../../client/generated/openapi";
 import type { CreateEdlRequest, CreateJobRequest, ListJobsQuery } from "../../client/types";
 
 /** An answer as a test sees it. */
@@ -229,6 +229,22 @@ export function createApiClient(options: ApiClientOptions) {
     validateEdl: (body: Body<{ edl: CreateEdlRequest["edl"] }>, o?: CallOptions) =>
       operation<"validateEdl">((fetch) =>
         openapi.PUT("/edl", { body: body as { edl: CreateEdlRequest["edl"] }, headers: headersFor(body, o), fetch }),
+      ),
+    createUpload: (body: Body<components["schemas"]["CreateUploadRequest"]>, o?: CallOptions) =>
+      operation<"createUpload">((fetch) =>
+        openapi.POST("/uploads", {
+          body: body as components["schemas"]["CreateUploadRequest"],
+          headers: headersFor(body, o),
+          fetch,
+        }),
+      ),
+    getUpload: (id: string, o?: CallOptions) =>
+      operation<"getUpload">((fetch) =>
+        openapi.GET("/uploads/{id}", { params: { path: { id } }, headers: o?.headers, fetch }),
+      ),
+    completeUpload: (id: string, o?: CallOptions) =>
+      operation<"completeUpload">((fetch) =>
+        openapi.POST("/uploads/{id}/complete", { params: { path: { id } }, headers: o?.headers, fetch }),
       ),
     listPresets: (o?: CallOptions) =>
       operation<"listPresets">((fetch) => openapi.GET("/presets", { headers: o?.headers, fetch })),

@@ -3,7 +3,7 @@
  * cannot drift apart.
  */
 import type { JobStatus } from "../../domain/jobs";
-import { PLAN_DISPLAY_NAMES, planIncludes, type PlanId } from "../../domain/plans";
+import { MAX_UPLOAD_BYTES, PLAN_DISPLAY_NAMES, planIncludes, type PlanId } from "../../domain/plans";
 import { PRESET_IDS, PRESETS, type CatalogueEntry } from "../../domain/presets/catalogue";
 import { upgradeMessage } from "../../domain/presets/view";
 import { ApiError } from "../errors";
@@ -42,3 +42,32 @@ export const idempotencyConflict = {
   otherBody: () => ApiError.conflict("This Idempotency-Key was used with a different request body."),
   inProgress: () => ApiError.conflict("A request with this Idempotency-Key is still in progress; retry shortly."),
 };
+
+const GiB = 1024 * 1024 * 1024;
+
+/** An upload's declared size over the plan's maximum (docs/uploads.md). */
+export function sizeOverPlan(plan: PlanId) {
+  const limit = MAX_UPLOAD_BYTES[plan];
+  return ApiError.payloadTooLarge(
+    `The upload's size is over the ${PLAN_DISPLAY_NAMES[plan]} plan's maximum of ${limit / GiB} GiB (${limit} bytes).`,
+  );
+}
+
+export const uploadNotFound = () => ApiError.notFound("Upload not found");
+
+export const singleUploadCompletes = () =>
+  ApiError.conflict("This is a single upload: single uploads complete themselves once the PUT succeeds.");
+
+export const uploadExpired = () =>
+  ApiError.conflict("The upload expired before it was completed; create a new upload.");
+
+/** The parts storage does not hold, or holds at another size than planned. */
+export function partsMissing(partNumbers: number[]) {
+  const shown =
+    partNumbers.length > 50
+      ? `${partNumbers.slice(0, 50).join(", ")} and ${partNumbers.length - 50} more`
+      : partNumbers.join(", ");
+  return ApiError.conflict(
+    `The upload cannot be completed: parts missing or not of their planned size: ${shown}. Upload them with their URLs, then complete again.`,
+  );
+}

@@ -11,9 +11,9 @@ const MiB = 1024 * 1024;
  * The most bytes a request body may have, by what it carries. A job is a URL and caller
  * metadata. The largest timeline the Enterprise plan allows (1,000 clips, 500 distinct assets)
  * with every field set and 1,500-character signed URLs is about 3 MiB. The encoder's calls are
- * small JSON objects.
+ * small JSON objects, and so is an upload's description (a filename, a media type, a size).
  */
-export const BODY_LIMITS = { job: 1 * MiB, timeline: 4 * MiB, internal: 64 * 1024 } as const;
+export const BODY_LIMITS = { job: 1 * MiB, timeline: 4 * MiB, internal: 64 * 1024, upload: 16 * 1024 } as const;
 
 function describeSize(bytes: number): string {
   return bytes >= MiB ? `${bytes / MiB} MiB` : `${bytes / 1024} KiB`;

@@ -20,6 +20,9 @@ not a rate limit, and retrying does not help until the month rolls over or the p
 \`Idempotency-Key\` header: a retry with the same key and body within 24 hours replays the first
 answer instead of creating a second job.
 
+**Uploads.** A file you hold rather than host: \`POST /uploads\` answers presigned URLs to put
+it into the service's storage, and an \`inputUrl\` a job takes as its source.
+
 **Links** in responses are paths relative to the host.
 `.trim();
 
@@ -43,6 +46,11 @@ export function openApiDocument() {
     tags: [
       { name: "Jobs", description: "Encode one source with one preset; read, list, cancel, download." },
       { name: "Timelines (EDL)", description: "Validate a timeline, or render it as a job." },
+      {
+        name: "Uploads",
+        description:
+          "Put a file into the service's storage with presigned URLs; its `inputUrl` is then a job's source.",
+      },
       { name: "Presets", description: "The catalogue and what your plan includes." },
       { name: "Webhooks", description: "What the service sends to your webhook." },
     ],

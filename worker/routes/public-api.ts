@@ -8,8 +8,11 @@ import { registerDownloadUrl } from "./jobs/download-url";
 import { registerGetJob } from "./jobs/get";
 import { registerListJobs } from "./jobs/list";
 import { registerListPresets } from "./presets/list";
+import { registerCompleteUpload } from "./uploads/complete";
+import { registerCreateUpload } from "./uploads/create";
+import { registerGetUpload } from "./uploads/get";
 
-/** The eight operations of /api/v1, each registered with its OpenAPI description. */
+/** The eleven operations of /api/v1, each registered with its OpenAPI description. */
 export function publicApi() {
   const api = new OpenAPIHono<AppEnv>();
   registerCreateJob(api);
@@ -20,5 +23,8 @@ export function publicApi() {
   registerListPresets(api);
   registerCreateEdl(api);
   registerValidateEdl(api);
+  registerCreateUpload(api);
+  registerGetUpload(api);
+  registerCompleteUpload(api);
   return api;
 }

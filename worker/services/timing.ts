@@ -1,7 +1,16 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 
 /** The kinds of sub-request a request can make, as they are named in its Server-Timing header. */
-export type SubrequestKind = "db" | "cache" | "storage-head" | "storage-list" | "storage-delete" | "sign" | "queue";
+export type SubrequestKind =
+  | "db"
+  | "cache"
+  | "storage-head"
+  | "storage-list"
+  | "storage-delete"
+  | "storage-list-parts"
+  | "storage-multipart"
+  | "sign"
+  | "queue";
 
 interface Tally {
   ms: number;

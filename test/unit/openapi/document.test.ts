@@ -34,7 +34,7 @@ describe("the OpenAPI document", () => {
       ({ method, path }) => `${method.toUpperCase()} ${path}`,
     );
     expect(documented.sort()).toEqual([...served].sort());
-    expect(documented).toHaveLength(8);
+    expect(documented).toHaveLength(11);
     expect(documented.some((op) => op.includes("internal"))).toBe(false);
   });
 

@@ -1,0 +1,41 @@
+import { sql } from "drizzle-orm";
+import { bigint, index, integer, pgTable, text, uuid } from "drizzle-orm/pg-core";
+import { accounts } from "./accounts";
+import { createdAt, tstz } from "./columns";
+
+/**
+ * A direct upload (docs/uploads.md): an object the client puts into storage through presigned
+ * URLs, then names as a job's source. `expired` is never stored: it is read from `expires_at`
+ * on a row still `pending`.
+ */
+export const uploads = pgTable(
+  "uploads",
+  {
+    id: uuid("id").primaryKey(),
+    accountId: uuid("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    /** uploads/<accountId>/<id>/source: nothing of the client's filename. */
+    key: text("key").notNull(),
+    filename: text("filename"),
+    contentType: text("content_type"),
+    /** Declared at creation; for a single upload created without one, what storage held at completion. */
+    size: bigint("size", { mode: "number" }),
+    /** The S3 multipart upload's id; null for a single upload. */
+    multipartUploadId: text("multipart_upload_id"),
+    partSize: integer("part_size"),
+    status: text("status", { enum: ["pending", "completed"] })
+      .notNull()
+      .default("pending"),
+    ...createdAt,
+    expiresAt: tstz("expires_at").notNull(),
+    completedAt: tstz("completed_at"),
+  },
+  (t) => [
+    index("uploads_account_created_idx").on(t.accountId, t.createdAt.desc()),
+    // The sweep's lookup of abandoned uploads: only the pending ones.
+    index("uploads_pending_expires_idx").on(t.expiresAt).where(sql`${t.status} = 'pending'`),
+  ],
+);
+
+export type Upload = typeof uploads.$inferSelect;

@@ -1,0 +1,231 @@
+/**
+ * Direct uploads (docs/uploads.md) against the real S3 server: the presigned PUT, the multipart
+ * upload completed from the parts storage lists, the links refusing what they were not signed
+ * for, the plans' maximums, and isolation between accounts.
+ */
+import { createHash } from "node:crypto";
+import { eq } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { uploads } from "../../drizzle/schema";
+import { MAX_UPLOAD_BYTES } from "../../domain/plans";
+import { SINGLE_UPLOAD_MAX_BYTES } from "../../domain/uploads";
+import { bodyOf, expectError, expectStatus } from "../support/api-client";
+import { admin, api, createJob, ISO_MS, newAccount, UUID } from "./harness";
+
+const MiB = 1024 * 1024;
+
+const put = (url: string, body: Uint8Array<ArrayBuffer> | string) => fetch(url, { method: "PUT", body });
+
+describe("uploads › single: one presigned PUT", () => {
+  it("a PUT through uploadUrl, then GET reads completed, and the inputUrl serves the bytes to a job", async () => {
+    const { apiKey } = await newAccount("free");
+    const bytes = "a small video's bytes";
+    const res = await api(apiKey).createUpload({ filename: "clip.mp4", contentType: "video/mp4", size: bytes.length });
+    expectStatus(res, 201);
+    const created = res.body;
+    expect(created).toMatchObject({ status: "pending", filename: "clip.mp4", contentType: "video/mp4", size: 21 });
+    expect(created.id).toMatch(UUID);
+    expect(created.createdAt).toMatch(ISO_MS);
+    expect(created.partSize).toBeUndefined();
+    // 24 hours for the URLs; the key is the ids', nothing of the filename.
+    expect(Date.parse(created.expiresAt) - Date.parse(created.createdAt)).toBeGreaterThan(24 * 3600_000 - 1000);
+    const uploadUrl = new URL(created.uploadUrl!);
+    expect(uploadUrl.pathname).toMatch(new RegExp(`/uploads/[0-9a-f-]{36}/${created.id}/source$`));
+    expect(uploadUrl.searchParams.get("X-Amz-SignedHeaders")).toBe("content-length;host");
+    expect(new URL(created.inputUrl!).searchParams.get("X-Amz-Expires")).toBe(String(7 * 24 * 3600));
+
+    expect(bodyOf(await api(apiKey).getUpload(created.id), 200).status).toBe("pending");
+
+    expect((await put(created.uploadUrl!, bytes)).status).toBe(200);
+    const read = bodyOf(await api(apiKey).getUpload(created.id), 200);
+    expect(read.status).toBe("completed");
+    expect(read.uploadUrl).toBeUndefined();
+    const row = await admin.db.select().from(uploads).where(eq(uploads.id, created.id));
+    expect(row[0].status).toBe("completed");
+    expect(row[0].completedAt).toBeInstanceOf(Date);
+
+    const download = await fetch(read.inputUrl!);
+    expect(download.status).toBe(200);
+    expect(await download.text()).toBe(bytes);
+    const job = await createJob(apiKey, "mp4_264_720p", { inputUrl: read.inputUrl! });
+    expect(job.inputUrl).toBe(read.inputUrl);
+  });
+
+  it("with no size, a PUT of any length completes it and the size is recorded from storage", async () => {
+    const { apiKey } = await newAccount();
+    const created = bodyOf(await api(apiKey).createUpload({}), 201);
+    expect(created).toMatchObject({ filename: null, contentType: null, size: null });
+    expect(new URL(created.uploadUrl!).searchParams.get("X-Amz-SignedHeaders")).toBe("host");
+    expect((await put(created.uploadUrl!, "x".repeat(1234))).status).toBe(200);
+    expect(bodyOf(await api(apiKey).getUpload(created.id), 200)).toMatchObject({ status: "completed", size: 1234 });
+  });
+
+  it("a single upload does not take POST …/complete: 409", async () => {
+    const { apiKey } = await newAccount();
+    const created = bodyOf(await api(apiKey).createUpload({ size: 10 }), 201);
+    const res = await api(apiKey).completeUpload(created.id);
+    expectError(res, 409, "Conflict");
+    expect(res.body.message).toMatch(/single uploads complete themselves/);
+  });
+});
+
+describe("uploads › the presigned PUT allows only what it was signed for", () => {
+  it("a GET with it, a PUT of another key with its query, or a body of another length is refused by storage", async () => {
+    const { apiKey } = await newAccount();
+    const created = bodyOf(await api(apiKey).createUpload({ size: 100 }), 201);
+    const url = created.uploadUrl!;
+    expect((await fetch(url)).status).toBe(403);
+    const otherKey = url.replace("/source?", "/other?");
+    expect((await put(otherKey, "y".repeat(100))).status).toBe(403);
+    const other = bodyOf(await api(apiKey).createUpload({ size: 100 }), 201);
+    const swapped = `${other.uploadUrl!.split("?")[0]}?${url.split("?")[1]}`;
+    expect((await put(swapped, "y".repeat(100))).status).toBe(403);
+    expect((await put(url, "y".repeat(99))).status).toBeGreaterThanOrEqual(400);
+    expect((await put(url, "y".repeat(101))).status).toBeGreaterThanOrEqual(400);
+    expect(bodyOf(await api(apiKey).getUpload(created.id), 200).status).toBe("pending");
+    expect((await put(url, "y".repeat(100))).status).toBe(200);
+    expect(bodyOf(await api(apiKey).getUpload(created.id), 200).status).toBe("completed");
+  });
+});
+
+describe("uploads › multipart", () => {
+  it("parts of 8 MiB; a completion with a part missing is refused naming it; then completed, and again the same", async () => {
+    const { apiKey } = await newAccount("pro");
+    const size = SINGLE_UPLOAD_MAX_BYTES + 1;
+    const created = bodyOf(
+      await api(apiKey).createUpload({ filename: "big.mov", contentType: "video/mp4", size }),
+      201,
+    );
+    expect(created.uploadUrl).toBeUndefined();
+    expect(created.partSize).toBe(8 * MiB);
+    const parts = created.parts!;
+    expect(parts.map((p) => p.partNumber)).toEqual(Array.from({ length: 13 }, (_, i) => i + 1));
+    expect(parts.slice(0, -1).every((p) => p.size === 8 * MiB)).toBe(true);
+    expect(parts.at(-1)!.size).toBe(size - 12 * 8 * MiB);
+    for (const part of parts) {
+      const query = new URL(part.url).searchParams;
+      expect(query.get("partNumber")).toBe(String(part.partNumber));
+      expect(query.get("uploadId")).toBeTruthy();
+      expect(query.get("X-Amz-SignedHeaders")).toBe("content-length;host");
+    }
+
+    const whole = createHash("sha256");
+    const bodyOfPart = (n: number, length: number) => new Uint8Array(new ArrayBuffer(length)).fill(n);
+    for (const part of parts) {
+      const body = bodyOfPart(part.partNumber, part.size);
+      whole.update(body);
+      if (part.partNumber === 7) continue;
+      expect((await put(part.url, body)).status, `part ${part.partNumber}`).toBe(200);
+    }
+    // A part of the wrong length is refused by storage: its length is signed.
+    expect((await put(parts[6].url, bodyOfPart(7, 1000))).status).toBeGreaterThanOrEqual(400);
+
+    const refused = await api(apiKey).completeUpload(created.id);
+    expectError(refused, 409, "Conflict");
+    expect(refused.body.message).toMatch(/: 7\./);
+    expect(bodyOf(await api(apiKey).getUpload(created.id), 200).status).toBe("pending");
+
+    expect((await put(parts[6].url, bodyOfPart(7, parts[6].size))).status).toBe(200);
+    const completed = bodyOf(await api(apiKey).completeUpload(created.id), 200);
+    expect(completed).toMatchObject({ id: created.id, status: "completed", size, partSize: 8 * MiB });
+    expect(completed.parts).toBeUndefined();
+    const again = bodyOf(await api(apiKey).completeUpload(created.id), 200);
+    expect({ ...again, inputUrl: "" }).toEqual({ ...completed, inputUrl: "" });
+    expect(bodyOf(await api(apiKey).getUpload(created.id), 200).status).toBe("completed");
+
+    const download = await fetch(completed.inputUrl!);
+    expect(download.status).toBe(200);
+    const stored = new Uint8Array(await download.arrayBuffer());
+    expect(stored.length).toBe(size);
+    expect(createHash("sha256").update(stored).digest("hex")).toBe(whole.digest("hex"));
+  });
+
+  it("a multipart upload with no part in names every part", async () => {
+    const { apiKey } = await newAccount("pro");
+    const created = bodyOf(await api(apiKey).createUpload({ size: SINGLE_UPLOAD_MAX_BYTES + 1 }), 201);
+    const res = await api(apiKey).completeUpload(created.id);
+    expectError(res, 409, "Conflict");
+    expect(res.body.message).toMatch(/: 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13\./);
+  });
+});
+
+describe("uploads › expiry", () => {
+  it("past expiresAt and not completed: expired, with no URL; its completion is refused", async () => {
+    const { apiKey } = await newAccount("pro");
+    const single = bodyOf(await api(apiKey).createUpload({ size: 5 }), 201);
+    const multi = bodyOf(await api(apiKey).createUpload({ size: 200 * MiB }), 201);
+    for (const id of [single.id, multi.id])
+      await admin.db
+        .update(uploads)
+        .set({ expiresAt: new Date(Date.now() - 1000) })
+        .where(eq(uploads.id, id));
+    for (const id of [single.id, multi.id]) {
+      const read = bodyOf(await api(apiKey).getUpload(id), 200);
+      expect(read.status).toBe("expired");
+      expect(read.uploadUrl ?? read.parts ?? read.inputUrl).toBeUndefined();
+    }
+    const res = await api(apiKey).completeUpload(multi.id);
+    expectError(res, 409, "Conflict");
+    expect(res.body.message).toMatch(/expired/);
+  });
+});
+
+describe("uploads › limits and validation", () => {
+  it("a size over the plan's maximum is a 413 naming the limit; at the limit it is taken", async () => {
+    const free = await newAccount("free");
+    const over = await api(free.apiKey).createUpload({ size: MAX_UPLOAD_BYTES.free + 1 });
+    expectError(over, 413, "Payload too large");
+    expect(over.body.message).toMatch(/1 GiB/);
+    expectStatus(await api(free.apiKey).createUpload({ size: MAX_UPLOAD_BYTES.free }), 201);
+    const pro = await newAccount("pro");
+    const proOver = await api(pro.apiKey).createUpload({ size: MAX_UPLOAD_BYTES.pro + 1 });
+    expectError(proOver, 413, "Payload too large");
+    expect(proOver.body.message).toMatch(/5 GiB/);
+    const atLimit = bodyOf(await api(pro.apiKey).createUpload({ size: MAX_UPLOAD_BYTES.pro }), 201);
+    expect(atLimit.parts).toHaveLength(640);
+  });
+
+  it("bad fields are 400s in the contract's validation format", async () => {
+    const { apiKey } = await newAccount();
+    const bad: [string, Record<string, unknown>][] = [
+      ["filename", { filename: "a/b.mp4" }],
+      ["filename", { filename: "a\\b.mp4" }],
+      ["filename", { filename: "a\u0007b.mp4" }],
+      ["filename", { filename: "" }],
+      ["filename", { filename: "x".repeat(256) }],
+      ["filename", { filename: "\ud800.mp4" }],
+      ["filename", { filename: 12 }],
+      ["contentType", { contentType: "video" }],
+      ["contentType", { contentType: "video/mp4; codecs=avc1" }],
+      ["contentType", { contentType: `video/${"x".repeat(122)}` }],
+      ["size", { size: 0 }],
+      ["size", { size: 1.5 }],
+      ["size", { size: "12" }],
+      ["size", { size: -1 }],
+    ];
+    for (const [field, body] of bad) {
+      const res = await api(apiKey).raw({ method: "POST", path: "/uploads", json: body });
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(res.body).toMatchObject({ error: "Validation error", message: "Invalid request parameters" });
+      expect((res.body as { details: { field: string }[] }).details.map((d) => d.field)).toContain(field);
+    }
+    expectStatus(await api(apiKey).createUpload({ filename: "x".repeat(255), contentType: "video/x-matroska" }), 201);
+    const unparsable = await api(apiKey).raw({ method: "POST", path: "/uploads", body: "{" });
+    expect(unparsable.status).toBe(400);
+    expect(unparsable.body).toMatchObject({ error: "Invalid JSON" });
+    expectError(await api().createUpload({}), 401, "Unauthorized");
+  });
+});
+
+describe("uploads › isolation", () => {
+  it("another account's upload, an unknown id, a malformed id: 404", async () => {
+    const owner = await newAccount();
+    const other = await newAccount();
+    const created = bodyOf(await api(owner.apiKey).createUpload({ size: 10 }), 201);
+    for (const id of [created.id, crypto.randomUUID(), "not-a-uuid", `${created.id}x`]) {
+      expectError(await api(other.apiKey).getUpload(id), 404, "Not found");
+      expectError(await api(other.apiKey).completeUpload(id), 404, "Not found");
+    }
+    expectStatus(await api(owner.apiKey).getUpload(created.id), 200);
+  });
+});

@@ -1,0 +1,215 @@
+/**
+ * Campaign: hostile input on the upload routes (docs/uploads.md). Bodies from arbitraries.ts
+ * around the three fields and their bounds, path ids and headers; the service must never answer
+ * 5xx, every error must be the contract's shape, every 2xx the upload's, and a created upload
+ * must read back as sent.
+ */
+import fc from "fast-check";
+import { beforeAll, describe, expect, it } from "vitest";
+import { MAX_UPLOAD_BYTES } from "../../domain/plans";
+import { SINGLE_UPLOAD_MAX_BYTES } from "../../domain/uploads";
+import { BODY_LIMITS } from "../../worker/middleware/body-limit";
+import { expectStatus } from "../support/api-client";
+import { account, seedVictim } from "./accounts";
+import {
+  anyBody,
+  contentType,
+  extraHeaders,
+  headerValue,
+  hostileKey,
+  jsonText,
+  objectText,
+  pathId,
+  queryString,
+  shortHostileString,
+  type Body,
+  type JsonText,
+} from "./arbitraries";
+import { type Caller, clientAs, type Incoming, type Outgoing, send } from "./client";
+import { expectContractBody, expectContractError, uploadResponse } from "./contract";
+import { countCase, fuzz } from "./fuzz";
+
+/** Cases per property. */
+const RUNS = { create: 600, uploadRoute: 500 };
+
+let callers: Caller[];
+/** Each caller's uploads: a single one pending, and a multipart one with no part in. */
+let ownIds: Map<string, string[]>;
+let victimUploads: string[];
+
+async function createOwnUploads(caller: Caller): Promise<string[]> {
+  const ids: string[] = [];
+  for (const size of [10, SINGLE_UPLOAD_MAX_BYTES + 1]) {
+    const res = await clientAs(caller).createUpload({ filename: "own.mp4", size });
+    expectStatus(res, 201);
+    ids.push(res.body.id);
+  }
+  return ids;
+}
+
+beforeAll(async () => {
+  const victim = await seedVictim();
+  victimUploads = await createOwnUploads(victim);
+  callers = [await account("free"), await account("pro")];
+  ownIds = new Map(await Promise.all(callers.map(async (c) => [c.accountId, await createOwnUploads(c)] as const)));
+});
+
+const sender = fc.record({
+  caller: fc.nat(),
+  authorization: fc.option(headerValue, { freq: 12, nil: undefined }),
+  contentType,
+  headers: extraHeaders,
+});
+type Sender = typeof sender extends fc.Arbitrary<infer T> ? T : never;
+
+function request(who: Sender, method: string, path: string, body?: Body): Outgoing {
+  const caller = callers[who.caller % callers.length];
+  const headers: Record<string, string> = { ...who.headers };
+  if (who.contentType !== undefined) headers["Content-Type"] = who.contentType;
+  if (who.authorization !== undefined) headers.Authorization = who.authorization;
+  return { method, path, caller, headers, body };
+}
+
+function refusedForgery(who: Sender, res: Incoming): boolean {
+  if (who.authorization === undefined) return false;
+  expectContractError(res, { allowed: ["Unauthorized"] });
+  return true;
+}
+
+const str = (a: fc.Arbitrary<string>) => a.map((s): JsonText => JSON.stringify(s));
+const GiB = 1024 * 1024 * 1024;
+
+const filenameText = fc.oneof(
+  { arbitrary: str(fc.string({ minLength: 1, maxLength: 40 })), weight: 4 },
+  { arbitrary: str(shortHostileString), weight: 2 },
+  {
+    arbitrary: str(fc.constantFrom("a/b", "..\\x", "x".repeat(255), "x".repeat(256), "", "\u202e.mp4", "\u0085")),
+    weight: 1,
+  },
+  { arbitrary: jsonText, weight: 1 },
+);
+const contentTypeText = fc.oneof(
+  { arbitrary: str(fc.constantFrom("video/mp4", "video/quicktime", "application/octet-stream")), weight: 4 },
+  {
+    arbitrary: str(fc.constantFrom("video", "video/", "/mp4", "video/mp4; a=b", `video/${"x".repeat(121)}`)),
+    weight: 1,
+  },
+  { arbitrary: str(shortHostileString), weight: 1 },
+  { arbitrary: jsonText, weight: 1 },
+);
+const sizeText = fc.oneof(
+  { arbitrary: fc.integer({ min: 1, max: 64 * 1024 * 1024 }).map(String), weight: 3 },
+  {
+    arbitrary: fc
+      .constantFrom(
+        SINGLE_UPLOAD_MAX_BYTES,
+        SINGLE_UPLOAD_MAX_BYTES + 1,
+        MAX_UPLOAD_BYTES.free,
+        MAX_UPLOAD_BYTES.free + 1,
+        5 * GiB,
+        5 * GiB + 1,
+        Number.MAX_SAFE_INTEGER,
+      )
+      .map(String),
+    weight: 2,
+  },
+  {
+    arbitrary: fc.constantFrom("0", "-1", "1.5", "1e3", "1e400", "9007199254740993", '"100"', "null", "true"),
+    weight: 1,
+  },
+  { arbitrary: jsonText, weight: 1 },
+);
+const extraField = fc.tuple(
+  fc.oneof(fc.constantFrom("id", "status", "key", "accountId", "uploadUrl", "partSize", "parts"), hostileKey),
+  jsonText,
+);
+
+const uploadDocument: fc.Arbitrary<JsonText> = objectText(
+  fc
+    .tuple(
+      fc.option(filenameText, { freq: 3, nil: undefined }),
+      fc.option(contentTypeText, { freq: 3, nil: undefined }),
+      fc.option(sizeText, { freq: 3, nil: undefined }),
+      fc.array(extraField, { maxLength: 3 }),
+    )
+    .chain(([filename, type, size, extra]) => {
+      const entries: [string, JsonText][] = [
+        ...(filename === undefined ? [] : [["filename", filename] as [string, JsonText]]),
+        ...(type === undefined ? [] : [["contentType", type] as [string, JsonText]]),
+        ...(size === undefined ? [] : [["size", size] as [string, JsonText]]),
+        ...extra,
+      ];
+      return fc.shuffledSubarray(entries, { minLength: entries.length, maxLength: entries.length });
+    }),
+);
+
+function parsedAsSent(body: Body): unknown {
+  try {
+    return JSON.parse(Buffer.isBuffer(body) ? new TextDecoder().decode(body) : body);
+  } catch {
+    return undefined;
+  }
+}
+
+async function checkCreate(who: Sender, body: Body) {
+  countCase("POST /uploads");
+  const res = await send(request(who, "POST", "/uploads", body));
+  if (refusedForgery(who, res)) return;
+  if (res.status !== 201) {
+    expectContractError(res, { allowed: ["Invalid JSON", "Validation error", "Payload too large"] });
+    return;
+  }
+  expectContractBody(uploadResponse, res, 201);
+  const created = res.body as { id: string; filename: string | null; size: number | null; uploadUrl?: string };
+  const sent = parsedAsSent(body) as { filename?: string; size?: number };
+  expect(created.filename).toBe(sent.filename ?? null);
+  expect(created.size).toBe(sent.size ?? null);
+  expect(created.uploadUrl === undefined).toBe((sent.size ?? 0) > SINGLE_UPLOAD_MAX_BYTES);
+  expect(sent.size ?? 0).toBeLessThanOrEqual(MAX_UPLOAD_BYTES.pro);
+  const read = await send(request({ ...who, authorization: undefined }, "GET", `/uploads/${created.id}`));
+  expectContractBody(uploadResponse, read);
+  expect({ ...(read.body as object), inputUrl: "" }).toEqual({ ...created, inputUrl: "" });
+}
+
+/** Whether dot segments in the id took the request to another path than the route's. */
+function reachedAnotherRoute(sent: string, complete: boolean, res: Incoming): boolean {
+  const seen = new URL(`/api/v1${sent.split("?")[0]}`, "http://api.test").pathname;
+  const shape = complete ? /^\/api\/v1\/uploads\/[^/]+\/complete$/ : /^\/api\/v1\/uploads\/[^/]+$/;
+  if (shape.test(seen)) return false;
+  expect(res.status, res.text.slice(0, 500)).toBeLessThan(500);
+  if (res.status >= 400) expectContractError(res);
+  return true;
+}
+
+describe("campaign: hostile input on the upload routes", () => {
+  it("POST /uploads: any body, Content-Type and headers → the contract's answer, never a 5xx", async () => {
+    await fuzz(fc.tuple(sender, anyBody(uploadDocument, BODY_LIMITS.upload)), ([who, body]) => checkCreate(who, body), {
+      runs: RUNS.create,
+    });
+  });
+
+  for (const complete of [false, true]) {
+    const route = complete ? "POST /uploads/{id}/complete" : "GET /uploads/{id}";
+    it(`${route}: any id, query string and headers → the caller's own upload, or the contract's error`, async () => {
+      const ids = [...ownIds.values()].flat();
+      await fuzz(
+        fc.tuple(sender, pathId([...ids, ...victimUploads]), queryString),
+        async ([who, id, query]) => {
+          countCase(route);
+          const sent = `/uploads/${id}${complete ? "/complete" : ""}${query}`;
+          const res = await send(request(who, complete ? "POST" : "GET", sent));
+          if (reachedAnotherRoute(sent, complete, res) || refusedForgery(who, res)) return;
+          if (res.status !== 200) {
+            expectContractError(res, { allowed: complete ? ["Not found", "Conflict"] : ["Not found"] });
+            if (res.status === 409)
+              expect(ownIds.get(callers[who.caller % callers.length].accountId)).toContain(id.toLowerCase());
+            return;
+          }
+          expectContractBody(uploadResponse, res);
+          expect(ownIds.get(callers[who.caller % callers.length].accountId)).toContain((res.body as { id: string }).id);
+        },
+        { runs: RUNS.uploadRoute },
+      );
+    });
+  }
+});

@@ -1,0 +1,163 @@
+/**
+ * Direct uploads (docs/uploads.md): the row, the storage calls, and the status a read sees. An
+ * upload never touches a job: its `inputUrl` is a source URL like any other.
+ */
+import { and, eq } from "drizzle-orm";
+import { type Upload, uploads } from "../../drizzle/schema";
+import { isUuid } from "../../domain/ids";
+import {
+  partSizeFor,
+  planParts,
+  SINGLE_UPLOAD_MAX_BYTES,
+  UPLOAD_INPUT_TTL_SECONDS,
+  UPLOAD_URL_TTL_SECONDS,
+  type UploadStatus,
+  uploadKeyFor,
+} from "../../domain/uploads";
+import type { Services } from "../services";
+import type { Database } from "../services/db";
+import type { SignedLink, StoredPart } from "../services/storage";
+
+export interface NewUpload {
+  filename: string | null;
+  contentType: string | null;
+  size: number | null;
+}
+
+/** What a read of an upload shows: its row, its status as of now, and the URLs not spent. */
+export interface UploadView {
+  upload: Upload;
+  status: UploadStatus;
+  uploadUrl?: string;
+  parts?: { partNumber: number; size: number; url: string }[];
+  inputUrl?: string;
+}
+
+/** When the upload URLs were signed: expiresAt less their lifetime, so a read signs the very same URLs. */
+const signedAtOf = (upload: Upload) => new Date(upload.expiresAt.getTime() - UPLOAD_URL_TTL_SECONDS * 1000);
+
+/** Creates the upload: a multipart upload in storage first when the file is over the single PUT's limit. */
+export async function createUpload(services: Services, accountId: string, fields: NewUpload, now = new Date()) {
+  const id = crypto.randomUUID();
+  const key = uploadKeyFor(accountId, id);
+  const multipart = fields.size !== null && fields.size > SINGLE_UPLOAD_MAX_BYTES;
+  const multipartUploadId = multipart ? await services.storage.createMultipart(key, fields.contentType) : null;
+  const signedAt = new Date(Math.floor(now.getTime() / 1000) * 1000);
+  const [upload] = await services.db
+    .insert(uploads)
+    .values({
+      id,
+      accountId,
+      key,
+      ...fields,
+      multipartUploadId,
+      partSize: multipart && fields.size !== null ? partSizeFor(fields.size) : null,
+      createdAt: now,
+      expiresAt: new Date(signedAt.getTime() + UPLOAD_URL_TTL_SECONDS * 1000),
+    })
+    .returning();
+  return view(services, upload, "pending", now);
+}
+
+/** The caller's upload, or undefined for an unknown id, a malformed id, or another account's upload. */
+export async function findOwnUpload(db: Database, accountId: string, id: string): Promise<Upload | undefined> {
+  if (!isUuid(id)) return undefined;
+  const [upload] = await db
+    .select()
+    .from(uploads)
+    .where(and(eq(uploads.id, id), eq(uploads.accountId, accountId)))
+    .limit(1);
+  return upload;
+}
+
+async function markCompleted(db: Database, upload: Upload, size: number | null, now: Date): Promise<Upload> {
+  const [updated] = await db
+    .update(uploads)
+    .set({ status: "completed", completedAt: now, size })
+    .where(and(eq(uploads.id, upload.id), eq(uploads.status, "pending")))
+    .returning();
+  // Another request recorded it first: its row stands.
+  return updated ?? { ...upload, status: "completed", completedAt: upload.completedAt ?? now, size };
+}
+
+/**
+ * The upload as of now. A single upload completes itself: a read of a pending one asks storage
+ * (a HEAD) and records what it finds, even past expiresAt, for a PUT begun before then. A
+ * pending upload past expiresAt is `expired`; nothing is written for that (the sweep's work).
+ */
+export async function readUpload(services: Services, upload: Upload, now = new Date()): Promise<UploadView> {
+  if (upload.status === "completed") return view(services, upload, "completed", now);
+  if (upload.multipartUploadId === null) {
+    const stored = await services.storage.sizeOf(upload.key);
+    if (stored !== null) return view(services, await markCompleted(services.db, upload, stored, now), "completed", now);
+  }
+  return view(services, upload, now >= upload.expiresAt ? "expired" : "pending", now);
+}
+
+export type Completion =
+  | { kind: "completed"; view: UploadView }
+  | { kind: "single" }
+  | { kind: "expired" }
+  | { kind: "missing"; partNumbers: number[] };
+
+/**
+ * Completes a multipart upload from the parts storage lists, never from the client's word: each
+ * planned part must be there with its planned size. A repeated completion finds the row
+ * completed (or, racing the first, the upload gone from storage and the object there).
+ */
+export async function completeUpload(services: Services, upload: Upload, now = new Date()): Promise<Completion> {
+  if (upload.status === "completed") return { kind: "completed", view: await view(services, upload, "completed", now) };
+  const { multipartUploadId, partSize, size } = upload;
+  if (multipartUploadId === null || partSize === null || size === null) return { kind: "single" };
+  if (now >= upload.expiresAt) return { kind: "expired" };
+
+  const listed = await services.storage.listParts(upload.key, multipartUploadId);
+  if (listed === null) return completedElsewhere(services, upload, now);
+  const byNumber = new Map(listed.map((part) => [part.partNumber, part]));
+  const planned = planParts(size, partSize);
+  const missing = planned.filter((p) => byNumber.get(p.partNumber)?.size !== p.size).map((p) => p.partNumber);
+  if (missing.length > 0) return { kind: "missing", partNumbers: missing };
+
+  const parts = planned.map((p) => byNumber.get(p.partNumber) as StoredPart);
+  if (!(await services.storage.completeMultipart(upload.key, multipartUploadId, parts)))
+    return completedElsewhere(services, upload, now);
+  const completed = await markCompleted(services.db, upload, size, now);
+  return { kind: "completed", view: await view(services, completed, "completed", now) };
+}
+
+/** Storage no longer knows the multipart upload: completed by a request that raced this one, or aborted. */
+async function completedElsewhere(services: Services, upload: Upload, now: Date): Promise<Completion> {
+  const stored = await services.storage.sizeOf(upload.key);
+  if (stored === null) throw new Error(`Upload ${upload.id}: storage has neither the multipart upload nor the object`);
+  const completed = await markCompleted(services.db, upload, stored, now);
+  return { kind: "completed", view: await view(services, completed, "completed", now) };
+}
+
+/** The URLs still of use: the upload URLs while pending (the same ones creation signed), the object's link unless expired. */
+async function view(services: Services, upload: Upload, status: UploadStatus, now: Date): Promise<UploadView> {
+  const { storage } = services;
+  const shown: UploadView = { upload, status };
+  if (status === "expired") return shown;
+  if (status === "pending") {
+    const signedAt = signedAtOf(upload);
+    const { multipartUploadId: uploadId, partSize, size } = upload;
+    if (uploadId !== null && partSize !== null && size !== null) {
+      shown.parts = await Promise.all(
+        planParts(size, partSize).map(async (part) => {
+          const link = await storage.signUploadPart(
+            upload.key,
+            { uploadId, ...part },
+            UPLOAD_URL_TTL_SECONDS,
+            signedAt,
+          );
+          return { ...part, url: link.url };
+        }),
+      );
+    } else {
+      const link: SignedLink = await storage.signPut(upload.key, UPLOAD_URL_TTL_SECONDS, signedAt, size ?? undefined);
+      shown.uploadUrl = link.url;
+    }
+  }
+  shown.inputUrl = (await storage.signGet(upload.key, UPLOAD_INPUT_TTL_SECONDS, now)).url;
+  return shown;
+}

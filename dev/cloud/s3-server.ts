@@ -1,5 +1,6 @@
-import { mkdir } from "node:fs/promises";
+import { mkdir, rm } from "node:fs/promises";
 import { createServer, request } from "node:http";
+import { join } from "node:path";
 // @ts-expect-error s3rver ships no types
 import S3rver from "@20minutes/s3rver";
 import { close, guarded, listen } from "./listen";
@@ -43,8 +44,8 @@ export function multipartRefusal(sizes: number[]): { code: string; message: stri
  * An S3 server that checks SigV4 (headers and presigned queries), behaving like a private R2
  * bucket. s3rver serves anonymous requests, so a thin front refuses any request that carries
  * no signature at all before passing the rest through for s3rver to verify; it also refuses a
- * multipart completion whose part sizes R2 would refuse, and answers ListParts, which s3rver
- * lacks, from the parts it saw stored.
+ * multipart completion whose part sizes R2 would refuse, and answers ListParts and
+ * AbortMultipartUpload, which s3rver lacks, from the parts it saw stored.
  */
 export async function startS3Server(opts: { host: string; directory: string; bucket: string }) {
   await mkdir(opts.directory, { recursive: true });
@@ -97,6 +98,25 @@ export async function startS3Server(opts: { host: string; directory: string; buc
               res
                 .writeHead(200, { "content-type": "application/xml" })
                 .end(listPartsXml(parts, partEtags.get(uploadId)));
+              return;
+            }
+            // s3rver checked the signature, then found no AbortMultipartUpload: the upload's parts
+            // are deleted here, where s3rver's filesystem store keeps them.
+            if (uploadId && req.method === "DELETE" && answer.statusCode === 405) {
+              answer.resume();
+              if (!partSizes.has(uploadId) || !/^[0-9a-f]+$/.test(uploadId)) {
+                res.writeHead(404, { "content-type": "application/xml" }).end(NO_SUCH_UPLOAD);
+                return;
+              }
+              partSizes.delete(uploadId);
+              partEtags.delete(uploadId);
+              rm(join(opts.directory, opts.bucket, "._S3rver_uploads", uploadId), {
+                recursive: true,
+                force: true,
+              }).then(
+                () => res.writeHead(204).end(),
+                () => res.writeHead(500).end(),
+              );
               return;
             }
             // A multipart upload begun: known from now on, with no parts yet, so ListParts finds it.

@@ -5,8 +5,8 @@ import { createdAt, tstz } from "./columns";
 
 /**
  * A direct upload (docs/uploads.md): an object the client puts into storage through presigned
- * URLs, then names as a job's source. `expired` is never stored: it is read from `expires_at`
- * on a row still `pending`.
+ * URLs, then names as a job's source. A row still `pending` past `expires_at` reads `expired`;
+ * the sweep stores `expired` once it has aborted the upload in storage.
  */
 export const uploads = pgTable(
   "uploads",
@@ -24,7 +24,7 @@ export const uploads = pgTable(
     /** The S3 multipart upload's id; null for a single upload. */
     multipartUploadId: text("multipart_upload_id"),
     partSize: integer("part_size"),
-    status: text("status", { enum: ["pending", "completed"] })
+    status: text("status", { enum: ["pending", "completed", "expired"] })
       .notNull()
       .default("pending"),
     ...createdAt,

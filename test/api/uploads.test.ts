@@ -10,7 +10,7 @@ import { uploads } from "../../drizzle/schema";
 import { MAX_UPLOAD_BYTES } from "../../domain/plans";
 import { SINGLE_UPLOAD_MAX_BYTES } from "../../domain/uploads";
 import { bodyOf, expectError, expectStatus } from "../support/api-client";
-import { admin, api, createJob, ISO_MS, newAccount, UUID } from "./harness";
+import { admin, api, createJob, internal, ISO_MS, newAccount, objectUrl, s3, UUID } from "./harness";
 
 const MiB = 1024 * 1024;
 
@@ -167,6 +167,50 @@ describe("uploads › expiry", () => {
     const res = await api(apiKey).completeUpload(multi.id);
     expectError(res, 409, "Conflict");
     expect(res.body.message).toMatch(/expired/);
+  });
+});
+
+describe("uploads › the sweep", () => {
+  const abandon = (id: string) =>
+    admin.db
+      .update(uploads)
+      .set({ expiresAt: new Date(Date.now() - 2 * 3600_000) })
+      .where(eq(uploads.id, id));
+  const rowOf = async (id: string) => (await admin.db.select().from(uploads).where(eq(uploads.id, id)))[0];
+
+  it("aborts a multipart upload abandoned past its expiry, its parts deleted; settles single ones as they are", async () => {
+    const { apiKey } = await newAccount("pro");
+    const multi = bodyOf(await api(apiKey).createUpload({ size: SINGLE_UPLOAD_MAX_BYTES + 1 }), 201);
+    const first = multi.parts![0];
+    expect((await put(first.url, new Uint8Array(new ArrayBuffer(first.size)))).status).toBe(200);
+    const never = bodyOf(await api(apiKey).createUpload({ size: 5 }), 201);
+    const arrived = bodyOf(await api(apiKey).createUpload({ size: 5 }), 201);
+    expect((await put(arrived.uploadUrl!, "bytes")).status).toBe(200);
+    // One expired only a minute ago: a PUT begun before its deadline may still be arriving.
+    const recent = bodyOf(await api(apiKey).createUpload({ size: 5 }), 201);
+    for (const { id } of [multi, never, arrived]) await abandon(id);
+    await admin.db
+      .update(uploads)
+      .set({ expiresAt: new Date(Date.now() - 60_000) })
+      .where(eq(uploads.id, recent.id));
+
+    const row = await rowOf(multi.id);
+    const partsUrl = `${objectUrl(row.key)}?uploadId=${row.multipartUploadId}`;
+    expect((await s3.fetch(partsUrl, { method: "GET" })).status, "ListParts before the sweep").toBe(200);
+    expectStatus(await internal("/sweep", {}), 200);
+
+    expect((await s3.fetch(partsUrl, { method: "GET" })).status, "ListParts after the sweep").toBe(404);
+    expect(await rowOf(multi.id)).toMatchObject({ status: "expired" });
+    expect(await rowOf(never.id)).toMatchObject({ status: "expired" });
+    expect(await rowOf(arrived.id)).toMatchObject({ status: "completed", size: 5 });
+    expect(await rowOf(recent.id)).toMatchObject({ status: "pending" });
+    const read = bodyOf(await api(apiKey).getUpload(multi.id), 200);
+    expect(read.status).toBe("expired");
+    expect(read.parts ?? read.inputUrl).toBeUndefined();
+    expectError(await api(apiKey).completeUpload(multi.id), 409, "Conflict");
+    // The next sweep finds nothing more to do with them.
+    expectStatus(await internal("/sweep", {}), 200);
+    expect(await rowOf(multi.id)).toMatchObject({ status: "expired" });
   });
 });
 

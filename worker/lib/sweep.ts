@@ -8,6 +8,7 @@ import * as jobStates from "./job-states";
 import { settleLostMessage } from "./lost-messages";
 import * as partStates from "./part-states";
 import { deletePendingScratch, settleEndedSplitJob } from "./split-jobs";
+import { settleAbandonedUploads } from "./uploads";
 import { notifyJobFinished, publishPendingWebhooks } from "./webhooks";
 
 /** A processing job whose encoder sent no heartbeat for this long is presumed abandoned. */
@@ -33,8 +34,8 @@ const MESSAGE_CHECKS_PER_SWEEP = 20;
 /**
  * The cron's sweep (every minute), the backstop for every step that can be interrupted: jobs of
  * encoders that died mid-job, dispatches lost between a job's queueing and its message,
- * messages QStash dropped without a failure callback that arrived, and webhooks lost between a
- * job's end and their publication. A failure on one job is logged and left for the next sweep;
+ * messages QStash dropped without a failure callback that arrived, webhooks lost between a
+ * job's end and their publication, and direct uploads abandoned past their expiry. A failure on one job is logged and left for the next sweep;
  * it does not stop the others.
  */
 export async function sweep(services: Services, now = new Date()) {
@@ -56,7 +57,22 @@ export async function sweep(services: Services, now = new Date()) {
   });
   const scratch = await step("pending scratch", () => deletePendingScratch(services, now), { deleted: 0, failed: 0 });
   const sessionsEnded = await step("expired dashboard sessions", () => endExpiredSessions(services, now), 0);
-  return { ...stale, dispatched, dropped, parts, partsDispatched, partsDropped, webhooks, scratch, sessionsEnded };
+  const uploads = await step("abandoned uploads", () => settleAbandonedUploads(services, now), {
+    expired: 0,
+    failed: 0,
+  });
+  return {
+    ...stale,
+    dispatched,
+    dropped,
+    parts,
+    partsDispatched,
+    partsDropped,
+    webhooks,
+    scratch,
+    sessionsEnded,
+    uploads,
+  };
 }
 
 /** One step of the sweep: one that cannot even list its jobs (the database down) is logged, and the next steps still run. */

@@ -2,7 +2,7 @@
  * Direct uploads (docs/uploads.md): the row, the storage calls, and the status a read sees. An
  * upload never touches a job: its `inputUrl` is a source URL like any other.
  */
-import { and, eq } from "drizzle-orm";
+import { and, asc, eq, lt } from "drizzle-orm";
 import { type Upload, uploads } from "../../drizzle/schema";
 import { isUuid } from "../../domain/ids";
 import {
@@ -14,6 +14,7 @@ import {
   type UploadStatus,
   uploadKeyFor,
 } from "../../domain/uploads";
+import { describeError } from "../errors";
 import type { Services } from "../services";
 import type { Database } from "../services/db";
 import type { SignedLink, StoredPart } from "../services/storage";
@@ -86,7 +87,7 @@ async function markCompleted(db: Database, upload: Upload, size: number | null, 
  * pending upload past expiresAt is `expired`; nothing is written for that (the sweep's work).
  */
 export async function readUpload(services: Services, upload: Upload, now = new Date()): Promise<UploadView> {
-  if (upload.status === "completed") return view(services, upload, "completed", now);
+  if (upload.status !== "pending") return view(services, upload, upload.status, now);
   if (upload.multipartUploadId === null) {
     const stored = await services.storage.sizeOf(upload.key);
     if (stored !== null) return view(services, await markCompleted(services.db, upload, stored, now), "completed", now);
@@ -107,6 +108,7 @@ export type Completion =
  */
 export async function completeUpload(services: Services, upload: Upload, now = new Date()): Promise<Completion> {
   if (upload.status === "completed") return { kind: "completed", view: await view(services, upload, "completed", now) };
+  if (upload.status === "expired") return { kind: "expired" };
   const { multipartUploadId, partSize, size } = upload;
   if (multipartUploadId === null || partSize === null || size === null) return { kind: "single" };
   if (now >= upload.expiresAt) return { kind: "expired" };
@@ -160,4 +162,57 @@ async function view(services: Services, upload: Upload, status: UploadStatus, no
   }
   shown.inputUrl = (await storage.signGet(upload.key, UPLOAD_INPUT_TTL_SECONDS, now)).url;
   return shown;
+}
+
+/**
+ * Past its expiresAt, a PUT begun before the deadline may still be arriving: the sweep leaves a
+ * pending upload this long before it settles it.
+ */
+const ABANDONED_AFTER_MS = 60 * 60_000;
+/** Uploads one sweep settles at most; the next sweep takes the rest. */
+const ABANDONED_PER_SWEEP = 100;
+
+/**
+ * The sweep's step for uploads left pending past their expiresAt (and ABANDONED_AFTER_MS): a
+ * multipart upload is aborted in storage, its parts deleted, and the row stored `expired`; a
+ * single upload whose PUT did arrive is recorded `completed`, as a read would; one that never
+ * arrived is stored `expired`. A failure on one is logged and left for the next sweep.
+ */
+export async function settleAbandonedUploads(services: Services, now = new Date()) {
+  const { db, storage } = services;
+  const abandoned = await db
+    .select()
+    .from(uploads)
+    .where(and(eq(uploads.status, "pending"), lt(uploads.expiresAt, new Date(now.getTime() - ABANDONED_AFTER_MS))))
+    .orderBy(asc(uploads.expiresAt))
+    .limit(ABANDONED_PER_SWEEP);
+  let expired = 0;
+  let failed = 0;
+  for (const upload of abandoned) {
+    try {
+      if (upload.multipartUploadId === null) {
+        const stored = await storage.sizeOf(upload.key);
+        if (stored !== null) {
+          await markCompleted(db, upload, stored, now);
+          continue;
+        }
+      } else await storage.abortMultipart(upload.key, upload.multipartUploadId);
+      await db
+        .update(uploads)
+        .set({ status: "expired" })
+        .where(and(eq(uploads.id, upload.id), eq(uploads.status, "pending")));
+      expired += 1;
+    } catch (err) {
+      failed += 1;
+      console.error(
+        JSON.stringify({
+          level: "error",
+          msg: "sweep: an abandoned upload was not settled; the next sweep tries again",
+          uploadId: upload.id,
+          error: describeError(err),
+        }),
+      );
+    }
+  }
+  return { expired, failed };
 }

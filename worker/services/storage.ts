@@ -29,6 +29,8 @@ export interface Storage {
   listParts(key: string, uploadId: string): Promise<StoredPart[] | null>;
   /** Assembles the object from these parts (CompleteMultipartUpload); false when the upload is gone. */
   completeMultipart(key: string, uploadId: string, parts: StoredPart[]): Promise<boolean>;
+  /** Abandons a multipart upload, its stored parts deleted (AbortMultipartUpload); one already gone is no error. */
+  abortMultipart(key: string, uploadId: string): Promise<void>;
   /** Deletes every object whose key starts with `prefix`; answers how many there were. */
   deleteUnder(prefix: string): Promise<number>;
 }
@@ -205,6 +207,13 @@ export function createStorage(env: Env): Storage {
       if (!res.ok || xml.parse(text)?.Error)
         throw new Error(`Storage CompleteMultipartUpload ${key} failed with ${res.status}`);
       return true;
+    },
+    async abortMultipart(key, uploadId) {
+      const url = multipartUrl(key, { uploadId });
+      const res = await measured("storage-multipart", () => client.fetch(url.toString(), { method: "DELETE" }));
+      await res.arrayBuffer();
+      if (!res.ok && res.status !== 404)
+        throw new Error(`Storage AbortMultipartUpload ${key} failed with ${res.status}`);
     },
     sizeOf,
     async exists(key) {

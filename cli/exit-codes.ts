@@ -17,6 +17,7 @@ export const EXIT = {
   jobCancelled: 12,
   downloadFailed: 13,
   unexpectedResponse: 14,
+  uploadFailed: 15,
   interrupted: 130,
 } as const;
 
@@ -34,6 +35,7 @@ export const EXIT_BY_KIND: Record<ErrorKind, number> = {
   network: EXIT.unavailable,
   download: EXIT.downloadFailed,
   "unexpected-response": EXIT.unexpectedResponse,
+  upload: EXIT.uploadFailed,
 };
 
 /** How the one-line message names each class. */
@@ -50,6 +52,7 @@ export const LABEL_BY_KIND: Record<ErrorKind, string> = {
   network: "service unreachable (retry with backoff)",
   download: "download refused by the storage",
   "unexpected-response": "not the API's answer",
+  upload: "upload refused by the storage",
 };
 
 /** A failure the CLI itself found: bad arguments, an unreadable file, a job that did not complete. */

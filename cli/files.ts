@@ -1,4 +1,4 @@
-import { constants } from "node:fs";
+import { constants, openAsBlob } from "node:fs";
 import { access, open, readFile, rename, rm, stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { Readable } from "node:stream";
@@ -68,4 +68,14 @@ export async function saveResponse(response: Response, path: string, signal?: Ab
     throw (err as NodeJS.ErrnoException).syscall === "write" ? cannotWrite(path, err) : new NetworkError(err);
   }
   return file.bytesWritten;
+}
+
+/** A local file to upload, read a part at a time as it is sent (a file-backed Blob), and its name. */
+export async function openUploadSource(path: string): Promise<{ blob: Blob; filename: string }> {
+  const info = await stat(path).catch((err: NodeJS.ErrnoException) => {
+    throw new CliFailure(EXIT.usage, `cannot read ${path}: ${err.code ?? String(err)}`);
+  });
+  if (!info.isFile()) throw new CliFailure(EXIT.usage, `cannot upload ${path}: not a file`);
+  if (info.size === 0) throw new CliFailure(EXIT.usage, `cannot upload ${path}: the file is empty`);
+  return { blob: await openAsBlob(path), filename: basename(path) };
 }

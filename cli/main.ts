@@ -10,11 +10,12 @@ import {
   type CreatedJob,
   type Job,
   UnexpectedResponseError,
+  type Upload,
   type VepClient,
   VepError,
 } from "../client";
 import { CliFailure, EXIT, EXIT_BY_KIND, LABEL_BY_KIND } from "./exit-codes";
-import { assertWritableDestination, parseJsonOption, readJsonFile, saveResponse } from "./files";
+import { assertWritableDestination, openUploadSource, parseJsonOption, readJsonFile, saveResponse } from "./files";
 import {
   describeCreated,
   describeDetails,
@@ -24,7 +25,7 @@ import {
   describeValidation,
 } from "./output";
 import { assertOutName, linkedOutput, presetOutput, timelineOutput } from "./out-name";
-import { jobProgressBar } from "./progress";
+import { jobProgressBar, uploadProgressBar } from "./progress";
 import { renderMetadata, timelineRequest } from "./timeline-file";
 
 interface GlobalOptions {
@@ -171,10 +172,37 @@ class AfterCreation extends Error {
   }
 }
 
+/**
+ * Uploads a local file directly (docs/uploads.md), with a progress bar on a terminal; Ctrl-C stops
+ * it (the upload is left pending, and the service abandons it at its expiry).
+ */
+async function uploadFile(api: VepClient, path: string): Promise<Upload> {
+  const { blob, filename } = await openUploadSource(path);
+  const bar = uploadProgressBar(filename);
+  try {
+    return await interruptible(`stopped uploading ${path}`, (signal) =>
+      api.upload(blob, { filename, signal, onProgress: (p) => bar.update(p) }),
+    );
+  } finally {
+    bar.stop();
+  }
+}
+
+/** A source is a URL as the API takes it; anything else names a local file, uploaded first. */
+const isUrl = (source: string) => /^https?:\/\//i.test(source);
+
+program
+  .command("upload <file>")
+  .description("upload a local file; prints its inputUrl, a source for jobs and timelines")
+  .action(async (file: string) => {
+    const upload = await uploadFile(client(), file);
+    print(`uploaded ${file} (${upload.size} bytes) as upload ${upload.id}\ninputUrl ${upload.inputUrl}`, upload);
+  });
+
 waitOptions(
   program
-    .command("encode <url>")
-    .description("encode a video file from a public URL with a preset")
+    .command("encode <source>")
+    .description("encode a video with a preset: a public URL, or a local file (uploaded first)")
     .requiredOption("--preset <id>", "preset identifier (see `vep presets`)")
     .option("--metadata <json>", "a JSON object stored with the job")
     .option("--idempotency-key <key>", "makes retrying this command safe: the same key never creates a second job"),
@@ -182,9 +210,11 @@ waitOptions(
   const metadata =
     flags.metadata === undefined ? undefined : (parseJsonOption("metadata", flags.metadata) as Record<string, unknown>);
   assertOutName(flags.out, presetOutput(flags.preset), `preset ${flags.preset}`);
-  await createThenWait(flags, (api) =>
-    api.createJob({ inputUrl: url, preset: flags.preset, metadata }, { idempotencyKey: flags.idempotencyKey }),
-  );
+  await createThenWait(flags, async (api) => {
+    const inputUrl = isUrl(url) ? url : (await uploadFile(api, url)).inputUrl;
+    if (!inputUrl) throw new CliFailure(EXIT.unexpected, `the upload of ${url} gave no inputUrl`);
+    return api.createJob({ inputUrl, preset: flags.preset, metadata }, { idempotencyKey: flags.idempotencyKey });
+  });
 });
 
 const edl = program.command("edl").description("timelines (EDL documents)");

@@ -7,13 +7,16 @@ import type {
   CreatedJob,
   CreateEdlRequest,
   CreateJobRequest,
+  CreateUploadRequest,
   DownloadLink,
   EdlValidation,
   Job,
   JobList,
   ListJobsQuery,
   PresetCatalogue,
+  Upload,
 } from "./types";
+import { uploadBlob, type UploadOptions } from "./upload";
 import { pollJob, type WaitOptions } from "./wait";
 
 export const DEFAULT_BASE_URL = "http://127.0.0.1:8787";
@@ -141,6 +144,20 @@ export function createVepClient(options: ClientOptions = {}) {
     validateEdl: (edl: CreateEdlRequest["edl"], o?: CallOptions): Promise<EdlValidation> =>
       send((init) => api.PUT("/edl", { body: { edl }, ...init }), o),
     listPresets: (o?: CallOptions): Promise<PresetCatalogue> => send((init) => api.GET("/presets", init), o),
+    createUpload: (body: CreateUploadRequest, o?: CallOptions): Promise<Upload> =>
+      send((init) => api.POST("/uploads", { body, ...init }), o),
+    getUpload: (id: string, o?: CallOptions): Promise<Upload> =>
+      send((init) => api.GET("/uploads/{id}", { params: { path: { id } }, ...init }), o),
+    completeUpload: (id: string, o?: CallOptions): Promise<Upload> =>
+      send((init) => api.POST("/uploads/{id}/complete", { params: { path: { id } }, ...init }), o),
+
+    /**
+     * Uploads a file (a Blob or File; in Node, `fs.openAsBlob(path)`) or bytes directly
+     * (docs/uploads.md), in one PUT or in parts as the service chooses, each part tried again
+     * alone; answers the upload, whose `inputUrl` is a job's source like any URL.
+     */
+    upload: (source: Blob | Uint8Array<ArrayBuffer>, o?: UploadOptions): Promise<Upload> =>
+      uploadBlob(client, fetchFn, source, o),
 
     /** Polls GET /jobs/{id} (every 10 s unless told otherwise) until the job is completed, failed or cancelled. */
     waitForJob: (id: string, o?: WaitOptions): Promise<Job> =>

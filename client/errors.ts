@@ -16,7 +16,8 @@ export type ErrorKind =
   | "server" // 5xx: unexpected; retry with backoff
   | "network" // no answer at all: retry with backoff
   | "unexpected-response" // an answer that is not JSON (not the API's: a wrong base URL, a proxy's page); not retryable
-  | "download"; // the storage refused a signed download link (the API itself answered)
+  | "download" // the storage refused a signed download link (the API itself answered)
+  | "upload"; // the storage refused an upload's presigned PUT
 
 const KIND_BY_STATUS: Record<number, ErrorKind> = {
   400: "bad-request",
@@ -88,6 +89,27 @@ export class DownloadError extends VepError {
     super(
       "download",
       `The storage answered the signed download link with HTTP ${status}${DOWNLOAD_REASON[status] ?? ""}`,
+    );
+    this.retryable = status >= 500;
+  }
+}
+
+/**
+ * The storage refused a presigned PUT of a direct upload (`part`: the part's number, null for a
+ * single upload): its signature or expiry (403), a body of another length than signed (400, 403).
+ * Only the storage's own 5xx is worth retrying, and the upload already tried it again.
+ */
+export class UploadError extends VepError {
+  override name = "UploadError";
+  override readonly retryable: boolean;
+
+  constructor(
+    readonly status: number,
+    readonly part: number | null,
+  ) {
+    super(
+      "upload",
+      `The storage answered ${part === null ? "the upload's PUT" : `the PUT of part ${part}`} with HTTP ${status}`,
     );
     this.retryable = status >= 500;
   }

@@ -7,8 +7,17 @@ export {
   type CreateOptions,
   type VepClient,
 } from "./client";
-export { ApiError, DownloadError, NetworkError, UnexpectedResponseError, VepError, type ErrorKind } from "./errors";
+export {
+  ApiError,
+  DownloadError,
+  NetworkError,
+  UnexpectedResponseError,
+  UploadError,
+  VepError,
+  type ErrorKind,
+} from "./errors";
 export type * from "./types";
 export { TERMINAL_STATUSES } from "./types";
+export type { UploadOptions, UploadProgress } from "./upload";
 export { DEFAULT_POLL_INTERVAL_MS, type WaitOptions } from "./wait";
 export { verifyWebhook, WebhookVerificationError } from "./webhooks";

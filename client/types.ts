@@ -18,6 +18,8 @@ export type EdlValidation = Schemas["EdlValidation"];
 export type PresetCatalogue = Schemas["PresetCatalogue"];
 export type Preset = Schemas["Preset"];
 export type WebhookEvent = Schemas["WebhookEvent"];
+export type Upload = Schemas["Upload"];
+export type CreateUploadRequest = Schemas["CreateUploadRequest"];
 
 /** Every error body the service documents; download-url's are a bare `{message}`. */
 export type ErrorBody =

@@ -1,16 +1,19 @@
-import { access, mkdtemp, readFile, writeFile } from "node:fs/promises";
+import { eq } from "drizzle-orm";
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { access, mkdtemp, readFile, rm, truncate, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../../dev/cloud/free-port";
 import { startWorkerProcess } from "../../dev/worker-process";
 import { workerVars } from "../../dev/worker-vars";
-import { usage } from "../../drizzle/schema";
+import { uploads, usage } from "../../drizzle/schema";
 import { quotaPeriod } from "../../domain/time";
 import { EXIT } from "../../cli/exit-codes";
 import { writeSampleTimeline } from "../../dev/samples";
-import { vep } from "../support/cli";
-import type { CreatedEdlJob, CreatedJob, EdlValidation, Job, JobList, PresetCatalogue } from "../../client";
+import { VEP_BIN, vep, vepEnv } from "../support/cli";
+import type { CreatedEdlJob, CreatedJob, EdlValidation, Job, JobList, PresetCatalogue, Upload } from "../../client";
 import { admin, completeJob, createJob, newAccount, SOURCE, stack } from "./harness";
 import { jobsInEveryState } from "./job-states";
 
@@ -306,5 +309,72 @@ describe.concurrent("vep: one clear line and a distinct exit code per error clas
     expect(oneLine(nowhere.stderr)).toMatch(
       /^vep: service unreachable \(retry with backoff\): The service could not be reached/,
     );
+  });
+});
+
+describe("vep: local files, uploaded directly (docs/uploads.md)", () => {
+  it("upload prints the inputUrl; encode of a local path uploads it, then makes the job from its inputUrl", async () => {
+    const { apiKey } = await newAccount("free");
+    const file = join(dir, "local clip.mp4");
+    await writeFile(file, "a local video's bytes");
+    const uploaded = await vep(["upload", file], { api, key: apiKey });
+    expect(uploaded.code).toBe(0);
+    expect(uploaded.stdout).toMatch(/^uploaded .*local clip\.mp4 \(21 bytes\) as upload [0-9a-f-]{36}\ninputUrl http/);
+    const asJson = await vep<Upload>(["--json", "upload", file], { api, key: apiKey });
+    expect(asJson.json).toMatchObject({ status: "completed", filename: "local clip.mp4", size: 21 });
+    expect(await (await fetch(asJson.json.inputUrl as string)).text()).toBe("a local video's bytes");
+
+    const created = await vep<CreatedJob>(["--json", "encode", file, "--preset", "mp4_264_480p"], {
+      api,
+      key: apiKey,
+    });
+    expect(created.code).toBe(0);
+    expect(created.json.inputUrl).toMatch(/\/uploads\/[0-9a-f-]{36}\/[0-9a-f-]{36}\/source\?/);
+    expect(await (await fetch(created.json.inputUrl)).text()).toBe("a local video's bytes");
+  });
+
+  it("a path that is no file, or an empty one, is a usage error (2) before anything is sent", async () => {
+    const { apiKey, accountId } = await newAccount("free");
+    const empty = join(dir, "empty.mp4");
+    await writeFile(empty, "");
+    for (const path of [join(dir, "missing.mp4"), dir, empty]) {
+      const res = await vep(["encode", path, "--preset", "mp4_264_480p"], { api, key: apiKey });
+      expect(res.code, path).toBe(EXIT.usage);
+      expect(res.stderr, path).toMatch(/^vep: .*(cannot read|not a file|the file is empty)/);
+    }
+    expect(await admin.db.select().from(uploads).where(eq(uploads.accountId, accountId))).toEqual([]);
+  });
+
+  it("a 1 GiB file goes up in parts with the CLI's memory bounded (its peak RSS under 300 MB)", async () => {
+    const { apiKey } = await newAccount("pro");
+    const file = join(dir, "large.bin");
+    // Sparse: no 1 GiB written to make it; read as zeros.
+    await writeFile(file, "");
+    await truncate(file, 1024 ** 3);
+    const child = spawn(process.execPath, [VEP_BIN, "--json", "upload", file], {
+      env: vepEnv({ api, key: apiKey }),
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      stdout += chunk;
+    });
+    let peakKb = 0;
+    const sample = setInterval(() => {
+      readFile(`/proc/${child.pid}/status`, "utf8").then(
+        (status) => {
+          peakKb = Math.max(peakKb, Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0));
+        },
+        () => undefined,
+      );
+    }, 50);
+    const [code] = await once(child, "exit");
+    clearInterval(sample);
+    expect(code).toBe(0);
+    const upload = JSON.parse(stdout) as Upload;
+    expect(upload).toMatchObject({ status: "completed", size: 1024 ** 3 });
+    expect(peakKb, `peak RSS ${Math.round(peakKb / 1024)} MB`).toBeGreaterThan(0);
+    expect(peakKb / 1024, `peak RSS ${Math.round(peakKb / 1024)} MB`).toBeLessThan(300);
+    await rm(file);
   });
 });

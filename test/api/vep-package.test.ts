@@ -63,7 +63,7 @@ describe("the vep package, installed from its tarball into an empty project", ()
     const unreachable = `http://127.0.0.1:${await freePort()}`;
     const help = await succeeded(npxVep(["--help"], unreachable));
     expect(help.stdout).toMatch(/^Usage: vep \[options\] \[command\]/);
-    expect(help.stdout).toMatch(/encode \[options\] <url>/);
+    expect(help.stdout).toMatch(/encode \[options\] <source>/);
 
     const presets = await succeeded(npxVep<PresetCatalogue>(["--json", "presets"], stack.apiUrl));
     expect(presets.json.meta).toMatchObject({ userPlan: "free", totalPresets: 23 });

@@ -157,30 +157,16 @@ describe("npm run dev with no configuration", () => {
         const fromCli = await ffprobeJson(join(work, "sample-480p.mp4"));
         expect(fromCli.streams.find((s) => s.codec_type === "video")).toMatchObject({ width: 854, height: 480 });
 
-        // The quick start's step 4: your own file, served by Python's http.server (HTTP/1.0, the
-        // connection closed after each body), encoded with `npx vep … --out`.
-        const pythonPort = await freePort();
-        const python = spawn(
-          "python3",
-          ["-m", "http.server", String(pythonPort), "--bind", "127.0.0.1", "--directory", work],
-          { stdio: "ignore" },
+        // The quick start's step 4: your own file from disk, uploaded directly and encoded with
+        // `npx vep … --out`.
+        await paste(
+          [
+            `export VEP_API_KEY=${freeKey} VEP_API_URL=http://127.0.0.1:${port}`,
+            `cd ${PROJECT_ROOT}`,
+            `npx vep encode ${join(work, "sample-720p.mp4")} --preset mp4_264_480p --out ${join(work, "own-480p.mp4")}`,
+          ],
+          work,
         );
-        try {
-          await vi.waitFor(async () => expect(await listening(pythonPort)).toBe(true), {
-            timeout: 15_000,
-            interval: 100,
-          });
-          await paste(
-            [
-              `export VEP_API_KEY=${freeKey} VEP_API_URL=http://127.0.0.1:${port}`,
-              `cd ${PROJECT_ROOT}`,
-              `npx vep encode http://127.0.0.1:${pythonPort}/sample-720p.mp4 --preset mp4_264_480p --out ${join(work, "own-480p.mp4")}`,
-            ],
-            work,
-          );
-        } finally {
-          python.kill();
-        }
         const own = await ffprobeJson(join(work, "own-480p.mp4"));
         expect(own.streams.find((s) => s.codec_type === "video")).toMatchObject({ width: 854, height: 480 });
       } finally {

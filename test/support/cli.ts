@@ -1,7 +1,7 @@
 import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
-const BIN = fileURLToPath(new URL("../../bin/vep.mjs", import.meta.url));
+export const VEP_BIN = fileURLToPath(new URL("../../bin/vep.mjs", import.meta.url));
 
 /** `Json`: what the test expects a --json run to print (not checked here; the test's assertions check it). */
 export interface CliRun<Json = unknown> {
@@ -18,7 +18,7 @@ export function vep<Json = unknown>(
   env: { api: string; key?: string },
   timeoutMs = 240_000,
 ): Promise<CliRun<Json>> {
-  return runCommand<Json>(process.execPath, [BIN, ...args], { env: vepEnv(env), timeoutMs });
+  return runCommand<Json>(process.execPath, [VEP_BIN, ...args], { env: vepEnv(env), timeoutMs });
 }
 
 /** The environment with vep's service and key, and no key of the caller's when none is given. */

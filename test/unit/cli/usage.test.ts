@@ -48,7 +48,7 @@ describe.concurrent("vep: arguments it cannot take", () => {
   it("--help still prints the help, on stdout, and succeeds", async () => {
     const res = await vep(["encode", "--help"], { api });
     expect(res.code).toBe(0);
-    expect(res.stdout).toMatch(/^Usage: vep encode \[options\] <url>/);
+    expect(res.stdout).toMatch(/^Usage: vep encode \[options\] <source>/);
     expect(res.stderr).toBe("");
   });
 });

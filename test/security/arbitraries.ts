@@ -111,6 +111,33 @@ export const hostileKey: fc.Arbitrary<string> = fc.oneof(fc.constantFrom(...PROT
 export const objectText = (entries: fc.Arbitrary<[string, JsonText][]>): fc.Arbitrary<JsonText> =>
   entries.map((list) => `{${list.map(([k, v]) => `${JSON.stringify(k)}:${v}`).join(",")}}`);
 
+/**
+ * A request body: each named field maybe missing (present `freq` times in `freq + 1`) or wrong, as
+ * its arbitrary makes it, then `extra` fields (unknown, hostile, repeated), all in any order.
+ */
+export function documentOf(
+  fields: Record<string, { arbitrary: fc.Arbitrary<JsonText>; freq: number }>,
+  extra: fc.Arbitrary<[string, JsonText]>,
+): fc.Arbitrary<JsonText> {
+  const names = Object.keys(fields);
+  return objectText(
+    fc
+      .tuple(
+        fc.tuple(
+          ...names.map((name) => fc.option(fields[name].arbitrary, { freq: fields[name].freq, nil: undefined })),
+        ),
+        fc.array(extra, { maxLength: 3 }),
+      )
+      .chain(([values, extras]) => {
+        const entries: [string, JsonText][] = [
+          ...names.flatMap((name, i): [string, JsonText][] => (values[i] === undefined ? [] : [[name, values[i]]])),
+          ...extras,
+        ];
+        return fc.shuffledSubarray(entries, { minLength: entries.length, maxLength: entries.length });
+      }),
+  );
+}
+
 /** Any JSON value, shallow: objects with hostile (and repeated) keys, arrays, odd scalars. */
 export const jsonText: fc.Arbitrary<JsonText> = fc.letrec<{ value: JsonText; array: JsonText; object: JsonText }>(
   (tie) => ({
@@ -167,6 +194,20 @@ const invalidUtf8 = (document: fc.Arbitrary<JsonText>): fc.Arbitrary<Buffer> =>
 
 /** A body: text (sent as UTF-8, lone surrogates becoming U+FFFD) or raw bytes. */
 export type Body = string | Buffer;
+
+/**
+ * What the Worker parses out of the bytes sent, or undefined when they are not JSON: a string goes
+ * out as UTF-8, its lone surrogates as U+FFFD.
+ */
+export function parsedAsSent(body: Body): unknown {
+  try {
+    return JSON.parse(
+      Buffer.isBuffer(body) ? new TextDecoder().decode(body) : Buffer.from(body, "utf8").toString("utf8"),
+    );
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * Any request body within `maxBytes`: well-formed JSON, broken JSON, deep nesting or invalid

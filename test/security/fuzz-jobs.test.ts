@@ -13,11 +13,13 @@ import { account, seedVictim, type Victim } from "./accounts";
 import {
   anyBody,
   contentType,
+  documentOf,
   extraHeaders,
   headerValue,
   hostileKey,
   jsonText,
   objectText,
+  parsedAsSent,
   pathId,
   PROTOTYPE_KEYS,
   queryString,
@@ -128,35 +130,14 @@ const extraField = fc.tuple(
 );
 
 /** A creation body: the three fields (each maybe missing or wrong), extra and repeated keys. */
-const jobDocument: fc.Arbitrary<JsonText> = objectText(
-  fc
-    .tuple(
-      fc.option(inputUrlText, { freq: 8, nil: undefined }),
-      fc.option(presetText, { freq: 8, nil: undefined }),
-      fc.option(metadataText, { freq: 2, nil: undefined }),
-      fc.array(extraField, { maxLength: 3 }),
-    )
-    .chain(([inputUrl, preset, metadata, extra]) => {
-      const entries: [string, JsonText][] = [
-        ...(inputUrl === undefined ? [] : [["inputUrl", inputUrl] as [string, JsonText]]),
-        ...(preset === undefined ? [] : [["preset", preset] as [string, JsonText]]),
-        ...(metadata === undefined ? [] : [["metadata", metadata] as [string, JsonText]]),
-        ...extra,
-      ];
-      return fc.shuffledSubarray(entries, { minLength: entries.length, maxLength: entries.length });
-    }),
+const jobDocument: fc.Arbitrary<JsonText> = documentOf(
+  {
+    inputUrl: { arbitrary: inputUrlText, freq: 8 },
+    preset: { arbitrary: presetText, freq: 8 },
+    metadata: { arbitrary: metadataText, freq: 2 },
+  },
+  extraField,
 );
-
-/** What the Worker parses out of the bytes sent, or undefined when they are not JSON. */
-function parsedAsSent(body: Body): unknown {
-  try {
-    return JSON.parse(
-      Buffer.isBuffer(body) ? new TextDecoder().decode(body) : Buffer.from(body, "utf8").toString("utf8"),
-    );
-  } catch {
-    return undefined;
-  }
-}
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);

@@ -14,11 +14,12 @@ import { account, seedVictim } from "./accounts";
 import {
   anyBody,
   contentType,
+  documentOf,
   extraHeaders,
   headerValue,
   hostileKey,
   jsonText,
-  objectText,
+  parsedAsSent,
   pathId,
   queryString,
   shortHostileString,
@@ -124,32 +125,14 @@ const extraField = fc.tuple(
   jsonText,
 );
 
-const uploadDocument: fc.Arbitrary<JsonText> = objectText(
-  fc
-    .tuple(
-      fc.option(filenameText, { freq: 3, nil: undefined }),
-      fc.option(contentTypeText, { freq: 3, nil: undefined }),
-      fc.option(sizeText, { freq: 3, nil: undefined }),
-      fc.array(extraField, { maxLength: 3 }),
-    )
-    .chain(([filename, type, size, extra]) => {
-      const entries: [string, JsonText][] = [
-        ...(filename === undefined ? [] : [["filename", filename] as [string, JsonText]]),
-        ...(type === undefined ? [] : [["contentType", type] as [string, JsonText]]),
-        ...(size === undefined ? [] : [["size", size] as [string, JsonText]]),
-        ...extra,
-      ];
-      return fc.shuffledSubarray(entries, { minLength: entries.length, maxLength: entries.length });
-    }),
+const uploadDocument: fc.Arbitrary<JsonText> = documentOf(
+  {
+    filename: { arbitrary: filenameText, freq: 3 },
+    contentType: { arbitrary: contentTypeText, freq: 3 },
+    size: { arbitrary: sizeText, freq: 3 },
+  },
+  extraField,
 );
-
-function parsedAsSent(body: Body): unknown {
-  try {
-    return JSON.parse(Buffer.isBuffer(body) ? new TextDecoder().decode(body) : body);
-  } catch {
-    return undefined;
-  }
-}
 
 async function checkCreate(who: Sender, body: Body) {
   countCase("POST /uploads");

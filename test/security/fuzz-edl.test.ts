@@ -9,18 +9,9 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { BODY_LIMITS } from "../../worker/middleware/body-limit";
 import { edlShapedJunk, mutate, pathsOf, type TimelineShape, validEdl } from "../unit/edl/arbitraries";
 import { account, seedVictim } from "./accounts";
-import {
-  anyBody,
-  contentType,
-  extraHeaders,
-  headerValue,
-  hostileKey,
-  jsonText,
-  objectText,
-  shortHostileString,
-  type JsonText,
-} from "./arbitraries";
-import { type Caller, type Incoming, send } from "./client";
+import { anyBody, type Body, hostileKey, jsonText, objectText, shortHostileString, type JsonText } from "./arbitraries";
+import { type Caller, send } from "./client";
+import { refusedForgery, requestOf, type Sender, senderOf } from "./senders";
 import { edlCreation, edlValidation, expectContractBody, expectContractError } from "./contract";
 import { countCase, fuzz } from "./fuzz";
 
@@ -93,26 +84,9 @@ const envelope: fc.Arbitrary<JsonText> = objectText(
     }),
 );
 
-const sender = fc.record({
-  caller: fc.nat(),
-  authorization: fc.option(headerValue, { freq: 15, nil: undefined }),
-  contentType,
-  headers: extraHeaders,
-});
-type Sender = typeof sender extends fc.Arbitrary<infer T> ? T : never;
+const sender = senderOf(15);
 
-function request(who: Sender, method: string, body: string | Buffer) {
-  const headers: Record<string, string> = { ...who.headers };
-  if (who.contentType !== undefined) headers["Content-Type"] = who.contentType;
-  if (who.authorization !== undefined) headers.Authorization = who.authorization;
-  return { method, path: "/edl", caller: callers[who.caller % callers.length], headers, body };
-}
-
-function refusedForgery(who: Sender, res: Incoming): boolean {
-  if (who.authorization === undefined) return false;
-  expectContractError(res, { allowed: ["Unauthorized"] });
-  return true;
-}
+const request = (who: Sender, method: string, body: Body) => requestOf(callers, who, method, "/edl", body);
 
 describe("campaign: hostile input on the timeline routes", () => {
   const routes = [

@@ -12,10 +12,7 @@ import { expectStatus } from "../support/api-client";
 import { account, seedVictim, type Victim } from "./accounts";
 import {
   anyBody,
-  contentType,
   documentOf,
-  extraHeaders,
-  headerValue,
   hostileKey,
   jsonText,
   objectText,
@@ -27,7 +24,8 @@ import {
   type Body,
   type JsonText,
 } from "./arbitraries";
-import { type Caller, clientAs, type Incoming, type Outgoing, send } from "./client";
+import { refusedForgery, requestOf, type Sender, senderOf } from "./senders";
+import { type Caller, clientAs, type Incoming, send } from "./client";
 import {
   cancelResponse,
   creationResponse,
@@ -66,29 +64,9 @@ beforeAll(async () => {
   ownIds = new Map(await Promise.all(callers.map(async (c) => [c.accountId, await createOwnJobs(c)] as const)));
 });
 
-/** Who sends a case: one of the callers, with now and then an Authorization of any bytes instead. */
-const sender = fc.record({
-  caller: fc.nat(),
-  authorization: fc.option(headerValue, { freq: 12, nil: undefined }),
-  contentType,
-  headers: extraHeaders,
-});
-type Sender = typeof sender extends fc.Arbitrary<infer T> ? T : never;
+const sender = senderOf(12);
 
-function request(who: Sender, method: string, path: string, body?: Body): Outgoing {
-  const caller = callers[who.caller % callers.length];
-  const headers: Record<string, string> = { ...who.headers };
-  if (who.contentType !== undefined) headers["Content-Type"] = who.contentType;
-  if (who.authorization !== undefined) headers.Authorization = who.authorization;
-  return { method, path, caller, headers, body };
-}
-
-/** A forged Authorization is refused before anything else is looked at. */
-function refusedForgery(who: Sender, res: Incoming): boolean {
-  if (who.authorization === undefined) return false;
-  expectContractError(res, { allowed: ["Unauthorized"] });
-  return true;
-}
+const request = (who: Sender, method: string, path: string, body?: Body) => requestOf(callers, who, method, path, body);
 
 const webUrl = fc.webUrl({ withQueryParameters: true, withFragments: true, validSchemes: ["http", "https"] });
 const oddUrls = fc.constantFrom(

@@ -13,10 +13,7 @@ import { expectStatus } from "../support/api-client";
 import { account, seedVictim } from "./accounts";
 import {
   anyBody,
-  contentType,
   documentOf,
-  extraHeaders,
-  headerValue,
   hostileKey,
   jsonText,
   parsedAsSent,
@@ -26,7 +23,8 @@ import {
   type Body,
   type JsonText,
 } from "./arbitraries";
-import { type Caller, clientAs, type Incoming, type Outgoing, send } from "./client";
+import { refusedForgery, requestOf, type Sender, senderOf } from "./senders";
+import { type Caller, clientAs, type Incoming, send } from "./client";
 import { expectContractBody, expectContractError, uploadResponse } from "./contract";
 import { countCase, fuzz } from "./fuzz";
 
@@ -55,27 +53,9 @@ beforeAll(async () => {
   ownIds = new Map(await Promise.all(callers.map(async (c) => [c.accountId, await createOwnUploads(c)] as const)));
 });
 
-const sender = fc.record({
-  caller: fc.nat(),
-  authorization: fc.option(headerValue, { freq: 12, nil: undefined }),
-  contentType,
-  headers: extraHeaders,
-});
-type Sender = typeof sender extends fc.Arbitrary<infer T> ? T : never;
+const sender = senderOf(12);
 
-function request(who: Sender, method: string, path: string, body?: Body): Outgoing {
-  const caller = callers[who.caller % callers.length];
-  const headers: Record<string, string> = { ...who.headers };
-  if (who.contentType !== undefined) headers["Content-Type"] = who.contentType;
-  if (who.authorization !== undefined) headers.Authorization = who.authorization;
-  return { method, path, caller, headers, body };
-}
-
-function refusedForgery(who: Sender, res: Incoming): boolean {
-  if (who.authorization === undefined) return false;
-  expectContractError(res, { allowed: ["Unauthorized"] });
-  return true;
-}
+const request = (who: Sender, method: string, path: string, body?: Body) => requestOf(callers, who, method, path, body);
 
 const str = (a: fc.Arbitrary<string>) => a.map((s): JsonText => JSON.stringify(s));
 const GiB = 1024 * 1024 * 1024;

@@ -110,11 +110,13 @@ export async function audioDiscontinuities(path: string, opts: { toneHz: number 
   return found.sort((a, b) => a.at - b.at);
 }
 
-/**
- * Seconds by which the audio ends after the video (negative: before), each end being its last
- * packet's time plus duration, as a player would reach it. `path` is a file or an HLS playlist.
- */
-export async function audioEndVsVideoEnd(path: string): Promise<number> {
+const isAudioOrVideo = (type: string | undefined): type is "audio" | "video" => type === "audio" || type === "video";
+
+/** Packet times of an output's audio and video (`readIntervals`: ffprobe's, to read only the start). */
+async function avPackets(
+  path: string,
+  readIntervals?: string,
+): Promise<{ type: "audio" | "video"; pts: number; duration: number }[]> {
   const { stdout } = await run(
     "ffprobe",
     [
@@ -123,6 +125,7 @@ export async function audioEndVsVideoEnd(path: string): Promise<number> {
       ...playlistInput(path),
       "-show_entries",
       "packet=stream_index,pts_time,duration_time:stream=index,codec_type",
+      ...(readIntervals ? ["-read_intervals", readIntervals] : []),
       "-of",
       "json",
       path,
@@ -134,14 +137,23 @@ export async function audioEndVsVideoEnd(path: string): Promise<number> {
     packets: { stream_index: number; pts_time?: string; duration_time?: string }[];
   };
   const typeOf = new Map(probe.streams.map((s) => [s.index, s.codec_type]));
-  const end = { audio: Number.NEGATIVE_INFINITY, video: Number.NEGATIVE_INFINITY };
-  for (const p of probe.packets) {
+  const packets = probe.packets.flatMap((p) => {
     const type = typeOf.get(p.stream_index);
-    if ((type !== "audio" && type !== "video") || p.pts_time === undefined) continue;
-    end[type] = Math.max(end[type], Number(p.pts_time) + Number(p.duration_time ?? 0));
-  }
-  if (!Number.isFinite(end.audio) || !Number.isFinite(end.video))
+    if (!isAudioOrVideo(type) || p.pts_time === undefined) return [];
+    return [{ type, pts: Number(p.pts_time), duration: Number(p.duration_time ?? 0) }];
+  });
+  if (!packets.some((p) => p.type === "audio") || !packets.some((p) => p.type === "video"))
     throw new Error(`${path} lacks audio or video packets`);
+  return packets;
+}
+
+/**
+ * Seconds by which the audio ends after the video (negative: before), each end being its last
+ * packet's time plus duration, as a player would reach it. `path` is a file or an HLS playlist.
+ */
+export async function audioEndVsVideoEnd(path: string): Promise<number> {
+  const end = { audio: Number.NEGATIVE_INFINITY, video: Number.NEGATIVE_INFINITY };
+  for (const p of await avPackets(path)) end[p.type] = Math.max(end[p.type], p.pts + p.duration);
   return end.audio - end.video;
 }
 
@@ -151,34 +163,7 @@ export async function audioEndVsVideoEnd(path: string): Promise<number> {
  * reads it from the edit list). `path` is a file or an HLS playlist.
  */
 export async function audioStartVsVideoStart(path: string): Promise<number> {
-  const { stdout } = await run(
-    "ffprobe",
-    [
-      "-v",
-      "error",
-      ...playlistInput(path),
-      "-show_entries",
-      "packet=stream_index,pts_time:stream=index,codec_type",
-      "-read_intervals",
-      "%+5",
-      "-of",
-      "json",
-      path,
-    ],
-    { maxBuffer: 64 * 1024 * 1024 },
-  );
-  const probe = JSON.parse(stdout) as {
-    streams: { index: number; codec_type: string }[];
-    packets: { stream_index: number; pts_time?: string }[];
-  };
-  const typeOf = new Map(probe.streams.map((s) => [s.index, s.codec_type]));
   const start = { audio: Number.POSITIVE_INFINITY, video: Number.POSITIVE_INFINITY };
-  for (const p of probe.packets) {
-    const type = typeOf.get(p.stream_index);
-    if ((type !== "audio" && type !== "video") || p.pts_time === undefined) continue;
-    start[type] = Math.min(start[type], Number(p.pts_time));
-  }
-  if (!Number.isFinite(start.audio) || !Number.isFinite(start.video))
-    throw new Error(`${path} lacks audio or video packets`);
+  for (const p of await avPackets(path, "%+5")) start[p.type] = Math.min(start[p.type], p.pts);
   return start.audio - start.video;
 }

@@ -169,6 +169,33 @@ describe("npm run dev with no configuration", () => {
         );
         const own = await ffprobeJson(join(work, "own-480p.mp4"));
         expect(own.streams.find((s) => s.codec_type === "video")).toMatchObject({ width: 854, height: 480 });
+
+        // A URL still works as the source: a file served by Python's http.server (HTTP/1.0, the
+        // connection closed after each body), as a user may serve one.
+        const pythonPort = await freePort();
+        const python = spawn(
+          "python3",
+          ["-m", "http.server", String(pythonPort), "--bind", "127.0.0.1", "--directory", work],
+          { stdio: "ignore" },
+        );
+        try {
+          await vi.waitFor(async () => expect(await listening(pythonPort)).toBe(true), {
+            timeout: 15_000,
+            interval: 100,
+          });
+          await paste(
+            [
+              `export VEP_API_KEY=${freeKey} VEP_API_URL=http://127.0.0.1:${port}`,
+              `cd ${PROJECT_ROOT}`,
+              `npx vep encode http://127.0.0.1:${pythonPort}/sample-720p.mp4 --preset mp4_264_480p --out ${join(work, "served-480p.mp4")}`,
+            ],
+            work,
+          );
+        } finally {
+          python.kill();
+        }
+        const served = await ffprobeJson(join(work, "served-480p.mp4"));
+        expect(served.streams.find((s) => s.codec_type === "video")).toMatchObject({ width: 854, height: 480 });
       } finally {
         await rm(work, { recursive: true, force: true });
       }

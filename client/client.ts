@@ -16,7 +16,7 @@ import type {
   PresetCatalogue,
   Upload,
 } from "./types";
-import { uploadBlob, type UploadOptions } from "./upload";
+import { upload, type UploadOptions, type UploadSource } from "./upload";
 import { pollJob, type WaitOptions } from "./wait";
 
 export const DEFAULT_BASE_URL = "http://127.0.0.1:8787";
@@ -152,12 +152,11 @@ export function createVepClient(options: ClientOptions = {}) {
       send((init) => api.POST("/uploads/{id}/complete", { params: { path: { id } }, ...init }), o),
 
     /**
-     * Uploads a file (a Blob or File; in Node, `fs.openAsBlob(path)`) or bytes directly
-     * (docs/uploads.md), in one PUT or in parts as the service chooses, each part tried again
-     * alone; answers the upload, whose `inputUrl` is a job's source like any URL.
+     * Uploads a file (a Blob or File; in Node, `fs.openAsBlob(path)`), bytes, or a stream of
+     * known `size` directly (docs/uploads.md), in one PUT or in parts as the service chooses, each
+     * part tried again alone; answers the upload, whose `inputUrl` is a job's source like any URL.
      */
-    upload: (source: Blob | Uint8Array<ArrayBuffer>, o?: UploadOptions): Promise<Upload> =>
-      uploadBlob(client, fetchFn, source, o),
+    upload: (source: UploadSource, o?: UploadOptions): Promise<Upload> => upload(client, fetchFn, source, o),
 
     /** Polls GET /jobs/{id} (every 10 s unless told otherwise) until the job is completed, failed or cancelled. */
     waitForJob: (id: string, o?: WaitOptions): Promise<Job> =>

@@ -18,6 +18,6 @@ export {
 } from "./errors";
 export type * from "./types";
 export { TERMINAL_STATUSES } from "./types";
-export type { UploadOptions, UploadProgress } from "./upload";
+export type { UploadOptions, UploadProgress, UploadSource } from "./upload";
 export { DEFAULT_POLL_INTERVAL_MS, type WaitOptions } from "./wait";
 export { verifyWebhook, WebhookVerificationError } from "./webhooks";

@@ -4,6 +4,7 @@
  * again alone, and a refusal by storage that no retry can help.
  */
 import { createHash } from "node:crypto";
+import { Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { createVepClient, UploadError, type UploadProgress } from "../../client";
 import { SINGLE_UPLOAD_MAX_BYTES } from "../../domain/uploads";
@@ -87,5 +88,42 @@ describe("client.upload", () => {
     expect(puts.get("3")).toBe(1);
     // Two at a time: the part beside it may finish, but no part after them is begun.
     expect(puts.has("5")).toBe(false);
+  });
+
+  it("a stream of known size: in parts gathered in order (a Node Readable), or whole (a web stream read through its reader)", async () => {
+    const { api } = await clientFor();
+    const MiB = 1024 * 1024;
+    const chunks = (count: number, length: number) =>
+      Array.from({ length: count }, (_, i) => new Uint8Array(new ArrayBuffer(length)).fill(i % 256));
+    const large = chunks(Math.ceil((SINGLE_UPLOAD_MAX_BYTES + 5 * MiB) / (3 * MiB)), 3 * MiB);
+    const size = large.reduce((n, c) => n + c.length, 0);
+    const whole = createHash("sha256");
+    for (const c of large) whole.update(c);
+    const upload = await api.upload(Readable.from(large), { size });
+    expect(upload).toMatchObject({ status: "completed", size });
+    const served = new Uint8Array(await (await fetch(upload.inputUrl as string)).arrayBuffer());
+    expect(createHash("sha256").update(served).digest("hex")).toBe(whole.digest("hex"));
+
+    // A stream with no async iteration, as some browsers give: read through its reader.
+    const small = new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (const c of chunks(3, 1000)) controller.enqueue(c);
+        controller.close();
+      },
+    });
+    const readerOnly = { getReader: () => small.getReader() } as ReadableStream<Uint8Array>;
+    const single = await api.upload(readerOnly, { size: 3000 });
+    expect(single).toMatchObject({ status: "completed", size: 3000 });
+  });
+
+  it("a stream without its size, or shorter or longer than it, is refused with the reason", async () => {
+    const { api, puts } = await clientFor();
+    await expect(api.upload(Readable.from([new Uint8Array(10)]))).rejects.toThrow(/needs its size/);
+    expect(puts.size).toBe(0);
+    await expect(api.upload(Readable.from([new Uint8Array(10)]), { size: 20 })).rejects.toThrow(
+      /ended after 10 bytes, before its size, 20/,
+    );
+    await expect(api.upload(Readable.from([new Uint8Array(30)]), { size: 20 })).rejects.toThrow(/more than its size/);
+    expect(puts.size).toBe(0);
   });
 });

@@ -105,6 +105,11 @@ async function expectDashboardSignIn(banner: string, port: number, apiKey: strin
 
 /** Shared by the runs below, as one checkout's runs share its data. */
 let freeKey: string;
+/**
+ * The free account's jobs after the first run: the printed sequence's (the 720p, the timeline,
+ * the CLI's 480p), the quick start's file from disk, and the same file served by http.server.
+ */
+const FIRST_RUN_JOBS = 5;
 let loadKey: string;
 const createdByLoad: string[] = [];
 
@@ -301,7 +306,7 @@ describe("npm run dev with no configuration", () => {
       const refused = bodyOf(await api(port, freeKey).validateEdl(unchecked(timeline)), 200);
       expect(refused).toMatchObject({ valid: false, plan: { current: "free", canProcess: false } });
       expect(refused.errors).toContain("Too many tracks for the Starter plan: 3 (maximum 2)");
-      expect(bodyOf(await api(port, freeKey).listJobs(), 200).pagination.totalCount).toBe(4);
+      expect(bodyOf(await api(port, freeKey).listJobs(), 200).pagination.totalCount).toBe(FIRST_RUN_JOBS);
       expect((await allJobs(port, loadKey)).map((j) => j.id).sort()).toEqual([...createdByLoad].sort());
       expect(bodyOf(await api(port, proKey).listPresets(), 200).meta.userPlan).toBe("pro");
     } finally {
@@ -352,7 +357,7 @@ describe("npm run dev with no configuration", () => {
       const banner = await readyBanner(next);
       const key = banner.match(/API key\s+(spk_\w+)/)![1];
       expectStatus(await api(port, key).listJobs(), 200);
-      expect(bodyOf(await api(port, freeKey).listJobs(), 200).pagination.totalCount).toBe(4);
+      expect(bodyOf(await api(port, freeKey).listJobs(), 200).pagination.totalCount).toBe(FIRST_RUN_JOBS);
     } finally {
       ctrlC(next.child);
       await next.exited;

@@ -1,5 +1,6 @@
 import { NetworkError, UploadError } from "./errors";
 import type { CreateUploadRequest, Upload } from "./types";
+import { sleep } from "./wait";
 
 /** What one upload has sent so far, of how much. */
 export interface UploadProgress {
@@ -32,19 +33,6 @@ export interface UploadCalls {
 const PART_TRIES = 3;
 const RETRY_DELAY_MS = 500;
 
-const wait = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener(
-      "abort",
-      () => {
-        clearTimeout(timer);
-        reject(signal.reason);
-      },
-      { once: true },
-    );
-  });
-
 /**
  * One PUT of `body` to a presigned URL, tried again alone (up to PART_TRIES) when storage answers
  * 5xx or does not answer; its 4xx (a refused signature, a link past its expiry) is final.
@@ -68,7 +56,7 @@ async function putTried(
       failure = new NetworkError(err);
     }
     if (!failure.retryable || attempt >= PART_TRIES) throw failure;
-    await wait(RETRY_DELAY_MS * 2 ** (attempt - 1), signal);
+    await sleep(RETRY_DELAY_MS * 2 ** (attempt - 1), signal);
   }
 }
 

@@ -14,7 +14,7 @@ export interface WaitOptions {
 export const DEFAULT_POLL_INTERVAL_MS = 10_000;
 
 /** Resolves after `ms`, or rejects with the signal's reason when it aborts first. */
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
     const onAbort = () => {

@@ -75,7 +75,7 @@ interface BareSplit {
   plan: number;
   /** The pieces and the audio cut by stream copy, two at a time. */
   cuts: number;
-  /** Each part's piece probed and encoded, and the audio's task after them, two at a time, one per core. */
+  /** Each part's piece encoded, and the audio's task after them, two at a time, one per core. */
   parts: number;
   partSeconds: number[];
   /** The audio's task: the whole source's audio encoded once. */
@@ -118,10 +118,7 @@ async function bareSplit(source: string, probe: ProbeSummary): Promise<BareSplit
           audioSeconds = await timeFfmpeg(audioTaskCommand(recipe, plan, audioPath, encodedAudio).args, { cpu });
         return;
       }
-      const pieceProbe = await probeFile(pieces[part.index]);
-      if (!pieceProbe.video) throw new Error("a piece without video");
-      const piece = { path: pieces[part.index], video: pieceProbe.video };
-      await timeFfmpeg(partCommand(recipe, plan, part, piece, outs[part.index]).args, { cpu });
+      await timeFfmpeg(partCommand(recipe, plan, part, pieces[part.index], outs[part.index]).args, { cpu });
       partSeconds[part.index] = (performance.now() - started) / 1000;
     });
     const t3 = performance.now();

@@ -23,6 +23,12 @@ export interface SplitPlan {
   fps: FrameRate;
   /** The source's video height, which picks a ladder's rungs the same way on every part. */
   height: number;
+  /**
+   * Its width and sample aspect, which size a single file's picture: a part's encoder reads its
+   * piece as it arrives, before anything could probe it (docs/scaling.md#a-part-exactly-its-frames-in-closed-gops).
+   */
+  width: number;
+  sampleAspect: number;
   totalFrames: number;
   /** Every part but the last is a whole number of these, so the keyframe grid runs on across the joins. */
   gopFrames: number;

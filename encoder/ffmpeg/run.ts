@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import type { Readable } from "node:stream";
 import { JobFailure } from "../failure";
 import { pictureTooLarge, refusedPictureSize, withinPictureLimits } from "./picture-limits";
 import { DEFAULT_WATCHDOG, watchProgress, type RunSpan, type Watchdog } from "./watchdog";
@@ -19,6 +20,8 @@ export interface RunOptions {
   workDir?: string;
   /** When the run is given up; DEFAULT_WATCHDOG unless told. */
   watchdog?: Watchdog;
+  /** What the tool reads on its standard input (STDIN_INPUT): otherwise it gets none. */
+  stdin?: Readable;
 }
 
 export interface FfmpegRunOptions extends RunOptions {
@@ -84,12 +87,30 @@ interface Supervision {
   onStderrLine?(line: string): JobFailure | undefined;
 }
 
+/**
+ * Feeds `input` to the tool's standard input. An input that fails ends the run: the tool would
+ * take the bytes it got for the whole input, and a part would come out short of frames.
+ */
+function feed(input: Readable, child: ChildProcess, end: (failure: JobFailure) => void) {
+  const sink = child.stdin;
+  if (!sink) return;
+  // The tool may stop reading once it has what it needs (-frames): the rest is not wanted.
+  sink.on("error", () => input.destroy());
+  input.on("error", (err) =>
+    end(err instanceof JobFailure ? err : JobFailure.download(`the input stopped arriving: ${err.message}`)),
+  );
+  input.pipe(sink);
+}
+
 function spawnTool(tool: string, args: string[], options: RunOptions, supervision: Supervision): Promise<Spawned> {
   return new Promise((resolve, reject) => {
-    const { signal } = options;
-    if (signal?.aborted) return reject(signal.reason);
+    const { signal, stdin } = options;
+    if (signal?.aborted) {
+      stdin?.destroy();
+      return reject(signal.reason);
+    }
     const child = spawn(tool, args, {
-      stdio: ["ignore", "pipe", "pipe"],
+      stdio: [stdin ? "pipe" : "ignore", "pipe", "pipe"],
       // SVT-AV1 prints its configuration banner at info level straight to stderr; warnings only.
       env: { ...process.env, SVT_LOG: "2" },
     });
@@ -99,6 +120,7 @@ function spawnTool(tool: string, args: string[], options: RunOptions, supervisio
         ? JobFailure.encoderSetup(`${tool} is not installed on the encoder`)
         : JobFailure.ffmpeg(`${tool} could not be started: ${err.message}`, err);
     if (!child.stdout || !child.stderr) {
+      stdin?.destroy();
       // Out of file descriptors (EMFILE) Node makes no pipes and reports why with an "error" event.
       child.once("error", (err) => reject(notStarted(err)));
       return;
@@ -122,11 +144,13 @@ function spawnTool(tool: string, args: string[], options: RunOptions, supervisio
       else stdout += chunk;
     });
     child.stderr.setEncoding("utf8").on("data", (chunk: string) => stderr.push(chunk));
+    if (stdin) feed(stdin, child, end);
     const onAbort = () => child.kill("SIGKILL");
     signal?.addEventListener("abort", onAbort, { once: true });
     const settle = () => {
       running.delete(child);
       watch.stop();
+      stdin?.destroy();
       signal?.removeEventListener("abort", onAbort);
     };
     child.on("error", (err) => {

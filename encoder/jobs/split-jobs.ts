@@ -1,5 +1,6 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import type { Readable } from "node:stream";
 import { audioInputKey, partInputKey, type SplitPlan } from "../../domain/split";
 import { JobFailure } from "../failure";
 import { CONTENT_TYPES } from "../ffmpeg/args/containers";
@@ -12,8 +13,8 @@ import {
   pieceCommand,
 } from "../ffmpeg/args/split";
 import { collectOutput } from "../ffmpeg/outputs";
+import { STDIN_INPUT } from "../ffmpeg/args/command";
 import type { ProbeSummary } from "../ffmpeg/probe";
-import { probeFile } from "../ffmpeg/probe";
 import { runFfmpeg } from "../ffmpeg/run";
 import type { Watchdog } from "../ffmpeg/watchdog";
 import { semaphore } from "../concurrency";
@@ -94,13 +95,13 @@ export async function handOff(
 }
 
 /**
- * One task: a part, its piece fetched and exactly its frames encoded with the preset's video
- * settings; or the audio's, the source's whole audio encoded once with the preset's audio settings.
+ * One task: a part, exactly its frames encoded with the preset's video settings from its piece
+ * as it downloads; or the audio's, the source's whole audio encoded once with the preset's audio settings.
  */
 export async function renderPart(deps: SplitDeps, claimed: ClaimedPart, ctx: RenderContext): Promise<{ path: string }> {
   const { plan, part } = claimed;
   const recipe = recipeOf(claimed.preset);
-  const run = (args: string[], seconds: number) =>
+  const run = (args: string[], seconds: number, stdin?: Readable) =>
     runFfmpeg(args, {
       signal: ctx.signal,
       workDir: ctx.workDir,
@@ -108,6 +109,7 @@ export async function renderPart(deps: SplitDeps, claimed: ClaimedPart, ctx: Ren
       durationSeconds: seconds,
       onProgress: ctx.onProgress,
       log: ctx.log,
+      stdin,
     });
   const started = performance.now();
   const fetchInput = async (key: string, path: string) => {
@@ -121,15 +123,18 @@ export async function renderPart(deps: SplitDeps, claimed: ClaimedPart, ctx: Ren
     await run(audioTaskCommand(recipe, plan, input, out).args, planSeconds(plan, plan.totalFrames));
     return { path: out };
   }
-  const piecePath = join(ctx.workDir, "piece.mkv");
-  await fetchInput(partInputKey(claimed.jobId, part.index), piecePath);
-  const probe = await probeFile(piecePath, { signal: ctx.signal, workDir: ctx.workDir, watchdog: deps.watchdog });
-  if (!probe.video) throw JobFailure.ffmpeg("A part's piece holds no video.");
+  // The piece goes to FFmpeg as it arrives: its download overlaps the encode instead of coming first.
+  const piece = await deps.uploader.openObject(partInputKey(claimed.jobId, part.index), ctx.signal);
   const out = join(ctx.workDir, "part.nut");
-  await run(
-    partCommand(recipe, plan, part, { path: piecePath, video: probe.video }, out).args,
+  const encoded = run(
+    partCommand(recipe, plan, part, STDIN_INPUT, out).args,
     planSeconds(plan, part.frameCount),
+    piece,
   );
+  let bytes = 0;
+  piece.on("data", (chunk: Buffer) => (bytes += chunk.length));
+  piece.once("end", () => ctx.log({ stage: "download", bytes, seconds: (performance.now() - started) / 1000 }));
+  await encoded;
   return { path: out };
 }
 

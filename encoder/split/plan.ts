@@ -76,6 +76,8 @@ export function planSplit(
   return {
     fps: facts.fps,
     height: video.height,
+    width: video.width,
+    sampleAspect: video.sampleAspect,
     totalFrames,
     gopFrames,
     parts,

@@ -216,8 +216,8 @@ export function createUploader(config: S3Config) {
     }
   }
 
-  /** Signs a GET and streams the object into `path` (a split job's scratch: storage is ours, so no source guard). */
-  async function downloadFile(key: string, path: string, signal?: AbortSignal): Promise<number> {
+  /** Signs a GET of a split job's scratch object (storage is ours, so no source guard); resolves at its headers. */
+  async function openObject(key: string, signal?: AbortSignal): Promise<Readable> {
     const res = await signedResponse(objectUrl(key), { method: "GET" }, signal);
     if (res.status === 404) {
       res.body.resume();
@@ -227,13 +227,19 @@ export function createUploader(config: S3Config) {
       res.body.resume();
       throw JobFailure.download(`storage answered HTTP ${res.status} for a part's file`);
     }
+    return res.body;
+  }
+
+  /** Streams a scratch object into `path`. */
+  async function downloadFile(key: string, path: string, signal?: AbortSignal): Promise<number> {
     const file = createWriteStream(path);
-    await pipeline(res.body, file, { signal });
+    await pipeline(await openObject(key, signal), file, { signal });
     return file.bytesWritten;
   }
 
   return {
     uploadStream,
+    openObject,
     downloadFile,
     /** Deletes an object; one already gone is no error (S3 answers 204 either way). */
     async deleteObject(key: string): Promise<void> {

@@ -36,6 +36,8 @@ function planOf(n: number, audio = false): SplitPlan {
   return {
     fps: { num: 25, den: 1 },
     height: 720,
+    width: 1280,
+    sampleAspect: 1,
     totalFrames: n * frames,
     gopFrames: 50,
     parts: Array.from({ length: n }, (_, i) => ({

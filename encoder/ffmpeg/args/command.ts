@@ -25,16 +25,19 @@ export interface FfmpegInput {
   options?: readonly string[];
 }
 
+/** The input FFmpeg reads from its standard input: a split part's piece, fed as it downloads. */
+export const STDIN_INPUT = "pipe:0";
+
 /**
- * FFmpeg reads only the local file: an HLS or concat source cannot make it open other files or
- * URLs. Its decoders refuse a picture over the size limit, a later frame as much as the first
- * the probe saw (a PNG or Matroska stream may change size at any frame); run.ts turns their
- * refusal into the job's failure.
+ * FFmpeg reads only the local file (or, for STDIN_INPUT, the bytes the encoder feeds it): an HLS
+ * or concat source cannot make it open other files or URLs. Its decoders refuse a picture over
+ * the size limit, a later frame as much as the first the probe saw (a PNG or Matroska stream may
+ * change size at any frame); run.ts turns their refusal into the job's failure.
  */
 export function inputArgs(input: FfmpegInput): string[] {
   return [
     "-protocol_whitelist",
-    "file",
+    input.path === STDIN_INPUT ? "pipe" : "file",
     "-max_pixels",
     String(MAX_PICTURE_PIXELS),
     ...(input.options ?? []),

@@ -15,7 +15,7 @@ import { videoEncoderArgs, type RateControl } from "./video-encoder";
 export function frameFilter(
   fit: ProgressiveRecipe["fit"],
   box: ProgressiveRecipe["size"],
-  source: VideoStreamInfo,
+  source: Pick<VideoStreamInfo, "width" | "height" | "sampleAspect">,
 ): string {
   const { width, height } = box;
   if (fit === "cover") {

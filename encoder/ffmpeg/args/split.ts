@@ -1,7 +1,6 @@
 import { selectRungs } from "../../../domain/presets/recipes";
 import type { SplitPart, SplitPlan } from "../../../domain/split";
 import type { SplittableRecipe } from "../../split/plan";
-import type { VideoStreamInfo } from "../probe";
 import { head, kbit, videoAudioFormat, type FfmpegCommand } from "./command";
 import { faststart, isIsoBmff } from "./containers";
 import { dashOutput, hlsOutput, ladderFilter, rungRateArgs } from "./ladder";
@@ -60,16 +59,21 @@ function partFrames(plan: SplitPlan, part: SplitPart): string {
   return `trim=start=${seconds(start)},settb=expr=${plan.fps.den}/${plan.fps.num},setpts=N`;
 }
 
+/** A piece holds one stream, its part's video (pieceCommand). */
+const PIECE_VIDEO = "0:0";
+
 /**
  * One part's video, encoded with the preset's own video settings, in closed GOPs that start
  * on an IDR, to NUT: it keeps the exact time base, and holds any codec and every rung of a
- * ladder in one file. No audio: the audio's task encodes it once for the whole source.
+ * ladder in one file. No audio: the audio's task encodes it once for the whole source. `piece`
+ * is a local path, or STDIN_INPUT for a piece read as it arrives; its picture is the source's,
+ * as the plan gives it.
  */
 export function partCommand(
   recipe: SplittableRecipe,
   plan: SplitPlan,
   part: SplitPart,
-  piece: { path: string; video: VideoStreamInfo },
+  piece: string,
   out: string,
 ): FfmpegCommand {
   const common = ["-copyts", "-frames:v", String(part.frameCount), "-fps_mode", "passthrough", "-an"];
@@ -77,11 +81,11 @@ export function partCommand(
     const rate = progressiveRate(recipe);
     return {
       args: [
-        ...head(piece.path),
+        ...head(piece),
         "-map",
-        `0:${piece.video.index}`,
+        PIECE_VIDEO,
         "-vf",
-        `${partFrames(plan, part)},${frameFilter(recipe.fit, recipe.size, piece.video)}`,
+        `${partFrames(plan, part)},${frameFilter(recipe.fit, recipe.size, plan)}`,
         ...common,
         ...videoEncoderArgs({ encoder: recipe.video, rate, isoBmff: false, closedGop: true }),
         "-f",
@@ -93,9 +97,9 @@ export function partCommand(
   const rungs = selectRungs(recipe.rungs, plan.height);
   return {
     args: [
-      ...head(piece.path),
+      ...head(piece),
       "-filter_complex",
-      `[0:${piece.video.index}]${partFrames(plan, part)}[part];${ladderFilter("[part]", rungs)}`,
+      `[${PIECE_VIDEO}]${partFrames(plan, part)}[part];${ladderFilter("[part]", rungs)}`,
       ...rungs.flatMap((_, i) => ["-map", `[v${i}]`]),
       ...common,
       ...videoEncoderArgs({ encoder: recipe.video, gopFrames: plan.gopFrames, isoBmff: false, closedGop: true }),

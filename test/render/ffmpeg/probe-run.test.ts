@@ -1,8 +1,11 @@
 /** The probe and the runner on real files and a real FFmpeg; what they parse is checked in test/unit/ffmpeg-args/probe-run.test.ts. */
+import { createReadStream } from "node:fs";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
+import { head, STDIN_INPUT } from "../../../encoder/ffmpeg/args/command";
 import { probeFile, probeImage } from "../../../encoder/ffmpeg/probe";
 import { runFfmpeg } from "../../../encoder/ffmpeg/run";
 import { bombPng, hugePictureVideo } from "../../support/hostile-media";
@@ -106,5 +109,44 @@ describe("runner helpers", () => {
     );
     await expect(run).rejects.toThrowError("cancelled");
     expect(Date.now() - started).toBeLessThan(5000);
+  });
+
+  describe("an input fed on stdin (a split part's piece as it downloads)", () => {
+    const countFrames = (extra: string[] = []) => [...head(STDIN_INPUT), ...extra, "-f", "framemd5", "-"];
+
+    it("reads the whole stream, and a tool that stops early (-frames) ends the stream without an error", async () => {
+      const dir = await mkdtemp(join(tmpdir(), "run-stdin-"));
+      try {
+        const piece = join(dir, "piece.mkv");
+        await makeSource(piece, { seconds: 3, width: 160, height: 120, fps: 10 });
+        const whole = await runFfmpeg(countFrames(["-map", "0:v"]), { stdin: createReadStream(piece) });
+        expect(whole.stderr).toBe("");
+        const source = createReadStream(piece, { highWaterMark: 1024 });
+        await runFfmpeg(countFrames(["-map", "0:v", "-frames:v", "2"]), { stdin: source });
+        expect(source.destroyed).toBe(true);
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    });
+
+    it("an input that fails midway fails the run: FFmpeg is not left to take half a piece for the whole", async () => {
+      const dir = await mkdtemp(join(tmpdir(), "run-stdin-"));
+      try {
+        const piece = join(dir, "piece.mkv");
+        await makeSource(piece, { seconds: 3, width: 160, height: 120, fps: 10 });
+        const bytes = await readFile(piece);
+        const half = Readable.from(
+          (async function* () {
+            yield bytes.subarray(0, bytes.length / 2);
+            throw new Error("connection reset");
+          })(),
+        );
+        const err = await runFfmpeg(countFrames(["-map", "0:v"]), { stdin: half }).catch((e) => e);
+        expect(err).toMatchObject({ kind: "download", retryable: true });
+        expect(err.message).toMatch(/the input stopped arriving: connection reset/);
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    });
   });
 });

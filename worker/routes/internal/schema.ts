@@ -39,6 +39,8 @@ const splitPlan = z
   .object({
     fps: z.object({ num: count, den: count }),
     height: count,
+    width: count,
+    sampleAspect: z.number().positive().max(MAX_INT4),
     totalFrames: count,
     gopFrames: count,
     parts: z

@@ -5,6 +5,9 @@ import { routeUrl } from "./urls";
 export const JOB_STATUSES = ["queued", "processing", "completed", "failed", "cancelled"] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
 
+/** The states a job ends in: nothing works on it any more. */
+export const FINAL_STATUSES: readonly string[] = ["completed", "failed", "cancelled"] satisfies JobStatus[];
+
 /** The states a cancel can end (the state table's `cancel` move starts from exactly these). */
 export const CANCELLABLE_STATUSES = ["queued", "processing"] as const satisfies readonly JobStatus[];
 

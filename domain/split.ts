@@ -59,6 +59,10 @@ export interface PartAssignment {
   part: SplitPart | null;
 }
 
+/** The indices of a plan's tasks: its parts, then the audio's when the source has audio. */
+export const taskIndices = (plan: SplitPlan): number[] =>
+  Array.from({ length: plan.parts.length + (plan.audio ? 1 : 0) }, (_, index) => index);
+
 /** Parts of a job: at most this many, whatever the settings (a bound on messages and rows per job). */
 export const MAX_PARTS = 200;
 /** A part's attempts at its work (a failure it reports); the job fails when one part has spent them. */

@@ -158,9 +158,13 @@ export function createInternalApi(baseUrl: string, secret: string, options: Inte
     /** Answers the job's status after the report: `queued` when the Worker dispatched a retry, `failed` when none follows. */
     fail: (id: string, claim: number, body: { errorMessage: string; retryable: boolean; duration?: number | null }) =>
       postRetrying<{ status: string }>(id, "fail", { claim, ...body }),
-    /** Hands the job's parts to the Worker, which publishes one message per part (docs/scaling.md). */
-    split: (id: string, claim: number, plan: SplitPlan) =>
-      postRetrying<{ parts: number }>(id, "split", { claim, plan }),
+    /**
+     * Hands the job's plan to the Worker, with the tasks whose inputs are stored so far (all of
+     * them when absent), and again as more are; the Worker publishes a message per stored task
+     * (docs/scaling.md).
+     */
+    split: (id: string, claim: number, plan: SplitPlan, stored?: readonly number[]) =>
+      postRetrying<{ parts: number }>(id, "split", { claim, plan, stored }),
     claimPart: (id: string, index: number, dispatch: number) =>
       postRetrying<PartAssignment>(id, "part claim", { dispatch }, `parts/${index}/claim`).then(
         (claimed): ClaimedPart => ({ ...claimed, jobId: id }),

@@ -5,7 +5,7 @@ import type { SplitPlan } from "../../domain/split";
 import { accounts } from "./accounts";
 import { createdAt, tstz } from "./columns";
 
-export const JOB_STAGES = ["whole", "parts", "join"] as const;
+export const JOB_STAGES = ["whole", "cutting", "parts", "join"] as const;
 export type JobStage = (typeof JOB_STAGES)[number];
 
 export const jobs = pgTable(
@@ -64,8 +64,9 @@ export const jobs = pgTable(
      */
     webhookPendingSince: tstz("webhook_pending_since"),
     /**
-     * A split job's stage (docs/scaling.md): `whole` until its encoder hands the parts over, then
-     * `parts` while they run, then `join`. A job that does not split stays `whole`.
+     * A split job's stage (docs/scaling.md): `whole` until its encoder hands the plan over, then
+     * `cutting` while it still stores pieces (the parts whose pieces are stored already run),
+     * `parts` while the parts run, then `join`. A job that does not split stays `whole`.
      */
     stage: text("stage", { enum: JOB_STAGES }).notNull().default("whole"),
     /** The parts' plan, as the encoder that split the job made it; null for a job that did not split. */
@@ -88,7 +89,8 @@ export const jobs = pgTable(
 export type Job = typeof jobs.$inferSelect;
 export type JobStatus = Job["status"];
 
-export const PART_STATES = ["queued", "processing", "done"] as const;
+/** `cutting`: its input is not stored yet, so it is not dispatched (docs/scaling.md#a-split-jobs-life). */
+export const PART_STATES = ["cutting", "queued", "processing", "done"] as const;
 export type PartState = (typeof PART_STATES)[number];
 
 /**

@@ -1,6 +1,7 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Readable } from "node:stream";
+import { FINAL_STATUSES } from "../../domain/jobs";
 import { audioInputKey, partInputKey, type SplitPlan } from "../../domain/split";
 import { JobFailure } from "../failure";
 import { CONTENT_TYPES } from "../ffmpeg/args/containers";
@@ -13,13 +14,14 @@ import {
   pieceCommand,
 } from "../ffmpeg/args/split";
 import { collectOutput } from "../ffmpeg/outputs";
-import { STDIN_INPUT } from "../ffmpeg/args/command";
 import type { ProbeSummary } from "../ffmpeg/probe";
 import { runFfmpeg } from "../ffmpeg/run";
 import type { Watchdog } from "../ffmpeg/watchdog";
 import { semaphore } from "../concurrency";
-import type { ClaimedJob, ClaimedJoin, ClaimedPart, InternalApi } from "../internal-api";
+import { type FfmpegCommand, STDIN_INPUT } from "../ffmpeg/args/command";
+import { type ClaimedJob, type ClaimedJoin, type ClaimedPart, type InternalApi, JobGoneError } from "../internal-api";
 import { splittableRecipe, type SplittableRecipe } from "../split/plan";
+import { storedReports } from "../split/stored-reports";
 import type { Uploader } from "../upload/s3";
 import type { HandedOff, RenderContext, RenderResult } from "./pipeline";
 
@@ -29,7 +31,7 @@ export interface SplitDeps {
   watchdog?: Watchdog;
 }
 
-/** Pieces cut at once: each is a stream copy bound by the disk, and its upload overlaps the next cut. */
+/** Inputs cut and stored at once: each cut is a stream copy bound by the disk, and its upload overlaps the next cut. */
 const CUTS_AT_ONCE = 2;
 /** Files moved to or from storage at once by a join. */
 const TRANSFERS_AT_ONCE = 4;
@@ -43,9 +45,10 @@ function recipeOf(presetId: string): SplittableRecipe {
 }
 
 /**
- * The split stage (docs/scaling.md#the-split): every part's piece of the source cut by stream
- * copy and stored under the job's scratch prefix, with the source's audio, then the plan handed
- * to the Worker, which publishes the parts.
+ * The split stage (docs/scaling.md#the-split): every task's input cut by stream copy and stored
+ * under the job's scratch prefix, the audio's first, then the parts' pieces in order. The plan
+ * goes to the Worker with the first input stored, and each input after it as it lands, so the
+ * tasks run while the rest are stored.
  */
 export async function handOff(
   deps: SplitDeps,
@@ -58,38 +61,57 @@ export async function handOff(
   if (!video) throw JobFailure.internal(new Error("a split job without video"));
   const piecesDir = join(ctx.workDir, "pieces");
   await mkdir(piecesDir, { recursive: true });
-  const limit = semaphore(CUTS_AT_ONCE);
-  const run = (args: string[]) =>
-    runFfmpeg(args, { signal: ctx.signal, workDir: ctx.workDir, watchdog: deps.watchdog });
-  const stored: string[] = [];
-  const store = async (key: string, path: string) => {
-    await deps.uploader.uploadFile(key, path, "application/octet-stream", ctx.signal);
-    stored.push(key);
-    ctx.onProgress((0.05 * stored.length) / (plan.parts.length + 1));
-  };
-  const cuts = plan.parts.map((part) =>
-    limit(async () => {
-      const path = join(piecesDir, `${part.index}.mkv`);
-      await run(pieceCommand(source.path, video.index, part, path).args);
-      return path;
-    }).then((path) => store(partInputKey(job.id, part.index), path)),
+  const halt = new AbortController();
+  const signal = AbortSignal.any([ctx.signal, halt.signal]);
+  const reports = storedReports(
+    (stored) => deps.api.split(job.id, job.claim, plan, stored),
+    (err) => halt.abort(err),
   );
+  const limit = semaphore(CUTS_AT_ONCE);
+  const stored: string[] = [];
+  const cutAndStore = (index: number, key: string, path: string, command: FfmpegCommand) =>
+    limit(async () => {
+      signal.throwIfAborted();
+      await runFfmpeg(command.args, { signal, workDir: ctx.workDir, watchdog: deps.watchdog });
+      await deps.uploader.uploadFile(key, path, "application/octet-stream", signal);
+      stored.push(key);
+      ctx.onProgress((0.05 * stored.length) / (plan.parts.length + 1));
+      reports.add(index);
+    }).catch((err) => {
+      // One input that cannot be stored fails the attempt: the others stop rather than go on.
+      halt.abort(err);
+      throw err;
+    });
+  const cuts: Promise<void>[] = [];
   const audio = source.probe.audio[0];
   if (plan.audio && audio) {
+    // The audio's input first: its task is the longest, and it is small.
     const path = join(piecesDir, "audio");
+    cuts.push(cutAndStore(plan.parts.length, audioInputKey(job.id), path, audioPieceCommand(source.path, audio, path)));
+  }
+  for (const part of plan.parts) {
+    const path = join(piecesDir, `${part.index}.mkv`);
     cuts.push(
-      limit(() => run(audioPieceCommand(source.path, audio, path).args)).then(() => store(audioInputKey(job.id), path)),
+      cutAndStore(
+        part.index,
+        partInputKey(job.id, part.index),
+        path,
+        pieceCommand(source.path, video.index, part, path),
+      ),
     );
   }
   try {
-    const results = await Promise.allSettled(cuts);
-    const failed = results.find((r) => r.status === "rejected");
-    if (failed) throw failed.reason;
-    await deps.api.split(job.id, job.claim, plan);
+    await Promise.allSettled(cuts);
+    await reports.settled();
+    if (signal.aborted) throw signal.reason;
     return { handedOff: { parts: plan.parts.length, audio: plan.audio }, duration: source.probe.duration };
   } catch (err) {
-    // Nothing records pieces the Worker never took: they go with the attempt that stored them.
-    await Promise.allSettled(stored.map((key) => deps.uploader.deleteObject(key)));
+    // Pieces the Worker never took go with the attempt that stored them. Once it took the plan,
+    // the job's scratch is the Worker's to delete when the job ends; a piece that landed after
+    // that deletion is this attempt's to delete. A job taken over keeps its pieces: the next
+    // attempt stores its own under the same keys.
+    const ended = err instanceof JobGoneError && FINAL_STATUSES.includes(err.status);
+    if (!reports.handedOver() || ended) await Promise.allSettled(stored.map((key) => deps.uploader.deleteObject(key)));
     throw err;
   }
 }

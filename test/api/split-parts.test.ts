@@ -188,6 +188,118 @@ describe("split encoding › the split hands the parts over", () => {
   });
 });
 
+describe("split encoding › handed over while the pieces are stored", () => {
+  /** A job claimed, with the audio's input alone stored and the plan handed over: 2 parts still being cut. */
+  async function cuttingJob() {
+    const account = await newAccount();
+    const job = await createJob(account.apiKey, "mp4_264_720p");
+    expectStatus(await internal(`/jobs/${job.id}/claim`, { dispatch: 0 }), 200);
+    await put(audioInputKey(job.id));
+    const split = await internal(`/jobs/${job.id}/split`, { claim: 1, plan: planOf(2, true), stored: [2] });
+    expect(bodyOf(split, 200)).toEqual({ parts: 3 });
+    return { ...account, jobId: job.id };
+  }
+  const splitCall = (jobId: string, claim: number, stored: number[]) =>
+    internal(`/jobs/${jobId}/split`, { claim, plan: planOf(2, true), stored });
+
+  it("only the stored inputs' tasks are published; each later call publishes what it names; the job runs its parts once none is cutting", async () => {
+    const { jobId } = await cuttingJob();
+    expect(await row(jobId)).toMatchObject({ status: "processing", stage: "cutting", dispatch: 0 });
+    let parts = await partsOf(jobId);
+    expect(parts.map((p) => [p.index, p.state, p.messageId !== null])).toEqual([
+      [0, "cutting", false],
+      [1, "cutting", false],
+      [2, "queued", true],
+    ]);
+    expect(await part(jobId, 0, "claim", { dispatch: 0 })).toMatchObject({ status: 409, body: { status: "cutting" } });
+
+    // The audio's task runs meanwhile; the job's progress is its tasks', whatever the splitting encoder beats.
+    const audioLease = await claimPart(jobId, 2);
+    expectStatus(await part(jobId, 2, "heartbeat", { claim: audioLease, progress: 0.6 }), 200);
+    expectStatus(await internal(`/jobs/${jobId}/heartbeat`, { claim: 1, progress: 0.04 }), 200);
+    expect((await row(jobId)).progress).toBeCloseTo((0.9 * 0.6) / 3, 5);
+
+    await put(partInputKey(jobId, 0));
+    expect(bodyOf(await splitCall(jobId, 1, [2, 0]), 200)).toEqual({ parts: 3 });
+    expect(bodyOf(await splitCall(jobId, 1, [2, 0]), 200), "sent again").toEqual({ parts: 3 });
+    parts = await partsOf(jobId);
+    expect(parts.map((p) => [p.state, p.messageId !== null])).toEqual([
+      ["queued", true],
+      ["cutting", false],
+      ["processing", true],
+    ]);
+    expect((await row(jobId)).stage).toBe("cutting");
+
+    await put(partInputKey(jobId, 1));
+    expectStatus(await splitCall(jobId, 1, [2, 0, 1]), 200);
+    expect(await row(jobId)).toMatchObject({ stage: "parts", dispatch: 1 });
+    expect((await partsOf(jobId))[1]).toMatchObject({ state: "queued" });
+    expect((await partsOf(jobId))[1].messageId).not.toBeNull();
+    // Every input stored, the splitting encoder's claim is done with the job.
+    expect(await internal(`/jobs/${jobId}/heartbeat`, { claim: 1, progress: 0.05 })).toMatchObject({ status: 409 });
+
+    for (const index of [0, 1]) expectStatus(await completePart(jobId, index), 200);
+    expectStatus(await completePart(jobId, 2, audioLease), 200);
+    expect(await row(jobId)).toMatchObject({ status: "queued", stage: "join" });
+  });
+
+  it("a splitting encoder that dies: the sweep hands the job on as an interruption, its tasks stop, and the next attempt splits afresh", async () => {
+    const { jobId } = await cuttingJob();
+    const audioLease = await claimPart(jobId, 2);
+    const quietSince = new Date(Date.now() - 5 * 60_000);
+    await admin.db.update(jobs).set({ lastCheckedAt: quietSince }).where(eq(jobs.id, jobId));
+    // The audio's beats are its own sign of life, not the job's: the job stays quiet.
+    expectStatus(await part(jobId, 2, "heartbeat", { claim: audioLease, progress: 0.5 }), 200);
+    expect((await row(jobId)).lastCheckedAt).toEqual(quietSince);
+
+    expectStatus(await internal("/sweep", {}), 200);
+    expect(await row(jobId)).toMatchObject({ status: "queued", stage: "cutting", interruptions: 1, dispatch: 1 });
+    expect(await part(jobId, 2, "heartbeat", { claim: audioLease, progress: 0.7 })).toMatchObject({ status: 409 });
+
+    const claimed = bodyOf(await internal(`/jobs/${jobId}/claim`, { dispatch: 1 }), 200);
+    // The sweep's requeue took a lease to fence off the quiet encoder, and the claim another.
+    expect(claimed.job).toMatchObject({ claim: 3 });
+    expect(await row(jobId)).toMatchObject({ status: "processing", stage: "whole" });
+    await Promise.all([partInputKey(jobId, 0), partInputKey(jobId, 1)].map(put));
+    expect(bodyOf(await splitCall(jobId, 3, [2, 0, 1]), 200)).toEqual({ parts: 3 });
+    expect((await partsOf(jobId)).map((p) => [p.state, p.attempts, p.interruptions, p.progress, p.dispatch])).toEqual([
+      ["queued", 0, 0, 0, 1],
+      ["queued", 0, 0, 0, 1],
+      ["queued", 0, 0, 0, 1],
+    ]);
+    // The first attempt's audio encoder is fenced off: a new lease, a new dispatch.
+    await put(partOutputKey(jobId, 2));
+    expect(await part(jobId, 2, "complete", { claim: audioLease, outputKey: partOutputKey(jobId, 2) })).toMatchObject({
+      status: 409,
+    });
+    expect(await part(jobId, 2, "claim", { dispatch: 0 })).toMatchObject({ status: 409 });
+    for (const index of [0, 1, 2]) expectStatus(await completePart(jobId, index), 200);
+    expect(await row(jobId)).toMatchObject({ status: "queued", stage: "join" });
+  });
+
+  it("the job's message delivered again takes over a quiet splitting encoder, as for any job, and not a beating one", async () => {
+    const { jobId } = await cuttingJob();
+    expect(await internal(`/jobs/${jobId}/claim`, { dispatch: 0 })).toMatchObject({ status: 409 });
+    const quiet = new Date(Date.now() - CLAIM_TAKEOVER_AFTER_MS - 1000);
+    await admin.db.update(jobs).set({ lastCheckedAt: quiet }).where(eq(jobs.id, jobId));
+    const claimed = bodyOf(await internal(`/jobs/${jobId}/claim`, { dispatch: 0 }), 200);
+    expect(claimed.job).toMatchObject({ claim: 2 });
+    expect(await row(jobId)).toMatchObject({ status: "processing", stage: "whole", interruptions: 1 });
+    expect(await splitCall(jobId, 1, [2, 0])).toMatchObject({ status: 409, body: { status: "processing" } });
+  });
+
+  it("a task that fails the job while the pieces are stored: the next call is refused, and the scratch deleted", async () => {
+    const { jobId } = await cuttingJob();
+    const lease = await claimPart(jobId, 2);
+    const failed = await part(jobId, 2, "fail", { claim: lease, errorMessage: "no audio decoder", retryable: false });
+    expect(bodyOf(failed, 200)).toEqual({ status: "failed" });
+    await put(partInputKey(jobId, 0));
+    expect(await splitCall(jobId, 1, [2, 0])).toMatchObject({ status: 409, body: { status: "failed" } });
+    expect((await row(jobId)).errorMessage).toBe("Audio: no audio decoder");
+    await scratchDeleted(jobId, [audioInputKey(jobId), partInputKey(jobId, 0)]);
+  });
+});
+
 describe("split encoding › pieces no split recorded", () => {
   it("an encoder that died in the split stage: the pieces it stored are deleted when the job ends", async () => {
     const { apiKey } = await newAccount();

@@ -18,6 +18,7 @@ import {
   JOB_DELIVERY_RETRIES,
   type JobStatus,
   MAX_INTERRUPTIONS,
+  FINAL_STATUSES,
   outputKeyParts,
 } from "../../domain/jobs";
 import { PLAN_IDS, type PlanId } from "../../domain/plans";
@@ -77,8 +78,6 @@ export type TransitionOutcome =
 type Changes = Omit<PgUpdateSetSource<typeof jobs>, "status" | "id">;
 
 const jobColumns = getTableColumns(jobs);
-
-const FINAL_STATUSES: readonly JobStatus[] = ["completed", "failed", "cancelled"];
 
 interface MoveOptions {
   /** What else must hold, beyond the state, for the move to happen. */
@@ -365,13 +364,7 @@ export const PARTS_SHARE = 0.9;
  * The encoder starts an attempt: at the whole job (`whole`, the job's own message), or at a split
  * job's join (`join`, the join's message): each delivery claims only the stage its message is for.
  */
-export function claim(
-  db: Database,
-  jobId: string,
-  dispatch: number,
-  stage: Exclude<JobStage, "parts">,
-  now = new Date(),
-) {
+export function claim(db: Database, jobId: string, dispatch: number, stage: "whole" | "join", now = new Date()) {
   const takeoverBefore = new Date(now.getTime() - CLAIM_TAKEOVER_AFTER_MS);
   return move(
     db,
@@ -383,11 +376,13 @@ export function claim(
       progress: stage === "join" ? PARTS_SHARE : 0,
       lease: sql`${jobs.lease} + 1`,
       interruptions: sql`${jobs.interruptions} + case when ${wasProcessing} then 1 else 0 end`,
+      stage,
     },
     {
       condition: and(
         currentDispatch(dispatch),
-        eq(jobs.stage, stage),
+        // A job whose splitting encoder was interrupted while it stored pieces is split afresh.
+        stage === "whole" ? inArray(jobs.stage, ["whole", "cutting"]) : eq(jobs.stage, stage),
         or(eq(jobs.status, "queued"), and(lt(jobs.lastCheckedAt, takeoverBefore), interruptionsLeft)),
       ),
     },
@@ -435,7 +430,9 @@ export function heartbeat(
       ...(progress === undefined
         ? {}
         : {
-            progress: sql`case when ${jobs.stage} = ${"join" satisfies JobStage} then ${PARTS_SHARE} + ${1 - PARTS_SHARE} * ${progress}::real else ${progress}::real end`,
+            // While its pieces are stored, the job's progress is its parts' (lib/part-states.ts).
+            progress: sql`case when ${jobs.stage} = ${"join" satisfies JobStage} then ${PARTS_SHARE} + ${1 - PARTS_SHARE} * ${progress}::real
+              when ${jobs.stage} = ${"cutting" satisfies JobStage} then ${jobs.progress} else ${progress}::real end`,
           }),
       ...(duration === undefined ? {} : { duration }),
     },

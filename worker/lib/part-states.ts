@@ -38,8 +38,13 @@ const lockedPart = (index: number) => sql`part as (
   from ${jobParts} p join job on p.job_id = job.id where p.index = ${index} for no key update of p
 )`;
 
-/** The parts run while their job is processing in its `parts` stage: a cancelled or failed job's parts do nothing more. */
-const partsRunning = sql`job.status = ${"processing" satisfies JobStatus} and job.stage = ${"parts" satisfies JobStage}`;
+/**
+ * The parts run while their job is processing in its `cutting` or `parts` stage: a cancelled or
+ * failed job's parts do nothing more, nor do those of a job taken back to `whole` (its splitting
+ * encoder was interrupted, and the next attempt splits it afresh).
+ */
+const SPLIT_STAGES = sql`(${"cutting" satisfies JobStage}, ${"parts" satisfies JobStage})`;
+const partsRunning = sql`job.status = ${"processing" satisfies JobStatus} and job.stage in ${SPLIT_STAGES}`;
 
 /**
  * The job fails because of its part (`when`, over the locked `job` and `part`): `Part <i> of <n>:
@@ -86,60 +91,125 @@ async function rows<Row>(db: Database, statement: SQL): Promise<Row[]> {
 
 export type SplitOutcome = { moved: true; parts: number } | Refusal;
 
+const CUTTING: JobStage = "cutting";
+
+/** The job's row after a split call, locked; `recorded`: the tasks of the plan it holds. */
+interface SplitRow {
+  status: JobStatus;
+  stage: JobStage;
+  lease: number;
+  recorded: number | null;
+  inserted?: number;
+}
+
+const lockedForSplit = (jobId: string) => sql`job as (
+  select id, status, stage, lease,
+    jsonb_array_length(split -> 'parts') + case when (split ->> 'audio')::boolean then 1 else 0 end as recorded
+  from ${jobs} where id = ${jobId} for no key update
+)`;
+
+/** The job is split under this claim, its pieces still being stored. */
+const cuttingUnder = (claim: number) =>
+  sql`job.status = ${"processing" satisfies JobStatus} and job.stage = ${CUTTING} and job.lease = ${claim}`;
+
+/** The tasks' indices in `stored`, as a set SQL can test membership of. */
+const indicesIn = (stored: readonly number[]) =>
+  sql`(select value::int from jsonb_array_elements_text(${JSON.stringify(stored)}::jsonb))`;
+
 /**
- * The job's encoder hands its parts over: while the job is processing in its `whole` stage under
- * this claim, the plan is recorded, the job moves to `parts` (and its next dispatch: the message
- * it came by is spent) and a queued row is inserted per part, and one for the audio's task when
- * the source has audio (index `parts.length`, over every frame). `parts` counts them all. The
- * same split sent again (its answer lost) finds the job split under that claim, and is answered
- * as the first was.
+ * The job's encoder hands its plan over as soon as one task's input is stored, and tells again as
+ * more are (`stored`: the indices of every task whose input is stored so far), so the first tasks
+ * run while it stores the rest (docs/scaling.md#a-split-jobs-life).
+ *
+ * The first call, while the job is processing in its `whole` stage under this claim, records the
+ * plan and puts a row per task, the audio's included (index `parts.length`, over every frame):
+ * `queued` when its input is stored, `cutting` otherwise. A row an interrupted attempt left is
+ * started afresh: a new dispatch and lease fence off whatever still works on it. The job is in
+ * `cutting` until no row is, then in `parts`, at its next dispatch: only then is the message it
+ * came by spent, so until then that message delivered again takes over a quiet splitting encoder,
+ * as for any job. Each later call moves the rows it names to `queued`, and is the splitting
+ * encoder's sign of life. A call sent again (its answer lost) is answered as the first was.
  */
 export async function recordSplit(
   db: Database,
   jobId: string,
   claim: number,
   plan: SplitPlan,
+  stored: readonly number[],
   now = new Date(),
 ): Promise<SplitOutcome> {
   if (!isUuid(jobId)) return { moved: false, found: null };
-  const planJson = JSON.stringify(plan);
-  const audioTask = { index: plan.parts.length, firstFrame: 0, frameCount: plan.totalFrames };
-  const tasks = JSON.stringify([
+  const isStored = new Set(stored);
+  const tasks = [
     ...plan.parts.map(({ index, firstFrame, frameCount }) => ({ index, firstFrame, frameCount })),
-    ...(plan.audio ? [audioTask] : []),
-  ]);
-  const [row] = await rows<{
-    status: JobStatus;
-    stage: JobStage;
-    lease: number;
-    recorded: number | null;
-    inserted: number;
-  }>(
+    ...(plan.audio ? [{ index: plan.parts.length, firstFrame: 0, frameCount: plan.totalFrames }] : []),
+  ].map((task) => ({ ...task, state: isStored.has(task.index) ? "queued" : CUTTING }));
+  const allStored = tasks.every((task) => task.state === "queued");
+  const [first] = await rows<SplitRow>(
     db,
-    sql`with job as (
-      select id, status, stage, lease,
-        jsonb_array_length(split -> 'parts') + case when (split ->> 'audio')::boolean then 1 else 0 end as recorded
-      from ${jobs} where id = ${jobId} for no key update
-    ),
+    sql`with ${lockedForSplit(jobId)},
     moved as (
-      update ${jobs} set stage = ${"parts" satisfies JobStage}, split = ${planJson}::jsonb,
-        dispatch = ${jobs}.dispatch + 1, last_checked_at = ${at(now)}
+      update ${jobs} set stage = ${allStored ? "parts" : CUTTING}, split = ${JSON.stringify(plan)}::jsonb,
+        dispatch = ${jobs}.dispatch + ${allStored ? 1 : 0}, last_checked_at = ${at(now)}
       from job
       where ${jobs}.id = job.id and job.status = ${"processing" satisfies JobStatus}
         and job.stage = ${"whole" satisfies JobStage} and job.lease = ${claim}
       returning ${jobs}.id
     ),
+    dropped as (
+      delete from ${jobParts} where job_id in (select id from moved) and index >= ${tasks.length}
+    ),
     inserted as (
-      insert into ${jobParts} (job_id, index, first_frame, frame_count, heartbeat_at)
-      select moved.id, p.index, p."firstFrame", p."frameCount", ${at(now)}
-      from moved cross join jsonb_to_recordset(${tasks}::jsonb) as p(index int, "firstFrame" int, "frameCount" int)
+      insert into ${jobParts} (job_id, index, first_frame, frame_count, state, heartbeat_at)
+      select moved.id, p.index, p."firstFrame", p."frameCount", p.state, ${at(now)}
+      from moved cross join jsonb_to_recordset(${JSON.stringify(tasks)}::jsonb)
+        as p(index int, "firstFrame" int, "frameCount" int, state text)
+      on conflict (job_id, index) do update set first_frame = excluded.first_frame,
+        frame_count = excluded.frame_count, state = excluded.state, attempts = 0, interruptions = 0,
+        dispatch = ${jobParts}.dispatch + 1, lease = ${jobParts}.lease + 1, progress = 0,
+        heartbeat_at = excluded.heartbeat_at, message_id = null, output_key = null, error_message = null,
+        completed_at = null
       returning index
     )
     select job.status, job.stage, job.lease, job.recorded, (select count(*) from inserted)::int as inserted from job`,
   );
+  if (!first) return { moved: false, found: null };
+  if (first.inserted) return { moved: true, parts: first.inserted };
+  if (first.stage === CUTTING) {
+    const [later] = await rows<SplitRow>(
+      db,
+      sql`with ${lockedForSplit(jobId)},
+      cutting as (
+        select p.index from ${jobParts} p join job on p.job_id = job.id
+        where p.state = ${CUTTING} for no key update of p
+      ),
+      queued as (
+        update ${jobParts} set state = ${"queued" satisfies PartState}, heartbeat_at = ${at(now)}
+        from job, cutting
+        where ${jobParts}.job_id = job.id and ${jobParts}.index = cutting.index and ${cuttingUnder(claim)}
+          and cutting.index in ${indicesIn(stored)}
+        returning ${jobParts}.index
+      ),
+      still as (select exists (select 1 from cutting where cutting.index not in ${indicesIn(stored)}) as cutting),
+      moved as (
+        update ${jobs} set last_checked_at = ${at(now)},
+          stage = case when still.cutting then ${CUTTING} else ${"parts" satisfies JobStage} end,
+          dispatch = ${jobs}.dispatch + case when still.cutting then 0 else 1 end
+        from job, still where ${jobs}.id = job.id and ${cuttingUnder(claim)}
+        returning ${jobs}.id
+      )
+      select job.status, job.stage, job.lease, job.recorded from job`,
+    );
+    return splitAnswer(later, claim);
+  }
+  return splitAnswer(first, claim);
+}
+
+/** A call that found the job split under its claim already is answered as the first was. */
+function splitAnswer(row: SplitRow | undefined, claim: number): SplitOutcome {
   if (!row) return { moved: false, found: null };
-  if (row.inserted > 0) return { moved: true, parts: row.inserted };
-  if (row.status === "processing" && row.stage !== "whole" && row.lease === claim && row.recorded !== null)
+  const split = row.stage === CUTTING || row.stage === "parts";
+  if (row.status === "processing" && split && row.lease === claim && row.recorded !== null)
     return { moved: true, parts: row.recorded };
   return { moved: false, found: row.status };
 }
@@ -291,7 +361,9 @@ export async function beatPart(
       returning ${jobParts}.progress
     ),
     aggregated as (
-      update ${jobs} set last_checked_at = ${at(now)},
+      -- While its pieces are stored, the job's sign of life is its splitting encoder's, not its parts'.
+      update ${jobs} set last_checked_at = case when ${jobs}.stage = ${"cutting" satisfies JobStage}
+          then ${jobs}.last_checked_at else ${at(now)} end,
         progress = ${PARTS_SHARE} * (
           select avg(case when p.index = ${index} then beat.progress when p.state = ${"done" satisfies PartState} then 1 else p.progress end)
           from ${jobParts} p where p.job_id = ${jobId}
@@ -488,7 +560,7 @@ export async function staleParts(
     db,
     sql`select p.job_id, p.index from ${jobParts} p join ${jobs} j on j.id = p.job_id
       where p.state = ${"processing" satisfies PartState} and p.heartbeat_at < ${at(cutoff)}
-        and j.status = ${"processing" satisfies JobStatus} and j.stage = ${"parts" satisfies JobStage}
+        and j.status = ${"processing" satisfies JobStatus} and j.stage in ${SPLIT_STAGES}
       order by p.heartbeat_at limit ${limit}`,
   );
   return found.map((r) => ({ jobId: r.job_id, index: r.index }));
@@ -504,7 +576,7 @@ export async function partsLeftUndispatched(
     db,
     sql`select p.job_id, p.index, p.dispatch from ${jobParts} p join ${jobs} j on j.id = p.job_id
       where p.state = ${"queued" satisfies PartState} and p.message_id is null and p.heartbeat_at < ${at(cutoff)}
-        and j.status = ${"processing" satisfies JobStatus} and j.stage = ${"parts" satisfies JobStage}
+        and j.status = ${"processing" satisfies JobStatus} and j.stage in ${SPLIT_STAGES}
       order by p.heartbeat_at limit ${limit}`,
   );
   return found.map((r) => ({ jobId: r.job_id, index: r.index, dispatch: r.dispatch }));
@@ -520,7 +592,7 @@ export async function partsLongWaiting(
     db,
     sql`select p.job_id, p.index, p.message_id from ${jobParts} p join ${jobs} j on j.id = p.job_id
       where p.state = ${"queued" satisfies PartState} and p.message_id is not null and p.heartbeat_at < ${at(cutoff)}
-        and j.status = ${"processing" satisfies JobStatus} and j.stage = ${"parts" satisfies JobStage}
+        and j.status = ${"processing" satisfies JobStatus} and j.stage in ${SPLIT_STAGES}
       order by p.heartbeat_at limit ${limit}`,
   );
   return found.map((r) => ({ jobId: r.job_id, index: r.index, messageId: r.message_id }));

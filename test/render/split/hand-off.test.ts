@@ -1,10 +1,11 @@
+import { randomUUID } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { AwsClient } from "aws4fetch";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startS3Server } from "../../../dev/cloud/s3-server";
-import { scratchPrefix } from "../../../domain/split";
+import { scratchPrefix, taskIndices } from "../../../domain/split";
 import { probeFile } from "../../../encoder/ffmpeg/probe";
 import { JobGoneError, type ClaimedJob, type InternalApi } from "../../../encoder/internal-api";
 import { handOff } from "../../../encoder/jobs/split-jobs";
@@ -20,7 +21,6 @@ import { makeSource } from "../../support/media";
  */
 let dir: string;
 let s3: Awaited<ReturnType<typeof startS3Server>>;
-const jobId = "3f1e9a52-0c1d-4d7e-9a57-1b1f4b0c2d11";
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "hand-off-"));
@@ -60,30 +60,56 @@ async function splitWith(split: InternalApi["split"]) {
     onDuration: () => undefined,
     log: () => undefined,
   };
-  const job = { id: jobId, claim: 1 } as ClaimedJob;
+  // A job of its own per case: what one case leaves in the scratch is not the next one's.
+  const job = { id: randomUUID(), claim: 1 } as ClaimedJob;
   const api = { split } as InternalApi;
-  return { plan, run: () => handOff({ api, uploader }, job, ctx, { path: source, probe }, plan) };
+  return { jobId: job.id, plan, run: () => handOff({ api, uploader }, job, ctx, { path: source, probe }, plan) };
 }
 
 describe("the split stage", () => {
-  it("stores every part's piece and the audio under the job's scratch, then hands the plan over", async () => {
-    let handed = 0;
-    const { plan, run } = await splitWith(async (_id, _claim, given) => {
-      handed = given.parts.length;
+  it("stores every input under the job's scratch, telling the Worker of each only once it is stored", async () => {
+    const calls: { stored: number[]; present: string[] }[] = [];
+    const { jobId, plan, run } = await splitWith(async (id, _claim, given, stored = []) => {
+      calls.push({ stored: [...stored], present: await keys(scratchPrefix(id)) });
       return { parts: given.parts.length };
     });
     expect(await run()).toMatchObject({ handedOff: { parts: plan.parts.length } });
-    expect(handed).toBe(plan.parts.length);
-    expect((await keys(scratchPrefix(jobId))).sort()).toEqual(
-      [...plan.parts.map((p) => `${scratchPrefix(jobId)}in/${p.index}`), `${scratchPrefix(jobId)}in/audio`].sort(),
-    );
+    const inputKey = (index: number) => `${scratchPrefix(jobId)}in/${index === plan.parts.length ? "audio" : index}`;
+    // The plan goes over with the first input stored, before the last is: the tasks start meanwhile.
+    expect(calls.length).toBeGreaterThan(1);
+    expect(calls[0].stored.length).toBeLessThan(plan.parts.length + 1);
+    for (const [i, call] of calls.entries()) {
+      for (const index of call.stored) expect(call.present).toContain(inputKey(index));
+      if (i > 0) expect(call.stored.slice(0, calls[i - 1].stored.length)).toEqual(calls[i - 1].stored);
+    }
+    expect(calls.at(-1)?.stored.sort((a, b) => a - b)).toEqual(taskIndices(plan));
+    expect((await keys(scratchPrefix(jobId))).sort()).toEqual(taskIndices(plan).map(inputKey).sort());
   });
 
   it("a split the Worker refuses (the job was cancelled meanwhile) takes its pieces with it", async () => {
-    const { run } = await splitWith(async () => {
+    const { jobId, run } = await splitWith(async () => {
       throw new JobGoneError("cancelled");
     });
     await expect(run()).rejects.toBeInstanceOf(JobGoneError);
     expect(await keys(scratchPrefix(jobId))).toEqual([]);
+  });
+
+  it("refused after it took the plan, the stage stops at once; its pieces go only when the job ended", async () => {
+    for (const status of ["cancelled", "processing"]) {
+      let calls = 0;
+      const { jobId, plan, run } = await splitWith(async (_id, _claim, given) => {
+        calls += 1;
+        if (calls > 1) throw new JobGoneError(status);
+        return { parts: given.parts.length };
+      });
+      await expect(run()).rejects.toBeInstanceOf(JobGoneError);
+      expect(calls).toBe(2);
+      const left = await keys(scratchPrefix(jobId));
+      // Cancelled: a piece may have landed after the Worker deleted the job's scratch. Taken over
+      // by another attempt (still processing): that attempt stores its own under the same keys.
+      if (status === "cancelled") expect(left).toEqual([]);
+      else expect(left.length).toBeGreaterThan(0);
+      expect(left.length).toBeLessThan(taskIndices(plan).length);
+    }
   });
 });

@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import { createMiddleware } from "hono/factory";
-import { MAX_PARTS, partOutputKey } from "../../../domain/split";
+import { MAX_PARTS, partOutputKey, taskIndices } from "../../../domain/split";
 import { isUuid } from "../../../domain/ids";
 import type { AppEnv } from "../../context";
 import { ApiError, logJobError } from "../../errors";
@@ -86,14 +86,14 @@ export const internalParts = new Hono<AppEnv>()
   .post("/jobs/:id/split", jsonBody(splitBody), async (c) => {
     const services = c.get("services");
     const id = c.req.param("id");
-    const { claim, plan } = c.req.valid("json");
-    const outcome = await partStates.recordSplit(services.db, id, claim, plan);
+    const { claim, plan, stored = taskIndices(plan) } = c.req.valid("json");
+    const outcome = await partStates.recordSplit(services.db, id, claim, plan, stored);
     if (!outcome.moved) {
       // The job ended while its pieces were cut and stored: they are nobody's now.
       if (endedStatus(outcome.found)) deleteLateScratch(services, id, waitUntilOf(c));
       refuse(outcome);
     }
-    // Also on a split sent again: a part whose publish failed the first time is published now.
+    // Also on a later call, and on one sent again: a part whose publish failed before is published now.
     await dispatchParts(services, id, await partStates.undispatchedParts(services.db, id));
     return c.json({ parts: outcome.parts });
   })

@@ -67,7 +67,15 @@ const splitPlan = z
       ) && plan.parts.reduce((frames, part) => frames + part.frameCount, 0) === plan.totalFrames,
     { message: "The parts must be numbered in order and cover every frame once, end to end", path: ["parts"] },
   );
-export const splitBody = z.object({ claim: claimNumber, plan: splitPlan });
+export const splitBody = z.object({
+  claim: claimNumber,
+  plan: splitPlan,
+  /** The tasks whose inputs are stored so far (the audio's is `parts.length`); all of them when absent. */
+  stored: z
+    .array(z.number().int().min(0).max(MAX_PARTS))
+    .max(MAX_PARTS + 1)
+    .optional(),
+});
 
 export const partHeartbeatBody = heartbeatBody.pick({ claim: true, progress: true });
 export const partCompleteBody = z.object({ claim: claimNumber, outputKey: z.string().min(1) });

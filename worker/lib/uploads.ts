@@ -136,6 +136,17 @@ export async function completeUpload(services: Services, upload: Upload, now = n
   return { kind: "completed", view: await view(services, completed, "completed", now) };
 }
 
+/**
+ * completeUpload for a multipart upload; a single one completes itself, so here it is what a
+ * read finds: completed once its object is in storage, otherwise its one part missing.
+ */
+export async function finishUpload(services: Services, upload: Upload, now = new Date()): Promise<Completion> {
+  if (upload.multipartUploadId !== null) return completeUpload(services, upload, now);
+  const read = await readUpload(services, upload, now);
+  if (read.status === "completed") return { kind: "completed", view: read };
+  return read.status === "expired" ? { kind: "expired" } : { kind: "missing", partNumbers: [1] };
+}
+
 /** Storage no longer knows the multipart upload: completed by a request that raced this one, or aborted. */
 async function completedElsewhere(services: Services, upload: Upload, now: Date): Promise<Completion> {
   const stored = await services.storage.sizeOf(upload.key);

@@ -8,6 +8,13 @@ export const SINGLE_UPLOAD_MAX_BYTES = 100 * MiB;
 /** The smallest part the service plans: over R2's 5 MiB floor, and few enough requests for a large file. */
 const MIN_PART_BYTES = 8 * MiB;
 
+/**
+ * The dashboard's uploads pass through the Worker (docs/dashboard.md#uploading-a-file): one over
+ * a part's size is multipart, so no request the Worker relays holds more than one part, far
+ * below what Cloudflare lets a request carry.
+ */
+export const RELAYED_SINGLE_MAX_BYTES = MIN_PART_BYTES;
+
 /** S3's and R2's ceiling on the parts of one multipart upload. */
 const MAX_PARTS = 10_000;
 

@@ -5,7 +5,8 @@ import type { Services } from "./services";
 
 export interface Caller {
   accountId: string;
-  keyId: string;
+  /** Null when the dashboard creates the job: a session holds no key. */
+  keyId: string | null;
   plan: PlanId;
   webhookUrl: string | null;
 }

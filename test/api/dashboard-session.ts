@@ -75,6 +75,11 @@ export class DashboardSession {
     });
   }
 
+  /** A PUT of bytes, as the upload page's script sends a part: the token goes in a header, set by the caller. */
+  put(path: string, body: Uint8Array<ArrayBuffer> | string, headers: Record<string, string> = {}) {
+    return this.send(path, { method: "PUT", body, headers: { Origin: stack.apiUrl, ...headers } });
+  }
+
   /** Fetches `formPage`, then posts `fields` to `action` with that page's form token. */
   async submit(formPage: string, action: string, fields: Record<string, string> = {}) {
     const page = await this.get(formPage);

@@ -1,11 +1,12 @@
 import { randomBytes } from "node:crypto";
-import { mkdir, readFile } from "node:fs/promises";
+import { mkdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createVepClient } from "../../client";
 import { PROJECT_ROOT } from "../../dev/state";
+import { ffmpeg, ffprobeJson, makeSource } from "../support/media";
 import { startWebhookReceiver } from "../support/webhook-receiver";
 import { startFixtureServer, type FixtureServer } from "./fixtures";
 import { startE2E, type E2E } from "./harness";
@@ -24,6 +25,8 @@ const pageErrors: string[] = [];
 
 /** A mark set on the page's window: still there later, the page was never reloaded. */
 type MarkedWindow = Window & { sameDocument?: boolean };
+/** The upload's progress bar's values, as a page script sampled them. */
+type ProgressWindow = Window & { progressSeen?: number[] };
 
 const email = `browser-${Date.now()}@example.com`;
 const password = "a password for the browser test";
@@ -251,6 +254,81 @@ describe("the dashboard in headless Chromium", () => {
     const hook = receiver.received[before];
     expect((new Webhook(rotated).verify(hook.body, hook.headers) as { event: string }).event).toBe("test");
     expect(() => new Webhook(first).verify(hook.body, hook.headers)).toThrow();
+  });
+
+  it("uploads a dropped file and a picked one (multipart), the progress reaching 100%, then encodes the picked one", async () => {
+    // A small MP4 (one relayed PUT), and a raw 10 MB Matroska file (two parts: 8 MiB and the rest).
+    const dropped = join(fixtures.dir, "dropped.mp4");
+    await makeSource(dropped, { seconds: 2, width: 320, height: 240 });
+    const picked = join(fixtures.dir, "picked.mkv");
+    await ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30:duration=3", "-c:v", "rawvideo", picked]);
+    expect((await stat(picked)).size).toBeGreaterThan(9 * 1024 * 1024);
+
+    await page.click("nav >> text=Upload");
+    await page.waitForURL("**/dashboard/upload");
+    await expect(page.isDisabled("#encode")).resolves.toBe(true);
+    const uploaded = (name: string) =>
+      page.waitForFunction(
+        (text) => document.getElementById("upload-status")?.textContent?.includes(text),
+        `${name} is uploaded`,
+        { timeout: 60_000 },
+      );
+
+    const dataTransfer = await page.evaluateHandle(
+      ({ base64, name }) => {
+        const bytes = Uint8Array.from(atob(base64), (ch) => ch.charCodeAt(0));
+        const transfer = new DataTransfer();
+        transfer.items.add(new File([bytes], name, { type: "video/mp4" }));
+        return transfer;
+      },
+      { base64: (await readFile(dropped)).toString("base64"), name: "dropped.mp4" },
+    );
+    await page.dispatchEvent("#drop-zone", "dragover", { dataTransfer });
+    await page.dispatchEvent("#drop-zone", "drop", { dataTransfer });
+    await uploaded("dropped.mp4");
+    await expect(page.textContent("#upload-percent")).resolves.toBe("100%");
+    await shot("12-upload-dropped");
+
+    // The bar's values as the picked file goes up, sampled every few milliseconds.
+    await page.evaluate(() => {
+      const bar = document.getElementById("upload-progress") as HTMLProgressElement;
+      const seen: number[] = [];
+      (window as ProgressWindow).progressSeen = seen;
+      setInterval(() => seen.push(bar.value), 5);
+    });
+    await page.setInputFiles("#file-input", picked);
+    await uploaded("picked.mkv");
+    const seen = await page.evaluate(() => (window as ProgressWindow).progressSeen ?? []);
+    // The dropped file's 100% until the bar starts again, then rising to 100% through the parts.
+    const rising = seen.slice(seen.findIndex((value) => value < 100));
+    expect(rising.length, seen.join(" ")).toBeLessThan(seen.length);
+    expect(
+      rising.every((value, i) => i === 0 || value >= rising[i - 1]),
+      rising.join(" "),
+    ).toBe(true);
+    expect(
+      rising.some((value) => value > 0 && value < 100),
+      rising.join(" "),
+    ).toBe(true);
+    expect(rising.at(-1)).toBe(100);
+    await expect(page.textContent("#upload-percent")).resolves.toBe("100%");
+    await shot("13-upload-picked");
+
+    await page.selectOption("#preset", "mp4_264_480p");
+    await page.click('button:has-text("Encode")');
+    await page.waitForURL(/\/dashboard\/jobs\/[0-9a-f-]{36}$/);
+    // The job page follows its job, reloading itself, until it settles.
+    await page.waitForSelector('#job[data-active="false"]', { timeout: 240_000 });
+    await expect(page.textContent("#job .status")).resolves.toContain("completed");
+    await shot("14-upload-encoded");
+    const [download] = await Promise.all([page.waitForEvent("download"), page.click("text=Download")]);
+    expect(download.suggestedFilename()).toBe("mp4_264_480p.mp4");
+    const probed = await ffprobeJson((await download.path())!);
+    const video = probed.streams.find((stream) => stream.codec_type === "video");
+    expect(video).toMatchObject({ codec_name: "h264" });
+    expect(Number(probed.format.duration)).toBeCloseTo(3, 0);
+    // Its source is the upload's object, as a signed link.
+    expect(await page.textContent("#job")).toMatch(/\/uploads\/[0-9a-f-]{36}\/[0-9a-f-]{36}\/source\?/);
   });
 
   it("signs out, and the page logged no error (no Content-Security-Policy refusal) on the way", async () => {

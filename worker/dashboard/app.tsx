@@ -1,20 +1,22 @@
 import { Hono, type Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
+import { except } from "hono/combine";
 import { csrf } from "hono/csrf";
 import { HTTPException } from "hono/http-exception";
 import { secureHeaders } from "hono/secure-headers";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { describeError } from "../errors";
+import { ApiError, describeError, renderError } from "../errors";
 import { refusingUnreadableBodies } from "../middleware/body-limit";
 import { init } from "../middleware/init";
 import type { DashboardEnv } from "./context";
-import { loadSession, noStore, requireSignIn, sessionFormToken } from "./middleware";
+import { fromScript, loadSession, noStore, requireSignIn, sessionFormToken } from "./middleware";
 import { MessagePage } from "./pages/errors";
 import { renderPage } from "./pages/render";
 import { accountRoutes } from "./routes/account";
 import { assetRoutes } from "./routes/assets";
 import { authRoutes } from "./routes/auth";
 import { jobRoutes } from "./routes/jobs";
+import { uploadRoutes } from "./routes/uploads";
 
 /** Forms are a few fields; anything larger is not one of ours. */
 const MAX_FORM_BYTES = 16 * 1024;
@@ -24,8 +26,14 @@ const FORBIDDEN =
 
 function renderDashboardError(err: Error, c: Context<DashboardEnv>): Response | Promise<Response> {
   // A 403 is a form that failed hono/csrf's Origin check or the token check (middleware.ts).
-  if (err instanceof HTTPException && err.status === 403) {
+  const forbidden = err instanceof HTTPException && err.status === 403;
+  if (fromScript(c)) return renderError(forbidden ? new HTTPException(403, { message: FORBIDDEN }) : err, c);
+  if (forbidden) {
     return renderPage(c, { title: "Not allowed", body: <MessagePage message={FORBIDDEN} /> }, 403);
+  }
+  // The service's own refusals (an upload not found, a quota used up), in its words.
+  if (err instanceof ApiError) {
+    return renderPage(c, { title: "Refused", body: <MessagePage message={err.message} /> }, err.status);
   }
   if (err instanceof HTTPException && err.status < 500) {
     return renderPage(
@@ -73,14 +81,18 @@ export function dashboardApp() {
       referrerPolicy: "same-origin",
     }),
     noStore,
-    refusingUnreadableBodies(
-      bodyLimit({
-        maxSize: MAX_FORM_BYTES,
-        onError: () => {
-          throw new HTTPException(413, { message: "That form was too large." });
-        },
-      }),
-      () => new HTTPException(400, { message: "That form could not be read." }),
+    // A PUT is a part of an upload, held to the part's own size by its route (routes/uploads.tsx).
+    except(
+      (c) => c.req.method === "PUT",
+      refusingUnreadableBodies(
+        bodyLimit({
+          maxSize: MAX_FORM_BYTES,
+          onError: () => {
+            throw new HTTPException(413, { message: "That form was too large." });
+          },
+        }),
+        () => new HTTPException(400, { message: "That form could not be read." }),
+      ),
     ),
     csrf(),
     init,
@@ -91,6 +103,7 @@ export function dashboardApp() {
   app.use("*", requireSignIn, sessionFormToken);
   app.route("/", accountRoutes);
   app.route("/", jobRoutes);
+  app.route("/", uploadRoutes);
   app.all("*", (c) =>
     renderPage(c, { title: "Not found", body: <MessagePage message="There is no such page." /> }, 404),
   );

@@ -3,6 +3,7 @@ import { createMiddleware } from "hono/factory";
 import { HTTPException } from "hono/http-exception";
 import { timingSafeEqual } from "hono/utils/buffer";
 import { UNSTORABLE_TEXT_MESSAGE, unstorableTextPaths } from "../../domain/storable-text";
+import { ApiError } from "../errors";
 import { readFormCookie, readSessionCookie, writeSessionCookie } from "./auth/cookies";
 import { resumeSession } from "./auth/session";
 import type { DashboardEnv } from "./context";
@@ -17,10 +18,20 @@ export const loadSession = createMiddleware<DashboardEnv>(async (c, next) => {
   await next();
 });
 
-/** Pages need a session: without one, to the sign-in page (303, so a refused POST becomes a GET). */
+/**
+ * A request of the page's own script (the upload's steps, routes/uploads.tsx), which reads its
+ * answers and refusals as JSON, in the API's error format (docs/contract.md §8.1).
+ */
+export const fromScript = (c: Context<DashboardEnv>) => c.req.header("Accept") === "application/json";
+
+/**
+ * Pages need a session: without one, to the sign-in page (303, so a refused POST becomes a GET).
+ * The page's script hears a 401 instead, which it shows rather than follow.
+ */
 export const requireSignIn = createMiddleware<DashboardEnv>(async (c, next) => {
-  if (!c.get("signedIn")) return c.redirect(paths.signIn, 303);
-  await next();
+  if (c.get("signedIn")) return next();
+  if (fromScript(c)) throw ApiError.unauthorized("You are signed out: sign in again, then upload the file again.");
+  return c.redirect(paths.signIn, 303);
 });
 
 /**
@@ -42,17 +53,20 @@ async function readForm(c: Context<DashboardEnv>) {
   return body;
 }
 
+/** The header that carries the token on a PUT, whose body is a file's bytes, not a form. */
+const TOKEN_HEADER = "X-CSRF-Token";
+
 /**
  * Every form carries `_csrf`, compared in constant time with what this request should carry:
  * the session's synchronizer token, or before sign-in the double-submit cookie. The Origin
  * check (hono/csrf) already stops cross-site posts in current browsers; the token also covers
- * clients that send no Origin.
+ * clients that send no Origin. A PUT (an upload's bytes) carries it in TOKEN_HEADER: a header
+ * another site cannot set without a CORS preflight, which this origin never grants.
  */
 function formToken(expected: (c: Context<DashboardEnv>) => string | undefined) {
   return createMiddleware<DashboardEnv>(async (c, next) => {
-    if (c.req.method !== "POST") return next();
-    const body = await readForm(c);
-    const sent = body._csrf;
+    if (c.req.method !== "POST" && c.req.method !== "PUT") return next();
+    const sent = c.req.method === "PUT" ? c.req.header(TOKEN_HEADER) : (await readForm(c))._csrf;
     const wanted = expected(c);
     if (typeof sent !== "string" || !wanted || !(await timingSafeEqual(sent, wanted))) throw new HTTPException(403);
     await next();

@@ -18,6 +18,10 @@ export const paths = {
   download: (id: string) => `${DASHBOARD}/jobs/${id}/download`,
   output: (id: string) => `${DASHBOARD}/jobs/${id}/output`,
   file: (id: string, name: string) => `${DASHBOARD}/jobs/${id}/files/${name}`,
+  upload: `${DASHBOARD}/upload`,
+  /** The upload's steps, for the page's script (routes/uploads.tsx): it appends `/:id/parts/:n` and `/:id/complete`. */
+  uploads: `${DASHBOARD}/uploads`,
+  encodeUpload: (id: string) => `${DASHBOARD}/uploads/${id}/encode`,
   asset: (name: string) => `${DASHBOARD}/assets/${name}`,
   /** The interactive API reference the Worker serves beside the dashboard (worker/openapi/reference.ts). */
   reference: "/docs",

@@ -225,7 +225,7 @@ function creationStatement(kind: CreatorKind, plans: readonly PlanId[]): SQL {
 }
 
 type CreationRow = {
-  key_id: string;
+  key_id: string | null;
   account_id: string;
   plan: PlanId;
   webhook_url: string | null;

@@ -46,7 +46,8 @@ export function jsonBody<T extends z.ZodType>(schema: T) {
   return Object.assign(middleware, { bodySchema: schema });
 }
 
-function toDetails(error: z.ZodError): { field: string; message: string }[] {
+/** A failed parse as the `details` of a `Validation error` (docs/contract.md §8.1). */
+export function toDetails(error: z.ZodError): { field: string; message: string }[] {
   return error.issues.map((issue) => ({
     field: issue.path.length ? issue.path.join(".") : "body",
     message: issue.message,

@@ -7,6 +7,7 @@ import { MAX_UPLOAD_BYTES, PLAN_DISPLAY_NAMES, planIncludes, type PlanId } from 
 import { PRESET_IDS, PRESETS, type CatalogueEntry } from "../../domain/presets/catalogue";
 import { upgradeMessage } from "../../domain/presets/view";
 import { ApiError } from "../errors";
+import type { Completion } from "./uploads";
 
 export function unknownPreset(requested: string) {
   return ApiError.invalidPreset({
@@ -60,6 +61,18 @@ export const singleUploadCompletes = () =>
 
 export const uploadExpired = () =>
   ApiError.conflict("The upload expired before it was completed; create a new upload.");
+
+/** Why a completion that did not complete was refused. */
+export function completionRefusal(completion: Exclude<Completion, { kind: "completed" }>) {
+  switch (completion.kind) {
+    case "single":
+      return singleUploadCompletes();
+    case "expired":
+      return uploadExpired();
+    case "missing":
+      return partsMissing(completion.partNumbers);
+  }
+}
 
 /** The parts storage does not hold, or holds at another size than planned. */
 export function partsMissing(partNumbers: number[]) {

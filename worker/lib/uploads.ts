@@ -6,6 +6,7 @@ import { and, asc, eq, lt } from "drizzle-orm";
 import { type Upload, uploads } from "../../drizzle/schema";
 import { isUuid } from "../../domain/ids";
 import {
+  type PlannedPart,
   partSizeFor,
   planParts,
   SINGLE_UPLOAD_MAX_BYTES,
@@ -17,7 +18,7 @@ import {
 import { describeError } from "../errors";
 import type { Services } from "../services";
 import type { Database } from "../services/db";
-import type { SignedLink, StoredPart } from "../services/storage";
+import type { Storage, StoredPart } from "../services/storage";
 
 export interface NewUpload {
   filename: string | null;
@@ -37,11 +38,19 @@ export interface UploadView {
 /** When the upload URLs were signed: expiresAt less their lifetime, so a read signs the very same URLs. */
 const signedAtOf = (upload: Upload) => new Date(upload.expiresAt.getTime() - UPLOAD_URL_TTL_SECONDS * 1000);
 
-/** Creates the upload: a multipart upload in storage first when the file is over the single PUT's limit. */
-export async function createUpload(services: Services, accountId: string, fields: NewUpload, now = new Date()) {
+/**
+ * Creates the upload: a multipart upload in storage first when the file is over `singleMaxBytes`
+ * (the single PUT's limit, or less for the dashboard's, which the Worker relays).
+ */
+export async function createUpload(
+  services: Services,
+  accountId: string,
+  fields: NewUpload,
+  { now = new Date(), singleMaxBytes = SINGLE_UPLOAD_MAX_BYTES } = {},
+) {
   const id = crypto.randomUUID();
   const key = uploadKeyFor(accountId, id);
-  const multipart = fields.size !== null && fields.size > SINGLE_UPLOAD_MAX_BYTES;
+  const multipart = fields.size !== null && fields.size > singleMaxBytes;
   const multipartUploadId = multipart ? await services.storage.createMultipart(key, fields.contentType) : null;
   const signedAt = new Date(Math.floor(now.getTime() / 1000) * 1000);
   const [upload] = await services.db
@@ -127,6 +136,17 @@ export async function completeUpload(services: Services, upload: Upload, now = n
   return { kind: "completed", view: await view(services, completed, "completed", now) };
 }
 
+/**
+ * completeUpload for a multipart upload; a single one completes itself, so here it is what a
+ * read finds: completed once its object is in storage, otherwise its one part missing.
+ */
+export async function finishUpload(services: Services, upload: Upload, now = new Date()): Promise<Completion> {
+  if (upload.multipartUploadId !== null) return completeUpload(services, upload, now);
+  const read = await readUpload(services, upload, now);
+  if (read.status === "completed") return { kind: "completed", view: read };
+  return read.status === "expired" ? { kind: "expired" } : { kind: "missing", partNumbers: [1] };
+}
+
 /** Storage no longer knows the multipart upload: completed by a request that raced this one, or aborted. */
 async function completedElsewhere(services: Services, upload: Upload, now: Date): Promise<Completion> {
   const stored = await services.storage.sizeOf(upload.key);
@@ -135,30 +155,49 @@ async function completedElsewhere(services: Services, upload: Upload, now: Date)
   return { kind: "completed", view: await view(services, completed, "completed", now) };
 }
 
+/** The pieces the upload's bytes are sent in: a single upload of a declared size is part 1 of 1; one of no size has none to plan. */
+export function plannedParts(upload: Upload): PlannedPart[] {
+  const { multipartUploadId, partSize, size } = upload;
+  if (size === null) return [];
+  if (multipartUploadId === null) return [{ partNumber: 1, size }];
+  return partSize === null ? [] : planParts(size, partSize);
+}
+
+/** The single upload's PUT, the very one creation signed (its length signed too when declared). */
+const signedSingle = (storage: Storage, upload: Upload) =>
+  storage.signPut(upload.key, UPLOAD_URL_TTL_SECONDS, signedAtOf(upload), upload.size ?? undefined);
+
+/** One part's PUT of a multipart upload, the very one creation signed. */
+const signedPart = (storage: Storage, upload: Upload, uploadId: string, part: PlannedPart) =>
+  storage.signUploadPart(upload.key, { uploadId, ...part }, UPLOAD_URL_TTL_SECONDS, signedAtOf(upload));
+
+/** Part `partNumber` of a pending upload with the URL its bytes go to; undefined for a part the upload does not plan. */
+export async function partTarget(services: Services, upload: Upload, partNumber: number) {
+  const part = plannedParts(upload).find((p) => p.partNumber === partNumber);
+  if (!part) return undefined;
+  const { storage } = services;
+  const { multipartUploadId } = upload;
+  const link = multipartUploadId
+    ? await signedPart(storage, upload, multipartUploadId, part)
+    : await signedSingle(storage, upload);
+  return { ...part, url: link.url };
+}
+
 /** The URLs still of use: the upload URLs while pending (the same ones creation signed), the object's link unless expired. */
 async function view(services: Services, upload: Upload, status: UploadStatus, now: Date): Promise<UploadView> {
   const { storage } = services;
   const shown: UploadView = { upload, status };
   if (status === "expired") return shown;
   if (status === "pending") {
-    const signedAt = signedAtOf(upload);
-    const { multipartUploadId: uploadId, partSize, size } = upload;
-    if (uploadId !== null && partSize !== null && size !== null) {
+    const { multipartUploadId } = upload;
+    if (multipartUploadId === null) shown.uploadUrl = (await signedSingle(storage, upload)).url;
+    else
       shown.parts = await Promise.all(
-        planParts(size, partSize).map(async (part) => {
-          const link = await storage.signUploadPart(
-            upload.key,
-            { uploadId, ...part },
-            UPLOAD_URL_TTL_SECONDS,
-            signedAt,
-          );
-          return { ...part, url: link.url };
-        }),
+        plannedParts(upload).map(async (part) => ({
+          ...part,
+          url: (await signedPart(storage, upload, multipartUploadId, part)).url,
+        })),
       );
-    } else {
-      const link: SignedLink = await storage.signPut(upload.key, UPLOAD_URL_TTL_SECONDS, signedAt, size ?? undefined);
-      shown.uploadUrl = link.url;
-    }
   }
   shown.inputUrl = (await storage.signGet(upload.key, UPLOAD_INPUT_TTL_SECONDS, now)).url;
   return shown;

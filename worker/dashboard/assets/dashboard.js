@@ -1,7 +1,9 @@
-// The dashboard's only script: copy buttons, the live job list, and HLS players (hls.js).
-// Pages work without it; it adds what needs a browser. No framework, no build step.
+// The dashboard's only script: copy buttons, the live job list, HLS players (hls.js), and the
+// upload. Pages work without it; it adds what needs a browser. No framework, no build step.
 
 const REFRESH_MS = 3000;
+/** A part that fails on the way (the network, a 5xx) is sent again, alone, up to this many times in all. */
+const PART_ATTEMPTS = 3;
 
 function setUpCopyButtons() {
   for (const button of document.querySelectorAll("[data-copy]")) {
@@ -100,7 +102,114 @@ function refreshJob() {
   if (job && job.dataset.active === "true") setTimeout(() => location.reload(), REFRESH_MS);
 }
 
+/** A request of the upload's, answered in JSON; `onProgress` hears the bytes sent so far. */
+function send(method, url, token, body, onProgress) {
+  return new Promise((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open(method, url);
+    xhr.responseType = "json";
+    xhr.setRequestHeader("Accept", "application/json");
+    // A form body carries the token itself; a part's bytes cannot.
+    if (method === "PUT") xhr.setRequestHeader("X-CSRF-Token", token);
+    if (onProgress) xhr.upload.onprogress = (event) => onProgress(event.loaded);
+    xhr.onload = () => {
+      if (xhr.status < 300) return resolve(xhr.response);
+      const body = xhr.response ?? {};
+      const details = body.details?.map((d) => `${d.field} ${d.message}`).join("; ");
+      reject(Object.assign(new Error(details || body.message || `Refused (${xhr.status}).`), { status: xhr.status }));
+    };
+    xhr.onerror = () => reject(new Error("The connection failed."));
+    xhr.send(body);
+  });
+}
+
+/**
+ * The upload page: the file dropped or picked goes to the Worker part by part, each part sent
+ * again alone if it fails on the way, then is completed; the encode form then points at it.
+ */
+function setUpUpload() {
+  const box = document.getElementById("upload");
+  if (!box) return;
+  const form = document.getElementById("encode-form");
+  const encode = document.getElementById("encode");
+  const zone = document.getElementById("drop-zone");
+  const input = document.getElementById("file-input");
+  const status = document.getElementById("upload-status");
+  const bar = document.getElementById("upload-progress");
+  const percent = document.getElementById("upload-percent");
+  const token = form.elements._csrf.value;
+  const base = box.dataset.uploads;
+  let busy = false;
+
+  const show = (fraction) => {
+    bar.value = Math.floor(fraction * 100);
+    percent.textContent = `${bar.value}%`;
+  };
+  const say = (text, kind) => {
+    status.textContent = text;
+    status.className = kind ? `notice ${kind}` : "";
+  };
+  const formOf = (fields) => new URLSearchParams({ _csrf: token, ...fields });
+
+  async function sendPart(url, bytes, onProgress) {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return await send("PUT", url, token, bytes, onProgress);
+      } catch (err) {
+        if (attempt >= PART_ATTEMPTS || (err.status && err.status < 500)) throw err;
+        await new Promise((resolve) => setTimeout(resolve, 1000 * attempt));
+      }
+    }
+  }
+
+  async function upload(file) {
+    if (!file || busy) return;
+    busy = true;
+    encode.disabled = true;
+    bar.parentElement.hidden = false;
+    show(0);
+    say(`Uploading ${file.name}…`);
+    try {
+      const fields = { filename: file.name, size: String(file.size), contentType: file.type };
+      const created = await send("POST", base, token, formOf(fields));
+      let sent = 0;
+      for (const part of created.parts) {
+        const bytes = file.slice(sent, sent + part.size);
+        const url = `${base}/${created.id}/parts/${part.partNumber}`;
+        await sendPart(url, bytes, (loaded) => show((sent + loaded) / file.size));
+        sent += part.size;
+      }
+      await send("POST", `${base}/${created.id}/complete`, token, formOf({}));
+      show(1);
+      form.action = form.dataset.action.replace(":id", created.id);
+      encode.disabled = false;
+      say(`${file.name} is uploaded. Choose a preset, then Encode.`, "ok");
+    } catch (err) {
+      say(`${file.name} was not uploaded: ${err.message}`, "error");
+    } finally {
+      busy = false;
+    }
+  }
+
+  input.addEventListener("change", () => upload(input.files[0]));
+  zone.addEventListener("dragover", (event) => {
+    event.preventDefault();
+    zone.classList.add("over");
+  });
+  zone.addEventListener("dragleave", () => zone.classList.remove("over"));
+  zone.addEventListener("drop", (event) => {
+    event.preventDefault();
+    zone.classList.remove("over");
+    upload(event.dataTransfer.files[0]);
+  });
+  // One job per click: the button stays off once the form is on its way.
+  form.addEventListener("submit", () => {
+    encode.disabled = true;
+  });
+}
+
 setUpCopyButtons();
+setUpUpload();
 attachPlayers(document);
 refreshJobs();
 refreshJob();

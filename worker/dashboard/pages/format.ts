@@ -16,3 +16,13 @@ export function formatDuration(seconds: number | null): string {
 export function formatPercent(fraction: number | null): string {
   return fraction === null ? "" : `${Math.floor(fraction * 100)}%`;
 }
+
+const BYTE_UNITS = ["bytes", "KiB", "MiB", "GiB"];
+
+/** Bytes in the largest binary unit that keeps a number of at least 1: "1 GiB", "8.5 MiB". */
+export function formatBytes(bytes: number): string {
+  let value = bytes;
+  let unit = 0;
+  for (; value >= 1024 && unit < BYTE_UNITS.length - 1; unit += 1) value /= 1024;
+  return `${Number.isInteger(value) ? value : value.toFixed(1)} ${BYTE_UNITS[unit]}`;
+}

@@ -15,6 +15,7 @@ const NAV: [string, string][] = [
   [paths.keys, "API keys"],
   [paths.webhook, "Webhook"],
   [paths.jobs, "Jobs"],
+  [paths.upload, "Upload"],
   [paths.plan, "Plan & presets"],
   [paths.reference, "API reference"],
 ];

@@ -1,7 +1,7 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context";
 import { ERROR_KINDS } from "../../errors";
-import { partsMissing, singleUploadCompletes, uploadExpired, uploadNotFound } from "../../lib/refusals";
+import { completionRefusal, uploadNotFound } from "../../lib/refusals";
 import { completeUpload, findOwnUpload } from "../../lib/uploads";
 import { requireCaller } from "../../middleware/auth";
 import { authenticated, jsonResponse } from "../../openapi/common";
@@ -43,15 +43,7 @@ export function registerCompleteUpload(app: OpenAPIHono<AppEnv>) {
     const upload = await findOwnUpload(services.db, c.get("caller").accountId, c.req.param("id"));
     if (!upload) throw uploadNotFound();
     const completion = await completeUpload(services, upload);
-    switch (completion.kind) {
-      case "single":
-        throw singleUploadCompletes();
-      case "expired":
-        throw uploadExpired();
-      case "missing":
-        throw partsMissing(completion.partNumbers);
-      case "completed":
-        return c.json(presentUpload(completion.view), 200);
-    }
+    if (completion.kind !== "completed") throw completionRefusal(completion);
+    return c.json(presentUpload(completion.view), 200);
   });
 }

@@ -140,7 +140,10 @@ export async function startStack(opts: StackOptions) {
     const encoderPorts = await Promise.all(Array.from({ length: count }, () => freePort()));
     let encoderUrl: string;
     if (pool) {
-      const proxy = await startFlyProxy({ ports: encoderPorts, port: pool.port });
+      // As fly.toml's hard_limit follows the encoders' CONCURRENCY (docs/deploying.md#the-encoder-pool).
+      const concurrency = Number(pool.env?.CONCURRENCY ?? process.env.CONCURRENCY);
+      const hardLimit = Number.isInteger(concurrency) && concurrency > 0 ? concurrency : undefined;
+      const proxy = await startFlyProxy({ ports: encoderPorts, port: pool.port, hardLimit });
       stops.push(proxy.stop);
       encoderUrl = proxy.url;
     } else encoderUrl = (opts.encoder as Extract<EncoderChoice, { kind: "external" }>).url;

@@ -1,5 +1,5 @@
 import { createServer, request, type Server } from "node:http";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { freePort } from "../../dev/cloud/free-port";
 import { startFlyProxy, type FlyProxy } from "../../dev/cloud/fly-proxy";
 import { close, listen } from "../../dev/cloud/listen";
@@ -116,5 +116,44 @@ describe("the local Fly.io proxy", () => {
     const res = await fetch(`${late.url}/x`, { method: "POST", body: "{}" });
     expect(res.status).toBe(200);
     await expect(res.text()).rejects.toThrow();
+  });
+
+  it("sends a request to the least loaded encoder, never past its hard limit: at the limit everywhere, it waits for the first to free", async () => {
+    // Each encoder holds a request until the test answers it, by its body.
+    const held = new Map<string, (name: string) => void>();
+    const holding = (name: string) =>
+      namedServer(name, async (req, res) => {
+        const chunks: Buffer[] = [];
+        for await (const chunk of req) chunks.push(chunk);
+        held.set(Buffer.concat(chunks).toString(), () => res.end(name));
+      });
+    const proxy = await startFlyProxy({
+      ports: [await holding("encoder-1"), await holding("encoder-2")],
+      hardLimit: 1,
+    });
+    running.push(proxy);
+    const send = (body: string) => fetch(`${proxy.url}/x`, { method: "POST", body }).then((res) => res.text());
+    const heldFor = (body: string) => vi.waitFor(() => expect(held.has(body)).toBe(true));
+
+    const long = send("long");
+    await heldFor("long");
+    const short = send("short");
+    await heldFor("short");
+    // Both at their limit: the next waits, whoever's turn it is, and a client that leaves meanwhile is forgotten.
+    const leaving = new AbortController();
+    const left = fetch(`${proxy.url}/x`, { method: "POST", body: "left", signal: leaving.signal }).catch(() => "left");
+    const waiting = send("waiting");
+    await new Promise((r) => setTimeout(r, 200));
+    expect([...held.keys()]).toEqual(["long", "short"]);
+    leaving.abort();
+    expect(await left).toBe("left");
+    held.get("short")?.("");
+    expect(await short).toBe("encoder-2");
+    await heldFor("waiting");
+    held.get("waiting")?.("");
+    expect(await waiting).toBe("encoder-2");
+    expect(held.has("left")).toBe(false);
+    held.get("long")?.("");
+    expect(await long).toBe("encoder-1");
   });
 });

@@ -293,11 +293,13 @@ try {
 interface Costs {
   /** Creation to the claim of the job (QStash's delivery). */
   toClaim: number;
-  /** The split stage (download, probe, packets, cuts, uploads), per source second. */
-  splitPerSecond: number;
+  /** The job's claim to its first task's claim (download, probe, packets, the audio's input stored, the plan handed over), per source second. */
+  handOverPerSecond: number;
+  /** The first task's claim to the last input stored, which the splitting encoder spends storing pieces, per source second. */
+  storePerSecond: number;
   /** Source seconds a part's FFmpeg encodes per second of one core. */
   partSpeed: number;
-  /** What a part costs besides its FFmpeg: its wait for dispatch, claim, download, probe, upload, report. */
+  /** What a part costs besides its FFmpeg: its wait for dispatch, claim, download, upload, report. */
   partOverhead: number;
   /** The audio's task in its encoder (claim to report), per source second. */
   audioPerSecond: number;
@@ -324,33 +326,36 @@ function breakdown(run: JobRun, label: string): Costs {
   const row = (step: string, on: string, at: number, seconds: number, detail = "") =>
     rows.push([step, on, rel(at), fmt(seconds), detail]);
   row("creation to the claim", "", run.createdAt, (claim!.at - run.createdAt) / 1000);
-  const splitSeconds = secondsIn(split);
-  const splitDownload = secondsIn(before.find((l) => l.stage === "download"));
-  row(
-    "split stage",
-    split.encoder,
-    claim!.at,
-    splitSeconds,
-    `source download ${fmt(splitDownload)}, the rest (probe, packets, cuts, uploads) ${fmt(splitSeconds - splitDownload)}`,
-  );
   const count = Number(/into (\d+) parts/.exec(split.detail)?.[1]) + (/and the audio/.test(split.detail) ? 1 : 0);
-  // When each encoder was last free: a part's wait is from then (or the split's end) to its claim.
-  const freeAt = new Map<string, number>();
-  let lastPartDone = split.at;
-  const overheads: number[] = [];
-  const speeds: number[] = [];
   const parts = Array.from({ length: count }, (_, i) =>
     lines.filter((l) => l.part === (i === count - 1 && /and the audio/.test(split.detail) ? "audio" : i + 1)),
   );
-  let audioSeconds = 0;
   parts.sort((x, y) => x[0].at - y[0].at);
+  const firstTask = parts[0].find((l) => l.stage === "claim")!;
+  const handOver = (firstTask.at - claim!.at) / 1000;
+  const storing = Math.max(0, (split.at - firstTask.at) / 1000);
+  const splitDownload = secondsIn(before.find((l) => l.stage === "download"));
+  row(
+    "split stage to the first task's claim",
+    split.encoder,
+    claim!.at,
+    handOver,
+    `source download ${fmt(splitDownload)}; probe, packets, the audio's input stored, the plan handed over ${fmt(handOver - splitDownload)}`,
+  );
+  row("the other pieces stored, beside the first tasks", split.encoder, firstTask.at, storing);
+  // When each encoder was last free: a task's wait is from then (the splitting encoder: its last piece stored).
+  const freeAt = new Map<string, number>([[split.encoder, split.at]]);
+  let lastPartDone = split.at;
+  const overheads: number[] = [];
+  const speeds: number[] = [];
+  let audioSeconds = 0;
   for (const p of parts) {
     const at = (stage: string, pattern?: RegExp) =>
       p.find((l) => l.stage === stage && (!pattern || pattern.test(l.detail)));
     const pClaim = at("claim")!;
     const done = at("completed")!;
     const ffmpegEnd = at("ffmpeg", /finished in/)!;
-    const wait = (pClaim.at - Math.max(split.at, freeAt.get(pClaim.encoder) ?? 0)) / 1000;
+    const wait = Math.max(0, (pClaim.at - (freeAt.get(pClaim.encoder) ?? pClaim.at)) / 1000);
     const inEncoder = secondsIn(done);
     const ffmpeg = secondsIn(ffmpegEnd);
     const name = p[0].part === "audio" ? "the audio's task" : `part ${p[0].part}`;
@@ -365,7 +370,7 @@ function breakdown(run: JobRun, label: string): Costs {
       pClaim.encoder,
       pClaim.at,
       inEncoder,
-      `download ${fmt(secondsIn(at("download")))}, FFmpeg ${fmt(ffmpeg)} (${/speed=[\d.]+x/.exec(ffmpegEnd.detail)![0]}), upload ${fmt(secondsIn(at("upload")))}`,
+      `download ${fmt(secondsIn(at("download")))} (beside FFmpeg for a part), FFmpeg ${fmt(ffmpeg)} (${/speed=[\d.]+x/.exec(ffmpegEnd.detail)![0]}), upload ${fmt(secondsIn(at("upload")))}`,
     );
     freeAt.set(pClaim.encoder, done.at);
     lastPartDone = Math.max(lastPartDone, done.at);
@@ -390,7 +395,8 @@ function breakdown(run: JobRun, label: string): Costs {
   const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
   return {
     toClaim: (claim!.at - run.createdAt) / 1000,
-    splitPerSecond: splitSeconds / SOURCE_SECONDS,
+    handOverPerSecond: handOver / SOURCE_SECONDS,
+    storePerSecond: storing / SOURCE_SECONDS,
     partSpeed: mean(speeds),
     partOverhead: mean(overheads),
     audioPerSecond: audioSeconds / SOURCE_SECONDS,
@@ -401,24 +407,34 @@ function breakdown(run: JobRun, label: string): Costs {
 }
 
 /**
- * The time to output of a source of `seconds` on `encoders` one-core encoders. The split and the
- * join are serial. The parts are cut as planSplit cuts them (about SPLIT_PART_SECONDS each, a short
- * tail of at least one 2 s keyframe interval its own part); the audio's task, then each part,
- * goes to the first lane free, the lanes being the encoders, at most PART_PARALLELISM (QStash's
- * flow control) and the tasks.
+ * The time to output of a source of `seconds` on `encoders` one-core encoders. The hand-over and
+ * the join are serial. The parts are cut as planSplit cuts them (about SPLIT_PART_SECONDS each, a
+ * short tail of at least one 2 s keyframe interval its own part); the audio's task is ready at
+ * the hand-over, each part once its piece is stored (the pieces land evenly over the storing),
+ * and each goes to the first lane free. The lanes are the encoders, at most PART_PARALLELISM
+ * (QStash's flow control) and the tasks; the splitting encoder's lane is busy storing first,
+ * unless the pool has encoders beyond the tasks in flight.
  */
 function modelled(costs: Costs, seconds: number, encoders: number) {
   const whole = Math.floor(seconds / SPLIT.partSeconds);
   const tail = seconds - whole * SPLIT.partSeconds;
   const lengths = [...Array<number>(whole).fill(SPLIT.partSeconds), ...(tail >= 2 ? [tail] : [])];
+  const storing = seconds * costs.storePerSecond;
   const tasks = [
-    seconds * costs.audioPerSecond,
-    ...lengths.map((length) => length / costs.partSpeed + costs.partOverhead),
+    { ready: 0, work: seconds * costs.audioPerSecond },
+    ...lengths.map((length, i) => ({
+      ready: (storing * (i + 1)) / lengths.length,
+      work: length / costs.partSpeed + costs.partOverhead,
+    })),
   ];
   const lanes = Array<number>(Math.min(encoders, PART_PARALLELISM, tasks.length)).fill(0);
-  for (const task of tasks) lanes[lanes.indexOf(Math.min(...lanes))] += task;
+  if (encoders <= PART_PARALLELISM) lanes[0] = storing;
+  for (const task of tasks) {
+    const lane = lanes.indexOf(Math.min(...lanes));
+    lanes[lane] = Math.max(lanes[lane], task.ready) + task.work;
+  }
   const serial =
-    costs.toClaim + seconds * (costs.splitPerSecond + costs.joinPerSecond + costs.tailPerSecond) + costs.toJoin;
+    costs.toClaim + seconds * (costs.handOverPerSecond + costs.joinPerSecond + costs.tailPerSecond) + costs.toJoin;
   return {
     total: serial + Math.max(...lanes),
     serial,
@@ -429,7 +445,7 @@ function modelled(costs: Costs, seconds: number, encoders: number) {
 
 function model(costs: Costs, unsplitPerSecond: number, measured: { d: number; e: number }) {
   console.log(
-    `\nThe model's costs, from (e): creation to claim ${fmt(costs.toClaim)} s; split stage ${fmt(costs.splitPerSecond, 3)} s per source second; a part's FFmpeg ${fmt(costs.partSpeed)}× realtime per core; a part's other costs (dispatch wait, claim, download, probe, upload, report) ${fmt(costs.partOverhead)} s; the audio's task ${fmt(costs.audioPerSecond, 3)} s per source second; last part to the join's claim ${fmt(costs.toJoin)} s; join ${fmt(costs.joinPerSecond, 3)} s per source second; the join's end to the downloaded output ${fmt(costs.tailPerSecond, 3)} s per source second. Unsplit on one core (c): ${fmt(unsplitPerSecond, 3)} s per source second.`,
+    `\nThe model's costs, from (e): creation to claim ${fmt(costs.toClaim)} s; the claim to the first task's ${fmt(costs.handOverPerSecond, 3)} s per source second; the other pieces stored ${fmt(costs.storePerSecond, 3)} s per source second; a part's FFmpeg ${fmt(costs.partSpeed)}× realtime per core; a part's other costs (dispatch wait, claim, download, upload, report) ${fmt(costs.partOverhead)} s; the audio's task ${fmt(costs.audioPerSecond, 3)} s per source second; last part to the join's claim ${fmt(costs.toJoin)} s; join ${fmt(costs.joinPerSecond, 3)} s per source second; the join's end to the downloaded output ${fmt(costs.tailPerSecond, 3)} s per source second. Unsplit on one core (c): ${fmt(unsplitPerSecond, 3)} s per source second.`,
   );
   console.log(
     `Checked against this run: ${SOURCE_SECONDS} s on 1 encoder ${fmt(modelled(costs, SOURCE_SECONDS, 1).total)} s (measured (d) ${fmt(measured.d)} s), on 2 ${fmt(modelled(costs, SOURCE_SECONDS, 2).total)} s (measured (e) ${fmt(measured.e)} s)\n`,

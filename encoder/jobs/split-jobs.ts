@@ -155,7 +155,8 @@ export async function renderPart(deps: SplitDeps, claimed: ClaimedPart, ctx: Ren
   );
   let bytes = 0;
   piece.on("data", (chunk: Buffer) => (bytes += chunk.length));
-  piece.once("end", () => ctx.log({ stage: "download", bytes, seconds: (performance.now() - started) / 1000 }));
+  // At its close: FFmpeg stops reading once it has the part's frames, before the piece's tail.
+  piece.once("close", () => ctx.log({ stage: "download", bytes, seconds: (performance.now() - started) / 1000 }));
   await encoded;
   return { path: out };
 }

@@ -161,10 +161,16 @@ export function createInternalApi(baseUrl: string, secret: string, options: Inte
     /**
      * Hands the job's plan to the Worker, with the tasks whose inputs are stored so far (all of
      * them when absent), and again as more are; the Worker publishes a message per stored task
+     * but `keep`, which it answers as `kept` (with its dispatch) for this encoder to claim and run
      * (docs/scaling.md).
      */
-    split: (id: string, claim: number, plan: SplitPlan, stored?: readonly number[]) =>
-      postRetrying<{ parts: number }>(id, "split", { claim, plan, stored }),
+    split: (id: string, claim: number, plan: SplitPlan, stored?: readonly number[], keep?: number) =>
+      postRetrying<{ parts: number; kept?: { index: number; dispatch: number } }>(id, "split", {
+        claim,
+        plan,
+        stored,
+        keep,
+      }),
     claimPart: (id: string, index: number, dispatch: number) =>
       postRetrying<PartAssignment>(id, "part claim", { dispatch }, `parts/${index}/claim`).then(
         (claimed): ClaimedPart => ({ ...claimed, jobId: id }),

@@ -4,7 +4,14 @@ import { JOB_DELIVERY_RETRIES, outputKeyFor } from "../../domain/jobs";
 import { PART_ATTEMPTS, partOutputKey } from "../../domain/split";
 import { JobFailure } from "../failure";
 import type { JobOutput } from "../ffmpeg/outputs";
-import { JobGoneError, type ClaimedJob, type ClaimedJoin, type ClaimedPart, type InternalApi } from "../internal-api";
+import {
+  briefly,
+  JobGoneError,
+  type ClaimedJob,
+  type ClaimedJoin,
+  type ClaimedPart,
+  type InternalApi,
+} from "../internal-api";
 import type { Uploader } from "../upload/s3";
 import { zipStream } from "../upload/zip";
 import { startHeartbeat } from "./heartbeat";
@@ -20,6 +27,12 @@ export interface RenderContext {
   onDuration(seconds: number): void;
   /** One line per stage (download, probe, FFmpeg runs) in the job's log. */
   log: StageLog;
+  /**
+   * Runs another delivery of the job's work in this process, as if it had come here by QStash:
+   * claimed, heartbeated and reported on its own. The delivery this context serves answers only
+   * once it is done, so the encoder's load counts it. Absent where nothing can run beside.
+   */
+  alongside?: (delivery: Delivery) => void;
 }
 
 export interface RenderResult {
@@ -300,6 +313,7 @@ async function deliver<C>(
     (status) => abort.abort(new JobGoneError(status)),
   );
   let duration: number | null = null;
+  const besides: Promise<unknown>[] = [];
   const ctx: RenderContext = {
     workDir,
     signal: abort.signal,
@@ -309,6 +323,14 @@ async function deliver<C>(
       heartbeat.setDuration(seconds);
     },
     log,
+    alongside: (delivery) => {
+      besides.push(
+        processDelivery(deps, delivery).catch((err) =>
+          // No message to deliver it again: the sweep finds the work quiet and dispatches it.
+          deps.log(formatStage(jobId, { stage: "error", message: `work beside it stopped: ${briefly(err)}` }, where)),
+        ),
+      );
+    },
   };
   const running = work.run(claimed, ctx);
   const finishedAs = (finished: Finished): Outcome => {
@@ -338,6 +360,7 @@ async function deliver<C>(
     await heartbeat.stop();
     await settledWithin(running, WIND_DOWN_MS);
     await rm(workDir, { recursive: true, force: true });
+    await Promise.all(besides);
   }
 }
 

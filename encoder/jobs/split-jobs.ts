@@ -63,8 +63,18 @@ export async function handOff(
   await mkdir(piecesDir, { recursive: true });
   const halt = new AbortController();
   const signal = AbortSignal.any([ctx.signal, halt.signal]);
+  // The task this encoder runs itself, beside storing the rest: the first input stored, so the
+  // task with the most work (the audio's) starts at once, with no message to wait for.
+  const keep = ctx.alongside ? (plan.audio ? plan.parts.length : 0) : undefined;
+  let kept = false;
   const reports = storedReports(
-    (stored) => deps.api.split(job.id, job.claim, plan, stored),
+    async (stored) => {
+      const answer = await deps.api.split(job.id, job.claim, plan, stored, keep);
+      if (answer.kept && !kept) {
+        kept = true;
+        ctx.alongside?.({ jobId: job.id, dispatch: answer.kept.dispatch, part: answer.kept.index });
+      }
+    },
     (err) => halt.abort(err),
   );
   const limit = semaphore(CUTS_AT_ONCE);

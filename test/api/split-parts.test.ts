@@ -300,6 +300,41 @@ describe("split encoding › handed over while the pieces are stored", () => {
   });
 });
 
+describe("split encoding › the task the splitting encoder keeps", () => {
+  it("is not published: it is answered with its dispatch and claimed by that encoder; every call keeps it; the others go out as usual", async () => {
+    const account = await newAccount();
+    const job = await createJob(account.apiKey, "mp4_264_720p");
+    expectStatus(await internal(`/jobs/${job.id}/claim`, { dispatch: 0 }), 200);
+    await put(audioInputKey(job.id));
+    const call = (stored: number[]) =>
+      internal(`/jobs/${job.id}/split`, { claim: 1, plan: planOf(2, true), stored, keep: 2 });
+    expect(bodyOf(await call([2]), 200)).toEqual({ parts: 3, kept: { index: 2, dispatch: 0 } });
+    await put(partInputKey(job.id, 0));
+    expect(bodyOf(await call([2, 0]), 200), "kept until claimed").toEqual({
+      parts: 3,
+      kept: { index: 2, dispatch: 0 },
+    });
+    let parts = await partsOf(job.id);
+    expect(parts.map((p) => [p.state, p.messageId !== null])).toEqual([
+      ["queued", true],
+      ["cutting", false],
+      ["queued", false],
+    ]);
+    expect(await claimPart(job.id, 2)).toBe(1);
+    await put(partInputKey(job.id, 1));
+    expect(bodyOf(await call([2, 0, 1]), 200), "claimed, nothing to keep").toEqual({ parts: 3 });
+    parts = await partsOf(job.id);
+    expect(parts.map((p) => [p.state, p.messageId !== null])).toEqual([
+      ["queued", true],
+      ["queued", true],
+      ["processing", false],
+    ]);
+    expect(await row(job.id)).toMatchObject({ stage: "parts" });
+    // Left unclaimed (its encoder died first), it is a queued part without a message, which the
+    // sweep publishes ("the sweep publishes a queued part whose message was never recorded").
+  });
+});
+
 describe("split encoding › pieces no split recorded", () => {
   it("an encoder that died in the split stage: the pieces it stored are deleted when the job ends", async () => {
     const { apiKey } = await newAccount();

@@ -101,8 +101,16 @@ describe("a split job on two encoders", () => {
     expect(claimed.length).toBeGreaterThanOrEqual(5);
     expect(new Set(claimed.map((p) => p.encoder))).toEqual(new Set(["encoder-1", "encoder-2"]));
     expect(linesOf(id).some((line) => /split\s+on \S+ {2}into \d+ parts and the audio /.test(line))).toBe(true);
-    // The audio's task ran beside the parts, on an encoder of its own claim, and the join took it in.
-    expect(linesOf(id).some((line) => / {2}audio {2}completed\s+on \S+/.test(line))).toBe(true);
+    // The audio's task ran beside the parts, on the splitting encoder (which kept it), under a
+    // claim of its own, and the join took it in.
+    const splitOn = linesOf(id)
+      .map((line) => /split\s+on (\S+) /.exec(line)?.[1])
+      .find(Boolean);
+    const audioOn = linesOf(id)
+      .map((line) => / {2}audio {2}completed\s+on (\S+)/.exec(line)?.[1])
+      .find(Boolean);
+    expect(audioOn).toBeDefined();
+    expect(audioOn).toBe(splitOn);
     expect(linesOf(id).some((line) => /claim\s+on \S+ .*, join of \d+ parts and the audio$/.test(line))).toBe(true);
 
     const numbers = await readFrameNumbers(await downloaded(c, id));

@@ -43,7 +43,7 @@ async function keys(prefix: string): Promise<string[]> {
   return [...(await res.text()).matchAll(/<Key>([^<]+)<\/Key>/g)].map((m) => m[1]);
 }
 
-async function splitWith(split: InternalApi["split"]) {
+async function splitWith(split: InternalApi["split"], alongside?: RenderContext["alongside"]) {
   const source = join(dir, "source.mp4");
   const probe = await probeFile(source);
   const recipe = splittableRecipe("mp4_264_240p");
@@ -59,6 +59,7 @@ async function splitWith(split: InternalApi["split"]) {
     onProgress: () => undefined,
     onDuration: () => undefined,
     log: () => undefined,
+    alongside,
   };
   // A job of its own per case: what one case leaves in the scratch is not the next one's.
   const job = { id: randomUUID(), claim: 1 } as ClaimedJob;
@@ -111,5 +112,25 @@ describe("the split stage", () => {
       else expect(left.length).toBeGreaterThan(0);
       expect(left.length).toBeLessThan(taskIndices(plan).length);
     }
+  });
+
+  it("with work able to run beside it, it keeps the audio's task: named in every call, started once, with the dispatch the Worker answers", async () => {
+    const keeps: (number | undefined)[] = [];
+    const besides: unknown[] = [];
+    const { jobId, plan, run } = await splitWith(
+      async (_id, _claim, given, stored = [], keep) => {
+        keeps.push(keep);
+        // As the Worker answers: the kept task, while it waits for its claim.
+        return {
+          parts: given.parts.length,
+          ...(keep !== undefined && stored.includes(keep) ? { kept: { index: keep, dispatch: 4 } } : {}),
+        };
+      },
+      (delivery) => besides.push(delivery),
+    );
+    expect(await run()).toMatchObject({ handedOff: { parts: plan.parts.length, audio: true } });
+    expect(keeps.length).toBeGreaterThan(1);
+    expect(new Set(keeps)).toEqual(new Set([plan.parts.length]));
+    expect(besides).toEqual([{ jobId, dispatch: 4, part: plan.parts.length }]);
   });
 });

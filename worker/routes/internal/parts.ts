@@ -86,7 +86,7 @@ export const internalParts = new Hono<AppEnv>()
   .post("/jobs/:id/split", jsonBody(splitBody), async (c) => {
     const services = c.get("services");
     const id = c.req.param("id");
-    const { claim, plan, stored = taskIndices(plan) } = c.req.valid("json");
+    const { claim, plan, stored = taskIndices(plan), keep } = c.req.valid("json");
     const outcome = await partStates.recordSplit(services.db, id, claim, plan, stored);
     if (!outcome.moved) {
       // The job ended while its pieces were cut and stored: they are nobody's now.
@@ -94,8 +94,16 @@ export const internalParts = new Hono<AppEnv>()
       refuse(outcome);
     }
     // Also on a later call, and on one sent again: a part whose publish failed before is published now.
-    await dispatchParts(services, id, await partStates.undispatchedParts(services.db, id));
-    return c.json({ parts: outcome.parts });
+    // The kept task waits for its encoder's claim instead; the sweep publishes it should that claim
+    // never come (docs/scaling.md#the-audio).
+    const undispatched = await partStates.undispatchedParts(services.db, id);
+    const kept = undispatched.find((p) => p.index === keep);
+    await dispatchParts(
+      services,
+      id,
+      undispatched.filter((p) => p !== kept),
+    );
+    return c.json(kept ? { parts: outcome.parts, kept } : { parts: outcome.parts });
   })
   .post("/jobs/:id/parts/:index/claim", jsonBody(claimBody), async (c) => {
     const services = c.get("services");

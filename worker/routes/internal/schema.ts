@@ -75,6 +75,8 @@ export const splitBody = z.object({
     .array(z.number().int().min(0).max(MAX_PARTS))
     .max(MAX_PARTS + 1)
     .optional(),
+  /** A task the splitting encoder runs itself once its input is stored: no message is published for it. */
+  keep: z.number().int().min(0).max(MAX_PARTS).optional(),
 });
 
 export const partHeartbeatBody = heartbeatBody.pick({ claim: true, progress: true });

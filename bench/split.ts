@@ -409,26 +409,25 @@ function breakdown(run: JobRun, label: string): Costs {
 /**
  * The time to output of a source of `seconds` on `encoders` one-core encoders. The hand-over and
  * the join are serial. The parts are cut as planSplit cuts them (about SPLIT_PART_SECONDS each, a
- * short tail of at least one 2 s keyframe interval its own part); the audio's task is ready at
- * the hand-over, each part once its piece is stored (the pieces land evenly over the storing),
- * and each goes to the first lane free. The lanes are the encoders, at most PART_PARALLELISM
- * (QStash's flow control) and the tasks; the splitting encoder's lane is busy storing first,
- * unless the pool has encoders beyond the tasks in flight.
+ * short tail of at least one 2 s keyframe interval its own part), each ready once its piece is
+ * stored (the pieces land evenly over the storing), and each goes to the first lane free. The
+ * splitting encoder keeps the audio's task, which shares its core with the storing, so its lane
+ * frees after both; the other encoders are part lanes at once, at most PART_PARALLELISM of them
+ * (QStash's flow control, which the kept task is outside of), the splitting encoder's one more
+ * while that allows.
  */
 function modelled(costs: Costs, seconds: number, encoders: number) {
   const whole = Math.floor(seconds / SPLIT.partSeconds);
   const tail = seconds - whole * SPLIT.partSeconds;
   const lengths = [...Array<number>(whole).fill(SPLIT.partSeconds), ...(tail >= 2 ? [tail] : [])];
   const storing = seconds * costs.storePerSecond;
-  const tasks = [
-    { ready: 0, work: seconds * costs.audioPerSecond },
-    ...lengths.map((length, i) => ({
-      ready: (storing * (i + 1)) / lengths.length,
-      work: length / costs.partSpeed + costs.partOverhead,
-    })),
-  ];
-  const lanes = Array<number>(Math.min(encoders, PART_PARALLELISM, tasks.length)).fill(0);
-  if (encoders <= PART_PARALLELISM) lanes[0] = storing;
+  const splitting = storing + seconds * costs.audioPerSecond;
+  const tasks = lengths.map((length, i) => ({
+    ready: (storing * (i + 1)) / lengths.length,
+    work: length / costs.partSpeed + costs.partOverhead,
+  }));
+  const others = Math.min(encoders - 1, PART_PARALLELISM, tasks.length);
+  const lanes = [...Array<number>(others).fill(0), ...(others < PART_PARALLELISM ? [splitting] : [])];
   for (const task of tasks) {
     const lane = lanes.indexOf(Math.min(...lanes));
     lanes[lane] = Math.max(lanes[lane], task.ready) + task.work;
@@ -436,7 +435,7 @@ function modelled(costs: Costs, seconds: number, encoders: number) {
   const serial =
     costs.toClaim + seconds * (costs.handOverPerSecond + costs.joinPerSecond + costs.tailPerSecond) + costs.toJoin;
   return {
-    total: serial + Math.max(...lanes),
+    total: serial + Math.max(splitting, ...lanes),
     serial,
     lanes: lanes.length,
     waves: Math.ceil(tasks.length / lanes.length),

@@ -14,7 +14,7 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { PART_PARALLELISM, type SplitPlan } from "../domain/split";
+import type { SplitPlan } from "../domain/split";
 import { buildPresetCommands } from "../encoder/ffmpeg/args";
 import {
   audioPieceCommand,
@@ -412,9 +412,8 @@ function breakdown(run: JobRun, label: string): Costs {
  * short tail of at least one 2 s keyframe interval its own part), each ready once its piece is
  * stored (the pieces land evenly over the storing), and each goes to the first lane free. The
  * splitting encoder keeps the audio's task, which shares its core with the storing, so its lane
- * frees after both; the other encoders are part lanes at once, at most PART_PARALLELISM of them
- * (QStash's flow control, which the kept task is outside of), the splitting encoder's one more
- * while that allows.
+ * frees after both, and then takes parts too; the other encoders are part lanes at once, the
+ * Worker's PART_PARALLELISM set to the pool's size (docs/deploying.md#the-encoder-pool).
  */
 function modelled(costs: Costs, seconds: number, encoders: number) {
   const whole = Math.floor(seconds / SPLIT.partSeconds);
@@ -426,19 +425,21 @@ function modelled(costs: Costs, seconds: number, encoders: number) {
     ready: (storing * (i + 1)) / lengths.length,
     work: length / costs.partSpeed + costs.partOverhead,
   }));
-  const others = Math.min(encoders - 1, PART_PARALLELISM, tasks.length);
-  const lanes = [...Array<number>(others).fill(0), ...(others < PART_PARALLELISM ? [splitting] : [])];
+  const lanes = [...Array<number>(Math.min(encoders - 1, tasks.length)).fill(0), splitting];
   for (const task of tasks) {
     const lane = lanes.indexOf(Math.min(...lanes));
     lanes[lane] = Math.max(lanes[lane], task.ready) + task.work;
   }
   const serial =
     costs.toClaim + seconds * (costs.handOverPerSecond + costs.joinPerSecond + costs.tailPerSecond) + costs.toJoin;
+  const parts = Math.max(...lanes);
   return {
-    total: serial + Math.max(splitting, ...lanes),
+    total: serial + parts,
     serial,
     lanes: lanes.length,
     waves: Math.ceil(tasks.length / lanes.length),
+    /** What ends last: the splitting encoder's storing and audio, or the parts. */
+    bound: lanes.at(-1) === splitting && splitting >= parts ? "storing and audio" : "parts",
   };
 }
 
@@ -451,13 +452,13 @@ function model(costs: Costs, unsplitPerSecond: number, measured: { d: number; e:
   );
   const lengths = [600, 3600];
   console.log(
-    `| encoders | ${lengths.map((l) => `${l / 60} min: time to output (s) | speed-up on unsplit | tasks in flight × waves | serial share`).join(" | ")} |`,
+    `| encoders | ${lengths.map((l) => `${l / 60} min: time to output (s) | speed-up on unsplit | lanes × waves | serial share | ends with`).join(" | ")} |`,
   );
-  console.log(`|---|${lengths.map(() => "---|---|---|---|").join("")}`);
+  console.log(`|---|${lengths.map(() => "---|---|---|---|---|").join("")}`);
   for (const n of [1, 2, 4, 8, 16, 32, 50]) {
     const cells = lengths.map((l) => {
       const m = modelled(costs, l, n);
-      return `${fmt(m.total, 0)} | ${fmt((l * unsplitPerSecond) / m.total, 1)}× | ${m.lanes} × ${m.waves} | ${fmt((100 * m.serial) / m.total, 0)}%`;
+      return `${fmt(m.total, 0)} | ${fmt((l * unsplitPerSecond) / m.total, 1)}× | ${m.lanes} × ${m.waves} | ${fmt((100 * m.serial) / m.total, 0)}% | ${m.bound}`;
     });
     console.log(`| ${n} | ${cells.join(" | ")} |`);
   }

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { DEFAULT_MONTHLY_QUOTA, PLAN_IDS, type PlanId } from "../domain/plans";
+import { PART_PARALLELISM } from "../domain/split";
 
 /** Bindings and secrets the Worker reads; validated once per isolate at the fetch boundary. */
 const envSchema = z.object({
@@ -32,6 +33,11 @@ const envSchema = z.object({
    * failure); each later retry waits twice as long as the one before.
    */
   JOB_RETRY_DELAY_SECONDS: z.coerce.number().nonnegative().default(10),
+  /**
+   * Split jobs' parts and joins in flight at once over the encoder pool (QStash's flow control,
+   * key `parts`): the pool's Machines beyond the two whole jobs' (docs/deploying.md#the-encoder-pool).
+   */
+  PART_PARALLELISM: z.coerce.number().int().min(1).max(1000).default(PART_PARALLELISM),
   /**
    * Optional JSON object overriding monthly quotas per plan, e.g. {"pro":5000}. Checked here, so
    * that a bad one stops the Worker's start rather than every creation later.

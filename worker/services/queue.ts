@@ -1,6 +1,5 @@
 import { Client } from "@upstash/qstash";
 import { ENCODER_PARALLELISM, encoderDeliveryUrl } from "../../domain/jobs";
-import { PART_PARALLELISM } from "../../domain/split";
 import { routeUrl } from "../../domain/urls";
 import type { Env } from "../env";
 import { measured } from "./timing";
@@ -53,8 +52,6 @@ export const workerUrl = (env: Pick<Env, "PUBLIC_URL">, path: string) => routeUr
 const dispatchDeduplicationId = (jobId: string, dispatch: number) => `job-${jobId}-${dispatch}`;
 const partDeduplicationId = (jobId: string, index: number, dispatch: number) => `part-${jobId}-${index}-${dispatch}`;
 const joinDeduplicationId = (jobId: string, dispatch: number) => `join-${jobId}-${dispatch}`;
-/** Split jobs' messages (parts and joins) share one flow-control key, apart from whole jobs' `encoder`. */
-const PARTS_FLOW = { key: "parts", parallelism: PART_PARALLELISM };
 
 /**
  * Redeliveries of one dispatch: only a delivery that got no answer, or whose encoder died, is
@@ -72,6 +69,8 @@ export function createQueue(env: Env): Queue {
     retry: { retries: 1, backoff: () => 100 },
   });
   // Built once per isolate's queue client, not on every publish.
+  // Split jobs' messages (parts and joins) share one flow-control key, apart from whole jobs' `encoder`.
+  const partsFlow = { key: "parts", parallelism: env.PART_PARALLELISM };
   const deliveryUrl = encoderDeliveryUrl(env.ENCODER_URL);
   const dispatchFailuresUrl = workerUrl(env, QSTASH_ROUTES.dispatchFailures);
   const webhookDeliveriesUrl = workerUrl(env, QSTASH_ROUTES.webhookDeliveries);
@@ -106,12 +105,12 @@ export function createQueue(env: Env): Queue {
     publishPart: (jobId, index, dispatch, { delaySeconds } = {}) =>
       publishDelivery(
         { jobId, dispatch, part: index },
-        PARTS_FLOW,
+        partsFlow,
         partDeduplicationId(jobId, index, dispatch),
         delaySeconds,
       ),
     publishJoin: (jobId, dispatch, { delaySeconds } = {}) =>
-      publishDelivery({ jobId, dispatch, join: true }, PARTS_FLOW, joinDeduplicationId(jobId, dispatch), delaySeconds),
+      publishDelivery({ jobId, dispatch, join: true }, partsFlow, joinDeduplicationId(jobId, dispatch), delaySeconds),
     async deleteMessage(messageId) {
       await measured("queue", () => client.messages.cancel(messageId));
     },

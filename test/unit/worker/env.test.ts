@@ -35,3 +35,12 @@ describe("the Worker's configuration: QUOTA_LIMITS", () => {
     },
   );
 });
+
+describe("the Worker's configuration: PART_PARALLELISM", () => {
+  it("defaults to 8 parts in flight, takes the pool's size, and refuses what no pool has", () => {
+    expect(parseEnv(env).PART_PARALLELISM).toBe(8);
+    expect(parseEnv({ ...env, PART_PARALLELISM: "48" }).PART_PARALLELISM).toBe(48);
+    for (const bad of ["0", "-1", "2.5", "many"])
+      expect(() => parseEnv({ ...env, PART_PARALLELISM: bad }), bad).toThrow(/PART_PARALLELISM/);
+  });
+});

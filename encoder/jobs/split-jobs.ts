@@ -78,14 +78,17 @@ export async function handOff(
     (err) => halt.abort(err),
   );
   const limit = semaphore(CUTS_AT_ONCE);
-  const stored: string[] = [];
+  // Every key an upload was begun for: one aborted as its object landed may be stored all the same.
+  const sent: string[] = [];
+  let stored = 0;
   const cutAndStore = (index: number, key: string, path: string, command: FfmpegCommand) =>
     limit(async () => {
       signal.throwIfAborted();
       await runFfmpeg(command.args, { signal, workDir: ctx.workDir, watchdog: deps.watchdog });
+      sent.push(key);
       await deps.uploader.uploadFile(key, path, "application/octet-stream", signal);
-      stored.push(key);
-      ctx.onProgress((0.05 * stored.length) / (plan.parts.length + 1));
+      stored += 1;
+      ctx.onProgress((0.05 * stored) / (plan.parts.length + 1));
       reports.add(index);
     }).catch((err) => {
       // One input that cannot be stored fails the attempt: the others stop rather than go on.
@@ -111,9 +114,12 @@ export async function handOff(
     );
   }
   try {
-    await Promise.allSettled(cuts);
+    const results = await Promise.allSettled(cuts);
     await reports.settled();
-    if (signal.aborted) throw signal.reason;
+    // Every input stored and told: the Worker holds the job's work, and a refusal of the job's
+    // heartbeat meanwhile (it refuses it from then on) does not undo that.
+    const failed = results.find((result) => result.status === "rejected");
+    if (failed) throw signal.aborted ? signal.reason : failed.reason;
     return { handedOff: { parts: plan.parts.length, audio: plan.audio }, duration: source.probe.duration };
   } catch (err) {
     // Pieces the Worker never took go with the attempt that stored them. Once it took the plan,
@@ -121,7 +127,7 @@ export async function handOff(
     // that deletion is this attempt's to delete. A job taken over keeps its pieces: the next
     // attempt stores its own under the same keys.
     const ended = err instanceof JobGoneError && FINAL_STATUSES.includes(err.status);
-    if (!reports.handedOver() || ended) await Promise.allSettled(stored.map((key) => deps.uploader.deleteObject(key)));
+    if (!reports.handedOver() || ended) await Promise.allSettled(sent.map((key) => deps.uploader.deleteObject(key)));
     throw err;
   }
 }

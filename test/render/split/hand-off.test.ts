@@ -43,7 +43,11 @@ async function keys(prefix: string): Promise<string[]> {
   return [...(await res.text()).matchAll(/<Key>([^<]+)<\/Key>/g)].map((m) => m[1]);
 }
 
-async function splitWith(split: InternalApi["split"], alongside?: RenderContext["alongside"]) {
+async function splitWith(
+  split: InternalApi["split"],
+  alongside?: RenderContext["alongside"],
+  aborts = new AbortController(),
+) {
   const source = join(dir, "source.mp4");
   const probe = await probeFile(source);
   const recipe = splittableRecipe("mp4_264_240p");
@@ -55,7 +59,7 @@ async function splitWith(split: InternalApi["split"], alongside?: RenderContext[
   const workDir = await mkdtemp(join(dir, "work-"));
   const ctx: RenderContext = {
     workDir,
-    signal: new AbortController().signal,
+    signal: aborts.signal,
     onProgress: () => undefined,
     onDuration: () => undefined,
     log: () => undefined,
@@ -132,5 +136,21 @@ describe("the split stage", () => {
     expect(keeps.length).toBeGreaterThan(1);
     expect(new Set(keeps)).toEqual(new Set([plan.parts.length]));
     expect(besides).toEqual([{ jobId, dispatch: 4, part: plan.parts.length }]);
+  });
+
+  it("the job's heartbeat refused once every input is told (the Worker refuses it from then on): the hand-off stands", async () => {
+    const aborts = new AbortController();
+    let all = 0;
+    const { plan, run } = await splitWith(
+      async (_id, _claim, given, stored = []) => {
+        // The beat that lands between the last call's answer and the stage's end.
+        if (stored.length === all) aborts.abort(new JobGoneError("processing"));
+        return { parts: given.parts.length };
+      },
+      undefined,
+      aborts,
+    );
+    all = taskIndices(plan).length;
+    expect(await run()).toMatchObject({ handedOff: { parts: plan.parts.length } });
   });
 });

@@ -9,6 +9,122 @@
 
 export const EDL_VERSION = "1.0";
 
+export const EDL_VERSIONS = ["1.0", "1.1"] as const;
+export type EdlVersion = (typeof EDL_VERSIONS)[number];
+
+/**
+ * Transition names, Shotstack's spelling where it has one. `fade` goes through black (no
+ * neighbour needed); every other name is an FFmpeg `xfade` transition with the neighbouring clip
+ * on the same track (or with black when there is none).
+ */
+export const TRANSITION_TYPES = [
+  "fade",
+  "crossfade",
+  "wipeLeft",
+  "wipeRight",
+  "wipeUp",
+  "wipeDown",
+  "slideLeft",
+  "slideRight",
+  "slideUp",
+  "slideDown",
+  "zoom",
+  "circleCrop",
+  "rectCrop",
+  "distance",
+  "fadeBlack",
+  "fadeWhite",
+  "radial",
+  "smoothLeft",
+  "smoothRight",
+  "smoothUp",
+  "smoothDown",
+  "circleOpen",
+  "circleClose",
+  "vertOpen",
+  "vertClose",
+  "horzOpen",
+  "horzClose",
+  "dissolve",
+  "pixelize",
+  "diagTl",
+  "diagTr",
+  "diagBl",
+  "diagBr",
+  "hlSlice",
+  "hrSlice",
+  "vuSlice",
+  "vdSlice",
+  "hBlur",
+  "fadeGrays",
+  "wipeTl",
+  "wipeTr",
+  "wipeBl",
+  "wipeBr",
+  "squeezeH",
+  "squeezeV",
+] as const;
+export type TransitionType = (typeof TRANSITION_TYPES)[number];
+/** What overlay and text clips can do: fade (alpha) or slide in from / out to the frame's edge. */
+export const LAYER_TRANSITION_TYPES = ["fade", "slideLeft", "slideRight", "slideUp", "slideDown"] as const;
+
+export interface TransitionEdge<T extends string = TransitionType> {
+  type: T;
+  duration: number;
+}
+export interface Transition<T extends string = TransitionType> {
+  in?: TransitionEdge<T>;
+  out?: TransitionEdge<T>;
+}
+
+/** Fractions of the source frame cut from each side, before anything else. */
+export interface Crop {
+  top: number;
+  bottom: number;
+  left: number;
+  right: number;
+}
+
+export const FLIPS = ["horizontal", "vertical", "both"] as const;
+/** Applied after crop, before placement: flip, then rotate (degrees clockwise), then scale. */
+export interface Transform {
+  rotate: number;
+  flip?: (typeof FLIPS)[number];
+  scale: number;
+}
+
+export const FILTER_TYPES = [
+  "greyscale",
+  "sepia",
+  "blur",
+  "sharpen",
+  "lighten",
+  "darken",
+  "contrast",
+  "saturate",
+  "negative",
+  "boost",
+  "muted",
+] as const;
+export type FilterType = (typeof FILTER_TYPES)[number];
+/** `strength` 0..1; a bare name in the document means its default strength (1). */
+export interface Filter {
+  type: FilterType;
+  strength: number;
+}
+
+/** Holds the frame at source time `at` (in..out) for `duration` s; the clip grows by `duration`, silent meanwhile. */
+export interface Freeze {
+  at: number;
+  duration: number;
+}
+
+export interface CaptionCue {
+  start: number;
+  end: number;
+  text: string;
+}
+
 export const CONTAINERS = ["mp4", "webm", "mov", "mkv"] as const;
 export type Container = (typeof CONTAINERS)[number];
 
@@ -105,6 +221,11 @@ export interface VideoClip {
   volume: number;
   /** Replaces the clip's own audio; a muted clip stays silent either way. */
   replaceAudio?: string;
+  transition?: Transition;
+  crop?: Crop;
+  transform?: Transform;
+  filters?: Filter[];
+  freeze?: Freeze;
 }
 
 export interface OverlayClip {
@@ -118,6 +239,10 @@ export interface OverlayClip {
   fadeIn: number;
   fadeOut: number;
   blendMode: BlendMode;
+  transition?: Transition<(typeof LAYER_TRANSITION_TYPES)[number]>;
+  crop?: Crop;
+  transform?: Transform;
+  filters?: Filter[];
 }
 
 export interface TextBackground {
@@ -154,6 +279,30 @@ export interface TextClip {
   shadow?: TextShadow;
   fadeIn: number;
   fadeOut: number;
+  transition?: Transition<(typeof LAYER_TRANSITION_TYPES)[number]>;
+}
+
+/**
+ * A caption track's clip (1.1): cues from `src` (an SRT or WebVTT file) or inline `cues`, exactly
+ * one of the two, each cue's times offset by `startTime`; drawn in the text clip's style.
+ */
+export interface CaptionClip
+  extends Pick<
+    TextClip,
+    | "fontSize"
+    | "fontColor"
+    | "fontFamily"
+    | "fontWeight"
+    | "textAlign"
+    | "position"
+    | "background"
+    | "outline"
+    | "shadow"
+  > {
+  id: string;
+  startTime: number;
+  src?: string;
+  cues?: CaptionCue[];
 }
 
 /** The lines a text clip draws, each one drawtext of its own: what MAX_TEXT_LINES counts. */
@@ -178,11 +327,16 @@ interface TextTrack {
   clips: TextClip[];
 }
 
+interface CaptionTrack {
+  type: "caption";
+  clips: CaptionClip[];
+}
+
 /** Tracks keep the document's order; overlay and text tracks later in the array draw on top. */
-export type Track = VideoTrack | OverlayTrack | TextTrack;
+export type Track = VideoTrack | OverlayTrack | TextTrack | CaptionTrack;
 
 export interface ValidatedEdl {
-  version: typeof EDL_VERSION;
+  version: EdlVersion;
   output: OutputSettings;
   /** Exactly one video track, with at least one clip. */
   timeline: { tracks: Track[] };
@@ -239,9 +393,9 @@ export const BACKGROUND_DEFAULTS: TextBackground = { color: "#000000", opacity: 
 export const OUTLINE_DEFAULTS: TextOutline = { color: "#000000", width: 2 };
 export const SHADOW_DEFAULTS: TextShadow = { color: "#000000", offsetX: 2, offsetY: 2, blur: 0 };
 
-/** Where a video clip ends on the timeline: its source span played at its speed. */
-export function videoClipEnd(clip: Pick<VideoClip, "startTime" | "in" | "out" | "speed">): number {
-  return clip.startTime + (clip.out - clip.in) / clip.speed;
+/** Where a video clip ends on the timeline: its source span played at its speed, and any freeze. */
+export function videoClipEnd(clip: Pick<VideoClip, "startTime" | "in" | "out" | "speed" | "freeze">): number {
+  return clip.startTime + (clip.out - clip.in) / clip.speed + (clip.freeze?.duration ?? 0);
 }
 
 /** Where any clip ends on the timeline. */

@@ -137,8 +137,10 @@ function videoSegment(
       shape,
       "setsar=1",
       "format=yuv420p",
-      // The held frame repeated, and the frames after it retimed to follow the hold.
-      ...(freeze ? [`loop=loop=${freeze.extra}:size=1:start=${freeze.at}`, "setpts=N/FRAME_RATE/TB"] : []),
+      // The held frame repeated, and the frames after it retimed to follow the hold. FFmpeg 5.1's
+      // loop compares `start` with the frames taken so far, counting the one in hand: start=k+1
+      // holds frame k (checked on frame hashes, test/render/timeline/freeze-render.test.ts).
+      ...(freeze ? [`loop=loop=${freeze.extra}:size=1:start=${freeze.at + 1}`, "setpts=N/FRAME_RATE/TB"] : []),
       // A source shorter than its in/out span holds its last frame rather than shortening the timeline.
       `tpad=stop_mode=clone:stop=${span.frames}`,
       `trim=end_frame=${span.frames}`,
@@ -171,7 +173,7 @@ function withHold(g: GraphBuilder, from: string, filters: string[], hold: { at: 
   const headPart = g.chain(before, [`atrim=end_sample=${head}`, "asetpts=PTS-STARTPTS"], "a");
   const tailPart = g.chain(after, [`atrim=start_sample=${head}`, "asetpts=PTS-STARTPTS"], "a");
   const quiet = g.chain("", [silence(gap)], "a");
-  return `${headPart}${quiet}${tailPart}concat=n=3:v=0:a=1`;
+  return g.chain(`${headPart}${quiet}${tailPart}`, ["concat=n=3:v=0:a=1"], "a");
 }
 
 function audioSegment(

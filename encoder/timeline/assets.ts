@@ -37,11 +37,11 @@ export function planAssets(edl: ValidatedEdl): AssetNeed[] {
   return [...needs.values()];
 }
 
-/** The fonts the text clips need, each family and weight once: one fontconfig lookup apiece. */
+/** The fonts the text and caption clips need, each family and weight once: one fontconfig lookup apiece. */
 export function planFonts(edl: ValidatedEdl): Pick<TextClip, "fontFamily" | "fontWeight">[] {
   const fonts = new Map<string, Pick<TextClip, "fontFamily" | "fontWeight">>();
   for (const track of edl.timeline.tracks) {
-    if (track.type !== "text") continue;
+    if (track.type !== "text" && track.type !== "caption") continue;
     for (const { fontFamily, fontWeight } of track.clips)
       fonts.set(fontKey({ fontFamily, fontWeight }), { fontFamily, fontWeight });
   }

@@ -1,4 +1,5 @@
 import {
+  type CaptionCue,
   clipEnd,
   type OverlayClip,
   type Resolution,
@@ -10,6 +11,7 @@ import {
 import { JobFailure } from "../failure";
 import { head } from "../ffmpeg/args/command";
 import { even } from "../ffmpeg/args/sizes";
+import { captionTexts } from "./captions";
 import { round } from "./colour";
 import { GraphBuilder } from "./graph";
 import { encodeArgs } from "./output-args";
@@ -24,6 +26,8 @@ export interface TimelineAssets {
   images: Map<string, ImageInfo>;
   /** Font files by `family|weight`, resolved through fontconfig beforehand. */
   fonts: Map<string, string>;
+  /** Caption files' cues by URL, downloaded and parsed beforehand; absent when the timeline has none. */
+  captions?: ReadonlyMap<string, readonly CaptionCue[]>;
 }
 
 export interface CompiledTimeline {
@@ -84,15 +88,28 @@ export function compileTimeline(
         picture = drawOverlay(g, picture, clip, image, frame, fps, duration);
       }
     }
+    /** Draws a text clip, its lines written to files named after `name`. */
+    const text = (clip: TextClip, name: string) => {
+      const font = assets.fonts.get(fontKey(clip));
+      if (!font) throw JobFailure.invalidTimeline(`No font resolved for text "${clip.id}"`);
+      const fileOf = (line: number) => `${paths.workDir}/${name}-${line}.txt`;
+      textLines(clip).forEach((content, line) => {
+        files.push({ path: fileOf(line), content });
+      });
+      picture = drawText(g, picture, clip, font, fileOf);
+    };
     if (track.type === "text") {
       (track.clips as TextClip[]).forEach((clip, c) => {
-        const font = assets.fonts.get(fontKey(clip));
-        if (!font) throw JobFailure.invalidTimeline(`No font resolved for text "${clip.id}"`);
-        const fileOf = (line: number) => `${paths.workDir}/text-${t}-${c}-${line}.txt`;
-        textLines(clip).forEach((content, line) => {
-          files.push({ path: fileOf(line), content });
+        text(clip, `text-${t}-${c}`);
+      });
+    }
+    if (track.type === "caption") {
+      track.clips.forEach((clip, c) => {
+        const cues = clip.cues ?? (clip.src !== undefined ? assets.captions?.get(clip.src) : undefined);
+        if (!cues) throw JobFailure.invalidTimeline(`Captions for clip "${clip.id}" were not downloaded`);
+        captionTexts(clip, cues).forEach((cue, k) => {
+          text(cue, `caption-${t}-${c}-${k}`);
         });
-        picture = drawText(g, picture, clip, font, fileOf);
       });
     }
   });

@@ -66,7 +66,7 @@ function prepared(g: GraphBuilder, input: number, clip: OverlayClip, height: num
  * scale) and turned, its box grown (transparent) to hold it: the box is what is placed.
  * Blend modes composite the image on the mode's neutral colour (so opacity and fades become a
  * mix toward it), convert to gbrp (blending in YUV corrupts colour), and blend only the region
- * under the image, which is cropped out and overlaid back. A slide moves a normal overlay only.
+ * under the image, which is cropped out and overlaid back (the whole frame, for a sliding image).
  */
 export function drawOverlay(
   g: GraphBuilder,
@@ -105,31 +105,37 @@ export function drawOverlay(
     `colorchannelmixer=aa=${clip.opacity}`,
   ];
 
+  const slide = slideOffsets(clip, end, "W", "H");
+  const x = slide.x ? `'${at.x}${slide.x}'` : `${at.x}`;
+  const y = slide.y ? `'${at.y}${slide.y}'` : `${at.y}`;
   if (clip.blendMode === "normal") {
     const layer = g.chain(source, [...scaled, ...fades(clip)], "ov");
-    const slide = slideOffsets(clip, end, "W", "H");
-    const x = slide.x ? `'${at.x}${slide.x}'` : `${at.x}`;
-    const y = slide.y ? `'${at.y}${slide.y}'` : `${at.y}`;
     return g.chain(`${base}${layer}`, [`overlay=x=${x}:y=${y}:${enable}:eof_action=pass`], "v");
   }
 
-  const region = visiblePart({ ...at, ...box }, frame);
+  // A sliding image has no fixed region: it is laid on a whole frame of the neutral colour, which
+  // is blended with the whole picture.
+  const moving = Boolean(slide.x || slide.y);
+  const region = moving ? { x: 0, y: 0, ...frame } : visiblePart({ ...at, ...box }, frame);
   if (!region) return base;
   const neutral = NEUTRAL[clip.blendMode];
   const picture = g.chain(source, scaled, "img");
+  const ground = moving ? frame : box;
   const backdrop = g.chain(
     "",
-    [`color=c=${neutral}:s=${box.width}x${box.height}:r=${fps}:d=${ffSeconds(timelineEnd)}`, "format=rgba"],
+    [`color=c=${neutral}:s=${ground.width}x${ground.height}:r=${fps}:d=${ffSeconds(timelineEnd)}`, "format=rgba"],
     "bg",
   );
   const layer = g.chain(
     `${backdrop}${picture}`,
-    [
-      "overlay=format=auto",
-      ...fades(clip, neutral),
-      `crop=${region.width}:${region.height}:${region.x - at.x}:${region.y - at.y}`,
-      "format=gbrp",
-    ],
+    moving
+      ? [`overlay=format=auto:x=${x}:y=${y}`, ...fades(clip, neutral), "format=gbrp"]
+      : [
+          "overlay=format=auto",
+          ...fades(clip, neutral),
+          `crop=${region.width}:${region.height}:${region.x - at.x}:${region.y - at.y}`,
+          "format=gbrp",
+        ],
     "layer",
   );
   const keep = g.label("keep");

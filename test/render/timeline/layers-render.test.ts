@@ -146,6 +146,28 @@ describe("1.1 transitions on overlay and text clips", () => {
     ]);
   });
 
+  it("a blended overlay slides too: multiply's black (red on blue) comes in from the left", async () => {
+    const output = await render("overlay-blend-slide", [
+      overlay({
+        src: HALF,
+        position: { x: 100, y: 40 },
+        blendMode: "multiply",
+        transition: { in: { type: "slideRight", duration: 1 } },
+      }),
+    ]);
+    // Halfway in, 80 px left of its place: its red half over x 20..40.
+    expectColours(await frameAt(output, 0.5), [
+      [30, 60, [0, 0, 0]],
+      [110, 60, BLUE],
+    ]);
+    expectColours(await frameAt(output, 1.2), [
+      [110, 60, [0, 0, 0]],
+      [30, 60, BLUE],
+      // The transparent half leaves the picture as it was.
+      [130, 60, BLUE],
+    ]);
+  });
+
   it("a text's slideUp in rises from below the frame: halfway, its ink is 60 rows lower than at rest", async () => {
     const output = await render("text-slide", [
       {

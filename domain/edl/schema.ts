@@ -9,6 +9,122 @@
 
 export const EDL_VERSION = "1.0";
 
+export const EDL_VERSIONS = ["1.0", "1.1"] as const;
+export type EdlVersion = (typeof EDL_VERSIONS)[number];
+
+/**
+ * Transition names, Shotstack's spelling where it has one. `fade` goes through black (no
+ * neighbour needed); every other name is an FFmpeg `xfade` transition with the neighbouring clip
+ * on the same track (or with black when there is none).
+ */
+export const TRANSITION_TYPES = [
+  "fade",
+  "crossfade",
+  "wipeLeft",
+  "wipeRight",
+  "wipeUp",
+  "wipeDown",
+  "slideLeft",
+  "slideRight",
+  "slideUp",
+  "slideDown",
+  "zoom",
+  "circleCrop",
+  "rectCrop",
+  "distance",
+  "fadeBlack",
+  "fadeWhite",
+  "radial",
+  "smoothLeft",
+  "smoothRight",
+  "smoothUp",
+  "smoothDown",
+  "circleOpen",
+  "circleClose",
+  "vertOpen",
+  "vertClose",
+  "horzOpen",
+  "horzClose",
+  "dissolve",
+  "pixelize",
+  "diagTl",
+  "diagTr",
+  "diagBl",
+  "diagBr",
+  "hlSlice",
+  "hrSlice",
+  "vuSlice",
+  "vdSlice",
+  "hBlur",
+  "fadeGrays",
+  "wipeTl",
+  "wipeTr",
+  "wipeBl",
+  "wipeBr",
+  "squeezeH",
+  "squeezeV",
+] as const;
+export type TransitionType = (typeof TRANSITION_TYPES)[number];
+/** What overlay and text clips can do: fade (alpha) or slide in from / out to the frame's edge. */
+export const LAYER_TRANSITION_TYPES = ["fade", "slideLeft", "slideRight", "slideUp", "slideDown"] as const;
+
+export interface TransitionEdge<T extends string = TransitionType> {
+  type: T;
+  duration: number;
+}
+export interface Transition<T extends string = TransitionType> {
+  in?: TransitionEdge<T>;
+  out?: TransitionEdge<T>;
+}
+
+/** Fractions of the source frame cut from each side, before anything else. */
+export interface Crop {
+  top: number;
+  bottom: number;
+  left: number;
+  right: number;
+}
+
+export const FLIPS = ["horizontal", "vertical", "both"] as const;
+/** Applied after crop, before placement: flip, then rotate (degrees clockwise), then scale. */
+export interface Transform {
+  rotate: number;
+  flip?: (typeof FLIPS)[number];
+  scale: number;
+}
+
+export const FILTER_TYPES = [
+  "greyscale",
+  "sepia",
+  "blur",
+  "sharpen",
+  "lighten",
+  "darken",
+  "contrast",
+  "saturate",
+  "negative",
+  "boost",
+  "muted",
+] as const;
+export type FilterType = (typeof FILTER_TYPES)[number];
+/** `strength` 0..1; a bare name in the document means its default strength (1). */
+export interface Filter {
+  type: FilterType;
+  strength: number;
+}
+
+/** Holds the frame at source time `at` (in..out) for `duration` s; the clip grows by `duration`, silent meanwhile. */
+export interface Freeze {
+  at: number;
+  duration: number;
+}
+
+export interface CaptionCue {
+  start: number;
+  end: number;
+  text: string;
+}
+
 export const CONTAINERS = ["mp4", "webm", "mov", "mkv"] as const;
 export type Container = (typeof CONTAINERS)[number];
 

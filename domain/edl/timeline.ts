@@ -1,6 +1,7 @@
 /** `timeline.tracks`: track types, the single video track, clip id uniqueness, overlaps, features. */
 import { type ClipReading, readOverlayClip, readTextClip, readVideoClip } from "./clips";
-import { fieldPath, fieldsOf, type Issues, isObject, type JsonObject, own } from "./fields";
+import { fieldPath, type Issues, isObject, type JsonObject, own } from "./fields";
+import { fieldsOf, list, oneOf } from "./kinds";
 import { EDL_LIMITS } from "./limits";
 import {
   type Clip,
@@ -83,9 +84,9 @@ function readTrack(raw: unknown, index: number, context: Context): TrackReading 
     context.issues.errors.push(`${path}: must be an object`);
     return { index, clipCount: 0, type: undefined, clips: [] };
   }
-  const f = fieldsOf(raw, path, context.issues.errors);
-  const type = f.oneOf("type", TRACK_TYPES, true);
-  const raws = f.array("clips", true) ?? [];
+  const f = fieldsOf(raw, path, context.issues);
+  const type = f.readAs("type", oneOf(TRACK_TYPES), true);
+  const raws = f.readAs("clips", list(), true) ?? [];
   const clipsPath = f.path("clips");
   const base = { index, clipCount: raws.length };
   switch (type) {
@@ -198,7 +199,7 @@ export function readTimeline(value: unknown, issues: Issues): TimelineReading {
     issues.errors.push("timeline: must be an object");
     return empty;
   }
-  const raws = fieldsOf(value, "timeline", issues.errors).array("tracks", true);
+  const raws = fieldsOf(value, "timeline", issues).readAs("tracks", list(), true);
   if (!raws) return empty;
   const oversized = countedOnly(raws);
   if (oversized) return oversized;

@@ -5,7 +5,8 @@
 import type { PlanId } from "../plans";
 import { UNSTORABLE_TEXT_MESSAGE, unstorableTextPaths } from "../storable-text";
 import { estimate, type EdlEstimate } from "./estimate";
-import { fieldsOf, type Issues, isObject, type JsonObject, own } from "./fields";
+import { type Issues, isObject, type JsonObject, own } from "./fields";
+import { fieldsOf, parsed, record } from "./kinds";
 import { limitErrors, sizeErrors } from "./limits";
 import { readOutput } from "./output";
 import { EDL_VERSION, type OutputSettings, type ValidatedEdl } from "./schema";
@@ -26,12 +27,16 @@ export interface EdlValidation {
 export const EXPERIMENTAL_FEATURES_WARNING = "Experimental features are accepted but not applied";
 
 function readDocument(document: JsonObject, issues: Issues): { output: OutputSettings; timeline: TimelineReading } {
-  const f = fieldsOf(document, "", issues.errors);
-  f.parsed("version", (v) => (v === EDL_VERSION ? v : undefined), `"${EDL_VERSION}"`, true);
+  const f = fieldsOf(document, "", issues);
+  f.readAs(
+    "version",
+    parsed((v) => (v === EDL_VERSION ? v : undefined), `"${EDL_VERSION}"`, {}),
+    true,
+  );
   const output = readOutput(own(document, "output"), issues.errors);
   const timeline = readTimeline(own(document, "timeline"), issues);
   // Only its type is checked: the service stores metadata and nothing reads it.
-  f.object("metadata");
+  f.readAs("metadata", record());
   return { output, timeline };
 }
 

@@ -1,13 +1,21 @@
-/** One reader per clip type (docs/contract.md §3.12–§3.14), with the fields of ./format.ts. */
+/**
+ * One reader per clip type (docs/contract.md §3.12–§3.14), with the fields of ./format.ts and,
+ * in version 1.1, of ./format-1-1.ts.
+ */
 import { allRead, type Issues, type JsonObject } from "./fields";
 import { OVERLAY_FIELDS, TEXT_FIELDS, type TIMING_FIELDS, VIDEO_FIELDS } from "./format";
+import { OVERLAY_FIELDS_1_1, TEXT_FIELDS_1_1, VIDEO_FIELDS_1_1 } from "./format-1-1";
 import { type Fields, fieldsOf } from "./kinds";
 import {
   type Clip,
+  type EdlFeature,
+  type EdlVersion,
+  type LayerTransition,
   OVERLAY_DEFAULTS,
-  VIDEO_DEFAULTS,
   type OverlayClip,
   type TextClip,
+  type Transition,
+  VIDEO_DEFAULTS,
   type VideoClip,
   videoClipEnd,
 } from "./schema";
@@ -25,6 +33,60 @@ export interface ClipReading<C extends Clip> {
   urls: string[];
   speedChange: boolean;
   blend: boolean;
+  /** The 1.1 properties the clip applies, for `stats.features`. */
+  features: EdlFeature[];
+  /** Complexity points of its 1.1 properties (./complexity.ts). */
+  effects: number;
+}
+
+/** The 1.1 properties of a clip, each when given: what `stats.features` and the complexity count. */
+function effectsOf(
+  clip: Partial<Pick<VideoClip, "crop" | "transform" | "filters" | "freeze">> & { transition?: Transition<string> },
+  layer = false,
+) {
+  const features: EdlFeature[] = [];
+  if (clip.transition) features.push("transition");
+  if (clip.crop) features.push("crop");
+  if (clip.transform) features.push("transform");
+  if (clip.filters?.length) features.push("filters");
+  if (clip.freeze) features.push("freeze");
+  // A video track's xfades are counted by ./transitions.ts; its fades, and a layer's every
+  // transition, cost a filter each, as do a crop, a transform, each filter and a freeze.
+  const edges = [clip.transition?.in, clip.transition?.out].filter((edge) => edge && (layer || edge.type === "fade"));
+  const effects =
+    edges.length + (clip.crop ? 1 : 0) + (clip.transform ? 1 : 0) + (clip.filters?.length ?? 0) + (clip.freeze ? 1 : 0);
+  return { features, effects };
+}
+
+/** Each transition edge no longer than `length` (the clip's on the timeline). */
+function checkTransitionLengths(f: Fields, transition: Transition<string> | undefined, length: number | undefined) {
+  if (!transition || length === undefined) return;
+  for (const side of ["in", "out"] as const) {
+    const edge = transition[side];
+    if (edge && edge.duration > length + 1e-9)
+      f.fail(
+        `transition.${side}.duration`,
+        `must be at most the clip's length on the timeline, ${+length.toFixed(3)} s`,
+      );
+  }
+}
+
+/**
+ * A layer's transitions: together within its duration, and a `fade` not given beside the fade
+ * field that does the same (`fadeIn` for `in`, `fadeOut` for `out`).
+ */
+function checkLayerTransition(f: Fields, transition: LayerTransition | undefined, duration: number | undefined) {
+  if (!transition) return;
+  for (const [side, fadeField] of [
+    ["in", "fadeIn"],
+    ["out", "fadeOut"],
+  ] as const) {
+    if (transition[side]?.type === "fade" && f.has(fadeField))
+      f.fail(`transition.${side}.type`, `must not be fade when ${fadeField} is given: they do the same`);
+  }
+  const total = (transition.in?.duration ?? 0) + (transition.out?.duration ?? 0);
+  if (duration !== undefined && total > duration + 1e-9)
+    f.fail("transition.out.duration", "transition.in and transition.out together must not exceed duration");
 }
 
 const defined = <T>(...values: (T | undefined)[]): T[] => values.filter((v): v is T => v !== undefined);
@@ -43,9 +105,16 @@ function readTiming(f: Fields<typeof TIMING_FIELDS>) {
   return { startTime, duration, fadeIn, fadeOut, span };
 }
 
-export function readVideoClip(source: JsonObject, path: string, issues: Issues): ClipReading<VideoClip> {
+const NO_EFFECTS = { features: [], effects: 0 };
+
+export function readVideoClip(
+  source: JsonObject,
+  path: string,
+  issues: Issues,
+  version: EdlVersion,
+): ClipReading<VideoClip> {
   const before = issues.errors.length;
-  const f = fieldsOf(source, path, issues, VIDEO_FIELDS);
+  const f = fieldsOf(source, path, issues, { ...VIDEO_FIELDS, ...VIDEO_FIELDS_1_1 });
   const id = f.read("id");
   const src = f.read("src");
   const inPoint = f.read("in");
@@ -57,10 +126,11 @@ export function readVideoClip(source: JsonObject, path: string, issues: Issues):
   const volume = f.read("volume");
   const replaceAudio = f.read("replaceAudio");
   if (mute && replaceAudio) issues.warnings.push(`${path}: mute is true, so replaceAudio is not heard`);
+  const added = version === "1.1" ? readVideoEffects(f, inPoint, outPoint, speed) : {};
 
   const timed = inPoint !== undefined && outPoint !== undefined && outPoint > inPoint && startTime !== undefined;
   const span = timed
-    ? { start: startTime, end: videoClipEnd({ startTime, in: inPoint, out: outPoint, speed }) }
+    ? { start: startTime, end: videoClipEnd({ startTime, in: inPoint, out: outPoint, speed, freeze: added.freeze }) }
     : undefined;
   const required =
     issues.errors.length === before ? allRead({ id, src, in: inPoint, out: outPoint, startTime }) : undefined;
@@ -72,18 +142,51 @@ export function readVideoClip(source: JsonObject, path: string, issues: Issues):
           mute,
           volume,
           ...(replaceAudio && { replaceAudio }),
+          ...added,
         }
       : undefined,
     span,
     urls: defined(src, replaceAudio),
     speedChange: speed !== VIDEO_DEFAULTS.speed,
     blend: false,
+    ...effectsOf(added),
   };
 }
 
-export function readOverlayClip(source: JsonObject, path: string, issues: Issues): ClipReading<OverlayClip> {
+/** A video clip's 1.1 properties, each present when given, checked against its source span. */
+function readVideoEffects(
+  f: Fields<typeof VIDEO_FIELDS & typeof VIDEO_FIELDS_1_1>,
+  inPoint: number | undefined,
+  outPoint: number | undefined,
+  speed: number,
+): Pick<VideoClip, "transition" | "crop" | "transform" | "filters" | "freeze"> {
+  const transition = f.read("transition");
+  const crop = f.read("crop");
+  const transform = f.read("transform");
+  const filters = f.read("filters");
+  const freeze = f.read("freeze");
+  const spanned = inPoint !== undefined && outPoint !== undefined && outPoint > inPoint;
+  if (freeze && spanned && (freeze.at < inPoint || freeze.at > outPoint))
+    f.fail("freeze.at", `must be between in and out, ${inPoint} and ${outPoint}`);
+  const length = spanned ? (outPoint - inPoint) / speed + (freeze?.duration ?? 0) : undefined;
+  checkTransitionLengths(f, transition, length);
+  return {
+    ...(transition && { transition }),
+    ...(crop && { crop }),
+    ...(transform && { transform }),
+    ...(filters && { filters }),
+    ...(freeze && { freeze }),
+  };
+}
+
+export function readOverlayClip(
+  source: JsonObject,
+  path: string,
+  issues: Issues,
+  version: EdlVersion,
+): ClipReading<OverlayClip> {
   const before = issues.errors.length;
-  const f = fieldsOf(source, path, issues, OVERLAY_FIELDS);
+  const f = fieldsOf(source, path, issues, { ...OVERLAY_FIELDS, ...OVERLAY_FIELDS_1_1 });
   const id = f.read("id");
   // Whether it really is a PNG or JPG is learnt when the worker fetches it, as for any source.
   const src = f.read("src");
@@ -92,6 +195,7 @@ export function readOverlayClip(source: JsonObject, path: string, issues: Issues
   const size = f.read("size");
   const opacity = f.read("opacity");
   const blendMode = f.read("blendMode");
+  const added = version === "1.1" ? readOverlayEffects(f, duration) : {};
 
   const required = issues.errors.length === before ? allRead({ id, src, startTime, duration }) : undefined;
   return {
@@ -104,18 +208,42 @@ export function readOverlayClip(source: JsonObject, path: string, issues: Issues
           fadeIn,
           fadeOut,
           blendMode,
+          ...added,
         }
       : undefined,
     span,
     urls: defined(src),
     speedChange: false,
     blend: blendMode !== OVERLAY_DEFAULTS.blendMode,
+    ...effectsOf(added, true),
   };
 }
 
-export function readTextClip(source: JsonObject, path: string, issues: Issues): ClipReading<TextClip> {
+function readOverlayEffects(
+  f: Fields<typeof OVERLAY_FIELDS & typeof OVERLAY_FIELDS_1_1>,
+  duration: number | undefined,
+): Pick<OverlayClip, "transition" | "crop" | "transform" | "filters"> {
+  const transition = f.read("transition");
+  const crop = f.read("crop");
+  const transform = f.read("transform");
+  const filters = f.read("filters");
+  checkLayerTransition(f, transition, duration);
+  return {
+    ...(transition && { transition }),
+    ...(crop && { crop }),
+    ...(transform && { transform }),
+    ...(filters && { filters }),
+  };
+}
+
+export function readTextClip(
+  source: JsonObject,
+  path: string,
+  issues: Issues,
+  version: EdlVersion,
+): ClipReading<TextClip> {
   const before = issues.errors.length;
-  const f = fieldsOf(source, path, issues, TEXT_FIELDS);
+  const f = fieldsOf(source, path, issues, { ...TEXT_FIELDS, ...TEXT_FIELDS_1_1 });
   const id = f.read("id");
   const text = f.read("text");
   const { startTime, duration, fadeIn, fadeOut, span } = readTiming(f);
@@ -131,6 +259,8 @@ export function readTextClip(source: JsonObject, path: string, issues: Issues): 
   // drawtext has no blur: the shadow is drawn sharp, and the client hears of it.
   if (shadow?.blur)
     issues.warnings.push(`${f.path("shadow")}.blur: shadow blur is not applied; the shadow is drawn sharp`);
+  const transition = version === "1.1" ? f.read("transition") : undefined;
+  checkLayerTransition(f, transition, duration);
 
   const required = issues.errors.length === before ? allRead({ id, text, startTime, duration }) : undefined;
   return {
@@ -148,11 +278,13 @@ export function readTextClip(source: JsonObject, path: string, issues: Issues): 
           ...(shadow && { shadow }),
           fadeIn,
           fadeOut,
+          ...(transition && { transition }),
         }
       : undefined,
     span,
     urls: [],
     speedChange: false,
     blend: false,
+    ...(transition ? effectsOf({ transition }, true) : NO_EFFECTS),
   };
 }

@@ -62,12 +62,12 @@ const FONT_SIZE_RULE = { min: 0, aboveMin: true, max: 1000 } as const;
  */
 const MAX_FONT_FAMILY_LENGTH = 100;
 
-const seconds = number(SECONDS_RULE);
+export const seconds = number(SECONDS_RULE);
 const positiveSeconds = number(DURATION_RULE);
 const opacity = number(OPACITY_RULE);
 
 const URL_EXPECTED = "an absolute http or https URL without a user name or password, at a public address";
-const url = parsed((value) => (isSourceUrl(value) ? value : undefined), URL_EXPECTED, {
+export const url = parsed((value) => (isSourceUrl(value) ? value : undefined), URL_EXPECTED, {
   type: "string",
   format: "uri",
 });
@@ -95,9 +95,9 @@ const length = parsed(parseLength, LENGTH_EXPECTED, {
 });
 
 /** A field as written, so that one with a default reads as never undefined (`ValueOf`). */
-function field<T>(f: Field<T> & { default: T }): Field<T> & { default: T };
-function field<T>(f: Field<T>): Field<T>;
-function field<T>(f: Field<T>): Field<T> {
+export function field<T>(f: Field<T> & { default: T }): Field<T> & { default: T };
+export function field<T>(f: Field<T>): Field<T>;
+export function field<T>(f: Field<T>): Field<T> {
   return f;
 }
 
@@ -110,7 +110,7 @@ const POSITION_FIELDS = {
  * Either axis accepts all five keywords (docs/contract.md §3.13); one that names the other axis
  * (`x: "top"`) has no horizontal meaning, so it centres, with a warning.
  */
-const position = object(
+export const position = object(
   POSITION_FIELDS,
   (p) => {
     const crossed = (axis: "x" | "y", value: unknown, own: readonly string[]) => {
@@ -141,7 +141,7 @@ const size = object(
   { description: "A missing side keeps the image's aspect ratio; both missing, its natural size." },
 );
 
-const background = object(
+export const background = object(
   {
     color: field({ kind: hexColor, default: BACKGROUND_DEFAULTS.color }),
     opacity: field({ kind: opacity, default: BACKGROUND_DEFAULTS.opacity }),
@@ -175,7 +175,7 @@ const shadow = object(
   { description: "`blur` is not applied: the shadow is drawn sharp, with a warning." },
 );
 
-const id = field({ kind: text(), required: true, description: "Unique among the timeline's clips." });
+export const id = field({ kind: text(), required: true, description: "Unique among the timeline's clips." });
 /** startTime, duration and the fades shared by overlay and text clips, in reading order. */
 export const TIMING_FIELDS = {
   startTime: field({ kind: seconds, required: true, description: "Start on the timeline, seconds." }),
@@ -218,14 +218,8 @@ export const OVERLAY_FIELDS = {
   blendMode: field({ kind: oneOf(BLEND_MODES), default: OVERLAY_DEFAULTS.blendMode }),
 };
 
-export const TEXT_FIELDS = {
-  id,
-  text: field({
-    kind: text(),
-    required: true,
-    description: `One line per line break; at most ${MAX_TEXT_LINES} lines across a timeline's text clips.`,
-  }),
-  ...TIMING_FIELDS,
+/** How text is drawn: text clips, and in 1.1 captions, with defaults of their own. */
+export const STYLE_FIELDS = {
   fontSize: field({ kind: number(FONT_SIZE_RULE), default: TEXT_DEFAULTS.fontSize, description: "Pixels." }),
   fontColor: field({ kind: hexColor, default: TEXT_DEFAULTS.fontColor }),
   fontFamily: field({ kind: text(MAX_FONT_FAMILY_LENGTH), default: TEXT_DEFAULTS.fontFamily }),
@@ -235,4 +229,15 @@ export const TEXT_FIELDS = {
   background: field({ kind: background }),
   outline: field({ kind: outline }),
   shadow: field({ kind: shadow }),
+};
+
+export const TEXT_FIELDS = {
+  id,
+  text: field({
+    kind: text(),
+    required: true,
+    description: `One line per line break; at most ${MAX_TEXT_LINES} lines across a timeline's text clips.`,
+  }),
+  ...TIMING_FIELDS,
+  ...STYLE_FIELDS,
 };

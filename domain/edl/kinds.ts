@@ -34,11 +34,7 @@ export interface Field<T> {
 export type Table = Record<string, Field<unknown>>;
 
 /** The value a table's field reads as: never undefined when the field has a default. */
-type ValueOf<F> = F extends { kind: Kind<infer T> }
-  ? F extends { default: unknown }
-    ? T
-    : T | undefined
-  : never;
+type ValueOf<F> = F extends { kind: Kind<infer T> } ? (F extends { default: unknown } ? T : T | undefined) : never;
 
 const fail = (issues: Issues, path: string, message: string): undefined => {
   issues.errors.push(`${path}: ${message}`);
@@ -52,19 +48,22 @@ export interface NumberRule {
   max?: number;
   /** `min` itself is not allowed (durations, sizes). */
   aboveMin?: boolean;
+  /** `max` itself is not allowed (a crop's fraction: all of the frame leaves nothing). */
+  belowMax?: boolean;
 }
 
-function describeRange({ min, max, aboveMin }: NumberRule): string {
+function describeRange({ min, max, aboveMin, belowMax }: NumberRule): string {
   const lower = min === undefined ? undefined : aboveMin ? `greater than ${min}` : `at least ${min}`;
-  if (min !== undefined && max !== undefined && !aboveMin) return `must be between ${min} and ${max}`;
-  if (lower !== undefined && max !== undefined) return `must be ${lower} and at most ${max}`;
+  if (min !== undefined && max !== undefined && !aboveMin && !belowMax) return `must be between ${min} and ${max}`;
+  const upper = belowMax ? `below ${max}` : `at most ${max}`;
+  if (lower !== undefined && max !== undefined) return `must be ${lower} and ${upper}`;
   if (lower !== undefined) return `must be ${lower}`;
-  return `must be at most ${max}`;
+  return `must be ${upper}`;
 }
 
-function inRange(value: number, { min, max, aboveMin }: NumberRule): boolean {
+function inRange(value: number, { min, max, aboveMin, belowMax }: NumberRule): boolean {
   if (min !== undefined && (aboveMin ? value <= min : value < min)) return false;
-  return max === undefined || value <= max;
+  return max === undefined || (belowMax ? value < max : value <= max);
 }
 
 export const number = (rule: NumberRule = {}): Kind<number> =>
@@ -72,7 +71,7 @@ export const number = (rule: NumberRule = {}): Kind<number> =>
     {
       type: "number",
       ...(rule.min !== undefined && (rule.aboveMin ? { exclusiveMinimum: rule.min } : { minimum: rule.min })),
-      ...(rule.max !== undefined && { maximum: rule.max }),
+      ...(rule.max !== undefined && (rule.belowMax ? { exclusiveMaximum: rule.max } : { maximum: rule.max })),
     },
     (value, path, issues) => {
       if (typeof value !== "number" || !Number.isFinite(value)) return fail(issues, path, "must be a number");

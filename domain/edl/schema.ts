@@ -7,8 +7,6 @@
  * Times are seconds. Colours are normalised to upper-case `#RRGGBB` or `#RRGGBBAA`.
  */
 
-export const EDL_VERSION = "1.0";
-
 export const EDL_VERSIONS = ["1.0", "1.1"] as const;
 export type EdlVersion = (typeof EDL_VERSIONS)[number];
 
@@ -149,6 +147,8 @@ export const ENCODER_PRESETS = [
 export type EncoderPreset = (typeof ENCODER_PRESETS)[number];
 
 export const TRACK_TYPES = ["video", "overlay", "text"] as const;
+/** Version 1.1 adds the caption track. */
+export const TRACK_TYPES_1_1 = [...TRACK_TYPES, "caption"] as const;
 
 export const BLEND_MODES = ["normal", "multiply", "screen", "overlay", "darken", "lighten"] as const;
 export type BlendMode = (typeof BLEND_MODES)[number];
@@ -170,9 +170,13 @@ export const Y_KEYWORDS = ["top", "center", "bottom"] as const;
 export type XPosition = number | (typeof X_KEYWORDS)[number];
 export type YPosition = number | (typeof Y_KEYWORDS)[number];
 
-/** Clip properties the contract accepts without applying (docs/contract.md §3.12). Order is the report order. */
+/** Clip properties version 1.0 accepts without applying (docs/contract.md §3.12). Order is the report order. */
 export const UNAPPLIED_FEATURES = ["transform", "crop", "filters", "transition", "freeze"] as const;
-export type UnappliedFeature = (typeof UNAPPLIED_FEATURES)[number];
+/** What a 1.1 timeline applies, in `stats.features` order (docs/timelines.md, version 1.1). */
+export const APPLIED_FEATURES = ["transition", "crop", "transform", "filters", "freeze", "captions"] as const;
+/** Every name `stats.features` may hold, in either version. */
+export const EDL_FEATURES = [...UNAPPLIED_FEATURES, "captions"] as const;
+export type EdlFeature = (typeof EDL_FEATURES)[number];
 
 export interface Resolution {
   width: number;
@@ -221,12 +225,16 @@ export interface VideoClip {
   volume: number;
   /** Replaces the clip's own audio; a muted clip stays silent either way. */
   replaceAudio?: string;
+  /** Version 1.1 only, each present when sent. */
   transition?: Transition;
   crop?: Crop;
   transform?: Transform;
   filters?: Filter[];
   freeze?: Freeze;
 }
+
+/** Overlay and text clips slide or fade in and out, over what is beneath them. */
+export type LayerTransition = Transition<(typeof LAYER_TRANSITION_TYPES)[number]>;
 
 export interface OverlayClip {
   id: string;
@@ -239,7 +247,8 @@ export interface OverlayClip {
   fadeIn: number;
   fadeOut: number;
   blendMode: BlendMode;
-  transition?: Transition<(typeof LAYER_TRANSITION_TYPES)[number]>;
+  /** Version 1.1 only, each present when sent. */
+  transition?: LayerTransition;
   crop?: Crop;
   transform?: Transform;
   filters?: Filter[];
@@ -279,30 +288,31 @@ export interface TextClip {
   shadow?: TextShadow;
   fadeIn: number;
   fadeOut: number;
-  transition?: Transition<(typeof LAYER_TRANSITION_TYPES)[number]>;
+  /** Version 1.1 only, present when sent. */
+  transition?: LayerTransition;
 }
 
 /**
- * A caption track's clip (1.1): cues from `src` (an SRT or WebVTT file) or inline `cues`, exactly
- * one of the two, each cue's times offset by `startTime`; drawn in the text clip's style.
+ * Version 1.1: subtitles drawn in the text clip's style. Exactly one of `src` (an SRT or WebVTT
+ * file, told apart by its content, parsed by domain/captions.ts when the encoder has it) and
+ * `cues`. Every cue's times are relative to `startTime`.
  */
-export interface CaptionClip
-  extends Pick<
-    TextClip,
-    | "fontSize"
-    | "fontColor"
-    | "fontFamily"
-    | "fontWeight"
-    | "textAlign"
-    | "position"
-    | "background"
-    | "outline"
-    | "shadow"
-  > {
+export interface CaptionClip {
   id: string;
   startTime: number;
   src?: string;
+  /** Sorted by start; each ends after it starts; text may hold line breaks. */
   cues?: CaptionCue[];
+  fontSize: number;
+  fontColor: string;
+  fontFamily: string;
+  fontWeight: FontWeight;
+  textAlign: TextAlign;
+  position: Position;
+  /** Always present: captions read on any picture unless the caller sets it otherwise. */
+  background: TextBackground;
+  outline?: TextOutline;
+  shadow?: TextShadow;
 }
 
 /** The lines a text clip draws, each one drawtext of its own: what MAX_TEXT_LINES counts. */
@@ -310,7 +320,7 @@ export function textLines(clip: Pick<TextClip, "text">): string[] {
   return clip.text.split(/\r?\n/);
 }
 
-export type Clip = VideoClip | OverlayClip | TextClip;
+export type Clip = VideoClip | OverlayClip | TextClip | CaptionClip;
 
 interface VideoTrack {
   type: "video";
@@ -332,7 +342,7 @@ interface CaptionTrack {
   clips: CaptionClip[];
 }
 
-/** Tracks keep the document's order; overlay and text tracks later in the array draw on top. */
+/** Tracks keep the document's order; overlay, text and caption tracks later in the array draw on top. */
 export type Track = VideoTrack | OverlayTrack | TextTrack | CaptionTrack;
 
 export interface ValidatedEdl {
@@ -388,17 +398,29 @@ export const TEXT_DEFAULTS = {
   fadeIn: 0,
   fadeOut: 0,
 } as const;
+/** A caption clip's defaults where they differ from a text clip's: at the bottom, on a box. */
+export const CAPTION_DEFAULTS = { startTime: 0, position: { x: "center", y: "bottom" } as Position } as const;
 /** Defaults for the parts of a text decoration object the caller left out. */
 export const BACKGROUND_DEFAULTS: TextBackground = { color: "#000000", opacity: 0.5, padding: 10 };
 export const OUTLINE_DEFAULTS: TextOutline = { color: "#000000", width: 2 };
 export const SHADOW_DEFAULTS: TextShadow = { color: "#000000", offsetX: 2, offsetY: 2, blur: 0 };
 
-/** Where a video clip ends on the timeline: its source span played at its speed, and any freeze. */
+/** Where a video clip ends on the timeline: its source span played at its speed, then its freeze. */
 export function videoClipEnd(clip: Pick<VideoClip, "startTime" | "in" | "out" | "speed" | "freeze">): number {
   return clip.startTime + (clip.out - clip.in) / clip.speed + (clip.freeze?.duration ?? 0);
 }
 
+/**
+ * Where a caption clip ends as far as the timeline knows: its last inline cue's end. A caption
+ * file is read by the encoder, so it lengthens nothing: its cues past the timeline's end are not
+ * drawn (docs/timelines.md, version 1.1).
+ */
+export function captionClipEnd(clip: Pick<CaptionClip, "startTime" | "cues">): number {
+  return clip.startTime + (clip.cues ?? []).reduce((latest, cue) => Math.max(latest, cue.end), 0);
+}
+
 /** Where any clip ends on the timeline. */
 export function clipEnd(clip: Clip): number {
-  return "duration" in clip ? clip.startTime + clip.duration : videoClipEnd(clip);
+  if ("duration" in clip) return clip.startTime + clip.duration;
+  return "in" in clip ? videoClipEnd(clip) : captionClipEnd(clip);
 }

@@ -173,7 +173,7 @@ describe("docs/timelines.md version 1.1 › transition on overlay and text clips
 describe("docs/timelines.md version 1.1 › crop, transform, filters", () => {
   it("crop fields default to 0; each is below 1, and opposite sides together too", () => {
     const result = validateEdl(video(videoClip({ crop: { left: 0.25 } })), "free");
-    expect((result.edl?.timeline.tracks[0].clips[0] as VideoClip).crop).toEqual({
+    expect((result.edl!.timeline.tracks[0].clips[0] as VideoClip).crop).toEqual({
       top: 0,
       bottom: 0,
       left: 0.25,
@@ -191,7 +191,7 @@ describe("docs/timelines.md version 1.1 › crop, transform, filters", () => {
 
   it("transform: rotate −360..360 (0), scale 0.01..10 (1), flip horizontal, vertical or both", () => {
     const result = validateEdl(video(videoClip({ transform: { flip: "both" } })), "free");
-    expect((result.edl?.timeline.tracks[0].clips[0] as VideoClip).transform).toEqual({
+    expect((result.edl!.timeline.tracks[0].clips[0] as VideoClip).transform).toEqual({
       rotate: 0,
       flip: "both",
       scale: 1,
@@ -208,7 +208,7 @@ describe("docs/timelines.md version 1.1 › crop, transform, filters", () => {
       video(videoClip({ filters: ["sepia", { type: "blur", strength: 0.5 }, { type: "boost" }] })),
       "free",
     );
-    expect((result.edl?.timeline.tracks[0].clips[0] as VideoClip).filters).toEqual([
+    expect((result.edl!.timeline.tracks[0].clips[0] as VideoClip).filters).toEqual([
       { type: "sepia", strength: 1 },
       { type: "blur", strength: 0.5 },
       { type: "boost", strength: 1 },

@@ -30,7 +30,7 @@ const TRANSITION_RULE = { min: 0, aboveMin: true, max: 60 } as const;
 const FREEZE_RULE = { min: 0, aboveMin: true, max: 3600 } as const;
 const FRACTION_RULE = { min: 0, max: 1, belowMax: true } as const;
 const MAX_FILTERS = 10;
-const MAX_CUES = 5000;
+export const MAX_CUES = 5000;
 
 function transition<T extends string>(types: readonly T[], name: string, description: string): Kind<Transition<T>> {
   const edge = object(

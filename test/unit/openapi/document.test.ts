@@ -14,6 +14,7 @@ import {
   type Schema,
 } from "../../support/openapi";
 import { validEdl } from "../edl/arbitraries";
+import { validEdl11 } from "../edl/arbitraries-1-1";
 
 const API = "/api/v1";
 
@@ -155,6 +156,20 @@ describe("the OpenAPI document", () => {
       fc.property(validEdl({ maxVideoClips: 4, maxExtraTracks: 3, maxClipsPerExtraTrack: 3, urls: 4 }), (edl) => {
         expect(validateEdl(edl, "enterprise").errors).toEqual([]);
         expect(validate(edl), describeErrors(validate)).toBe(true);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("every 1.1 timeline the validator accepts fits the documented EDL document schema, and only the 1.1 branch", async () => {
+    const schemas = (await dereferencedDocument()).components!.schemas!;
+    const validate = schemaValidator()(schemas.EdlDocument as Schema);
+    const only10 = schemaValidator()(schemas.EdlDocumentV1_0 as Schema);
+    fc.assert(
+      fc.property(validEdl11({ maxVideoClips: 4, maxExtraTracks: 3, maxClipsPerExtraTrack: 3, urls: 4 }), (edl) => {
+        expect(validateEdl(edl, "enterprise").errors).toEqual([]);
+        expect(validate(edl), describeErrors(validate)).toBe(true);
+        expect(only10(edl)).toBe(false);
       }),
       { numRuns: 300 },
     );

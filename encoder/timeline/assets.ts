@@ -2,14 +2,14 @@ import type { TextClip, ValidatedEdl } from "../../domain/edl/schema";
 import { fontKey } from "./compile";
 import { ffSeconds } from "./time";
 
-type AssetUse = { as: "media" | "image"; clipId: string };
+type AssetUse = { as: "media" | "image" | "caption"; clipId: string };
 
 /** One distinct asset URL: downloaded once, then probed for each way the timeline uses it. */
 export interface AssetNeed {
   url: string;
   /**
-   * As media (a clip's source or replacement audio) and/or as an overlay image, each with the
-   * first clip that uses it so, which its errors name.
+   * As media (a clip's source or replacement audio), as an overlay image and/or as a caption
+   * file, each with the first clip that uses it so, which its errors name.
    */
   uses: AssetUse[];
 }
@@ -33,6 +33,7 @@ export function planAssets(edl: ValidatedEdl): AssetNeed[] {
       }
     }
     if (track.type === "overlay") for (const clip of track.clips) use(clip.src, "image", clip.id);
+    if (track.type === "caption") for (const clip of track.clips) if (clip.src) use(clip.src, "caption", clip.id);
   }
   return [...needs.values()];
 }

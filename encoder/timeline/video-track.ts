@@ -246,15 +246,17 @@ function joinCuts(g: GraphBuilder, pieces: Piece[]): Piece {
  * long as the pieces less their overlaps.
  */
 function joinAll(g: GraphBuilder, pieces: Piece[], fps: number): { video: string; audio: string } {
-  const runs: Piece[][] = [];
-  for (const piece of pieces) {
-    if (piece.join || runs.length === 0) runs.push([piece]);
-    else runs[runs.length - 1].push(piece);
+  const [first, ...rest] = pieces;
+  const runs: { join: NonNullable<Piece["join"]>; pieces: Piece[] }[] = [];
+  const head = [first];
+  for (const piece of rest) {
+    if (piece.join) runs.push({ join: piece.join, pieces: [piece] });
+    else (runs.at(-1)?.pieces ?? head).push(piece);
   }
-  let acc = joinCuts(g, runs[0]);
-  for (const run of runs.slice(1)) {
-    const next = joinCuts(g, run);
-    const { type, frames: overlap } = run[0].join ?? { type: "crossfade", frames: 0 };
+  let acc = joinCuts(g, head);
+  for (const run of runs) {
+    const next = joinCuts(g, run.pieces);
+    const { type, frames: overlap } = run.join;
     // xfade wants both inputs in one time base; concat's and the clips' differ.
     const [a, b] = [acc.video, next.video].map((label) => g.chain(label, ["settb=AVTB"], "v"));
     const offset = ffSeconds(Math.max(0, (acc.frames - overlap - 0.5) / fps));
@@ -290,7 +292,7 @@ export function buildVideoTrack(
     const span = spanOf(cursor, to, fps);
     if (span.frames > 0) pieces.push(piece(gapSegment(g, span, frame, fps), span.frames));
   };
-  /** Black and silence `overlap` frames long where a clip starting at `at` fades in from it or out to it. */
+  /** Black and silence `overlap` frames long from frame `at`, for a clip's transition with black. */
   const black = (at: number, overlap: number, join?: Piece["join"]) => {
     const span = framesSpan(at, at + overlap, fps);
     pieces.push(piece(gapSegment(g, span, frame, fps), span.frames, join));
@@ -320,10 +322,13 @@ export function buildVideoTrack(
       input: g.input({ options: ["-t", ffSeconds(p.duration)], path: replacement.path }),
       info: replacement,
     };
-    const blackIn = !p.joinedPrev && xfadeEdge(p.clip.transition?.in);
-    if (blackIn) black(startFrame, Math.min(span.frames, frameAt(blackIn.duration, fps)));
+    // A transition with no neighbour on that side is with black (of under half a frame: none).
+    const edgeFrames = (edge: TransitionEdge) => Math.min(span.frames, frameAt(edge.duration, fps));
+    const blackIn = !p.joinedPrev ? xfadeEdge(p.clip.transition?.in) : undefined;
+    const inFrames = blackIn ? edgeFrames(blackIn) : 0;
+    if (blackIn && inFrames > 0) black(startFrame, inFrames);
     const join = p.joinedPrev && overlap > 0 ? { type: p.joinedPrev.type, frames: overlap } : undefined;
-    const joinBlack = blackIn ? { type: blackIn.type, frames: pieces[pieces.length - 1].frames } : undefined;
+    const joinBlack = blackIn && inFrames > 0 ? { type: blackIn.type, frames: inFrames } : undefined;
     pieces.push(
       piece(
         [
@@ -335,11 +340,10 @@ export function buildVideoTrack(
       ),
     );
     cursor = p.start + p.duration;
-    const blackOut = !p.joinedNext && xfadeEdge(p.clip.transition?.out);
-    if (blackOut) {
-      const frames = Math.min(span.frames, frameAt(blackOut.duration, fps));
-      black(startFrame + span.frames - frames, frames, { type: blackOut.type, frames });
-    }
+    const blackOut = !p.joinedNext ? xfadeEdge(p.clip.transition?.out) : undefined;
+    const outFrames = blackOut ? edgeFrames(blackOut) : 0;
+    if (blackOut && outFrames > 0)
+      black(startFrame + span.frames - outFrames, outFrames, { type: blackOut.type, frames: outFrames });
   }
   gapUntil(end);
   // A timeline of under half a frame at the sources' rate (the API checks only 0.1 s, or a frame

@@ -5,8 +5,9 @@ import { AUDIO_FORMAT, SAMPLE_RATE, atempoChain, silence } from "./audio";
 import { cropFilters, filterFilters, flipRotateFilters } from "./effects";
 import type { GraphBuilder } from "./graph";
 import { round } from "./colour";
+import { frameAt, framesSpan, type Span, sampleAt, spanOf } from "./grid";
+import { joinAll, type Piece, piece } from "./joins";
 import { ffSeconds } from "./time";
-import { xfadeName } from "./transitions";
 
 export interface MediaInfo {
   path: string;
@@ -56,30 +57,6 @@ function placeClips(clips: VideoClip[]): Placed[] {
       ...(joinedNext ? { joinedNext } : {}),
     };
   });
-}
-
-/** A stretch of the timeline as whole output frames, and the audio samples of the same span. */
-interface Span {
-  frames: number;
-  samples: number;
-}
-
-const sampleAt = (frame: number, fps: number) => Math.round((frame / fps) * SAMPLE_RATE);
-const frameAt = (t: number, fps: number) => Math.round(t * fps);
-
-/** Frames `a` to `b` of the output, and the samples of the same instants. */
-const framesSpan = (a: number, b: number, fps: number): Span => ({
-  frames: b - a,
-  samples: sampleAt(b, fps) - sampleAt(a, fps),
-});
-
-/**
- * Boundaries snap to the output's frame grid, and the audio to the same instants, so every
- * segment is a whole number of frames and the joined track can never drift from the timeline:
- * four 2.5 s clips at 25 fps start at frames 0, 63, 125, 188 (not 0, 63, 126, 189).
- */
-export function spanOf(from: number, to: number, fps: number): Span {
-  return framesSpan(frameAt(from, fps), frameAt(to, fps), fps);
 }
 
 /**
@@ -221,57 +198,6 @@ function gapSegment(g: GraphBuilder, span: Span, frame: Resolution, fps: number)
   ];
 }
 
-/** A stretch of picture and sound, and the xfade that joins it to the stretch before (1.1). */
-interface Piece {
-  video: string;
-  audio: string;
-  frames: number;
-  /** Cross-faded into the previous piece over its last `frames` frames. */
-  join?: { type: TransitionEdge["type"]; frames: number };
-}
-
-/** Pieces joined by cuts, as one stream: a single piece as it is, several by concat. */
-function joinCuts(g: GraphBuilder, pieces: Piece[]): Piece {
-  if (pieces.length === 1) return pieces[0];
-  const video = g.label("v");
-  const audio = g.label("a");
-  g.add(`${pieces.map((p) => `${p.video}${p.audio}`).join("")}concat=n=${pieces.length}:v=1:a=1${video}${audio}`);
-  return { video, audio, frames: pieces.reduce((n, p) => n + p.frames, 0) };
-}
-
-/**
- * Runs of pieces joined by cuts, each cross-faded into the one before: xfade on the picture
- * (its offset half a frame before the overlap's first frame, so rounding never moves it a
- * frame), acrossfade on the sound over the same samples. Output and sound come out exactly as
- * long as the pieces less their overlaps.
- */
-function joinAll(g: GraphBuilder, pieces: Piece[], fps: number): { video: string; audio: string } {
-  const [first, ...rest] = pieces;
-  const runs: { join: NonNullable<Piece["join"]>; pieces: Piece[] }[] = [];
-  const head = [first];
-  for (const piece of rest) {
-    if (piece.join) runs.push({ join: piece.join, pieces: [piece] });
-    else (runs.at(-1)?.pieces ?? head).push(piece);
-  }
-  let acc = joinCuts(g, head);
-  for (const run of runs) {
-    const next = joinCuts(g, run.pieces);
-    const { type, frames: overlap } = run.join;
-    // xfade wants both inputs in one time base; concat's and the clips' differ.
-    const [a, b] = [acc.video, next.video].map((label) => g.chain(label, ["settb=AVTB"], "v"));
-    const offset = ffSeconds(Math.max(0, (acc.frames - overlap - 0.5) / fps));
-    const video = g.chain(
-      `${a}${b}`,
-      [`xfade=transition=${xfadeName(type)}:duration=${ffSeconds(overlap / fps)}:offset=${offset}`],
-      "v",
-    );
-    const samples = sampleAt(acc.frames, fps) - sampleAt(acc.frames - overlap, fps);
-    const audio = g.chain(`${acc.audio}${next.audio}`, [`acrossfade=ns=${samples}:c1=tri:c2=tri`], "a");
-    acc = { video, audio, frames: acc.frames - overlap + next.frames };
-  }
-  return acc;
-}
-
 /**
  * The video track as one picture and one sound stream: each clip opened as its own input with
  * `-ss`/`-t` (decoding starts near its in-point), black and silence for gaps and for any time
@@ -358,8 +284,4 @@ export function buildVideoTrack(
   const audio = g.label("a");
   g.add(`${pieces.map((p) => `${p.video}${p.audio}`).join("")}concat=n=${pieces.length}:v=1:a=1${video}${audio}`);
   return { video, audio };
-}
-
-function piece([video, audio]: string[], frames: number, join?: Piece["join"]): Piece {
-  return { video, audio, frames, ...(join ? { join } : {}) };
 }

@@ -50,10 +50,11 @@ function transition<T extends string>(types: readonly T[], name: string, descrip
       in: field({ kind: edge, description: "How the clip comes in, from its start." }),
       out: field({ kind: edge, description: "How it goes out, up to its end." }),
     },
-    (t) => {
+    (t): Transition<T> | undefined => {
       const start = t.read("in");
       const end = t.read("out");
-      return { ...(start && { in: start }), ...(end && { out: end }) };
+      // An empty object asks for nothing: the clip is left without one, and no feature is listed.
+      return start || end ? { ...(start && { in: start }), ...(end && { out: end }) } : undefined;
     },
     { name, description },
   );

@@ -361,3 +361,13 @@ describe("docs/timelines.md version 1.1 › the examples a user pastes", () => {
     expect(result.stats.features).toEqual(["crop", "transform", "filters", "freeze"]);
   });
 });
+
+describe("docs/timelines.md version 1.1 › what asks for nothing", () => {
+  it("an empty transition or filter list leaves the clip without one, and lists no feature", () => {
+    const result = validateEdl(video(videoClip({ transition: {}, filters: [] })), "free");
+    expect(result.errors).toEqual([]);
+    expect(result.stats.features).toEqual([]);
+    expect(result.edl!.timeline.tracks[0].clips[0]).not.toHaveProperty("transition");
+    expect(result.edl!.timeline.tracks[0].clips[0]).not.toHaveProperty("filters");
+  });
+});

@@ -765,6 +765,18 @@ export interface components {
             /** @description Line breaks make lines. */
             text: string;
         };
+        /**
+         * @description Subtitles in the text clip's style, from a file (`src`) or inline (`cues`): exactly one of them.
+         * @example {
+         *       "id": "subtitles",
+         *       "src": "https://media.example.com/captions.srt",
+         *       "fontSize": 36,
+         *       "outline": {
+         *         "color": "#000000",
+         *         "width": 2
+         *       }
+         *     }
+         */
         EdlCaptionClip: {
             /** @description Unique among the timeline's clips. */
             id: string;

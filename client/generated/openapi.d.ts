@@ -507,11 +507,49 @@ export interface components {
              * @description Audio played instead of the clip's own, from its start.
              */
             replaceAudio?: string;
+            /**
+             * @example {
+             *       "in": {
+             *         "type": "crossfade",
+             *         "duration": 0.5
+             *       }
+             *     }
+             */
             transition?: components["schemas"]["EdlTransition"];
+            /**
+             * @example {
+             *       "top": 0,
+             *       "bottom": 0.1,
+             *       "left": 0.05,
+             *       "right": 0.05
+             *     }
+             */
             crop?: components["schemas"]["EdlCrop"];
+            /**
+             * @example {
+             *       "rotate": 90,
+             *       "flip": "horizontal",
+             *       "scale": 1
+             *     }
+             */
             transform?: components["schemas"]["EdlTransform"];
-            /** @description At most 10, applied in order. */
+            /**
+             * @description At most 10, applied in order; a name alone means strength 1.
+             * @example [
+             *       "greyscale",
+             *       {
+             *         "type": "blur",
+             *         "strength": 0.3
+             *       }
+             *     ]
+             */
             filters?: (("greyscale" | "sepia" | "blur" | "sharpen" | "lighten" | "darken" | "contrast" | "saturate" | "negative" | "boost" | "muted") | components["schemas"]["EdlFilter"])[];
+            /**
+             * @example {
+             *       "at": 2,
+             *       "duration": 1.5
+             *     }
+             */
             freeze?: components["schemas"]["EdlFreeze"];
         };
         EdlLayerTransitionEdge: {
@@ -568,10 +606,46 @@ export interface components {
              * @enum {string}
              */
             blendMode?: "normal" | "multiply" | "screen" | "overlay" | "darken" | "lighten";
+            /**
+             * @example {
+             *       "in": {
+             *         "type": "slideLeft",
+             *         "duration": 0.5
+             *       },
+             *       "out": {
+             *         "type": "fade",
+             *         "duration": 0.5
+             *       }
+             *     }
+             */
             transition?: components["schemas"]["EdlLayerTransition"];
+            /**
+             * @example {
+             *       "top": 0,
+             *       "bottom": 0.1,
+             *       "left": 0.05,
+             *       "right": 0.05
+             *     }
+             */
             crop?: components["schemas"]["EdlCrop"];
+            /**
+             * @example {
+             *       "rotate": 90,
+             *       "flip": "horizontal",
+             *       "scale": 1
+             *     }
+             */
             transform?: components["schemas"]["EdlTransform"];
-            /** @description At most 10, applied in order. */
+            /**
+             * @description At most 10, applied in order; a name alone means strength 1.
+             * @example [
+             *       "greyscale",
+             *       {
+             *         "type": "blur",
+             *         "strength": 0.3
+             *       }
+             *     ]
+             */
             filters?: (("greyscale" | "sepia" | "blur" | "sharpen" | "lighten" | "darken" | "contrast" | "saturate" | "negative" | "boost" | "muted") | components["schemas"]["EdlFilter"])[];
         };
         EdlTextClipV1_1: {
@@ -669,6 +743,18 @@ export interface components {
                 /** @default 0 */
                 blur?: number;
             };
+            /**
+             * @example {
+             *       "in": {
+             *         "type": "slideLeft",
+             *         "duration": 0.5
+             *       },
+             *       "out": {
+             *         "type": "fade",
+             *         "duration": 0.5
+             *       }
+             *     }
+             */
             transition?: components["schemas"]["EdlLayerTransition"];
         };
         EdlCaptionCue: {
@@ -679,6 +765,18 @@ export interface components {
             /** @description Line breaks make lines. */
             text: string;
         };
+        /**
+         * @description Subtitles in the text clip's style, from a file (`src`) or inline (`cues`): exactly one of them.
+         * @example {
+         *       "id": "subtitles",
+         *       "src": "https://media.example.com/captions.srt",
+         *       "fontSize": 36,
+         *       "outline": {
+         *         "color": "#000000",
+         *         "width": 2
+         *       }
+         *     }
+         */
         EdlCaptionClip: {
             /** @description Unique among the timeline's clips. */
             id: string;
@@ -690,9 +788,24 @@ export interface components {
             /**
              * Format: uri
              * @description An SRT or WebVTT file (WebVTT when its first line is `WEBVTT`); one asset. Give `src` or `cues`.
+             * @example https://media.example.com/captions.vtt
              */
             src?: string;
-            /** @description Inline cues, sorted by start, at most 5000. Give `src` or `cues`. */
+            /**
+             * @description Inline cues, sorted by start, at most 5000. Give `src` or `cues`.
+             * @example [
+             *       {
+             *         "start": 0.5,
+             *         "end": 3,
+             *         "text": "Spring is here"
+             *       },
+             *       {
+             *         "start": 3.5,
+             *         "end": 6,
+             *         "text": "Everything\nis new"
+             *       }
+             *     ]
+             */
             cues?: components["schemas"]["EdlCaptionCue"][];
             /**
              * @description Pixels.

@@ -174,7 +174,8 @@ function readVideoEffects(
     ...(transition && { transition }),
     ...(crop && { crop }),
     ...(transform && { transform }),
-    ...(filters && { filters }),
+    // An empty list applies nothing, so the clip is left without one.
+    ...(filters && filters.length > 0 && { filters }),
     ...(freeze && { freeze }),
   };
 }
@@ -232,7 +233,7 @@ function readOverlayEffects(
     ...(transition && { transition }),
     ...(crop && { crop }),
     ...(transform && { transform }),
-    ...(filters && { filters }),
+    ...(filters && filters.length > 0 && { filters }),
   };
 }
 

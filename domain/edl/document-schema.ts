@@ -15,7 +15,10 @@ import type { EdlVersion } from "./schema";
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
 /** Each version's clip tables by track type, under the names the reference shows. */
-const CLIPS: Record<EdlVersion, Record<string, { name: string; table: Table }>> = {
+const CLIPS: Record<
+  EdlVersion,
+  Record<string, { name: string; table: Table; description?: string; example?: unknown }>
+> = {
   "1.0": {
     video: { name: "EdlVideoClip", table: { ...VIDEO_FIELDS, ...UNAPPLIED_FIELDS } },
     overlay: { name: "EdlOverlayClip", table: OVERLAY_FIELDS },
@@ -25,7 +28,17 @@ const CLIPS: Record<EdlVersion, Record<string, { name: string; table: Table }>> 
     video: { name: "EdlVideoClipV1_1", table: { ...VIDEO_FIELDS, ...VIDEO_FIELDS_1_1 } },
     overlay: { name: "EdlOverlayClipV1_1", table: { ...OVERLAY_FIELDS, ...OVERLAY_FIELDS_1_1 } },
     text: { name: "EdlTextClipV1_1", table: { ...TEXT_FIELDS, ...TEXT_FIELDS_1_1 } },
-    caption: { name: "EdlCaptionClip", table: CAPTION_FIELDS },
+    caption: {
+      name: "EdlCaptionClip",
+      table: CAPTION_FIELDS,
+      description: "Subtitles in the text clip's style, from a file (`src`) or inline (`cues`): exactly one of them.",
+      example: {
+        id: "subtitles",
+        src: "https://media.example.com/captions.srt",
+        fontSize: 36,
+        outline: { color: "#000000", width: 2 },
+      },
+    },
   },
 };
 
@@ -37,9 +50,9 @@ const DESCRIPTION: Record<EdlVersion, string> = {
 
 /** One version's document, its tracks and its clips, by component name. */
 function versionComponents(version: EdlVersion): Record<string, JsonSchema> {
-  const clips = Object.entries(CLIPS[version]).map(([type, { name, table }]) => ({
+  const clips = Object.entries(CLIPS[version]).map(([type, { table, ...doc }]) => ({
     type,
-    ...tableComponent(table, { name }),
+    ...tableComponent(table, doc),
   }));
   const track = `EdlTrack${SUFFIX[version]}`;
   const types = clips.map((c) => c.type).join(", ");

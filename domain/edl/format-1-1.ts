@@ -50,10 +50,11 @@ function transition<T extends string>(types: readonly T[], name: string, descrip
       in: field({ kind: edge, description: "How the clip comes in, from its start." }),
       out: field({ kind: edge, description: "How it goes out, up to its end." }),
     },
-    (t) => {
+    (t): Transition<T> | undefined => {
       const start = t.read("in");
       const end = t.read("out");
-      return { ...(start && { in: start }), ...(end && { out: end }) };
+      // An empty object asks for nothing: the clip is left without one, and no feature is listed.
+      return start || end ? { ...(start && { in: start }), ...(end && { out: end }) } : undefined;
     },
     { name, description },
   );
@@ -151,22 +152,29 @@ const freeze = object(
   },
 );
 
+/** What the reference shows for each field. */
+const CROP_EXAMPLE = { top: 0, bottom: 0.1, left: 0.05, right: 0.05 };
+const TRANSFORM_EXAMPLE = { rotate: 90, flip: "horizontal", scale: 1 };
+const FILTERS_EXAMPLE = ["greyscale", { type: "blur", strength: 0.3 }];
+const FILTERS_DESCRIPTION = `At most ${MAX_FILTERS}, applied in order; a name alone means strength 1.`;
+const LAYER_TRANSITION_EXAMPLE = { in: { type: "slideLeft", duration: 0.5 }, out: { type: "fade", duration: 0.5 } };
+
 export const VIDEO_FIELDS_1_1 = {
-  transition: field({ kind: videoTransition }),
-  crop: field({ kind: crop }),
-  transform: field({ kind: transform }),
-  filters: field({ kind: filters, description: `At most ${MAX_FILTERS}, applied in order.` }),
-  freeze: field({ kind: freeze }),
+  transition: field({ kind: videoTransition, example: { in: { type: "crossfade", duration: 0.5 } } }),
+  crop: field({ kind: crop, example: CROP_EXAMPLE }),
+  transform: field({ kind: transform, example: TRANSFORM_EXAMPLE }),
+  filters: field({ kind: filters, description: FILTERS_DESCRIPTION, example: FILTERS_EXAMPLE }),
+  freeze: field({ kind: freeze, example: { at: 2, duration: 1.5 } }),
 };
 
 export const OVERLAY_FIELDS_1_1 = {
-  transition: field({ kind: layerTransition }),
-  crop: field({ kind: crop }),
-  transform: field({ kind: transform }),
-  filters: field({ kind: filters, description: `At most ${MAX_FILTERS}, applied in order.` }),
+  transition: field({ kind: layerTransition, example: LAYER_TRANSITION_EXAMPLE }),
+  crop: field({ kind: crop, example: CROP_EXAMPLE }),
+  transform: field({ kind: transform, example: TRANSFORM_EXAMPLE }),
+  filters: field({ kind: filters, description: FILTERS_DESCRIPTION, example: FILTERS_EXAMPLE }),
 };
 
-export const TEXT_FIELDS_1_1 = { transition: field({ kind: layerTransition }) };
+export const TEXT_FIELDS_1_1 = { transition: field({ kind: layerTransition, example: LAYER_TRANSITION_EXAMPLE }) };
 
 const cue = object(
   {
@@ -196,10 +204,15 @@ export const CAPTION_FIELDS = {
   src: field({
     kind: url,
     description: "An SRT or WebVTT file (WebVTT when its first line is `WEBVTT`); one asset. Give `src` or `cues`.",
+    example: "https://media.example.com/captions.vtt",
   }),
   cues: field({
     kind: array(cue, MAX_CUES),
     description: `Inline cues, sorted by start, at most ${MAX_CUES}. Give \`src\` or \`cues\`.`,
+    example: [
+      { start: 0.5, end: 3, text: "Spring is here" },
+      { start: 3.5, end: 6, text: "Everything\nis new" },
+    ],
   }),
   ...STYLE_FIELDS,
   position: field({ kind: position, default: CAPTION_DEFAULTS.position }),

@@ -217,9 +217,12 @@ export function tableSchema(table: Table, description?: string): JsonSchema {
  */
 export function tableComponent(
   table: Table,
-  doc: { name?: string; description?: string } = {},
+  doc: { name?: string; description?: string; example?: unknown } = {},
 ): Pick<Kind<unknown>, "schema" | "components"> {
-  const definition = tableSchema(table, doc.description);
+  const definition = {
+    ...tableSchema(table, doc.description),
+    ...(doc.example !== undefined && { example: doc.example }),
+  };
   const inner = componentsOf(Object.values(table).map((field) => field.kind));
   return doc.name
     ? { schema: { $ref: `#/components/schemas/${doc.name}` }, components: { ...inner, [doc.name]: definition } }

@@ -1,8 +1,10 @@
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { complexityScore } from "../../../domain/edl/complexity";
 import { estimateSeconds } from "../../../domain/edl/estimate";
 import { TRANSITION_TYPES, type VideoClip } from "../../../domain/edl/schema";
 import { validateEdl } from "../../../domain/edl/validate";
+import { validateEdlExamples } from "../../../worker/routes/edl/examples";
 import { CLIP0, edl, errorsOf, media, overlayClip, textClip, track, videoClip } from "./fixtures";
 
 /** Version 1.1 documents (docs/timelines.md, version 1.1). */
@@ -338,5 +340,34 @@ describe("docs/timelines.md version 1.1 › honest accounting", () => {
     expect(faded.stats.duration).toBe(21);
     expect(faded.stats.complexity).toBe("complex");
     expect(plain.stats.complexity).toBe("moderate");
+  });
+});
+
+describe("docs/timelines.md version 1.1 › the examples a user pastes", () => {
+  const blocks = [...readFileSync("docs/timelines.md", "utf8").matchAll(/```json\n([\s\S]*?)```/g)].map((m) =>
+    JSON.parse(m[1]),
+  );
+
+  it("the full timeline is valid on Pro, and is the reference's 1.1 example", () => {
+    const [timeline] = blocks.filter((b) => b.version === "1.1");
+    expect(validateEdl(timeline, "pro")).toMatchObject({ valid: true, stats: { duration: 18, clips: 6 } });
+    expect(timeline).toEqual(validateEdlExamples.transitions.value.edl);
+  });
+
+  it("the clip with the other properties is valid in a 1.1 timeline", () => {
+    const [clip] = blocks.filter((b) => b.id === "detail");
+    const result = validateEdl(video(clip), "free");
+    expect(result.errors).toEqual([]);
+    expect(result.stats.features).toEqual(["crop", "transform", "filters", "freeze"]);
+  });
+});
+
+describe("docs/timelines.md version 1.1 › what asks for nothing", () => {
+  it("an empty transition or filter list leaves the clip without one, and lists no feature", () => {
+    const result = validateEdl(video(videoClip({ transition: {}, filters: [] })), "free");
+    expect(result.errors).toEqual([]);
+    expect(result.stats.features).toEqual([]);
+    expect(result.edl!.timeline.tracks[0].clips[0]).not.toHaveProperty("transition");
+    expect(result.edl!.timeline.tracks[0].clips[0]).not.toHaveProperty("filters");
   });
 });

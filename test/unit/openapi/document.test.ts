@@ -174,4 +174,24 @@ describe("the OpenAPI document", () => {
       { numRuns: 300 },
     );
   });
+
+  it("every example inside the EDL schemas (1.0 and 1.1 fields) fits the field it illustrates", async () => {
+    const schemas = (await dereferencedDocument()).components!.schemas!;
+    const validator = schemaValidator();
+    const checked: string[] = [];
+    const walk = (where: string, schema: Schema) => {
+      const { example, ...rest } = schema as Schema & { example?: unknown };
+      if (example !== undefined) {
+        const validate = validator(rest as Schema);
+        expect(validate(example), `${where}: ${describeErrors(validate)}`).toBe(true);
+        checked.push(where);
+      }
+      const properties = (schema as { properties?: Record<string, Schema> }).properties ?? {};
+      for (const [key, property] of Object.entries(properties)) walk(`${where}.${key}`, property);
+    };
+    for (const [name, schema] of Object.entries(schemas)) if (name.startsWith("Edl")) walk(name, schema as Schema);
+    for (const field of ["transition", "crop", "transform", "filters", "freeze"])
+      expect(checked).toContain(`EdlVideoClipV1_1.${field}`);
+    expect(checked).toEqual(expect.arrayContaining(["EdlCaptionClip.cues", "EdlCaptionClip.src"]));
+  });
 });

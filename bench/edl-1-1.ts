@@ -119,7 +119,7 @@ export async function bench11(dir: string, assets: TimelineAssets, url: (name: s
   g.input({ path: joined });
   let picture = "[0:v]";
   const writes: Promise<void>[] = [];
-  captionTexts(captions, captions.cues ?? []).forEach((cue, k) => {
+  captionTexts(captions, captions.cues ?? [], compiled.duration).forEach((cue, k) => {
     const fileOf = (line: number) => join(dir, `x-cue-${k}-${line}.txt`);
     textLines(cue).forEach((content, line) => {
       writes.push(writeFile(fileOf(line), content));

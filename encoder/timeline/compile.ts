@@ -8,6 +8,7 @@ import {
   type ValidatedEdl,
   type VideoClip,
 } from "../../domain/edl/schema";
+import { MAX_TEXT_LINES } from "../../domain/edl/limits";
 import { JobFailure } from "../failure";
 import { head } from "../ffmpeg/args/command";
 import { even } from "../ffmpeg/args/sizes";
@@ -105,12 +106,19 @@ export function compileTimeline(
       track.clips.forEach((clip, c) => {
         const cues = clip.cues ?? (clip.src !== undefined ? assets.captions?.get(clip.src) : undefined);
         if (!cues) throw JobFailure.invalidTimeline(`Captions for clip "${clip.id}" were not downloaded`);
-        captionTexts(clip, cues).forEach((cue, k) => {
+        captionTexts(clip, cues, duration).forEach((cue, k) => {
           text(cue, `caption-${t}-${c}-${k}`);
         });
       });
     }
   });
+  // The validator held text clips and inline cues to the limit; a caption file's cues are known
+  // only now. Each line is a drawtext of its own, about 0.3 MB of FFmpeg's memory.
+  const lines = files.length; // every file so far holds one line of text
+  if (lines > MAX_TEXT_LINES)
+    throw JobFailure.invalidTimeline(
+      `Too many lines of text: ${lines} across the text clips and captions, caption files included (maximum ${MAX_TEXT_LINES})`,
+    );
 
   const graph = g.filterGraph();
   const graphFile = `${paths.workDir}/graph.txt`;

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { validateEdl } from "../../../domain/edl/validate";
+import { MAX_TEXT_LINES } from "../../../domain/edl/limits";
+import { JobFailure } from "../../../encoder/failure";
 import { compileTimeline, fontKey, type TimelineAssets } from "../../../encoder/timeline/compile";
 
 const A = "https://media.example.com/a.mp4";
@@ -112,5 +114,64 @@ describe("timeline compiler, version 1.1: each property as its filters, on a val
     expect(c.files).toContainEqual({ path: "/w/caption-2-1-0-0.txt", content: "from" });
     expect(c.files).toContainEqual({ path: "/w/caption-2-1-0-1.txt", content: "the file" });
     expect(c.graph).toMatch(/textfile='\/w\/caption-2-1-0-1\.txt'[^;]*enable='between\(t,1,2\.5\)'/);
+  });
+});
+
+describe("timeline compiler, version 1.1: a caption file's cues", () => {
+  const withFile = (cues: { start: number; end: number; text: string }[]) => {
+    const result = validateEdl(
+      {
+        version: "1.1",
+        timeline: {
+          tracks: [
+            { type: "video", clips: [{ id: "v", src: A, in: 0, out: 4, startTime: 0 }] },
+            { type: "caption", clips: [{ id: "subs", src: SUBS }] },
+          ],
+        },
+      },
+      "enterprise",
+    );
+    expect(result.errors).toEqual([]);
+    return () =>
+      compileTimeline(
+        result.edl!,
+        { ...assets, captions: new Map([[SUBS, cues]]) },
+        { workDir: "/w", output: "/w/output.mp4" },
+      );
+  };
+
+  it("those starting at or after the timeline's end (4 s) are not drawn, and do not lengthen it", () => {
+    const c = withFile([
+      { start: 3, end: 5, text: "drawn, to the end" },
+      { start: 4, end: 6, text: "after the end" },
+      { start: 3600, end: 3601, text: "an hour in" },
+    ])();
+    expect(c.duration).toBe(4);
+    expect(c.files.filter((f) => f.path.includes("caption"))).toEqual([
+      { path: "/w/caption-1-0-0-0.txt", content: "drawn, to the end" },
+    ]);
+  });
+
+  it("more lines than a timeline may draw fail the job, not retried: each is a drawtext", () => {
+    const many = Array.from({ length: MAX_TEXT_LINES + 1 }, (_, k) => ({
+      start: k * 0.001,
+      end: k * 0.001 + 1,
+      text: "a line",
+    }));
+    const failure = JobFailure.of(
+      (() => {
+        try {
+          withFile(many)();
+        } catch (err) {
+          return err;
+        }
+        return expect.unreachable("the compile should fail");
+      })(),
+    );
+    expect(failure).toMatchObject({ kind: "invalid-timeline", retryable: false });
+    expect(failure.message).toBe(
+      `Too many lines of text: ${MAX_TEXT_LINES + 1} across the text clips and captions, caption files included (maximum ${MAX_TEXT_LINES})`,
+    );
+    expect(withFile(many.slice(1))().files).toHaveLength(MAX_TEXT_LINES + 1);
   });
 });

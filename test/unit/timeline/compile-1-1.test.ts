@@ -118,14 +118,14 @@ describe("timeline compiler, version 1.1: each property as its filters, on a val
 });
 
 describe("timeline compiler, version 1.1: a caption file's cues", () => {
-  const withFile = (cues: { start: number; end: number; text: string }[]) => {
+  const withFile = (cues: { start: number; end: number; text: string }[], startTime = 0) => {
     const result = validateEdl(
       {
         version: "1.1",
         timeline: {
           tracks: [
             { type: "video", clips: [{ id: "v", src: A, in: 0, out: 4, startTime: 0 }] },
-            { type: "caption", clips: [{ id: "subs", src: SUBS }] },
+            { type: "caption", clips: [{ id: "subs", src: SUBS, startTime }] },
           ],
         },
       },
@@ -150,6 +150,12 @@ describe("timeline compiler, version 1.1: a caption file's cues", () => {
     expect(c.files.filter((f) => f.path.includes("caption"))).toEqual([
       { path: "/w/caption-1-0-0-0.txt", content: "drawn, to the end" },
     ]);
+  });
+
+  it("a caption file's clip starting after the video lengthens nothing, as the validator counts it", () => {
+    const c = withFile([{ start: 0, end: 1, text: "never drawn" }], 10)();
+    expect(c.duration).toBe(4);
+    expect(c.files.filter((f) => f.path.includes("caption"))).toEqual([]);
   });
 
   it("more lines than a timeline may draw fail the job, not retried: each is a drawtext", () => {

@@ -89,6 +89,19 @@ describe("1.1 crop, transform and filters on overlay clips", () => {
     ]);
   });
 
+  it("rotate 45°: the box grows to 57x57, its corners transparent; red above the centre, yellow below", async () => {
+    const output = await render("overlay-45", [
+      overlay({ position: { x: 40, y: 20 }, transform: { rotate: 45, scale: 1 } }),
+    ]);
+    // The box's centre is (40 + 28, 20 + 28).
+    expectColours(await frameAt(output, 1), [
+      [68, 34, RED],
+      [68, 62, YELLOW],
+      [43, 23, BLUE],
+      [94, 74, BLUE],
+    ]);
+  });
+
   it("crop to the right half, scaled 2: a 40x80 strip of lime over yellow at (20, 20)", async () => {
     const output = await render("overlay-cropped", [
       overlay({ crop: { top: 0, bottom: 0, left: 0.5, right: 0 }, transform: { rotate: 0, scale: 2 } }),

@@ -89,6 +89,11 @@ function checkLayerTransition(f: Fields, transition: LayerTransition | undefined
     f.fail("transition.out.duration", "transition.in and transition.out together must not exceed duration");
 }
 
+/** Each clip type's fields in both versions: a reader of 1.0 leaves the 1.1 ones unread. */
+const VIDEO_TABLE = { ...VIDEO_FIELDS, ...VIDEO_FIELDS_1_1 };
+const OVERLAY_TABLE = { ...OVERLAY_FIELDS, ...OVERLAY_FIELDS_1_1 };
+const TEXT_TABLE = { ...TEXT_FIELDS, ...TEXT_FIELDS_1_1 };
+
 const defined = <T>(...values: (T | undefined)[]): T[] => values.filter((v): v is T => v !== undefined);
 
 /** startTime, duration and the fades shared by overlay and text clips; the fades fit in the duration. */
@@ -114,7 +119,7 @@ export function readVideoClip(
   version: EdlVersion,
 ): ClipReading<VideoClip> {
   const before = issues.errors.length;
-  const f = fieldsOf(source, path, issues, { ...VIDEO_FIELDS, ...VIDEO_FIELDS_1_1 });
+  const f = fieldsOf(source, path, issues, VIDEO_TABLE);
   const id = f.read("id");
   const src = f.read("src");
   const inPoint = f.read("in");
@@ -155,7 +160,7 @@ export function readVideoClip(
 
 /** A video clip's 1.1 properties, each present when given, checked against its source span. */
 function readVideoEffects(
-  f: Fields<typeof VIDEO_FIELDS & typeof VIDEO_FIELDS_1_1>,
+  f: Fields<typeof VIDEO_TABLE>,
   inPoint: number | undefined,
   outPoint: number | undefined,
   speed: number,
@@ -187,7 +192,7 @@ export function readOverlayClip(
   version: EdlVersion,
 ): ClipReading<OverlayClip> {
   const before = issues.errors.length;
-  const f = fieldsOf(source, path, issues, { ...OVERLAY_FIELDS, ...OVERLAY_FIELDS_1_1 });
+  const f = fieldsOf(source, path, issues, OVERLAY_TABLE);
   const id = f.read("id");
   // Whether it really is a PNG or JPG is learnt when the worker fetches it, as for any source.
   const src = f.read("src");
@@ -221,7 +226,7 @@ export function readOverlayClip(
 }
 
 function readOverlayEffects(
-  f: Fields<typeof OVERLAY_FIELDS & typeof OVERLAY_FIELDS_1_1>,
+  f: Fields<typeof OVERLAY_TABLE>,
   duration: number | undefined,
 ): Pick<OverlayClip, "transition" | "crop" | "transform" | "filters"> {
   const transition = f.read("transition");
@@ -244,7 +249,7 @@ export function readTextClip(
   version: EdlVersion,
 ): ClipReading<TextClip> {
   const before = issues.errors.length;
-  const f = fieldsOf(source, path, issues, { ...TEXT_FIELDS, ...TEXT_FIELDS_1_1 });
+  const f = fieldsOf(source, path, issues, TEXT_TABLE);
   const id = f.read("id");
   const text = f.read("text");
   const { startTime, duration, fadeIn, fadeOut, span } = readTiming(f);

@@ -2,10 +2,8 @@
  * Timelines built as the validator hands them over (ValidatedEdl, defaults filled), compiled and
  * rendered by FFmpeg, for the render tests of 1.1's properties; and the lavfi fixtures they use.
  */
-import { execFile } from "node:child_process";
-import { writeFile } from "node:fs/promises";
+import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import {
   DEFAULT_CODECS,
   type OverlayClip,
@@ -17,8 +15,6 @@ import {
 import { runFfmpeg } from "../../encoder/ffmpeg/run";
 import { compileTimeline, type TimelineAssets } from "../../encoder/timeline/compile";
 import { ffmpeg } from "./media";
-
-const run = promisify(execFile);
 
 export const FRAME = { width: 160, height: 120 };
 export const FPS = 25;
@@ -76,7 +72,7 @@ export function timeline11(tracks: Track[]): ValidatedEdl {
 export async function renderTimeline(dir: string, name: string, edl: ValidatedEdl, assets: Partial<TimelineAssets>) {
   const output = join(dir, `${name}.mp4`);
   const workDir = join(dir, `${name}-work`);
-  await run("mkdir", ["-p", workDir]);
+  await mkdir(workDir, { recursive: true });
   const compiled = compileTimeline(
     edl,
     { media: new Map(), images: new Map(), fonts: new Map(), ...assets },

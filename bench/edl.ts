@@ -3,7 +3,7 @@
  * multiply) and two text items, rendered as ONE graph (our compiler) against the naive pipeline
  * measured in the same run: each clip encoded to an intermediate file, the concat demuxer, then
  * a second encode for overlays and text (the same filters). Prints both times, the ratio
- * (target ≤ 0.6) and the one-graph realtime factor.
+ * (target ≤ 0.6) and the one-graph realtime factor. Then the same for a 1.1 timeline (bench/edl-1-1.ts).
  */
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -20,6 +20,7 @@ import { drawOverlay } from "../encoder/timeline/overlays";
 import { drawText } from "../encoder/timeline/text";
 import { buildVideoTrack } from "../encoder/timeline/video-track";
 import { ffmpeg } from "../test/support/media";
+import { bench11 } from "./edl-1-1";
 import { timeFfmpeg } from "./ffmpeg-time";
 
 const dir = await mkdtemp(join(tmpdir(), "bench-edl-"));
@@ -250,6 +251,8 @@ try {
     `| naive (6 intermediates + concat + second pass) | ${naive.toFixed(2)} | ${(compiled.duration / naive).toFixed(2)}× |`,
   );
   console.log(`| ratio one graph / naive | ${(oneGraph / naive).toFixed(2)} (target ≤ 0.6) | |`);
+
+  await bench11(dir, assets, url);
 } finally {
   await rm(dir, { recursive: true, force: true });
 }

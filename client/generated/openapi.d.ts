@@ -198,6 +198,772 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
+        EdlVideoClip: {
+            /** @description Unique among the timeline's clips. */
+            id: string;
+            /**
+             * Format: uri
+             * @description Public http(s) URL; each distinct URL counts once toward the plan's asset limit.
+             */
+            src: string;
+            /** @description Start in the source, seconds. */
+            in: number;
+            /** @description End in the source, seconds; greater than `in`. */
+            out: number;
+            /** @description Start on the timeline, seconds. */
+            startTime: number;
+            /** @default 1 */
+            speed?: number;
+            /** @default false */
+            mute?: boolean;
+            /**
+             * @description Gain in dB.
+             * @default 0
+             */
+            volume?: number;
+            /**
+             * Format: uri
+             * @description Audio played instead of the clip's own, from its start.
+             */
+            replaceAudio?: string;
+            /** @description Version 1.0: accepted but not applied (any value). */
+            transform?: unknown;
+            /** @description Version 1.0: accepted but not applied (any value). */
+            crop?: unknown;
+            /** @description Version 1.0: accepted but not applied (any value). */
+            filters?: unknown;
+            /** @description Version 1.0: accepted but not applied (any value). */
+            transition?: unknown;
+            /** @description Version 1.0: accepted but not applied (any value). */
+            freeze?: unknown;
+        };
+        /** @description Pixels from the top-left corner, or a keyword; both default to center. */
+        EdlPosition: {
+            /** @default center */
+            x?: number | ("center" | "left" | "right" | "top" | "bottom");
+            /** @default center */
+            y?: number | ("center" | "left" | "right" | "top" | "bottom");
+        };
+        EdlOverlayClip: {
+            /** @description Unique among the timeline's clips. */
+            id: string;
+            /**
+             * Format: uri
+             * @description A PNG or JPG image.
+             */
+            src: string;
+            /** @description Start on the timeline, seconds. */
+            startTime: number;
+            /** @description Seconds on the timeline. */
+            duration: number;
+            /**
+             * @description Seconds.
+             * @default 0
+             */
+            fadeIn?: number;
+            /**
+             * @description Seconds; with `fadeIn`, at most `duration`.
+             * @default 0
+             */
+            fadeOut?: number;
+            /**
+             * @default {
+             *       "x": "center",
+             *       "y": "center"
+             *     }
+             */
+            position?: components["schemas"]["EdlPosition"];
+            /** @description A missing side keeps the image's aspect ratio; both missing, its natural size. */
+            size?: {
+                width?: number | string;
+                height?: number | string;
+            };
+            /** @default 1 */
+            opacity?: number;
+            /**
+             * @default normal
+             * @enum {string}
+             */
+            blendMode?: "normal" | "multiply" | "screen" | "overlay" | "darken" | "lighten";
+        };
+        EdlTextClip: {
+            /** @description Unique among the timeline's clips. */
+            id: string;
+            /** @description One line per line break; at most 1000 lines across a timeline's text clips. */
+            text: string;
+            /** @description Start on the timeline, seconds. */
+            startTime: number;
+            /** @description Seconds on the timeline. */
+            duration: number;
+            /**
+             * @description Seconds.
+             * @default 0
+             */
+            fadeIn?: number;
+            /**
+             * @description Seconds; with `fadeIn`, at most `duration`.
+             * @default 0
+             */
+            fadeOut?: number;
+            /**
+             * @description Pixels.
+             * @default 48
+             */
+            fontSize?: number;
+            /**
+             * @default #FFFFFF
+             * @example #FFFFFF
+             */
+            fontColor?: string;
+            /** @default Arial */
+            fontFamily?: string;
+            /**
+             * @default normal
+             * @enum {string}
+             */
+            fontWeight?: "normal" | "bold";
+            /**
+             * @default center
+             * @enum {string}
+             */
+            textAlign?: "left" | "center" | "right";
+            /**
+             * @default {
+             *       "x": "center",
+             *       "y": "center"
+             *     }
+             */
+            position?: components["schemas"]["EdlPosition"];
+            /** @description A box behind the text. */
+            background?: {
+                /**
+                 * @default #000000
+                 * @example #FFFFFF
+                 */
+                color?: string;
+                /** @default 0.5 */
+                opacity?: number;
+                /**
+                 * @description Pixels.
+                 * @default 10
+                 */
+                padding?: number;
+            };
+            outline?: {
+                /**
+                 * @default #000000
+                 * @example #FFFFFF
+                 */
+                color?: string;
+                /**
+                 * @description Pixels.
+                 * @default 2
+                 */
+                width?: number;
+            };
+            /** @description `blur` is not applied: the shadow is drawn sharp, with a warning. */
+            shadow?: {
+                /**
+                 * @default #000000
+                 * @example #FFFFFF
+                 */
+                color?: string;
+                /**
+                 * @description Pixels.
+                 * @default 2
+                 */
+                offsetX?: number;
+                /**
+                 * @description Pixels.
+                 * @default 2
+                 */
+                offsetY?: number;
+                /** @default 0 */
+                blur?: number;
+            };
+        };
+        /** @description One of video, overlay, text. Exactly one video track; the other tracks later in the array draw on top. */
+        EdlTrack: {
+            /** @enum {string} */
+            type: "video";
+            clips: components["schemas"]["EdlVideoClip"][];
+        } | {
+            /** @enum {string} */
+            type: "overlay";
+            clips: components["schemas"]["EdlOverlayClip"][];
+        } | {
+            /** @enum {string} */
+            type: "text";
+            clips: components["schemas"]["EdlTextClip"][];
+        };
+        /** @description Version 1.0: transform, crop, filters, transition and freeze are accepted with any value and not applied. */
+        EdlDocumentV1_0: {
+            /** @enum {string} */
+            version: "1.0";
+            output?: components["schemas"]["EdlOutput"];
+            /** @description At least 0.1 s long (the end of the last clip on any track), and a frame long at `output.fps` when it is set. */
+            timeline: {
+                tracks: components["schemas"]["EdlTrack"][];
+            };
+            metadata?: {
+                [key: string]: unknown;
+            } | null;
+        };
+        EdlTransitionEdge: {
+            /** @enum {string} */
+            type: "fade" | "crossfade" | "wipeLeft" | "wipeRight" | "wipeUp" | "wipeDown" | "slideLeft" | "slideRight" | "slideUp" | "slideDown" | "zoom" | "circleCrop" | "rectCrop" | "distance" | "fadeBlack" | "fadeWhite" | "radial" | "smoothLeft" | "smoothRight" | "smoothUp" | "smoothDown" | "circleOpen" | "circleClose" | "vertOpen" | "vertClose" | "horzOpen" | "horzClose" | "dissolve" | "pixelize" | "diagTl" | "diagTr" | "diagBl" | "diagBr" | "hlSlice" | "hrSlice" | "vuSlice" | "vdSlice" | "hBlur" | "fadeGrays" | "wipeTl" | "wipeTr" | "wipeBl" | "wipeBr" | "squeezeH" | "squeezeV";
+            /** @description Seconds. */
+            duration: number;
+        };
+        /** @description `fade` goes through black (and the audio fades); any other type blends with the neighbouring clip on the video track, which must overlap this one by exactly `duration` (with black when there is none). */
+        EdlTransition: {
+            /** @description How the clip comes in, from its start. */
+            in?: components["schemas"]["EdlTransitionEdge"];
+            /** @description How it goes out, up to its end. */
+            out?: components["schemas"]["EdlTransitionEdge"];
+        };
+        /** @description Cut from the source frame before anything else; what is left is fitted as usual. */
+        EdlCrop: {
+            /**
+             * @description Fraction of the source frame cut from the top.
+             * @default 0
+             */
+            top?: number;
+            /**
+             * @description Fraction of the source frame cut from the bottom.
+             * @default 0
+             */
+            bottom?: number;
+            /**
+             * @description Fraction of the source frame cut from the left.
+             * @default 0
+             */
+            left?: number;
+            /**
+             * @description Fraction of the source frame cut from the right.
+             * @default 0
+             */
+            right?: number;
+        };
+        /** @description Applied after crop, before placement: flip, then rotate, then scale. */
+        EdlTransform: {
+            /**
+             * @description Degrees clockwise.
+             * @default 0
+             */
+            rotate?: number;
+            /**
+             * @description Mirrors the picture, before the rotation.
+             * @enum {string}
+             */
+            flip?: "horizontal" | "vertical" | "both";
+            /**
+             * @description Multiplies the fitted size.
+             * @default 1
+             */
+            scale?: number;
+        };
+        EdlFilter: {
+            /** @enum {string} */
+            type: "greyscale" | "sepia" | "blur" | "sharpen" | "lighten" | "darken" | "contrast" | "saturate" | "negative" | "boost" | "muted";
+            /**
+             * @description 0 leaves the picture as it is.
+             * @default 1
+             */
+            strength?: number;
+        };
+        /** @description Holds one frame; the clip grows by `duration` on the timeline, and its audio is silent meanwhile. */
+        EdlFreeze: {
+            /** @description Source time of the held frame, from `in` to `out`. */
+            at: number;
+            /** @description Seconds the frame is held. */
+            duration: number;
+        };
+        EdlVideoClipV1_1: {
+            /** @description Unique among the timeline's clips. */
+            id: string;
+            /**
+             * Format: uri
+             * @description Public http(s) URL; each distinct URL counts once toward the plan's asset limit.
+             */
+            src: string;
+            /** @description Start in the source, seconds. */
+            in: number;
+            /** @description End in the source, seconds; greater than `in`. */
+            out: number;
+            /** @description Start on the timeline, seconds. */
+            startTime: number;
+            /** @default 1 */
+            speed?: number;
+            /** @default false */
+            mute?: boolean;
+            /**
+             * @description Gain in dB.
+             * @default 0
+             */
+            volume?: number;
+            /**
+             * Format: uri
+             * @description Audio played instead of the clip's own, from its start.
+             */
+            replaceAudio?: string;
+            /**
+             * @example {
+             *       "in": {
+             *         "type": "crossfade",
+             *         "duration": 0.5
+             *       }
+             *     }
+             */
+            transition?: components["schemas"]["EdlTransition"];
+            /**
+             * @example {
+             *       "top": 0,
+             *       "bottom": 0.1,
+             *       "left": 0.05,
+             *       "right": 0.05
+             *     }
+             */
+            crop?: components["schemas"]["EdlCrop"];
+            /**
+             * @example {
+             *       "rotate": 90,
+             *       "flip": "horizontal",
+             *       "scale": 1
+             *     }
+             */
+            transform?: components["schemas"]["EdlTransform"];
+            /**
+             * @description At most 10, applied in order; a name alone means strength 1.
+             * @example [
+             *       "greyscale",
+             *       {
+             *         "type": "blur",
+             *         "strength": 0.3
+             *       }
+             *     ]
+             */
+            filters?: (("greyscale" | "sepia" | "blur" | "sharpen" | "lighten" | "darken" | "contrast" | "saturate" | "negative" | "boost" | "muted") | components["schemas"]["EdlFilter"])[];
+            /**
+             * @example {
+             *       "at": 2,
+             *       "duration": 1.5
+             *     }
+             */
+            freeze?: components["schemas"]["EdlFreeze"];
+        };
+        EdlLayerTransitionEdge: {
+            /** @enum {string} */
+            type: "fade" | "slideLeft" | "slideRight" | "slideUp" | "slideDown";
+            /** @description Seconds. */
+            duration: number;
+        };
+        /** @description `fade` fades the layer's alpha (give it or `fadeIn`/`fadeOut`, not both); a slide brings it in from, or takes it out to, that edge of the frame. */
+        EdlLayerTransition: {
+            /** @description How the clip comes in, from its start. */
+            in?: components["schemas"]["EdlLayerTransitionEdge"];
+            /** @description How it goes out, up to its end. */
+            out?: components["schemas"]["EdlLayerTransitionEdge"];
+        };
+        EdlOverlayClipV1_1: {
+            /** @description Unique among the timeline's clips. */
+            id: string;
+            /**
+             * Format: uri
+             * @description A PNG or JPG image.
+             */
+            src: string;
+            /** @description Start on the timeline, seconds. */
+            startTime: number;
+            /** @description Seconds on the timeline. */
+            duration: number;
+            /**
+             * @description Seconds.
+             * @default 0
+             */
+            fadeIn?: number;
+            /**
+             * @description Seconds; with `fadeIn`, at most `duration`.
+             * @default 0
+             */
+            fadeOut?: number;
+            /**
+             * @default {
+             *       "x": "center",
+             *       "y": "center"
+             *     }
+             */
+            position?: components["schemas"]["EdlPosition"];
+            /** @description A missing side keeps the image's aspect ratio; both missing, its natural size. */
+            size?: {
+                width?: number | string;
+                height?: number | string;
+            };
+            /** @default 1 */
+            opacity?: number;
+            /**
+             * @default normal
+             * @enum {string}
+             */
+            blendMode?: "normal" | "multiply" | "screen" | "overlay" | "darken" | "lighten";
+            /**
+             * @example {
+             *       "in": {
+             *         "type": "slideLeft",
+             *         "duration": 0.5
+             *       },
+             *       "out": {
+             *         "type": "fade",
+             *         "duration": 0.5
+             *       }
+             *     }
+             */
+            transition?: components["schemas"]["EdlLayerTransition"];
+            /**
+             * @example {
+             *       "top": 0,
+             *       "bottom": 0.1,
+             *       "left": 0.05,
+             *       "right": 0.05
+             *     }
+             */
+            crop?: components["schemas"]["EdlCrop"];
+            /**
+             * @example {
+             *       "rotate": 90,
+             *       "flip": "horizontal",
+             *       "scale": 1
+             *     }
+             */
+            transform?: components["schemas"]["EdlTransform"];
+            /**
+             * @description At most 10, applied in order; a name alone means strength 1.
+             * @example [
+             *       "greyscale",
+             *       {
+             *         "type": "blur",
+             *         "strength": 0.3
+             *       }
+             *     ]
+             */
+            filters?: (("greyscale" | "sepia" | "blur" | "sharpen" | "lighten" | "darken" | "contrast" | "saturate" | "negative" | "boost" | "muted") | components["schemas"]["EdlFilter"])[];
+        };
+        EdlTextClipV1_1: {
+            /** @description Unique among the timeline's clips. */
+            id: string;
+            /** @description One line per line break; at most 1000 lines across a timeline's text clips. */
+            text: string;
+            /** @description Start on the timeline, seconds. */
+            startTime: number;
+            /** @description Seconds on the timeline. */
+            duration: number;
+            /**
+             * @description Seconds.
+             * @default 0
+             */
+            fadeIn?: number;
+            /**
+             * @description Seconds; with `fadeIn`, at most `duration`.
+             * @default 0
+             */
+            fadeOut?: number;
+            /**
+             * @description Pixels.
+             * @default 48
+             */
+            fontSize?: number;
+            /**
+             * @default #FFFFFF
+             * @example #FFFFFF
+             */
+            fontColor?: string;
+            /** @default Arial */
+            fontFamily?: string;
+            /**
+             * @default normal
+             * @enum {string}
+             */
+            fontWeight?: "normal" | "bold";
+            /**
+             * @default center
+             * @enum {string}
+             */
+            textAlign?: "left" | "center" | "right";
+            /**
+             * @default {
+             *       "x": "center",
+             *       "y": "center"
+             *     }
+             */
+            position?: components["schemas"]["EdlPosition"];
+            /** @description A box behind the text. */
+            background?: {
+                /**
+                 * @default #000000
+                 * @example #FFFFFF
+                 */
+                color?: string;
+                /** @default 0.5 */
+                opacity?: number;
+                /**
+                 * @description Pixels.
+                 * @default 10
+                 */
+                padding?: number;
+            };
+            outline?: {
+                /**
+                 * @default #000000
+                 * @example #FFFFFF
+                 */
+                color?: string;
+                /**
+                 * @description Pixels.
+                 * @default 2
+                 */
+                width?: number;
+            };
+            /** @description `blur` is not applied: the shadow is drawn sharp, with a warning. */
+            shadow?: {
+                /**
+                 * @default #000000
+                 * @example #FFFFFF
+                 */
+                color?: string;
+                /**
+                 * @description Pixels.
+                 * @default 2
+                 */
+                offsetX?: number;
+                /**
+                 * @description Pixels.
+                 * @default 2
+                 */
+                offsetY?: number;
+                /** @default 0 */
+                blur?: number;
+            };
+            /**
+             * @example {
+             *       "in": {
+             *         "type": "slideLeft",
+             *         "duration": 0.5
+             *       },
+             *       "out": {
+             *         "type": "fade",
+             *         "duration": 0.5
+             *       }
+             *     }
+             */
+            transition?: components["schemas"]["EdlLayerTransition"];
+        };
+        EdlCaptionCue: {
+            /** @description Seconds from the clip's `startTime`. */
+            start: number;
+            /** @description Greater than `start`. */
+            end: number;
+            /** @description Line breaks make lines. */
+            text: string;
+        };
+        /**
+         * @description Subtitles in the text clip's style, from a file (`src`) or inline (`cues`): exactly one of them.
+         * @example {
+         *       "id": "subtitles",
+         *       "src": "https://media.example.com/captions.srt",
+         *       "fontSize": 36,
+         *       "outline": {
+         *         "color": "#000000",
+         *         "width": 2
+         *       }
+         *     }
+         */
+        EdlCaptionClip: {
+            /** @description Unique among the timeline's clips. */
+            id: string;
+            /**
+             * @description Added to every cue's times.
+             * @default 0
+             */
+            startTime?: number;
+            /**
+             * Format: uri
+             * @description An SRT or WebVTT file (WebVTT when its first line is `WEBVTT`); one asset. Give `src` or `cues`.
+             * @example https://media.example.com/captions.vtt
+             */
+            src?: string;
+            /**
+             * @description Inline cues, sorted by start, at most 5000. Give `src` or `cues`.
+             * @example [
+             *       {
+             *         "start": 0.5,
+             *         "end": 3,
+             *         "text": "Spring is here"
+             *       },
+             *       {
+             *         "start": 3.5,
+             *         "end": 6,
+             *         "text": "Everything\nis new"
+             *       }
+             *     ]
+             */
+            cues?: components["schemas"]["EdlCaptionCue"][];
+            /**
+             * @description Pixels.
+             * @default 48
+             */
+            fontSize?: number;
+            /**
+             * @default #FFFFFF
+             * @example #FFFFFF
+             */
+            fontColor?: string;
+            /** @default Arial */
+            fontFamily?: string;
+            /**
+             * @default normal
+             * @enum {string}
+             */
+            fontWeight?: "normal" | "bold";
+            /**
+             * @default center
+             * @enum {string}
+             */
+            textAlign?: "left" | "center" | "right";
+            /**
+             * @default {
+             *       "x": "center",
+             *       "y": "bottom"
+             *     }
+             */
+            position?: components["schemas"]["EdlPosition"];
+            /**
+             * @description A box behind the text.
+             * @default {
+             *       "color": "#000000",
+             *       "opacity": 0.5,
+             *       "padding": 10
+             *     }
+             */
+            background?: {
+                /**
+                 * @default #000000
+                 * @example #FFFFFF
+                 */
+                color?: string;
+                /** @default 0.5 */
+                opacity?: number;
+                /**
+                 * @description Pixels.
+                 * @default 10
+                 */
+                padding?: number;
+            };
+            outline?: {
+                /**
+                 * @default #000000
+                 * @example #FFFFFF
+                 */
+                color?: string;
+                /**
+                 * @description Pixels.
+                 * @default 2
+                 */
+                width?: number;
+            };
+            /** @description `blur` is not applied: the shadow is drawn sharp, with a warning. */
+            shadow?: {
+                /**
+                 * @default #000000
+                 * @example #FFFFFF
+                 */
+                color?: string;
+                /**
+                 * @description Pixels.
+                 * @default 2
+                 */
+                offsetX?: number;
+                /**
+                 * @description Pixels.
+                 * @default 2
+                 */
+                offsetY?: number;
+                /** @default 0 */
+                blur?: number;
+            };
+        };
+        /** @description One of video, overlay, text, caption. Exactly one video track; the other tracks later in the array draw on top. */
+        EdlTrackV1_1: {
+            /** @enum {string} */
+            type: "video";
+            clips: components["schemas"]["EdlVideoClipV1_1"][];
+        } | {
+            /** @enum {string} */
+            type: "overlay";
+            clips: components["schemas"]["EdlOverlayClipV1_1"][];
+        } | {
+            /** @enum {string} */
+            type: "text";
+            clips: components["schemas"]["EdlTextClipV1_1"][];
+        } | {
+            /** @enum {string} */
+            type: "caption";
+            clips: components["schemas"]["EdlCaptionClip"][];
+        };
+        /** @description Version 1.1: transitions, crop, transform, filters and freeze are applied, and caption tracks drawn. */
+        EdlDocumentV1_1: {
+            /** @enum {string} */
+            version: "1.1";
+            output?: components["schemas"]["EdlOutput"];
+            /** @description At least 0.1 s long (the end of the last clip on any track), and a frame long at `output.fps` when it is set. */
+            timeline: {
+                tracks: components["schemas"]["EdlTrackV1_1"][];
+            };
+            metadata?: {
+                [key: string]: unknown;
+            } | null;
+        };
+        /** @description All optional; `null` reads as absent, as for every optional EDL field. */
+        EdlOutput: {
+            /**
+             * @description WIDTHxHEIGHT, even numbers; defaults to the first clip's.
+             * @example 1280x720
+             */
+            resolution?: string;
+            /** @description Defaults to the first clip's. */
+            fps?: number;
+            /**
+             * @default mp4
+             * @enum {string}
+             */
+            container?: "mp4" | "webm" | "mov" | "mkv";
+            /**
+             * @description Defaults to the container's usual codec.
+             * @enum {string}
+             */
+            videoCodec?: "libx264" | "libx265" | "libvpx-vp9";
+            /**
+             * @description Defaults to the container's usual codec.
+             * @enum {string}
+             */
+            audioCodec?: "aac" | "mp3" | "opus";
+            /** @example 2500k */
+            videoBitrate?: string;
+            /**
+             * @default 128k
+             * @example 128k
+             */
+            audioBitrate?: string;
+            /**
+             * @description Encoder speed setting.
+             * @default veryfast
+             * @enum {string}
+             */
+            preset?: "ultrafast" | "superfast" | "veryfast" | "faster" | "fast" | "medium" | "slow" | "slower" | "veryslow";
+            /** @description Lower is better quality; at most 51 (x264, x265) or 63 (VP9); defaults to the codec's own. */
+            crf?: number;
+        } | null;
+        /** @description A timeline of clips, overlays, text and (1.1) captions assembled into one output file; `version` says which. */
+        EdlDocument: components["schemas"]["EdlDocumentV1_0"] | components["schemas"]["EdlDocumentV1_1"];
         WebhookEvent: {
             /** @enum {string} */
             event: "job.completed" | "job.failed";
@@ -228,185 +994,6 @@ export interface components {
              * @example 2026-11-20T09:30:00.000Z
              */
             completedAt: string | null;
-        };
-        /** @description A timeline of clips, overlays and text assembled into one output file. */
-        EdlDocument: {
-            /** @enum {string} */
-            version: "1.0";
-            output?: components["schemas"]["EdlOutput"];
-            /** @description At least 0.1 s long (the end of the last clip on any track), and a frame long at `output.fps` when it is set. */
-            timeline: {
-                tracks: components["schemas"]["EdlTrack"][];
-            };
-            metadata?: {
-                [key: string]: unknown;
-            } | null;
-        };
-        /** @description All optional; `null` reads as absent, as for every optional EDL field. */
-        EdlOutput: {
-            /**
-             * @description WIDTHxHEIGHT, even numbers; defaults to the first clip's.
-             * @example 1280x720
-             */
-            resolution?: string;
-            /** @description Defaults to the first clip's. */
-            fps?: number;
-            /**
-             * @default mp4
-             * @enum {string}
-             */
-            container?: "mp4" | "webm" | "mov" | "mkv";
-            /** @enum {string} */
-            videoCodec?: "libx264" | "libx265" | "libvpx-vp9";
-            /** @enum {string} */
-            audioCodec?: "aac" | "mp3" | "opus";
-            /** @example 2500k */
-            videoBitrate?: string;
-            /**
-             * @default 128k
-             * @example 128k
-             */
-            audioBitrate?: string;
-            /**
-             * @description Encoder speed setting.
-             * @default veryfast
-             * @enum {string}
-             */
-            preset?: "ultrafast" | "superfast" | "veryfast" | "faster" | "fast" | "medium" | "slow" | "slower" | "veryslow";
-            /** @description Lower is better quality. */
-            crf?: number;
-        } | null;
-        /** @description Exactly one video track; overlay and text tracks later in the array draw on top. */
-        EdlTrack: {
-            /** @enum {string} */
-            type: "video";
-            clips: components["schemas"]["EdlVideoClip"][];
-        } | {
-            /** @enum {string} */
-            type: "overlay";
-            clips: components["schemas"]["EdlOverlayClip"][];
-        } | {
-            /** @enum {string} */
-            type: "text";
-            clips: components["schemas"]["EdlTextClip"][];
-        };
-        EdlVideoClip: {
-            /** @description Unique among the timeline's clips. */
-            id: string;
-            /**
-             * Format: uri
-             * @description Public http(s) URL; each distinct URL counts once toward the plan's asset limit.
-             */
-            src: string;
-            /** @description Start in the source, seconds. */
-            in: number;
-            /** @description End in the source, seconds; greater than `in`. */
-            out: number;
-            /** @description Start on the timeline, seconds. */
-            startTime: number;
-            /** @default 1 */
-            speed?: number;
-            mute?: boolean;
-            /**
-             * @description Gain in dB.
-             * @default 0
-             */
-            volume?: number;
-            /**
-             * Format: uri
-             * @description Audio played instead of the clip's own, from its start.
-             */
-            replaceAudio?: string;
-            /** @description Accepted but not applied. */
-            transform?: unknown;
-            /** @description Accepted but not applied. */
-            crop?: unknown;
-            /** @description Accepted but not applied. */
-            filters?: unknown;
-            /** @description Accepted but not applied. */
-            transition?: unknown;
-            /** @description Accepted but not applied. */
-            freeze?: unknown;
-        };
-        EdlOverlayClip: {
-            id: string;
-            /**
-             * Format: uri
-             * @description A PNG or JPG image.
-             */
-            src: string;
-            /** @description Seconds. */
-            startTime: number;
-            /** @description Seconds. */
-            duration: number;
-            position?: components["schemas"]["EdlPosition"];
-            /** @description A missing side keeps the image's aspect ratio. */
-            size?: {
-                width?: number | string;
-                height?: number | string;
-            };
-            /** @default 1 */
-            opacity?: number;
-            /** @description Seconds. */
-            fadeIn?: number;
-            /** @description Seconds. */
-            fadeOut?: number;
-            /**
-             * @default normal
-             * @enum {string}
-             */
-            blendMode?: "normal" | "multiply" | "screen" | "overlay" | "darken" | "lighten";
-        };
-        /** @description Pixels from the top-left corner, or a keyword; both default to center. */
-        EdlPosition: {
-            x?: number | ("center" | "left" | "right" | "top" | "bottom");
-            y?: number | ("center" | "left" | "right" | "top" | "bottom");
-        };
-        EdlTextClip: {
-            id: string;
-            /** @description One line per line break; at most 1000 lines across a timeline's text clips. */
-            text: string;
-            /** @description Seconds. */
-            startTime: number;
-            /** @description Seconds. */
-            duration: number;
-            /** @default 48 */
-            fontSize?: number;
-            /**
-             * @default #FFFFFF
-             * @example #FFFFFF
-             */
-            fontColor?: string;
-            /** @default Arial */
-            fontFamily?: string;
-            /** @enum {string} */
-            fontWeight?: "normal" | "bold";
-            /** @enum {string} */
-            textAlign?: "left" | "center" | "right";
-            position?: components["schemas"]["EdlPosition"];
-            background?: {
-                /** @example #FFFFFF */
-                color?: string;
-                opacity?: number;
-                padding?: number;
-            };
-            outline?: {
-                /** @example #FFFFFF */
-                color?: string;
-                width?: number;
-            };
-            /** @description `blur` is not applied: the shadow is drawn sharp, with a warning. */
-            shadow?: {
-                /** @example #FFFFFF */
-                color?: string;
-                offsetX?: number;
-                offsetY?: number;
-                blur?: number;
-            };
-            /** @description Seconds. */
-            fadeIn?: number;
-            /** @description Seconds. */
-            fadeOut?: number;
         };
         CreatedJob: {
             /** Format: uuid */
@@ -847,8 +1434,8 @@ export interface components {
                 /** @description Distinct URLs. */
                 assets: number;
                 complexity: components["schemas"]["EdlComplexity"];
-                /** @description Accepted-but-not-applied properties the timeline uses. */
-                features: ("transform" | "crop" | "filters" | "transition" | "freeze")[];
+                /** @description Version 1.0: the accepted-but-not-applied properties the timeline uses. Version 1.1: what it applies. */
+                features: ("transform" | "crop" | "filters" | "transition" | "freeze" | "captions")[];
             };
             estimate: components["schemas"]["EdlEstimate"];
             plan: {

@@ -1,58 +1,24 @@
-/** One reader per clip type (docs/contract.md §3.12–§3.14). */
-import { isSourceUrl } from "../urls";
-import { allRead, type Fields, fieldsOf, type Issues, type JsonObject } from "./fields";
+/**
+ * One reader per clip type (docs/contract.md §3.12–§3.14), with the fields of ./format.ts and,
+ * in version 1.1, of ./format-1-1.ts.
+ */
+import { allRead, type Issues, type JsonObject } from "./fields";
+import { OVERLAY_FIELDS, TEXT_FIELDS, type TIMING_FIELDS, VIDEO_FIELDS } from "./format";
+import { OVERLAY_FIELDS_1_1, TEXT_FIELDS_1_1, VIDEO_FIELDS_1_1 } from "./format-1-1";
+import { type Fields, fieldsOf } from "./kinds";
 import {
-  HEX_COLOR_EXPECTED,
-  LENGTH_EXPECTED,
-  parseHexColor,
-  parseLength,
-  parsePosition,
-  POSITION_EXPECTED,
-} from "./formats";
-import {
-  BACKGROUND_DEFAULTS,
-  BLEND_MODES,
   type Clip,
-  DEFAULT_POSITION,
-  FONT_WEIGHTS,
-  OUTLINE_DEFAULTS,
+  type EdlFeature,
+  type EdlVersion,
+  type LayerTransition,
   OVERLAY_DEFAULTS,
   type OverlayClip,
-  type Position,
-  SHADOW_DEFAULTS,
-  type Size,
-  TEXT_ALIGNS,
-  TEXT_DEFAULTS,
-  type TextBackground,
   type TextClip,
-  type TextOutline,
-  type TextShadow,
+  type Transition,
   VIDEO_DEFAULTS,
   type VideoClip,
   videoClipEnd,
-  X_KEYWORDS,
-  type XPosition,
-  Y_KEYWORDS,
-  type YPosition,
 } from "./schema";
-
-/**
- * Every time field (seconds) stays below 100 hours, ten times the largest plan's timeline: a
- * larger value is a mistake, and unbounded ones would make stats and estimates overflow.
- */
-export const MAX_SECONDS = 360_000;
-const SECONDS_RULE = { min: 0, max: MAX_SECONDS } as const;
-const DURATION_RULE = { min: 0, aboveMin: true, max: MAX_SECONDS } as const;
-/** Decoration sizes in pixels: generous for an 8K frame, small enough to keep FFmpeg's frame math sane. */
-const PADDING_RULE = { min: 0, max: 500 } as const;
-const STROKE_RULE = { min: 0, max: 100 } as const;
-const OFFSET_RULE = { min: -500, max: 500 } as const;
-
-export const SPEED_RULE = { min: 0.1, max: 100 } as const;
-export const VOLUME_DB_RULE = { min: -20, max: 20 } as const;
-export const OPACITY_RULE = { min: 0, max: 1 } as const;
-/** Beyond this drawtext renders glyphs larger than an 8K frame. */
-export const FONT_SIZE_RULE = { min: 0, aboveMin: true, max: 1000 } as const;
 
 /** What a clip contributes to stats, limits and overlap checks, read even when the clip is invalid. */
 export interface ClipReading<C extends Clip> {
@@ -67,51 +33,75 @@ export interface ClipReading<C extends Clip> {
   urls: string[];
   speedChange: boolean;
   blend: boolean;
+  /** The 1.1 properties the clip applies, for `stats.features`. */
+  features: EdlFeature[];
+  /** Complexity points of its 1.1 properties (./complexity.ts). */
+  effects: number;
 }
 
-const URL_EXPECTED = "an absolute http or https URL without a user name or password, at a public address";
-const parseUrl = (value: unknown) => (isSourceUrl(value) ? value : undefined);
-const defined = <T>(...values: (T | undefined)[]): T[] => values.filter((v): v is T => v !== undefined);
+/** The 1.1 properties of a clip, each when given: what `stats.features` and the complexity count. */
+function effectsOf(
+  clip: Partial<Pick<VideoClip, "crop" | "transform" | "filters" | "freeze">> & { transition?: Transition<string> },
+  layer = false,
+) {
+  const features: EdlFeature[] = [];
+  if (clip.transition) features.push("transition");
+  if (clip.crop) features.push("crop");
+  if (clip.transform) features.push("transform");
+  if (clip.filters?.length) features.push("filters");
+  if (clip.freeze) features.push("freeze");
+  // A video track's xfades are counted by ./transitions.ts; its fades, and a layer's every
+  // transition, cost a filter each, as do a crop, a transform, each filter and a freeze.
+  const edges = [clip.transition?.in, clip.transition?.out].filter((edge) => edge && (layer || edge.type === "fade"));
+  const effects =
+    edges.length + (clip.crop ? 1 : 0) + (clip.transform ? 1 : 0) + (clip.filters?.length ?? 0) + (clip.freeze ? 1 : 0);
+  return { features, effects };
+}
+
+/** Each transition edge no longer than `length` (the clip's on the timeline). */
+function checkTransitionLengths(f: Fields, transition: Transition<string> | undefined, length: number | undefined) {
+  if (!transition || length === undefined) return;
+  for (const side of ["in", "out"] as const) {
+    const edge = transition[side];
+    if (edge && edge.duration > length + 1e-9)
+      f.fail(
+        `transition.${side}.duration`,
+        `must be at most the clip's length on the timeline, ${+length.toFixed(3)} s`,
+      );
+  }
+}
 
 /**
- * Either axis accepts all five keywords (docs/contract.md §3.13); one that names the other axis
- * (`x: "top"`) has no horizontal meaning, so it centres, with a warning.
+ * A layer's transitions: together within its duration, and a `fade` not given beside the fade
+ * field that does the same (`fadeIn` for `in`, `fadeOut` for `out`).
  */
-function readPosition(f: Fields, issues: Issues): Position {
-  const raw = f.object("position");
-  if (!raw) return DEFAULT_POSITION;
-  const p = fieldsOf(raw, f.path("position"), issues.errors);
-  const x = p.parsed("x", parsePosition, POSITION_EXPECTED) ?? DEFAULT_POSITION.x;
-  const y = p.parsed("y", parsePosition, POSITION_EXPECTED) ?? DEFAULT_POSITION.y;
-  const crossed = (axis: "x" | "y", value: unknown, own: readonly string[]) => {
-    if (typeof value !== "string" || own.includes(value)) return false;
-    issues.warnings.push(
-      `${p.path(axis)}: "${value}" is not a ${axis === "x" ? "horizontal" : "vertical"} position; centred`,
-    );
-    return true;
-  };
-  return {
-    x: crossed("x", x, X_KEYWORDS) ? "center" : (x as XPosition),
-    y: crossed("y", y, Y_KEYWORDS) ? "center" : (y as YPosition),
-  };
+function checkLayerTransition(f: Fields, transition: LayerTransition | undefined, duration: number | undefined) {
+  if (!transition) return;
+  for (const [side, fadeField] of [
+    ["in", "fadeIn"],
+    ["out", "fadeOut"],
+  ] as const) {
+    if (transition[side]?.type === "fade" && f.has(fadeField))
+      f.fail(`transition.${side}.type`, `must not be fade when ${fadeField} is given: they do the same`);
+  }
+  const total = (transition.in?.duration ?? 0) + (transition.out?.duration ?? 0);
+  if (duration !== undefined && total > duration + 1e-9)
+    f.fail("transition.out.duration", "transition.in and transition.out together must not exceed duration");
 }
 
-function readSize(f: Fields, errors: string[]): Size | undefined {
-  const raw = f.object("size");
-  if (!raw) return undefined;
-  const s = fieldsOf(raw, f.path("size"), errors);
-  const width = s.parsed("width", parseLength, LENGTH_EXPECTED);
-  const height = s.parsed("height", parseLength, LENGTH_EXPECTED);
-  if (!width && !height) return undefined;
-  return { ...(width && { width }), ...(height && { height }) };
-}
+/** Each clip type's fields in both versions: a reader of 1.0 leaves the 1.1 ones unread. */
+const VIDEO_TABLE = { ...VIDEO_FIELDS, ...VIDEO_FIELDS_1_1 };
+const OVERLAY_TABLE = { ...OVERLAY_FIELDS, ...OVERLAY_FIELDS_1_1 };
+const TEXT_TABLE = { ...TEXT_FIELDS, ...TEXT_FIELDS_1_1 };
 
-/** startTime, duration and the fades shared by overlay and text clips. */
-function readTiming(f: Fields) {
-  const startTime = f.number("startTime", { ...SECONDS_RULE, required: true });
-  const duration = f.number("duration", { ...DURATION_RULE, required: true });
-  const fadeIn = f.number("fadeIn", SECONDS_RULE) ?? 0;
-  const fadeOut = f.number("fadeOut", SECONDS_RULE) ?? 0;
+const defined = <T>(...values: (T | undefined)[]): T[] => values.filter((v): v is T => v !== undefined);
+
+/** startTime, duration and the fades shared by overlay and text clips; the fades fit in the duration. */
+function readTiming(f: Fields<typeof TIMING_FIELDS>) {
+  const startTime = f.read("startTime");
+  const duration = f.read("duration");
+  const fadeIn = f.read("fadeIn");
+  const fadeOut = f.read("fadeOut");
   if (duration !== undefined && fadeIn + fadeOut > duration) {
     f.fail("fadeOut", "fadeIn and fadeOut together must not exceed duration");
   }
@@ -120,28 +110,32 @@ function readTiming(f: Fields) {
   return { startTime, duration, fadeIn, fadeOut, span };
 }
 
-function readColor(f: Fields, key: string, fallback: string): string {
-  return f.parsed(key, parseHexColor, HEX_COLOR_EXPECTED) ?? fallback;
-}
+const NO_EFFECTS = { features: [], effects: 0 };
 
-export function readVideoClip(source: JsonObject, path: string, issues: Issues): ClipReading<VideoClip> {
+export function readVideoClip(
+  source: JsonObject,
+  path: string,
+  issues: Issues,
+  version: EdlVersion,
+): ClipReading<VideoClip> {
   const before = issues.errors.length;
-  const f = fieldsOf(source, path, issues.errors);
-  const id = f.string("id", true);
-  const src = f.parsed("src", parseUrl, URL_EXPECTED, true);
-  const inPoint = f.number("in", { ...SECONDS_RULE, required: true });
-  const outPoint = f.number("out", { ...SECONDS_RULE, required: true });
+  const f = fieldsOf(source, path, issues, VIDEO_TABLE);
+  const id = f.read("id");
+  const src = f.read("src");
+  const inPoint = f.read("in");
+  const outPoint = f.read("out");
   if (inPoint !== undefined && outPoint !== undefined && outPoint <= inPoint) f.fail("out", "must be greater than in");
-  const startTime = f.number("startTime", { ...SECONDS_RULE, required: true });
-  const speed = f.number("speed", SPEED_RULE) ?? VIDEO_DEFAULTS.speed;
-  const mute = f.boolean("mute") ?? VIDEO_DEFAULTS.mute;
-  const volume = f.number("volume", VOLUME_DB_RULE) ?? VIDEO_DEFAULTS.volume;
-  const replaceAudio = f.parsed("replaceAudio", parseUrl, URL_EXPECTED);
+  const startTime = f.read("startTime");
+  const speed = f.read("speed");
+  const mute = f.read("mute");
+  const volume = f.read("volume");
+  const replaceAudio = f.read("replaceAudio");
   if (mute && replaceAudio) issues.warnings.push(`${path}: mute is true, so replaceAudio is not heard`);
+  const added = version === "1.1" ? readVideoEffects(f, inPoint, outPoint, speed) : {};
 
   const timed = inPoint !== undefined && outPoint !== undefined && outPoint > inPoint && startTime !== undefined;
   const span = timed
-    ? { start: startTime, end: videoClipEnd({ startTime, in: inPoint, out: outPoint, speed }) }
+    ? { start: startTime, end: videoClipEnd({ startTime, in: inPoint, out: outPoint, speed, freeze: added.freeze }) }
     : undefined;
   const required =
     issues.errors.length === before ? allRead({ id, src, in: inPoint, out: outPoint, startTime }) : undefined;
@@ -153,26 +147,61 @@ export function readVideoClip(source: JsonObject, path: string, issues: Issues):
           mute,
           volume,
           ...(replaceAudio && { replaceAudio }),
+          ...added,
         }
       : undefined,
     span,
     urls: defined(src, replaceAudio),
     speedChange: speed !== VIDEO_DEFAULTS.speed,
     blend: false,
+    ...effectsOf(added),
   };
 }
 
-export function readOverlayClip(source: JsonObject, path: string, issues: Issues): ClipReading<OverlayClip> {
+/** A video clip's 1.1 properties, each present when given, checked against its source span. */
+function readVideoEffects(
+  f: Fields<typeof VIDEO_TABLE>,
+  inPoint: number | undefined,
+  outPoint: number | undefined,
+  speed: number,
+): Pick<VideoClip, "transition" | "crop" | "transform" | "filters" | "freeze"> {
+  const transition = f.read("transition");
+  const crop = f.read("crop");
+  const transform = f.read("transform");
+  const filters = f.read("filters");
+  const freeze = f.read("freeze");
+  const spanned = inPoint !== undefined && outPoint !== undefined && outPoint > inPoint;
+  if (freeze && spanned && (freeze.at < inPoint || freeze.at > outPoint))
+    f.fail("freeze.at", `must be between in and out, ${inPoint} and ${outPoint}`);
+  const length = spanned ? (outPoint - inPoint) / speed + (freeze?.duration ?? 0) : undefined;
+  checkTransitionLengths(f, transition, length);
+  return {
+    ...(transition && { transition }),
+    ...(crop && { crop }),
+    ...(transform && { transform }),
+    // An empty list applies nothing, so the clip is left without one.
+    ...(filters && filters.length > 0 && { filters }),
+    ...(freeze && { freeze }),
+  };
+}
+
+export function readOverlayClip(
+  source: JsonObject,
+  path: string,
+  issues: Issues,
+  version: EdlVersion,
+): ClipReading<OverlayClip> {
   const before = issues.errors.length;
-  const f = fieldsOf(source, path, issues.errors);
-  const id = f.string("id", true);
+  const f = fieldsOf(source, path, issues, OVERLAY_TABLE);
+  const id = f.read("id");
   // Whether it really is a PNG or JPG is learnt when the worker fetches it, as for any source.
-  const src = f.parsed("src", parseUrl, URL_EXPECTED, true);
+  const src = f.read("src");
   const { startTime, duration, fadeIn, fadeOut, span } = readTiming(f);
-  const position = readPosition(f, issues);
-  const size = readSize(f, issues.errors);
-  const opacity = f.number("opacity", OPACITY_RULE) ?? OVERLAY_DEFAULTS.opacity;
-  const blendMode = f.oneOf("blendMode", BLEND_MODES) ?? OVERLAY_DEFAULTS.blendMode;
+  const position = f.read("position");
+  const size = f.read("size");
+  const opacity = f.read("opacity");
+  const blendMode = f.read("blendMode");
+  const added = version === "1.1" ? readOverlayEffects(f, duration) : {};
 
   const required = issues.errors.length === before ? allRead({ id, src, startTime, duration }) : undefined;
   return {
@@ -185,76 +214,59 @@ export function readOverlayClip(source: JsonObject, path: string, issues: Issues
           fadeIn,
           fadeOut,
           blendMode,
+          ...added,
         }
       : undefined,
     span,
     urls: defined(src),
     speedChange: false,
     blend: blendMode !== OVERLAY_DEFAULTS.blendMode,
+    ...effectsOf(added, true),
   };
 }
 
-function readBackground(f: Fields, errors: string[]): TextBackground | undefined {
-  const raw = f.object("background");
-  if (!raw) return undefined;
-  const b = fieldsOf(raw, f.path("background"), errors);
+function readOverlayEffects(
+  f: Fields<typeof OVERLAY_TABLE>,
+  duration: number | undefined,
+): Pick<OverlayClip, "transition" | "crop" | "transform" | "filters"> {
+  const transition = f.read("transition");
+  const crop = f.read("crop");
+  const transform = f.read("transform");
+  const filters = f.read("filters");
+  checkLayerTransition(f, transition, duration);
   return {
-    color: readColor(b, "color", BACKGROUND_DEFAULTS.color),
-    opacity: b.number("opacity", OPACITY_RULE) ?? BACKGROUND_DEFAULTS.opacity,
-    padding: b.number("padding", PADDING_RULE) ?? BACKGROUND_DEFAULTS.padding,
+    ...(transition && { transition }),
+    ...(crop && { crop }),
+    ...(transform && { transform }),
+    ...(filters && filters.length > 0 && { filters }),
   };
 }
 
-function readOutline(f: Fields, errors: string[]): TextOutline | undefined {
-  const raw = f.object("outline");
-  if (!raw) return undefined;
-  const o = fieldsOf(raw, f.path("outline"), errors);
-  return {
-    color: readColor(o, "color", OUTLINE_DEFAULTS.color),
-    width: o.number("width", STROKE_RULE) ?? OUTLINE_DEFAULTS.width,
-  };
-}
-
-function readShadow(f: Fields, errors: string[]): TextShadow | undefined {
-  const raw = f.object("shadow");
-  if (!raw) return undefined;
-  const s = fieldsOf(raw, f.path("shadow"), errors);
-  return {
-    color: readColor(s, "color", SHADOW_DEFAULTS.color),
-    offsetX: s.number("offsetX", OFFSET_RULE) ?? SHADOW_DEFAULTS.offsetX,
-    offsetY: s.number("offsetY", OFFSET_RULE) ?? SHADOW_DEFAULTS.offsetY,
-    blur: s.number("blur", STROKE_RULE) ?? SHADOW_DEFAULTS.blur,
-  };
-}
-
-/**
- * The longest family name: real ones are a few words. The name is an argument to fontconfig's
- * fc-match, where a long one failed the spawn (E2BIG), retried as an internal error.
- */
-export const MAX_FONT_FAMILY_LENGTH = 100;
-
-export function readTextClip(source: JsonObject, path: string, issues: Issues): ClipReading<TextClip> {
+export function readTextClip(
+  source: JsonObject,
+  path: string,
+  issues: Issues,
+  version: EdlVersion,
+): ClipReading<TextClip> {
   const before = issues.errors.length;
-  const f = fieldsOf(source, path, issues.errors);
-  const id = f.string("id", true);
-  const text = f.string("text", true);
+  const f = fieldsOf(source, path, issues, TEXT_TABLE);
+  const id = f.read("id");
+  const text = f.read("text");
   const { startTime, duration, fadeIn, fadeOut, span } = readTiming(f);
-  const fontSize = f.number("fontSize", FONT_SIZE_RULE) ?? TEXT_DEFAULTS.fontSize;
-  const fontColor = readColor(f, "fontColor", TEXT_DEFAULTS.fontColor);
-  const family = f.string("fontFamily");
-  const fontFamily =
-    (family && family.length > MAX_FONT_FAMILY_LENGTH
-      ? f.fail("fontFamily", `must be at most ${MAX_FONT_FAMILY_LENGTH} characters`)
-      : family) ?? TEXT_DEFAULTS.fontFamily;
-  const fontWeight = f.oneOf("fontWeight", FONT_WEIGHTS) ?? TEXT_DEFAULTS.fontWeight;
-  const textAlign = f.oneOf("textAlign", TEXT_ALIGNS) ?? TEXT_DEFAULTS.textAlign;
-  const position = readPosition(f, issues);
-  const background = readBackground(f, issues.errors);
-  const outline = readOutline(f, issues.errors);
-  const shadow = readShadow(f, issues.errors);
+  const fontSize = f.read("fontSize");
+  const fontColor = f.read("fontColor");
+  const fontFamily = f.read("fontFamily");
+  const fontWeight = f.read("fontWeight");
+  const textAlign = f.read("textAlign");
+  const position = f.read("position");
+  const background = f.read("background");
+  const outline = f.read("outline");
+  const shadow = f.read("shadow");
   // drawtext has no blur: the shadow is drawn sharp, and the client hears of it.
   if (shadow?.blur)
     issues.warnings.push(`${f.path("shadow")}.blur: shadow blur is not applied; the shadow is drawn sharp`);
+  const transition = version === "1.1" ? f.read("transition") : undefined;
+  checkLayerTransition(f, transition, duration);
 
   const required = issues.errors.length === before ? allRead({ id, text, startTime, duration }) : undefined;
   return {
@@ -272,11 +284,13 @@ export function readTextClip(source: JsonObject, path: string, issues: Issues): 
           ...(shadow && { shadow }),
           fadeIn,
           fadeOut,
+          ...(transition && { transition }),
         }
       : undefined,
     span,
     urls: [],
     speedChange: false,
     blend: false,
+    ...(transition ? effectsOf({ transition }, true) : NO_EFFECTS),
   };
 }

@@ -7,6 +7,9 @@
  *       + 1 × text items           drawtext is cheap
  *       + 2 × speed changes        setpts plus an atempo chain per clip
  *       + 3 × non-normal blends    gbrp conversion and a blend per frame under the image
+ *       + 2 × xfade transitions    two pictures decoded and blended over the overlap (1.1)
+ *       + 1 × effects              each fade, crop, transform, filter and freeze, and per ten
+ *                                  caption cues (1.1; see ./clips.ts and ./caption-clip.ts)
  *       + ⌊duration / 600⌋         one point per full ten minutes of output
  *
  * simple 0–3, moderate 4–11, complex 12–29, heavy 30 and above. So one clip with a caption and
@@ -23,6 +26,10 @@ export interface ComplexityInputs {
   texts: number;
   speedChanges: number;
   blends: number;
+  /** Version 1.1's per-clip work, in points. */
+  effects?: number;
+  /** Version 1.1's blends between two pictures (a pair counted once). */
+  xfades?: number;
   /** Output seconds. */
   duration: number;
 }
@@ -34,6 +41,8 @@ export function complexityScore(i: ComplexityInputs): number {
     i.texts +
     2 * i.speedChanges +
     3 * i.blends +
+    2 * (i.xfades ?? 0) +
+    (i.effects ?? 0) +
     Math.floor(i.duration / 600)
   );
 }

@@ -14,6 +14,7 @@
  * - complexityFactor: simple 1, moderate 1.25, complex 1.6, heavy 2.2. The measured 42 s
  *   moderate timeline (rendered in 16–23 s) gets 42 × 1.25 / 2.3 ≈ 23 s of rendering here.
  * - 10 s start-up plus 2 s per asset for downloads.
+ * - duration counts a transition's overlap twice (version 1.1): both clips are decoded there.
  *
  * Runs on these machines vary 20–40%, so the range shown is 0.8× to 1.4× of `seconds`, in
  * whole minutes ("1-2 minutes"), "under 1 minute", or whole hours past two hours, the same
@@ -49,16 +50,18 @@ export interface EstimateInputs {
   output: Pick<OutputSettings, "resolution" | "fps" | "videoCodec" | "preset">;
   /** Output seconds. */
   duration: number;
+  /** Seconds where two clips are decoded at once (1.1 transitions). */
+  overlap?: number;
   assets: number;
   complexity: Complexity;
 }
 
-export function estimateSeconds({ output, duration, assets, complexity }: EstimateInputs): number {
+export function estimateSeconds({ output, duration, overlap = 0, assets, complexity }: EstimateInputs): number {
   // Without an output size the first clip's decides; the estimate assumes the 1080p30 reference.
   const { width, height } = output.resolution ?? DEFAULT_RESOLUTION;
   const pixelFactor = 0.4 + (0.6 * width * height * (output.fps ?? DEFAULT_FPS)) / REFERENCE_PIXEL_RATE;
   const render =
-    (duration * pixelFactor * PRESET_FACTOR[output.preset] * COMPLEXITY_FACTOR[complexity]) /
+    ((duration + overlap) * pixelFactor * PRESET_FACTOR[output.preset] * COMPLEXITY_FACTOR[complexity]) /
     CODEC_SPEED[output.videoCodec];
   return 10 + 2 * assets + render;
 }

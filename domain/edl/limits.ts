@@ -59,11 +59,18 @@ export function sizeErrors(tracks: Track[], duration: number, fps: number | unde
   const errors: string[] = [];
   // flatMap and reduce, not for…of: they pass over the holes a sparse array (not JSON, but a
   // value validateEdl is given) leaves in an otherwise valid timeline.
-  const lines = tracks
+  const textLineCount = tracks
     .flatMap((track) => (track.type === "text" ? track.clips : []))
     .reduce((sum, clip) => sum + textLines(clip).length, 0);
-  if (lines > MAX_TEXT_LINES)
-    errors.push(`Too many lines of text: ${lines} across the text clips (maximum ${MAX_TEXT_LINES})`);
+  // Each inline cue's line is a drawtext too (1.1); a caption file's are the encoder's to count.
+  const captionLines = tracks
+    .flatMap((track) => (track.type === "caption" ? track.clips.flatMap((clip) => clip.cues ?? []) : []))
+    .reduce((sum, cue) => sum + textLines(cue).length, 0);
+  const lines = textLineCount + captionLines;
+  if (lines > MAX_TEXT_LINES) {
+    const where = captionLines > 0 ? "the text clips and captions" : "the text clips";
+    errors.push(`Too many lines of text: ${lines} across ${where} (maximum ${MAX_TEXT_LINES})`);
+  }
   const shortest = Math.max(MIN_TIMELINE_SECONDS, fps ? 1 / fps : 0);
   if (duration < shortest) {
     errors.push(

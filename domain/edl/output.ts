@@ -1,6 +1,7 @@
 /** The EDL's `output` object: every setting optional, defaults chosen per container and codec. */
-import { fieldsOf, isObject } from "./fields";
+import { isObject } from "./fields";
 import { bitrateParser, parseResolution, RESOLUTION_EXPECTED } from "./formats";
+import { type Field, fieldsOf, number, oneOf, parsed } from "./kinds";
 import {
   AUDIO_CODECS,
   CONTAINER_CODECS,
@@ -16,10 +17,36 @@ import {
 } from "./schema";
 
 /** Above 120 fps no player or source in this service's reach benefits; below 1 the muxers misbehave. */
-export const FPS_RULE = { min: 1, max: 120 } as const;
+const FPS_RULE = { min: 1, max: 120 } as const;
 const VIDEO_BITRATE_KBPS = { min: 50, max: 100_000 } as const;
 /** 512k is the most any of the three audio encoders accepts for stereo (libopus). */
 const AUDIO_BITRATE_KBPS = { min: 8, max: 512 } as const;
+
+const bitrate = ({ min, max }: { min: number; max: number }, example: string) =>
+  parsed(bitrateParser(min, max), `a bitrate such as "${example}", from ${min}k to ${max}k`, {
+    type: "string",
+    pattern: "^[1-9]\\d*k$",
+    example,
+  });
+
+/** The defaults that depend on other fields (codecs, crf) are the reader's, below; the rest are here. */
+export const OUTPUT_FIELDS = {
+  resolution: {
+    kind: parsed(parseResolution, RESOLUTION_EXPECTED, { type: "string", pattern: "^\\d+x\\d+$", example: "1280x720" }),
+    description: "WIDTHxHEIGHT, even numbers; defaults to the first clip's.",
+  },
+  fps: { kind: number(FPS_RULE), description: "Defaults to the first clip's." },
+  container: { kind: oneOf(CONTAINERS), default: DEFAULT_CONTAINER },
+  videoCodec: { kind: oneOf(VIDEO_CODECS), description: "Defaults to the container's usual codec." },
+  audioCodec: { kind: oneOf(AUDIO_CODECS), description: "Defaults to the container's usual codec." },
+  videoBitrate: { kind: bitrate(VIDEO_BITRATE_KBPS, "2500k") },
+  audioBitrate: { kind: bitrate(AUDIO_BITRATE_KBPS, "128k"), default: DEFAULT_AUDIO_BITRATE },
+  preset: { kind: oneOf(ENCODER_PRESETS), default: DEFAULT_ENCODER_PRESET, description: "Encoder speed setting." },
+  crf: {
+    kind: number({ min: 0 }),
+    description: "Lower is better quality; at most 51 (x264, x265) or 63 (VP9); defaults to the codec's own.",
+  },
+} satisfies Record<string, Field<unknown>>;
 
 /**
  * Reads `output`, reporting problems into `errors`. Always returns complete settings (invalid
@@ -27,28 +54,19 @@ const AUDIO_BITRATE_KBPS = { min: 8, max: 512 } as const;
  */
 export function readOutput(value: unknown, errors: string[]): OutputSettings {
   if (value !== undefined && value !== null && !isObject(value)) errors.push("output: must be an object");
-  const f = fieldsOf(isObject(value) ? value : {}, "output", errors);
+  const f = fieldsOf(isObject(value) ? value : {}, "output", { errors, warnings: [] }, OUTPUT_FIELDS);
 
-  const resolution = f.parsed("resolution", parseResolution, RESOLUTION_EXPECTED);
-  const fps = f.number("fps", FPS_RULE);
-  const container = f.oneOf("container", CONTAINERS) ?? DEFAULT_CONTAINER;
-  const videoCodec = f.oneOf("videoCodec", VIDEO_CODECS) ?? DEFAULT_CODECS[container].video;
-  const audioCodec = f.oneOf("audioCodec", AUDIO_CODECS) ?? DEFAULT_CODECS[container].audio;
-  const videoBitrate = f.parsed(
-    "videoBitrate",
-    bitrateParser(VIDEO_BITRATE_KBPS.min, VIDEO_BITRATE_KBPS.max),
-    `a bitrate such as "2500k", from ${VIDEO_BITRATE_KBPS.min}k to ${VIDEO_BITRATE_KBPS.max}k`,
-  );
-  const audioBitrate =
-    f.parsed(
-      "audioBitrate",
-      bitrateParser(AUDIO_BITRATE_KBPS.min, AUDIO_BITRATE_KBPS.max),
-      `a bitrate such as "128k", from ${AUDIO_BITRATE_KBPS.min}k to ${AUDIO_BITRATE_KBPS.max}k`,
-    ) ?? DEFAULT_AUDIO_BITRATE;
-  const preset = f.oneOf("preset", ENCODER_PRESETS) ?? DEFAULT_ENCODER_PRESET;
+  const resolution = f.read("resolution");
+  const fps = f.read("fps");
+  const container = f.read("container");
+  const videoCodec = f.read("videoCodec") ?? DEFAULT_CODECS[container].video;
+  const audioCodec = f.read("audioCodec") ?? DEFAULT_CODECS[container].audio;
+  const videoBitrate = f.read("videoBitrate");
+  const audioBitrate = f.read("audioBitrate");
+  const preset = f.read("preset");
 
   const crfMax = CRF_RANGE[videoCodec].max;
-  let crf = f.number("crf", { min: 0 });
+  let crf = f.read("crf");
   if (crf !== undefined && crf > crfMax) crf = f.fail("crf", `must be between 0 and ${crfMax} for ${videoCodec}`);
   // A bitrate alone means the caller wants bitrate control; otherwise the codec's usual quality.
   if (crf === undefined && !f.has("crf") && videoBitrate === undefined) crf = CRF_RANGE[videoCodec].default;

@@ -7,7 +7,121 @@
  * Times are seconds. Colours are normalised to upper-case `#RRGGBB` or `#RRGGBBAA`.
  */
 
-export const EDL_VERSION = "1.0";
+export const EDL_VERSIONS = ["1.0", "1.1"] as const;
+export type EdlVersion = (typeof EDL_VERSIONS)[number];
+
+/**
+ * Transition names, Shotstack's spelling where it has one. `fade` goes through black (no
+ * neighbour needed); every other name is an FFmpeg `xfade` transition with the neighbouring clip
+ * on the same track (or with black when there is none).
+ */
+export const TRANSITION_TYPES = [
+  "fade",
+  "crossfade",
+  "wipeLeft",
+  "wipeRight",
+  "wipeUp",
+  "wipeDown",
+  "slideLeft",
+  "slideRight",
+  "slideUp",
+  "slideDown",
+  "zoom",
+  "circleCrop",
+  "rectCrop",
+  "distance",
+  "fadeBlack",
+  "fadeWhite",
+  "radial",
+  "smoothLeft",
+  "smoothRight",
+  "smoothUp",
+  "smoothDown",
+  "circleOpen",
+  "circleClose",
+  "vertOpen",
+  "vertClose",
+  "horzOpen",
+  "horzClose",
+  "dissolve",
+  "pixelize",
+  "diagTl",
+  "diagTr",
+  "diagBl",
+  "diagBr",
+  "hlSlice",
+  "hrSlice",
+  "vuSlice",
+  "vdSlice",
+  "hBlur",
+  "fadeGrays",
+  "wipeTl",
+  "wipeTr",
+  "wipeBl",
+  "wipeBr",
+  "squeezeH",
+  "squeezeV",
+] as const;
+export type TransitionType = (typeof TRANSITION_TYPES)[number];
+/** What overlay and text clips can do: fade (alpha) or slide in from / out to the frame's edge. */
+export const LAYER_TRANSITION_TYPES = ["fade", "slideLeft", "slideRight", "slideUp", "slideDown"] as const;
+
+export interface TransitionEdge<T extends string = TransitionType> {
+  type: T;
+  duration: number;
+}
+export interface Transition<T extends string = TransitionType> {
+  in?: TransitionEdge<T>;
+  out?: TransitionEdge<T>;
+}
+
+/** Fractions of the source frame cut from each side, before anything else. */
+export interface Crop {
+  top: number;
+  bottom: number;
+  left: number;
+  right: number;
+}
+
+export const FLIPS = ["horizontal", "vertical", "both"] as const;
+/** Applied after crop, before placement: flip, then rotate (degrees clockwise), then scale. */
+export interface Transform {
+  rotate: number;
+  flip?: (typeof FLIPS)[number];
+  scale: number;
+}
+
+export const FILTER_TYPES = [
+  "greyscale",
+  "sepia",
+  "blur",
+  "sharpen",
+  "lighten",
+  "darken",
+  "contrast",
+  "saturate",
+  "negative",
+  "boost",
+  "muted",
+] as const;
+export type FilterType = (typeof FILTER_TYPES)[number];
+/** `strength` 0..1; a bare name in the document means its default strength (1). */
+export interface Filter {
+  type: FilterType;
+  strength: number;
+}
+
+/** Holds the frame at source time `at` (in..out) for `duration` s; the clip grows by `duration`, silent meanwhile. */
+export interface Freeze {
+  at: number;
+  duration: number;
+}
+
+export interface CaptionCue {
+  start: number;
+  end: number;
+  text: string;
+}
 
 export const CONTAINERS = ["mp4", "webm", "mov", "mkv"] as const;
 export type Container = (typeof CONTAINERS)[number];
@@ -33,6 +147,8 @@ export const ENCODER_PRESETS = [
 export type EncoderPreset = (typeof ENCODER_PRESETS)[number];
 
 export const TRACK_TYPES = ["video", "overlay", "text"] as const;
+/** Version 1.1 adds the caption track. */
+export const TRACK_TYPES_1_1 = [...TRACK_TYPES, "caption"] as const;
 
 export const BLEND_MODES = ["normal", "multiply", "screen", "overlay", "darken", "lighten"] as const;
 export type BlendMode = (typeof BLEND_MODES)[number];
@@ -54,9 +170,13 @@ export const Y_KEYWORDS = ["top", "center", "bottom"] as const;
 export type XPosition = number | (typeof X_KEYWORDS)[number];
 export type YPosition = number | (typeof Y_KEYWORDS)[number];
 
-/** Clip properties the contract accepts without applying (docs/contract.md §3.12). Order is the report order. */
+/** Clip properties version 1.0 accepts without applying (docs/contract.md §3.12). Order is the report order. */
 export const UNAPPLIED_FEATURES = ["transform", "crop", "filters", "transition", "freeze"] as const;
-export type UnappliedFeature = (typeof UNAPPLIED_FEATURES)[number];
+/** What a 1.1 timeline applies, in `stats.features` order (docs/timelines.md, version 1.1). */
+export const APPLIED_FEATURES = ["transition", "crop", "transform", "filters", "freeze", "captions"] as const;
+/** Every name `stats.features` may hold, in either version. */
+export const EDL_FEATURES = [...UNAPPLIED_FEATURES, "captions"] as const;
+export type EdlFeature = (typeof EDL_FEATURES)[number];
 
 export interface Resolution {
   width: number;
@@ -105,7 +225,16 @@ export interface VideoClip {
   volume: number;
   /** Replaces the clip's own audio; a muted clip stays silent either way. */
   replaceAudio?: string;
+  /** Version 1.1 only, each present when sent. */
+  transition?: Transition;
+  crop?: Crop;
+  transform?: Transform;
+  filters?: Filter[];
+  freeze?: Freeze;
 }
+
+/** Overlay and text clips slide or fade in and out, over what is beneath them. */
+export type LayerTransition = Transition<(typeof LAYER_TRANSITION_TYPES)[number]>;
 
 export interface OverlayClip {
   id: string;
@@ -118,6 +247,11 @@ export interface OverlayClip {
   fadeIn: number;
   fadeOut: number;
   blendMode: BlendMode;
+  /** Version 1.1 only, each present when sent. */
+  transition?: LayerTransition;
+  crop?: Crop;
+  transform?: Transform;
+  filters?: Filter[];
 }
 
 export interface TextBackground {
@@ -154,6 +288,31 @@ export interface TextClip {
   shadow?: TextShadow;
   fadeIn: number;
   fadeOut: number;
+  /** Version 1.1 only, present when sent. */
+  transition?: LayerTransition;
+}
+
+/**
+ * Version 1.1: subtitles drawn in the text clip's style. Exactly one of `src` (an SRT or WebVTT
+ * file, told apart by its content, parsed by domain/captions.ts when the encoder has it) and
+ * `cues`. Every cue's times are relative to `startTime`.
+ */
+export interface CaptionClip {
+  id: string;
+  startTime: number;
+  src?: string;
+  /** Sorted by start; each ends after it starts; text may hold line breaks. */
+  cues?: CaptionCue[];
+  fontSize: number;
+  fontColor: string;
+  fontFamily: string;
+  fontWeight: FontWeight;
+  textAlign: TextAlign;
+  position: Position;
+  /** Always present: captions read on any picture unless the caller sets it otherwise. */
+  background: TextBackground;
+  outline?: TextOutline;
+  shadow?: TextShadow;
 }
 
 /** The lines a text clip draws, each one drawtext of its own: what MAX_TEXT_LINES counts. */
@@ -161,7 +320,7 @@ export function textLines(clip: Pick<TextClip, "text">): string[] {
   return clip.text.split(/\r?\n/);
 }
 
-export type Clip = VideoClip | OverlayClip | TextClip;
+export type Clip = VideoClip | OverlayClip | TextClip | CaptionClip;
 
 interface VideoTrack {
   type: "video";
@@ -178,11 +337,16 @@ interface TextTrack {
   clips: TextClip[];
 }
 
-/** Tracks keep the document's order; overlay and text tracks later in the array draw on top. */
-export type Track = VideoTrack | OverlayTrack | TextTrack;
+interface CaptionTrack {
+  type: "caption";
+  clips: CaptionClip[];
+}
+
+/** Tracks keep the document's order; overlay, text and caption tracks later in the array draw on top. */
+export type Track = VideoTrack | OverlayTrack | TextTrack | CaptionTrack;
 
 export interface ValidatedEdl {
-  version: typeof EDL_VERSION;
+  version: EdlVersion;
   output: OutputSettings;
   /** Exactly one video track, with at least one clip. */
   timeline: { tracks: Track[] };
@@ -234,17 +398,29 @@ export const TEXT_DEFAULTS = {
   fadeIn: 0,
   fadeOut: 0,
 } as const;
+/** A caption clip's defaults where they differ from a text clip's: at the bottom, on a box. */
+export const CAPTION_DEFAULTS = { startTime: 0, position: { x: "center", y: "bottom" } as Position } as const;
 /** Defaults for the parts of a text decoration object the caller left out. */
 export const BACKGROUND_DEFAULTS: TextBackground = { color: "#000000", opacity: 0.5, padding: 10 };
 export const OUTLINE_DEFAULTS: TextOutline = { color: "#000000", width: 2 };
 export const SHADOW_DEFAULTS: TextShadow = { color: "#000000", offsetX: 2, offsetY: 2, blur: 0 };
 
-/** Where a video clip ends on the timeline: its source span played at its speed. */
-export function videoClipEnd(clip: Pick<VideoClip, "startTime" | "in" | "out" | "speed">): number {
-  return clip.startTime + (clip.out - clip.in) / clip.speed;
+/** Where a video clip ends on the timeline: its source span played at its speed, then its freeze. */
+export function videoClipEnd(clip: Pick<VideoClip, "startTime" | "in" | "out" | "speed" | "freeze">): number {
+  return clip.startTime + (clip.out - clip.in) / clip.speed + (clip.freeze?.duration ?? 0);
+}
+
+/**
+ * Where a caption clip ends as far as the timeline knows: its last inline cue's end. A caption
+ * file is read by the encoder, so it lengthens nothing: its cues past the timeline's end are not
+ * drawn (docs/timelines.md, version 1.1).
+ */
+export function captionClipEnd(clip: Pick<CaptionClip, "startTime" | "cues">): number {
+  return clip.startTime + (clip.cues ?? []).reduce((latest, cue) => Math.max(latest, cue.end), 0);
 }
 
 /** Where any clip ends on the timeline. */
 export function clipEnd(clip: Clip): number {
-  return "duration" in clip ? clip.startTime + clip.duration : videoClipEnd(clip);
+  if ("duration" in clip) return clip.startTime + clip.duration;
+  return "in" in clip ? videoClipEnd(clip) : captionClipEnd(clip);
 }

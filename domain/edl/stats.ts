@@ -1,6 +1,6 @@
 /** The EDL stats object (docs/contract.md §3.15), computed from whatever of the timeline could be read. */
 import { type Complexity, complexityLevel, complexityScore } from "./complexity";
-import type { UnappliedFeature } from "./schema";
+import type { EdlFeature } from "./schema";
 import type { TimelineReading } from "./timeline";
 
 export interface EdlStats {
@@ -10,7 +10,8 @@ export interface EdlStats {
   tracks: number;
   assets: number;
   complexity: Complexity;
-  features: UnappliedFeature[];
+  /** 1.0: the accepted-but-not-applied properties used; 1.1: what the timeline applies. */
+  features: EdlFeature[];
 }
 
 /** The subset POST /edl returns. */
@@ -39,6 +40,8 @@ export function computeStats(timeline: TimelineReading): EdlStats {
         texts: count((r) => r.type === "text"),
         speedChanges: count((r) => r.speedChange),
         blends: count((r) => r.blend),
+        effects: readings.reduce((sum, r) => sum + r.effects, 0),
+        xfades: timeline.transitions?.xfades ?? 0,
         duration,
       }),
     ),

@@ -1,21 +1,29 @@
 /** `timeline.tracks`: track types, the single video track, clip id uniqueness, overlaps, features. */
+import { readCaptionClip } from "./caption-clip";
 import { type ClipReading, readOverlayClip, readTextClip, readVideoClip } from "./clips";
-import { fieldPath, fieldsOf, type Issues, isObject, type JsonObject, own } from "./fields";
+import { fieldPath, type Issues, isObject, type JsonObject, own } from "./fields";
+import { fieldsOf, list, oneOf } from "./kinds";
 import { EDL_LIMITS } from "./limits";
 import {
+  APPLIED_FEATURES,
+  type CaptionClip,
   type Clip,
+  type EdlFeature,
+  type EdlVersion,
   type OverlayClip,
   type TextClip,
   type Track,
   TRACK_TYPES,
+  TRACK_TYPES_1_1,
   UNAPPLIED_FEATURES,
-  type UnappliedFeature,
   type VideoClip,
 } from "./schema";
+import { readTransitions, type TransitionReading } from "./transitions";
 
 interface Entry<C extends Clip> {
   /** The clip's id when it has one, else its index: what warnings call it. */
   label: string;
+  path: string;
   reading: ClipReading<C>;
 }
 
@@ -28,13 +36,19 @@ type TrackReading = {
   | { type: "video"; clips: Entry<VideoClip>[] }
   | { type: "overlay"; clips: Entry<OverlayClip>[] }
   | { type: "text"; clips: Entry<TextClip>[] }
+  | { type: "caption"; clips: Entry<CaptionClip>[] }
   | { type: undefined; clips: [] }
 );
 
 export interface TimelineReading {
   tracks: TrackReading[];
-  /** Accepted-but-not-applied properties used anywhere, in `UNAPPLIED_FEATURES` order. */
-  features: UnappliedFeature[];
+  /**
+   * 1.0: the accepted-but-not-applied properties used anywhere, in `UNAPPLIED_FEATURES` order;
+   * 1.1: what the timeline applies, in `APPLIED_FEATURES` order.
+   */
+  features: EdlFeature[];
+  /** The video track's transitions (1.1). */
+  transitions?: Omit<TransitionReading, "joined">;
   /** The validated tracks; absent when any track or clip is invalid. */
   validTracks?: Track[];
 }
@@ -42,16 +56,17 @@ export interface TimelineReading {
 /** What reading one track needs from the rest of the timeline. */
 interface Context {
   issues: Issues;
+  version: EdlVersion;
   /** Clip ids seen so far and where, so a duplicate's error can point at the first use. */
   ids: Map<string, string>;
-  features: Set<UnappliedFeature>;
+  features: Set<EdlFeature>;
 }
 
 function readClips<C extends Clip>(
   raws: unknown[],
   path: string,
-  read: ((source: JsonObject, path: string, issues: Issues) => ClipReading<C>) | undefined,
-  { issues, ids, features }: Context,
+  read: ((source: JsonObject, path: string, issues: Issues, version: EdlVersion) => ClipReading<C>) | undefined,
+  { issues, version, ids, features }: Context,
 ): Entry<C>[] {
   const entries: Entry<C>[] = [];
   raws.forEach((raw, j) => {
@@ -60,8 +75,10 @@ function readClips<C extends Clip>(
       issues.errors.push(`${clipPath}: must be an object`);
       return;
     }
-    for (const name of UNAPPLIED_FEATURES) {
-      if (own(raw, name) !== undefined) features.add(name);
+    if (version === "1.0") {
+      for (const name of UNAPPLIED_FEATURES) {
+        if (own(raw, name) !== undefined) features.add(name);
+      }
     }
     const rawId = own(raw, "id");
     const id = typeof rawId === "string" && rawId.trim() !== "" ? rawId : undefined;
@@ -72,7 +89,10 @@ function readClips<C extends Clip>(
       else ids.set(id, clipPath);
     }
     // Without a known track type there is no table to check the clip's fields against.
-    if (read) entries.push({ label: id ?? `clips[${j}]`, reading: read(raw, clipPath, issues) });
+    if (!read) return;
+    const reading = read(raw, clipPath, issues, version);
+    for (const name of reading.features) features.add(name);
+    entries.push({ label: id ?? `clips[${j}]`, path: clipPath, reading });
   });
   return entries;
 }
@@ -83,9 +103,9 @@ function readTrack(raw: unknown, index: number, context: Context): TrackReading 
     context.issues.errors.push(`${path}: must be an object`);
     return { index, clipCount: 0, type: undefined, clips: [] };
   }
-  const f = fieldsOf(raw, path, context.issues.errors);
-  const type = f.oneOf("type", TRACK_TYPES, true);
-  const raws = f.array("clips", true) ?? [];
+  const f = fieldsOf(raw, path, context.issues);
+  const type = f.readAs("type", oneOf(context.version === "1.1" ? TRACK_TYPES_1_1 : TRACK_TYPES), true);
+  const raws = f.readAs("clips", list(), true) ?? [];
   const clipsPath = f.path("clips");
   const base = { index, clipCount: raws.length };
   switch (type) {
@@ -95,6 +115,8 @@ function readTrack(raw: unknown, index: number, context: Context): TrackReading 
       return { ...base, type, clips: readClips(raws, clipsPath, readOverlayClip, context) };
     case "text":
       return { ...base, type, clips: readClips(raws, clipsPath, readTextClip, context) };
+    case "caption":
+      return { ...base, type, clips: readClips(raws, clipsPath, readCaptionClip, context) };
     default:
       readClips(raws, clipsPath, undefined, context);
       return { ...base, type: undefined, clips: [] };
@@ -125,14 +147,15 @@ function checkVideoTrack(tracks: TrackReading[], errors: string[]): void {
  * ends are fine). Each is paired with the clip that reaches furthest so far, so three clips on
  * top of each other give two warnings, not three.
  */
-function overlapWarnings(track: TrackReading): string[] {
+function overlapWarnings(track: TrackReading, joined: Map<Entry<Clip>, Entry<Clip>>): string[] {
   const timed = (track.clips as Entry<Clip>[])
-    .flatMap(({ label, reading }) => (reading.span ? [{ label, ...reading.span }] : []))
+    .flatMap((entry) => (entry.reading.span ? [{ entry, label: entry.label, ...entry.reading.span }] : []))
     .sort((a, b) => a.start - b.start);
   const warnings: string[] = [];
   let furthest: (typeof timed)[number] | undefined;
   for (const clip of timed) {
-    if (furthest && clip.start < furthest.end) {
+    // Two clips a transition joins overlap by design (1.1).
+    if (furthest && clip.start < furthest.end && joined.get(clip.entry) !== furthest.entry) {
       warnings.push(`Track ${track.index} (${track.type}) has overlapping clips: ${furthest.label} and ${clip.label}`);
     }
     if (!furthest || clip.end > furthest.end) furthest = clip;
@@ -156,6 +179,10 @@ function completeTrack(track: TrackReading): Track | undefined {
       return clips && { type: track.type, clips };
     }
     case "text": {
+      const clips = completeClips(track.clips);
+      return clips && { type: track.type, clips };
+    }
+    case "caption": {
       const clips = completeClips(track.clips);
       return clips && { type: track.type, clips };
     }
@@ -188,7 +215,15 @@ function countedOnly(raws: unknown[]): TimelineReading | undefined {
   return { tracks: counts.map((clipCount, index) => ({ index, clipCount, type: undefined, clips: [] })), features: [] };
 }
 
-export function readTimeline(value: unknown, issues: Issues): TimelineReading {
+/** The order `stats.features` lists them in, by version. */
+const FEATURE_ORDER: Record<EdlVersion, readonly EdlFeature[]> = { "1.0": UNAPPLIED_FEATURES, "1.1": APPLIED_FEATURES };
+
+export function readTimeline(
+  value: unknown,
+  issues: Issues,
+  version: EdlVersion,
+  fps: number | undefined,
+): TimelineReading {
   const empty: TimelineReading = { tracks: [], features: [] };
   if (value === undefined || value === null) {
     issues.errors.push("timeline: is required");
@@ -198,22 +233,27 @@ export function readTimeline(value: unknown, issues: Issues): TimelineReading {
     issues.errors.push("timeline: must be an object");
     return empty;
   }
-  const raws = fieldsOf(value, "timeline", issues.errors).array("tracks", true);
+  const raws = fieldsOf(value, "timeline", issues).readAs("tracks", list(), true);
   if (!raws) return empty;
   const oversized = countedOnly(raws);
   if (oversized) return oversized;
 
-  const context: Context = { issues, ids: new Map(), features: new Set() };
+  const context: Context = { issues, version, ids: new Map(), features: new Set() };
   const tracks = raws.map((raw, i) => readTrack(raw, i, context));
   checkVideoTrack(tracks, issues.errors);
+  // filter, not find: a sparse tracks array (not JSON, but a value validateEdl is given) has holes.
+  const video = tracks.filter((t) => t.type === "video")[0];
+  const transitions = version === "1.1" && video ? readTransitions(video.clips, fps, issues.errors) : undefined;
+  const joined = (transitions?.joined ?? new Map()) as Map<Entry<Clip>, Entry<Clip>>;
   // One push per warning: spreading a huge list into push() overflows the argument stack.
-  for (const warning of tracks.flatMap(overlapWarnings)) issues.warnings.push(warning);
+  for (const warning of tracks.flatMap((t) => overlapWarnings(t, joined))) issues.warnings.push(warning);
 
   const completed = tracks.map(completeTrack);
   const validTracks = completed.every((t): t is Track => t !== undefined) ? completed : undefined;
   return {
     tracks,
-    features: UNAPPLIED_FEATURES.filter((name) => context.features.has(name)),
+    features: FEATURE_ORDER[version].filter((name) => context.features.has(name)),
+    ...(transitions && { transitions: { xfades: transitions.xfades, overlap: transitions.overlap } }),
     ...(validTracks && { validTracks }),
   };
 }

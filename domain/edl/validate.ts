@@ -5,10 +5,11 @@
 import type { PlanId } from "../plans";
 import { UNSTORABLE_TEXT_MESSAGE, unstorableTextPaths } from "../storable-text";
 import { estimate, type EdlEstimate } from "./estimate";
-import { fieldsOf, type Issues, isObject, type JsonObject, own } from "./fields";
+import { type Issues, isObject, type JsonObject, own } from "./fields";
+import { fieldsOf, oneOf, record } from "./kinds";
 import { limitErrors, sizeErrors } from "./limits";
 import { readOutput } from "./output";
-import { EDL_VERSION, type OutputSettings, type ValidatedEdl } from "./schema";
+import { EDL_VERSIONS, type EdlVersion, type OutputSettings, type ValidatedEdl } from "./schema";
 import { computeStats, type EdlStats } from "./stats";
 import { readTimeline, type TimelineReading } from "./timeline";
 
@@ -25,25 +26,32 @@ export interface EdlValidation {
 
 export const EXPERIMENTAL_FEATURES_WARNING = "Experimental features are accepted but not applied";
 
-function readDocument(document: JsonObject, issues: Issues): { output: OutputSettings; timeline: TimelineReading } {
-  const f = fieldsOf(document, "", issues.errors);
-  f.parsed("version", (v) => (v === EDL_VERSION ? v : undefined), `"${EDL_VERSION}"`, true);
+interface Reading {
+  version: EdlVersion;
+  output: OutputSettings;
+  timeline: TimelineReading;
+}
+
+function readDocument(document: JsonObject, issues: Issues): Reading {
+  const f = fieldsOf(document, "", issues);
+  // Without a version it knows, the rest is read by 1.0's rules, as before 1.1 existed.
+  const version = f.readAs("version", oneOf(EDL_VERSIONS, true), true) ?? "1.0";
   const output = readOutput(own(document, "output"), issues.errors);
-  const timeline = readTimeline(own(document, "timeline"), issues);
+  const timeline = readTimeline(own(document, "timeline"), issues, version, output.fps);
   // Only its type is checked: the service stores metadata and nothing reads it.
-  f.object("metadata");
-  return { output, timeline };
+  f.readAs("metadata", record());
+  return { version, output, timeline };
 }
 
 /** One error says it all; the defaults still give the estimate something to work on. */
-function notADocument(issues: Issues): { output: OutputSettings; timeline: TimelineReading } {
+function notADocument(issues: Issues): Reading {
   issues.errors.push("EDL document must be a JSON object");
-  return { output: readOutput(undefined, []), timeline: { tracks: [], features: [] } };
+  return { version: "1.0", output: readOutput(undefined, []), timeline: { tracks: [], features: [] } };
 }
 
 export function validateEdl(input: unknown, plan: PlanId): EdlValidation {
   const issues: Issues = { errors: [], warnings: [] };
-  const { output, timeline } = isObject(input) ? readDocument(input, issues) : notADocument(issues);
+  const { version, output, timeline } = isObject(input) ? readDocument(input, issues) : notADocument(issues);
   // The document is stored as sent, unknown fields included.
   issues.errors.push(...unstorableTextPaths(input).map((path) => `${path || "edl"}: ${UNSTORABLE_TEXT_MESSAGE}`));
 
@@ -52,7 +60,8 @@ export function validateEdl(input: unknown, plan: PlanId): EdlValidation {
   // Only a timeline right in every other way: its length means nothing beside a missing video track.
   if (timeline.validTracks && issues.errors.length === 0)
     issues.errors.push(...sizeErrors(timeline.validTracks, stats.duration, output.fps));
-  if (stats.features.length > 0) {
+  // In 1.1 the features are applied: `stats.features` lists them, and no warning is due.
+  if (version === "1.0" && stats.features.length > 0) {
     issues.warnings.push(`${EXPERIMENTAL_FEATURES_WARNING}: ${stats.features.join(", ")}`);
   }
 
@@ -62,9 +71,14 @@ export function validateEdl(input: unknown, plan: PlanId): EdlValidation {
     errors: issues.errors,
     warnings: issues.warnings,
     stats,
-    estimate: estimate({ output, duration: stats.duration, assets: stats.assets, complexity: stats.complexity }),
-    ...(valid &&
-      timeline.validTracks && { edl: { version: EDL_VERSION, output, timeline: { tracks: timeline.validTracks } } }),
+    estimate: estimate({
+      output,
+      duration: stats.duration,
+      overlap: timeline.transitions?.overlap ?? 0,
+      assets: stats.assets,
+      complexity: stats.complexity,
+    }),
+    ...(valid && timeline.validTracks && { edl: { version, output, timeline: { tracks: timeline.validTracks } } }),
   };
 }
 

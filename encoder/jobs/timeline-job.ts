@@ -1,5 +1,6 @@
-import { writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { CaptionParseError, parseCaptions } from "../../domain/captions";
 import { validateEdl } from "../../domain/edl/validate";
 import { semaphore } from "../concurrency";
 import { JobFailure } from "../failure";
@@ -8,6 +9,7 @@ import { probeFile, probeImage } from "../ffmpeg/probe";
 import { runFfmpeg } from "../ffmpeg/run";
 import type { Watchdog } from "../ffmpeg/watchdog";
 import type { ClaimedJob } from "../internal-api";
+import type { CaptionCue } from "../../domain/edl/schema";
 import { ByteBudget, downloadSource, type DownloadPolicy } from "../source/download";
 import { assertSelfContained } from "../source/self-contained";
 import { planAssets, planFonts, inPointErrors, type AssetNeed } from "../timeline/assets";
@@ -45,6 +47,20 @@ async function overlayImage(
 }
 
 /**
+ * A caption file's cues. A file that is not SRT or WebVTT as the parser reads them fails the job,
+ * not retried (another attempt reads the same file), naming the clip and the line.
+ */
+async function captionCues(path: string, clipId: string) {
+  const text = await readFile(path, "utf8");
+  try {
+    return parseCaptions(text);
+  } catch (err) {
+    if (err instanceof CaptionParseError) throw JobFailure.invalidTimeline(`Caption clip ${clipId}: ${err.message}`);
+    throw err;
+  }
+}
+
+/**
  * An EDL job, in the contract's order (docs/contract.md §1.6): validate, download assets (each
  * distinct URL once, through the source guard), process clips, assemble and encode in one
  * FFmpeg run.
@@ -60,7 +76,8 @@ export async function renderTimelineJob(
     throw JobFailure.invalidTimeline(`The timeline is not valid: ${validation.errors.slice(0, 3).join("; ")}`);
   }
   const edl = validation.edl;
-  const assets: TimelineAssets = { media: new Map(), images: new Map(), fonts: new Map() };
+  const captions = new Map<string, CaptionCue[]>();
+  const assets: TimelineAssets = { media: new Map(), images: new Map(), fonts: new Map(), captions };
   const durations = new Map<string, number>();
 
   // The first asset that fails stops the others' downloads and probes, and the job fails once
@@ -93,6 +110,10 @@ export async function renderTimelineJob(
     for (const { as, clipId } of uses) {
       if (as === "image") {
         assets.images.set(url, await overlayImage(path, clipId, ctx, signal, watchdog));
+        continue;
+      }
+      if (as === "caption") {
+        captions.set(url, await captionCues(path, clipId));
         continue;
       }
       const probe = await probeFile(path, { signal, workDir: ctx.workDir, watchdog }).catch((err) => {

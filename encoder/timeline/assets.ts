@@ -2,14 +2,14 @@ import type { TextClip, ValidatedEdl } from "../../domain/edl/schema";
 import { fontKey } from "./compile";
 import { ffSeconds } from "./time";
 
-type AssetUse = { as: "media" | "image"; clipId: string };
+type AssetUse = { as: "media" | "image" | "caption"; clipId: string };
 
 /** One distinct asset URL: downloaded once, then probed for each way the timeline uses it. */
 export interface AssetNeed {
   url: string;
   /**
-   * As media (a clip's source or replacement audio) and/or as an overlay image, each with the
-   * first clip that uses it so, which its errors name.
+   * As media (a clip's source or replacement audio), as an overlay image and/or as a caption
+   * file, each with the first clip that uses it so, which its errors name.
    */
   uses: AssetUse[];
 }
@@ -33,15 +33,16 @@ export function planAssets(edl: ValidatedEdl): AssetNeed[] {
       }
     }
     if (track.type === "overlay") for (const clip of track.clips) use(clip.src, "image", clip.id);
+    if (track.type === "caption") for (const clip of track.clips) if (clip.src) use(clip.src, "caption", clip.id);
   }
   return [...needs.values()];
 }
 
-/** The fonts the text clips need, each family and weight once: one fontconfig lookup apiece. */
+/** The fonts the text and caption clips need, each family and weight once: one fontconfig lookup apiece. */
 export function planFonts(edl: ValidatedEdl): Pick<TextClip, "fontFamily" | "fontWeight">[] {
   const fonts = new Map<string, Pick<TextClip, "fontFamily" | "fontWeight">>();
   for (const track of edl.timeline.tracks) {
-    if (track.type !== "text") continue;
+    if (track.type !== "text" && track.type !== "caption") continue;
     for (const { fontFamily, fontWeight } of track.clips)
       fonts.set(fontKey({ fontFamily, fontWeight }), { fontFamily, fontWeight });
   }

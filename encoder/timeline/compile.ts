@@ -1,4 +1,5 @@
 import {
+  type CaptionCue,
   clipEnd,
   type OverlayClip,
   type Resolution,
@@ -7,9 +8,11 @@ import {
   type ValidatedEdl,
   type VideoClip,
 } from "../../domain/edl/schema";
+import { MAX_TEXT_LINES } from "../../domain/edl/limits";
 import { JobFailure } from "../failure";
 import { head } from "../ffmpeg/args/command";
 import { even } from "../ffmpeg/args/sizes";
+import { captionTexts } from "./captions";
 import { round } from "./colour";
 import { GraphBuilder } from "./graph";
 import { encodeArgs } from "./output-args";
@@ -24,6 +27,8 @@ export interface TimelineAssets {
   images: Map<string, ImageInfo>;
   /** Font files by `family|weight`, resolved through fontconfig beforehand. */
   fonts: Map<string, string>;
+  /** Caption files' cues by URL, downloaded and parsed beforehand; absent when the timeline has none. */
+  captions?: ReadonlyMap<string, readonly CaptionCue[]>;
 }
 
 export interface CompiledTimeline {
@@ -66,7 +71,12 @@ export function compileTimeline(
     height: even(firstInfo.height ?? 720),
   };
   const fps = edl.output.fps ?? round(firstInfo.fps ?? 30, 3);
-  const duration = round(Math.max(...tracks.flatMap((t) => t.clips.map((c) => clipEnd(c)))), 3);
+  // As the validator counts it: inline cues lengthen the timeline, a caption file's clip never
+  // does, wherever it starts (its cues past the end are not drawn).
+  const ends = tracks.flatMap((t) =>
+    t.type === "caption" ? t.clips.filter((c) => c.cues).map(clipEnd) : t.clips.map((c) => clipEnd(c)),
+  );
+  const duration = round(Math.max(...ends), 3);
 
   const g = new GraphBuilder();
   const base = buildVideoTrack(g, videoClips, media, frame, fps, duration);
@@ -80,18 +90,38 @@ export function compileTimeline(
         picture = drawOverlay(g, picture, clip, image, frame, fps, duration);
       }
     }
+    /** Draws a text clip, its lines written to files named after `name`. */
+    const text = (clip: TextClip, name: string) => {
+      const font = assets.fonts.get(fontKey(clip));
+      if (!font) throw JobFailure.invalidTimeline(`No font resolved for text "${clip.id}"`);
+      const fileOf = (line: number) => `${paths.workDir}/${name}-${line}.txt`;
+      textLines(clip).forEach((content, line) => {
+        files.push({ path: fileOf(line), content });
+      });
+      picture = drawText(g, picture, clip, font, fileOf);
+    };
     if (track.type === "text") {
       (track.clips as TextClip[]).forEach((clip, c) => {
-        const font = assets.fonts.get(fontKey(clip));
-        if (!font) throw JobFailure.invalidTimeline(`No font resolved for text "${clip.id}"`);
-        const fileOf = (line: number) => `${paths.workDir}/text-${t}-${c}-${line}.txt`;
-        textLines(clip).forEach((content, line) => {
-          files.push({ path: fileOf(line), content });
+        text(clip, `text-${t}-${c}`);
+      });
+    }
+    if (track.type === "caption") {
+      track.clips.forEach((clip, c) => {
+        const cues = clip.cues ?? (clip.src !== undefined ? assets.captions?.get(clip.src) : undefined);
+        if (!cues) throw JobFailure.invalidTimeline(`Captions for clip "${clip.id}" were not downloaded`);
+        captionTexts(clip, cues, duration).forEach((cue, k) => {
+          text(cue, `caption-${t}-${c}-${k}`);
         });
-        picture = drawText(g, picture, clip, font, fileOf);
       });
     }
   });
+  // The validator held text clips and inline cues to the limit; a caption file's cues are known
+  // only now. Each line is a drawtext of its own, about 0.3 MB of FFmpeg's memory.
+  const lines = files.length; // every file so far holds one line of text
+  if (lines > MAX_TEXT_LINES)
+    throw JobFailure.invalidTimeline(
+      `Too many lines of text: ${lines} across the text clips and captions, caption files included (maximum ${MAX_TEXT_LINES})`,
+    );
 
   const graph = g.filterGraph();
   const graphFile = `${paths.workDir}/graph.txt`;

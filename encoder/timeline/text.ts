@@ -1,6 +1,7 @@
 import { type TextClip, textLines } from "../../domain/edl/schema";
 import { ffColour } from "./colour";
 import type { GraphBuilder } from "./graph";
+import { layerFades, slideOffsets } from "./layer-motion";
 import { ffSeconds } from "./time";
 
 /** Line advance as a multiple of the font size, for stacking the lines of multi-line text. */
@@ -37,12 +38,13 @@ function lineY(clip: TextClip, margin: number, line: number, lines: number): str
 function alpha(clip: TextClip): string | undefined {
   const start = clip.startTime;
   const end = clip.startTime + clip.duration;
-  const fadeIn = ffSeconds(clip.fadeIn);
-  const fadeOut = ffSeconds(clip.fadeOut);
+  const seconds = layerFades(clip);
+  const fadeIn = ffSeconds(seconds.fadeIn);
+  const fadeOut = ffSeconds(seconds.fadeOut);
   // A fade of 0 s at FFmpeg's resolution is none (and would divide by zero).
   let expr = "1";
-  if (fadeOut !== "0") expr = `if(gt(t,${ffSeconds(end - clip.fadeOut)}),(${ffSeconds(end)}-t)/${fadeOut},${expr})`;
-  if (fadeIn !== "0") expr = `if(lt(t,${ffSeconds(start + clip.fadeIn)}),(t-${ffSeconds(start)})/${fadeIn},${expr})`;
+  if (fadeOut !== "0") expr = `if(gt(t,${ffSeconds(end - seconds.fadeOut)}),(${ffSeconds(end)}-t)/${fadeOut},${expr})`;
+  if (fadeIn !== "0") expr = `if(lt(t,${ffSeconds(start + seconds.fadeIn)}),(t-${ffSeconds(start)})/${fadeIn},${expr})`;
   return expr === "1" ? undefined : expr;
 }
 
@@ -60,6 +62,9 @@ export function drawText(
   const lines = textLines(clip);
   const margin = clip.background?.padding ?? 0;
   const fade = alpha(clip);
+  const slide = slideOffsets(clip, clip.startTime + clip.duration, "w", "h");
+  // A slide's offset is added to the line's place; without one, the place is written as 1.0 did.
+  const moved = (place: string, offset: string) => (offset ? `'${place}${offset}'` : place);
   const filters = lines.map((_, i) =>
     [
       "drawtext=expansion=none",
@@ -67,8 +72,8 @@ export function drawText(
       `textfile='${textFile(i)}'`,
       `fontsize=${clip.fontSize}`,
       `fontcolor=${ffColour(clip.fontColor)}`,
-      `x=${lineX(clip, margin)}`,
-      `y=${lineY(clip, margin, i, lines.length)}`,
+      `x=${moved(lineX(clip, margin), slide.x)}`,
+      `y=${moved(lineY(clip, margin, i, lines.length), slide.y)}`,
       ...(clip.background
         ? [
             "box=1",

@@ -91,6 +91,49 @@ describe.concurrent("vep: commands that need no encoder", () => {
     );
   });
 
+  it("edl validate and render take a version 1.1 timeline: crossfades, a filter and captions; its errors name their paths", async () => {
+    const { apiKey } = await newAccount("pro");
+    const crossfade = { in: { type: "crossfade", duration: 0.5 } };
+    const shots = Array.from({ length: 5 }, (_, i) => ({
+      id: `shot${i}`,
+      src: SOURCE,
+      in: 0,
+      out: 2,
+      startTime: 1.5 * i,
+      ...(i > 0 && { transition: crossfade }),
+      ...(i === 2 && { filters: ["greyscale"] }),
+    }));
+    const document = {
+      version: "1.1",
+      timeline: {
+        tracks: [
+          { type: "video", clips: shots },
+          { type: "caption", clips: [{ id: "subs", cues: [{ start: 0, end: 2, text: "Hello" }] }] },
+        ],
+      },
+    };
+    const good = join(dir, "timeline-1-1.json");
+    await writeFile(good, JSON.stringify(document));
+    const valid = await vep<EdlValidation>(["--json", "edl", "validate", good], { api, key: apiKey });
+    expect(valid.code, valid.stderr).toBe(0);
+    expect(valid.json).toMatchObject({
+      valid: true,
+      stats: { clips: 6, tracks: 2, duration: 8, features: ["transition", "filters", "captions"] },
+    });
+    const rendered = await vep<CreatedEdlJob>(["--json", "edl", "render", good], { api, key: apiKey });
+    expect(rendered.code, rendered.stderr).toBe(0);
+    expect(rendered.json.stats).toMatchObject({ clips: 6, duration: 8 });
+
+    shots[1].transition = { in: { type: "spin", duration: 0.5 } };
+    const bad = join(dir, "timeline-1-1-bad.json");
+    await writeFile(bad, JSON.stringify(document));
+    const invalid = await vep(["edl", "validate", bad], { api, key: apiKey });
+    expect(invalid.code).toBe(EXIT.badRequest);
+    expect(invalid.stdout).toContain(
+      "error: timeline.tracks[0].clips[1].transition.in.type: must be one of fade, crossfade, wipeLeft,",
+    );
+  });
+
   it("edl validate and render take the sample timeline npm run dev writes (a request body, {edl, metadata}), its metadata kept unless a flag replaces it", async () => {
     const { apiKey } = await newAccount("free");
     const sample = await writeSampleTimeline(await mkdtemp(join(dir, "samples-")), "free", {

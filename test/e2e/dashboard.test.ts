@@ -221,6 +221,74 @@ describe("the dashboard in headless Chromium", () => {
     }
   });
 
+  it("plays a version 1.1 timeline's render (a fade, a wipe, a filter, a freeze, captions) in the page", async () => {
+    const clip = await fixtures.source("dashboard-timeline.mp4", { seconds: 3, width: 640, height: 360 });
+    const created = await vep(apiKey).createEdlJob({
+      edl: {
+        version: "1.1",
+        output: { resolution: "640x360", fps: 30 },
+        timeline: {
+          tracks: [
+            {
+              type: "video",
+              clips: [
+                {
+                  id: "a",
+                  src: clip,
+                  in: 0,
+                  out: 3,
+                  startTime: 0,
+                  transition: { in: { type: "fade", duration: 0.5 } },
+                },
+                {
+                  id: "b",
+                  src: clip,
+                  in: 0,
+                  out: 3,
+                  startTime: 2,
+                  transition: { in: { type: "wipeLeft", duration: 1 } },
+                  filters: ["sepia"],
+                  freeze: { at: 1, duration: 0.5 },
+                },
+              ],
+            },
+            { type: "caption", clips: [{ id: "subs", cues: [{ start: 0.5, end: 3, text: "Timeline 1.1" }] }] },
+          ],
+        },
+      },
+    });
+    await page.goto("/dashboard/jobs");
+    await page.waitForSelector(`tr[data-job-id="${created.id}"][data-status="completed"]`, { timeout: 240_000 });
+    await page.goto(`/dashboard/jobs/${created.id}`);
+    await page.evaluate(() => {
+      const video = document.getElementById("player") as HTMLVideoElement;
+      video.muted = true;
+      return video.play().catch(() => undefined);
+    });
+    await page.waitForFunction(
+      () => {
+        const video = document.getElementById("player") as HTMLVideoElement;
+        return video.currentTime > 1.5 || video.dataset.error !== undefined;
+      },
+      undefined,
+      { timeout: 30_000 },
+    );
+    const state = await page.evaluate(() => {
+      const video = document.getElementById("player") as HTMLVideoElement;
+      return {
+        time: video.currentTime,
+        error: video.dataset.error ?? null,
+        width: video.videoWidth,
+        length: video.duration,
+      };
+    });
+    expect(state.error).toBeNull();
+    expect(state.width).toBe(640);
+    // 3 + 3 − 1 s of overlap + 0.5 s of freeze.
+    expect(state.length).toBeCloseTo(5.5, 1);
+    await shot("07b-play-timeline-1-1");
+  });
+
   it("revokes the key after confirming; the API then refuses it with 401", async () => {
     await expect(vep(apiKey).listJobs()).resolves.toMatchObject({ jobs: expect.any(Array) });
     await page.goto("/dashboard/keys");

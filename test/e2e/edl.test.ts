@@ -619,3 +619,93 @@ describe("contract §8.3 Failures after acceptance › EDL assets", () => {
     expect(fixtures.hits("/redirect") - hits).toBe(1);
   });
 });
+
+describe("contract §5.6 POST /edl › a version 1.1 timeline rendered end to end (issue 29)", () => {
+  let out: string;
+
+  beforeAll(async () => {
+    const u = fixtures.url;
+    await writeFile(join(fixtures.dir, "subs.vtt"), "WEBVTT\n\n00:00.500 --> 00:01.500\nHELLO\n");
+    const job = await render({
+      version: "1.1",
+      output: { resolution: "320x240", fps: FPS },
+      timeline: {
+        tracks: [
+          {
+            type: "video",
+            clips: [
+              { id: "blue", src: u("blue.mp4"), in: 0, out: 3, startTime: 0 },
+              {
+                id: "grey",
+                src: u("green.mp4"),
+                in: 0,
+                out: 3,
+                startTime: 2,
+                transition: { in: { type: "crossfade", duration: 1 } },
+                filters: ["greyscale"],
+                freeze: { at: 2, duration: 1 },
+              },
+            ],
+          },
+          { type: "caption", clips: [{ id: "subs", src: u("subs.vtt"), fontSize: 24 }] },
+        ],
+      },
+    });
+    out = await download(job, "mp4");
+  });
+
+  it("lasts the clips less their overlap plus the freeze: 3 + 3 − 1 + 1 = 6 s, picture and sound", async () => {
+    const probe = await ffprobeJson(out);
+    const video = probe.streams.find((s) => s.codec_type === "video")!;
+    expect(Math.abs(Number(video.duration) - 6)).toBeLessThanOrEqual(FRAME + 0.001);
+    const decoded = await decodedAudioSeconds(out);
+    expect(Math.abs(decoded - 6), `decoded audio ${decoded} s`).toBeLessThanOrEqual(AAC_FRAME + 0.001);
+  });
+
+  it("blue, then the crossfade's midpoint halfway between blue and the greyed green, then grey", async () => {
+    expect(closeTo(await pixelAt(out, 1, 160, 120), BLUE, 24)).toBe(true);
+    const grey = await pixelAt(out, 4, 160, 120);
+    expect(Math.max(...grey) - Math.min(...grey), `grey ${grey}`).toBeLessThanOrEqual(6);
+    // The overlap is 2..3 s; frame 62 (2.48 s) is 12.5/25 of the way.
+    const mid = await pixelAt(out, 62 / FPS, 160, 120);
+    expect(closeTo(mid, blend(grey, BLUE, 0.5), 24), `midpoint ${mid}`).toBe(true);
+  });
+
+  it("the freeze (green's source second 2, timeline 4..5 s) is silent; the clip sounds either side", async () => {
+    expect((await volume(out, 4.1, 0.8)).max).toBeLessThanOrEqual(-80);
+    expect((await volume(out, 3.3, 0.5)).mean).toBeGreaterThan(-40);
+    expect((await volume(out, 5.2, 0.6)).mean).toBeGreaterThan(-40);
+  });
+
+  it("the caption file's cue is drawn at the bottom from 0.5 s to 1.5 s only", async () => {
+    const ink = async (t: number) => {
+      const frame = await frameAt(out, t);
+      let rows = 0;
+      for (let y = 0; y < frame.height; y++)
+        for (let x = 0; x < frame.width; x++)
+          if (Math.min(...frame.pixel(x, y)) > 200) {
+            expect(y, `ink at (${x}, ${y}) at ${t} s`).toBeGreaterThan(160);
+            rows++;
+          }
+      return rows;
+    };
+    expect(await ink(0.3)).toBe(0);
+    expect(await ink(1)).toBeGreaterThan(10);
+    expect(await ink(1.8)).toBe(0);
+  });
+
+  it("a malformed caption file fails the job, not retried, naming the clip and the line", async () => {
+    await writeFile(join(fixtures.dir, "broken.srt"), "1\n00:00:00,500 --> 00:00:01,000\nfine\n\n2\nnot a time\nx\n");
+    const job = await render({
+      version: "1.1",
+      timeline: {
+        tracks: [
+          { type: "video", clips: [{ id: "v", src: fixtures.url("blue.mp4"), in: 0, out: 1, startTime: 0 }] },
+          { type: "caption", clips: [{ id: "subs", src: fixtures.url("broken.srt") }] },
+        ],
+      },
+    });
+    expect(job).toMatchObject({ status: "failed", retryCount: 0 });
+    expect(job.errorMessage).toMatch(/^Caption clip subs: line 6: /);
+  });
+});

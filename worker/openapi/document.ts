@@ -1,4 +1,4 @@
-import { EdlDocument } from "../routes/edl/document";
+import { registerEdlDocument } from "../routes/edl/document";
 import { publicApi } from "../routes/public-api";
 import { BEARER } from "./common";
 import { jobFinishedWebhook } from "./webhooks";
@@ -32,7 +32,7 @@ it into the service's storage, and an \`inputUrl\` a job takes as its source.
  */
 export function openApiDocument() {
   const api = publicApi();
-  api.openAPIRegistry.register("EdlDocument", EdlDocument);
+  registerEdlDocument(api.openAPIRegistry);
   api.openAPIRegistry.registerComponent("securitySchemes", BEARER, {
     type: "http",
     scheme: "bearer",

@@ -8,9 +8,16 @@ describe("contract §3.10 EDL document › version", () => {
     expect(errorsOf(rest)).toEqual(["version: is required"]);
   });
 
-  it.each([["1.1"], [1], [1.0], ["1"], [""]])('must be the string "1.0", not %j', (version) => {
-    expect(errorsOf({ ...videoEdl(videoClip()), version })).toEqual(['version: must be "1.0"']);
+  it.each([["1.0"], ["1.1"]])("%s is accepted", (version) => {
+    expect(errorsOf({ ...videoEdl(videoClip()), version })).toEqual([]);
   });
+
+  it.each([["1.2"], ["2.0"], [1], [1.0], [1.1], ["1"], [""]])(
+    "any other version (%j) is an error naming the versions allowed",
+    (version) => {
+      expect(errorsOf({ ...videoEdl(videoClip()), version })).toEqual(['version: must be one of "1.0", "1.1"']);
+    },
+  );
 });
 
 describe("contract §3.10 EDL document › the document itself", () => {

@@ -14,6 +14,7 @@ import {
   type Schema,
 } from "../../support/openapi";
 import { validEdl } from "../edl/arbitraries";
+import { validEdl11 } from "../edl/arbitraries-1-1";
 
 const API = "/api/v1";
 
@@ -158,5 +159,39 @@ describe("the OpenAPI document", () => {
       }),
       { numRuns: 300 },
     );
+  });
+
+  it("every 1.1 timeline the validator accepts fits the documented EDL document schema, and only the 1.1 branch", async () => {
+    const schemas = (await dereferencedDocument()).components!.schemas!;
+    const validate = schemaValidator()(schemas.EdlDocument as Schema);
+    const only10 = schemaValidator()(schemas.EdlDocumentV1_0 as Schema);
+    fc.assert(
+      fc.property(validEdl11({ maxVideoClips: 4, maxExtraTracks: 3, maxClipsPerExtraTrack: 3, urls: 4 }), (edl) => {
+        expect(validateEdl(edl, "enterprise").errors).toEqual([]);
+        expect(validate(edl), describeErrors(validate)).toBe(true);
+        expect(only10(edl)).toBe(false);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("every example inside the EDL schemas (1.0 and 1.1 fields) fits the field it illustrates", async () => {
+    const schemas = (await dereferencedDocument()).components!.schemas!;
+    const validator = schemaValidator();
+    const checked: string[] = [];
+    const walk = (where: string, schema: Schema) => {
+      const { example, ...rest } = schema as Schema & { example?: unknown };
+      if (example !== undefined) {
+        const validate = validator(rest as Schema);
+        expect(validate(example), `${where}: ${describeErrors(validate)}`).toBe(true);
+        checked.push(where);
+      }
+      const properties = (schema as { properties?: Record<string, Schema> }).properties ?? {};
+      for (const [key, property] of Object.entries(properties)) walk(`${where}.${key}`, property);
+    };
+    for (const [name, schema] of Object.entries(schemas)) if (name.startsWith("Edl")) walk(name, schema as Schema);
+    for (const field of ["transition", "crop", "transform", "filters", "freeze"])
+      expect(checked).toContain(`EdlVideoClipV1_1.${field}`);
+    expect(checked).toEqual(expect.arrayContaining(["EdlCaptionClip.cues", "EdlCaptionClip.src"]));
   });
 });

@@ -4,7 +4,7 @@ import { MAX_PICTURE_PIXELS } from "../../../encoder/ffmpeg/picture-limits";
 import { atempoChain } from "../../../encoder/timeline/audio";
 import { compileTimeline, fontKey, type TimelineAssets } from "../../../encoder/timeline/compile";
 import { placeBox, overlaySize } from "../../../encoder/timeline/layout";
-import { spanOf } from "../../../encoder/timeline/video-track";
+import { spanOf } from "../../../encoder/timeline/grid";
 
 const A = "https://media.example.com/a.mp4";
 const B = "https://media.example.com/b.mp4";

@@ -92,21 +92,72 @@ const broken = {
   },
 };
 
+/**
+ * Version 1.1 (docs/timelines.md, version 1.1): five 4 s shots joined by half-second crossfades
+ * (each starts where the previous ends, less the crossfade: 18 s in all), the middle one in
+ * greyscale, the last fading to black, under inline captions. Six clips: a Pro timeline.
+ */
+const crossfade = { in: { type: "crossfade", duration: 0.5 } };
+const transitions = {
+  version: "1.1",
+  output: { resolution: "1280x720", fps: 30 },
+  timeline: {
+    tracks: [
+      {
+        type: "video",
+        clips: [
+          { id: "shot1", src: CLIP, in: 0, out: 4, startTime: 0 },
+          { id: "shot2", src: CLIP, in: 4, out: 8, startTime: 3.5, transition: crossfade },
+          { id: "shot3", src: CLIP, in: 8, out: 12, startTime: 7, transition: crossfade, filters: ["greyscale"] },
+          { id: "shot4", src: CLIP, in: 12, out: 16, startTime: 10.5, transition: crossfade },
+          {
+            id: "shot5",
+            src: CLIP,
+            in: 16,
+            out: 20,
+            startTime: 14,
+            transition: { ...crossfade, out: { type: "fade", duration: 1 } },
+          },
+        ],
+      },
+      {
+        type: "caption",
+        clips: [
+          {
+            id: "subtitles",
+            cues: [
+              { start: 0.5, end: 3.5, text: "Spring launch" },
+              { start: 7, end: 10, text: "Everything\nin black and white" },
+              { start: 14, end: 17, text: "Available now" },
+            ],
+            fontSize: 40,
+          },
+        ],
+      },
+    ],
+  },
+};
+
 export const EDL_EXAMPLE_PLAN: PlanId = "free";
 
-const verdict = (edl: unknown) => presentEdlVerdict(validateEdl(edl, EDL_EXAMPLE_PLAN), EDL_EXAMPLE_PLAN);
+const verdict = (edl: unknown, plan: PlanId = EDL_EXAMPLE_PLAN) => presentEdlVerdict(validateEdl(edl, plan), plan);
 
 export const validateEdlExamples = {
   captioned: { summary: "Two clips and a caption", value: { edl: captioned } },
   experimental: { summary: "An accepted-but-not-applied property", value: { edl: experimental } },
   tooManyTracks: { summary: "Video, text and an overlay: three tracks, over Starter's two", value: { edl: withLogo } },
   broken: { summary: "out before in, and a clip id used twice", value: { edl: broken } },
+  transitions: {
+    summary: "Version 1.1: five shots with crossfades, a filter and captions (6 clips: on Pro)",
+    value: { edl: transitions },
+  },
 };
 
+/** Each verdict is the Starter plan's, but the 1.1 example's, whose six clips are Pro's. */
 export const edlValidationExamples = Object.fromEntries(
   Object.entries(validateEdlExamples).map(([name, { summary, value }]) => [
     name,
-    { summary, value: verdict(value.edl) },
+    { summary, value: verdict(value.edl, name === "transitions" ? "pro" : EDL_EXAMPLE_PLAN) },
   ]),
 );
 

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { COMPLEXITY_LEVELS } from "../../../domain/edl/complexity";
-import { UNAPPLIED_FEATURES } from "../../../domain/edl/schema";
+import { EDL_FEATURES } from "../../../domain/edl/schema";
 import { jsonObject, storable } from "../../lib/json-body";
 import { componentRef, PlanId, Timestamp } from "../../openapi/common";
 import { ApiError } from "../../errors";
@@ -61,9 +61,10 @@ export const EdlValidation = z
       tracks: z.int(),
       assets: z.int().openapi({ description: "Distinct URLs." }),
       complexity: Complexity,
-      features: z
-        .array(z.enum(UNAPPLIED_FEATURES))
-        .openapi({ description: "Accepted-but-not-applied properties the timeline uses." }),
+      features: z.array(z.enum(EDL_FEATURES)).openapi({
+        description:
+          "Version 1.0: the accepted-but-not-applied properties the timeline uses. Version 1.1: what it applies.",
+      }),
     }),
     estimate: Estimate,
     plan: z.object({ current: PlanId, canProcess: z.boolean() }),

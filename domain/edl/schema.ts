@@ -424,3 +424,15 @@ export function clipEnd(clip: Clip): number {
   if ("duration" in clip) return clip.startTime + clip.duration;
   return "in" in clip ? videoClipEnd(clip) : captionClipEnd(clip);
 }
+
+/**
+ * Where the timeline ends: the latest clip's end. A caption file's clip never lengthens it,
+ * wherever it starts (its cues past the end are not drawn): only inline cues have a known end.
+ */
+export function timelineEnd(tracks: readonly Track[]): number {
+  const ends = tracks.flatMap((t) =>
+    t.type === "caption" ? t.clips.filter((c) => c.cues).map(captionClipEnd) : t.clips.map((c: Clip) => clipEnd(c)),
+  );
+  // reduce, not Math.max(...spread): a huge clip array would overflow the argument stack.
+  return ends.reduce((latest, end) => Math.max(latest, end), 0);
+}

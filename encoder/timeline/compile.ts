@@ -1,6 +1,6 @@
 import {
   type CaptionCue,
-  clipEnd,
+  timelineEnd,
   type OverlayClip,
   type Resolution,
   type TextClip,
@@ -71,12 +71,7 @@ export function compileTimeline(
     height: even(firstInfo.height ?? 720),
   };
   const fps = edl.output.fps ?? round(firstInfo.fps ?? 30, 3);
-  // As the validator counts it: inline cues lengthen the timeline, a caption file's clip never
-  // does, wherever it starts (its cues past the end are not drawn).
-  const ends = tracks.flatMap((t) =>
-    t.type === "caption" ? t.clips.filter((c) => c.cues).map(clipEnd) : t.clips.map((c) => clipEnd(c)),
-  );
-  const duration = round(Math.max(...ends), 3);
+  const duration = round(timelineEnd(tracks), 3);
 
   const g = new GraphBuilder();
   const base = buildVideoTrack(g, videoClips, media, frame, fps, duration);

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { clipEnd } from "../../../domain/edl/schema";
+import { timelineEnd } from "../../../domain/edl/schema";
 import { validateEdl } from "../../../domain/edl/validate";
 import { PLAN_IDS } from "../../../domain/plans";
 import { mutate, pathsOf, type TimelineShape } from "./arbitraries";
@@ -19,7 +19,7 @@ describe("property: version 1.1 (docs/timelines.md, version 1.1)", () => {
         const result = validateEdl(document, plan);
         expect(result.errors).toEqual([]);
         expect(result.warnings.filter((w) => w.includes("(video) has overlapping"))).toEqual([]);
-        const end = Math.max(...result.edl!.timeline.tracks.flatMap((t) => t.clips.map(clipEnd)));
+        const end = timelineEnd(result.edl!.timeline.tracks);
         expect(result.stats.duration).toBe(Math.round(end * 1000) / 1000);
       }),
       { numRuns: 300 },

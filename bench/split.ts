@@ -411,8 +411,8 @@ function breakdown(run: JobRun, label: string): Costs {
  * the join are serial. The parts are cut as planSplit cuts them (about SPLIT_PART_SECONDS each, a
  * short tail of at least one 2 s keyframe interval its own part), each ready once its piece is
  * stored (the pieces land evenly over the storing), and each goes to the first lane free. The
- * splitting encoder keeps the audio's task, which shares its core with the storing, so its lane
- * frees after both, and then takes parts too; the other encoders are part lanes at once, the
+ * splitting encoder keeps the audio's task, which runs beside the storing (its measured time
+ * includes sharing the core), so its lane frees after the longer, and then takes parts too; the other encoders are part lanes at once, the
  * Worker's PART_PARALLELISM set to the pool's size (docs/deploying.md#the-encoder-pool).
  */
 function modelled(costs: Costs, seconds: number, encoders: number) {
@@ -420,7 +420,7 @@ function modelled(costs: Costs, seconds: number, encoders: number) {
   const tail = seconds - whole * SPLIT.partSeconds;
   const lengths = [...Array<number>(whole).fill(SPLIT.partSeconds), ...(tail >= 2 ? [tail] : [])];
   const storing = seconds * costs.storePerSecond;
-  const splitting = storing + seconds * costs.audioPerSecond;
+  const splitting = Math.max(storing, seconds * costs.audioPerSecond);
   const tasks = lengths.map((length, i) => ({
     ready: (storing * (i + 1)) / lengths.length,
     work: length / costs.partSpeed + costs.partOverhead,

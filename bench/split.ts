@@ -438,8 +438,9 @@ function modelled(costs: Costs, seconds: number, encoders: number) {
     serial,
     lanes: lanes.length,
     waves: Math.ceil(tasks.length / lanes.length),
-    /** What ends last: the splitting encoder's storing and audio, or the parts. */
-    bound: lanes.at(-1) === splitting && splitting >= parts ? "storing and audio" : "parts",
+    /** What ends last: the splitting encoder's own work (the longer of its storing and the audio's task), or the parts. */
+    bound:
+      lanes.at(-1) === splitting && splitting >= parts ? (storing >= splitting ? "the storing" : "the audio") : "parts",
   };
 }
 

@@ -1,5 +1,5 @@
 /** The caption track's clips (version 1.1; docs/timelines.md), with the fields of ./format-1-1.ts. */
-import type { ClipReading } from "./clips";
+import { type ClipReading, readStyle } from "./clips";
 import { allRead, type Issues, type JsonObject } from "./fields";
 import { CAPTION_FIELDS } from "./format-1-1";
 import { fieldsOf } from "./kinds";
@@ -33,17 +33,8 @@ export function readCaptionClip(source: JsonObject, path: string, issues: Issues
   if (f.has("src") === f.has("cues")) issues.errors.push(`${path}: must have exactly one of src and cues`);
   if (cues?.length === 0) f.fail("cues", "must hold at least one cue");
   if (cues) checkOrder(cues, f.fail);
-  const fontSize = f.read("fontSize");
-  const fontColor = f.read("fontColor");
-  const fontFamily = f.read("fontFamily");
-  const fontWeight = f.read("fontWeight");
-  const textAlign = f.read("textAlign");
-  const position = f.read("position");
-  const background = f.read("background");
-  const outline = f.read("outline");
-  const shadow = f.read("shadow");
-  if (shadow?.blur)
-    issues.warnings.push(`${f.path("shadow")}.blur: shadow blur is not applied; the shadow is drawn sharp`);
+  const { fontSize, fontColor, fontFamily, fontWeight, textAlign, position, background, outline, shadow } =
+    readStyle(f);
 
   const required = issues.errors.length === before ? allRead({ id }) : undefined;
   const end = captionClipEnd({ startTime, cues });

@@ -3,7 +3,7 @@
  * in version 1.1, of ./format-1-1.ts.
  */
 import { allRead, type Issues, type JsonObject } from "./fields";
-import { OVERLAY_FIELDS, TEXT_FIELDS, type TIMING_FIELDS, VIDEO_FIELDS } from "./format";
+import { OVERLAY_FIELDS, type STYLE_FIELDS, TEXT_FIELDS, type TIMING_FIELDS, VIDEO_FIELDS } from "./format";
 import { OVERLAY_FIELDS_1_1, TEXT_FIELDS_1_1, VIDEO_FIELDS_1_1 } from "./format-1-1";
 import { type Fields, fieldsOf } from "./kinds";
 import {
@@ -14,6 +14,7 @@ import {
   OVERLAY_DEFAULTS,
   type OverlayClip,
   type TextClip,
+  type TextShadow,
   type Transition,
   VIDEO_DEFAULTS,
   type VideoClip,
@@ -242,6 +243,28 @@ function readOverlayEffects(
   };
 }
 
+/**
+ * The text style's fields (./format.ts STYLE_FIELDS), read in the table's order (the order of
+ * their errors) for text and caption clips alike, each with its own table's default. drawtext
+ * has no blur: the shadow is drawn sharp, and the client hears of it.
+ */
+export function readStyle<T extends typeof STYLE_FIELDS>(f: Fields<T>) {
+  const style = {
+    fontSize: f.read("fontSize"),
+    fontColor: f.read("fontColor"),
+    fontFamily: f.read("fontFamily"),
+    fontWeight: f.read("fontWeight"),
+    textAlign: f.read("textAlign"),
+    position: f.read("position"),
+    background: f.read("background"),
+    outline: f.read("outline"),
+    shadow: f.read("shadow"),
+  };
+  if ((style.shadow as TextShadow | undefined)?.blur)
+    f.issues.warnings.push(`${f.path("shadow")}.blur: shadow blur is not applied; the shadow is drawn sharp`);
+  return style;
+}
+
 export function readTextClip(
   source: JsonObject,
   path: string,
@@ -253,18 +276,8 @@ export function readTextClip(
   const id = f.read("id");
   const text = f.read("text");
   const { startTime, duration, fadeIn, fadeOut, span } = readTiming(f);
-  const fontSize = f.read("fontSize");
-  const fontColor = f.read("fontColor");
-  const fontFamily = f.read("fontFamily");
-  const fontWeight = f.read("fontWeight");
-  const textAlign = f.read("textAlign");
-  const position = f.read("position");
-  const background = f.read("background");
-  const outline = f.read("outline");
-  const shadow = f.read("shadow");
-  // drawtext has no blur: the shadow is drawn sharp, and the client hears of it.
-  if (shadow?.blur)
-    issues.warnings.push(`${f.path("shadow")}.blur: shadow blur is not applied; the shadow is drawn sharp`);
+  const { fontSize, fontColor, fontFamily, fontWeight, textAlign, position, background, outline, shadow } =
+    readStyle(f);
   const transition = version === "1.1" ? f.read("transition") : undefined;
   checkLayerTransition(f, transition, duration);
 

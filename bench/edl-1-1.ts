@@ -7,7 +7,7 @@
  */
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { type CaptionClip, textLines, type VideoClip } from "../domain/edl/schema";
+import type { CaptionClip, VideoClip } from "../domain/edl/schema";
 import { validateEdl } from "../domain/edl/validate";
 import { inputArgs } from "../encoder/ffmpeg/args/command";
 import { captionTexts } from "../encoder/timeline/captions";
@@ -15,9 +15,9 @@ import { compileTimeline, fontKey, type TimelineAssets } from "../encoder/timeli
 import { resolveFont } from "../encoder/timeline/fonts";
 import { GraphBuilder } from "../encoder/timeline/graph";
 import { encodeArgs } from "../encoder/timeline/output-args";
-import { drawText } from "../encoder/timeline/text";
 import { buildVideoTrack } from "../encoder/timeline/video-track";
 import { timeFfmpeg } from "./ffmpeg-time";
+import { drawTextClip, encodePass, GRAPH_THREADS, NAIVE_HEAD, passFile } from "./naive-pass";
 
 const CLIP_SECONDS = 10;
 const FADE = 1;
@@ -62,8 +62,6 @@ export async function bench11(dir: string, assets: TimelineAssets, url: (name: s
   const oneGraph = await timeFfmpeg(compiled.args);
 
   const media = (u: string) => assets.media.get(u)!;
-  const head = ["-hide_banner", "-nostdin", "-y", "-loglevel", "error"];
-  const graphThreads = ["-filter_complex_threads", "1"];
   const encode = [...encodeArgs(edl.output)];
   let naive = 0;
   // Each clip alone, its filter applied, no transition.
@@ -75,9 +73,9 @@ export async function bench11(dir: string, assets: TimelineAssets, url: (name: s
     const { video, audio } = buildVideoTrack(g, [alone], media, compiled.frame, compiled.fps, CLIP_SECONDS);
     const out = join(dir, `x-seg${i}.mp4`);
     naive += await timeFfmpeg([
-      ...head,
+      ...NAIVE_HEAD,
       ...g.inputs().flatMap(inputArgs),
-      ...graphThreads,
+      ...GRAPH_THREADS,
       "-filter_complex",
       g.filterGraph(),
       "-map",
@@ -95,12 +93,12 @@ export async function bench11(dir: string, assets: TimelineAssets, url: (name: s
   for (const [i, next] of segments.slice(1).entries()) {
     const out = join(dir, `x-joined${i + 1}.mp4`);
     naive += await timeFfmpeg([
-      ...head,
+      ...NAIVE_HEAD,
       "-i",
       joined,
       "-i",
       next,
-      ...graphThreads,
+      ...GRAPH_THREADS,
       "-filter_complex",
       `[0:v]settb=AVTB[a];[1:v]settb=AVTB[b];[a][b]xfade=transition=fade:duration=${FADE}:offset=${joinedSeconds - FADE}[v];` +
         `[0:a][1:a]acrossfade=d=${FADE}[s]`,
@@ -120,26 +118,9 @@ export async function bench11(dir: string, assets: TimelineAssets, url: (name: s
   let picture = "[0:v]";
   const writes: Promise<void>[] = [];
   captionTexts(captions, captions.cues ?? [], compiled.duration).forEach((cue, k) => {
-    const fileOf = (line: number) => join(dir, `x-cue-${k}-${line}.txt`);
-    textLines(cue).forEach((content, line) => {
-      writes.push(writeFile(fileOf(line), content));
-    });
-    picture = drawText(g, picture, cue, assets.fonts.get(fontKey(cue))!, fileOf);
+    picture = drawTextClip(g, picture, cue, assets, passFile(dir, `x-cue-${k}`), writes);
   });
-  await Promise.all(writes);
-  naive += await timeFfmpeg([
-    ...head,
-    ...g.inputs().flatMap(inputArgs),
-    ...graphThreads,
-    "-filter_complex",
-    g.filterGraph(),
-    "-map",
-    picture,
-    "-map",
-    "0:a",
-    ...encode,
-    join(dir, "naive-1-1.mp4"),
-  ]);
+  naive += await encodePass(g, picture, writes, encode, join(dir, "naive-1-1.mp4"));
 
   console.log(
     `\nTimeline 1.1 benchmark: ${compiled.duration} s, 5 clips, 4 crossfades, a sepia filter, ${cues.length} caption cues, ${compiled.frame.width}x${compiled.frame.height}@${compiled.fps}\n`,

@@ -8,7 +8,7 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type OverlayClip, type TextClip, textLines, type VideoClip } from "../domain/edl/schema";
+import type { OverlayClip, TextClip, VideoClip } from "../domain/edl/schema";
 import { validateEdl } from "../domain/edl/validate";
 import { inputArgs } from "../encoder/ffmpeg/args/command";
 import { probeFile } from "../encoder/ffmpeg/probe";
@@ -17,10 +17,10 @@ import { resolveFont } from "../encoder/timeline/fonts";
 import { GraphBuilder } from "../encoder/timeline/graph";
 import { encodeArgs } from "../encoder/timeline/output-args";
 import { drawOverlay } from "../encoder/timeline/overlays";
-import { drawText } from "../encoder/timeline/text";
 import { buildVideoTrack } from "../encoder/timeline/video-track";
 import { ffmpeg } from "../test/support/media";
 import { bench11 } from "./edl-1-1";
+import { drawTextClip, encodePass, GRAPH_THREADS, NAIVE_HEAD, passFile } from "./naive-pass";
 import { timeFfmpeg } from "./ffmpeg-time";
 
 const dir = await mkdtemp(join(tmpdir(), "bench-edl-"));
@@ -161,10 +161,6 @@ try {
 
   // Naive: every clip to an intermediate file, the concat demuxer, a second pass for overlays and text.
   const media = (u: string) => assets.media.get(u)!;
-  const head = ["-hide_banner", "-nostdin", "-y", "-loglevel", "error"];
-  // The same thread settings as the one-graph run (compileTimeline's args), so the comparison
-  // measures one graph against intermediates, not a difference in filter-graph threading.
-  const graphThreads = ["-filter_complex_threads", "1"];
   let naive = 0;
   const segments: string[] = [];
   const videoClips = edl.timeline.tracks.find((t) => t.type === "video")!.clips as VideoClip[];
@@ -174,9 +170,9 @@ try {
     const { video, audio } = buildVideoTrack(g, [{ ...clip, startTime: 0 }], media, compiled.frame, compiled.fps, d);
     const out = join(dir, `seg${i}.mp4`);
     naive += await timeFfmpeg([
-      ...head,
+      ...NAIVE_HEAD,
       ...g.inputs().flatMap(inputArgs),
-      ...graphThreads,
+      ...GRAPH_THREADS,
       "-filter_complex",
       g.filterGraph(),
       "-map",
@@ -190,7 +186,7 @@ try {
   }
   await writeFile(join(dir, "list.txt"), segments.join("\n"));
   naive += await timeFfmpeg([
-    ...head,
+    ...NAIVE_HEAD,
     "-f",
     "concat",
     "-safe",
@@ -219,28 +215,11 @@ try {
         );
     if (track.type === "text") {
       (track.clips as TextClip[]).forEach((clip, c) => {
-        const fileOf = (line: number) => join(dir, `text-${t}-${c}-${line}.txt`);
-        textLines(clip).forEach((content, line) => {
-          writes.push(writeFile(fileOf(line), content));
-        });
-        picture = drawText(g, picture, clip, assets.fonts.get(fontKey(clip))!, fileOf);
+        picture = drawTextClip(g, picture, clip, assets, passFile(dir, `text-${t}-${c}`), writes);
       });
     }
   });
-  await Promise.all(writes);
-  naive += await timeFfmpeg([
-    ...head,
-    ...g.inputs().flatMap(inputArgs),
-    ...graphThreads,
-    "-filter_complex",
-    g.filterGraph(),
-    "-map",
-    picture,
-    "-map",
-    "0:a",
-    ...encodeArgs(edl.output),
-    join(dir, "naive.mp4"),
-  ]);
+  naive += await encodePass(g, picture, writes, encodeArgs(edl.output), join(dir, "naive.mp4"));
 
   console.log(
     `\nTimeline benchmark: ${compiled.duration} s, 6 clips, 2 overlays, 2 text items, ${compiled.frame.width}x${compiled.frame.height}@${compiled.fps}\n`,

@@ -85,14 +85,16 @@ export async function startFlyProxy(opts: {
       res.once("close", leave);
     });
 
-  /** A connection to the encoder the request goes to, counted in its load; null when none answers or the client left. */
+  /**
+   * A connection to the encoder the request goes to, counted in its load; null when none under its
+   * limit answers or the client left. Encoders that filled up while others were tried are waited
+   * for, as when all were full.
+   */
   async function route(res: ServerResponse): Promise<{ index: number; socket: Socket } | null> {
     for (;;) {
       const order = candidates();
-      if (order.length === 0) {
-        if (!(await freed(res))) return null;
-        continue;
-      }
+      if (order.length === 0 && !(await freed(res))) return null;
+      let refused = false;
       for (const index of order) {
         if (inFlight[index] >= hardLimit) continue;
         inFlight[index] += 1;
@@ -102,8 +104,9 @@ export async function startFlyProxy(opts: {
           return { index, socket };
         }
         release(index);
+        refused = true;
       }
-      return null;
+      if (refused) return null;
     }
   }
 

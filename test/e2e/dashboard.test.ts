@@ -95,6 +95,34 @@ afterAll(async () => {
 });
 
 /** Steps run in order on one signed-in browser, as a new user would go. */
+/** The job's page, its player started muted until 1.5 s have played (or it reports an error): what it shows then. */
+async function played(jobId: string) {
+  await page.goto(`/dashboard/jobs/${jobId}`);
+  await page.evaluate(() => {
+    const video = document.getElementById("player") as HTMLVideoElement;
+    video.muted = true;
+    return video.play().catch(() => undefined);
+  });
+  await page.waitForFunction(
+    () => {
+      const video = document.getElementById("player") as HTMLVideoElement;
+      return video.currentTime > 1.5 || video.dataset.error !== undefined;
+    },
+    undefined,
+    { timeout: 30_000 },
+  );
+  return page.evaluate(() => {
+    const video = document.getElementById("player") as HTMLVideoElement;
+    return {
+      time: video.currentTime,
+      error: video.dataset.error ?? null,
+      levels: video.dataset.levels ?? null,
+      width: video.videoWidth,
+      length: video.duration,
+    };
+  });
+}
+
 describe("the dashboard in headless Chromium", () => {
   let apiKey: string;
   let mp4Job: string;
@@ -190,29 +218,7 @@ describe("the dashboard in headless Chromium", () => {
       [mp4Job, "06-play-mp4"],
       [hlsJob, "07-play-hls"],
     ]) {
-      await page.goto(`/dashboard/jobs/${id}`);
-      await page.evaluate(() => {
-        const video = document.getElementById("player") as HTMLVideoElement;
-        video.muted = true;
-        return video.play().catch(() => undefined);
-      });
-      await page.waitForFunction(
-        () => {
-          const video = document.getElementById("player") as HTMLVideoElement;
-          return video.currentTime > 1.5 || video.dataset.error !== undefined;
-        },
-        undefined,
-        { timeout: 30_000 },
-      );
-      const state = await page.evaluate(() => {
-        const video = document.getElementById("player") as HTMLVideoElement;
-        return {
-          time: video.currentTime,
-          error: video.dataset.error ?? null,
-          levels: video.dataset.levels ?? null,
-          width: video.videoWidth,
-        };
-      });
+      const state = await played(id);
       expect(state.error, id).toBeNull();
       expect(state.time).toBeGreaterThan(1.5);
       expect(state.width).toBeGreaterThan(0);
@@ -259,30 +265,9 @@ describe("the dashboard in headless Chromium", () => {
     });
     await page.goto("/dashboard/jobs");
     await page.waitForSelector(`tr[data-job-id="${created.id}"][data-status="completed"]`, { timeout: 240_000 });
-    await page.goto(`/dashboard/jobs/${created.id}`);
-    await page.evaluate(() => {
-      const video = document.getElementById("player") as HTMLVideoElement;
-      video.muted = true;
-      return video.play().catch(() => undefined);
-    });
-    await page.waitForFunction(
-      () => {
-        const video = document.getElementById("player") as HTMLVideoElement;
-        return video.currentTime > 1.5 || video.dataset.error !== undefined;
-      },
-      undefined,
-      { timeout: 30_000 },
-    );
-    const state = await page.evaluate(() => {
-      const video = document.getElementById("player") as HTMLVideoElement;
-      return {
-        time: video.currentTime,
-        error: video.dataset.error ?? null,
-        width: video.videoWidth,
-        length: video.duration,
-      };
-    });
+    const state = await played(created.id);
     expect(state.error).toBeNull();
+    expect(state.time).toBeGreaterThan(1.5);
     expect(state.width).toBe(640);
     // 3 + 3 − 1 s of overlap + 0.5 s of freeze.
     expect(state.length).toBeCloseTo(5.5, 1);

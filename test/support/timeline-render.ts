@@ -83,6 +83,9 @@ export async function renderTimeline(dir: string, name: string, edl: ValidatedEd
   return { output, compiled };
 }
 
+/** Lossless H.264 (so a fixture's colours are exact) and stereo AAC: every fixture below is written so. */
+const LOSSLESS = ["-ac", "2", "-c:v", "libx264", "-preset", "ultrafast", "-qp", "0", "-c:a", "aac"];
+
 /**
  * A picture of four flat quadrants (red top left, lime top right, blue bottom left, yellow bottom
  * right) with a `tone` Hz sine: where each quadrant lands shows what a crop, flip or turn did.
@@ -96,16 +99,7 @@ export async function quadrants(path: string, seconds: number, tone = 440) {
     "[v]",
     "-map",
     "[s]",
-    "-ac",
-    "2",
-    "-c:v",
-    "libx264",
-    "-preset",
-    "ultrafast",
-    "-qp",
-    "0",
-    "-c:a",
-    "aac",
+    ...LOSSLESS,
     path,
   ]);
 }
@@ -121,18 +115,9 @@ export async function flat(path: string, colour: string, seconds: number, tone: 
     "lavfi",
     "-i",
     `sine=frequency=${tone}:sample_rate=48000:duration=${seconds}`,
-    "-ac",
-    "2",
-    "-c:v",
-    "libx264",
-    "-preset",
-    "ultrafast",
-    "-qp",
-    "0",
     "-pix_fmt",
     "yuv420p",
-    "-c:a",
-    "aac",
+    ...LOSSLESS,
     path,
   ]);
 }

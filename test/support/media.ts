@@ -41,18 +41,33 @@ export async function ffprobeJson(path: string, inputOptions: string[] = []): Pr
   return JSON.parse(stdout);
 }
 
-/** A test pattern with a tone: `seconds` long, `width`x`height` at `fps`, stereo 48 kHz AAC in MP4. */
+/**
+ * Stereo sound like music's for an encoder: two gliding voices, a steady one each and a little
+ * noise. FFmpeg's AAC encoder takes about 5x as long over a pure tone as over this (its rate
+ * loop works hardest on one), so a benchmark of the audio's time uses it (docs/benchmarks.md).
+ */
+const music = (seconds: number) => {
+  const voice = (base: number, glide: number, steady: number, seed: number) =>
+    `0.2*sin(2*PI*(${base}+20*sin(2*PI*${glide}*t))*t)+0.1*sin(2*PI*${steady}*t)+0.04*(random(${seed})-0.5)`;
+  return `aevalsrc=exprs=${voice(220, 0.25, 330, 0)}|${voice(277, 0.3, 440, 1)}:sample_rate=48000:duration=${seconds}`;
+};
+
+/**
+ * A test pattern with sound: `seconds` long, `width`x`height` at `fps`, stereo 48 kHz AAC in MP4.
+ * The sound is a 440 Hz tone (what the audio checks read), or `music` (see above).
+ */
 export async function makeSource(
   path: string,
-  opts: { seconds: number; width?: number; height?: number; fps?: number; audio?: boolean },
+  opts: { seconds: number; width?: number; height?: number; fps?: number; audio?: boolean; sound?: "tone" | "music" },
 ) {
-  const { seconds, width = 640, height = 360, fps = 30, audio = true } = opts;
+  const { seconds, width = 640, height = 360, fps = 30, audio = true, sound = "tone" } = opts;
+  const sounds = { tone: `sine=frequency=440:sample_rate=48000:duration=${seconds}`, music: music(seconds) };
   await ffmpeg([
     "-f",
     "lavfi",
     "-i",
     `testsrc2=size=${width}x${height}:rate=${fps}:duration=${seconds}`,
-    ...(audio ? ["-f", "lavfi", "-i", `sine=frequency=440:sample_rate=48000:duration=${seconds}`, "-ac", "2"] : []),
+    ...(audio ? ["-f", "lavfi", "-i", sounds[sound], "-ac", "2"] : []),
     "-c:v",
     "libx264",
     "-preset",

@@ -400,7 +400,7 @@ function breakdown(run: JobRun, label: string): Costs {
       pClaim.encoder,
       pClaim.at,
       inEncoder,
-      `download ${fmt(secondsIn(at("download")))} (beside FFmpeg for a part), FFmpeg ${fmt(ffmpeg)} (${/speed=[\d.]+x/.exec(ffmpegEnd.detail)![0]}), upload ${fmt(secondsIn(at("upload")))}`,
+      `${at("download") ? `download ${fmt(secondsIn(at("download")))} (beside FFmpeg for a part)` : "its piece read from the splitting encoder's disk"}, FFmpeg ${fmt(ffmpeg)} (${/speed=[\d.]+x/.exec(ffmpegEnd.detail)![0]}), upload ${fmt(secondsIn(at("upload")))}`,
     );
     freeAt.set(pClaim.encoder, done.at);
     lastPartDone = Math.max(lastPartDone, done.at);
@@ -440,37 +440,47 @@ function breakdown(run: JobRun, label: string): Costs {
  * The time to output of a source of `seconds` on `encoders` one-core encoders. The hand-over and
  * the join are serial. The parts are cut as planSplit cuts them (about SPLIT_PART_SECONDS each, a
  * short tail of at least one 2 s keyframe interval its own part), each ready once its piece is
- * stored (the pieces land evenly over the storing), and each goes to the first lane free. The
- * splitting encoder keeps the audio's task, which runs beside the storing (its measured time
- * includes sharing the core), so its lane frees after the longer, and then takes parts too; the other encoders are part lanes at once, the
- * Worker's PART_PARALLELISM set to the pool's size (docs/deploying.md#the-encoder-pool).
+ * stored (the pieces land evenly over the storing). The splitting encoder keeps the first part,
+ * which runs beside the storing (its measured speed includes sharing the core), so its lane frees
+ * after the longer of the two. The audio's task is published at the hand-over, the parts as their
+ * pieces land, and each goes to the first lane free; the Worker's PART_PARALLELISM is set to the
+ * pool's size (docs/deploying.md#the-encoder-pool).
  */
 function modelled(costs: Costs, seconds: number, encoders: number) {
   const whole = Math.floor(seconds / SPLIT.partSeconds);
   const tail = seconds - whole * SPLIT.partSeconds;
   const lengths = [...Array<number>(whole).fill(SPLIT.partSeconds), ...(tail >= 2 ? [tail] : [])];
   const storing = seconds * costs.storePerSecond;
-  const splitting = Math.max(storing, seconds * costs.audioPerSecond);
-  const tasks = lengths.map((length, i) => ({
+  const partWork = (length: number) => length / costs.partSpeed + costs.partOverhead;
+  type Ending = "the storing" | "the audio" | "parts";
+  const [first, ...rest] = lengths.map((length, i) => ({
     ready: (storing * (i + 1)) / lengths.length,
-    work: length / costs.partSpeed + costs.partOverhead,
+    work: partWork(length),
+    ends: "parts" as Ending,
   }));
-  const lanes = [...Array<number>(Math.min(encoders - 1, tasks.length)).fill(0), splitting];
+  const kept = first.ready + first.work;
+  const tasks = [{ ready: 0, work: seconds * costs.audioPerSecond, ends: "the audio" as Ending }, ...rest];
+  const lanes: { free: number; ends: Ending }[] = [
+    ...Array.from({ length: Math.min(encoders - 1, tasks.length) }, () => ({ free: 0, ends: "parts" as Ending })),
+    { free: Math.max(storing, kept), ends: storing > kept ? "the storing" : "parts" },
+  ];
   for (const task of tasks) {
-    const lane = lanes.indexOf(Math.min(...lanes));
-    lanes[lane] = Math.max(lanes[lane], task.ready) + task.work;
+    const lane = lanes.reduce((a, b) => (b.free < a.free ? b : a));
+    // A part that waited for its piece ends as the storing let it.
+    const ends = task.ready > lane.free && task.ends === "parts" ? "the storing" : task.ends;
+    lane.free = Math.max(lane.free, task.ready) + task.work;
+    lane.ends = ends;
   }
   const serial =
     costs.toClaim + seconds * (costs.handOverPerSecond + costs.joinPerSecond + costs.tailPerSecond) + costs.toJoin;
-  const parts = Math.max(...lanes);
+  const last = lanes.reduce((a, b) => (b.free > a.free ? b : a));
   return {
-    total: serial + parts,
+    total: serial + last.free,
     serial,
     lanes: lanes.length,
-    waves: Math.ceil(tasks.length / lanes.length),
-    /** What ends last: the splitting encoder's own work (the longer of its storing and the audio's task), or the parts. */
-    bound:
-      lanes.at(-1) === splitting && splitting >= parts ? (storing >= splitting ? "the storing" : "the audio") : "parts",
+    waves: Math.ceil(lengths.length / lanes.length),
+    /** What ends last: the parts, the storing they waited for, or the audio's task. */
+    bound: last.ends,
   };
 }
 

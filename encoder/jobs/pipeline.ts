@@ -30,9 +30,12 @@ export interface RenderContext {
   /**
    * Runs another delivery of the job's work in this process, as if it had come here by QStash:
    * claimed, heartbeated and reported on its own. The delivery this context serves answers only
-   * once it is done, so the encoder's load counts it. Absent where nothing can run beside.
+   * once it is done (and keeps its work dir until then), so the encoder's load counts it, and
+   * `input`, a file of that dir the other work reads, stays. Absent where nothing can run beside.
    */
-  alongside?: (delivery: Delivery) => void;
+  alongside?: (delivery: Delivery, input?: string) => void;
+  /** The work's input, already on this disk (its piece, for the part its splitting encoder keeps): storage's copy is not read. */
+  input?: string;
 }
 
 export interface RenderResult {
@@ -245,7 +248,7 @@ export function flightKey(delivery: Delivery): string {
  * timer), which no try/catch sees, reaches the process's crash guard, which hands it back here
  * through the scope's `fail`, and the work fails as any other failure would.
  */
-export function processDelivery(deps: PipelineDeps, delivery: Delivery): Promise<DeliveryResult> {
+export function processDelivery(deps: PipelineDeps, delivery: Delivery, input?: string): Promise<DeliveryResult> {
   const { jobId } = delivery;
   const abort = new AbortController();
   let ended = false;
@@ -257,7 +260,7 @@ export function processDelivery(deps: PipelineDeps, delivery: Delivery): Promise
       return true;
     },
   };
-  return runInJobScope(scope, () => deliver(deps, jobId, workOf(deps, delivery), abort)).finally(() => {
+  return runInJobScope(scope, () => deliver(deps, jobId, workOf(deps, delivery), abort, input)).finally(() => {
     ended = true;
   });
 }
@@ -280,6 +283,7 @@ async function deliver<C>(
   jobId: string,
   work: Work<C>,
   abort: AbortController,
+  input: string | undefined,
 ): Promise<DeliveryResult> {
   const started = performance.now();
   let claimed: C;
@@ -323,9 +327,10 @@ async function deliver<C>(
       heartbeat.setDuration(seconds);
     },
     log,
-    alongside: (delivery) => {
+    input,
+    alongside: (delivery, besideInput) => {
       besides.push(
-        processDelivery(deps, delivery).catch((err) =>
+        processDelivery(deps, delivery, besideInput).catch((err) =>
           // No message to deliver it again: the sweep finds the work quiet and dispatches it.
           deps.log(formatStage(jobId, { stage: "error", message: `work beside it stopped: ${briefly(err)}` }, where)),
         ),
@@ -359,8 +364,8 @@ async function deliver<C>(
   } finally {
     await heartbeat.stop();
     await settledWithin(running, WIND_DOWN_MS);
-    await rm(workDir, { recursive: true, force: true });
     await Promise.all(besides);
+    await rm(workDir, { recursive: true, force: true });
   }
 }
 

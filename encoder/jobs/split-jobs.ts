@@ -48,7 +48,8 @@ function recipeOf(presetId: string): SplittableRecipe {
  * The split stage (docs/scaling.md#the-split): every task's input cut by stream copy and stored
  * under the job's scratch prefix, the audio's first, then the parts' pieces in order. The plan
  * goes to the Worker with the first input stored, and each input after it as it lands, so the
- * tasks run while the rest are stored.
+ * tasks run while the rest are stored. This encoder keeps the first part's task and runs it
+ * beside the storing, from the piece on its disk.
  */
 export async function handOff(
   deps: SplitDeps,
@@ -63,16 +64,18 @@ export async function handOff(
   await mkdir(piecesDir, { recursive: true });
   const halt = new AbortController();
   const signal = AbortSignal.any([ctx.signal, halt.signal]);
-  // The task this encoder runs itself, beside storing the rest: the first input stored, so the
-  // task with the most work (the audio's) starts at once, with no message to wait for.
-  const keep = ctx.alongside ? (plan.audio ? plan.parts.length : 0) : undefined;
+  // The task this encoder runs itself, beside storing the rest: the first part, whose piece is cut
+  // first and read from this disk. The audio's task goes by message to a free encoder at once
+  // rather than share this core with the storing (docs/scaling.md#the-audio).
+  const keep = ctx.alongside ? 0 : undefined;
+  const keptInput = join(piecesDir, "0.mkv");
   let kept = false;
   const reports = storedReports(
     async (stored) => {
       const answer = await deps.api.split(job.id, job.claim, plan, stored, keep);
       if (answer.kept && !kept) {
         kept = true;
-        ctx.alongside?.({ jobId: job.id, dispatch: answer.kept.dispatch, part: answer.kept.index });
+        ctx.alongside?.({ jobId: job.id, dispatch: answer.kept.dispatch, part: answer.kept.index }, keptInput);
       }
     },
     (err) => halt.abort(err),
@@ -103,7 +106,7 @@ export async function handOff(
     cuts.push(cutAndStore(plan.parts.length, audioInputKey(job.id), path, audioPieceCommand(source.path, audio, path)));
   }
   for (const part of plan.parts) {
-    const path = join(piecesDir, `${part.index}.mkv`);
+    const path = part.index === 0 ? keptInput : join(piecesDir, `${part.index}.mkv`);
     cuts.push(
       cutAndStore(
         part.index,
@@ -134,7 +137,8 @@ export async function handOff(
 
 /**
  * One task: a part, exactly its frames encoded with the preset's video settings from its piece
- * as it downloads; or the audio's, the source's whole audio encoded once with the preset's audio settings.
+ * as it downloads (or from this disk, the part its splitting encoder keeps); or the audio's, the
+ * source's whole audio encoded once with the preset's audio settings.
  */
 export async function renderPart(deps: SplitDeps, claimed: ClaimedPart, ctx: RenderContext): Promise<{ path: string }> {
   const { plan, part } = claimed;
@@ -161,14 +165,15 @@ export async function renderPart(deps: SplitDeps, claimed: ClaimedPart, ctx: Ren
     await run(audioTaskCommand(recipe, plan, input, out).args, planSeconds(plan, plan.totalFrames));
     return { path: out };
   }
+  const out = join(ctx.workDir, "part.nut");
+  const length = planSeconds(plan, part.frameCount);
+  if (ctx.input) {
+    await run(partCommand(recipe, plan, part, ctx.input, out).args, length);
+    return { path: out };
+  }
   // The piece goes to FFmpeg as it arrives: its download overlaps the encode instead of coming first.
   const piece = await deps.uploader.openObject(partInputKey(claimed.jobId, part.index), ctx.signal);
-  const out = join(ctx.workDir, "part.nut");
-  const encoded = run(
-    partCommand(recipe, plan, part, STDIN_INPUT, out).args,
-    planSeconds(plan, part.frameCount),
-    piece,
-  );
+  const encoded = run(partCommand(recipe, plan, part, STDIN_INPUT, out).args, length, piece);
   let bytes = 0;
   piece.on("data", (chunk: Buffer) => (bytes += chunk.length));
   // At its close: FFmpeg stops reading once it has the part's frames, before the piece's tail.

@@ -101,16 +101,20 @@ describe("a split job on two encoders", () => {
     expect(claimed.length).toBeGreaterThanOrEqual(5);
     expect(new Set(claimed.map((p) => p.encoder))).toEqual(new Set(["encoder-1", "encoder-2"]));
     expect(linesOf(id).some((line) => /split\s+on \S+ {2}into \d+ parts and the audio /.test(line))).toBe(true);
-    // The audio's task ran beside the parts, on the splitting encoder (which kept it), under a
-    // claim of its own, and the join took it in.
+    // The first part ran beside the storing, on the splitting encoder (which kept it), under a
+    // claim of its own; the audio's task ran once, and the join took it in.
     const splitOn = linesOf(id)
       .map((line) => /split\s+on (\S+) /.exec(line)?.[1])
       .find(Boolean);
-    const audioOn = linesOf(id)
-      .map((line) => / {2}audio {2}completed\s+on (\S+)/.exec(line)?.[1])
-      .find(Boolean);
-    expect(audioOn).toBeDefined();
-    expect(audioOn).toBe(splitOn);
+    const completedOn = (task: RegExp) =>
+      linesOf(id).flatMap((line) => {
+        const m = / {2}(part \d+\/\d+|audio) {2}completed\s+on (\S+)/.exec(line);
+        return m && task.test(m[1]) ? [m[2]] : [];
+      });
+    expect(completedOn(/^part 1\//)).toEqual([splitOn]);
+    // From the piece on that encoder's disk: no download of it.
+    expect(linesOf(id).filter((line) => / {2}part 1\/\d+ {2}download /.test(line))).toEqual([]);
+    expect(completedOn(/^audio$/)).toHaveLength(1);
     expect(linesOf(id).some((line) => /claim\s+on \S+ .*, join of \d+ parts and the audio$/.test(line))).toBe(true);
 
     const numbers = await readFrameNumbers(await downloaded(c, id));

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { AwsClient } from "aws4fetch";
@@ -32,15 +32,16 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
+const aws = () =>
+  new AwsClient({ accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey, service: "s3", region: "auto" });
+
 async function keys(prefix: string): Promise<string[]> {
-  const aws = new AwsClient({
-    accessKeyId: s3.accessKeyId,
-    secretAccessKey: s3.secretAccessKey,
-    service: "s3",
-    region: "auto",
-  });
-  const res = await aws.fetch(`${s3.endpoint}/outputs?list-type=2&prefix=${encodeURIComponent(prefix)}`);
+  const res = await aws().fetch(`${s3.endpoint}/outputs?list-type=2&prefix=${encodeURIComponent(prefix)}`);
   return [...(await res.text()).matchAll(/<Key>([^<]+)<\/Key>/g)].map((m) => m[1]);
+}
+
+async function stored(key: string): Promise<Buffer> {
+  return Buffer.from(await (await aws().fetch(`${s3.endpoint}/outputs/${key}`)).arrayBuffer());
 }
 
 async function splitWith(
@@ -118,9 +119,9 @@ describe("the split stage", () => {
     }
   });
 
-  it("with work able to run beside it, it keeps the audio's task: named in every call, started once, with the dispatch the Worker answers", async () => {
+  it("with work able to run beside it, it keeps the first part's task: named in every call, started once with the dispatch the Worker answers, from the piece on its disk", async () => {
     const keeps: (number | undefined)[] = [];
-    const besides: unknown[] = [];
+    const besides: { delivery: unknown; input?: string }[] = [];
     const { jobId, plan, run } = await splitWith(
       async (_id, _claim, given, stored = [], keep) => {
         keeps.push(keep);
@@ -130,12 +131,16 @@ describe("the split stage", () => {
           ...(keep !== undefined && stored.includes(keep) ? { kept: { index: keep, dispatch: 4 } } : {}),
         };
       },
-      (delivery) => besides.push(delivery),
+      (delivery, input) => besides.push({ delivery, input }),
     );
     expect(await run()).toMatchObject({ handedOff: { parts: plan.parts.length, audio: true } });
     expect(keeps.length).toBeGreaterThan(1);
-    expect(new Set(keeps)).toEqual(new Set([plan.parts.length]));
-    expect(besides).toEqual([{ jobId, dispatch: 4, part: plan.parts.length }]);
+    expect(new Set(keeps)).toEqual(new Set([0]));
+    expect(besides).toEqual([{ delivery: { jobId, dispatch: 4, part: 0 }, input: expect.any(String) }]);
+    // The very piece another encoder would fetch, should the kept task be done again elsewhere.
+    const local = await readFile(besides[0].input!);
+    expect(local.length).toBeGreaterThan(0);
+    expect(local.equals(await stored(`${scratchPrefix(jobId)}in/0`))).toBe(true);
   });
 
   it("the job's heartbeat refused once every input is told (the Worker refuses it from then on): the hand-off stands", async () => {

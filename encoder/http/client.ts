@@ -1,6 +1,7 @@
 import http, { type IncomingHttpHeaders, type IncomingMessage } from "node:http";
 import https from "node:https";
 import type { LookupFunction } from "node:net";
+import type { Readable } from "node:stream";
 
 /**
  * Every outbound request the encoder makes (sources, the Worker's /internal API, storage) goes
@@ -16,7 +17,8 @@ export interface HttpRequestOptions {
   headers?: Record<string, string>;
   /** Headers made again for each transmission, the resend below included: a signed call's nonce is good once. */
   signedHeaders?: () => Promise<Record<string, string>>;
-  body?: Buffer | string;
+  /** In memory, or a file's bytes as a stream made afresh for each transmission (the resend below included). */
+  body?: Buffer | string | (() => Readable);
   signal?: AbortSignal;
   /**
    * Resolves host names for this request's connection. A request with its own lookup gets a
@@ -101,14 +103,22 @@ function send(url: URL, options: HttpRequestOptions): Promise<{ response: HttpRe
         reusedSocket: req.reusedSocket,
       });
     });
-    req.end(options.body);
+    const body = options.body;
+    if (typeof body !== "function") req.end(body);
+    else {
+      const stream = body();
+      // A file that cannot be read fails the request, which reports it as any other failure.
+      stream.once("error", (err) => req.destroy(err));
+      req.once("close", () => stream.destroy());
+      stream.pipe(req);
+    }
   });
 }
 
 /**
  * One HTTP request; resolves once the response headers are in. Redirects are not followed. A
  * request that fails because the server had closed the pooled connection it was sent on is
- * sent once more on a new one, as Node's documentation advises (its body is in memory).
+ * sent once more on a new one, as Node's documentation advises (its body in memory, or read again).
  */
 export async function httpRequest(url: URL | string, options: HttpRequestOptions = {}): Promise<HttpResponse> {
   const target = typeof url === "string" ? new URL(url) : url;

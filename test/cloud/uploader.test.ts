@@ -6,7 +6,7 @@ import { Readable } from "node:stream";
 import { AwsClient } from "aws4fetch";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { multipartRefusal, startS3Server } from "../../dev/cloud/s3-server";
-import { createUploader, PART_SIZE } from "../../encoder/upload/s3";
+import { createUploader, ONE_PUT_BYTES, PART_SIZE } from "../../encoder/upload/s3";
 import { startStorageFront } from "../faults/support";
 
 describe("encoder uploads to the S3 API (aws4fetch)", () => {
@@ -96,6 +96,38 @@ describe("encoder uploads to the S3 API (aws4fetch)", () => {
           yield* chunks(data.subarray(PART_SIZE));
         })(),
       );
+
+    const fileOf = async (data: Buffer) => {
+      const path = join(await mkdtemp(join(tmpdir(), "up-")), "piece.mkv");
+      await writeFile(path, data);
+      return path;
+    };
+
+    it("a file of several parts' size (up to ONE_PUT_BYTES) goes up in one PUT streamed from the disk, byte for byte", async () => {
+      const seen: string[] = [];
+      front.judge((req) => {
+        seen.push(`${req.method} ${req.url} ${req.headers["content-length"]}`);
+        return "pass";
+      });
+      const data = randomBytes(PART_SIZE * 3 + 4321);
+      expect(data.length).toBeLessThan(ONE_PUT_BYTES);
+      expect(await viaFront().uploadFile("a/piece.mkv", await fileOf(data), "application/octet-stream")).toBe(
+        data.length,
+      );
+      expect(seen).toEqual([`PUT /outputs/a/piece.mkv ${data.length}`]);
+      expect((await read("a/piece.mkv")).equals(data)).toBe(true);
+    });
+
+    it("a file's PUT whose connection breaks is sent again, read afresh from the disk, and the object is whole", async () => {
+      let broken = 0;
+      front.judge((req) => (req.method === "PUT" && broken++ < 2 ? "close" : "pass"));
+      const data = randomBytes(PART_SIZE * 2 + 99);
+      expect(await viaFront().uploadFile("a/again.mkv", await fileOf(data), "application/octet-stream")).toBe(
+        data.length,
+      );
+      expect(broken).toBe(3);
+      expect((await read("a/again.mkv")).equals(data)).toBe(true);
+    });
 
     it("a part whose connection breaks is sent again, and the object is whole", async () => {
       let broken = 0;

@@ -33,8 +33,7 @@ export function readCaptionClip(source: JsonObject, path: string, issues: Issues
   if (f.has("src") === f.has("cues")) issues.errors.push(`${path}: must have exactly one of src and cues`);
   if (cues?.length === 0) f.fail("cues", "must hold at least one cue");
   if (cues) checkOrder(cues, f.fail);
-  const { fontSize, fontColor, fontFamily, fontWeight, textAlign, position, background, outline, shadow } =
-    readStyle(f);
+  const style = readStyle(f);
 
   const required = issues.errors.length === before ? allRead({ id }) : undefined;
   const end = captionClipEnd({ startTime, cues });
@@ -45,15 +44,7 @@ export function readCaptionClip(source: JsonObject, path: string, issues: Issues
           startTime,
           ...(src && { src }),
           ...(cues && { cues }),
-          fontSize,
-          fontColor,
-          fontFamily,
-          fontWeight,
-          textAlign,
-          position,
-          background,
-          ...(outline && { outline }),
-          ...(shadow && { shadow }),
+          ...style,
         }
       : undefined,
     // A caption file's cues are the encoder's to read, so it spans nothing the timeline knows of.

@@ -245,11 +245,12 @@ function readOverlayEffects(
 
 /**
  * The text style's fields (./format.ts STYLE_FIELDS), read in the table's order (the order of
- * their errors) for text and caption clips alike, each with its own table's default. drawtext
- * has no blur: the shadow is drawn sharp, and the client hears of it.
+ * their errors) for text and caption clips alike, each with its own table's default; those
+ * without a value are left out of the clip. drawtext has no blur: the shadow is drawn sharp, and
+ * the client hears of it.
  */
 export function readStyle<T extends typeof STYLE_FIELDS>(f: Fields<T>) {
-  const style = {
+  const { background, outline, shadow, ...always } = {
     fontSize: f.read("fontSize"),
     fontColor: f.read("fontColor"),
     fontFamily: f.read("fontFamily"),
@@ -260,9 +261,9 @@ export function readStyle<T extends typeof STYLE_FIELDS>(f: Fields<T>) {
     outline: f.read("outline"),
     shadow: f.read("shadow"),
   };
-  if ((style.shadow as TextShadow | undefined)?.blur)
+  if ((shadow as TextShadow | undefined)?.blur)
     f.issues.warnings.push(`${f.path("shadow")}.blur: shadow blur is not applied; the shadow is drawn sharp`);
-  return style;
+  return { ...always, ...(background && { background }), ...(outline && { outline }), ...(shadow && { shadow }) };
 }
 
 export function readTextClip(
@@ -276,8 +277,7 @@ export function readTextClip(
   const id = f.read("id");
   const text = f.read("text");
   const { startTime, duration, fadeIn, fadeOut, span } = readTiming(f);
-  const { fontSize, fontColor, fontFamily, fontWeight, textAlign, position, background, outline, shadow } =
-    readStyle(f);
+  const style = readStyle(f);
   const transition = version === "1.1" ? f.read("transition") : undefined;
   checkLayerTransition(f, transition, duration);
 
@@ -286,15 +286,7 @@ export function readTextClip(
     clip: required
       ? {
           ...required,
-          fontSize,
-          fontColor,
-          fontFamily,
-          fontWeight,
-          textAlign,
-          position,
-          ...(background && { background }),
-          ...(outline && { outline }),
-          ...(shadow && { shadow }),
+          ...style,
           fadeIn,
           fadeOut,
           ...(transition && { transition }),

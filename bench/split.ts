@@ -392,7 +392,8 @@ function breakdown(run: JobRun, label: string): Costs {
     if (p[0].part === "audio") audioSeconds = inEncoder;
     else {
       speeds.push(Number(/speed=([\d.]+)x/.exec(ffmpegEnd.detail)![1]));
-      overheads.push(wait + inEncoder - ffmpeg);
+      // The kept part's encode begins before its claim: its overhead is none.
+      overheads.push(Math.max(0, wait + inEncoder - ffmpeg));
     }
     row(`${name}: dispatch wait`, pClaim.encoder, pClaim.at - wait * 1000, wait);
     row(
@@ -400,7 +401,7 @@ function breakdown(run: JobRun, label: string): Costs {
       pClaim.encoder,
       pClaim.at,
       inEncoder,
-      `${at("download") ? `download ${fmt(secondsIn(at("download")))} (beside FFmpeg for a part)` : "its piece read from the splitting encoder's disk"}, FFmpeg ${fmt(ffmpeg)} (${/speed=[\d.]+x/.exec(ffmpegEnd.detail)![0]}), upload ${fmt(secondsIn(at("upload")))}`,
+      `${at("download") ? `download ${fmt(secondsIn(at("download")))} (beside FFmpeg for a part)` : "its piece on the splitting encoder's disk, its encode begun before its claim"}, FFmpeg ${fmt(ffmpeg)} (${/speed=[\d.]+x/.exec(ffmpegEnd.detail)![0]}), upload ${fmt(secondsIn(at("upload")))}`,
     );
     freeAt.set(pClaim.encoder, done.at);
     lastPartDone = Math.max(lastPartDone, done.at);

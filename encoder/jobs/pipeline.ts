@@ -12,6 +12,7 @@ import {
   type ClaimedPart,
   type InternalApi,
 } from "../internal-api";
+import type { HeadStart } from "../split/head-start";
 import type { Uploader } from "../upload/s3";
 import { zipStream } from "../upload/zip";
 import { startHeartbeat } from "./heartbeat";
@@ -31,11 +32,11 @@ export interface RenderContext {
    * Runs another delivery of the job's work in this process, as if it had come here by QStash:
    * claimed, heartbeated and reported on its own. The delivery this context serves answers only
    * once it is done (and keeps its work dir until then), so the encoder's load counts it, and
-   * `input`, a file of that dir the other work reads, stays. Absent where nothing can run beside.
+   * the files of that dir `started` reads and writes stay. Absent where nothing can run beside.
    */
-  alongside?: (delivery: Delivery, input?: string) => void;
-  /** The work's input, already on this disk (its piece, for the part its splitting encoder keeps): storage's copy is not read. */
-  input?: string;
+  alongside?: (delivery: Delivery, started?: HeadStart) => void;
+  /** The part's encode, begun before its claim by the encoder that split the job (the part it keeps): adopted, not begun again. */
+  started?: HeadStart;
 }
 
 export interface RenderResult {
@@ -248,7 +249,7 @@ export function flightKey(delivery: Delivery): string {
  * timer), which no try/catch sees, reaches the process's crash guard, which hands it back here
  * through the scope's `fail`, and the work fails as any other failure would.
  */
-export function processDelivery(deps: PipelineDeps, delivery: Delivery, input?: string): Promise<DeliveryResult> {
+export function processDelivery(deps: PipelineDeps, delivery: Delivery, started?: HeadStart): Promise<DeliveryResult> {
   const { jobId } = delivery;
   const abort = new AbortController();
   let ended = false;
@@ -260,7 +261,7 @@ export function processDelivery(deps: PipelineDeps, delivery: Delivery, input?: 
       return true;
     },
   };
-  return runInJobScope(scope, () => deliver(deps, jobId, workOf(deps, delivery), abort, input)).finally(() => {
+  return runInJobScope(scope, () => deliver(deps, jobId, workOf(deps, delivery), abort, started)).finally(() => {
     ended = true;
   });
 }
@@ -283,7 +284,7 @@ async function deliver<C>(
   jobId: string,
   work: Work<C>,
   abort: AbortController,
-  input: string | undefined,
+  head: HeadStart | undefined,
 ): Promise<DeliveryResult> {
   const started = performance.now();
   let claimed: C;
@@ -327,13 +328,16 @@ async function deliver<C>(
       heartbeat.setDuration(seconds);
     },
     log,
-    input,
-    alongside: (delivery, besideInput) => {
+    started: head,
+    alongside: (delivery, besideStarted) => {
       besides.push(
-        processDelivery(deps, delivery, besideInput).catch((err) =>
-          // No message to deliver it again: the sweep finds the work quiet and dispatches it.
-          deps.log(formatStage(jobId, { stage: "error", message: `work beside it stopped: ${briefly(err)}` }, where)),
-        ),
+        processDelivery(deps, delivery, besideStarted)
+          .catch((err) =>
+            // No message to deliver it again: the sweep finds the work quiet and dispatches it.
+            deps.log(formatStage(jobId, { stage: "error", message: `work beside it stopped: ${briefly(err)}` }, where)),
+          )
+          // Its claim refused, or its work dir not made: the encode begun for it ends here.
+          .finally(() => besideStarted?.stop()),
       );
     },
   };

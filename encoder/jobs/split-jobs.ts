@@ -21,6 +21,7 @@ import { semaphore } from "../concurrency";
 import { type FfmpegCommand, STDIN_INPUT } from "../ffmpeg/args/command";
 import { type ClaimedJob, type ClaimedJoin, type ClaimedPart, type InternalApi, JobGoneError } from "../internal-api";
 import { splittableRecipe, type SplittableRecipe } from "../split/plan";
+import { type HeadStart, headStart } from "../split/head-start";
 import { storedReports } from "../split/stored-reports";
 import type { Uploader } from "../upload/s3";
 import type { HandedOff, RenderContext, RenderResult } from "./pipeline";
@@ -48,8 +49,9 @@ function recipeOf(presetId: string): SplittableRecipe {
  * The split stage (docs/scaling.md#the-split): every task's input cut by stream copy and stored
  * under the job's scratch prefix, the audio's first, then the parts' pieces in order. The plan
  * goes to the Worker with the first input stored, and each input after it as it lands, so the
- * tasks run while the rest are stored. This encoder keeps the first part's task and runs it
- * beside the storing, from the piece on its disk.
+ * tasks run while the rest are stored. This encoder keeps the first part's task: it begins the
+ * part's encode from the piece on its disk as soon as the piece is cut, and the part's delivery,
+ * run beside the storing once the Worker answers it, takes that encode up.
  */
 export async function handOff(
   deps: SplitDeps,
@@ -69,13 +71,14 @@ export async function handOff(
   // rather than share this core with the storing (docs/scaling.md#the-audio).
   const keep = ctx.alongside ? 0 : undefined;
   const keptInput = join(piecesDir, "0.mkv");
+  let head: HeadStart | undefined;
   let kept = false;
   const reports = storedReports(
     async (stored) => {
       const answer = await deps.api.split(job.id, job.claim, plan, stored, keep);
       if (answer.kept && !kept) {
         kept = true;
-        ctx.alongside?.({ jobId: job.id, dispatch: answer.kept.dispatch, part: answer.kept.index }, keptInput);
+        ctx.alongside?.({ jobId: job.id, dispatch: answer.kept.dispatch, part: answer.kept.index }, head);
       }
     },
     (err) => halt.abort(err),
@@ -88,6 +91,7 @@ export async function handOff(
     limit(async () => {
       signal.throwIfAborted();
       await runFfmpeg(command.args, { signal, workDir: ctx.workDir, watchdog: deps.watchdog });
+      if (index === keep) head = beginKept(deps, job.preset, plan, ctx.workDir, keptInput);
       sent.push(key);
       await deps.uploader.uploadFile(key, path, "application/octet-stream", signal);
       stored += 1;
@@ -123,8 +127,11 @@ export async function handOff(
     // heartbeat meanwhile (it refuses it from then on) does not undo that.
     const failed = results.find((result) => result.status === "rejected");
     if (failed) throw signal.aborted ? signal.reason : failed.reason;
+    // The Worker did not keep the part for this encoder: its delivery encodes it.
+    if (!kept) head?.stop();
     return { handedOff: { parts: plan.parts.length, audio: plan.audio }, duration: source.probe.duration };
   } catch (err) {
+    if (!kept) head?.stop();
     // Pieces the Worker never took go with the attempt that stored them. Once it took the plan,
     // the job's scratch is the Worker's to delete when the job ends; a piece that landed after
     // that deletion is this attempt's to delete. A job taken over keeps its pieces: the next
@@ -133,6 +140,20 @@ export async function handOff(
     if (!reports.handedOver() || ended) await Promise.allSettled(sent.map((key) => deps.uploader.deleteObject(key)));
     throw err;
   }
+}
+
+/** The kept part's encode, from its piece on this disk into the pieces' dir, which outlives the part's delivery. */
+function beginKept(deps: SplitDeps, preset: string, plan: SplitPlan, workDir: string, piece: string): HeadStart {
+  const part = plan.parts[0];
+  const out = join(workDir, "pieces", "0.out.nut");
+  return headStart(out, (hooks) =>
+    runFfmpeg(partCommand(recipeOf(preset), plan, part, piece, out).args, {
+      ...hooks,
+      workDir,
+      watchdog: deps.watchdog,
+      durationSeconds: planSeconds(plan, part.frameCount),
+    }),
+  );
 }
 
 /**
@@ -165,12 +186,9 @@ export async function renderPart(deps: SplitDeps, claimed: ClaimedPart, ctx: Ren
     await run(audioTaskCommand(recipe, plan, input, out).args, planSeconds(plan, plan.totalFrames));
     return { path: out };
   }
+  if (ctx.started) return { path: await ctx.started.adopt(ctx) };
   const out = join(ctx.workDir, "part.nut");
   const length = planSeconds(plan, part.frameCount);
-  if (ctx.input) {
-    await run(partCommand(recipe, plan, part, ctx.input, out).args, length);
-    return { path: out };
-  }
   // The piece goes to FFmpeg as it arrives: its download overlaps the encode instead of coming first.
   const piece = await deps.uploader.openObject(partInputKey(claimed.jobId, part.index), ctx.signal);
   const encoded = run(partCommand(recipe, plan, part, STDIN_INPUT, out).args, length, piece);

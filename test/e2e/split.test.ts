@@ -112,8 +112,12 @@ describe("a split job on two encoders", () => {
         return m && task.test(m[1]) ? [m[2]] : [];
       });
     expect(completedOn(/^part 1\//)).toEqual([splitOn]);
-    // From the piece on that encoder's disk: no download of it.
+    // From the piece on that encoder's disk, begun before the claim: no download of it, and its
+    // encode's lines in the part's log all the same.
     expect(linesOf(id).filter((line) => / {2}part 1\/\d+ {2}download /.test(line))).toEqual([]);
+    expect(linesOf(id).filter((line) => / {2}part 1\/\d+ {2}ffmpeg\s+on \S+ {2}finished in /.test(line))).toHaveLength(
+      1,
+    );
     expect(completedOn(/^audio$/)).toHaveLength(1);
     expect(linesOf(id).some((line) => /claim\s+on \S+ .*, join of \d+ parts and the audio$/.test(line))).toBe(true);
 

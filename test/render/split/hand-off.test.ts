@@ -1,9 +1,11 @@
 import { randomUUID } from "node:crypto";
+import { execFile } from "node:child_process";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { AwsClient } from "aws4fetch";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startS3Server } from "../../../dev/cloud/s3-server";
 import { scratchPrefix, taskIndices } from "../../../domain/split";
 import { probeFile } from "../../../encoder/ffmpeg/probe";
@@ -13,7 +15,10 @@ import type { RenderContext } from "../../../encoder/jobs/pipeline";
 import { readSplitFacts } from "../../../encoder/split/facts";
 import { planSplit, splittableRecipe } from "../../../encoder/split/plan";
 import { createUploader } from "../../../encoder/upload/s3";
-import { makeSource } from "../../support/media";
+import type { HeadStart } from "../../../encoder/split/head-start";
+import { ffprobeJson, makeSource } from "../../support/media";
+
+const execFileAsync = promisify(execFile);
 
 /**
  * The split stage against the real local S3 server: what it stores, and that an attempt the
@@ -67,9 +72,14 @@ async function splitWith(
     alongside,
   };
   // A job of its own per case: what one case leaves in the scratch is not the next one's.
-  const job = { id: randomUUID(), claim: 1 } as ClaimedJob;
+  const job = { id: randomUUID(), claim: 1, preset: "mp4_264_240p" } as ClaimedJob;
   const api = { split } as InternalApi;
-  return { jobId: job.id, plan, run: () => handOff({ api, uploader }, job, ctx, { path: source, probe }, plan) };
+  return {
+    jobId: job.id,
+    plan,
+    workDir,
+    run: () => handOff({ api, uploader }, job, ctx, { path: source, probe }, plan),
+  };
 }
 
 describe("the split stage", () => {
@@ -119,10 +129,10 @@ describe("the split stage", () => {
     }
   });
 
-  it("with work able to run beside it, it keeps the first part's task: named in every call, started once with the dispatch the Worker answers, from the piece on its disk", async () => {
+  it("with work able to run beside it, it keeps the first part's task: named in every call, started once with the dispatch the Worker answers, its encode begun from the piece on its disk", async () => {
     const keeps: (number | undefined)[] = [];
-    const besides: { delivery: unknown; input?: string }[] = [];
-    const { jobId, plan, run } = await splitWith(
+    const besides: { delivery: unknown; started?: HeadStart }[] = [];
+    const { jobId, plan, workDir, run } = await splitWith(
       async (_id, _claim, given, stored = [], keep) => {
         keeps.push(keep);
         // As the Worker answers: the kept task, while it waits for its claim.
@@ -131,16 +141,41 @@ describe("the split stage", () => {
           ...(keep !== undefined && stored.includes(keep) ? { kept: { index: keep, dispatch: 4 } } : {}),
         };
       },
-      (delivery, input) => besides.push({ delivery, input }),
+      (delivery, started) => besides.push({ delivery, started }),
     );
     expect(await run()).toMatchObject({ handedOff: { parts: plan.parts.length, audio: true } });
     expect(keeps.length).toBeGreaterThan(1);
     expect(new Set(keeps)).toEqual(new Set([0]));
-    expect(besides).toEqual([{ delivery: { jobId, dispatch: 4, part: 0 }, input: expect.any(String) }]);
-    // The very piece another encoder would fetch, should the kept task be done again elsewhere.
-    const local = await readFile(besides[0].input!);
-    expect(local.length).toBeGreaterThan(0);
+    expect(besides).toEqual([{ delivery: { jobId, dispatch: 4, part: 0 }, started: expect.anything() }]);
+    // The encode from the very piece another encoder would fetch, should the part be done again elsewhere.
+    const local = await readFile(join(workDir, "pieces", "0.mkv"));
     expect(local.equals(await stored(`${scratchPrefix(jobId)}in/0`))).toBe(true);
+    const stages: string[] = [];
+    const out = await besides[0].started!.adopt({
+      signal: new AbortController().signal,
+      onProgress: () => undefined,
+      log: (stage) => stages.push(stage.stage),
+    });
+    // Its stage lines from before the adoption too, so its delivery's log has the whole encode.
+    expect(stages).toEqual(["ffmpeg-start", "ffmpeg-end"]);
+    const counted = await ffprobeJson(out, ["-count_frames"]);
+    expect(Number(counted.streams[0].nb_read_frames)).toBe(plan.parts[0].frameCount);
+  });
+
+  it("a first part the Worker does not keep for it (another encoder claimed it): the encode begun for it is stopped", async () => {
+    const besides: unknown[] = [];
+    const { plan, workDir, run } = await splitWith(
+      async (_id, _claim, given) => ({ parts: given.parts.length }),
+      (delivery) => besides.push(delivery),
+    );
+    expect(await run()).toMatchObject({ handedOff: { parts: plan.parts.length } });
+    expect(besides).toEqual([]);
+    const encoding = () =>
+      execFileAsync("pgrep", ["-f", join(workDir, "pieces", "0.out.nut")]).then(
+        () => true,
+        () => false,
+      );
+    await vi.waitFor(async () => expect(await encoding()).toBe(false), { timeout: 5_000 });
   });
 
   it("the job's heartbeat refused once every input is told (the Worker refuses it from then on): the hand-off stands", async () => {

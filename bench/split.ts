@@ -10,7 +10,8 @@
  * 3. where (e)'s time went, from the encoder's stage lines (encoder/jobs/stage-log.ts);
  * 4. a model from those costs: the time to output of a 10 and a 60 minute source on N encoders,
  *    and the audio's task timed on a pure tone, the AAC encoder's slowest sound.
- * Encoders run with CONCURRENCY=1, as on Fly. BENCH_ROUNDS=N takes the best of N rounds (2: one is within the noise).
+ * Encoders run with CONCURRENCY=1, as on Fly. BENCH_ROUNDS=N takes the best of N rounds (2: one is within the noise),
+ * and prints each round's own ratios, whose cases ran under the same load, with their medians.
  */
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
@@ -268,17 +269,23 @@ try {
   let a = Infinity;
   let b: BareSplit | undefined;
   const best: (JobRun | undefined)[] = cases.map(() => undefined);
+  /** Each round's own ratios: its cases ran minutes apart, under the same load. */
+  const rounds: { ceiling: number; d: number; e: number }[] = [];
   for (let round = 1; round <= ROUNDS; round++) {
     console.log(`Round ${round} of ${ROUNDS} (load average ${load()})`);
-    a = Math.min(a, await bareUnsplit(sourcePath, probe));
+    const unsplit = await bareUnsplit(sourcePath, probe);
+    a = Math.min(a, unsplit);
     const split = await bareSplit(sourcePath, probe);
     if (!b || split.total < b.total) b = split;
-    console.log(`  bare: unsplit ${fmt(a)} s, split ${fmt(split.total)} s`);
+    console.log(`  bare: unsplit ${fmt(unsplit)} s, split ${fmt(split.total)} s`);
+    const totals: number[] = [];
     for (const [i, c] of cases.entries()) {
       const run = await runJob(c);
       console.log(`  ${c.name}: ${fmt(run.total)} s (load average ${load()})`);
+      totals.push(run.total);
       if (!best[i] || run.total < best[i].total) best[i] = run;
     }
+    rounds.push({ ceiling: split.total / unsplit, d: totals[1] / totals[0], e: totals[2] / totals[0] });
   }
   const bare = b!;
   const [c, d, e] = best.map((r) => r!);
@@ -305,6 +312,14 @@ try {
   );
   console.log(
     `\n(c)/(a), the job's overhead unsplit: ${fmt(c.total / a)}; bare parts one by one: ${bare.partSeconds.map((s) => fmt(s)).join(", ")} s`,
+  );
+  const median = (xs: number[]) => {
+    const sorted = [...xs].sort((x, y) => x - y);
+    const mid = Math.floor(sorted.length / 2);
+    return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+  };
+  console.log(
+    `Each round's own ratios (ceiling, (d)/(c), (e)/(c)): ${rounds.map((r) => `${fmt(r.ceiling)}, ${fmt(r.d)}, ${fmt(r.e)}`).join("; ")}; their medians ${fmt(median(rounds.map((r) => r.ceiling)))}, ${fmt(median(rounds.map((r) => r.d)))}, ${fmt(median(rounds.map((r) => r.e)))}`,
   );
   console.log(
     `The bare audio's task over a pure tone instead: ${fmt(tone)} s, ${fmt(tone / bare.audio, 1)}× the music's ${fmt(bare.audio)} s`,

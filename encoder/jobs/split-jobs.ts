@@ -105,7 +105,7 @@ export async function handOff(
   const cuts: Promise<void>[] = [];
   const audio = source.probe.audio[0];
   if (plan.audio && audio) {
-    // The audio's input first: its task is the longest, and it is small.
+    // The audio's input first: it is small, and its task goes to the pool with the plan.
     const path = join(piecesDir, "audio");
     cuts.push(cutAndStore(plan.parts.length, audioInputKey(job.id), path, audioPieceCommand(source.path, audio, path)));
   }

@@ -9,7 +9,6 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { CaptionClip, VideoClip } from "../domain/edl/schema";
 import { validateEdl } from "../domain/edl/validate";
-import { inputArgs } from "../encoder/ffmpeg/args/command";
 import { captionTexts } from "../encoder/timeline/captions";
 import { compileTimeline, fontKey, type TimelineAssets } from "../encoder/timeline/compile";
 import { resolveFont } from "../encoder/timeline/fonts";
@@ -17,7 +16,7 @@ import { GraphBuilder } from "../encoder/timeline/graph";
 import { encodeArgs } from "../encoder/timeline/output-args";
 import { buildVideoTrack } from "../encoder/timeline/video-track";
 import { timeFfmpeg } from "./ffmpeg-time";
-import { drawTextClip, encodePass, GRAPH_THREADS, NAIVE_HEAD, passFile } from "./naive-pass";
+import { drawTextClip, encodePass, GRAPH_THREADS, NAIVE_HEAD, passFile, timeGraph } from "./naive-pass";
 
 const CLIP_SECONDS = 10;
 const FADE = 1;
@@ -72,19 +71,7 @@ export async function bench11(dir: string, assets: TimelineAssets, url: (name: s
     const alone = { ...clip, startTime: 0, transition: undefined };
     const { video, audio } = buildVideoTrack(g, [alone], media, compiled.frame, compiled.fps, CLIP_SECONDS);
     const out = join(dir, `x-seg${i}.mp4`);
-    naive += await timeFfmpeg([
-      ...NAIVE_HEAD,
-      ...g.inputs().flatMap(inputArgs),
-      ...GRAPH_THREADS,
-      "-filter_complex",
-      g.filterGraph(),
-      "-map",
-      video,
-      "-map",
-      audio,
-      ...encode,
-      out,
-    ]);
+    naive += await timeGraph(g, [video, audio], encode, out);
     segments.push(out);
   }
   // The crossfades pairwise: what is joined so far, with the next clip.

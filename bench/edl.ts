@@ -10,7 +10,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { OverlayClip, TextClip, VideoClip } from "../domain/edl/schema";
 import { validateEdl } from "../domain/edl/validate";
-import { inputArgs } from "../encoder/ffmpeg/args/command";
 import { probeFile } from "../encoder/ffmpeg/probe";
 import { compileTimeline, fontKey, type TimelineAssets } from "../encoder/timeline/compile";
 import { resolveFont } from "../encoder/timeline/fonts";
@@ -20,7 +19,7 @@ import { drawOverlay } from "../encoder/timeline/overlays";
 import { buildVideoTrack } from "../encoder/timeline/video-track";
 import { ffmpeg } from "../test/support/media";
 import { bench11 } from "./edl-1-1";
-import { drawTextClip, encodePass, GRAPH_THREADS, NAIVE_HEAD, passFile } from "./naive-pass";
+import { drawTextClip, encodePass, NAIVE_HEAD, passFile, timeGraph } from "./naive-pass";
 import { timeFfmpeg } from "./ffmpeg-time";
 
 const dir = await mkdtemp(join(tmpdir(), "bench-edl-"));
@@ -169,19 +168,7 @@ try {
     const d = (clip.out - clip.in) / clip.speed;
     const { video, audio } = buildVideoTrack(g, [{ ...clip, startTime: 0 }], media, compiled.frame, compiled.fps, d);
     const out = join(dir, `seg${i}.mp4`);
-    naive += await timeFfmpeg([
-      ...NAIVE_HEAD,
-      ...g.inputs().flatMap(inputArgs),
-      ...GRAPH_THREADS,
-      "-filter_complex",
-      g.filterGraph(),
-      "-map",
-      video,
-      "-map",
-      audio,
-      ...encodeArgs(edl.output),
-      out,
-    ]);
+    naive += await timeGraph(g, [video, audio], encodeArgs(edl.output), out);
     segments.push(`file '${out}'`);
   }
   await writeFile(join(dir, "list.txt"), segments.join("\n"));

@@ -1,6 +1,6 @@
 /**
  * The naive pipelines' last pass (bench:edl, 1.0 and 1.1): text drawn over the joined file in one
- * graph, as separate tools would, then encoded. The arguments are the ones both parts time.
+ * graph, as separate tools would, then encoded; and the runs of a graph both parts time.
  */
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -33,6 +33,20 @@ export function drawTextClip(
   return drawText(g, picture, clip, assets.fonts.get(fontKey(clip))!, file);
 }
 
+/** One FFmpeg run of graph `g`, its `maps` encoded by `encode` into `out`: its seconds. */
+export function timeGraph(g: GraphBuilder, maps: string[], encode: string[], out: string): Promise<number> {
+  return timeFfmpeg([
+    ...NAIVE_HEAD,
+    ...g.inputs().flatMap(inputArgs),
+    ...GRAPH_THREADS,
+    "-filter_complex",
+    g.filterGraph(),
+    ...maps.flatMap((label) => ["-map", label]),
+    ...encode,
+    out,
+  ]);
+}
+
 /** The pass itself: the graph over `picture`, the joined file's audio copied through the encode; its seconds. */
 export async function encodePass(
   g: GraphBuilder,
@@ -42,19 +56,7 @@ export async function encodePass(
   out: string,
 ): Promise<number> {
   await Promise.all(writes);
-  return timeFfmpeg([
-    ...NAIVE_HEAD,
-    ...g.inputs().flatMap(inputArgs),
-    ...GRAPH_THREADS,
-    "-filter_complex",
-    g.filterGraph(),
-    "-map",
-    picture,
-    "-map",
-    "0:a",
-    ...encode,
-    out,
-  ]);
+  return timeGraph(g, [picture, "0:a"], encode, out);
 }
 
 export const passFile = (dir: string, name: string) => (line: number) => join(dir, `${name}-${line}.txt`);

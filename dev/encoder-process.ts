@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { EXIT_WITH_PARENT_ARGS, exitWithParentEnv } from "./exit-with-parent";
+import { ENCODER_NODE_FLAGS } from "./node-flags";
 import { PROJECT_ROOT } from "./state";
 import { oneAtATime, watchTrees } from "./watch-trees.mjs";
 
@@ -107,7 +108,14 @@ function startRun(opts: {
   cpu?: string;
 }): Run {
   const started = Date.now();
-  const node = [process.execPath, ...EXIT_WITH_PARENT_ARGS, "--import", "tsx", "encoder/main.ts"];
+  const node = [
+    process.execPath,
+    ...ENCODER_NODE_FLAGS,
+    ...EXIT_WITH_PARENT_ARGS,
+    "--import",
+    "tsx",
+    "encoder/main.ts",
+  ];
   // taskset execs node in its own place (same pid), and the FFmpeg it starts inherits the affinity.
   const [command, ...args] = opts.cpu === undefined ? node : ["taskset", "-c", opts.cpu, ...node];
   const child = spawn(command, args, {

@@ -7,6 +7,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { freePort } from "../../dev/cloud/free-port";
 import { NEON_HTTP_APPLICATION_NAME, NEON_HTTP_POOL_SIZE } from "../../dev/cloud/neon-http";
+import { CLOUD_NODE_FLAGS, ENCODER_NODE_FLAGS } from "../../dev/node-flags";
 import { PROJECT_ROOT } from "../../dev/state";
 import { TERMINAL_STATUSES, type JobListItem } from "../../client";
 import { bodyOf, createApiClient, expectStatus, unchecked } from "../support/api-client";
@@ -334,6 +335,13 @@ describe("npm run dev with no configuration", () => {
       { pid: expect.any(Number), group: true, started: expect.any(String) },
     ]);
     expect(workerOn(port).length).toBeGreaterThan(0);
+    // The run (the local cloud's process) and its encoder carry their V8 flags.
+    const commandLine = async (pid: number) => (await readFile(`/proc/${pid}/cmdline`, "utf8")).split("\0");
+    expect(await commandLine(lock.pid)).toEqual(expect.arrayContaining(CLOUD_NODE_FLAGS));
+    const encoder = (await Promise.all(held.map((p) => commandLine(p.pid)))).find((args) =>
+      args.includes("encoder/main.ts"),
+    );
+    expect(encoder).toEqual(expect.arrayContaining(ENCODER_NODE_FLAGS));
     process.kill(lock.pid, "SIGKILL");
 
     const gone = (p: { pid: number; group: boolean }) => {

@@ -11,7 +11,8 @@
  * 4. a model from those costs: the time to output of a 10 and a 60 minute source on N encoders,
  *    and the audio's task timed on a pure tone, the AAC encoder's slowest sound.
  * Encoders run with CONCURRENCY=1, as on Fly. BENCH_ROUNDS=N takes the best of N rounds (2: one is within the noise),
- * and prints each round's own ratios, whose cases ran under the same load, with their medians.
+ * and prints each round's own ratios, whose cases ran under the same load, with their medians; every
+ * other round runs its steps in the reverse order, so the host's drift does not favour one side.
  */
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
@@ -272,20 +273,33 @@ try {
   /** Each round's own ratios: its cases ran minutes apart, under the same load. */
   const rounds: { ceiling: number; d: number; e: number }[] = [];
   for (let round = 1; round <= ROUNDS; round++) {
-    console.log(`Round ${round} of ${ROUNDS} (load average ${load()})`);
-    const unsplit = await bareUnsplit(sourcePath, probe);
-    a = Math.min(a, unsplit);
-    const split = await bareSplit(sourcePath, probe);
-    if (!b || split.total < b.total) b = split;
-    console.log(`  bare: unsplit ${fmt(unsplit)} s, split ${fmt(split.total)} s`);
+    // Every other round runs its steps in the reverse order: the host's speed drifts over minutes,
+    // and a fixed order would hand that drift to one side of each ratio every time.
+    const reversed = round % 2 === 0;
+    console.log(`Round ${round} of ${ROUNDS}${reversed ? ", in reverse order" : ""} (load average ${load()})`);
+    let unsplit = 0;
+    let split: BareSplit | undefined;
     const totals: number[] = [];
-    for (const [i, c] of cases.entries()) {
-      const run = await runJob(c);
-      console.log(`  ${c.name}: ${fmt(run.total)} s (load average ${load()})`);
-      totals.push(run.total);
-      if (!best[i] || run.total < best[i].total) best[i] = run;
-    }
-    rounds.push({ ceiling: split.total / unsplit, d: totals[1] / totals[0], e: totals[2] / totals[0] });
+    const steps: (() => Promise<void>)[] = [
+      async () => {
+        unsplit = await bareUnsplit(sourcePath, probe);
+        console.log(`  (a) bare, unsplit: ${fmt(unsplit)} s`);
+      },
+      async () => {
+        split = await bareSplit(sourcePath, probe);
+        console.log(`  (b) bare, split: ${fmt(split.total)} s`);
+      },
+      ...cases.map((c, i) => async () => {
+        const run = await runJob(c);
+        console.log(`  ${c.name}: ${fmt(run.total)} s (load average ${load()})`);
+        totals[i] = run.total;
+        if (!best[i] || run.total < best[i].total) best[i] = run;
+      }),
+    ];
+    for (const step of reversed ? steps.reverse() : steps) await step();
+    a = Math.min(a, unsplit);
+    if (!b || split!.total < b.total) b = split;
+    rounds.push({ ceiling: split!.total / unsplit, d: totals[1] / totals[0], e: totals[2] / totals[0] });
   }
   const bare = b!;
   const [c, d, e] = best.map((r) => r!);

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { execFile } from "node:child_process";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { AwsClient } from "aws4fetch";
@@ -163,19 +163,42 @@ describe("the split stage", () => {
   });
 
   it("a first part the Worker does not keep for it (another encoder claimed it): the encode begun for it is stopped", async () => {
+    // An FFmpeg that waits a minute before the kept part's encode, so the stage ends while it runs.
+    const bin = await mkdtemp(join(dir, "bin-"));
+    const pidFile = join(bin, "kept.pid");
+    const ffmpeg = (await execFileAsync("sh", ["-c", "command -v ffmpeg"])).stdout.trim();
+    await writeFile(
+      join(bin, "ffmpeg"),
+      `#!/bin/sh\ncase "$*" in *0.out.nut*) echo $$ > ${pidFile}; exec sleep 60;; esac\nexec ${ffmpeg} "$@"\n`,
+      { mode: 0o755 },
+    );
     const besides: unknown[] = [];
-    const { plan, workDir, run } = await splitWith(
+    const { plan, run } = await splitWith(
       async (_id, _claim, given) => ({ parts: given.parts.length }),
       (delivery) => besides.push(delivery),
     );
-    expect(await run()).toMatchObject({ handedOff: { parts: plan.parts.length } });
+    const path = process.env.PATH;
+    process.env.PATH = `${bin}:${path}`;
+    try {
+      expect(await run()).toMatchObject({ handedOff: { parts: plan.parts.length } });
+    } finally {
+      process.env.PATH = path;
+    }
     expect(besides).toEqual([]);
-    const encoding = () =>
-      execFileAsync("pgrep", ["-f", join(workDir, "pieces", "0.out.nut")]).then(
-        () => true,
-        () => false,
-      );
-    await vi.waitFor(async () => expect(await encoding()).toBe(false), { timeout: 5_000 });
+    const pid = Number(await readFile(pidFile, "utf8"));
+    const running = () => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    try {
+      await vi.waitFor(() => expect(running()).toBe(false), { timeout: 5_000 });
+    } finally {
+      if (running()) process.kill(pid, "SIGKILL");
+    }
   });
 
   it("the job's heartbeat refused once every input is told (the Worker refuses it from then on): the hand-off stands", async () => {

@@ -59,38 +59,41 @@ export async function readSplitFacts(
   streams: { video: number; audio: number | null },
   options: RunOptions,
 ): Promise<SplitFacts | null> {
-  const info = await runFfprobe(
-    [
-      "-v",
-      "error",
-      "-show_entries",
-      "stream=index,codec_type,r_frame_rate,time_base,start_time:stream_side_data=rotation:stream_tags=rotate",
-      "-of",
-      "json",
-      ...inputArgs({ path }),
-    ],
-    options,
-  );
+  // Neither run needs the other's answer: the packets' read, over the whole file, goes on beside the streams'.
+  const [info, packets] = await Promise.all([
+    runFfprobe(
+      [
+        "-v",
+        "error",
+        "-show_entries",
+        "stream=index,codec_type,r_frame_rate,time_base,start_time:stream_side_data=rotation:stream_tags=rotate",
+        "-of",
+        "json",
+        ...inputArgs({ path }),
+      ],
+      options,
+    ),
+    runFfprobe(
+      [
+        "-v",
+        "error",
+        "-select_streams",
+        String(streams.video),
+        "-show_entries",
+        "packet=pts",
+        "-of",
+        "csv=p=0",
+        ...inputArgs({ path }),
+      ],
+      options,
+    ),
+  ]);
   const parsed = JSON.parse(info.stdout) as { streams?: RawStream[] };
   const video = parsed.streams?.find((s) => s.index === streams.video);
   const audio = parsed.streams?.find((s) => s.index === streams.audio);
   const fps = fraction(video?.r_frame_rate);
   const timeBase = fraction(video?.time_base);
   if (!video || !fps || !timeBase) return null;
-  const packets = await runFfprobe(
-    [
-      "-v",
-      "error",
-      "-select_streams",
-      String(streams.video),
-      "-show_entries",
-      "packet=pts",
-      "-of",
-      "csv=p=0",
-      ...inputArgs({ path }),
-    ],
-    options,
-  );
   const frameTimes = frameTimesOf(packets.stdout, timeBase);
   if (!frameTimes) return null;
   const rotation = video.side_data_list?.find((s) => typeof s.rotation === "number")?.rotation;

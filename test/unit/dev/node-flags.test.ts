@@ -16,8 +16,8 @@ describe("dev/node-flags: every command line that streams media through Node car
     expect(words(scripts["start:encoder"])).toEqual(expect.arrayContaining(ENCODER_NODE_FLAGS));
   });
 
-  it("the local cloud's: npm run dev and the benchmarks that host it", () => {
-    for (const name of ["dev", "bench:encode", "bench:split", "bench:load"])
+  it("the local cloud's: npm run dev and the benchmarks that host it in their own process", () => {
+    for (const name of ["dev", "bench:api", "bench:profile", "bench:encode", "bench:split"])
       expect(words(scripts[name]), name).toEqual(expect.arrayContaining(CLOUD_NODE_FLAGS));
   });
 

@@ -174,7 +174,11 @@ describe("the split stage", () => {
     );
     const besides: unknown[] = [];
     const { plan, run } = await splitWith(
-      async (_id, _claim, given) => ({ parts: given.parts.length }),
+      async (_id, _claim, given) => {
+        // The Worker answers once that FFmpeg is up: the stage cannot end before it has begun.
+        await vi.waitFor(() => readFile(pidFile), { timeout: 10_000 });
+        return { parts: given.parts.length };
+      },
       (delivery) => besides.push(delivery),
     );
     const path = process.env.PATH;

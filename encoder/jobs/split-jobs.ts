@@ -71,6 +71,8 @@ export async function handOff(
   // rather than share this core with the storing (docs/scaling.md#the-audio).
   const keep = ctx.alongside ? 0 : undefined;
   const keptInput = join(piecesDir, "0.mkv");
+  // In the pieces' dir, which outlives the part's delivery.
+  const keptOutput = join(piecesDir, "0.out.nut");
   let head: HeadStart | undefined;
   let kept = false;
   const reports = storedReports(
@@ -91,7 +93,7 @@ export async function handOff(
     limit(async () => {
       signal.throwIfAborted();
       await runFfmpeg(command.args, { signal, workDir: ctx.workDir, watchdog: deps.watchdog });
-      if (index === keep) head = beginKept(deps, job.preset, plan, ctx.workDir, keptInput);
+      if (index === keep) head = beginKept(deps, job.preset, plan, ctx.workDir, { piece: keptInput, out: keptOutput });
       sent.push(key);
       await deps.uploader.uploadFile(key, path, "application/octet-stream", signal);
       stored += 1;
@@ -127,11 +129,8 @@ export async function handOff(
     // heartbeat meanwhile (it refuses it from then on) does not undo that.
     const failed = results.find((result) => result.status === "rejected");
     if (failed) throw signal.aborted ? signal.reason : failed.reason;
-    // The Worker did not keep the part for this encoder: its delivery encodes it.
-    if (!kept) head?.stop();
     return { handedOff: { parts: plan.parts.length, audio: plan.audio }, duration: source.probe.duration };
   } catch (err) {
-    if (!kept) head?.stop();
     // Pieces the Worker never took go with the attempt that stored them. Once it took the plan,
     // the job's scratch is the Worker's to delete when the job ends; a piece that landed after
     // that deletion is this attempt's to delete. A job taken over keeps its pieces: the next
@@ -139,15 +138,23 @@ export async function handOff(
     const ended = err instanceof JobGoneError && FINAL_STATUSES.includes(err.status);
     if (!reports.handedOver() || ended) await Promise.allSettled(sent.map((key) => deps.uploader.deleteObject(key)));
     throw err;
+  } finally {
+    // The Worker did not keep the part for this encoder, or the stage failed: the part's delivery encodes it.
+    if (!kept) head?.stop();
   }
 }
 
-/** The kept part's encode, from its piece on this disk into the pieces' dir, which outlives the part's delivery. */
-function beginKept(deps: SplitDeps, preset: string, plan: SplitPlan, workDir: string, piece: string): HeadStart {
+/** The kept part's encode, from its piece on this disk. */
+function beginKept(
+  deps: SplitDeps,
+  preset: string,
+  plan: SplitPlan,
+  workDir: string,
+  files: { piece: string; out: string },
+): HeadStart {
   const part = plan.parts[0];
-  const out = join(workDir, "pieces", "0.out.nut");
-  return headStart(out, (hooks) =>
-    runFfmpeg(partCommand(recipeOf(preset), plan, part, piece, out).args, {
+  return headStart(files.out, (hooks) =>
+    runFfmpeg(partCommand(recipeOf(preset), plan, part, files.piece, files.out).args, {
       ...hooks,
       workDir,
       watchdog: deps.watchdog,

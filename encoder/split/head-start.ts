@@ -16,11 +16,7 @@ export interface EncodeHooks {
  */
 export interface HeadStart {
   /** Resolves with the encoded part's path, or rejects with the encode's failure. */
-  adopt(hooks: {
-    signal: AbortSignal;
-    onProgress(fraction: number): void;
-    log(stage: FfmpegStage): void;
-  }): Promise<string>;
+  adopt(hooks: EncodeHooks): Promise<string>;
   /** Ends an encode no delivery adopted; after an adoption, or the encode's end, it does nothing. */
   stop(): void;
 }
@@ -28,7 +24,7 @@ export interface HeadStart {
 export function headStart(out: string, encode: (hooks: EncodeHooks) => Promise<unknown>): HeadStart {
   const abort = new AbortController();
   const early: FfmpegStage[] = [];
-  let adopted: { onProgress(fraction: number): void; log(stage: FfmpegStage): void } | undefined;
+  let adopted: EncodeHooks | undefined;
   const done = encode({
     signal: abort.signal,
     onProgress: (fraction) => adopted?.onProgress(fraction),

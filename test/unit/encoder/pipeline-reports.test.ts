@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { InternalApiError, JobGoneError, type ClaimedJob, type InternalApi } from "../../../encoder/internal-api";
 import { processDelivery, type PipelineDeps } from "../../../encoder/jobs/pipeline";
+import { headStart } from "../../../encoder/split/head-start";
 import type { Uploader } from "../../../encoder/upload/s3";
 import { jobsOnly } from "../../support/jobs-only";
 
@@ -182,5 +183,25 @@ describe("a job handed off in parts (docs/scaling.md)", () => {
     ).toBe(true);
     expect(lines.some((line) => /cancelled/.test(line))).toBe(false);
     expect(calls).not.toContain("fail");
+  });
+
+  it("the kept part's delivery refused its claim (another encoder holds the part): the encode begun for it is stopped", async () => {
+    const { deps } = pipeline({
+      claimPart: async () => {
+        throw new JobGoneError("processing");
+      },
+    });
+    let encodeSignal: AbortSignal | undefined;
+    const head = headStart(join(workRoot, "0.out.nut"), ({ signal }) => {
+      encodeSignal = signal;
+      return new Promise((_resolve, reject) => signal.addEventListener("abort", () => reject(signal.reason)));
+    });
+    deps.render = jobsOnly(async (_job, ctx) => {
+      ctx.alongside?.({ jobId, dispatch: 1, part: 0 }, head);
+      return { handedOff: { parts: 4, audio: true }, duration: 120 };
+    });
+    // The job's delivery answers once the work beside it is done.
+    expect(await processDelivery(deps, { jobId, dispatch: 0 })).toBe("done");
+    expect(encodeSignal?.aborted).toBe(true);
   });
 });

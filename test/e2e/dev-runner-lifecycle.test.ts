@@ -1,7 +1,7 @@
 import { createServer } from "node:http";
 import { type AddressInfo, createServer as createNetServer, type Socket } from "node:net";
-import { watch } from "node:fs";
-import { chmod, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { execFileSync } from "node:child_process";
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -65,12 +65,12 @@ async function silentServer() {
 }
 
 /** Nothing of a run is left: no Worker on its port, no PostgreSQL on its data, no lock, no state for `npm run admin`. */
-async function expectAllGone(port: number) {
+async function expectAllGone(port: number, dir = dataDir) {
   await waitFor("the Worker's server to be gone", () => (workerOn(port).length === 0 ? true : undefined), 10_000);
   expect(await listening(port)).toBe(false);
-  expect(postgresOf(dataDir)).toEqual([]);
-  expect(await exists(join(dataDir, "in-use.json"))).toBe(false);
-  expect(await exists(join(dataDir, "dev-state.json"))).toBe(false);
+  expect(postgresOf(dir)).toEqual([]);
+  expect(await exists(join(dir, "in-use.json"))).toBe(false);
+  expect(await exists(join(dir, "dev-state.json"))).toBe(false);
 }
 
 describe("npm run dev's start and end", () => {
@@ -254,20 +254,36 @@ describe("npm run dev's start and end", () => {
   });
 
   it('a SIGTERM in the last steps of the start stops it there: no "Ready.", no state left for admin', async () => {
-    const port = await freePort();
-    const dev = startDev(port);
-    // The state for admin is written once the stack is up; the runner's own steps follow it.
-    const watcher = watch(dataDir);
-    await new Promise<void>((resolve) =>
-      watcher.on("change", (_event, name) => name === "dev-state.json" && resolve()),
+    // A data directory of its own, so the sample clip is still to be made, and an ffmpeg on PATH
+    // that holds that one encode: the start cannot pass its samples step until the signal comes,
+    // however quickly the steps after the state's write run on this machine.
+    const dir = await mkdtemp(join(tmpdir(), "dev-runner-last-steps-"));
+    await chmod(dir, 0o755);
+    const bin = join(dir, "bin");
+    await mkdir(bin);
+    const ffmpeg = execFileSync("sh", ["-c", "command -v ffmpeg"], { encoding: "utf8" }).trim();
+    const heldPid = join(dir, "held-ffmpeg.pid");
+    await writeFile(
+      join(bin, "ffmpeg"),
+      `#!/bin/sh\ncase "$*" in *testsrc2=size=1280x720*) echo $$ > ${heldPid}; exec sleep 60;; esac\nexec ${ffmpeg} "$@"\n`,
+      { mode: 0o755 },
     );
-    watcher.close();
-    const runner = await runnerPid();
-    process.kill(runner, "SIGTERM");
-    await waitFor("the runner to end", () => (gone(runner) ? true : undefined), 60_000);
-    expect(dev.output()).toMatch(/Stopping…/);
-    expect(dev.output()).not.toMatch(/Ready\./);
-    await expectAllGone(port);
+    try {
+      const port = await freePort();
+      const dev = spawnDev(devEnv(dir, { PORT: String(port), PATH: `${bin}:${process.env.PATH}` }));
+      const stateWritten = join(dir, "dev-state.json");
+      await waitFor("the state for admin", async () => ((await exists(stateWritten)) ? true : undefined), 60_000);
+      const held = Number(await readFile(heldPid, "utf8"));
+      const runner: number = JSON.parse(await readFile(join(dir, "in-use.json"), "utf8")).pid;
+      process.kill(runner, "SIGTERM");
+      await waitFor("the runner to end", () => (gone(runner) ? true : undefined), 60_000);
+      expect(dev.output()).toMatch(/Stopping…/);
+      expect(dev.output()).not.toMatch(/Ready\./);
+      await expectAllGone(port, dir);
+      expect(gone(held)).toBe(true);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it("a run refused a data directory another run holds leaves no FFmpeg and no partial sample behind; it names DATA_DIR and PORT", async () => {

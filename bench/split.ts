@@ -414,6 +414,13 @@ function breakdown(run: JobRun, label: string): Costs {
   const overheads: number[] = [];
   const speeds: number[] = [];
   let audioSeconds = 0;
+  /** Where a task's input came from, by its download line (none: the kept part's, begun before its claim). */
+  const inputOf = (download: StageLine | undefined) => {
+    if (!download) return "its piece on the splitting encoder's disk, its encode begun before its claim";
+    if (/already on this encoder's disk/.test(download.detail))
+      return "its input on this encoder's disk, where it was cut";
+    return `download ${fmt(secondsIn(download))} (beside FFmpeg for a part)`;
+  };
   for (const p of parts) {
     const at = (stage: string, pattern?: RegExp) =>
       p.find((l) => l.stage === stage && (!pattern || pattern.test(l.detail)));
@@ -436,7 +443,7 @@ function breakdown(run: JobRun, label: string): Costs {
       pClaim.encoder,
       pClaim.at,
       inEncoder,
-      `${at("download") ? `download ${fmt(secondsIn(at("download")))} (beside FFmpeg for a part)` : "its piece on the splitting encoder's disk, its encode begun before its claim"}, FFmpeg ${fmt(ffmpeg)} (${/speed=[\d.]+x/.exec(ffmpegEnd.detail)![0]}), upload ${fmt(secondsIn(at("upload")))}`,
+      `${inputOf(at("download"))}, FFmpeg ${fmt(ffmpeg)} (${/speed=[\d.]+x/.exec(ffmpegEnd.detail)![0]}), upload ${fmt(secondsIn(at("upload")))}`,
     );
     freeAt.set(pClaim.encoder, done.at);
     lastPartDone = Math.max(lastPartDone, done.at);

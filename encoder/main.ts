@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import { encoderDeliveryUrl } from "../domain/jobs";
 import { loadEncoderConfig } from "./config";
 import { installCrashGuard } from "./crash-guard";
@@ -7,6 +8,7 @@ import { createRenderers } from "./jobs/render";
 import { formatStage } from "./jobs/stage-log";
 import { clearLeftovers } from "./leftovers";
 import { createEncoderServer } from "./server";
+import { localPieces } from "./split/local-pieces";
 import { createUploader } from "./upload/s3";
 
 // First, so that a configuration that does not load is reported as any failure outside a job; an error in a job comes after it loaded.
@@ -37,11 +39,13 @@ const uploader = createUploader({
   accessKeyId: config.S3_ACCESS_KEY_ID,
   secretAccessKey: config.S3_SECRET_ACCESS_KEY,
 });
+// Beside the jobs' dirs, on their file system: a kept input is a hard link to the one cut in a job's dir.
+const pieces = await localPieces(join(config.WORK_DIR, "pieces"));
 const server = createEncoderServer(
   {
     api,
     uploader,
-    render: createRenderers(config, { api, uploader }),
+    render: createRenderers(config, { api, uploader, pieces }),
     workRoot: config.WORK_DIR,
     heartbeatMs: config.HEARTBEAT_MS,
     encoderName: config.ENCODER_NAME,

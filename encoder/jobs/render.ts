@@ -3,6 +3,7 @@ import type { EncoderConfig } from "../config";
 import type { Watchdog } from "../ffmpeg/watchdog";
 import type { DownloadPolicy } from "../source/download";
 import type { InternalApi } from "../internal-api";
+import type { LocalPieces } from "../split/local-pieces";
 import type { Uploader } from "../upload/s3";
 import type { Renderers } from "./pipeline";
 import { renderPresetJob, type Splitting } from "./preset-job";
@@ -26,7 +27,10 @@ function ffmpegWatchdog(config: EncoderConfig): Watchdog {
  * Timelines go to the timeline renderer; every other job is a catalogue preset, which a long
  * source may split into parts, each rendered on its own, then joined (docs/scaling.md).
  */
-export function createRenderers(config: EncoderConfig, io: { api: InternalApi; uploader: Uploader }): Renderers {
+export function createRenderers(
+  config: EncoderConfig,
+  io: { api: InternalApi; uploader: Uploader; pieces?: LocalPieces },
+): Renderers {
   const policy = downloadPolicy(config);
   const watchdog = ffmpegWatchdog(config);
   const splitting: Splitting = {

@@ -22,6 +22,7 @@ import { type FfmpegCommand, STDIN_INPUT } from "../ffmpeg/args/command";
 import { type ClaimedJob, type ClaimedJoin, type ClaimedPart, type InternalApi, JobGoneError } from "../internal-api";
 import { splittableRecipe, type SplittableRecipe } from "../split/plan";
 import { type HeadStart, headStart } from "../split/head-start";
+import type { LocalPieces } from "../split/local-pieces";
 import { storedReports } from "../split/stored-reports";
 import type { Uploader } from "../upload/s3";
 import type { HandedOff, RenderContext, RenderResult } from "./pipeline";
@@ -30,6 +31,8 @@ export interface SplitDeps {
   api: InternalApi;
   uploader: Uploader;
   watchdog?: Watchdog;
+  /** The inputs this encoder cut, for its own later tasks of the same job; without it, every task downloads its input. */
+  pieces?: LocalPieces;
 }
 
 /** Inputs cut and stored at once: each cut is a stream copy bound by the disk, and its upload overlaps the next cut. */
@@ -95,7 +98,9 @@ export async function handOff(
       await runFfmpeg(command.args, { signal, workDir: ctx.workDir, watchdog: deps.watchdog });
       if (index === keep) head = beginKept(deps, job.preset, plan, ctx.workDir, { piece: keptInput, out: keptOutput });
       sent.push(key);
-      await deps.uploader.uploadFile(key, path, "application/octet-stream", signal);
+      const { etag } = await deps.uploader.storeFile(key, path, "application/octet-stream", signal);
+      // The kept part's encode reads its piece already; any other task of this job that comes here reads its own.
+      if (index !== keep) await deps.pieces?.keep(key, path, etag);
       stored += 1;
       ctx.onProgress((0.05 * stored) / (plan.parts.length + 1));
       reports.add(index);
@@ -137,6 +142,7 @@ export async function handOff(
     // attempt stores its own under the same keys.
     const ended = err instanceof JobGoneError && FINAL_STATUSES.includes(err.status);
     if (!reports.handedOver() || ended) await Promise.allSettled(sent.map((key) => deps.uploader.deleteObject(key)));
+    await Promise.allSettled(sent.map((key) => deps.pieces?.drop(key)));
     throw err;
   } finally {
     // The Worker did not keep the part for this encoder, or the stage failed: the part's delivery encodes it.
@@ -182,27 +188,45 @@ export async function renderPart(deps: SplitDeps, claimed: ClaimedPart, ctx: Ren
       stdin,
     });
   const started = performance.now();
-  const fetchInput = async (key: string, path: string) => {
-    const bytes = await deps.uploader.downloadFile(key, path, ctx.signal);
-    ctx.log({ stage: "download", bytes, seconds: (performance.now() - started) / 1000 });
+  const logDownload = (bytes: number, onDisk?: true) =>
+    ctx.log({ stage: "download", bytes, seconds: (performance.now() - started) / 1000, onDisk });
+  /** The task's input, when this encoder cut it: read from its disk, released once encoded. */
+  const cutHere = async (key: string) => {
+    const piece = await deps.pieces?.take(key, () => deps.uploader.objectTag(key, ctx.signal));
+    if (piece) logDownload(piece.bytes, true);
+    return piece;
   };
   if (!part) {
-    const input = join(ctx.workDir, "audio");
-    await fetchInput(audioInputKey(claimed.jobId), input);
+    const key = audioInputKey(claimed.jobId);
     const out = join(ctx.workDir, recipe.audioCodec === "libopus" ? "audio.mka" : "audio.m4a");
-    await run(audioTaskCommand(recipe, plan, input, out).args, planSeconds(plan, plan.totalFrames));
+    const encode = (input: string) =>
+      run(audioTaskCommand(recipe, plan, input, out).args, planSeconds(plan, plan.totalFrames));
+    const local = await cutHere(key);
+    if (local) {
+      await encode(local.path).finally(local.release);
+      return { path: out };
+    }
+    const input = join(ctx.workDir, "audio");
+    logDownload(await deps.uploader.downloadFile(key, input, ctx.signal));
+    await encode(input);
     return { path: out };
   }
   if (ctx.started) return { path: await ctx.started.adopt(ctx) };
   const out = join(ctx.workDir, "part.nut");
   const length = planSeconds(plan, part.frameCount);
+  const key = partInputKey(claimed.jobId, part.index);
+  const local = await cutHere(key);
+  if (local) {
+    await run(partCommand(recipe, plan, part, local.path, out).args, length).finally(local.release);
+    return { path: out };
+  }
   // The piece goes to FFmpeg as it arrives: its download overlaps the encode instead of coming first.
-  const piece = await deps.uploader.openObject(partInputKey(claimed.jobId, part.index), ctx.signal);
+  const piece = await deps.uploader.openObject(key, ctx.signal);
   const encoded = run(partCommand(recipe, plan, part, STDIN_INPUT, out).args, length, piece);
   let bytes = 0;
   piece.on("data", (chunk: Buffer) => (bytes += chunk.length));
   // At its close: FFmpeg stops reading once it has the part's frames, before the piece's tail.
-  piece.once("close", () => ctx.log({ stage: "download", bytes, seconds: (performance.now() - started) / 1000 }));
+  piece.once("close", () => logDownload(bytes));
   await encoded;
   return { path: out };
 }

@@ -10,7 +10,7 @@ import type { InternalCall } from "../internal-api";
  */
 export type JobStage =
   | { stage: "claim"; attempt: number; attempts: number; preset: string }
-  | { stage: "download"; bytes: number; seconds: number; asset?: string }
+  | { stage: "download"; bytes: number; seconds: number; asset?: string; onDisk?: true }
   | { stage: "probe"; probe: ProbeSummary; asset?: string }
   | FfmpegStage
   | { stage: "upload"; bytes: number; seconds: number }
@@ -63,7 +63,9 @@ function detail(s: JobStage): string {
     case "claim":
       return `attempt ${s.attempt + 1} of ${s.attempts}, preset ${s.preset}`;
     case "download":
-      return `${forAsset(s.asset)}${formatBytes(s.bytes)} in ${seconds(s.seconds)}`;
+      return s.onDisk
+        ? `${formatBytes(s.bytes)} already on this encoder's disk: it cut this input`
+        : `${forAsset(s.asset)}${formatBytes(s.bytes)} in ${seconds(s.seconds)}`;
     case "probe":
       return `${forAsset(s.asset)}${describeProbe(s.probe)}`;
     case "ffmpeg-start":

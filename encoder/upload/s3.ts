@@ -236,6 +236,37 @@ export function createUploader(config: S3Config) {
     return res.body;
   }
 
+  /**
+   * Uploads a file, and tells what storage tagged it with (its ETag; none for a multipart
+   * upload, whose tag is not one a later HEAD could be checked against here).
+   */
+  async function storeFile(
+    key: string,
+    path: string,
+    contentType: string,
+    signal?: AbortSignal,
+  ): Promise<{ bytes: number; etag: string | undefined }> {
+    try {
+      const { size } = await stat(path);
+      if (size <= ONE_PUT_BYTES) {
+        // Read again for each transmission: a PUT sent again is the same write.
+        const body = () => createReadStream(path, { highWaterMark: 1024 * 1024 });
+        const headers = { "Content-Type": contentType, "Content-Length": String(size) };
+        const answer = await send(objectUrl(key), { method: "PUT", body, headers }, "PUT", signal);
+        return { bytes: size, etag: answer.etag };
+      }
+      const bytes = await uploadStream(
+        key,
+        createReadStream(path, { highWaterMark: 1024 * 1024 }),
+        contentType,
+        signal,
+      );
+      return { bytes, etag: undefined };
+    } catch (err) {
+      throw uploadFailure(err);
+    }
+  }
+
   /** Streams a scratch object into `path`. */
   async function downloadFile(key: string, path: string, signal?: AbortSignal): Promise<number> {
     const file = createWriteStream(path);
@@ -251,20 +282,14 @@ export function createUploader(config: S3Config) {
     async deleteObject(key: string): Promise<void> {
       await send(objectUrl(key), { method: "DELETE" }, "DELETE");
     },
+    storeFile,
     async uploadFile(key: string, path: string, contentType: string, signal?: AbortSignal): Promise<number> {
-      try {
-        const { size } = await stat(path);
-        if (size <= ONE_PUT_BYTES) {
-          // Read again for each transmission: a PUT sent again is the same write.
-          const body = () => createReadStream(path, { highWaterMark: 1024 * 1024 });
-          const headers = { "Content-Type": contentType, "Content-Length": String(size) };
-          await send(objectUrl(key), { method: "PUT", body, headers }, "PUT", signal);
-          return size;
-        }
-        return await uploadStream(key, createReadStream(path, { highWaterMark: 1024 * 1024 }), contentType, signal);
-      } catch (err) {
-        throw uploadFailure(err);
-      }
+      return (await storeFile(key, path, contentType, signal)).bytes;
+    },
+    /** Storage's tag for the object under `key` (a HEAD), or undefined when there is none. */
+    async objectTag(key: string, signal?: AbortSignal): Promise<string | undefined> {
+      const answer = await signedRequest(objectUrl(key), { method: "HEAD" }, signal);
+      return answer.status === 200 ? answer.etag : undefined;
     },
   };
 }

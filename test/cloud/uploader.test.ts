@@ -45,6 +45,22 @@ describe("encoder uploads to the S3 API (aws4fetch)", () => {
     expect((await read("a/small.bin")).equals(data)).toBe(true);
   });
 
+  it("a file stored in one PUT carries storage's tag, which a HEAD reads back until the object is replaced or deleted", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "up-"));
+    await writeFile(join(dir, "one"), randomBytes(4096));
+    await writeFile(join(dir, "two"), randomBytes(4096));
+    const up = uploader();
+    const first = await up.storeFile("a/tagged", join(dir, "one"), "application/octet-stream");
+    expect(first.bytes).toBe(4096);
+    expect(first.etag).toMatch(/\S/);
+    expect(await up.objectTag("a/tagged")).toBe(first.etag);
+    const second = await up.storeFile("a/tagged", join(dir, "two"), "application/octet-stream");
+    expect(second.etag).not.toBe(first.etag);
+    expect(await up.objectTag("a/tagged")).toBe(second.etag);
+    await up.deleteObject("a/tagged");
+    expect(await up.objectTag("a/tagged")).toBeUndefined();
+  });
+
   it("a stream larger than several parts goes up as a multipart upload, in order, in parts of one size as R2 requires", async () => {
     const data = randomBytes(PART_SIZE * 3 + 12345);
     // Chunks of uneven sizes that do not add up to a part, as a ZIP stream's are (a member's header

@@ -119,6 +119,14 @@ describe("a split job on two encoders", () => {
       1,
     );
     expect(completedOn(/^audio$/)).toHaveLength(1);
+    // Every other task read its input from the disk where it was cut when it ran on the
+    // splitting encoder, and downloaded it from storage when it ran on the other.
+    const others = [...new Set(claimed.map((p) => p.part))].filter((n) => n !== 1).map((n) => `part ${n}/`);
+    for (const task of [...others, "audio"]) {
+      const [on] = completedOn(new RegExp(`^${task}`));
+      const input = linesOf(id).find((line) => line.includes(`  ${task}`) && / {2}download\s+on /.test(line));
+      expect(input, task).toMatch(on === splitOn ? /already on this encoder's disk/ : / in \d/);
+    }
     expect(linesOf(id).some((line) => /claim\s+on \S+ .*, join of \d+ parts and the audio$/.test(line))).toBe(true);
 
     const numbers = await readFrameNumbers(await downloaded(c, id));

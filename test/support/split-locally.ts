@@ -6,7 +6,9 @@ import { probeFile } from "../../encoder/ffmpeg/probe";
 import type { ClaimedJob, InternalApi } from "../../encoder/internal-api";
 import type { RenderContext } from "../../encoder/jobs/pipeline";
 import { handOff, renderJoin, renderPart, type SplitDeps } from "../../encoder/jobs/split-jobs";
+import type { JobStage } from "../../encoder/jobs/stage-log";
 import { readSplitFacts } from "../../encoder/split/facts";
+import { localPieces } from "../../encoder/split/local-pieces";
 import { planSplit, splittableRecipe, type SplitSettings } from "../../encoder/split/plan";
 import { createUploader } from "../../encoder/upload/s3";
 
@@ -25,16 +27,15 @@ interface Storage {
  * several encoders) is the e2e suite's; this checks what the parts and the join make of the
  * frames and the sound.
  */
-export function localSplitter(storage: Storage) {
+export function localSplitter(storage: Storage, options: { keepInputs?: boolean } = {}) {
   const uploader = createUploader({ ...storage, region: "auto" });
   const api = { split: async (_id, _claim, plan) => ({ parts: plan.parts.length }) } as Pick<InternalApi, "split">;
-  const deps: SplitDeps = { api: api as InternalApi, uploader };
-  const context = async (dir: string, name: string): Promise<RenderContext> => ({
+  const context = async (dir: string, name: string, stages: JobStage[] = []): Promise<RenderContext> => ({
     workDir: await mkdtemp(join(dir, `${name}-`)),
     signal: new AbortController().signal,
     onProgress: () => undefined,
     onDuration: () => undefined,
-    log: () => undefined,
+    log: (stage) => stages.push(stage),
   });
 
   return async function splitLocally(
@@ -42,30 +43,34 @@ export function localSplitter(storage: Storage) {
     presetId: string,
     dir: string,
     settings: SplitSettings,
-  ): Promise<{ plan: SplitPlan | null; outDir: string; file: string }> {
+  ): Promise<{ plan: SplitPlan | null; outDir: string; file: string; tasksLog: JobStage[][] }> {
+    // As an encoder keeps them (encoder/main.ts): beside the work dirs, on their file system.
+    const pieces = options.keepInputs ? await localPieces(join(dir, "pieces")) : undefined;
+    const deps: SplitDeps = { api: api as InternalApi, uploader, pieces };
     const recipe = splittableRecipe(presetId);
     if (!recipe) throw new Error(`${presetId} does not split`);
     const probe = await probeFile(source);
     if (!probe.video) throw new Error("no video");
     const facts = await readSplitFacts(source, { video: probe.video.index, audio: probe.audio[0]?.index ?? null }, {});
     const plan = facts && planSplit(recipe, probe, facts, settings);
-    if (!plan) return { plan, outDir: dir, file: "" };
+    if (!plan) return { plan, outDir: dir, file: "", tasksLog: [] };
 
     const job = { id: randomUUID(), claim: 1, attempt: 0, accountId: randomUUID(), preset: presetId } as ClaimedJob;
     await handOff(deps, job, await context(dir, "split"), { path: source, probe }, plan);
     // The parts, then the audio's task (index parts.length), as the Worker records them.
     const tasks = [...plan.parts, ...(plan.audio ? [null] : [])];
+    const tasksLog = tasks.map((): JobStage[] => []);
     await Promise.all(
       tasks.map(async (part, index) => {
         const claimed = { jobId: job.id, claim: 1, attempt: 0, accountId: job.accountId, preset: presetId, plan, part };
-        const { path } = await renderPart(deps, claimed, await context(dir, `task-${index}`));
+        const { path } = await renderPart(deps, claimed, await context(dir, `task-${index}`, tasksLog[index]));
         await uploader.uploadFile(partOutputKey(job.id, index), path, "application/octet-stream");
       }),
     );
     const parts = tasks.map((_, index) => ({ index, outputKey: partOutputKey(job.id, index) }));
     const { output } = await renderJoin(deps, { job, plan, parts }, await context(dir, "join"));
     return output.kind === "file"
-      ? { plan, outDir: dirname(output.path), file: output.path.slice(dirname(output.path).length + 1) }
-      : { plan, outDir: output.dir, file: "" };
+      ? { plan, outDir: dirname(output.path), file: output.path.slice(dirname(output.path).length + 1), tasksLog }
+      : { plan, outDir: output.dir, file: "", tasksLog };
   };
 }

@@ -95,6 +95,35 @@ describe("a split H.264 MP4 (mp4_264_480p)", () => {
   });
 });
 
+describe("inputs kept where they were cut (docs/scaling.md#inputs-kept-where-they-were-cut)", () => {
+  it("tasks on the encoder that cut their inputs read them from its disk, not storage, and the output holds every frame once", async () => {
+    const out = await mkdtemp(join(dir, "kept-"));
+    const kept = await localSplitter({ ...s3, bucket: "outputs" }, { keepInputs: true })(
+      source,
+      "mp4_264_480p",
+      out,
+      SETTINGS,
+    );
+    const plan = kept.plan as SplitPlan;
+    const downloads = kept.tasksLog.map((stages) => stages.filter((s) => s.stage === "download"));
+    expect(downloads).toHaveLength(plan.parts.length + 1);
+    for (const [task, lines] of downloads.entries()) {
+      expect(lines, `task ${task}`).toEqual([expect.objectContaining({ onDisk: true })]);
+    }
+    expect(frameOrderProblem(await readFrameNumbers(join(kept.outDir, kept.file)), plan.totalFrames)).toBeNull();
+    expect(await audioDiscontinuities(join(kept.outDir, kept.file), { toneHz: 440 })).toEqual([]);
+    // Each taken input is deleted once encoded.
+    expect(await readdir(join(out, "pieces"))).toEqual([]);
+  });
+
+  it("without them, every task downloads its input from storage", async () => {
+    const downloaded = await encode("mp4_264_480p", "downloaded");
+    for (const stages of downloaded.tasksLog) {
+      expect(stages.filter((s) => s.stage === "download")).toEqual([expect.not.objectContaining({ onDisk: true })]);
+    }
+  });
+});
+
 /** The same preset, encoded whole by the encoder's own path. */
 async function unsplit(presetId: string, name: string, from = source) {
   const outDir = await mkdtemp(join(dir, `${name}-whole-`));

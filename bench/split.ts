@@ -13,11 +13,15 @@
  * Encoders run with CONCURRENCY=1, as on Fly. BENCH_ROUNDS=N runs N rounds (4 by default) of every
  * case; every other round runs its steps in the reverse order, so the host's drift over minutes
  * does not favour one side. The verdicts go on the medians of each round's own ratios, whose cases
- * ran under the same load; the best of each case is printed beside them.
+ * ran under the same load; the best of each case is printed beside them. Then BENCH_PAIRED_ROUNDS
+ * (4) rounds of (c) and (d) at the same moment, one on each core, swapped every round: a second
+ * measure of (d)/(c) that this host's drift, which moves sequential rounds by ±20%, cannot split.
  */
+import { execFile } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
+import { promisify } from "node:util";
 import type { SplitPlan } from "../domain/split";
 import { buildPresetCommands } from "../encoder/ffmpeg/args";
 import {
@@ -40,6 +44,8 @@ import { timeFfmpeg } from "./ffmpeg-time";
 
 const SOURCE_SECONDS = Number(process.env.BENCH_SPLIT_SECONDS ?? 120);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
+/** Rounds of (c) and (d) run at the same moment, each on a core of its own. */
+const PAIRED_ROUNDS = Number(process.env.BENCH_PAIRED_ROUNDS ?? 4);
 const PRESET = "mp4_264_720p";
 /** The job's settings for (d) and (e): parts of about 30 s, as in production. */
 const SPLIT = { minSeconds: 60, partSeconds: 30 };
@@ -302,6 +308,27 @@ try {
     if (!b || split!.total < b.total) b = split;
     rounds.push({ ceiling: split!.total / unsplit, d: totals[1] / totals[0], e: totals[2] / totals[0] });
   }
+  // (d) against (c) a second way: both at the same moment, one on each core, so whatever the
+  // host does to its cores meanwhile it does to both; the cores swap every round, in case one
+  // is slower than the other. The rest of the stack then has no core to itself.
+  const paired: number[] = [];
+  const pin = (c: Case, cpu: string) =>
+    promisify(execFile)("taskset", ["-a", "-p", "-c", cpu, String(c.e2e.stack.encoders[0].pid())]);
+  try {
+    for (let round = 1; round <= PAIRED_ROUNDS; round++) {
+      const [cCore, dCore] = round % 2 ? CORES : [...CORES].reverse();
+      await pin(cases[0], cCore);
+      await pin(cases[1], dCore);
+      const [cRun, dRun] = await Promise.all([runJob(cases[0]), runJob(cases[1])]);
+      paired.push(dRun.total / cRun.total);
+      console.log(
+        `  side by side ${round} of ${PAIRED_ROUNDS}: (c) on core ${cCore} ${fmt(cRun.total)} s, (d) on core ${dCore} ${fmt(dRun.total)} s (load average ${load()})`,
+      );
+    }
+  } finally {
+    await pin(cases[0], CORES[0]);
+    await pin(cases[1], CORES[0]);
+  }
   const bare = b!;
   const [c, d, e] = best.map((r) => r!);
   const tone = await toneAudioTask(bare.made);
@@ -338,6 +365,10 @@ try {
   console.log(
     `| (e) our job, two encoders on a core each, split | ${fmt(e.total)} | ${fmt(e.total / c.total)} | ${each(eRounds)} | ${fmt(median(eRounds))} | ≤ ${fmt(eTarget)}: ${verdict(median(eRounds), eTarget)} |`,
   );
+  if (paired.length > 0)
+    console.log(
+      `| (d)/(c) side by side: both at once, one on each core, the cores swapped every round | | | ${each(paired)} | ${fmt(median(paired))} | ≤ 1.05: ${verdict(median(paired), 1.05)} |`,
+    );
   console.log(
     `\n(c)/(a), the job's overhead unsplit: ${fmt(c.total / a)}; bare parts one by one: ${bare.partSeconds.map((s) => fmt(s)).join(", ")} s`,
   );

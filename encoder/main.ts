@@ -8,7 +8,7 @@ import { createRenderers } from "./jobs/render";
 import { formatStage } from "./jobs/stage-log";
 import { clearLeftovers } from "./leftovers";
 import { createEncoderServer } from "./server";
-import { localPieces } from "./split/local-pieces";
+import { keptScratch } from "./split/kept-scratch";
 import { createUploader } from "./upload/s3";
 
 // First, so that a configuration that does not load is reported as any failure outside a job; an error in a job comes after it loaded.
@@ -40,12 +40,13 @@ const uploader = createUploader({
   secretAccessKey: config.S3_SECRET_ACCESS_KEY,
 });
 // Beside the jobs' dirs, on their file system: a kept input is a hard link to the one cut in a job's dir.
-const pieces = await localPieces(join(config.WORK_DIR, "pieces"));
+const kept = await keptScratch(join(config.WORK_DIR, "kept"));
 const server = createEncoderServer(
   {
     api,
     uploader,
-    render: createRenderers(config, { api, uploader, pieces }),
+    render: createRenderers(config, { api, uploader, kept }),
+    kept,
     workRoot: config.WORK_DIR,
     heartbeatMs: config.HEARTBEAT_MS,
     encoderName: config.ENCODER_NAME,

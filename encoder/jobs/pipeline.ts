@@ -13,6 +13,7 @@ import {
   type InternalApi,
 } from "../internal-api";
 import type { HeadStart } from "../split/head-start";
+import type { KeptScratch } from "../split/kept-scratch";
 import type { Uploader } from "../upload/s3";
 import { zipStream } from "../upload/zip";
 import { startHeartbeat } from "./heartbeat";
@@ -72,6 +73,8 @@ export interface PipelineDeps {
   encoderName: string;
   /** Where the job-stage lines go (stdout in the encoder). */
   log: (line: string) => void;
+  /** The split scratch this encoder stored, kept for its own later tasks (the parts it encoded, for a join here). */
+  kept?: KeptScratch;
 }
 
 /**
@@ -201,8 +204,10 @@ function workOf(deps: PipelineDeps, delivery: Delivery): Work<unknown> {
         const { path } = await deps.render.part(p, ctx);
         const key = partOutputKey(jobId, index);
         const uploadStarted = performance.now();
-        const bytes = await deps.uploader.uploadFile(key, path, "application/octet-stream", ctx.signal);
+        const { bytes, etag } = await deps.uploader.storeFile(key, path, "application/octet-stream", ctx.signal);
         ctx.log({ stage: "upload", bytes, seconds: since(uploadStarted) });
+        // For the join, should it come to this encoder.
+        await deps.kept?.keep(key, path, etag);
         return { key, duration: null };
       },
       complete: (p, key) => deps.api.completePart(jobId, index, p.claim, key),

@@ -3,7 +3,7 @@ import type { EncoderConfig } from "../config";
 import type { Watchdog } from "../ffmpeg/watchdog";
 import type { DownloadPolicy } from "../source/download";
 import type { InternalApi } from "../internal-api";
-import type { LocalPieces } from "../split/local-pieces";
+import type { KeptScratch } from "../split/kept-scratch";
 import type { Uploader } from "../upload/s3";
 import type { Renderers } from "./pipeline";
 import { renderPresetJob, type Splitting } from "./preset-job";
@@ -29,7 +29,7 @@ function ffmpegWatchdog(config: EncoderConfig): Watchdog {
  */
 export function createRenderers(
   config: EncoderConfig,
-  io: { api: InternalApi; uploader: Uploader; pieces?: LocalPieces },
+  io: { api: InternalApi; uploader: Uploader; kept?: KeptScratch },
 ): Renderers {
   const policy = downloadPolicy(config);
   const watchdog = ffmpegWatchdog(config);

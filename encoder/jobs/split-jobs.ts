@@ -22,7 +22,7 @@ import { type FfmpegCommand, STDIN_INPUT } from "../ffmpeg/args/command";
 import { type ClaimedJob, type ClaimedJoin, type ClaimedPart, type InternalApi, JobGoneError } from "../internal-api";
 import { splittableRecipe, type SplittableRecipe } from "../split/plan";
 import { type HeadStart, headStart } from "../split/head-start";
-import type { LocalPieces } from "../split/local-pieces";
+import type { KeptScratch, TakenFile } from "../split/kept-scratch";
 import { storedReports } from "../split/stored-reports";
 import type { Uploader } from "../upload/s3";
 import type { HandedOff, RenderContext, RenderResult } from "./pipeline";
@@ -32,7 +32,7 @@ export interface SplitDeps {
   uploader: Uploader;
   watchdog?: Watchdog;
   /** The inputs this encoder cut, for its own later tasks of the same job; without it, every task downloads its input. */
-  pieces?: LocalPieces;
+  kept?: KeptScratch;
 }
 
 /** Inputs cut and stored at once: each cut is a stream copy bound by the disk, and its upload overlaps the next cut. */
@@ -100,7 +100,7 @@ export async function handOff(
       sent.push(key);
       const { etag } = await deps.uploader.storeFile(key, path, "application/octet-stream", signal);
       // The kept part's encode reads its piece already; any other task of this job that comes here reads its own.
-      if (index !== keep) await deps.pieces?.keep(key, path, etag);
+      if (index !== keep) await deps.kept?.keep(key, path, etag);
       stored += 1;
       ctx.onProgress((0.05 * stored) / (plan.parts.length + 1));
       reports.add(index);
@@ -142,7 +142,7 @@ export async function handOff(
     // attempt stores its own under the same keys.
     const ended = err instanceof JobGoneError && FINAL_STATUSES.includes(err.status);
     if (!reports.handedOver() || ended) await Promise.allSettled(sent.map((key) => deps.uploader.deleteObject(key)));
-    await Promise.allSettled(sent.map((key) => deps.pieces?.drop(key)));
+    await Promise.allSettled(sent.map((key) => deps.kept?.drop(key)));
     throw err;
   } finally {
     // The Worker did not keep the part for this encoder, or the stage failed: the part's delivery encodes it.
@@ -192,7 +192,7 @@ export async function renderPart(deps: SplitDeps, claimed: ClaimedPart, ctx: Ren
     ctx.log({ stage: "download", bytes, seconds: (performance.now() - started) / 1000, onDisk });
   /** The task's input, when this encoder cut it: read from its disk, released once encoded. */
   const cutHere = async (key: string) => {
-    const piece = await deps.pieces?.take(key, () => deps.uploader.objectTag(key, ctx.signal));
+    const piece = await deps.kept?.take(key, () => deps.uploader.objectTag(key, ctx.signal));
     if (piece) logDownload(piece.bytes, true);
     return piece;
   };
@@ -233,39 +233,50 @@ export async function renderPart(deps: SplitDeps, claimed: ClaimedPart, ctx: Ren
 
 /** The join: the parts' video copied end to end, the encoded audio copied in, the preset's packaging. */
 export async function renderJoin(deps: SplitDeps, claimed: ClaimedJoin, ctx: RenderContext): Promise<RenderResult> {
-  const { job, plan } = claimed;
-  const recipe = recipeOf(job.preset);
-  const duration = planSeconds(plan, plan.totalFrames);
-  ctx.onDuration(duration);
+  const { plan } = claimed;
+  ctx.onDuration(planSeconds(plan, plan.totalFrames));
   const limit = semaphore(TRANSFERS_AT_ONCE);
   const started = performance.now();
   const byIndex = new Map(claimed.parts.map((p) => [p.index, p.outputKey]));
-  const partFiles = plan.parts.map((p) => `part-${p.index}.nut`);
-  const fetches = plan.parts.map((p, i) =>
+  const taken: TakenFile[] = [];
+  let downloaded = 0;
+  /** A task's output: from this disk when this encoder made it, downloaded otherwise. */
+  const fetchOutput = (key: string | undefined, name: string) =>
     limit(async () => {
-      const key = byIndex.get(p.index);
       if (!key) throw JobFailure.scratchMissing();
-      return deps.uploader.downloadFile(key, join(ctx.workDir, partFiles[i]), ctx.signal);
-    }),
-  );
-  const audioKey = plan.audio ? byIndex.get(plan.parts.length) : undefined;
-  if (plan.audio && !audioKey) throw JobFailure.scratchMissing();
-  const audioPath = audioKey ? join(ctx.workDir, "audio") : null;
-  if (audioKey && audioPath) fetches.push(limit(() => deps.uploader.downloadFile(audioKey, audioPath, ctx.signal)));
-  const sizes = await Promise.all(fetches);
-  ctx.log({
-    stage: "download",
-    bytes: sizes.reduce((a, b) => a + b, 0),
-    seconds: (performance.now() - started) / 1000,
-  });
+      const local = await deps.kept?.take(key, () => deps.uploader.objectTag(key, ctx.signal));
+      if (local) {
+        taken.push(local);
+        return local.path;
+      }
+      const path = join(ctx.workDir, name);
+      downloaded += await deps.uploader.downloadFile(key, path, ctx.signal);
+      return path;
+    });
+  try {
+    const [partPaths, audioPath] = await Promise.all([
+      Promise.all(plan.parts.map((p) => fetchOutput(byIndex.get(p.index), `part-${p.index}.nut`))),
+      plan.audio ? fetchOutput(byIndex.get(plan.parts.length), "audio") : null,
+    ]);
+    ctx.log({ stage: "download", bytes: downloaded, seconds: (performance.now() - started) / 1000 });
+    return await joinFiles(deps, claimed, ctx, partPaths, audioPath);
+  } finally {
+    await Promise.allSettled(taken.map((file) => file.release()));
+  }
+}
+
+/** The join's FFmpeg over the parts' and the audio's files, and what it made. */
+async function joinFiles(
+  deps: SplitDeps,
+  { job, plan }: ClaimedJoin,
+  ctx: RenderContext,
+  partPaths: string[],
+  audioPath: string | null,
+): Promise<RenderResult> {
+  const recipe = recipeOf(job.preset);
+  const duration = planSeconds(plan, plan.totalFrames);
   const list = join(ctx.workDir, "parts.ffconcat");
-  await writeFile(
-    list,
-    concatList(
-      plan,
-      partFiles.map((f) => join(ctx.workDir, f)),
-    ),
-  );
+  await writeFile(list, concatList(plan, partPaths));
   const outDir = join(ctx.workDir, "out");
   await mkdir(outDir, { recursive: true });
   const file = recipe.kind === "progressive" ? `output.${recipe.container}` : "";

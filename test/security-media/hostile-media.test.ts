@@ -199,7 +199,7 @@ describe.concurrent("sources that trickle forever (a byte a second)", () => {
 
 describe("the encoder's work dir", () => {
   it("holds nothing once every job has ended: no job's dir, no input kept from a split", async () => {
-    expect(await readdir(e2e.workDir)).toEqual(["pieces"]);
-    expect(await readdir(join(e2e.workDir, "pieces"))).toEqual([]);
+    expect(await readdir(e2e.workDir)).toEqual(["kept"]);
+    expect(await readdir(join(e2e.workDir, "kept"))).toEqual([]);
   });
 });

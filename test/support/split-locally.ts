@@ -8,7 +8,7 @@ import type { RenderContext } from "../../encoder/jobs/pipeline";
 import { handOff, renderJoin, renderPart, type SplitDeps } from "../../encoder/jobs/split-jobs";
 import type { JobStage } from "../../encoder/jobs/stage-log";
 import { readSplitFacts } from "../../encoder/split/facts";
-import { localPieces } from "../../encoder/split/local-pieces";
+import { keptScratch } from "../../encoder/split/kept-scratch";
 import { planSplit, splittableRecipe, type SplitSettings } from "../../encoder/split/plan";
 import { createUploader } from "../../encoder/upload/s3";
 
@@ -27,7 +27,7 @@ interface Storage {
  * several encoders) is the e2e suite's; this checks what the parts and the join make of the
  * frames and the sound.
  */
-export function localSplitter(storage: Storage, options: { keepInputs?: boolean } = {}) {
+export function localSplitter(storage: Storage, options: { keep?: boolean } = {}) {
   const uploader = createUploader({ ...storage, region: "auto" });
   const api = { split: async (_id, _claim, plan) => ({ parts: plan.parts.length }) } as Pick<InternalApi, "split">;
   const context = async (dir: string, name: string, stages: JobStage[] = []): Promise<RenderContext> => ({
@@ -43,17 +43,17 @@ export function localSplitter(storage: Storage, options: { keepInputs?: boolean 
     presetId: string,
     dir: string,
     settings: SplitSettings,
-  ): Promise<{ plan: SplitPlan | null; outDir: string; file: string; tasksLog: JobStage[][] }> {
+  ): Promise<{ plan: SplitPlan | null; outDir: string; file: string; tasksLog: JobStage[][]; joinLog: JobStage[] }> {
     // As an encoder keeps them (encoder/main.ts): beside the work dirs, on their file system.
-    const pieces = options.keepInputs ? await localPieces(join(dir, "pieces")) : undefined;
-    const deps: SplitDeps = { api: api as InternalApi, uploader, pieces };
+    const kept = options.keep ? await keptScratch(join(dir, "kept")) : undefined;
+    const deps: SplitDeps = { api: api as InternalApi, uploader, kept };
     const recipe = splittableRecipe(presetId);
     if (!recipe) throw new Error(`${presetId} does not split`);
     const probe = await probeFile(source);
     if (!probe.video) throw new Error("no video");
     const facts = await readSplitFacts(source, { video: probe.video.index, audio: probe.audio[0]?.index ?? null }, {});
     const plan = facts && planSplit(recipe, probe, facts, settings);
-    if (!plan) return { plan, outDir: dir, file: "", tasksLog: [] };
+    if (!plan) return { plan, outDir: dir, file: "", tasksLog: [], joinLog: [] };
 
     const job = { id: randomUUID(), claim: 1, attempt: 0, accountId: randomUUID(), preset: presetId } as ClaimedJob;
     await handOff(deps, job, await context(dir, "split"), { path: source, probe }, plan);
@@ -64,13 +64,23 @@ export function localSplitter(storage: Storage, options: { keepInputs?: boolean 
       tasks.map(async (part, index) => {
         const claimed = { jobId: job.id, claim: 1, attempt: 0, accountId: job.accountId, preset: presetId, plan, part };
         const { path } = await renderPart(deps, claimed, await context(dir, `task-${index}`, tasksLog[index]));
-        await uploader.uploadFile(partOutputKey(job.id, index), path, "application/octet-stream");
+        const key = partOutputKey(job.id, index);
+        // As the encoder's pipeline stores a task's output, and keeps it for a join on the same encoder.
+        const { etag } = await uploader.storeFile(key, path, "application/octet-stream");
+        await kept?.keep(key, path, etag);
       }),
     );
     const parts = tasks.map((_, index) => ({ index, outputKey: partOutputKey(job.id, index) }));
-    const { output } = await renderJoin(deps, { job, plan, parts }, await context(dir, "join"));
+    const joinLog: JobStage[] = [];
+    const { output } = await renderJoin(deps, { job, plan, parts }, await context(dir, "join", joinLog));
     return output.kind === "file"
-      ? { plan, outDir: dirname(output.path), file: output.path.slice(dirname(output.path).length + 1), tasksLog }
-      : { plan, outDir: output.dir, file: "", tasksLog };
+      ? {
+          plan,
+          outDir: dirname(output.path),
+          file: output.path.slice(dirname(output.path).length + 1),
+          tasksLog,
+          joinLog,
+        }
+      : { plan, outDir: output.dir, file: "", tasksLog, joinLog };
   };
 }

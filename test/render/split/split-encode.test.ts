@@ -95,10 +95,10 @@ describe("a split H.264 MP4 (mp4_264_480p)", () => {
   });
 });
 
-describe("inputs kept where they were cut (docs/scaling.md#inputs-kept-where-they-were-cut)", () => {
-  it("tasks on the encoder that cut their inputs read them from its disk, not storage, and the output holds every frame once", async () => {
+describe("scratch kept where it was made (docs/scaling.md#scratch-kept-where-it-was-made)", () => {
+  it("tasks on the encoder that cut their inputs read them from its disk, a join there the parts it encoded; the output holds every frame once", async () => {
     const out = await mkdtemp(join(dir, "kept-"));
-    const kept = await localSplitter({ ...s3, bucket: "outputs" }, { keepInputs: true })(
+    const kept = await localSplitter({ ...s3, bucket: "outputs" }, { keep: true })(
       source,
       "mp4_264_480p",
       out,
@@ -110,14 +110,19 @@ describe("inputs kept where they were cut (docs/scaling.md#inputs-kept-where-the
     for (const [task, lines] of downloads.entries()) {
       expect(lines, `task ${task}`).toEqual([expect.objectContaining({ onDisk: true })]);
     }
+    // Every part and the audio were encoded here: the join downloads nothing.
+    expect(kept.joinLog.filter((s) => s.stage === "download")).toEqual([expect.objectContaining({ bytes: 0 })]);
     expect(frameOrderProblem(await readFrameNumbers(join(kept.outDir, kept.file)), plan.totalFrames)).toBeNull();
     expect(await audioDiscontinuities(join(kept.outDir, kept.file), { toneHz: 440 })).toEqual([]);
-    // Each taken input is deleted once encoded.
-    expect(await readdir(join(out, "pieces"))).toEqual([]);
+    // Each file taken is deleted once used.
+    expect(await readdir(join(out, "kept"))).toEqual([]);
   });
 
-  it("without them, every task downloads its input from storage", async () => {
+  it("without them, every task downloads its input from storage, and the join the parts", async () => {
     const downloaded = await encode("mp4_264_480p", "downloaded");
+    const [joinDownload] = downloaded.joinLog.filter((s) => s.stage === "download");
+    expect(joinDownload).toMatchObject({ bytes: expect.any(Number) });
+    expect((joinDownload as { bytes: number }).bytes).toBeGreaterThan(0);
     for (const stages of downloaded.tasksLog) {
       expect(stages.filter((s) => s.stage === "download")).toEqual([expect.not.objectContaining({ onDisk: true })]);
     }

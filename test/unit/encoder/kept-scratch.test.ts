@@ -3,9 +3,9 @@ import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promis
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { localPieces } from "../../../encoder/split/local-pieces";
+import { keptScratch } from "../../../encoder/split/kept-scratch";
 
-/** docs/scaling.md#inputs-kept-where-they-were-cut */
+/** docs/scaling.md#scratch-kept-where-it-was-made */
 describe("the inputs an encoder cut, kept for its own later tasks", () => {
   let root: string;
   let cut: string;
@@ -19,7 +19,7 @@ describe("the inputs an encoder cut, kept for its own later tasks", () => {
   afterEach(() => rm(root, { recursive: true, force: true }));
 
   it("a piece kept outlives its job's dir, and is taken once, while storage still holds the object it stored", async () => {
-    const pieces = await localPieces(store());
+    const pieces = await keptScratch(store());
     await pieces.keep("scratch/j/in/1", cut, '"tag-1"');
     await rm(join(root, "job-1"), { recursive: true });
     const taken = await pieces.take("scratch/j/in/1", async () => '"tag-1"');
@@ -32,7 +32,7 @@ describe("the inputs an encoder cut, kept for its own later tasks", () => {
   });
 
   it("a piece whose stored object was replaced (another tag) or is gone is not used, and is deleted", async () => {
-    const pieces = await localPieces(store());
+    const pieces = await keptScratch(store());
     await pieces.keep("a", cut, '"tag-1"');
     expect(await pieces.take("a", async () => '"tag-2"')).toBeUndefined();
     await writeFile(join(root, "job-1", "2.mkv"), "piece two");
@@ -48,14 +48,14 @@ describe("the inputs an encoder cut, kept for its own later tasks", () => {
   });
 
   it("nothing is kept without storage's tag for it (a multipart upload's)", async () => {
-    const pieces = await localPieces(store());
+    const pieces = await keptScratch(store());
     await pieces.keep("a", cut, undefined);
     expect(await readdir(store())).toEqual([]);
     expect(await pieces.take("a", async () => undefined)).toBeUndefined();
   });
 
   it("a piece not taken in time is deleted; a dropped one at once; a new store starts empty", async () => {
-    const pieces = await localPieces(store(), 50);
+    const pieces = await keptScratch(store(), 50);
     await pieces.keep("a", cut, '"t"');
     await new Promise((r) => setTimeout(r, 150));
     expect(await readdir(store())).toEqual([]);
@@ -67,12 +67,12 @@ describe("the inputs an encoder cut, kept for its own later tasks", () => {
 
     await pieces.keep("c", cut, '"t"');
     expect(await readdir(store())).toHaveLength(1);
-    await localPieces(store());
+    await keptScratch(store());
     expect(await readdir(store())).toEqual([]);
   });
 
   it("keeping a key again replaces the piece kept under it", async () => {
-    const pieces = await localPieces(store());
+    const pieces = await keptScratch(store());
     await pieces.keep("a", cut, '"old"');
     const again = join(root, "job-1", "again.mkv");
     await writeFile(again, "piece one, cut again");

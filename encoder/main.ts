@@ -39,7 +39,7 @@ const uploader = createUploader({
   accessKeyId: config.S3_ACCESS_KEY_ID,
   secretAccessKey: config.S3_SECRET_ACCESS_KEY,
 });
-// Beside the jobs' dirs, on their file system: a kept input is a hard link to the one cut in a job's dir.
+// Beside the deliveries' dirs, on their file system: a kept file is a hard link to one made in such a dir.
 const kept = await keptScratch(join(config.WORK_DIR, "kept"));
 const server = createEncoderServer(
   {

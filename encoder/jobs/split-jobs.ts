@@ -31,7 +31,7 @@ export interface SplitDeps {
   api: InternalApi;
   uploader: Uploader;
   watchdog?: Watchdog;
-  /** The inputs this encoder cut, for its own later tasks of the same job; without it, every task downloads its input. */
+  /** The split scratch this encoder stored (inputs it cut, outputs it encoded), for its own later tasks of the job; without it, every task downloads. */
   kept?: KeptScratch;
 }
 
@@ -253,14 +253,15 @@ export async function renderJoin(deps: SplitDeps, claimed: ClaimedJoin, ctx: Ren
       downloaded += await deps.uploader.downloadFile(key, path, ctx.signal);
       return path;
     });
+  const parts = plan.parts.map((p) => fetchOutput(byIndex.get(p.index), `part-${p.index}.nut`));
+  const audio = plan.audio ? fetchOutput(byIndex.get(plan.parts.length), "audio") : Promise.resolve(null);
   try {
-    const [partPaths, audioPath] = await Promise.all([
-      Promise.all(plan.parts.map((p) => fetchOutput(byIndex.get(p.index), `part-${p.index}.nut`))),
-      plan.audio ? fetchOutput(byIndex.get(plan.parts.length), "audio") : null,
-    ]);
+    const [partPaths, audioPath] = await Promise.all([Promise.all(parts), audio]);
     ctx.log({ stage: "download", bytes: downloaded, seconds: (performance.now() - started) / 1000 });
     return await joinFiles(deps, claimed, ctx, partPaths, audioPath);
   } finally {
+    // After one failed, the others may still be taking files: each is released once all are done.
+    await Promise.allSettled([...parts, audio]);
     await Promise.allSettled(taken.map((file) => file.release()));
   }
 }

@@ -116,6 +116,32 @@ describe("client.upload", () => {
     expect(single).toMatchObject({ status: "completed", size: 3000 });
   });
 
+  it("its creation is asked once more when no answer came (a connection closed as it was reused), and only once", async () => {
+    const account = await newAccount("pro");
+    const lost = (times: number) => {
+      let posts = 0;
+      const fetchLosing: typeof fetch = async (input, init) => {
+        // openapi-fetch hands fetch a Request: its method and URL are there, not in init.
+        const method = init?.method ?? (input instanceof Request ? input.method : "GET");
+        const url = new URL(input instanceof Request ? input.url : String(input));
+        if (method === "POST" && url.pathname.endsWith("/uploads") && ++posts <= times) {
+          throw new TypeError("fetch failed", { cause: new Error("other side closed") });
+        }
+        return fetch(input, init);
+      };
+      return {
+        api: createVepClient({ baseUrl: stack.apiUrl, apiKey: account.apiKey, fetch: fetchLosing }),
+        posts: () => posts,
+      };
+    };
+    const once = lost(1);
+    expect(await once.api.upload(new Uint8Array(100))).toMatchObject({ status: "completed", size: 100 });
+    expect(once.posts()).toBe(2);
+    const always = lost(Infinity);
+    await expect(always.api.upload(new Uint8Array(100))).rejects.toThrow(/could not be reached: other side closed/);
+    expect(always.posts()).toBe(2);
+  });
+
   it("a stream without its size, or shorter or longer than it, is refused with the reason", async () => {
     const { api, puts } = await clientFor();
     await expect(api.upload(Readable.from([new Uint8Array(10)]))).rejects.toThrow(/needs its size/);

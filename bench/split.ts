@@ -312,8 +312,9 @@ try {
   // host does to its cores meanwhile it does to both; the cores swap every round, in case one
   // is slower than the other. The rest of the stack then has no core to itself.
   const paired: number[] = [];
+  const taskset = promisify(execFile);
   const pin = (c: Case, cpu: string) =>
-    promisify(execFile)("taskset", ["-a", "-p", "-c", cpu, String(c.e2e.stack.encoders[0].pid())]);
+    taskset("taskset", ["-a", "-p", "-c", cpu, String(c.e2e.stack.encoders[0].pid())]);
   try {
     for (let round = 1; round <= PAIRED_ROUNDS; round++) {
       const [cCore, dCore] = round % 2 ? CORES : [...CORES].reverse();

@@ -42,6 +42,10 @@ const TRANSFERS_AT_ONCE = 4;
 
 const planSeconds = (plan: SplitPlan, frames: number) => (frames * plan.fps.den) / plan.fps.num;
 
+/** The scratch file stored under `key`, from this disk when this encoder stored it and storage still holds that one. */
+const takeKept = (deps: SplitDeps, key: string, signal: AbortSignal) =>
+  deps.kept?.take(key, () => deps.uploader.objectTag(key, signal));
+
 function recipeOf(presetId: string): SplittableRecipe {
   const recipe = splittableRecipe(presetId);
   if (!recipe) throw JobFailure.internal(new Error(`preset ${presetId} does not split`));
@@ -192,7 +196,7 @@ export async function renderPart(deps: SplitDeps, claimed: ClaimedPart, ctx: Ren
     ctx.log({ stage: "download", bytes, seconds: (performance.now() - started) / 1000, onDisk });
   /** The task's input, when this encoder cut it: read from its disk, released once encoded. */
   const cutHere = async (key: string) => {
-    const piece = await deps.kept?.take(key, () => deps.uploader.objectTag(key, ctx.signal));
+    const piece = await takeKept(deps, key, ctx.signal);
     if (piece) logDownload(piece.bytes, true);
     return piece;
   };
@@ -244,7 +248,7 @@ export async function renderJoin(deps: SplitDeps, claimed: ClaimedJoin, ctx: Ren
   const fetchOutput = (key: string | undefined, name: string) =>
     limit(async () => {
       if (!key) throw JobFailure.scratchMissing();
-      const local = await deps.kept?.take(key, () => deps.uploader.objectTag(key, ctx.signal));
+      const local = await takeKept(deps, key, ctx.signal);
       if (local) {
         taken.push(local);
         return local.path;

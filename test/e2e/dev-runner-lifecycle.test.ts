@@ -1,13 +1,13 @@
 import { createServer } from "node:http";
 import { type AddressInfo, createServer as createNetServer, type Socket } from "node:net";
-import { execFileSync } from "node:child_process";
-import { chmod, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { chmod, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../../dev/cloud/free-port";
 import { close, listen } from "../../dev/cloud/listen";
 import { processCommand, processStartTime } from "../../dev/cloud/processes";
+import { heldFfmpeg, running } from "../support/held-ffmpeg";
 import {
   ctrlC,
   ctrlCWhileBusy,
@@ -40,14 +40,7 @@ const startDev = (port: number, extra: Record<string, string> = {}) =>
 /** The runner's own process (under npm), as its lock names it. */
 const runnerPid = async (): Promise<number> => JSON.parse(await readFile(join(dataDir, "in-use.json"), "utf8")).pid;
 
-function gone(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return false;
-  } catch {
-    return true;
-  }
-}
+const gone = (pid: number) => !running(pid);
 
 /** A server that accepts connections and never says a word. */
 async function silentServer() {
@@ -259,28 +252,20 @@ describe("npm run dev's start and end", () => {
     // however quickly the steps after the state's write run on this machine.
     const dir = await mkdtemp(join(tmpdir(), "dev-runner-last-steps-"));
     await chmod(dir, 0o755);
-    const bin = join(dir, "bin");
-    await mkdir(bin);
-    const ffmpeg = execFileSync("sh", ["-c", "command -v ffmpeg"], { encoding: "utf8" }).trim();
-    const heldPid = join(dir, "held-ffmpeg.pid");
-    await writeFile(
-      join(bin, "ffmpeg"),
-      `#!/bin/sh\ncase "$*" in *testsrc2=size=1280x720*) echo $$ > ${heldPid}; exec sleep 60;; esac\nexec ${ffmpeg} "$@"\n`,
-      { mode: 0o755 },
-    );
+    const held = await heldFfmpeg(dir, "testsrc2=size=1280x720");
     try {
       const port = await freePort();
-      const dev = spawnDev(devEnv(dir, { PORT: String(port), PATH: `${bin}:${process.env.PATH}` }));
+      const dev = spawnDev(devEnv(dir, { PORT: String(port), PATH: held.path }));
       const stateWritten = join(dir, "dev-state.json");
       await waitFor("the state for admin", async () => ((await exists(stateWritten)) ? true : undefined), 60_000);
-      const held = Number(await readFile(heldPid, "utf8"));
+      const heldPid = await held.pid();
       const runner: number = JSON.parse(await readFile(join(dir, "in-use.json"), "utf8")).pid;
       process.kill(runner, "SIGTERM");
       await waitFor("the runner to end", () => (gone(runner) ? true : undefined), 60_000);
       expect(dev.output()).toMatch(/Stopping…/);
       expect(dev.output()).not.toMatch(/Ready\./);
       await expectAllGone(port, dir);
-      expect(gone(held)).toBe(true);
+      expect(gone(heldPid)).toBe(true);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

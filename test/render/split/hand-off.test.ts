@@ -1,10 +1,8 @@
 import { randomUUID } from "node:crypto";
-import { execFile } from "node:child_process";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { AwsClient } from "aws4fetch";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startS3Server } from "../../../dev/cloud/s3-server";
 import { scratchPrefix, taskIndices } from "../../../domain/split";
@@ -16,9 +14,8 @@ import { readSplitFacts } from "../../../encoder/split/facts";
 import { planSplit, splittableRecipe } from "../../../encoder/split/plan";
 import { createUploader } from "../../../encoder/upload/s3";
 import type { HeadStart } from "../../../encoder/split/head-start";
+import { heldFfmpeg, running } from "../../support/held-ffmpeg";
 import { ffprobeJson, makeSource } from "../../support/media";
-
-const execFileAsync = promisify(execFile);
 
 /**
  * The split stage against the real local S3 server: what it stores, and that an attempt the
@@ -164,44 +161,29 @@ describe("the split stage", () => {
 
   it("a first part the Worker does not keep for it (another encoder claimed it): the encode begun for it is stopped", async () => {
     // An FFmpeg that waits a minute before the kept part's encode, so the stage ends while it runs.
-    const bin = await mkdtemp(join(dir, "bin-"));
-    const pidFile = join(bin, "kept.pid");
-    const ffmpeg = (await execFileAsync("sh", ["-c", "command -v ffmpeg"])).stdout.trim();
-    await writeFile(
-      join(bin, "ffmpeg"),
-      `#!/bin/sh\ncase "$*" in *0.out.nut*) echo $$ > ${pidFile}; exec sleep 60;; esac\nexec ${ffmpeg} "$@"\n`,
-      { mode: 0o755 },
-    );
+    const held = await heldFfmpeg(dir, "0.out.nut");
     const besides: unknown[] = [];
     const { plan, run } = await splitWith(
       async (_id, _claim, given) => {
         // The Worker answers once that FFmpeg is up: the stage cannot end before it has begun.
-        await vi.waitFor(() => readFile(pidFile), { timeout: 10_000 });
+        await vi.waitFor(() => readFile(held.pidFile), { timeout: 10_000 });
         return { parts: given.parts.length };
       },
       (delivery) => besides.push(delivery),
     );
     const path = process.env.PATH;
-    process.env.PATH = `${bin}:${path}`;
+    process.env.PATH = held.path;
     try {
       expect(await run()).toMatchObject({ handedOff: { parts: plan.parts.length } });
     } finally {
       process.env.PATH = path;
     }
     expect(besides).toEqual([]);
-    const pid = Number(await readFile(pidFile, "utf8"));
-    const running = () => {
-      try {
-        process.kill(pid, 0);
-        return true;
-      } catch {
-        return false;
-      }
-    };
+    const pid = await held.pid();
     try {
-      await vi.waitFor(() => expect(running()).toBe(false), { timeout: 5_000 });
+      await vi.waitFor(() => expect(running(pid)).toBe(false), { timeout: 5_000 });
     } finally {
-      if (running()) process.kill(pid, "SIGKILL");
+      if (running(pid)) process.kill(pid, "SIGKILL");
     }
   });
 

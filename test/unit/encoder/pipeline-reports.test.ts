@@ -1,10 +1,12 @@
-import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { partOutputKey, type SplitPlan } from "../../../domain/split";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { InternalApiError, JobGoneError, type ClaimedJob, type InternalApi } from "../../../encoder/internal-api";
 import { processDelivery, type PipelineDeps } from "../../../encoder/jobs/pipeline";
 import { headStart } from "../../../encoder/split/head-start";
+import { keptScratch } from "../../../encoder/split/kept-scratch";
 import type { Uploader } from "../../../encoder/upload/s3";
 import { jobsOnly } from "../../support/jobs-only";
 
@@ -183,6 +185,48 @@ describe("a job handed off in parts (docs/scaling.md)", () => {
     ).toBe(true);
     expect(lines.some((line) => /cancelled/.test(line))).toBe(false);
     expect(calls).not.toContain("fail");
+  });
+
+  it("a part's encoded output, once stored, is kept on this disk with storage's tag, for a join that comes here", async () => {
+    const plan = { parts: [{ index: 0 }, { index: 1 }], audio: false } as unknown as SplitPlan;
+    const completed: string[] = [];
+    const { deps } = pipeline({
+      claimPart: async () => ({
+        jobId,
+        claim: 1,
+        attempt: 0,
+        accountId: "acct",
+        preset: "mp4_264_720p",
+        plan,
+        part: plan.parts[1],
+      }),
+      partHeartbeat: async () => ({ status: "processing" }),
+      completePart: async (_id, _index, _claim, key) => {
+        completed.push(key);
+        return { status: "done" };
+      },
+    });
+    deps.uploader = {
+      storeFile: async (_key: string, path: string) => ({ bytes: (await readFile(path)).length, etag: '"stored"' }),
+    } as unknown as Uploader;
+    deps.kept = await keptScratch(join(workRoot, "kept"));
+    deps.render = {
+      ...jobsOnly(async () => {
+        throw new Error("not a job");
+      }),
+      part: async (_part, ctx) => {
+        const path = join(ctx.workDir, "part.nut");
+        await writeFile(path, "part one's frames");
+        return { path };
+      },
+    };
+    expect(await processDelivery(deps, { jobId, dispatch: 1, part: 1 })).toBe("done");
+    expect(completed).toEqual([partOutputKey(jobId, 1)]);
+    // The part's work dir is gone; the kept file is not, and storage's tag is the one it was stored with.
+    const taken = await deps.kept.take(partOutputKey(jobId, 1), async () => '"stored"');
+    expect(await readFile(taken!.path, "utf8")).toBe("part one's frames");
+    await taken!.release();
+    await rm(join(workRoot, "kept"), { recursive: true });
   });
 
   it("the kept part's delivery refused its claim (another encoder holds the part): the encode begun for it is stopped", async () => {

@@ -30,7 +30,10 @@ export interface SplitPlan {
   width: number;
   sampleAspect: number;
   totalFrames: number;
-  /** Every part but the last is a whole number of these, so the keyframe grid runs on across the joins. */
+  /**
+   * A ladder's keyframe interval: its parts but the last are whole numbers of these, so the grid
+   * runs on across the joins. A single file's (2 s) only bounds its parts' length from below.
+   */
   gopFrames: number;
   parts: SplitPart[];
   /**

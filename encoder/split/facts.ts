@@ -8,6 +8,8 @@ export interface SplitFacts {
   fps: FrameRate;
   /** Presentation times of every video frame, in seconds, in order. */
   frameTimes: number[];
+  /** The frames (indices into frameTimes) a decode can start from: the source's keyframes, in order. */
+  keyframes: number[];
   /** Whether consecutive frames are always one frame period apart (within a quarter period). */
   constantRate: boolean;
   rotated: boolean;
@@ -30,18 +32,25 @@ function fraction(value: string | undefined): FrameRate | null {
   return Number.isInteger(num) && Number.isInteger(den) && num > 0 && den > 0 ? { num, den } : null;
 }
 
-/** Pure: the frame times from ffprobe's `pts` column, in the stream's time base; null when a packet has none. */
-export function frameTimesOf(ptsColumn: string, timeBase: FrameRate): number[] | null {
-  const ticks: number[] = [];
-  for (const line of ptsColumn.split("\n")) {
-    const value = line.split(",")[0]?.trim();
-    if (!value) continue;
+/** Pure: the frame times (seconds) and keyframes, from ffprobe's `pts,flags` columns in the stream's time base; null when a packet has no time. */
+export function framesOf(
+  packetColumns: string,
+  timeBase: FrameRate,
+): { frameTimes: number[]; keyframes: number[] } | null {
+  const packets: { pts: number; key: boolean }[] = [];
+  for (const line of packetColumns.split("\n")) {
+    const [value, flags = ""] = line.split(",");
+    if (!value?.trim()) continue;
     const pts = Number(value);
     if (!Number.isFinite(pts)) return null;
-    ticks.push(pts);
+    packets.push({ pts, key: flags.includes("K") });
   }
-  ticks.sort((a, b) => a - b);
-  return ticks.map((t) => (t * timeBase.num) / timeBase.den);
+  // Packets come in decode order; with B-frames, presentation order differs.
+  packets.sort((a, b) => a.pts - b.pts);
+  return {
+    frameTimes: packets.map((p) => (p.pts * timeBase.num) / timeBase.den),
+    keyframes: packets.flatMap((p, i) => (p.key ? [i] : [])),
+  };
 }
 
 /** Pure: every step between frames one period long, give or take a quarter of one. */
@@ -80,7 +89,7 @@ export async function readSplitFacts(
         "-select_streams",
         String(streams.video),
         "-show_entries",
-        "packet=pts",
+        "packet=pts,flags",
         "-of",
         "csv=p=0",
         ...inputArgs({ path }),
@@ -94,14 +103,14 @@ export async function readSplitFacts(
   const fps = fraction(video?.r_frame_rate);
   const timeBase = fraction(video?.time_base);
   if (!video || !fps || !timeBase) return null;
-  const frameTimes = frameTimesOf(packets.stdout, timeBase);
-  if (!frameTimes) return null;
+  const frames = framesOf(packets.stdout, timeBase);
+  if (!frames) return null;
   const rotation = video.side_data_list?.find((s) => typeof s.rotation === "number")?.rotation;
   const audioStart = audio ? Number(audio.start_time) : null;
   return {
     fps,
-    frameTimes,
-    constantRate: isConstantRate(frameTimes, fps),
+    ...frames,
+    constantRate: isConstantRate(frames.frameTimes, fps),
     rotated: Math.abs(rotation ?? Number(video.tags?.rotate ?? 0)) % 360 !== 0,
     audioStart: audioStart !== null && Number.isFinite(audioStart) ? audioStart : null,
   };

@@ -11,8 +11,8 @@ export interface SplitSettings {
   partSeconds: number;
 }
 
-/** A progressive preset's parts are whole multiples of this, so its joins fall on a regular grid. */
-const PROGRESSIVE_GRID_SECONDS = 2;
+/** A single file's parts are this long at least, and whole multiples of it where no source keyframe is near their end. */
+const PROGRESSIVE_UNIT_SECONDS = 2;
 
 export type SplittableRecipe = ProgressiveRecipe | LadderRecipe;
 
@@ -33,14 +33,59 @@ export function splittableRecipe(presetId: string): SplittableRecipe | null {
 
 /** Frames per keyframe interval: the ladder's own, or the progressive grid. */
 export function gopFramesOf(recipe: SplittableRecipe, fps: { num: number; den: number }): number {
-  const seconds = recipe.kind === "ladder" ? recipe.gopSeconds : PROGRESSIVE_GRID_SECONDS;
+  const seconds = recipe.kind === "ladder" ? recipe.gopSeconds : PROGRESSIVE_UNIT_SECONDS;
   return Math.max(1, Math.round((seconds * fps.num) / fps.den));
+}
+
+/** A part's end moves to a source keyframe at most this share of a part away from where it would fall. */
+const SNAP_SHARE = 1 / 4;
+
+/** The first index of a sorted list whose value is at least `value`. */
+function firstAtLeast(sorted: readonly number[], value: number): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (sorted[mid] < value) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * Pure: where each part starts (frame numbers; the first is 0). A part is `partFrames` long,
+ * or ends instead on the keyframe of `keyframes` nearest that end within SNAP_SHARE of a part,
+ * so the next part's piece starts on its first frame and no frame before it is decoded for
+ * nothing. The rest after the last start makes the last part, at least `minFrames` long.
+ */
+function partStarts(
+  totalFrames: number,
+  partFrames: number,
+  minFrames: number,
+  keyframes: readonly number[],
+): number[] {
+  const starts = [0];
+  const reach = Math.floor(partFrames * SNAP_SHARE);
+  for (;;) {
+    const start = starts[starts.length - 1];
+    const end = start + partFrames;
+    if (totalFrames - end < minFrames) return starts;
+    const lowest = Math.max(end - reach, start + minFrames);
+    const highest = Math.min(end + reach, totalFrames - minFrames);
+    let snapped: number | undefined;
+    for (let i = firstAtLeast(keyframes, lowest); i < keyframes.length && keyframes[i] <= highest; i++) {
+      if (snapped === undefined || Math.abs(keyframes[i] - end) < Math.abs(snapped - end)) snapped = keyframes[i];
+    }
+    starts.push(snapped ?? end);
+  }
 }
 
 /**
  * Pure: the parts of a source, or null when it is encoded whole (too short, not a constant
- * frame rate, rotated, no video). Every part but the last is a whole number of keyframe
- * intervals, and the last takes what remains (at least one interval: a shorter tail joins the
+ * frame rate, rotated, no video). A ladder's parts are whole numbers of its keyframe interval,
+ * so its segments fall where the unsplit encode has them; a single file's are not bound to a
+ * grid. Either ends a part on a source keyframe near where it would end (a ladder's only on its
+ * grid), and the last part takes what remains (at least one interval: a shorter tail joins the
  * part before it).
  */
 export function planSplit(
@@ -61,16 +106,17 @@ export function planSplit(
     1,
   );
   const partFrames = gopsPerPart * gopFrames;
-  let count = Math.floor(totalFrames / partFrames);
-  if (totalFrames - count * partFrames >= gopFrames) count += 1;
-  if (count < 2) return null;
+  const onGrid = recipe.kind === "ladder" ? facts.keyframes.filter((k) => k % gopFrames === 0) : facts.keyframes;
+  let starts = partStarts(totalFrames, partFrames, gopFrames, onGrid);
+  // Ends moved back may make a part more than the cap allows: then no end moves.
+  if (starts.length > MAX_PARTS) starts = partStarts(totalFrames, partFrames, gopFrames, []);
+  if (starts.length < 2) return null;
   const period = facts.fps.den / facts.fps.num;
   const timeOf = (frame: number) =>
     frame < totalFrames ? facts.frameTimes[frame] : facts.frameTimes[totalFrames - 1] + period;
-  const parts: SplitPart[] = Array.from({ length: count }, (_, index) => {
-    const firstFrame = index * partFrames;
-    const frameCount = index === count - 1 ? totalFrames - firstFrame : partFrames;
-    return { index, firstFrame, frameCount, from: timeOf(firstFrame), to: timeOf(firstFrame + frameCount) };
+  const parts: SplitPart[] = starts.map((firstFrame, index) => {
+    const next = index + 1 < starts.length ? starts[index + 1] : totalFrames;
+    return { index, firstFrame, frameCount: next - firstFrame, from: timeOf(firstFrame), to: timeOf(next) };
   });
   const audio = probe.audio.length > 0 && facts.audioStart !== null;
   return {

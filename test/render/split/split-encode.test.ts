@@ -234,6 +234,26 @@ describe("awkward sources: split correctly, or encoded whole", () => {
     expect(frameOrderProblem(await readFrameNumbers(encoded.path), encoded.plan.totalFrames)).toBeNull();
   });
 
+  it("keyframes 2.5 s apart against parts of 2 s: every part starts on a source keyframe, so no piece holds frames before its part", async () => {
+    const offGrid = join(dir, "off-grid.mp4");
+    await makeNumberedSource(offGrid, {
+      seconds: 12,
+      fps: NTSC,
+      width: 320,
+      height: 240,
+      audio: true,
+      keyframeSeconds: 2.5,
+    });
+    const [encoded, sourceKeys] = await Promise.all([
+      encode("mp4_264_240p", "off-grid", offGrid),
+      keyframesOf(offGrid),
+    ]);
+    const keys = sourceKeys.map((k) => k.frame);
+    expect(keys.slice(0, 3)).toEqual([0, 75, 150]);
+    for (const part of encoded.plan.parts) expect(keys, `part ${part.index}`).toContain(part.firstFrame);
+    expect(frameOrderProblem(await readFrameNumbers(encoded.path), encoded.plan.totalFrames)).toBeNull();
+  });
+
   it("no audio: the video alone, every frame once", async () => {
     const silent = join(dir, "silent.mp4");
     await makeNumberedSource(silent, { seconds: 6, fps: { num: 25, den: 1 }, width: 320, height: 240, audio: false });

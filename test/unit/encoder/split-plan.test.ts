@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { FrameRate } from "../../../domain/split";
 import type { ProbeSummary } from "../../../encoder/ffmpeg/probe";
-import { frameTimesOf, isConstantRate, type SplitFacts } from "../../../encoder/split/facts";
+import { framesOf, isConstantRate, type SplitFacts } from "../../../encoder/split/facts";
 import { audioRates, audioTaskCommand, joinCommand } from "../../../encoder/ffmpeg/args/split";
 import { gopFramesOf, planSplit, splittableRecipe, type SplittableRecipe } from "../../../encoder/split/plan";
 
@@ -15,9 +15,16 @@ function recipe(presetId: string): SplittableRecipe {
   return found;
 }
 
-function source(seconds: number, fps: FrameRate = NTSC, audio = true): { probe: ProbeSummary; facts: SplitFacts } {
+/** A source of constant rate, a keyframe every `keyint` frames. */
+function source(
+  seconds: number,
+  fps: FrameRate = NTSC,
+  audio = true,
+  keyint = 30,
+): { probe: ProbeSummary; facts: SplitFacts } {
   const count = Math.round((seconds * fps.num) / fps.den);
   const frameTimes = Array.from({ length: count }, (_, i) => (i * fps.den) / fps.num);
+  const keyframes = Array.from({ length: Math.ceil(count / keyint) }, (_, i) => i * keyint);
   const video = {
     index: 0,
     codec: "h264",
@@ -34,7 +41,7 @@ function source(seconds: number, fps: FrameRate = NTSC, audio = true): { probe: 
       audio: audio ? [{ index: 1, codec: "aac", channels: 2, sampleRate: 48000, language: null }] : [],
       subtitles: [],
     },
-    facts: { fps, frameTimes, constantRate: true, rotated: false, audioStart: audio ? 0.021 : null },
+    facts: { fps, frameTimes, keyframes, constantRate: true, rotated: false, audioStart: audio ? 0.021 : null },
   };
 }
 
@@ -79,15 +86,16 @@ describe("which jobs split (docs/scaling.md#which-jobs-split)", () => {
 });
 
 describe("the parts", () => {
-  it("cover every frame once, in order, each but the last a whole number of keyframe intervals", () => {
+  it("cover every frame once, in order; a ladder's each but the last a whole number of its keyframe intervals", () => {
     fc.assert(
       fc.property(
         fc.integer({ min: 61, max: 4000 }),
         fc.constantFrom<FrameRate>(NTSC, { num: 25, den: 1 }, { num: 60, den: 1 }, { num: 24000, den: 1001 }),
         fc.constantFrom("mp4_264_720p", "hls_abr_264_standard", "dash_abr_264_standard"),
         fc.integer({ min: 2, max: 120 }),
-        (seconds, fps, presetId, partSeconds) => {
-          const { probe, facts } = source(seconds, fps);
+        fc.integer({ min: 1, max: 900 }),
+        (seconds, fps, presetId, partSeconds, keyint) => {
+          const { probe, facts } = source(seconds, fps, true, keyint);
           const plan = planSplit(recipe(presetId), probe, facts, { minSeconds: 60, partSeconds });
           if (!plan) return;
           expect(plan.parts.length).toBeGreaterThanOrEqual(2);
@@ -97,7 +105,8 @@ describe("the parts", () => {
             expect(part.firstFrame).toBe(next);
             expect(part.from).toBeCloseTo(facts.frameTimes[part.firstFrame], 9);
             expect(part.frameCount).toBeGreaterThanOrEqual(plan.gopFrames);
-            if (part.index < plan.parts.length - 1) expect(part.frameCount % plan.gopFrames).toBe(0);
+            if (presetId !== "mp4_264_720p" && part.index < plan.parts.length - 1)
+              expect(part.frameCount % plan.gopFrames).toBe(0);
             next += part.frameCount;
           }
           expect(next).toBe(facts.frameTimes.length);
@@ -105,6 +114,25 @@ describe("the parts", () => {
         },
       ),
     );
+  });
+
+  it("end on a source keyframe near where they would end, so no piece starts before its part (a ladder's only on its grid)", () => {
+    // Keyframes every 250 frames, as x264 places them by default; parts of 900 frames would end 150 past one.
+    const { probe, facts } = source(600, NTSC, true, 250);
+    const file = planSplit(recipe("mp4_264_720p"), probe, facts, settings);
+    expect(file?.parts.map((p) => p.firstFrame).slice(0, 5)).toEqual([0, 1000, 2000, 3000, 4000]);
+    expect(file?.parts.slice(1).every((p) => p.firstFrame % 250 === 0)).toBe(true);
+    // Keyframes 2000 frames apart: a part with none within a quarter of a part of its end keeps its length.
+    const sparse = source(600, NTSC, true, 2000);
+    const far = planSplit(recipe("mp4_264_720p"), sparse.probe, sparse.facts, settings);
+    expect(far?.parts.map((p) => p.firstFrame).slice(0, 5)).toEqual([0, 900, 2000, 2900, 4000]);
+    // The ladder's grid is 60 frames (2 s): keyframes every 240 frames are all on it; every 250, only every 1500th.
+    const ladderSource = source(600, NTSC, true, 240);
+    const ladder = planSplit(recipe("hls_abr_264_standard"), ladderSource.probe, ladderSource.facts, settings);
+    expect(ladder?.parts.map((p) => p.firstFrame).slice(0, 4)).toEqual([0, 960, 1920, 2880]);
+    const offGrid = source(600, NTSC, true, 250);
+    const unmoved = planSplit(recipe("hls_abr_264_standard"), offGrid.probe, offGrid.facts, settings);
+    expect(unmoved?.parts.map((p) => p.firstFrame).slice(0, 4)).toEqual([0, 900, 1800, 2700]);
   });
 
   it("are about SPLIT_PART_SECONDS long, on the ladder's keyframe interval or the 2 s grid", () => {
@@ -134,14 +162,12 @@ describe("the parts", () => {
 });
 
 describe("the facts read off the packets", () => {
-  it("frame times come sorted from the packets' decode order, in seconds", () => {
-    expect(frameTimesOf("0\n3003\n1001\n2002\n", { num: 1, den: 30000 })).toEqual([
-      0,
-      1001 / 30000,
-      2002 / 30000,
-      3003 / 30000,
-    ]);
-    expect(frameTimesOf("0\nN/A\n", { num: 1, den: 30000 })).toBeNull();
+  it("frame times come sorted from the packets' decode order, in seconds, with the keyframes among them", () => {
+    expect(framesOf("0,K_\n3003,__\n1001,__\n2002,__\n4004,K_\n", { num: 1, den: 30000 })).toEqual({
+      frameTimes: [0, 1001 / 30000, 2002 / 30000, 3003 / 30000, 4004 / 30000],
+      keyframes: [0, 4],
+    });
+    expect(framesOf("0,K_\nN/A,__\n", { num: 1, den: 30000 })).toBeNull();
   });
 
   it("a constant rate allows a quarter period of jitter, and no more", () => {

@@ -11,7 +11,7 @@ import {
   concatList,
   joinCommand,
   partCommand,
-  pieceCommand,
+  piecesCommand,
 } from "../ffmpeg/args/split";
 import { collectOutput } from "../ffmpeg/outputs";
 import type { ProbeSummary } from "../ffmpeg/probe";
@@ -35,10 +35,20 @@ export interface SplitDeps {
   kept?: KeptScratch;
 }
 
-/** Inputs cut and stored at once: each cut is a stream copy bound by the disk, and its upload overlaps the next cut. */
+/** FFmpeg runs cutting inputs at once: each a stream copy bound by the disk, whose uploads overlap the next run. */
 const CUTS_AT_ONCE = 2;
+/**
+ * Pieces cut by one FFmpeg run: each start of FFmpeg costs about 0.13 s of a core (it links some
+ * 200 libraries), half what copying a 30 s 1080p piece does; more to a run would hold back the
+ * first of them until the last is cut (docs/scaling.md#the-split-pieces-not-the-whole-source-per-part).
+ */
+const PIECES_PER_RUN = 3;
 /** Files moved to or from storage at once by a join. */
 const TRANSFERS_AT_ONCE = 4;
+
+/** Pure: the items in runs of `size`, in order. */
+const chunks = <T>(items: readonly T[], size: number): T[][] =>
+  Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size));
 
 const planSeconds = (plan: SplitPlan, frames: number) => (frames * plan.fps.den) / plan.fps.num;
 
@@ -96,18 +106,22 @@ export async function handOff(
   // Every key an upload was begun for: one aborted as its object landed may be stored all the same.
   const sent: string[] = [];
   let stored = 0;
-  const cutAndStore = (index: number, key: string, path: string, command: FfmpegCommand) =>
+  /** One FFmpeg run's inputs, cut, then stored one after another in order. */
+  const cutAndStore = (inputs: { index: number; key: string; path: string }[], command: FfmpegCommand) =>
     limit(async () => {
       signal.throwIfAborted();
       await runFfmpeg(command.args, { signal, workDir: ctx.workDir, watchdog: deps.watchdog });
-      if (index === keep) head = beginKept(deps, job.preset, plan, ctx.workDir, { piece: keptInput, out: keptOutput });
-      sent.push(key);
-      const { etag } = await deps.uploader.storeFile(key, path, "application/octet-stream", signal);
-      // The kept part's encode reads its piece already; any other task of this job that comes here reads its own.
-      if (index !== keep) await deps.kept?.keep(key, path, etag);
-      stored += 1;
-      ctx.onProgress((0.05 * stored) / (plan.parts.length + 1));
-      reports.add(index);
+      for (const { index, key, path } of inputs) {
+        if (index === keep)
+          head = beginKept(deps, job.preset, plan, ctx.workDir, { piece: keptInput, out: keptOutput });
+        sent.push(key);
+        const { etag } = await deps.uploader.storeFile(key, path, "application/octet-stream", signal);
+        // The kept part's encode reads its piece already; any other task of this job that comes here reads its own.
+        if (index !== keep) await deps.kept?.keep(key, path, etag);
+        stored += 1;
+        ctx.onProgress((0.05 * stored) / (plan.parts.length + 1));
+        reports.add(index);
+      }
     }).catch((err) => {
       // One input that cannot be stored fails the attempt: the others stop rather than go on.
       halt.abort(err);
@@ -118,18 +132,22 @@ export async function handOff(
   if (plan.audio && audio) {
     // The audio's input first: it is small, and its task goes to the pool with the plan.
     const path = join(piecesDir, "audio");
-    cuts.push(cutAndStore(plan.parts.length, audioInputKey(job.id), path, audioPieceCommand(source.path, audio, path)));
-  }
-  for (const part of plan.parts) {
-    const path = part.index === 0 ? keptInput : join(piecesDir, `${part.index}.mkv`);
     cuts.push(
       cutAndStore(
-        part.index,
-        partInputKey(job.id, part.index),
-        path,
-        pieceCommand(source.path, video.index, part, path),
+        [{ index: plan.parts.length, key: audioInputKey(job.id), path }],
+        audioPieceCommand(source.path, audio, path),
       ),
     );
+  }
+  // The first piece alone, so the kept part's encode starts soonest; the others a few to a run.
+  for (const batch of [plan.parts.slice(0, 1), ...chunks(plan.parts.slice(1), PIECES_PER_RUN)]) {
+    const inputs = batch.map((part) => ({
+      index: part.index,
+      key: partInputKey(job.id, part.index),
+      path: part.index === 0 ? keptInput : join(piecesDir, `${part.index}.mkv`),
+    }));
+    const pieces = batch.map((part, i) => ({ part, out: inputs[i].path }));
+    cuts.push(cutAndStore(inputs, piecesCommand(source.path, video.index, pieces)));
   }
   try {
     const results = await Promise.allSettled(cuts);

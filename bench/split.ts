@@ -30,7 +30,7 @@ import {
   concatList,
   joinCommand,
   partCommand,
-  pieceCommand,
+  piecesCommand,
 } from "../encoder/ffmpeg/args/split";
 import { type ProbeSummary, probeFile } from "../encoder/ffmpeg/probe";
 import { readSplitFacts } from "../encoder/split/facts";
@@ -57,11 +57,15 @@ const load = () =>
     .map((l) => l.toFixed(2))
     .join(" ");
 
-/** Runs `items` in order over the cores, one at a time on each, as two one-core encoders would. */
-async function onTheCores<T>(items: readonly T[], run: (item: T, cpu: string) => Promise<void>): Promise<void> {
+/** Runs `items` in order over `cores`, one at a time on each, as that many one-core encoders would. */
+async function onTheCores<T>(
+  cores: readonly string[],
+  items: readonly T[],
+  run: (item: T, cpu: string) => Promise<void>,
+): Promise<void> {
   let next = 0;
   await Promise.all(
-    CORES.map(async (cpu) => {
+    cores.map(async (cpu) => {
       while (next < items.length) await run(items[next++], cpu);
     }),
   );
@@ -98,8 +102,11 @@ interface BareSplit {
   made: SplitPlan;
 }
 
-/** (b): the same encode split by hand with the encoder's own builders, as test/support/split-locally.ts chains them. */
-async function bareSplit(source: string, probe: ProbeSummary): Promise<BareSplit> {
+/**
+ * The same encode split by hand with the encoder's own builders, as test/support/split-locally.ts
+ * chains them, over `cores`: (b) on both, the ceiling for (e); (b1) on core 0 alone, for (d).
+ */
+async function bareSplit(source: string, probe: ProbeSummary, cores: readonly string[]): Promise<BareSplit> {
   const recipe = splittableRecipe(PRESET);
   const video = probe.video;
   if (!recipe || !video) throw new Error(`${PRESET} on this source does not split`);
@@ -113,18 +120,23 @@ async function bareSplit(source: string, probe: ProbeSummary): Promise<BareSplit
     const t1 = performance.now();
     const pieces = plan.parts.map((part) => join(dir, `piece-${part.index}.mkv`));
     const audioPath = plan.audio && audio ? join(dir, "audio") : null;
+    // By hand, every piece in one FFmpeg run, beside the audio's.
     const cuts = [
-      ...plan.parts.map((part, i) => pieceCommand(source, video.index, part, pieces[i]).args),
+      piecesCommand(
+        source,
+        video.index,
+        plan.parts.map((part, i) => ({ part, out: pieces[i] })),
+      ).args,
       ...(audioPath && audio ? [audioPieceCommand(source, audio, audioPath).args] : []),
     ];
-    await onTheCores(cuts, async (args, cpu) => void (await timeFfmpeg(args, { cpu })));
+    await onTheCores(cores, cuts, async (args, cpu) => void (await timeFfmpeg(args, { cpu })));
     const t2 = performance.now();
     const outs = plan.parts.map((part) => join(dir, `part-${part.index}.nut`));
     const encodedAudio = audioPath ? join(dir, "audio.m4a") : null;
     const partSeconds: number[] = [];
     let audioSeconds = 0;
     // In the order the Worker publishes them: the audio's task, then the parts.
-    await onTheCores([null, ...plan.parts], async (part, cpu) => {
+    await onTheCores(cores, [null, ...plan.parts], async (part, cpu) => {
       const started = performance.now();
       if (!part) {
         if (audioPath && encodedAudio)
@@ -138,7 +150,7 @@ async function bareSplit(source: string, probe: ProbeSummary): Promise<BareSplit
     const list = join(dir, "parts.ffconcat");
     await writeFile(list, concatList(plan, outs));
     const file = recipe.kind === "progressive" ? `output.${recipe.container}` : "";
-    await timeFfmpeg(joinCommand(recipe, plan, { list, audio: encodedAudio }, { dir, file }).args, { cpu: CORES[0] });
+    await timeFfmpeg(joinCommand(recipe, plan, { list, audio: encodedAudio }, { dir, file }).args, { cpu: cores[0] });
     const t4 = performance.now();
     const s = (a: number, b: number) => (b - a) / 1000;
     return {
@@ -276,9 +288,10 @@ try {
 
   let a = Infinity;
   let b: BareSplit | undefined;
+  let b1: BareSplit | undefined;
   const best: (JobRun | undefined)[] = cases.map(() => undefined);
   /** Each round's own ratios: its cases ran minutes apart, under the same load. */
-  const rounds: { ceiling: number; d: number; e: number }[] = [];
+  const rounds: { ceiling: number; dCeiling: number; d: number; e: number }[] = [];
   for (let round = 1; round <= ROUNDS; round++) {
     // Every other round runs its steps in the reverse order: the host's speed drifts over minutes,
     // and a fixed order would hand that drift to one side of each ratio every time.
@@ -286,6 +299,7 @@ try {
     console.log(`Round ${round} of ${ROUNDS}${reversed ? ", in reverse order" : ""} (load average ${load()})`);
     let unsplit = 0;
     let split: BareSplit | undefined;
+    let oneCore: BareSplit | undefined;
     const totals: number[] = [];
     const steps: (() => Promise<void>)[] = [
       async () => {
@@ -293,8 +307,12 @@ try {
         console.log(`  (a) bare, unsplit: ${fmt(unsplit)} s`);
       },
       async () => {
-        split = await bareSplit(sourcePath, probe);
+        split = await bareSplit(sourcePath, probe, CORES);
         console.log(`  (b) bare, split: ${fmt(split.total)} s`);
+      },
+      async () => {
+        oneCore = await bareSplit(sourcePath, probe, [CORES[0]]);
+        console.log(`  (b1) bare, split, one core: ${fmt(oneCore.total)} s`);
       },
       ...cases.map((c, i) => async () => {
         const run = await runJob(c);
@@ -306,7 +324,13 @@ try {
     for (const step of reversed ? steps.reverse() : steps) await step();
     a = Math.min(a, unsplit);
     if (!b || split!.total < b.total) b = split;
-    rounds.push({ ceiling: split!.total / unsplit, d: totals[1] / totals[0], e: totals[2] / totals[0] });
+    if (!b1 || oneCore!.total < b1.total) b1 = oneCore;
+    rounds.push({
+      ceiling: split!.total / unsplit,
+      dCeiling: oneCore!.total / unsplit,
+      d: totals[1] / totals[0],
+      e: totals[2] / totals[0],
+    });
   }
   // (d) against (c) a second way: both at the same moment, one on each core, so whatever the
   // host does to its cores meanwhile it does to both; the cores swap every round, in case one
@@ -357,6 +381,11 @@ try {
   console.log(
     `| (b) bare FFmpeg, split by hand on two cores (plan ${fmt(bare.plan)}, cuts ${fmt(bare.cuts)}, parts and audio ${fmt(bare.parts)}, of which the audio's task ${fmt(bare.audio)}, join ${fmt(bare.join)}) | ${fmt(bare.total)} | ${fmt(bare.total / a)} | ${each(ceilings)} | ${fmt(ceiling)}, the ceiling | |`,
   );
+  const oneCore = b1!;
+  const dCeilings = rounds.map((r) => r.dCeiling);
+  console.log(
+    `| (b1) bare FFmpeg, split by hand on one core (cuts ${fmt(oneCore.cuts)}, parts and audio ${fmt(oneCore.parts)}, join ${fmt(oneCore.join)}) | ${fmt(oneCore.total)} | ${fmt(oneCore.total / a)} | ${each(dCeilings)} | ${fmt(median(dCeilings))}, the floor for (d) | |`,
+  );
   console.log(`| (c) our job, one encoder on one core, unsplit | ${fmt(c.total)} | 1.00 | | | |`);
   const dRounds = rounds.map((r) => r.d);
   const eRounds = rounds.map((r) => r.e);
@@ -371,7 +400,10 @@ try {
       `| (d)/(c) side by side: both at once, one on each core, the cores swapped every round | | | ${each(paired)} | ${fmt(median(paired))} | ≤ 1.05: ${verdict(median(paired), 1.05)} |`,
     );
   console.log(
-    `\n(c)/(a), the job's overhead unsplit: ${fmt(c.total / a)}; bare parts one by one: ${bare.partSeconds.map((s) => fmt(s)).join(", ")} s`,
+    `\n(d) over its floor, the stack's own cost of a split on one core: ${fmt(median(dRounds) - median(dCeilings))} (median ratios ${fmt(median(dRounds))} − ${fmt(median(dCeilings))})`,
+  );
+  console.log(
+    `(c)/(a), the job's overhead unsplit: ${fmt(c.total / a)}; bare parts one by one: ${bare.partSeconds.map((s) => fmt(s)).join(", ")} s`,
   );
   console.log(
     `The bare audio's task over a pure tone instead: ${fmt(tone)} s, ${fmt(tone / bare.audio, 1)}× the music's ${fmt(bare.audio)} s`,

@@ -39,6 +39,23 @@ export interface CallOptions {
 
 const DEFAULT_TIMEOUT_MS = 60_000;
 
+/**
+ * How a connection that closed before any answer fails in Node's fetch: most often a kept-alive
+ * connection the server closed just as it was reused, which undici does not try again
+ * (nodejs/undici#3492).
+ */
+const CLOSED_CONNECTION = new Set(["UND_ERR_SOCKET", "ECONNRESET", "EPIPE"]);
+
+function closedBeforeAnswer(err: unknown): boolean {
+  const code = err instanceof Error ? (err.cause as { code?: unknown } | undefined)?.code : undefined;
+  return typeof code === "string" && CLOSED_CONNECTION.has(code);
+}
+
+/** A random Idempotency-Key; crypto.randomUUID is missing from pages served over plain http. */
+function newIdempotencyKey(): string {
+  return Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
 /** A base URL and key that cannot make a request are refused when the client is made, not at its first call. */
 function checkOptions(baseUrl: string, apiKey: string | undefined) {
   let url: URL | undefined;
@@ -87,69 +104,88 @@ export function createVepClient(options: ClientOptions = {}) {
   });
   const fetchFn = options.fetch ?? globalThis.fetch;
 
-  /** One API call, given up after timeoutMs or when the caller's signal aborts; its body and response. */
+  /**
+   * One API call, given up after timeoutMs or when the caller's signal aborts; its body and
+   * response. A `replayable` call (one that changes nothing, or a creation under its
+   * Idempotency-Key) is sent once more when its connection closed before any answer.
+   */
   async function exchange<T>(
     request: (init: CallInit) => Promise<Outcome<T>>,
-    o?: CallOptions,
+    o: CallOptions | undefined,
+    replayable: boolean,
   ): Promise<{ data: T; response: Response }> {
     const signal = AbortSignal.any([AbortSignal.timeout(timeoutMs), ...(o?.signal ? [o.signal] : [])]);
-    // openapi-fetch throws alike for no answer and for an answer it cannot parse; which it was decides whether a retry can help.
-    let answer: Response | undefined;
-    const keepAnswer: Middleware = {
-      onResponse({ response }) {
-        answer = response;
-      },
-    };
-    let outcome: Outcome<T>;
-    try {
-      outcome = await request({ signal, middleware: [keepAnswer] });
-    } catch (err) {
-      if (o?.signal?.aborted) throw o.signal.reason;
-      if (answer && err instanceof SyntaxError)
-        throw new UnexpectedResponseError(answer.status, answer.headers.get("Content-Type"));
-      throw new NetworkError(err);
+    for (let attempt = 1; ; attempt++) {
+      // openapi-fetch throws alike for no answer and for an answer it cannot parse; which it was decides whether a retry can help.
+      let answer: Response | undefined;
+      const keepAnswer: Middleware = {
+        onResponse({ response }) {
+          answer = response;
+        },
+      };
+      let outcome: Outcome<T>;
+      try {
+        outcome = await request({ signal, middleware: [keepAnswer] });
+      } catch (err) {
+        if (o?.signal?.aborted) throw o.signal.reason;
+        if (answer && err instanceof SyntaxError)
+          throw new UnexpectedResponseError(answer.status, answer.headers.get("Content-Type"));
+        if (replayable && attempt === 1 && !answer && !signal.aborted && closedBeforeAnswer(err)) continue;
+        throw new NetworkError(err);
+      }
+      if (!outcome.response.ok) throw toApiError(outcome.response, outcome.error);
+      return { data: outcome.data as T, response: outcome.response };
     }
-    if (!outcome.response.ok) throw toApiError(outcome.response, outcome.error);
-    return { data: outcome.data as T, response: outcome.response };
   }
+  /** A call that changes nothing, or that a second sending does no harm. */
   const send = async <T>(request: (init: CallInit) => Promise<Outcome<T>>, o?: CallOptions): Promise<T> =>
-    (await exchange(request, o)).data;
+    (await exchange(request, o, true)).data;
+  /** A call whose second sending could answer otherwise than its first (a cancel, a completion): sent once. */
+  const sendOnce = async <T>(request: (init: CallInit) => Promise<Outcome<T>>, o?: CallOptions): Promise<T> =>
+    (await exchange(request, o, false)).data;
   const create = async <T extends object>(
     request: (init: CallInit) => Promise<Outcome<T>>,
     o?: CallOptions,
   ): Promise<Created<T>> => {
-    const { data, response } = await exchange(request, o);
+    const { data, response } = await exchange(request, o, true);
     return Object.defineProperty(data, "replayed", {
       value: response.headers.get("Idempotent-Replayed") === "true",
       enumerable: false,
     }) as Created<T>;
   };
-  const idempotency = (o?: CreateOptions) =>
-    o?.idempotencyKey ? { header: { "Idempotency-Key": o.idempotencyKey } } : {};
-
+  // Every creation carries a key, the caller's or a fresh one made once per call, so sending it
+  // again cannot make a second job.
+  const idempotency = (o?: CreateOptions) => ({
+    header: { "Idempotency-Key": o?.idempotencyKey ?? newIdempotencyKey() },
+  });
   const client = {
     baseUrl,
-    createJob: (body: CreateJobRequest, o?: CreateOptions): Promise<Created<CreatedJob>> =>
-      create((init) => api.POST("/jobs", { body, params: idempotency(o), ...init }), o),
+    createJob: (body: CreateJobRequest, o?: CreateOptions): Promise<Created<CreatedJob>> => {
+      const params = idempotency(o);
+      return create((init) => api.POST("/jobs", { body, params, ...init }), o);
+    },
     listJobs: (query: ListJobsQuery = {}, o?: CallOptions): Promise<JobList> =>
       send((init) => api.GET("/jobs", { params: { query }, ...init }), o),
     getJob: (id: string, o?: CallOptions): Promise<Job> =>
       send((init) => api.GET("/jobs/{id}", { params: { path: { id } }, ...init }), o),
     cancelJob: (id: string, o?: CallOptions): Promise<CancelledJob> =>
-      send((init) => api.DELETE("/jobs/{id}", { params: { path: { id } }, ...init }), o),
+      sendOnce((init) => api.DELETE("/jobs/{id}", { params: { path: { id } }, ...init }), o),
     getDownloadUrl: (id: string, o?: CallOptions): Promise<DownloadLink> =>
       send((init) => api.GET("/jobs/{id}/download-url", { params: { path: { id } }, ...init }), o),
-    createEdlJob: (body: CreateEdlRequest, o?: CreateOptions): Promise<Created<CreatedEdlJob>> =>
-      create((init) => api.POST("/edl", { body, params: idempotency(o), ...init }), o),
+    createEdlJob: (body: CreateEdlRequest, o?: CreateOptions): Promise<Created<CreatedEdlJob>> => {
+      const params = idempotency(o);
+      return create((init) => api.POST("/edl", { body, params, ...init }), o);
+    },
     validateEdl: (edl: CreateEdlRequest["edl"], o?: CallOptions): Promise<EdlValidation> =>
       send((init) => api.PUT("/edl", { body: { edl }, ...init }), o),
     listPresets: (o?: CallOptions): Promise<PresetCatalogue> => send((init) => api.GET("/presets", init), o),
+    // A second pending upload takes no quota, and one never used expires (docs/uploads.md).
     createUpload: (body: CreateUploadRequest, o?: CallOptions): Promise<Upload> =>
       send((init) => api.POST("/uploads", { body, ...init }), o),
     getUpload: (id: string, o?: CallOptions): Promise<Upload> =>
       send((init) => api.GET("/uploads/{id}", { params: { path: { id } }, ...init }), o),
     completeUpload: (id: string, o?: CallOptions): Promise<Upload> =>
-      send((init) => api.POST("/uploads/{id}/complete", { params: { path: { id } }, ...init }), o),
+      sendOnce((init) => api.POST("/uploads/{id}/complete", { params: { path: { id } }, ...init }), o),
 
     /**
      * Uploads a file (a Blob or File; in Node, `fs.openAsBlob(path)`), bytes, or a stream of

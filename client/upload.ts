@@ -137,13 +137,7 @@ export async function upload(
     throw new TypeError("A stream's upload needs its size: pass { size } in bytes");
   const filename = o.filename ?? (typeof File !== "undefined" && blob instanceof File ? blob.name : undefined);
   const contentType = o.contentType ?? (blob?.type || undefined);
-  const create = () => calls.createUpload({ filename, contentType, size: totalBytes }, { signal });
-  // Asked once more when no answer came (a kept-alive connection the server closed as it was
-  // reused): a second pending upload takes no quota, and one never used expires (docs/uploads.md).
-  const created = await create().catch((err) => {
-    if (err instanceof NetworkError && !signal?.aborted) return create();
-    throw err;
-  });
+  const created = await calls.createUpload({ filename, contentType, size: totalBytes }, { signal });
   if (created.uploadUrl) {
     const body = blob ?? (await wholeOf(stream as ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>, totalBytes));
     await putTried(fetchFn, created.uploadUrl, body, null, signal);

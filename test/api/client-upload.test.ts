@@ -116,7 +116,7 @@ describe("client.upload", () => {
     expect(single).toMatchObject({ status: "completed", size: 3000 });
   });
 
-  it("its creation is asked once more when no answer came (a connection closed as it was reused), and only once", async () => {
+  it("its creation is asked once more when its connection closed before any answer, and only once (docs/client-and-cli.md#connections-closed-before-an-answer)", async () => {
     const account = await newAccount("pro");
     const lost = (times: number) => {
       let posts = 0;
@@ -125,7 +125,9 @@ describe("client.upload", () => {
         const method = init?.method ?? (input instanceof Request ? input.method : "GET");
         const url = new URL(input instanceof Request ? input.url : String(input));
         if (method === "POST" && url.pathname.endsWith("/uploads") && ++posts <= times) {
-          throw new TypeError("fetch failed", { cause: new Error("other side closed") });
+          throw new TypeError("fetch failed", {
+            cause: Object.assign(new Error("other side closed"), { code: "UND_ERR_SOCKET" }),
+          });
         }
         return fetch(input, init);
       };

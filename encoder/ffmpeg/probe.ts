@@ -71,6 +71,8 @@ interface RawStream {
   sample_aspect_ratio?: string;
   avg_frame_rate?: string;
   r_frame_rate?: string;
+  time_base?: string;
+  start_time?: string;
   nb_frames?: string;
   duration?: string;
   bit_rate?: string;
@@ -207,6 +209,39 @@ async function probeJson(path: string, options: RunOptions): Promise<{ probe: Ra
 export async function probeFile(path: string, options: RunOptions = {}): Promise<ProbeSummary> {
   const { probe, log } = await probeJson(path, options);
   return parseProbe(probe, log);
+}
+
+/** A stream's clock as ffprobe gives it, which a split reads beyond the summary (encoder/split/facts.ts). */
+interface StreamClock {
+  index: number;
+  /** r_frame_rate and time_base, as fractions ("30000/1001"). */
+  frameRate: string | undefined;
+  timeBase: string | undefined;
+  /** Seconds, on the file's clock. */
+  startTime: string | undefined;
+  /** Degrees the picture is turned, from its display matrix or its rotate tag. */
+  rotation: number;
+}
+
+/** A source probed: its summary, and every stream's clock. */
+export interface ProbedSource {
+  probe: ProbeSummary;
+  clocks: StreamClock[];
+}
+
+/** Probes a job's source: as probeFile, with the streams' clocks from the same run of ffprobe. */
+export async function probeSource(path: string, options: RunOptions = {}): Promise<ProbedSource> {
+  const { probe, log } = await probeJson(path, options);
+  return {
+    probe: parseProbe(probe, log),
+    clocks: (probe.streams ?? []).map((s) => ({
+      index: s.index ?? 0,
+      frameRate: s.r_frame_rate,
+      timeBase: s.time_base,
+      startTime: s.start_time,
+      rotation: s.side_data_list?.find((d) => typeof d.rotation === "number")?.rotation ?? Number(s.tags?.rotate ?? 0),
+    })),
+  };
 }
 
 export interface ImageStreamInfo {

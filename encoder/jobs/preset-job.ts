@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { PLAN_DISPLAY_NAMES } from "../../domain/plans";
 import { JobFailure } from "../failure";
 import { encodePreset } from "../ffmpeg/encode";
-import { probeFile } from "../ffmpeg/probe";
+import { probeSource } from "../ffmpeg/probe";
 import type { Watchdog } from "../ffmpeg/watchdog";
 import type { ClaimedJob } from "../internal-api";
 import { downloadSource, type DownloadPolicy } from "../source/download";
@@ -32,7 +32,8 @@ export async function renderPresetJob(
   const downloaded = await downloadSource(job.inputUrl, source, policy, ctx.signal);
   ctx.log({ stage: "download", bytes: downloaded.bytes, seconds: downloaded.seconds });
   await assertSelfContained(source);
-  const probe = await probeFile(source, { signal: ctx.signal, workDir: ctx.workDir, watchdog });
+  const probed = await probeSource(source, { signal: ctx.signal, workDir: ctx.workDir, watchdog });
+  const { probe } = probed;
   ctx.log({ stage: "probe", probe });
   if (probe.duration > job.maxSourceSeconds) {
     throw JobFailure.durationExceeded(probe.duration, job.maxSourceSeconds, PLAN_DISPLAY_NAMES[job.plan]);
@@ -40,11 +41,7 @@ export async function renderPresetJob(
   ctx.onDuration(probe.duration);
   const recipe = splittableRecipe(job.preset);
   if (recipe && probe.video && probe.duration > splitting.settings.minSeconds) {
-    const facts = await readSplitFacts(
-      source,
-      { video: probe.video.index, audio: probe.audio[0]?.index ?? null },
-      { signal: ctx.signal, workDir: ctx.workDir, watchdog },
-    );
+    const facts = await readSplitFacts(source, probed, { signal: ctx.signal, workDir: ctx.workDir, watchdog });
     const plan = facts && planSplit(recipe, probe, facts, splitting.settings);
     if (plan) return handOff(splitting, job, ctx, { path: source, probe }, plan);
   }

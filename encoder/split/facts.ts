@@ -1,5 +1,6 @@
 import type { FrameRate } from "../../domain/split";
 import { inputArgs } from "../ffmpeg/args/command";
+import type { ProbedSource } from "../ffmpeg/probe";
 import { runFfprobe, type RunOptions } from "../ffmpeg/run";
 
 /** What the split planner needs beyond the probe: every frame's time, read off the packets (no decode). */
@@ -15,16 +16,6 @@ export interface SplitFacts {
   rotated: boolean;
   /** Where the first audio packet sits on the source's clock; null without audio. */
   audioStart: number | null;
-}
-
-interface RawStream {
-  index?: number;
-  codec_type?: string;
-  r_frame_rate?: string;
-  time_base?: string;
-  start_time?: string;
-  side_data_list?: { rotation?: number }[];
-  tags?: Record<string, string>;
 }
 
 function fraction(value: string | undefined): FrameRate | null {
@@ -62,56 +53,44 @@ export function isConstantRate(frameTimes: readonly number[], fps: FrameRate): b
   return frameTimes.length > 0;
 }
 
-/** Reads the facts with two ffprobe runs over the container's index and packets: no frame is decoded. */
+/**
+ * Reads the facts: the streams' clocks from the source's probe, every frame's time and keyframe
+ * from one ffprobe run over the container's packets (no frame is decoded).
+ */
 export async function readSplitFacts(
   path: string,
-  streams: { video: number; audio: number | null },
+  probed: ProbedSource,
   options: RunOptions,
 ): Promise<SplitFacts | null> {
-  // Neither run needs the other's answer: the packets' read, over the whole file, goes on beside the streams'.
-  const [info, packets] = await Promise.all([
-    runFfprobe(
-      [
-        "-v",
-        "error",
-        "-show_entries",
-        "stream=index,codec_type,r_frame_rate,time_base,start_time:stream_side_data=rotation:stream_tags=rotate",
-        "-of",
-        "json",
-        ...inputArgs({ path }),
-      ],
-      options,
-    ),
-    runFfprobe(
-      [
-        "-v",
-        "error",
-        "-select_streams",
-        String(streams.video),
-        "-show_entries",
-        "packet=pts,flags",
-        "-of",
-        "csv=p=0",
-        ...inputArgs({ path }),
-      ],
-      options,
-    ),
-  ]);
-  const parsed = JSON.parse(info.stdout) as { streams?: RawStream[] };
-  const video = parsed.streams?.find((s) => s.index === streams.video);
-  const audio = parsed.streams?.find((s) => s.index === streams.audio);
-  const fps = fraction(video?.r_frame_rate);
-  const timeBase = fraction(video?.time_base);
+  const { probe, clocks } = probed;
+  const video = probe.video && clocks.find((c) => c.index === probe.video?.index);
+  const audioIndex = probe.audio[0]?.index;
+  const audio = audioIndex === undefined ? undefined : clocks.find((c) => c.index === audioIndex);
+  const fps = fraction(video?.frameRate);
+  const timeBase = fraction(video?.timeBase);
   if (!video || !fps || !timeBase) return null;
+  const packets = await runFfprobe(
+    [
+      "-v",
+      "error",
+      "-select_streams",
+      String(video.index),
+      "-show_entries",
+      "packet=pts,flags",
+      "-of",
+      "csv=p=0",
+      ...inputArgs({ path }),
+    ],
+    options,
+  );
   const frames = framesOf(packets.stdout, timeBase);
   if (!frames) return null;
-  const rotation = video.side_data_list?.find((s) => typeof s.rotation === "number")?.rotation;
-  const audioStart = audio ? Number(audio.start_time) : null;
+  const audioStart = audio ? Number(audio.startTime) : null;
   return {
     fps,
     ...frames,
     constantRate: isConstantRate(frames.frameTimes, fps),
-    rotated: Math.abs(rotation ?? Number(video.tags?.rotate ?? 0)) % 360 !== 0,
+    rotated: Math.abs(video.rotation) % 360 !== 0,
     audioStart: audioStart !== null && Number.isFinite(audioStart) ? audioStart : null,
   };
 }

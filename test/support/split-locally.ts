@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { mkdtemp } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { partOutputKey, type SplitPlan } from "../../domain/split";
-import { probeFile } from "../../encoder/ffmpeg/probe";
+import { probeSource } from "../../encoder/ffmpeg/probe";
 import type { ClaimedJob, InternalApi } from "../../encoder/internal-api";
 import type { RenderContext } from "../../encoder/jobs/pipeline";
 import { handOff, renderJoin, renderPart, type SplitDeps } from "../../encoder/jobs/split-jobs";
@@ -49,9 +49,10 @@ export function localSplitter(storage: Storage, options: { keep?: boolean } = {}
     const deps: SplitDeps = { api: api as InternalApi, uploader, kept };
     const recipe = splittableRecipe(presetId);
     if (!recipe) throw new Error(`${presetId} does not split`);
-    const probe = await probeFile(source);
+    const probed = await probeSource(source);
+    const { probe } = probed;
     if (!probe.video) throw new Error("no video");
-    const facts = await readSplitFacts(source, { video: probe.video.index, audio: probe.audio[0]?.index ?? null }, {});
+    const facts = await readSplitFacts(source, probed, {});
     const plan = facts && planSplit(recipe, probe, facts, settings);
     if (!plan) return { plan, outDir: dir, file: "", tasksLog: [], joinLog: [] };
 

@@ -6,7 +6,7 @@ import { AwsClient } from "aws4fetch";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startS3Server } from "../../../dev/cloud/s3-server";
 import { scratchPrefix, taskIndices } from "../../../domain/split";
-import { probeFile } from "../../../encoder/ffmpeg/probe";
+import { probeSource } from "../../../encoder/ffmpeg/probe";
 import { JobGoneError, type ClaimedJob, type InternalApi } from "../../../encoder/internal-api";
 import { handOff } from "../../../encoder/jobs/split-jobs";
 import type { RenderContext } from "../../../encoder/jobs/pipeline";
@@ -52,10 +52,11 @@ async function splitWith(
   aborts = new AbortController(),
 ) {
   const source = join(dir, "source.mp4");
-  const probe = await probeFile(source);
+  const probed = await probeSource(source);
+  const { probe } = probed;
   const recipe = splittableRecipe("mp4_264_240p");
   if (!recipe || !probe.video) throw new Error("the source should split");
-  const facts = await readSplitFacts(source, { video: probe.video.index, audio: probe.audio[0].index }, {});
+  const facts = await readSplitFacts(source, probed, {});
   const plan = facts && planSplit(recipe, probe, facts, { minSeconds: 4, partSeconds: 2 });
   if (!plan) throw new Error("no plan");
   const uploader = createUploader({ ...s3, region: "auto", bucket: "outputs" });

@@ -263,9 +263,13 @@ describe("awkward sources: split correctly, or encoded whole", () => {
     expect(frameOrderProblem(await readFrameNumbers(encoded.path), encoded.plan.totalFrames)).toBeNull();
   });
 
-  it("shorter than one part, or a variable frame rate: no plan, the job runs whole", async () => {
+  it("shorter than one part, of a variable frame rate, or turned (a display matrix): no plan, the job runs whole", async () => {
     const tiny = join(dir, "tiny.mp4");
     const vfr = join(dir, "vfr.mkv");
+    const turned = join(dir, "turned.mp4");
+    // A phone held upside down: the picture stored as shot, the player told to turn it.
+    await ffmpeg(["-i", source, "-c", "copy", "-metadata:s:v:0", "rotate=180", turned]);
+    expect((await splitLocally(turned, "mp4_264_240p", await mkdtemp(join(dir, "turned-")), SETTINGS)).plan).toBeNull();
     await makeNumberedSource(tiny, { seconds: 3, fps: NTSC, width: 320, height: 240, audio: false });
     // Frames at irregular times: every third frame held twice as long.
     await ffmpeg([

@@ -18,7 +18,7 @@
  * measure of (d)/(c) that this host's drift, which moves sequential rounds by ±20%, cannot split.
  */
 import { execFile } from "node:child_process";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -32,7 +32,7 @@ import {
   partCommand,
   piecesCommand,
 } from "../encoder/ffmpeg/args/split";
-import { type ProbeSummary, probeFile } from "../encoder/ffmpeg/probe";
+import { type ProbedSource, type ProbeSummary, probeSource } from "../encoder/ffmpeg/probe";
 import { readSplitFacts } from "../encoder/split/facts";
 import { planSplit, splittableRecipe } from "../encoder/split/plan";
 import { startFixtureServer } from "../test/e2e/fixtures";
@@ -106,7 +106,8 @@ interface BareSplit {
  * The same encode split by hand with the encoder's own builders, as test/support/split-locally.ts
  * chains them, over `cores`: (b) on both, the ceiling for (e); (b1) on core 0 alone, for (d).
  */
-async function bareSplit(source: string, probe: ProbeSummary, cores: readonly string[]): Promise<BareSplit> {
+async function bareSplit(source: string, probed: ProbedSource, cores: readonly string[]): Promise<BareSplit> {
+  const { probe } = probed;
   const recipe = splittableRecipe(PRESET);
   const video = probe.video;
   if (!recipe || !video) throw new Error(`${PRESET} on this source does not split`);
@@ -114,7 +115,7 @@ async function bareSplit(source: string, probe: ProbeSummary, cores: readonly st
   try {
     const t0 = performance.now();
     const audio = probe.audio[0];
-    const facts = await readSplitFacts(source, { video: video.index, audio: audio?.index ?? null }, {});
+    const facts = await readSplitFacts(source, probed, {});
     const plan: SplitPlan | null = facts && planSplit(recipe, probe, facts, SPLIT);
     if (!plan) throw new Error("the source was not split");
     const t1 = performance.now();
@@ -229,6 +230,8 @@ interface JobRun {
   jobId: string;
   createdAt: number;
   total: number;
+  /** CPU seconds its encoders and their FFmpeg runs took. */
+  cpu: number;
   hookAt: number;
   downloadedAt: number;
 }
@@ -245,7 +248,8 @@ try {
     sound: "music",
   });
   const sourcePath = join(fixtures.dir, "split.mp4");
-  const probe = await probeFile(sourcePath);
+  const probed = await probeSource(sourcePath);
+  const { probe } = probed;
 
   // The three stacks stay up side by side, so each round runs every case in turn; an idle stack costs next to nothing.
   const env = (split: boolean) => ({
@@ -275,7 +279,31 @@ try {
   // Completion arrives by webhook, as a client should learn it: polling would take CPU from the encode.
   for (const c of cases) await c.e2e.admin.setWebhook(c.client.accountId, hooks.url);
 
+  const clockTicks = Number((await promisify(execFile)("getconf", ["CLK_TCK"])).stdout);
+  /** CPU seconds from /proc's stat of `pid`: its own (utime, stime) and its waited-for children's (cutime, cstime). */
+  async function cpuOf(pid: number | "self", fields: readonly number[]): Promise<number> {
+    const stat = await readFile(`/proc/${pid}/stat`, "utf8");
+    // From the state on (the 3rd field), after the command's closing parenthesis: utime is the 14th field.
+    const after = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return fields.reduce((sum, field) => sum + Number(after[field]), 0) / clockTicks;
+  }
+  const UTIME_TO_CSTIME = [11, 12, 13, 14];
+  const CUTIME_CSTIME = [13, 14];
+  /** CPU seconds the case's encoders, and the FFmpeg runs they have waited for, used so far. */
+  async function encodersCpu(c: Case): Promise<number> {
+    let seconds = 0;
+    for (const encoder of c.e2e.stack.encoders) seconds += await cpuOf(encoder.pid(), UTIME_TO_CSTIME);
+    return seconds;
+  }
+  /** Wall and CPU seconds of bare FFmpeg runs: the CPU of the ones this process waited for meanwhile (the stacks' processes run on). */
+  async function timedBare<T>(run: () => Promise<T>): Promise<{ result: T; cpu: number }> {
+    const before = await cpuOf("self", CUTIME_CSTIME);
+    const result = await run();
+    return { result, cpu: (await cpuOf("self", CUTIME_CSTIME)) - before };
+  }
+
   async function runJob(c: Case): Promise<JobRun> {
+    const cpuBefore = await encodersCpu(c);
     const createdAt = Date.now();
     const created = bodyOf(await c.client.createJob({ inputUrl: sourceUrl, preset: PRESET }), 201);
     const hook = await hooks.waitFor(created.id, 1_800_000);
@@ -283,7 +311,15 @@ try {
     if (event.status !== "completed") throw new Error(`${c.name}: ${event.errorMessage}`);
     await (await fetch(event.outputUrl)).arrayBuffer();
     const downloadedAt = Date.now();
-    return { jobId: created.id, createdAt, total: (downloadedAt - createdAt) / 1000, hookAt: hook.at, downloadedAt };
+    const cpu = (await encodersCpu(c)) - cpuBefore;
+    return {
+      jobId: created.id,
+      createdAt,
+      total: (downloadedAt - createdAt) / 1000,
+      cpu,
+      hookAt: hook.at,
+      downloadedAt,
+    };
   }
 
   let a = Infinity;
@@ -291,7 +327,7 @@ try {
   let b1: BareSplit | undefined;
   const best: (JobRun | undefined)[] = cases.map(() => undefined);
   /** Each round's own ratios: its cases ran minutes apart, under the same load. */
-  const rounds: { ceiling: number; dCeiling: number; d: number; e: number }[] = [];
+  const rounds: { ceiling: number; dCeiling: number; dCeilingCpu: number; d: number; e: number; dCpu: number }[] = [];
   for (let round = 1; round <= ROUNDS; round++) {
     // Every other round runs its steps in the reverse order: the host's speed drifts over minutes,
     // and a fixed order would hand that drift to one side of each ratio every time.
@@ -300,24 +336,28 @@ try {
     let unsplit = 0;
     let split: BareSplit | undefined;
     let oneCore: BareSplit | undefined;
+    let unsplitCpu = 0;
+    let oneCoreCpu = 0;
     const totals: number[] = [];
+    const cpus: number[] = [];
     const steps: (() => Promise<void>)[] = [
       async () => {
-        unsplit = await bareUnsplit(sourcePath, probe);
+        ({ result: unsplit, cpu: unsplitCpu } = await timedBare(() => bareUnsplit(sourcePath, probe)));
         console.log(`  (a) bare, unsplit: ${fmt(unsplit)} s`);
       },
       async () => {
-        split = await bareSplit(sourcePath, probe, CORES);
+        split = await bareSplit(sourcePath, probed, CORES);
         console.log(`  (b) bare, split: ${fmt(split.total)} s`);
       },
       async () => {
-        oneCore = await bareSplit(sourcePath, probe, [CORES[0]]);
+        ({ result: oneCore, cpu: oneCoreCpu } = await timedBare(() => bareSplit(sourcePath, probed, [CORES[0]])));
         console.log(`  (b1) bare, split, one core: ${fmt(oneCore.total)} s`);
       },
       ...cases.map((c, i) => async () => {
         const run = await runJob(c);
         console.log(`  ${c.name}: ${fmt(run.total)} s (load average ${load()})`);
         totals[i] = run.total;
+        cpus[i] = run.cpu;
         if (!best[i] || run.total < best[i].total) best[i] = run;
       }),
     ];
@@ -328,7 +368,9 @@ try {
     rounds.push({
       ceiling: split!.total / unsplit,
       dCeiling: oneCore!.total / unsplit,
+      dCeilingCpu: oneCoreCpu / unsplitCpu,
       d: totals[1] / totals[0],
+      dCpu: cpus[1] / cpus[0],
       e: totals[2] / totals[0],
     });
   }
@@ -336,6 +378,7 @@ try {
   // host does to its cores meanwhile it does to both; the cores swap every round, in case one
   // is slower than the other. The rest of the stack then has no core to itself.
   const paired: number[] = [];
+  const pairedCpu: number[] = [];
   const taskset = promisify(execFile);
   const pin = (c: Case, cpu: string) =>
     taskset("taskset", ["-a", "-p", "-c", cpu, String(c.e2e.stack.encoders[0].pid())]);
@@ -346,6 +389,7 @@ try {
       await pin(cases[1], dCore);
       const [cRun, dRun] = await Promise.all([runJob(cases[0]), runJob(cases[1])]);
       paired.push(dRun.total / cRun.total);
+      pairedCpu.push(dRun.cpu / cRun.cpu);
       console.log(
         `  side by side ${round} of ${PAIRED_ROUNDS}: (c) on core ${cCore} ${fmt(cRun.total)} s, (d) on core ${dCore} ${fmt(dRun.total)} s (load average ${load()})`,
       );
@@ -399,8 +443,16 @@ try {
     console.log(
       `| (d)/(c) side by side: both at once, one on each core, the cores swapped every round | | | ${each(paired)} | ${fmt(median(paired))} | ≤ 1.05: ${verdict(median(paired), 1.05)} |`,
     );
+  const dCpus = [...rounds.map((r) => r.dCpu), ...pairedCpu];
+  const floorCpus = rounds.map((r) => r.dCeilingCpu);
   console.log(
-    `\n(d) over its floor, the stack's own cost of a split on one core: ${fmt(median(dRounds) - median(dCeilings))} (median ratios ${fmt(median(dRounds))} − ${fmt(median(dCeilings))})`,
+    `| (b1)/(a) in CPU time: the floor for (d) by CPU | | | ${each(floorCpus)} | ${fmt(median(floorCpus))} | |`,
+  );
+  console.log(
+    `| (d)/(c) in CPU time, the encoder's and its FFmpeg's (the rounds, then side by side): less moved by the host than wall time, but not the target | ${fmt(c.cpu)} and ${fmt(d.cpu)} s of CPU | ${fmt(d.cpu / c.cpu)} | ${each(dCpus)} | ${fmt(median(dCpus))} | |`,
+  );
+  console.log(
+    `\n(d) over its floor, the stack's own cost of a split on one core: ${fmt(median(dRounds) - median(dCeilings))} in wall time (median ratios ${fmt(median(dRounds))} − ${fmt(median(dCeilings))}), ${fmt(median(dCpus) - median(floorCpus))} in CPU time (${fmt(median(dCpus))} − ${fmt(median(floorCpus))})`,
   );
   console.log(
     `(c)/(a), the job's overhead unsplit: ${fmt(c.total / a)}; bare parts one by one: ${bare.partSeconds.map((s) => fmt(s)).join(", ")} s`,

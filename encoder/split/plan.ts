@@ -31,7 +31,7 @@ export function splittableRecipe(presetId: string): SplittableRecipe | null {
   return recipe;
 }
 
-/** Frames per keyframe interval: the ladder's own, or the progressive grid. */
+/** Frames per keyframe interval: the ladder's own, or a single file's 2 s unit. */
 export function gopFramesOf(recipe: SplittableRecipe, fps: { num: number; den: number }): number {
   const seconds = recipe.kind === "ladder" ? recipe.gopSeconds : PROGRESSIVE_UNIT_SECONDS;
   return Math.max(1, Math.round((seconds * fps.num) / fps.den));
@@ -108,7 +108,7 @@ export function planSplit(
   const partFrames = gopsPerPart * gopFrames;
   const onGrid = recipe.kind === "ladder" ? facts.keyframes.filter((k) => k % gopFrames === 0) : facts.keyframes;
   let starts = partStarts(totalFrames, partFrames, gopFrames, onGrid);
-  // Ends moved back may make a part more than the cap allows: then no end moves.
+  // Ends moved back may make more parts than the cap allows: then no end moves.
   if (starts.length > MAX_PARTS) starts = partStarts(totalFrames, partFrames, gopFrames, []);
   if (starts.length < 2) return null;
   const period = facts.fps.den / facts.fps.num;

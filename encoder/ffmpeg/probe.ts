@@ -122,9 +122,15 @@ function positive(value: string | number | undefined): number | null {
   return Number.isFinite(n) && n > 0 ? n : null;
 }
 
-function rotation(stream: RawStream): number {
+/** Degrees the picture is turned, from its display matrix or its rotate tag (signed, as stored). */
+function turnedBy(stream: RawStream): number {
   const fromSideData = stream.side_data_list?.find((s) => typeof s.rotation === "number")?.rotation;
-  return Math.abs(fromSideData ?? Number(stream.tags?.rotate ?? 0)) % 180;
+  return fromSideData ?? Number(stream.tags?.rotate ?? 0);
+}
+
+/** 90 when width and height swap on display, else 0. */
+function rotation(stream: RawStream): number {
+  return Math.abs(turnedBy(stream)) % 180;
 }
 
 function language(stream: RawStream): string | null {
@@ -205,12 +211,6 @@ async function probeJson(path: string, options: RunOptions): Promise<{ probe: Ra
   return { probe: JSON.parse(stdout) as RawProbe, log: stderrLines };
 }
 
-/** Probes a local media file: a source, a timeline clip or its replacement audio. */
-export async function probeFile(path: string, options: RunOptions = {}): Promise<ProbeSummary> {
-  const { probe, log } = await probeJson(path, options);
-  return parseProbe(probe, log);
-}
-
 /** A stream's clock as ffprobe gives it, which a split reads beyond the summary (encoder/split/facts.ts). */
 interface StreamClock {
   index: number;
@@ -229,7 +229,7 @@ export interface ProbedSource {
   clocks: StreamClock[];
 }
 
-/** Probes a job's source: as probeFile, with the streams' clocks from the same run of ffprobe. */
+/** Probes a local media file: its summary, with the streams' clocks from the same run of ffprobe. */
 export async function probeSource(path: string, options: RunOptions = {}): Promise<ProbedSource> {
   const { probe, log } = await probeJson(path, options);
   return {
@@ -239,9 +239,14 @@ export async function probeSource(path: string, options: RunOptions = {}): Promi
       frameRate: s.r_frame_rate,
       timeBase: s.time_base,
       startTime: s.start_time,
-      rotation: s.side_data_list?.find((d) => typeof d.rotation === "number")?.rotation ?? Number(s.tags?.rotate ?? 0),
+      rotation: turnedBy(s),
     })),
   };
+}
+
+/** Probes a local media file: a source, a timeline clip or its replacement audio. */
+export async function probeFile(path: string, options: RunOptions = {}): Promise<ProbeSummary> {
+  return (await probeSource(path, options)).probe;
 }
 
 export interface ImageStreamInfo {

@@ -4,7 +4,7 @@ import { jobParts, jobs, usage } from "../../drizzle/schema";
 import { MAX_INTERRUPTIONS } from "../../domain/jobs";
 import { audioInputKey, PART_ATTEMPTS, partInputKey, partOutputKey, type SplitPlan } from "../../domain/split";
 import { CLAIM_TAKEOVER_AFTER_MS } from "../../worker/lib/job-states";
-import { PART_INTERRUPTED_MESSAGE } from "../../worker/lib/part-states";
+import { AUDIO_TASK_WEIGHT, PART_INTERRUPTED_MESSAGE } from "../../worker/lib/part-states";
 import { bodyOf, expectStatus } from "../support/api-client";
 import { startWebhookReceiver } from "../support/webhook-receiver";
 import {
@@ -78,7 +78,7 @@ const partsOf = (jobId: string) =>
  * Plays the split stage: creation, the job's claim, the parts' pieces and audio in storage, the
  * plan handed over. Returns the job, its account and the scratch keys it stored.
  */
-async function splitJob(parts: number, options: { webhook?: boolean; audio?: boolean } = {}) {
+async function splitJob(parts: number, options: { webhook?: boolean; audio?: boolean; plan?: SplitPlan } = {}) {
   const audio = options.audio ?? false;
   const account = await newAccount();
   if (options.webhook) await admin.setWebhook(account.accountId, hooks.url);
@@ -89,7 +89,8 @@ async function splitJob(parts: number, options: { webhook?: boolean; audio?: boo
     ...(audio ? [audioInputKey(job.id)] : []),
   ];
   await Promise.all(keys.map(put));
-  const split = await internal(`/jobs/${job.id}/split`, { claim: claimed.job?.claim, plan: planOf(parts, audio) });
+  const plan = options.plan ?? planOf(parts, audio);
+  const split = await internal(`/jobs/${job.id}/split`, { claim: claimed.job?.claim, plan });
   expect(bodyOf(split, 200)).toEqual({ parts: parts + (audio ? 1 : 0) });
   return { ...account, jobId: job.id, keys };
 }
@@ -218,7 +219,9 @@ describe("split encoding › handed over while the pieces are stored", () => {
     const audioLease = await claimPart(jobId, 2);
     expectStatus(await part(jobId, 2, "heartbeat", { claim: audioLease, progress: 0.6 }), 200);
     expectStatus(await internal(`/jobs/${jobId}/heartbeat`, { claim: 1, progress: 0.04 }), 200);
-    expect((await row(jobId)).progress).toBeCloseTo((0.9 * 0.6) / 3, 5);
+    // Two parts of 750 frames; the audio's task over all 1,500 at its weight.
+    const audioWeight = 1500 * AUDIO_TASK_WEIGHT;
+    expect((await row(jobId)).progress).toBeCloseTo((0.9 * 0.6 * audioWeight) / (1500 + audioWeight), 5);
 
     await put(partInputKey(jobId, 0));
     expect(bodyOf(await splitCall(jobId, 1, [2, 0]), 200)).toEqual({ parts: 3 });
@@ -389,6 +392,24 @@ describe("split encoding › the audio's task", () => {
     expect(await row(jobId)).toMatchObject({ status: "queued", stage: "join" });
     const join = bodyOf(await internal(`/jobs/${jobId}/join/claim`, { dispatch: 2 }), 200);
     expect(join.parts).toEqual([0, 1, 2].map((index) => ({ index, outputKey: partOutputKey(jobId, index) })));
+  });
+
+  it("the job's progress weighs each task by its frames, the audio's at its own weight: parts of unequal length move it as much as they hold", async () => {
+    const plan = planOf(2, true);
+    plan.parts[0] = { ...plan.parts[0], frameCount: 500, to: 20 };
+    plan.parts[1] = { ...plan.parts[1], firstFrame: 500, frameCount: 1000, from: 20 };
+    const { apiKey, jobId } = await splitJob(2, { audio: true, plan });
+    const total = 1500 + 1500 * AUDIO_TASK_WEIGHT;
+    const longer = await claimPart(jobId, 1);
+    expectStatus(await part(jobId, 1, "heartbeat", { claim: longer, progress: 0.5 }), 200);
+    expect((await readJob(apiKey, jobId)).progress).toBeCloseTo((0.9 * 500) / total, 5);
+    expectStatus(await completePart(jobId, 0), 200);
+    const audio = await claimPart(jobId, 2);
+    expectStatus(await part(jobId, 2, "heartbeat", { claim: audio, progress: 0.4 }), 200);
+    expect((await readJob(apiKey, jobId)).progress).toBeCloseTo(
+      (0.9 * (500 + 500 + 0.4 * 1500 * AUDIO_TASK_WEIGHT)) / total,
+      5,
+    );
   });
 
   it("spent, it fails the job as `Audio: <cause>`", async () => {

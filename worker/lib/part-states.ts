@@ -338,8 +338,17 @@ export async function claimPart(
 export type PartMove = { moved: true } | Refusal;
 
 /**
- * A beat of the part's latest claim, while its job's parts run. The job's progress is the parts'
- * mean (a part done counts whole) over their share of it, and its lastCheckedAt the latest beat.
+ * How much the audio's task weighs in its job's progress against the video's frames: it encodes
+ * every second of the source, but costs about a twentieth of the parts' encodes (1.5 s against 46 s
+ * for a 120 s 1080p source to 720p; about 5 s over a pure tone, AAC's worst case).
+ */
+export const AUDIO_TASK_WEIGHT = 0.05;
+
+/**
+ * A beat of the part's latest claim, while its job's parts run. The job's progress is its tasks'
+ * over their share of it, each task weighed by its frames (parts end on source keyframes, so they
+ * differ in length) and the audio's by AUDIO_TASK_WEIGHT; a task done counts whole. Its
+ * lastCheckedAt is the latest beat.
  */
 export async function beatPart(
   db: Database,
@@ -365,8 +374,12 @@ export async function beatPart(
       update ${jobs} set last_checked_at = case when ${jobs}.stage = ${"cutting" satisfies JobStage}
           then ${jobs}.last_checked_at else ${at(now)} end,
         progress = ${PARTS_SHARE} * (
-          select avg(case when p.index = ${index} then beat.progress when p.state = ${"done" satisfies PartState} then 1 else p.progress end)
-          from ${jobParts} p where p.job_id = ${jobId}
+          select sum(w.weight * w.progress) / sum(w.weight) from (
+            select case when p.index < job.parts then p.frame_count else p.frame_count * ${AUDIO_TASK_WEIGHT}::real end as weight,
+              case when p.index = ${index} then beat.progress when p.state = ${"done" satisfies PartState} then 1
+                else p.progress end as progress
+            from ${jobParts} p, job where p.job_id = job.id
+          ) w
         )
       from beat where ${jobs}.id = ${jobId}
       returning ${jobs}.id

@@ -1,5 +1,5 @@
 import { mkdir, rm } from "node:fs/promises";
-import { createServer, type IncomingMessage, request, type ServerResponse } from "node:http";
+import { createServer, request } from "node:http";
 import { join } from "node:path";
 // @ts-expect-error s3rver ships no types
 import S3rver from "@20minutes/s3rver";
@@ -57,8 +57,6 @@ export async function startS3Server(opts: { host: string; directory: string; buc
     configureBuckets: [{ name: opts.bucket }],
   });
   const { port: innerPort } = (await s3rver.run()) as { port: number };
-  /** s3rver's own request handler (a Koa app's), for requests the front need not read the answer of. */
-  const handle = s3rver.callback() as (req: IncomingMessage, res: ServerResponse) => void;
 
   /** The size of each part uploaded, by upload id and part number, for the completion's check. */
   const partSizes = new Map<string, Map<number, number>>();
@@ -73,13 +71,6 @@ export async function startS3Server(opts: { host: string; directory: string; buc
         return;
       }
       const query = new URLSearchParams((req.url ?? "").split("?")[1] ?? "");
-      // An object's plain GET, PUT, HEAD or DELETE, which carries the bytes: handed to s3rver in
-      // this process rather than sent again over HTTP, a copy that cost about 0.6 s of CPU per
-      // 240 MB stored (docs/benchmarks.md#benchsplit). Only multipart calls need the answer read.
-      if (!query.has("uploadId") && !query.has("uploads")) {
-        handle(req, res);
-        return;
-      }
       const uploadId = query.get("uploadId");
       const partNumber = Number(query.get("partNumber"));
       const forward = (body?: Buffer) => {

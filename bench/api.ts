@@ -19,6 +19,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { foundOutputEntry } from "../worker/lib/output-links";
 import { freePort } from "../dev/cloud/free-port";
 import { BASELINE, startApiFixture } from "./api-fixture";
+import { recordRun, tableRecords } from "./results";
 import { MAX_SUBREQUESTS, startCeilingWorker } from "./sub-request-ceiling";
 
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 6);
@@ -255,6 +256,11 @@ try {
   }
   console.log(`\nWhere the time goes: medians of ${SAMPLES} requests made one at a time\n`);
   for (const row of breakdown) console.log(`| ${row.join(" | ")} |`);
+  recordRun(
+    "api",
+    { connections: CONNECTIONS, rounds: ROUNDS, seconds: DURATION_S, samples: SAMPLES },
+    { routes: tableRecords(rows), cpuPerRequest: tableRecords(cpuRows), oneAtATime: tableRecords(breakdown) },
+  );
 } finally {
   await ceiling.stop();
   await fixture.stop();

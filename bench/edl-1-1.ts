@@ -21,7 +21,7 @@ import { drawTextClip, encodePass, GRAPH_THREADS, NAIVE_HEAD, passFile, timeGrap
 const CLIP_SECONDS = 10;
 const FADE = 1;
 
-/** Renders the 1.1 timeline both ways from `a.mp4` and `b.mp4` in `dir` (already in `assets`). */
+/** Renders the 1.1 timeline both ways from `a.mp4` and `b.mp4` in `dir` (already in `assets`); its seconds each way. */
 export async function bench11(dir: string, assets: TimelineAssets, url: (name: string) => string) {
   const clips = Array.from({ length: 5 }, (_, i) => ({
     id: `x${i}`,
@@ -118,4 +118,5 @@ export async function bench11(dir: string, assets: TimelineAssets, url: (name: s
     `| naive (5 intermediates + 4 pairwise crossfades + a caption pass) | ${naive.toFixed(2)} | ${(compiled.duration / naive).toFixed(2)}× |`,
   );
   console.log(`| ratio one graph / naive | ${(oneGraph / naive).toFixed(2)} (target ≤ 0.6) | |`);
+  return { seconds: compiled.duration, oneGraph, naive, ratio: oneGraph / naive };
 }

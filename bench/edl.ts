@@ -21,6 +21,7 @@ import { ffmpeg } from "../test/support/media";
 import { bench11 } from "./edl-1-1";
 import { drawTextClip, encodePass, NAIVE_HEAD, passFile, timeGraph } from "./naive-pass";
 import { timeFfmpeg } from "./ffmpeg-time";
+import { recordRun } from "./results";
 
 const dir = await mkdtemp(join(tmpdir(), "bench-edl-"));
 try {
@@ -218,7 +219,8 @@ try {
   );
   console.log(`| ratio one graph / naive | ${(oneGraph / naive).toFixed(2)} (target ≤ 0.6) | |`);
 
-  await bench11(dir, assets, url);
+  const v11 = await bench11(dir, assets, url);
+  recordRun("edl", {}, { "1.0": { seconds: compiled.duration, oneGraph, naive, ratio: oneGraph / naive }, "1.1": v11 });
 } finally {
   await rm(dir, { recursive: true, force: true });
 }

@@ -19,6 +19,7 @@ import { ladderCommand } from "../encoder/ffmpeg/args/ladder";
 import { probeFile } from "../encoder/ffmpeg/probe";
 import { ffmpeg } from "../test/support/media";
 import { timeFfmpeg } from "./ffmpeg-time";
+import { recordRun, tableRecords } from "./results";
 import { startFixtureServer } from "../test/e2e/fixtures";
 import { startE2E } from "../test/e2e/harness";
 import { bodyOf } from "../test/support/api-client";
@@ -219,6 +220,11 @@ try {
     `\nWhere each case's best job went (s; the encoder's stage lines and the job's timestamps, whole milliseconds)\n`,
   );
   for (const row of breakdown) console.log(`| ${row.join(" | ")} |`);
+  recordRun(
+    "encode",
+    { sourceSeconds: SOURCE_SECONDS, rounds: ROUNDS },
+    { cases: tableRecords(rows), bestJobs: tableRecords(breakdown) },
+  );
   await hooks.stop();
 } finally {
   await e2e.stop();

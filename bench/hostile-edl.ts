@@ -7,6 +7,7 @@
 import { validateEdl } from "../domain/edl/validate";
 import { jsonShapeProblem } from "../worker/lib/json-limits";
 import { BODY_LIMITS } from "../worker/middleware/body-limit";
+import { recordRun } from "./results";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 
@@ -71,3 +72,17 @@ for (const row of rows) {
     `| ${row.name} | ${kib(row.body)} | ${row.ms.toFixed(2)} | ${(row.ms / baseline).toFixed(2)} | ${row.errors} | ${kib(row.bytes)} |`,
   );
 }
+recordRun(
+  "hostile-edl",
+  { rounds: ROUNDS },
+  {
+    cases: rows.map(({ name, body, ms, errors, bytes }) => ({
+      case: name,
+      bodyBytes: body,
+      ms,
+      ratio: ms / baseline,
+      errors,
+      answerBytes: bytes,
+    })),
+  },
+);

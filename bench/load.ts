@@ -19,6 +19,7 @@ import pg from "pg";
 import { startFileServer } from "../dev/cloud/file-server";
 import { makeSource } from "../test/support/media";
 import { startDevService, type DevService } from "./dev-service";
+import { recordRun, tableRecords } from "./results";
 
 const LOAD_CLIENTS = Number(process.env.LOAD_CLIENTS ?? 200);
 const LOAD_SECONDS = Number(process.env.LOAD_SECONDS ?? 60);
@@ -220,9 +221,19 @@ async function load(dev: DevService, source: string) {
   console.log(
     `jobs created (201): ${created}; quota units taken: ${counts.units}; jobs in the database: ${counts.jobs}; ended meanwhile: ${counts.ended}`,
   );
-  console.log(
-    `verdict: ${serverErrors === 0 && counts.units === created && counts.jobs === created ? "held (no 5xx, one quota unit per job created)" : "NOT HELD"}`,
-  );
+  const held = serverErrors === 0 && counts.units === created && counts.jobs === created;
+  console.log(`verdict: ${held ? "held (no 5xx, one quota unit per job created)" : "NOT HELD"}`);
+  return {
+    seconds: run.seconds,
+    requests: tableRecords([["what", ...rows[0].slice(1)], ...rows.slice(1)]),
+    statuses,
+    serverErrors,
+    created,
+    unitsTaken: counts.units,
+    jobsInDatabase: counts.jobs,
+    endedMeanwhile: counts.ended,
+    held,
+  };
 }
 
 async function encoderSample(dev: DevService) {
@@ -285,8 +296,9 @@ async function soak(dev: DevService, source: string) {
       : NaN;
   const fdSpread = Math.max(...samples.slice(1).map((s) => s.fds)) - Math.min(...samples.slice(1).map((s) => s.fds));
   const restarted = new Set(samples.map((s) => s.pid)).size > 1;
+  const seconds = (Date.now() - started) / 1000;
   console.log(
-    `\njobs: ${counts.completed} completed, ${counts.ended - counts.completed} failed or cancelled, ${counts.jobs - counts.ended} not ended, in ${((Date.now() - started) / 1000).toFixed(0)} s`,
+    `\njobs: ${counts.completed} completed, ${counts.ended - counts.completed} failed or cancelled, ${counts.jobs - counts.ended} not ended, in ${seconds.toFixed(0)} s`,
   );
   console.log(
     `RSS after warm-up, median of the later half of the samples over the earlier half: ${rssGrowth.toFixed(2)} (${steady.length} samples); ` +
@@ -296,6 +308,17 @@ async function soak(dev: DevService, source: string) {
   console.log(
     `verdict: ${bounded ? "bounded (RSS grew less than 25% after warm-up, fds within 10, no restart, every job completed)" : "NOT BOUNDED"}`,
   );
+  return {
+    seconds,
+    completed: counts.completed,
+    failedOrCancelled: counts.ended - counts.completed,
+    notEnded: counts.jobs - counts.ended,
+    samples: samples.map((s) => ({ ...s, seconds: Math.round(s.seconds), rssMiB: Math.round(s.rssMiB * 10) / 10 })),
+    rssGrowth,
+    fdSpread,
+    restarted,
+    bounded,
+  };
 }
 
 const sources = await mkdtemp(join(tmpdir(), "bench-load-sources-"));
@@ -305,8 +328,15 @@ const devLog = join(tmpdir(), `bench-load-dev-${Date.now()}.log`);
 const dev = await startDevService(devLog);
 try {
   const source = files.url("tiny.mp4");
-  if (runSoak) await soak(dev, source);
-  if (runLoad) await load(dev, source);
+  const figures = {
+    ...(runSoak ? { soak: await soak(dev, source) } : {}),
+    ...(runLoad ? { load: await load(dev, source) } : {}),
+  };
+  recordRun(
+    "load",
+    { phases: [runSoak && "soak", runLoad && "load"].filter(Boolean), LOAD_CLIENTS, LOAD_SECONDS, SOAK_JOBS },
+    figures,
+  );
 } finally {
   await dev.stop();
   await files.stop();

@@ -14,6 +14,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import WebSocket from "ws";
 import { freePort } from "../dev/cloud/free-port";
 import { ROUTE_IDS, startApiFixture } from "./api-fixture";
+import { recordRun } from "./results";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
@@ -136,6 +137,18 @@ try {
   console.log(`\nOwn time (shares of all samples)\n${self.join("\n")}`);
   console.log(`\nWith what it calls\n${total.join("\n")}`);
   console.log(`\nProfile: ${file} (Chrome DevTools, Performance panel: load profile)`);
+  const shares = (lines: string[]) => lines.slice(0, 10).map((line) => line.trim());
+  recordRun(
+    "profile",
+    { route, connections: CONNECTIONS, seconds: SECONDS },
+    {
+      requestsPerSecond: Math.round(result.requests.average),
+      non2xx: result.non2xx,
+      samples: profile.samples.length,
+      ownTime: shares(self),
+      withWhatItCalls: shares(total),
+    },
+  );
 } finally {
   await fixture.stop();
 }

@@ -41,6 +41,7 @@ import { bodyOf } from "../test/support/api-client";
 import { ffmpeg } from "../test/support/media";
 import { startWebhookReceiver } from "../test/support/webhook-receiver";
 import { timeFfmpeg } from "./ffmpeg-time";
+import { recordRun } from "./results";
 
 const SOURCE_SECONDS = Number(process.env.BENCH_SPLIT_SECONDS ?? 120);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
@@ -52,10 +53,15 @@ const SPLIT = { minSeconds: 60, partSeconds: 30 };
 const CORES = ["0", "1"];
 
 const fmt = (n: number, digits = 2) => n.toFixed(digits);
-const load = () =>
-  loadavg()
+/** The load averages printed through the run, kept for its results line. */
+const loads: { at: string; load: string }[] = [];
+const load = (at = "") => {
+  const now = loadavg()
     .map((l) => l.toFixed(2))
     .join(" ");
+  if (at) loads.push({ at, load: now });
+  return now;
+};
 
 /** Runs `items` in order over `cores`, one at a time on each, as that many one-core encoders would. */
 async function onTheCores<T>(
@@ -240,7 +246,7 @@ const fixtures = await startFixtureServer();
 const hooks = await startWebhookReceiver();
 const cases: Case[] = [];
 try {
-  console.log(`Generating a ${SOURCE_SECONDS} s 1080p30 source with sound… (load average ${load()})`);
+  console.log(`Generating a ${SOURCE_SECONDS} s 1080p30 source with sound… (load average ${load("start")})`);
   const sourceUrl = await fixtures.source("split.mp4", {
     seconds: SOURCE_SECONDS,
     width: 1920,
@@ -332,7 +338,9 @@ try {
     // Every other round runs its steps in the reverse order: the host's speed drifts over minutes,
     // and a fixed order would hand that drift to one side of each ratio every time.
     const reversed = round % 2 === 0;
-    console.log(`Round ${round} of ${ROUNDS}${reversed ? ", in reverse order" : ""} (load average ${load()})`);
+    console.log(
+      `Round ${round} of ${ROUNDS}${reversed ? ", in reverse order" : ""} (load average ${load(`round ${round}`)})`,
+    );
     let unsplit = 0;
     let split: BareSplit | undefined;
     let oneCore: BareSplit | undefined;
@@ -391,7 +399,7 @@ try {
       paired.push(dRun.total / cRun.total);
       pairedCpu.push(dRun.cpu / cRun.cpu);
       console.log(
-        `  side by side ${round} of ${PAIRED_ROUNDS}: (c) on core ${cCore} ${fmt(cRun.total)} s, (d) on core ${dCore} ${fmt(dRun.total)} s (load average ${load()})`,
+        `  side by side ${round} of ${PAIRED_ROUNDS}: (c) on core ${cCore} ${fmt(cRun.total)} s, (d) on core ${dCore} ${fmt(dRun.total)} s (load average ${load(`side by side ${round}`)})`,
       );
     }
   } finally {
@@ -415,7 +423,7 @@ try {
   const verdict = (ratio: number, target: number) => (ratio <= target ? "met" : "MISSED");
   const each = (xs: number[]) => xs.map((x) => fmt(x)).join(", ");
   console.log(
-    `\nSplit benchmark: ${SOURCE_SECONDS} s 1080p30 source with music-like sound, ${PRESET}, ${bare.count} parts of about ${SPLIT.partSeconds} s, ${ROUNDS} rounds; load average at the end ${load()}\n`,
+    `\nSplit benchmark: ${SOURCE_SECONDS} s 1080p30 source with music-like sound, ${PRESET}, ${bare.count} parts of about ${SPLIT.partSeconds} s, ${ROUNDS} rounds; load average at the end ${load("end")}\n`,
   );
   console.log(
     "| case | seconds (best of the rounds) | ratio of the bests | each round's own ratio | their median | target (on the median) |",
@@ -463,7 +471,40 @@ try {
 
   const costs = breakdown(e, "(e)");
   breakdown(d, "(d)");
-  model(costs, c.total / SOURCE_SECONDS, { d: d.total, e: e.total });
+  const modelTable = model(costs, c.total / SOURCE_SECONDS, { d: d.total, e: e.total });
+  recordRun(
+    "split",
+    { sourceSeconds: SOURCE_SECONDS, rounds: ROUNDS, pairedRounds: PAIRED_ROUNDS, preset: PRESET, ...SPLIT },
+    {
+      parts: bare.count,
+      loadAverages: loads,
+      best: { a, b: bare.total, b1: oneCore.total, c: c.total, d: d.total, e: e.total },
+      b: { plan: bare.plan, cuts: bare.cuts, partsAndAudio: bare.parts, audio: bare.audio, join: bare.join },
+      bareParts: bare.partSeconds,
+      rounds,
+      paired,
+      pairedCpu,
+      medians: {
+        ceiling,
+        floor: median(dCeilings),
+        floorCpu: median(floorCpus),
+        d: median(dRounds),
+        e: median(eRounds),
+        ...(paired.length > 0 ? { paired: median(paired) } : {}),
+        dCpu: median(dCpus),
+      },
+      targets: { d: 1.05, e: eTarget },
+      verdicts: {
+        d: verdict(median(dRounds), 1.05),
+        e: verdict(median(eRounds), eTarget),
+        ...(paired.length > 0 ? { paired: verdict(median(paired), 1.05) } : {}),
+      },
+      cpuSeconds: { c: c.cpu, d: d.cpu },
+      toneAudioTask: tone,
+      modelCosts: costs,
+      model: modelTable,
+    },
+  );
 } finally {
   for (const c of cases) await c.e2e.stop();
   await hooks.stop();
@@ -655,11 +696,14 @@ function model(costs: Costs, unsplitPerSecond: number, measured: { d: number; e:
     `| encoders | ${lengths.map((l) => `${l / 60} min: time to output (s) | speed-up on unsplit | lanes × waves | serial share | ends with`).join(" | ")} |`,
   );
   console.log(`|---|${lengths.map(() => "---|---|---|---|---|").join("")}`);
+  const table: { encoders: number; minutes: number; seconds: number; bound: string }[] = [];
   for (const n of [1, 2, 4, 8, 16, 32, 50]) {
     const cells = lengths.map((l) => {
       const m = modelled(costs, l, n);
+      table.push({ encoders: n, minutes: l / 60, seconds: Math.round(m.total), bound: m.bound });
       return `${fmt(m.total, 0)} | ${fmt((l * unsplitPerSecond) / m.total, 1)}× | ${m.lanes} × ${m.waves} | ${fmt((100 * m.serial) / m.total, 0)}% | ${m.bound}`;
     });
     console.log(`| ${n} | ${cells.join(" | ")} |`);
   }
+  return table;
 }

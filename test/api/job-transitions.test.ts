@@ -10,7 +10,7 @@ import type { Database } from "../../worker/services/db";
 import { openScratchDatabase } from "../support/http-database";
 
 /**
- * The Worker's state table (worker/lib/job-states.ts) against PostgreSQL, through the Neon HTTP
+ * The Worker's state table (worker/lib/job-states/) against PostgreSQL, through the Neon HTTP
  * stand-in and the driver the Worker uses. A database of its own, so counts are exact.
  */
 let database: Awaited<ReturnType<typeof openScratchDatabase>>;
@@ -144,7 +144,7 @@ describe("contract §4 States and transitions › the table, walked against the 
       // queue refused included.
       if (to === "completed" || to === "failed") expect(after.webhookPendingSince).toEqual(expect.any(Date));
     } else {
-      expect(outcome).toEqual({ moved: false, current: status });
+      expect(outcome).toEqual({ moved: false, found: status });
       expect(after).toEqual(job);
     }
   });
@@ -157,22 +157,22 @@ describe("contract §4 States and transitions › the table, walked against the 
   it("an unknown job, a malformed id, or another account's job: nothing moves, no state is told", async () => {
     const job = await jobIn("queued");
     const other = await newAccount();
-    expect(await jobStates.cancel(db, { id: job.id, accountId: other.id })).toEqual({ moved: false, current: null });
+    expect(await jobStates.cancel(db, { id: job.id, accountId: other.id })).toEqual({ moved: false, found: null });
     expect(await jobStates.claim(db, "6b1f3c1e-8c1a-4c63-9b8e-1d5a3f1e2c4b", 0, "whole")).toEqual({
       moved: false,
-      current: null,
+      found: null,
     });
-    expect(await jobStates.claim(db, "not-a-uuid", 0, "whole")).toEqual({ moved: false, current: null });
+    expect(await jobStates.claim(db, "not-a-uuid", 0, "whole")).toEqual({ moved: false, found: null });
     expect((await reread(job.id)).status).toBe("queued");
   });
 
   it("the sweep's conditions: a heartbeat since the cutoff, or interruptions left (or none) decide", async () => {
     const fresh = await jobIn("processing", { stale: false });
-    expect(await jobStates.sweepRequeue(db, fresh.id, cutoff())).toEqual({ moved: false, current: "processing" });
+    expect(await jobStates.sweepRequeue(db, fresh.id, cutoff())).toEqual({ moved: false, found: "processing" });
     const spent = await jobIn("processing", { stale: true, interruptions: MAX_INTERRUPTIONS });
-    expect(await jobStates.sweepRequeue(db, spent.id, cutoff())).toEqual({ moved: false, current: "processing" });
+    expect(await jobStates.sweepRequeue(db, spent.id, cutoff())).toEqual({ moved: false, found: "processing" });
     const left = await jobIn("processing", { stale: true, interruptions: MAX_INTERRUPTIONS - 1, retryCount: 1 });
-    expect(await jobStates.sweepFail(db, left.id, cutoff())).toEqual({ moved: false, current: "processing" });
+    expect(await jobStates.sweepFail(db, left.id, cutoff())).toEqual({ moved: false, found: "processing" });
     const requeued = await jobStates.sweepRequeue(db, left.id, cutoff());
     // An interruption, the next dispatch, and a new lease that fences off the quiet encoder: the source's attempts are not touched.
     expect(requeued).toMatchObject({
@@ -190,11 +190,11 @@ describe("contract §4 States and transitions › the table, walked against the 
 
   it("a lost message's moves: only a job still waiting on that message moves, by interruptions left (or none), and once", async () => {
     const elsewhere = await jobIn("queued", { messageId: "msg_newer" });
-    expect(await jobStates.lostMessageRequeue(db, elsewhere.id, LOST)).toEqual({ moved: false, current: "queued" });
+    expect(await jobStates.lostMessageRequeue(db, elsewhere.id, LOST)).toEqual({ moved: false, found: "queued" });
     const spent = await jobIn("queued", { messageId: LOST, interruptions: MAX_INTERRUPTIONS });
-    expect(await jobStates.lostMessageRequeue(db, spent.id, LOST)).toEqual({ moved: false, current: "queued" });
+    expect(await jobStates.lostMessageRequeue(db, spent.id, LOST)).toEqual({ moved: false, found: "queued" });
     const left = await jobIn("queued", { messageId: LOST, interruptions: MAX_INTERRUPTIONS - 1 });
-    expect(await jobStates.lostMessageFail(db, left.id, LOST, "x")).toEqual({ moved: false, current: "queued" });
+    expect(await jobStates.lostMessageFail(db, left.id, LOST, "x")).toEqual({ moved: false, found: "queued" });
     const [requeued, again] = await Promise.all([
       jobStates.lostMessageRequeue(db, left.id, LOST),
       jobStates.lostMessageRequeue(db, left.id, LOST),
@@ -220,7 +220,7 @@ describe("contract §4 States and transitions › the table, walked against the 
       moved: true,
       job: { status: "failed", retryCount: 0, webhookPendingSince: expect.any(Date) },
     });
-    expect(await jobStates.lostMessageFail(db, spent.id, LOST, "again")).toEqual({ moved: false, current: "failed" });
+    expect(await jobStates.lostMessageFail(db, spent.id, LOST, "again")).toEqual({ moved: false, found: "failed" });
     const units = await direct.select({ count: usage.count }).from(usage).where(eq(usage.accountId, spent.accountId));
     expect(units).toEqual([{ count: 1 }]);
   });
@@ -228,14 +228,14 @@ describe("contract §4 States and transitions › the table, walked against the 
   it("claim: only the current dispatch claims; a job still processing only once its heartbeat went quiet, counting an interruption", async () => {
     const job = await jobIn("queued", { retryCount: 2, dispatch: 3 });
     const at = (iso: string) => new Date(`2026-11-20T09:${iso}.000Z`);
-    expect(await jobStates.claim(db, job.id, 2, "whole", at("30:00"))).toEqual({ moved: false, current: "queued" });
+    expect(await jobStates.claim(db, job.id, 2, "whole", at("30:00"))).toEqual({ moved: false, found: "queued" });
     const first = await jobStates.claim(db, job.id, 3, "whole", at("30:00"));
     expect(first).toMatchObject({
       moved: true,
       job: { retryCount: 2, lease: 1, interruptions: 0, startedAt: at("30:00"), lastCheckedAt: at("30:00") },
     });
     // Its encoder beat 5 s ago: the job stays with it.
-    expect(await jobStates.claim(db, job.id, 3, "whole", at("30:05"))).toEqual({ moved: false, current: "processing" });
+    expect(await jobStates.claim(db, job.id, 3, "whole", at("30:05"))).toEqual({ moved: false, found: "processing" });
     const again = await jobStates.claim(db, job.id, 3, "whole", at("30:20"));
     expect(again).toMatchObject({
       moved: true,
@@ -245,15 +245,15 @@ describe("contract §4 States and transitions › the table, walked against the 
     // The first claim's encoder is fenced off: its beats and reports are refused.
     expect(await jobStates.heartbeat(db, job.id, 1, { progress: 0.9 })).toEqual({
       moved: false,
-      current: "processing",
+      found: "processing",
     });
     expect(await jobStates.complete(db, job.id, 1, { outputKey: "k", duration: 1 })).toEqual({
       moved: false,
-      current: "processing",
+      found: "processing",
     });
     expect(await jobStates.fail(db, job.id, 1, { errorMessage: "x", duration: null })).toEqual({
       moved: false,
-      current: "processing",
+      found: "processing",
     });
     expect(await jobStates.heartbeat(db, job.id, 2, { progress: 0.5 })).toMatchObject({ moved: true });
   });
@@ -261,7 +261,7 @@ describe("contract §4 States and transitions › the table, walked against the 
   it("claim: a delivery claims only the stage its message is for; a split job's join starts at its parts' share of progress", async () => {
     const job = await jobIn("queued", { dispatch: 2 });
     await direct.update(jobs).set({ stage: "join" }).where(eq(jobs.id, job.id));
-    expect(await jobStates.claim(db, job.id, 2, "whole")).toEqual({ moved: false, current: "queued" });
+    expect(await jobStates.claim(db, job.id, 2, "whole")).toEqual({ moved: false, found: "queued" });
     const joined = await jobStates.claim(db, job.id, 2, "join");
     expect(joined).toMatchObject({ moved: true, job: { status: "processing", stage: "join", lease: 1 } });
     expect((await reread(job.id)).progress).toBeCloseTo(jobStates.PARTS_SHARE, 5);
@@ -272,9 +272,9 @@ describe("contract §4 States and transitions › the table, walked against the 
     await direct.update(jobs).set({ stage: "parts" }).where(eq(jobs.id, splitting.id));
     expect(await jobStates.heartbeat(db, splitting.id, 0, { progress: 0.5 })).toEqual({
       moved: false,
-      current: "processing",
+      found: "processing",
     });
-    expect(await jobStates.sweepRequeue(db, splitting.id, cutoff())).toEqual({ moved: false, current: "processing" });
+    expect(await jobStates.sweepRequeue(db, splitting.id, cutoff())).toEqual({ moved: false, found: "processing" });
   });
 
   it("a split job that ends is marked for its scratch's deletion in the same statement; a job that did not split is not", async () => {
@@ -291,8 +291,8 @@ describe("contract §4 States and transitions › the table, walked against the 
 
   it("a claim of a quiet job whose interruptions are spent fails it instead, once, with the reason", async () => {
     const job = await jobIn("processing", { stale: true, interruptions: MAX_INTERRUPTIONS, dispatch: 1 });
-    expect(await jobStates.claim(db, job.id, 1, "whole")).toEqual({ moved: false, current: "processing" });
-    expect(await jobStates.claimInterrupted(db, job.id, 0)).toEqual({ moved: false, current: "processing" });
+    expect(await jobStates.claim(db, job.id, 1, "whole")).toEqual({ moved: false, found: "processing" });
+    expect(await jobStates.claimInterrupted(db, job.id, 0)).toEqual({ moved: false, found: "processing" });
     const failed = await jobStates.claimInterrupted(db, job.id, 1);
     expect(failed).toMatchObject({
       moved: true,
@@ -300,7 +300,7 @@ describe("contract §4 States and transitions › the table, walked against the 
     });
     expect(jobStates.INTERRUPTED_MESSAGE).toMatch(/interrupted 4 times/);
     const beating = await jobIn("processing", { interruptions: MAX_INTERRUPTIONS });
-    expect(await jobStates.claimInterrupted(db, beating.id, 0)).toEqual({ moved: false, current: "processing" });
+    expect(await jobStates.claimInterrupted(db, beating.id, 0)).toEqual({ moved: false, found: "processing" });
   });
 
   it("retry: one more attempt at the source and the next dispatch, while attempts remain", async () => {
@@ -311,7 +311,7 @@ describe("contract §4 States and transitions › the table, walked against the 
       job: { status: "queued", retryCount: JOB_DELIVERY_RETRIES, dispatch: 2, messageId: null },
     });
     const spent = await jobIn("processing", { retryCount: JOB_DELIVERY_RETRIES });
-    expect(await jobStates.retry(db, spent.id, 0)).toEqual({ moved: false, current: "processing" });
+    expect(await jobStates.retry(db, spent.id, 0)).toEqual({ moved: false, found: "processing" });
   });
 
   it("a job the queue refused gives its quota unit back in the same statement, once", async () => {
@@ -321,7 +321,7 @@ describe("contract §4 States and transitions › the table, walked against the 
     expect(await units()).toBe(1);
     expect((await jobStates.failUnqueued(db, job.id, "refused")).moved).toBe(true);
     expect(await units()).toBe(0);
-    expect(await jobStates.failUnqueued(db, job.id, "refused")).toEqual({ moved: false, current: "failed" });
+    expect(await jobStates.failUnqueued(db, job.id, "refused")).toEqual({ moved: false, found: "failed" });
     expect(await units()).toBe(0);
   });
 
@@ -338,7 +338,7 @@ describe("contract §4 States and transitions › the table, walked against the 
       expect([cancelled.moved, completed.moved].filter(Boolean)).toHaveLength(1);
       const winner = cancelled.moved ? "cancelled" : "completed";
       expect((await reread(job.id)).status).toBe(winner);
-      expect(cancelled.moved ? completed : cancelled).toEqual({ moved: false, current: winner });
+      expect(cancelled.moved ? completed : cancelled).toEqual({ moved: false, found: winner });
     }
   });
 });

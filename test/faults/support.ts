@@ -277,7 +277,7 @@ export function statementsOf(req: FrontRequest): { query: string; params: unknow
   }
 }
 
-/** The encoder's claim as it reaches the database: the only move that sets `started_at` (lib/job-states.ts; every move returns it). */
+/** The encoder's claim as it reaches the database: the only move that sets `started_at` (lib/job-states/claims.ts; every move returns it). */
 export const isClaim = (req: FrontRequest) =>
   statementsOf(req).some((s) => /coalesce\(("jobs"\.)?"started_at"/.test(s.query));
 

@@ -99,7 +99,7 @@ export async function createQueuedJob(
       // answer was lost and an encoder claimed it, or the client cancelled it. It holds its unit
       // either way, so the creation stands; a 500 would be retried into a second job.
       logJobError(
-        `the publish failed, but the job was already ${failed.current}: the creation stands`,
+        `the publish failed, but the job was already ${failed.found}: the creation stands`,
         creation.jobId,
         err,
       );

@@ -59,7 +59,7 @@ export async function settleLostMessage(
     await jobStates.recordMessage(db, lost.jobId, await publishDispatch(queue, requeued.job));
     return "redispatched";
   }
-  if (requeued.current !== "queued") return "ignored";
+  if (requeued.found !== "queued") return "ignored";
 
   const failed = await jobStates.lostMessageFail(
     db,

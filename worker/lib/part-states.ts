@@ -1,6 +1,6 @@
 /**
  * A split job's parts (docs/scaling.md), and the only code in the Worker that writes a part's
- * `state`. As lib/job-states.ts does for jobs, each move is one SQL statement that locks what it
+ * `state`. As lib/job-states/ does for jobs, each move is one SQL statement that locks what it
  * judges (the job's row first, then the part's), moves only under its condition, and reports what
  * it found. A move that ends the job or hands it to its join moves the job in the same statement:
  * to `queued` for the join when its last part is done, to `failed` when a part has spent its
@@ -12,13 +12,13 @@ import { isUuid } from "../../domain/ids";
 import { MAX_INTERRUPTIONS } from "../../domain/jobs";
 import { PART_ATTEMPTS, type PartAssignment, type SplitPlan } from "../../domain/split";
 import type { Database } from "../services/db";
-import { CLAIM_TAKEOVER_AFTER_MS, PARTS_SHARE } from "./job-states";
+import { CLAIM_TAKEOVER_AFTER_MS, PARTS_SHARE, type Refusal as RefusalOf } from "./job-states";
 
 /** What a refused move found: the job's status when it left `processing`, otherwise its part's state. */
 export type Found = JobStatus | PartState;
 
-/** A move that did not happen: `found` is null when there is no such job or part. */
-export type Refusal = { moved: false; found: Found | null };
+/** A move that did not happen, in the shape a job's refusal has: `found` is null when there is no such job or part. */
+export type Refusal = RefusalOf<Found>;
 
 /** The state a refusal tells the encoder: a part done reads as `completed`, its job being still at work. */
 export const refusalStatus = (found: Found) => (found === "done" ? "completed" : found);

@@ -23,8 +23,8 @@ import { verifyEncoder } from "./verify";
  */
 function movedJob(outcome: jobStates.TransitionOutcome): Job {
   if (outcome.moved) return outcome.job;
-  if (!outcome.current) throw ApiError.notFound();
-  throw ApiError.conflict(`Job is ${outcome.current}`, { status: outcome.current });
+  if (!outcome.found) throw ApiError.notFound();
+  throw ApiError.conflict(`Job is ${outcome.found}`, { status: outcome.found });
 }
 
 /**
@@ -61,11 +61,11 @@ export async function claimJob(
   wait: (work: Promise<unknown>) => void,
 ) {
   let outcome = await jobStates.claim(services.db, id, dispatch, stage);
-  if (!outcome.moved && outcome.current === "processing") {
+  if (!outcome.moved && outcome.found === "processing") {
     const failed = await jobStates.claimInterrupted(services.db, id, dispatch);
     if (failed.moved) {
       notifyAfterResponse(services, failed.job, wait);
-      outcome = { moved: false, current: "failed" };
+      outcome = { moved: false, found: "failed" };
     }
   }
   const claimed = movedJob(outcome);
@@ -104,7 +104,7 @@ async function repeatedReport(
   to: JobStatus,
   same: (job: Job) => boolean,
 ) {
-  if (outcome.moved || outcome.current !== to) return null;
+  if (outcome.moved || outcome.found !== to) return null;
   const [job] = await services.db.select().from(jobs).where(eq(jobs.id, jobId));
   return job && same(job) ? job : null;
 }
@@ -136,7 +136,7 @@ async function refuseOthersOutput(services: Services, jobId: string, outputKey: 
   ]);
 }
 
-/** The encoder's side of the state table (lib/job-states.ts). */
+/** The encoder's side of the state table (lib/job-states/). */
 export const internalJobs = new Hono<AppEnv>()
   .use(verifyEncoder)
   // Postgres refuses a malformed uuid with an error: such an id names no job.
@@ -159,7 +159,7 @@ export const internalJobs = new Hono<AppEnv>()
     const id = c.req.param("id");
     const { claim, ...report } = c.req.valid("json");
     const outcome = await jobStates.complete(services.db, id, claim, report);
-    if (!outcome.moved && outcome.current === "processing") await refuseOthersOutput(services, id, report.outputKey);
+    if (!outcome.moved && outcome.found === "processing") await refuseOthersOutput(services, id, report.outputKey);
     const job =
       (await repeatedReport(
         services,
@@ -179,7 +179,7 @@ export const internalJobs = new Hono<AppEnv>()
     // A retry only while attempts at the source remain (retry's own condition); otherwise the job fails.
     const retried = retryable ? await jobStates.retry(services.db, id, claim) : null;
     const outcome =
-      retried && (retried.moved || retried.current !== "processing")
+      retried && (retried.moved || retried.found !== "processing")
         ? retried
         : await jobStates.fail(services.db, id, claim, failure);
     if (outcome.moved && outcome.job.status === "queued") {

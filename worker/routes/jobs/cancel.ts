@@ -43,7 +43,7 @@ export function registerCancelJob(app: OpenAPIHono<AppEnv>) {
     // claimed a moment ago gets the processing message (docs/contract.md §4.3, rule 4).
     const now = new Date();
     const outcome = await jobStates.cancel(db, { id: c.req.param("id"), accountId: caller.accountId }, now);
-    if (!outcome.moved) throw outcome.current ? notCancellable(outcome.current) : ApiError.notFound();
+    if (!outcome.moved) throw outcome.found ? notCancellable(outcome.found) : ApiError.notFound();
     const { job, previous } = outcome;
     if (job.messageId) {
       // The message may already be delivered or gone; the cancelled status is what the encoder obeys.

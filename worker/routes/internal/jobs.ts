@@ -1,95 +1,19 @@
 import { eq } from "drizzle-orm";
 import { Hono } from "hono";
-import { accounts, jobs, type Job } from "../../../drizzle/schema";
+import { jobs, type Job } from "../../../drizzle/schema";
 import { type JobStatus, outputKeyParts } from "../../../domain/jobs";
 import { isUuid } from "../../../domain/ids";
-import { MAX_SOURCE_SECONDS } from "../../../domain/plans";
 import type { AppEnv } from "../../context";
 import { ApiError, logJobError } from "../../errors";
 import { publishDispatch } from "../../lib/dispatch";
+import { claimJob, movedJob, notifyAfterResponse } from "../../lib/encoder-moves";
 import * as jobStates from "../../lib/job-states";
 import { jsonBody } from "../../lib/json-body";
 import { sweep } from "../../lib/sweep";
 import { waitUntilOf } from "../../lib/wait-until";
-import { settleEndedSplitJob } from "../../lib/split-jobs";
-import { notifyJobFinished } from "../../lib/webhooks";
 import type { Services } from "../../services";
 import { claimBody, completeBody, failBody, heartbeatBody } from "./schema";
 import { verifyEncoder } from "./verify";
-
-/**
- * The job a move applied to; otherwise 404 for an unknown job, or 409, which tells the encoder to
- * stop: the job left the state it was working in (usually: cancelled).
- */
-function movedJob(outcome: jobStates.TransitionOutcome): Job {
-  if (outcome.moved) return outcome.job;
-  if (!outcome.found) throw ApiError.notFound();
-  throw ApiError.conflict(`Job is ${outcome.found}`, { status: outcome.found });
-}
-
-/**
- * The webhook goes out after the answer: the encoder's report is settled whatever the queue
- * does. A failure leaves the job in the webhook outbox, which the sweep empties. A split job's
- * leftovers (its parts' messages, its scratch) go the same way (lib/split-jobs.ts).
- */
-function notifyAfterResponse(
-  services: Services,
-  job: Pick<Job, "id" | "accountId" | "status" | "scratchPendingSince">,
-  wait: (work: Promise<unknown>) => void,
-) {
-  if (job.scratchPendingSince) {
-    wait(settleEndedSplitJob(services, job));
-    return;
-  }
-  wait(
-    notifyJobFinished(services, job).catch((err) =>
-      logJobError("webhook publish failed; the sweep publishes it", job.id, err),
-    ),
-  );
-}
-
-/**
- * A delivery claims the job: its whole (the job's own message) or its join (a split job's, once
- * its parts are done). A claim that would take over the job after its last interruption fails it
- * instead, and is refused as any claim of a job that ended.
- */
-export async function claimJob(
-  services: Services,
-  id: string,
-  dispatch: number,
-  stage: "whole" | "join",
-  wait: (work: Promise<unknown>) => void,
-) {
-  let outcome = await jobStates.claim(services.db, id, dispatch, stage);
-  if (!outcome.moved && outcome.found === "processing") {
-    const failed = await jobStates.claimInterrupted(services.db, id, dispatch);
-    if (failed.moved) {
-      notifyAfterResponse(services, failed.job, wait);
-      outcome = { moved: false, found: "failed" };
-    }
-  }
-  const claimed = movedJob(outcome);
-  const [account] = await services.db
-    .select({ plan: accounts.plan })
-    .from(accounts)
-    .where(eq(accounts.id, claimed.accountId));
-  return {
-    job: {
-      id: claimed.id,
-      /** The attempt at the source (the retries so far); the last one's failure is final. */
-      attempt: claimed.retryCount,
-      /** The claim's lease, which the encoder's heartbeats and reports name. */
-      claim: claimed.lease,
-      accountId: claimed.accountId,
-      preset: claimed.preset,
-      inputUrl: claimed.inputUrl,
-      edl: claimed.edl,
-      plan: account.plan,
-      maxSourceSeconds: MAX_SOURCE_SECONDS[account.plan],
-    },
-    split: claimed.split,
-  };
-}
 
 /**
  * A report the encoder sends again because it did not hear the first answer (a network error,
@@ -136,7 +60,7 @@ async function refuseOthersOutput(services: Services, jobId: string, outputKey: 
   ]);
 }
 
-/** The encoder's side of the state table (lib/job-states/). */
+/** The encoder's side of the state table (lib/job-states/, its claim in lib/encoder-moves.ts). */
 export const internalJobs = new Hono<AppEnv>()
   .use(verifyEncoder)
   // Postgres refuses a malformed uuid with an error: such an id names no job.

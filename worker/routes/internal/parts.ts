@@ -4,13 +4,13 @@ import { MAX_PARTS, partOutputKey, taskIndices } from "../../../domain/split";
 import { isUuid } from "../../../domain/ids";
 import type { AppEnv } from "../../context";
 import { ApiError, logJobError } from "../../errors";
+import { claimJob } from "../../lib/encoder-moves";
 import * as jobStates from "../../lib/job-states";
 import { jsonBody } from "../../lib/json-body";
 import * as partStates from "../../lib/part-states";
 import { deleteScratch, settleEndedSplitJob } from "../../lib/split-jobs";
 import { waitUntilOf } from "../../lib/wait-until";
 import type { Services } from "../../services";
-import { claimJob } from "./jobs";
 import { claimBody, partCompleteBody, partFailBody, partHeartbeatBody, splitBody } from "./schema";
 import { verifyEncoder } from "./verify";
 

@@ -1,5 +1,6 @@
 import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { readEmulatedMessage } from "../../dev/cloud/qstash-emulator";
 import type { FixtureServer } from "../e2e/fixtures";
 import type { Client, E2E } from "../e2e/harness";
 import { bodyOf } from "../support/api-client";
@@ -56,7 +57,7 @@ afterAll(async () => {
 const anyStatement = (req: FrontRequest, test: (s: { query: string; params: unknown[] }) => boolean) =>
   statementsOf(req).some(test);
 
-/** The state table's moves (lib/job-states.ts) as they reach the database. */
+/** The state table's moves (lib/job-states/) as they reach the database. */
 const isCompletion = (req: FrontRequest) =>
   anyStatement(req, (s) => s.query.includes('update "jobs"') && s.params.includes("completed"));
 /** The step after a job finishes: its account's webhook looked up. */
@@ -453,6 +454,91 @@ describe("the Worker's cache, which records each internal call's nonce, failing 
     ).toBe(true);
     expect(lines.filter((l) => l.startsWith("claim "))).toEqual([expect.stringMatching(/attempt 1 of 3/)]);
     await webhookArrives(jobId, 30_000);
+  });
+});
+
+describe("a cancel whose message QStash fails to delete (contract §4.3, rule 2)", () => {
+  /** The encoder's claim of one job: the statement names the job. */
+  const isClaimOf = (jobId: string) => (req: FrontRequest) =>
+    isClaim(req) && anyStatement(req, (s) => s.params.includes(jobId));
+  const isDeleteOf = (messageId: string) => (req: FrontRequest) =>
+    req.method === "DELETE" && req.url === `/v2/messages/${messageId}`;
+  const messageState = async (messageId: string) =>
+    (await readEmulatedMessage(e2e.stack.info.cloud.qstash, messageId)).state;
+  /** The Worker's JSON log lines from the `from`th line of the stack's log on. */
+  const workerLogSince = (from: number) =>
+    stack.logs.slice(from).flatMap((l) => {
+      const json = l.line.indexOf("{");
+      if (l.source !== "worker" || json < 0) return [];
+      try {
+        return [JSON.parse(l.line.slice(json)) as { msg?: string; jobId?: string; error?: { message?: string } }];
+      } catch {
+        return [];
+      }
+    });
+
+  it("the job is cancelled and the cancel answers 200, the failure is logged with its cause, and the message, delivered anyway, is refused at its claim", async () => {
+    // Two jobs take the two deliveries QStash makes at a time (contract §9.1), their claims held
+    // at the database, so the third job's message waits in QStash, where the cancel finds it.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const held: FrontRequest[] = [];
+    database.judge((req) => {
+      if (!isClaim(req)) return "pass";
+      held.push(req);
+      return { holdAnswerUntil: released };
+    });
+    const busy = await Promise.all([createJob(), createJob()]);
+    await vi.waitFor(() => expect(busy.filter((id) => held.some(isClaimOf(id)))).toEqual(busy), { timeout: 30_000 });
+    database.judge(passAll);
+    const jobId = await createJob();
+    const messageId = await vi.waitFor(async () => {
+      const [row] = (
+        await onDatabase(e2e.stack.info.databaseUrl, (db) =>
+          db.query<{ message_id: string | null }>("select message_id from jobs where id = $1", [jobId]),
+        )
+      ).rows;
+      expect(row?.message_id).toBeTruthy();
+      return row.message_id as string;
+    });
+    expect(await messageState(messageId)).toBe("waiting");
+
+    queue.judge((req) => (isDeleteOf(messageId)(req) ? "refuse" : "pass"));
+    const logged = stack.logs.length;
+    const statementsBefore = database.verdicts().length;
+    const cancel = await client.cancelJob(jobId);
+    expect(bodyOf(cancel, 200)).toMatchObject({
+      id: jobId,
+      status: "cancelled",
+      message: "Job cancelled successfully",
+    });
+    expect(queue.verdicts().some((v) => v.verdict === "refuse" && isDeleteOf(messageId)(v.request))).toBe(true);
+    const failure = await vi.waitFor(() => {
+      const line = workerLogSince(logged).find((l) => l.jobId === jobId && /could not be deleted/.test(l.msg ?? ""));
+      expect(line).toBeDefined();
+      return line;
+    });
+    // The cause is the front's: it dropped the connection of QStash's delete.
+    expect(failure?.error?.message).toMatch(/connection lost/i);
+    expect(failure?.msg).toMatch(/refused at its claim/);
+    queue.judge(passAll);
+    expect(await messageState(messageId)).toBe("waiting");
+
+    release();
+    for (const job of await Promise.all(busy.map(finish))) expect(job.status).toBe("completed");
+    // Delivered, and answered: the encoder's claim was refused with the job cancelled, so it had nothing to run.
+    await vi.waitFor(async () => expect(await messageState(messageId)).toBe("delivered"), { timeout: 30_000 });
+    expect(
+      database
+        .verdicts()
+        .slice(statementsBefore)
+        .some((v) => isClaimOf(jobId)(v.request)),
+    ).toBe(true);
+    expect(stageLines(jobId).filter((l) => l.startsWith("claim "))).toEqual([]);
+    const job = bodyOf(await client.getJob(jobId), 200);
+    expect(job).toMatchObject({ status: "cancelled", outputUrl: null });
+    expect(job.metadata.startedAt).toBeNull();
+    await Promise.all(busy.map((id) => webhookArrives(id, 30_000)));
   });
 });
 

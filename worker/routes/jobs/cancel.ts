@@ -1,7 +1,7 @@
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import { iso } from "../../../domain/time";
 import type { AppEnv } from "../../context";
-import { ApiError } from "../../errors";
+import { ApiError, logJobError } from "../../errors";
 import * as jobStates from "../../lib/job-states";
 import { notCancellable } from "../../lib/refusals";
 import { settleEndedSplitJob } from "../../lib/split-jobs";
@@ -46,8 +46,16 @@ export function registerCancelJob(app: OpenAPIHono<AppEnv>) {
     if (!outcome.moved) throw outcome.found ? notCancellable(outcome.found) : ApiError.notFound();
     const { job, previous } = outcome;
     if (job.messageId) {
-      // The message may already be delivered or gone; the cancelled status is what the encoder obeys.
-      await queue.deleteMessage(job.messageId).catch(() => undefined);
+      // The cancel stands either way: a message still delivered finds the job cancelled, and its claim is refused.
+      await queue
+        .deleteMessage(job.messageId)
+        .catch((err) =>
+          logJobError(
+            "the cancelled job's message could not be deleted; a delivery of it is refused at its claim",
+            job.id,
+            err,
+          ),
+        );
     }
     // A split job's parts' messages and scratch (docs/scaling.md): a running part learns of the cancel at its next beat.
     if (job.scratchPendingSince) waitUntilOf(c)(settleEndedSplitJob(services, job));

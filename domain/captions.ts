@@ -9,7 +9,14 @@
  * `{\an8}`), since drawtext would draw it as text, and WebVTT's character references decoded.
  */
 import { MAX_CUES } from "./edl/format-1-1";
+import { MAX_TEXT_LINES } from "./edl/limits";
 import type { CaptionCue } from "./edl/schema";
+
+/**
+ * The largest caption file read: a feature film's subtitles are about 100 KiB. The encoder stops
+ * the download here, before the file is read into memory as text.
+ */
+export const MAX_CAPTION_BYTES = 4 * 1024 * 1024;
 
 export class CaptionParseError extends Error {
   constructor(
@@ -87,18 +94,39 @@ function cueText(lines: Line[], format: "srt" | "vtt"): string {
     .join("\n");
 }
 
-/** Runs of non-blank lines, each a block of the file (a cue, a WebVTT header or note). */
-function blocksOf(text: string): Line[][] {
-  const blocks: Line[][] = [];
+/**
+ * Lines a block may hold: a cue's text lines are drawn one drawtext each, and a timeline draws at
+ * most MAX_TEXT_LINES (its number and timing line besides). No WebVTT header, note or style sheet
+ * needs more.
+ */
+export const MAX_BLOCK_LINES = MAX_TEXT_LINES + 2;
+
+/**
+ * Runs of non-blank lines, each a block of the file (a cue, a WebVTT header or note), one at a
+ * time: the caller stops at the cue limit, so a file of a million lines is never held as a
+ * million lines, and a block past MAX_BLOCK_LINES stops the read where it crosses the limit.
+ */
+function* blocksOf(text: string): Generator<Line[]> {
+  const breaks = /\r\n|\r|\n/g;
   let current: Line[] = [];
-  text.split(/\r\n|\r|\n/).forEach((raw, i) => {
+  let number = 0;
+  let start = 0;
+  while (start <= text.length) {
+    const found = breaks.exec(text);
+    const end = found ? found.index : text.length;
+    const raw = text.slice(start, end);
+    number += 1;
+    start = found ? breaks.lastIndex : text.length + 1;
     if (raw.trim() === "") {
-      if (current.length > 0) blocks.push(current);
+      if (current.length > 0) yield current;
       current = [];
-    } else current.push({ number: i + 1, text: raw });
-  });
-  if (current.length > 0) blocks.push(current);
-  return blocks;
+      continue;
+    }
+    if (current.length === MAX_BLOCK_LINES)
+      throw new CaptionParseError(number, `a cue of more than ${MAX_BLOCK_LINES} lines, more than a timeline draws`);
+    current.push({ number, text: raw });
+  }
+  if (current.length > 0) yield current;
 }
 
 /** One cue block: its timing line (after an optional identifier), then its text. */
@@ -131,17 +159,21 @@ const isVttMetadata = (block: Line[]) => /^(NOTE|STYLE|REGION)([ \t]|$)/.test(bl
 export function parseCaptions(content: string): CaptionCue[] {
   const text = content.replace(/^\uFEFF/, "");
   const vtt = /^WEBVTT([ \t]|$)/.test(text.split(/\r\n|\r|\n/, 1)[0]);
-  let blocks = blocksOf(text);
-  if (vtt) blocks = blocks.slice(1).filter((block) => !isVttMetadata(block));
-  else if (/^WEBVTT/i.test(text))
+  if (!vtt && /^WEBVTT/i.test(text))
     throw new CaptionParseError(1, 'a WebVTT file starts with "WEBVTT" on a line of its own');
-  if (blocks.length === 0) throw new CaptionParseError(1, "the file holds no cues");
-  if (blocks.length > MAX_CUES) {
-    throw new CaptionParseError(
-      blocks[MAX_CUES][0].number,
-      `more than ${MAX_CUES} cues, the most a caption clip takes`,
-    );
+  const cues: CaptionCue[] = [];
+  let header = vtt;
+  for (const block of blocksOf(text)) {
+    if (header) {
+      header = false;
+      continue;
+    }
+    if (vtt && isVttMetadata(block)) continue;
+    if (cues.length === MAX_CUES)
+      throw new CaptionParseError(block[0].number, `more than ${MAX_CUES} cues, the most a caption clip takes`);
+    cues.push(readCue(block, vtt ? "vtt" : "srt"));
   }
+  if (cues.length === 0) throw new CaptionParseError(1, "the file holds no cues");
   // Array sorting is stable: cues that start together keep the file's order.
-  return blocks.map((block) => readCue(block, vtt ? "vtt" : "srt")).sort((a, b) => a.start - b.start);
+  return cues.sort((a, b) => a.start - b.start);
 }

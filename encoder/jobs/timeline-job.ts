@@ -12,7 +12,7 @@ import type { ClaimedJob } from "../internal-api";
 import type { CaptionCue } from "../../domain/edl/schema";
 import { ByteBudget, downloadSource, type DownloadPolicy } from "../source/download";
 import { assertSelfContained } from "../source/self-contained";
-import { planAssets, planFonts, inPointErrors, type AssetNeed } from "../timeline/assets";
+import { assetCap, planAssets, planFonts, inPointErrors, type AssetNeed } from "../timeline/assets";
 import { compileTimeline, fontKey, type TimelineAssets } from "../timeline/compile";
 import { resolveFont } from "../timeline/fonts";
 import type { RenderContext, RenderResult } from "./pipeline";
@@ -90,11 +90,17 @@ export async function renderTimelineJob(
     together: new ByteBudget(policy.maxBytes, "a timeline's assets together"),
   };
   let n = 0;
-  const fetchAsset = async ({ url, uses }: AssetNeed) => {
+  const fetchAsset = async (need: AssetNeed) => {
+    const { url, uses } = need;
     const path = join(ctx.workDir, `asset-${n++}`);
     const firstClip = uses[0].clipId;
     try {
-      const downloaded = await downloadSource(url, path, assetPolicy, signal);
+      const downloaded = await downloadSource(
+        url,
+        path,
+        { ...assetPolicy, ...assetCap(need, policy.maxBytes) },
+        signal,
+      );
       ctx.log({
         stage: "download",
         bytes: downloaded.bytes,

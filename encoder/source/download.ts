@@ -22,6 +22,11 @@ export interface DownloadPolicy {
   minRate?: { bytesPerSecond: number; windowMs: number };
   /** The budget this download shares with the job's other downloads, if it has any. */
   together?: ByteBudget;
+  /**
+   * What `maxBytes` is the limit on, when it is narrower than a source's ("caption files"): the
+   * refusal then names the file and the limit in MiB.
+   */
+  capOn?: string;
 }
 
 /**
@@ -155,25 +160,24 @@ export async function downloadSource(
         throw JobFailure.download(`the source answered HTTP ${res.status}`);
       }
       const length = Number(res.headers["content-length"] ?? NaN);
+      const refusal = capRefusals(url, policy);
       if (length > policy.maxBytes) {
         res.body.destroy();
-        throw JobFailure.sourceRefused(`${length} bytes is over the ${policy.maxBytes}-byte limit`);
+        throw JobFailure.sourceRefused(refusal.own(length));
       }
       const together = policy.together;
       if (together && length > together.left) {
         res.body.destroy();
-        throw JobFailure.sourceRefused(
-          `${length} bytes is over the ${together.left} bytes left of the ${together.limit}-byte limit on ${together.of}`,
-        );
+        throw JobFailure.sourceRefused(refusal.together(together, length));
       }
       let seen = 0;
       const cap = new Transform({
         transform(chunk: Buffer, _enc, done) {
           seen += chunk.length;
           rate.count(chunk.length);
-          if (seen > policy.maxBytes) done(JobFailure.sourceRefused(`larger than the ${policy.maxBytes}-byte limit`));
+          if (seen > policy.maxBytes) done(JobFailure.sourceRefused(refusal.own()));
           else if (together && !together.spend(chunk.length))
-            done(JobFailure.sourceRefused(`over the ${together.limit}-byte limit on ${together.of}`));
+            done(JobFailure.sourceRefused(refusal.together(together)));
           else done(null, chunk);
         },
       });
@@ -191,6 +195,40 @@ export async function downloadSource(
   } finally {
     rate.stop();
   }
+}
+
+/** A URL as a refusal names it: without its query, which may hold the customer's own credentials. */
+const fileOf = (url: URL) => `${url.origin}${url.pathname}`;
+
+/**
+ * The refusals of a file over a cap, of `length` bytes when the server said so. With `capOn`
+ * (a timeline's assets) they name the file and give the caps in MiB; a job's one source is
+ * named by the job already.
+ */
+function capRefusals(url: URL, { maxBytes, capOn }: DownloadPolicy) {
+  if (capOn === undefined)
+    return {
+      own: (length?: number) =>
+        length === undefined
+          ? `larger than the ${maxBytes}-byte limit`
+          : `${length} bytes is over the ${maxBytes}-byte limit`,
+      together: ({ left, limit, of }: ByteBudget, length?: number) =>
+        length === undefined
+          ? `over the ${limit}-byte limit on ${of}`
+          : `${length} bytes is over the ${left} bytes left of the ${limit}-byte limit on ${of}`,
+    };
+  const file = fileOf(url);
+  const mib = (bytes: number) => `${+(bytes / 1024 ** 2).toFixed(2)} MiB`;
+  return {
+    own: (length?: number) =>
+      length === undefined
+        ? `${file} is larger than the ${mib(maxBytes)} limit on ${capOn}`
+        : `${file} is ${length} bytes, over the ${mib(maxBytes)} limit on ${capOn}`,
+    together: ({ left, limit, of }: ByteBudget, length?: number) =>
+      length === undefined
+        ? `${file} is over what is left of the ${mib(limit)} limit on ${of}`
+        : `${file} is ${length} bytes, over the ${left} bytes left of the ${mib(limit)} limit on ${of}`,
+  };
 }
 
 function describeNetworkError(err: unknown, timeout: AbortSignal): string {

@@ -1,3 +1,4 @@
+import { MAX_CAPTION_BYTES } from "../../domain/captions";
 import type { TextClip, ValidatedEdl } from "../../domain/edl/schema";
 import { fontKey } from "./compile";
 import { ffSeconds } from "./time";
@@ -12,6 +13,21 @@ export interface AssetNeed {
    * file, each with the first clip that uses it so, which its errors name.
    */
   uses: AssetUse[];
+}
+
+/**
+ * The largest overlay image downloaded: a 4K PNG with alpha is about 30 MiB. FFmpeg decodes it,
+ * so this keeps a job's disk use, not the encoder's memory, in bounds (the pixel limit does that).
+ */
+export const MAX_IMAGE_BYTES = 64 * 1024 * 1024;
+
+/** The download cap of an asset: the narrowest of its uses' (a caption file is read into memory whole). */
+export function assetCap(need: AssetNeed, sourceBytes: number): { maxBytes: number; capOn: string } {
+  if (need.uses.some((u) => u.as === "caption"))
+    return { maxBytes: Math.min(MAX_CAPTION_BYTES, sourceBytes), capOn: "caption files" };
+  if (need.uses.some((u) => u.as === "image"))
+    return { maxBytes: Math.min(MAX_IMAGE_BYTES, sourceBytes), capOn: "overlay images" };
+  return { maxBytes: sourceBytes, capOn: "sources" };
 }
 
 /**

@@ -66,3 +66,42 @@ export async function startTrickleServer(everyMs = 1000) {
     stop,
   };
 }
+
+/**
+ * Files far larger than the encoder takes, streamed without a Content-Length so that only a cap
+ * applied while the bytes arrive can stop them: `/<name>?bytes=N&line=L` sends N bytes made of
+ * `line` repeated (a caption file's one-character lines), or of NUL bytes. Records how many bytes
+ * each path got out before its reader hung up.
+ */
+export async function startFloodServer() {
+  const sent = new Map<string, number>();
+  const sockets = new Set<Socket>();
+  const server = createServer((req, res) => {
+    const url = new URL(req.url ?? "/", "http://flood");
+    const total = Number(url.searchParams.get("bytes"));
+    const line = url.searchParams.get("line");
+    const chunk =
+      line === null ? Buffer.alloc(64 * 1024) : Buffer.from(line.repeat(Math.ceil((64 * 1024) / line.length)));
+    let out = 0;
+    res.writeHead(200, { "content-type": "application/octet-stream" });
+    const pump = () => {
+      while (out < total) {
+        const piece = chunk.subarray(0, Math.min(chunk.length, total - out));
+        out += piece.length;
+        sent.set(url.pathname, out);
+        if (!res.write(piece)) return void res.once("drain", pump);
+      }
+      res.end();
+    };
+    res.on("error", () => undefined);
+    pump();
+  });
+  const stop = closer(server, sockets);
+  const port = await listen(server, "127.0.0.1");
+  return {
+    url: (name: string, bytes: number, line?: string) =>
+      `http://127.0.0.1:${port}/${name}?bytes=${bytes}${line === undefined ? "" : `&line=${encodeURIComponent(line)}`}`,
+    sent: (name: string) => sent.get(`/${name}`) ?? 0,
+    stop,
+  };
+}

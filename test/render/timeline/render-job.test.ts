@@ -229,7 +229,7 @@ describe("a timeline asset that fails", () => {
     expect(failure).toMatchObject({ kind: "source-refused", retryable: false });
     expect(failure.message).toMatch(
       new RegExp(
-        `^Asset for clip "c\\d" could not be downloaded: .*over the ${Math.floor(each * 2.5)}-byte limit on a timeline's assets together`,
+        `^Asset for clip "c\\d" could not be downloaded: Source refused: http://127\\.0\\.0\\.1:\\d+/held/clip\\.mp4 is (over what is left|\\d+ bytes, over the \\d+ bytes left) of the ${+(Math.floor(each * 2.5) / 1024 ** 2).toFixed(2)} MiB limit on a timeline's assets together$`,
       ),
     );
   });

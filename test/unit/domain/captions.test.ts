@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { CaptionParseError, parseCaptions } from "../../../domain/captions";
+import { CaptionParseError, MAX_BLOCK_LINES, MAX_CAPTION_BYTES, parseCaptions } from "../../../domain/captions";
 import type { CaptionCue } from "../../../domain/edl/schema";
 
 /** The error `parseCaptions` throws on `text`, as `line N: what`. */
@@ -74,6 +74,22 @@ describe("docs/timelines.md version 1.1 › caption files: the most cues", () =>
       line: 5000 * 4 + 1,
       message: "line 20001: more than 5000 cues, the most a caption clip takes",
     });
+  });
+
+  it("a cue of more lines than a timeline draws fails where it crosses the limit", () => {
+    const lines = (n: number) => Array.from({ length: n }, () => "x").join("\n");
+    expect(parseCaptions(`1\n00:00:01,000 --> 00:00:02,000\n${lines(MAX_BLOCK_LINES - 2)}\n`)).toHaveLength(1);
+    expect(failure(`1\n00:00:01,000 --> 00:00:02,000\n${lines(MAX_BLOCK_LINES - 1)}\n`)).toEqual({
+      line: MAX_BLOCK_LINES + 1,
+      message: `line ${MAX_BLOCK_LINES + 1}: a cue of more than ${MAX_BLOCK_LINES} lines, more than a timeline draws`,
+    });
+  });
+
+  it.each([
+    ["one-character lines", "a\n", MAX_BLOCK_LINES + 1],
+    ["one-character cues", "a\n\n", 1],
+  ])("a caption file's worth of %s stops at the first limit it crosses", (_name, unit, line) => {
+    expect(failure(unit.repeat(Math.floor(MAX_CAPTION_BYTES / unit.length))).line).toBe(line);
   });
 });
 

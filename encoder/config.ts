@@ -59,6 +59,11 @@ export const encoderConfigSchema = z.object({
   FFMPEG_TIME_LIMIT_FACTOR: z.coerce.number().positive().default(DEFAULT_WATCHDOG.timeLimitFactor),
   /** How long a claim or a report to the Worker is asked again while the Worker or its database fails. */
   WORKER_RETRY_MS: z.coerce.number().int().nonnegative().default(120_000),
+  /**
+   * Bytes of data each FFmpeg or ffprobe run may hold (encoder/memory.ts); unset, the machine's
+   * memory less the encoder's own share, split between CONCURRENCY jobs.
+   */
+  TOOL_MEMORY_BYTES: z.coerce.number().int().positive().optional(),
   /** Jobs encoded at once by this process; QStash flow control keeps the service-wide total at 2. */
   CONCURRENCY: z.coerce.number().int().positive().default(2),
   /**

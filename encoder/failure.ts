@@ -12,6 +12,7 @@ export type FailureKind =
   | "encoder-setup"
   | "upload"
   | "scratch-missing"
+  | "memory-exceeded"
   | "internal";
 
 /**
@@ -31,6 +32,8 @@ const RETRYABLE: Record<FailureKind, boolean> = {
   upload: true,
   // A split job's file in storage was deleted (the job ended meanwhile): it will not come back.
   "scratch-missing": false,
+  // The limit is the same on every attempt: FFmpeg would run out at the same point again.
+  "memory-exceeded": false,
   // Unexplained, so perhaps passing: it gets the attempts the contract gives.
   internal: true,
 };
@@ -113,6 +116,16 @@ export class JobFailure extends Error {
   /** A split job's input or part output is no longer in storage (docs/scaling.md). */
   static scratchMissing(): JobFailure {
     return new JobFailure("scratch-missing", "A part's input is no longer in storage; the job cannot be finished.");
+  }
+
+  /** FFmpeg or ffprobe could not allocate within the memory a job may hold (encoder/memory.ts). */
+  static memoryExceeded(limitBytes: number, cause?: unknown): JobFailure {
+    const gib = +(limitBytes / 1024 ** 3).toFixed(2);
+    return new JobFailure(
+      "memory-exceeded",
+      `Encoding needs more memory than a job may use on this encoder (${gib} GiB): FFmpeg could not allocate it.`,
+      { cause },
+    );
   }
 
   /** An error no code expected: its own words may name internals, so they stay in `cause`. */

@@ -1,12 +1,14 @@
+import { totalmem } from "node:os";
 import { join } from "node:path";
 import { encoderDeliveryUrl } from "../domain/jobs";
 import { loadEncoderConfig } from "./config";
 import { installCrashGuard } from "./crash-guard";
-import { killRunningTools } from "./ffmpeg/run";
+import { killRunningTools, limitToolMemory } from "./ffmpeg/run";
 import { briefly, createInternalApi } from "./internal-api";
 import { createRenderers } from "./jobs/render";
 import { formatStage } from "./jobs/stage-log";
 import { clearLeftovers } from "./leftovers";
+import { toolMemoryBytes } from "./memory";
 import { createEncoderServer } from "./server";
 import { keptScratch } from "./split/kept-scratch";
 import { createUploader } from "./upload/s3";
@@ -14,6 +16,13 @@ import { createUploader } from "./upload/s3";
 // First, so that a configuration that does not load is reported as any failure outside a job; an error in a job comes after it loaded.
 installCrashGuard({ beforeExit: killRunningTools, encoderName: () => config.ENCODER_NAME });
 const config = loadEncoderConfig();
+
+const toolMemory = toolMemoryBytes({
+  configured: config.TOOL_MEMORY_BYTES,
+  totalBytes: totalmem(),
+  concurrency: config.CONCURRENCY,
+});
+limitToolMemory(toolMemory);
 
 const orphans = await clearLeftovers(config.WORK_DIR);
 if (orphans.length > 0)
@@ -69,6 +78,7 @@ server.listen(config.PORT, config.HOST, () => {
       port: config.PORT,
       name: config.ENCODER_NAME,
       allowLoopbackSources: config.ALLOW_LOOPBACK_SOURCES,
+      toolMemoryBytes: toolMemory,
     }),
   );
 });

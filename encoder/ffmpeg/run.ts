@@ -63,6 +63,23 @@ function lineTail(max: number, onLine: (line: string) => void = () => undefined)
   };
 }
 
+/** Bytes of data each run may hold (encoder/memory.ts), set once as the encoder starts; no limit until then. */
+let memoryLimit: number | undefined;
+
+/** Every later FFmpeg and ffprobe run is held to `bytes` of data (RLIMIT_DATA, through util-linux's prlimit); undefined lifts it. */
+export function limitToolMemory(bytes: number | undefined): void {
+  memoryLimit = bytes;
+}
+
+/**
+ * What FFmpeg's libraries print when an allocation fails: ENOMEM, x264's own words, and EAGAIN,
+ * which is how a thread whose stack cannot be mapped fails to start.
+ */
+const OUT_OF_MEMORY =
+  /Cannot allocate memory|malloc of size \d+ failed|out of memory|Resource temporarily unavailable/i;
+/** prlimit's exit code when the command it was to run is missing, as a shell's. */
+const NOT_FOUND_EXIT = 127;
+
 /** FFmpeg and ffprobe processes running now, so a shutting-down encoder can take them with it. */
 const running = new Set<ChildProcess>();
 
@@ -85,6 +102,8 @@ interface Supervision {
   onStdout?(chunk: string, progressed: () => void): void;
   /** Each line of stderr as it comes. */
   onStderrLine?(line: string): JobFailure | undefined;
+  /** The most stdout kept: a report past it ends the run, as no media file's report is that large. */
+  maxStdoutBytes?: number;
 }
 
 /**
@@ -109,7 +128,11 @@ function spawnTool(tool: string, args: string[], options: RunOptions, supervisio
       stdin?.destroy();
       return reject(signal.reason);
     }
-    const child = spawn(tool, args, {
+    const limit = memoryLimit;
+    // prlimit sets the limit and execs the tool in its own place: the same pid, the tool's command line.
+    const [command, commandArgs] =
+      limit === undefined ? [tool, args] : ["prlimit", [`--data=${limit}`, "--", tool, ...args]];
+    const child = spawn(command, commandArgs, {
       stdio: [stdin ? "pipe" : "ignore", "pipe", "pipe"],
       // SVT-AV1 prints its configuration banner at info level straight to stderr; warnings only.
       env: { ...process.env, SVT_LOG: "2" },
@@ -117,7 +140,7 @@ function spawnTool(tool: string, args: string[], options: RunOptions, supervisio
     // A tool missing from this machine is missing on the next attempt too: not the job's fault, not retried.
     const notStarted = (err: NodeJS.ErrnoException) =>
       err.code === "ENOENT"
-        ? JobFailure.encoderSetup(`${tool} is not installed on the encoder`)
+        ? JobFailure.encoderSetup(`${command} is not installed on the encoder`)
         : JobFailure.ffmpeg(`${tool} could not be started: ${err.message}`, err);
     if (!child.stdout || !child.stderr) {
       stdin?.destroy();
@@ -133,15 +156,23 @@ function spawnTool(tool: string, args: string[], options: RunOptions, supervisio
       child.kill("SIGKILL");
     };
     const watch = watchProgress(child, tool, supervision.watchdog, supervision.span, end);
+    let outOfMemory = false;
     const stderr = lineTail(STDERR_LINES_KEPT, (line) => {
+      if (limit !== undefined && OUT_OF_MEMORY.test(line)) outOfMemory = true;
       const failure = supervision.onStderrLine?.(line);
       if (failure) end(failure);
     });
     let stdout = "";
     const { onStdout } = supervision;
+    const { maxStdoutBytes = Number.POSITIVE_INFINITY } = supervision;
+    let stdoutBytes = 0;
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-      if (onStdout) onStdout(chunk, watch.progressed);
-      else stdout += chunk;
+      if (onStdout) return onStdout(chunk, watch.progressed);
+      stdoutBytes += Buffer.byteLength(chunk);
+      if (stdoutBytes > maxStdoutBytes) {
+        stdout = "";
+        end(JobFailure.sourceRefused(`${tool}'s report on the file is over ${maxStdoutBytes / 1024 ** 2} MiB`));
+      } else if (!ended) stdout += chunk;
     });
     child.stderr.setEncoding("utf8").on("data", (chunk: string) => stderr.push(chunk));
     if (stdin) feed(stdin, child, end);
@@ -163,6 +194,9 @@ function spawnTool(tool: string, args: string[], options: RunOptions, supervisio
       if (ended) return reject(ended);
       const stderrLines = stderr.lines().map((l) => sanitizeFfmpegLog(l, options.workDir));
       if (code === 0) return resolve({ stdout, stderrLines });
+      if (limit !== undefined && code === NOT_FOUND_EXIT && stderrLines.some((l) => l.startsWith("prlimit:")))
+        return reject(JobFailure.encoderSetup(`${tool} is not installed on the encoder`));
+      if (limit !== undefined && outOfMemory) return reject(JobFailure.memoryExceeded(limit, stderrLines.join(" | ")));
       const why = code === null ? `was killed by ${killedBy}` : `exited with code ${code}`;
       const detail = stderrLines.slice(-MESSAGE_LINES).join(" | ");
       const message = `FFmpeg could not process the source: ${tool} ${why}${detail ? `: ${detail}` : ""}`;
@@ -216,7 +250,31 @@ export async function runFfmpeg(args: string[], options: FfmpegRunOptions = {}):
   return { stderr: result.stderrLines.join("\n") };
 }
 
-/** ffprobe's report (stdout), and its kept stderr lines: where it says why a stream has no size. */
-export async function runFfprobe(args: string[], options: RunOptions = {}): Promise<Spawned> {
-  return spawnTool("ffprobe", args, options, { watchdog: options.watchdog ?? DEFAULT_WATCHDOG, span: { probe: true } });
+/**
+ * How much of ffprobe's report is read into memory: a stream summary is a few KiB, but a file's
+ * tags are printed whole, and a crafted file could carry gigabytes of them.
+ */
+export const MAX_PROBE_REPORT_BYTES = 8 * 1024 * 1024;
+
+/**
+ * ffprobe's report (stdout), and its kept stderr lines: where it says why a stream has no size.
+ * A report over MAX_PROBE_REPORT_BYTES refuses the file; one as long as the source (a packet per
+ * line) goes to `onReport` as it comes instead, and the result's stdout is empty.
+ */
+export async function runFfprobe(
+  args: string[],
+  options: RunOptions & { onReport?(chunk: string): void } = {},
+): Promise<Spawned> {
+  const { onReport } = options;
+  return spawnTool("ffprobe", args, options, {
+    watchdog: options.watchdog ?? DEFAULT_WATCHDOG,
+    span: { probe: true },
+    maxStdoutBytes: MAX_PROBE_REPORT_BYTES,
+    onStdout:
+      onReport &&
+      ((chunk, progressed) => {
+        onReport(chunk);
+        progressed();
+      }),
+  });
 }

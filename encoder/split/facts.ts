@@ -23,25 +23,65 @@ function fraction(value: string | undefined): FrameRate | null {
   return Number.isInteger(num) && Number.isInteger(den) && num > 0 && den > 0 ? { num, den } : null;
 }
 
-/** Pure: the frame times (seconds) and keyframes, from ffprobe's `pts,flags` columns in the stream's time base; null when a packet has no time. */
+/**
+ * ffprobe's `pts,flags` lines read as they come, each packet kept as one number (pts·2, plus 1 for
+ * a keyframe), so a long source's millions of packets take 8 bytes each rather than a line and an
+ * object apiece. `frames` gives the frame times (seconds) and keyframes, in presentation order;
+ * null when a packet has no time.
+ */
+export function packetReader() {
+  let packed = new Float64Array(1 << 12);
+  let count = 0;
+  let partial = "";
+  let timeless = false;
+  const add = (line: string) => {
+    const [value, flags = ""] = line.split(",");
+    if (!value?.trim()) return;
+    const pts = Number(value);
+    if (!Number.isSafeInteger(pts * 2 + 1)) {
+      timeless = true;
+      return;
+    }
+    if (count === packed.length) {
+      const grown = new Float64Array(packed.length * 2);
+      grown.set(packed);
+      packed = grown;
+    }
+    packed[count++] = pts * 2 + (flags.includes("K") ? 1 : 0);
+  };
+  return {
+    push(chunk: string) {
+      const lines = (partial + chunk).split("\n");
+      partial = lines.pop() ?? "";
+      for (const line of lines) add(line);
+    },
+    frames(timeBase: FrameRate): { frameTimes: number[]; keyframes: number[] } | null {
+      add(partial);
+      partial = "";
+      if (timeless) return null;
+      // Packets come in decode order; with B-frames, presentation order differs. The keyframe bit
+      // never reorders: distinct times are at least 2 apart once doubled.
+      const sorted = packed.slice(0, count).sort();
+      const frameTimes = new Array<number>(count);
+      const keyframes: number[] = [];
+      for (let i = 0; i < count; i++) {
+        const key = ((sorted[i] % 2) + 2) % 2;
+        frameTimes[i] = (((sorted[i] - key) / 2) * timeBase.num) / timeBase.den;
+        if (key === 1) keyframes.push(i);
+      }
+      return { frameTimes, keyframes };
+    },
+  };
+}
+
+/** Pure: the frame times and keyframes of a whole `pts,flags` report (packetReader on one chunk). */
 export function framesOf(
   packetColumns: string,
   timeBase: FrameRate,
 ): { frameTimes: number[]; keyframes: number[] } | null {
-  const packets: { pts: number; key: boolean }[] = [];
-  for (const line of packetColumns.split("\n")) {
-    const [value, flags = ""] = line.split(",");
-    if (!value?.trim()) continue;
-    const pts = Number(value);
-    if (!Number.isFinite(pts)) return null;
-    packets.push({ pts, key: flags.includes("K") });
-  }
-  // Packets come in decode order; with B-frames, presentation order differs.
-  packets.sort((a, b) => a.pts - b.pts);
-  return {
-    frameTimes: packets.map((p) => (p.pts * timeBase.num) / timeBase.den),
-    keyframes: packets.flatMap((p, i) => (p.key ? [i] : [])),
-  };
+  const reader = packetReader();
+  reader.push(packetColumns);
+  return reader.frames(timeBase);
 }
 
 /** Pure: every step between frames one period long, give or take a quarter of one. */
@@ -69,7 +109,8 @@ export async function readSplitFacts(
   const fps = fraction(video?.frameRate);
   const timeBase = fraction(video?.timeBase);
   if (!video || !fps || !timeBase) return null;
-  const packets = await runFfprobe(
+  const packets = packetReader();
+  await runFfprobe(
     [
       "-v",
       "error",
@@ -81,9 +122,9 @@ export async function readSplitFacts(
       "csv=p=0",
       ...inputArgs({ path }),
     ],
-    options,
+    { ...options, onReport: packets.push },
   );
-  const frames = framesOf(packets.stdout, timeBase);
+  const frames = packets.frames(timeBase);
   if (!frames) return null;
   const audioStart = audio ? Number(audio.startTime) : null;
   return {

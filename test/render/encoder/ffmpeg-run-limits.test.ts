@@ -1,11 +1,12 @@
 import { execFile } from "node:child_process";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { head } from "../../../encoder/ffmpeg/args/command";
-import { runFfmpeg, runFfprobe } from "../../../encoder/ffmpeg/run";
+import { probeFile } from "../../../encoder/ffmpeg/probe";
+import { limitToolMemory, MAX_PROBE_REPORT_BYTES, runFfmpeg, runFfprobe } from "../../../encoder/ffmpeg/run";
 import { bytesRead } from "../../../encoder/ffmpeg/watchdog";
 import { growingPictureVideo } from "../../support/hostile-media";
 import { ffmpeg, ffprobeJson } from "../../support/media";
@@ -71,6 +72,63 @@ describe("a picture that grows past the size limit after the first frame", () =>
     await runFfmpeg(encodeTo(input, join(dir, "within.mp4")), { workDir: dir, durationSeconds: 2 });
     const probe = await ffprobeJson(join(dir, "within.mp4"), ["-count_frames"]);
     expect(Number(probe.streams[0].nb_read_frames)).toBe(20);
+  });
+});
+
+describe("the memory a run may hold, and the report it may give", () => {
+  const clip = () => join(dir, "memory-clip.mp4");
+  beforeAll(() =>
+    ffmpeg([
+      "-f",
+      "lavfi",
+      "-i",
+      "testsrc2=size=1280x720:rate=30:duration=1",
+      "-c:v",
+      "libx264",
+      "-preset",
+      "ultrafast",
+      clip(),
+    ]),
+  );
+  afterEach(() => limitToolMemory(undefined));
+
+  it("an encode that needs more than the limit fails for good, saying so, and the next run under a fit limit encodes", async () => {
+    limitToolMemory(48 * 1024 ** 2);
+    const err = await runFfmpeg(encodeTo(clip(), join(dir, "starved.mp4")), { workDir: dir, durationSeconds: 1 }).catch(
+      (e) => e,
+    );
+    expect(err).toMatchObject({ kind: "memory-exceeded", retryable: false });
+    expect(err.message).toBe(
+      "Encoding needs more memory than a job may use on this encoder (0.05 GiB): FFmpeg could not allocate it.",
+    );
+    limitToolMemory(1024 ** 3);
+    await runFfmpeg(encodeTo(clip(), join(dir, "fed.mp4")), { workDir: dir, durationSeconds: 1 });
+    expect((await ffprobeJson(join(dir, "fed.mp4"))).streams[0].width).toBe(160);
+  });
+
+  it("under a limit, a missing tool is still reported as not installed, not as FFmpeg's failure", async () => {
+    limitToolMemory(1024 ** 3);
+    const bin = join(dir, "prlimit-only");
+    await exec("mkdir", ["-p", bin]);
+    await symlink((await exec("which", ["prlimit"])).stdout.trim(), join(bin, "prlimit"));
+    const path = process.env.PATH;
+    process.env.PATH = bin;
+    const err = await runFfprobe(["-version"]).catch((e) => e);
+    process.env.PATH = path;
+    expect(err).toMatchObject({
+      kind: "encoder-setup",
+      message: expect.stringMatching(/is not installed on the encoder$/),
+    });
+  });
+
+  it("a report past MAX_PROBE_REPORT_BYTES (a file carrying megabytes of tags) refuses the file rather than fill the heap", async () => {
+    const tagged = join(dir, "tagged.mkv");
+    const metadata = join(dir, "tags.txt");
+    await writeFile(metadata, `;FFMETADATA1\ntitle=${"x".repeat(MAX_PROBE_REPORT_BYTES + 1024)}\n`);
+    await ffmpeg(["-i", clip(), "-i", metadata, "-map_metadata", "1", "-c", "copy", tagged]);
+    const err = await probeFile(tagged, { workDir: dir }).catch((e) => e);
+    expect(err).toMatchObject({ kind: "source-refused", retryable: false });
+    expect(err.message).toBe("Source refused: ffprobe's report on the file is over 8 MiB");
   });
 });
 

@@ -23,20 +23,45 @@ const REFERENCING_LINE = /^c=IN IP/im;
  * it settles on a format: a manifest padded further is never opened as one.
  */
 const SNIFF_BYTES = 1 << 20;
+/** ID3v2 tags followed through: FFmpeg's probe skips one; a chain of more is looked behind too. */
+const MAX_ID3_TAGS = 16;
+
+/**
+ * The length of the ID3v2 tag `head` starts with, header and footer included, or 0: FFmpeg's
+ * probe skips such a tag (which holds NUL bytes) before it looks for a format, so a playlist
+ * behind one is read as a playlist (libavformat's ff_id3v2_match and ff_id3v2_tag_len).
+ */
+export function id3v2TagLength(head: Uint8Array): number {
+  if (head.length < 10 || head[0] !== 0x49 || head[1] !== 0x44 || head[2] !== 0x33) return 0;
+  if (head[3] === 0xff || head[4] === 0xff || (head[6] | head[7] | head[8] | head[9]) & 0x80) return 0;
+  const size = (head[6] << 21) | (head[7] << 14) | (head[8] << 7) | head[9];
+  return 10 + size + (head[5] & 0x10 ? 10 : 0);
+}
+
+/** Whether a probe buffer (the file from where FFmpeg's probe starts) reads as a referencing format. */
+function references(head: Buffer): boolean {
+  const nul = head.indexOf(0);
+  const text = head.subarray(0, nul === -1 ? head.length : nul).toString("latin1");
+  return REFERENCING_TEXT.some((re) => re.test(text)) || REFERENCING_LINE.test(head.toString("latin1"));
+}
 
 /**
  * Refuses a downloaded file whose head reads as a playlist or manifest, before ffprobe or FFmpeg
  * opens it: ffprobe, once it has identified a manifest, has already opened the files it names.
+ * The head is read where FFmpeg's probe reads it: at the start, and behind a leading ID3v2 tag.
  */
 export async function assertSelfContained(path: string): Promise<void> {
   const handle = await open(path, "r");
   try {
-    const { buffer, bytesRead } = await handle.read(Buffer.alloc(SNIFF_BYTES), 0, SNIFF_BYTES, 0);
-    const head = buffer.subarray(0, bytesRead);
-    const nul = head.indexOf(0);
-    const text = head.subarray(0, nul === -1 ? head.length : nul).toString("latin1");
-    if (REFERENCING_TEXT.some((re) => re.test(text)) || REFERENCING_LINE.test(head.toString("latin1")))
-      throw JobFailure.playlistSource();
+    let offset = 0;
+    for (let tags = 0; tags <= MAX_ID3_TAGS; tags++) {
+      const { buffer, bytesRead } = await handle.read(Buffer.alloc(SNIFF_BYTES), 0, SNIFF_BYTES, offset);
+      const head = buffer.subarray(0, bytesRead);
+      if (references(head)) throw JobFailure.playlistSource();
+      const tag = id3v2TagLength(head);
+      if (tag === 0) return;
+      offset += tag;
+    }
   } finally {
     await handle.close();
   }

@@ -109,3 +109,16 @@ export async function growingPictureVideo(
   await ffmpeg(["-f", "concat", "-safe", "0", "-i", list, "-c", "copy", path]);
   await Promise.all([head, tail, png, list].map((file) => rm(file)));
 }
+
+/**
+ * An ID3v2.4 tag of one text frame padded to about `bytes`, as an MP3 starts: its header and
+ * frame sizes hold NUL bytes, which end the text a C-string probe reads, and FFmpeg's format
+ * probe skips the whole tag before it looks at what follows.
+ */
+export function id3v2Tag(bytes = 64): Buffer {
+  const syncsafe = (n: number) => Buffer.from([(n >> 21) & 0x7f, (n >> 14) & 0x7f, (n >> 7) & 0x7f, n & 0x7f]);
+  const text = Buffer.concat([Buffer.from([3]), Buffer.from("a title", "utf8")]);
+  const frame = Buffer.concat([Buffer.from("TIT2", "latin1"), syncsafe(text.length), Buffer.from([0, 0]), text]);
+  const body = Buffer.concat([frame, Buffer.alloc(Math.max(0, bytes - 10 - frame.length))]);
+  return Buffer.concat([Buffer.from("ID3", "latin1"), Buffer.from([4, 0, 0]), syncsafe(body.length), body]);
+}

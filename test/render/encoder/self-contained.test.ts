@@ -1,11 +1,12 @@
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseProbe, probeFile } from "../../../encoder/ffmpeg/probe";
 import { JobFailure } from "../../../encoder/failure";
-import { assertSelfContained } from "../../../encoder/source/self-contained";
-import { makeSource } from "../../support/media";
+import { assertSelfContained, id3v2TagLength } from "../../../encoder/source/self-contained";
+import { id3v2Tag } from "../../support/hostile-media";
+import { ffmpeg, ffprobeJson, makeSource } from "../../support/media";
 
 let dir: string;
 let clip: string;
@@ -71,6 +72,53 @@ describe("the sniff reads the head as FFmpeg's probes do: anywhere, in any case"
         await file("binary", `\u0000\u0000\u0000 ftypisom ${mpd(clip)} #EXTM3U ffconcat version 1.0`),
       ),
     ).resolves.toBeUndefined();
+  });
+});
+
+describe("the sniff looks where FFmpeg's probe looks: behind a leading ID3v2 tag", () => {
+  const playlists = [
+    ["an HLS playlist", "hls", "#EXTM3U\n#EXT-X-TARGETDURATION:1\n#EXTINF:1,\nclip.mp4\n#EXT-X-ENDLIST\n"],
+    ["a concat list", "concat", "ffconcat version 1.0\nfile clip.mp4\n"],
+  ] as const;
+
+  it.each(playlists)(
+    "%s behind an ID3v2 tag is read by ffprobe as %s, and refused before it",
+    async (name, format, content) => {
+      const path = join(dir, `id3-${format}`);
+      await writeFile(path, Buffer.concat([id3v2Tag(), Buffer.from(content)]));
+      // The threat is real: FFmpeg skips the tag, sees the playlist, and opens the clip it names.
+      expect((await ffprobeJson(path, ["-protocol_whitelist", "file"])).format?.format_name, name).toBe(format);
+      expectRefusal(await assertSelfContained(path).catch((e) => e));
+    },
+  );
+
+  it.each(playlists)(
+    "%s behind a chain of ID3v2 tags, one of them large, is refused",
+    async (_name, format, content) => {
+      const path = join(dir, `id3-chain-${format}`);
+      await writeFile(path, Buffer.concat([id3v2Tag(300_000), id3v2Tag(), Buffer.from(content)]));
+      expectRefusal(await assertSelfContained(path).catch((e) => e));
+    },
+  );
+
+  it("an MP3 with its ID3v2 tag passes, and probes as MP3", async () => {
+    const mp3 = join(dir, "tagged.mp3");
+    await ffmpeg(["-f", "lavfi", "-i", "sine=duration=1", "-metadata", "title=a title", "-id3v2_version", "4", mp3]);
+    expect(id3v2TagLength(await readFile(mp3))).toBeGreaterThan(10);
+    await expect(assertSelfContained(mp3)).resolves.toBeUndefined();
+    expect((await probeFile(mp3)).audio).toHaveLength(1);
+  });
+
+  it("the tag's length is read as FFmpeg reads it: syncsafe size, footer flag, and no tag at all", () => {
+    const tag = id3v2Tag(200);
+    expect(id3v2TagLength(tag)).toBe(tag.length);
+    const withFooter = Buffer.from(tag);
+    withFooter[5] = 0x10;
+    expect(id3v2TagLength(withFooter)).toBe(tag.length + 10);
+    const notSyncsafe = Buffer.from(tag);
+    notSyncsafe[6] = 0x80;
+    expect(id3v2TagLength(notSyncsafe)).toBe(0);
+    expect(id3v2TagLength(Buffer.from("#EXTM3U\n"))).toBe(0);
   });
 });
 

@@ -86,17 +86,43 @@ describe("which jobs split (docs/scaling.md#which-jobs-split)", () => {
 });
 
 describe("the parts", () => {
-  it("cover every frame once, in order; a ladder's each but the last a whole number of its keyframe intervals", () => {
+  /**
+   * Sources longer than SPLIT_MIN_SECONDS, of a constant rate, for splittable recipes: such a
+   * source splits unless it fits in one part, when it is encoded whole. Each case is drawn as one
+   * or the other on purpose, and says which.
+   */
+  const sources = fc.record({
+    fps: fc.constantFrom<FrameRate>(NTSC, { num: 25, den: 1 }, { num: 60, den: 1 }, { num: 24000, den: 1001 }),
+    presetId: fc.constantFrom("mp4_264_720p", "hls_abr_264_standard", "dash_abr_264_standard"),
+    keyint: fc.integer({ min: 1, max: 900 }),
+  });
+  /** Longer than one part by 5 s or more: a keyframe interval (2 s for these recipes), and the up to 1 s a part gains rounded to whole intervals. */
+  const splits = fc.integer({ min: 2, max: 120 }).chain((partSeconds) =>
+    fc.record({
+      partSeconds: fc.constant(partSeconds),
+      seconds: fc.integer({ min: Math.max(61, partSeconds + 5), max: 4000 }),
+      whole: fc.constant(false),
+    }),
+  );
+  /** No longer than one part. */
+  const fitsOnePart = fc.integer({ min: 61, max: 300 }).chain((seconds) =>
+    fc.record({
+      seconds: fc.constant(seconds),
+      partSeconds: fc.integer({ min: seconds, max: seconds + 120 }),
+      whole: fc.constant(true),
+    }),
+  );
+
+  it("a source that fits in one part is encoded whole; any other parts cover every frame once, in order, a ladder's each but the last a whole number of its keyframe intervals", () => {
     fc.assert(
       fc.property(
-        fc.integer({ min: 61, max: 4000 }),
-        fc.constantFrom<FrameRate>(NTSC, { num: 25, den: 1 }, { num: 60, den: 1 }, { num: 24000, den: 1001 }),
-        fc.constantFrom("mp4_264_720p", "hls_abr_264_standard", "dash_abr_264_standard"),
-        fc.integer({ min: 2, max: 120 }),
-        fc.integer({ min: 1, max: 900 }),
-        (seconds, fps, presetId, partSeconds, keyint) => {
+        sources,
+        fc.oneof(splits, fitsOnePart),
+        ({ fps, presetId, keyint }, { seconds, partSeconds, whole }) => {
           const { probe, facts } = source(seconds, fps, true, keyint);
           const plan = planSplit(recipe(presetId), probe, facts, { minSeconds: 60, partSeconds });
+          const meant = whole ? "fits in one part: encoded whole" : "holds more than one part: split";
+          expect(plan === null, `${seconds} s in parts of ${partSeconds} s ${meant}`).toBe(whole);
           if (!plan) return;
           expect(plan.parts.length).toBeGreaterThanOrEqual(2);
           expect(plan.parts.length).toBeLessThanOrEqual(200);

@@ -60,9 +60,14 @@ export async function startApiFixture(opts: { workerInspectorPort?: number } = {
     const completedId = await create();
     const internal = async (path: string, body: unknown) => {
       const raw = JSON.stringify(body);
+      const signed = await signInternal(stack.info.internalSecret, {
+        method: "POST",
+        path: `/internal${path}`,
+        body: raw,
+      });
       const res = await fetch(`${base}/internal${path}`, {
         method: "POST",
-        headers: { "Content-Type": "application/json", ...(await signInternal(stack.info.internalSecret, raw)) },
+        headers: { "Content-Type": "application/json", ...signed },
         body: raw,
       });
       if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);

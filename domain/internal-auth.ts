@@ -1,8 +1,9 @@
 /**
- * HMAC-SHA256 over `${timestamp}.${nonce}.${body}` for the encoder's calls to the Worker's
- * /internal API. Web Crypto only, so both sides share it. The timestamp bounds how long a
- * captured call stays acceptable; the nonce, which the Worker accepts once
- * (worker/routes/internal/verify.ts), keeps it from being replayed within that window.
+ * HMAC-SHA256 over the timestamp, the nonce, the call's method and path, and its body, for the
+ * encoder's calls to the Worker's /internal API. Web Crypto only, so both sides share it. The
+ * timestamp bounds how long a captured call stays acceptable; the nonce, which the Worker accepts
+ * once (worker/routes/internal/verify.ts), keeps it from being replayed within that window; the
+ * method and path keep it from being sent to another route or another job's.
  */
 export const INTERNAL_SIGNATURE_HEADER = "x-internal-signature";
 export const INTERNAL_TIMESTAMP_HEADER = "x-internal-timestamp";
@@ -12,6 +13,17 @@ export const MAX_SKEW_MS = 5 * 60 * 1000;
 
 /** 128 random bits in hex: never drawn twice, and a bounded, plain Redis key on the Worker. */
 const NONCE = /^[0-9a-f]{32}$/;
+
+/**
+ * What a signature binds. `path` is the path the Worker's router matches (`/internal/jobs/<id>/claim`):
+ * without the base of API_INTERNAL_URL (a proxy in front serves the Worker under it) and without
+ * the query, percent-escapes decoded as the router decodes them.
+ */
+export interface InternalRequest {
+  method: string;
+  path: string;
+  body: string;
+}
 
 /** What a signed call carries in its headers; any of them may be missing from a forged one. */
 export interface InternalSignature {
@@ -46,17 +58,22 @@ function signatureBytes(hex: string): Uint8Array<ArrayBuffer> | null {
   return bytes;
 }
 
-const signedText = (timestamp: string, nonce: string, body: string) => encoder.encode(`${timestamp}.${nonce}.${body}`);
+/**
+ * The signed text. The method and path go in as a JSON array, which ends where its closing
+ * bracket does whatever they hold, so no other method, path and body give the same text.
+ */
+const signedText = (timestamp: string, nonce: string, { method, path, body }: InternalRequest) =>
+  encoder.encode(`${timestamp}.${nonce}.${JSON.stringify([method, path])}.${body}`);
 
 /** The headers of one call. Every call, a retry included, is signed afresh: the Worker refuses a nonce it has seen. */
 export async function signInternal(
   secret: string,
-  body: string,
+  request: InternalRequest,
   now = Date.now(),
   nonce = toHex(crypto.getRandomValues(new Uint8Array(16))),
 ): Promise<Record<string, string>> {
   const timestamp = String(now);
-  const mac = await crypto.subtle.sign("HMAC", await hmacKey(secret, "sign"), signedText(timestamp, nonce, body));
+  const mac = await crypto.subtle.sign("HMAC", await hmacKey(secret, "sign"), signedText(timestamp, nonce, request));
   return {
     [INTERNAL_TIMESTAMP_HEADER]: timestamp,
     [INTERNAL_NONCE_HEADER]: nonce,
@@ -65,14 +82,14 @@ export async function signInternal(
 }
 
 /**
- * Whether the call is signed with `secret`, recently; whether its nonce is new is the Worker's
- * check. The comparison with the expected MAC is Web Crypto's own HMAC verify, which compares
+ * Whether the call is signed with `secret`, recently, for this method, path and body; whether
+ * its nonce is new is the Worker's check. The comparison with the expected MAC is Web Crypto's own HMAC verify, which compares
  * in constant time (BoringSSL's CRYPTO_memcmp in workerd, OpenSSL's in Node): how long a
  * refusal takes says nothing about how much of a forged signature was right.
  */
 export async function verifyInternal(
   secret: string,
-  body: string,
+  request: InternalRequest,
   { timestamp, nonce, signature }: InternalSignature,
   now = Date.now(),
 ): Promise<boolean> {
@@ -80,5 +97,5 @@ export async function verifyInternal(
   if (Math.abs(now - Number(timestamp)) > MAX_SKEW_MS) return false;
   const mac = signatureBytes(signature);
   if (!mac) return false;
-  return crypto.subtle.verify("HMAC", await hmacKey(secret, "verify"), mac, signedText(timestamp, nonce, body));
+  return crypto.subtle.verify("HMAC", await hmacKey(secret, "verify"), mac, signedText(timestamp, nonce, request));
 }

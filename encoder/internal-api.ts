@@ -114,10 +114,12 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export function createInternalApi(baseUrl: string, secret: string, options: InternalApiOptions) {
   async function post<T>(path: string, body: unknown): Promise<T> {
     const raw = JSON.stringify(body);
-    const res = await httpRequest(`${baseUrl.replace(/\/$/, "")}/internal${path}`, {
+    // Signed as the Worker's router sees it: the route alone, whatever base a proxy serves it under.
+    const route = `/internal${path}`;
+    const res = await httpRequest(`${baseUrl.replace(/\/$/, "")}${route}`, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      signedHeaders: () => signInternal(secret, raw),
+      signedHeaders: () => signInternal(secret, { method: "POST", path: route, body: raw }),
       body: raw,
       idleTimeoutMs: REQUEST_IDLE_TIMEOUT_MS,
     });

@@ -49,14 +49,24 @@ export type InternalReply = Partial<{
   message: string;
 }>;
 
-/** One call to the Worker's internal API, signed once: each `send` is the same request, as a replay of it would be. */
+/**
+ * One call to the Worker's internal API, signed once: each `send` is the same request, as a replay
+ * of it would be; `elsewhere` sends it with another method or to another path under /internal.
+ */
 export async function signedInternal(path: string, body: unknown, secret = stack.internalSecret) {
   const raw = JSON.stringify(body);
-  const headers = { "Content-Type": "application/json", ...(await signInternal(secret, raw)) };
-  return () => api().raw<InternalReply>({ method: "POST", path: `/internal${path}`, body: raw, headers });
+  const signed = await signInternal(secret, { method: "POST", path: `/internal${path}`, body: raw });
+  const headers = { "Content-Type": "application/json", ...signed };
+  return (elsewhere: { method?: string; path?: string } = {}) =>
+    api().raw<InternalReply>({
+      method: elsewhere.method ?? "POST",
+      path: `/internal${elsewhere.path ?? path}`,
+      body: raw,
+      headers,
+    });
 }
 
-/** Calls the Worker's internal API as the encoder does: HMAC over the raw body, under a nonce of its own. */
+/** Calls the Worker's internal API as the encoder does: HMAC over the method, path and raw body, under a nonce of its own. */
 export async function internal(path: string, body: unknown, secret = stack.internalSecret) {
   return (await signedInternal(path, body, secret))();
 }

@@ -96,7 +96,7 @@ const ROUTES: LimitedRoute[] = [
     limit: BODY_LIMITS.internal,
     body: (size) => exactly(size, {}),
     accepted: (res) => expect(res.status, res.text).toBe(200),
-    headers: (body) => signInternal(stack.internalSecret, body),
+    headers: (body) => signInternal(stack.internalSecret, { method: "POST", path: "/internal/sweep", body }),
   },
 ];
 

@@ -70,7 +70,11 @@ describe("found: a signed internal call with a job id that is not a UUID was a 5
       const res = await send({
         method: "POST",
         path: `/internal/jobs/not-a-uuid/${action}`,
-        headers: await signInternal(stack.internalSecret, body),
+        headers: await signInternal(stack.internalSecret, {
+          method: "POST",
+          path: `/internal/jobs/not-a-uuid/${action}`,
+          body,
+        }),
         body,
       });
       expect(res.status, res.text).toBe(404);

@@ -4,6 +4,7 @@
  * sending junk gets a 4xx in the common error shape, never a 5xx.
  */
 import fc from "fast-check";
+import { getPath } from "hono/utils/url";
 import { beforeAll, describe, expect, it } from "vitest";
 import {
   INTERNAL_NONCE_HEADER,
@@ -90,6 +91,12 @@ function expectErrorShape(res: Incoming) {
   expect(typeof body?.message, res.text.slice(0, 500)).toBe("string");
 }
 
+/**
+ * The path the Worker's router matches for a request-target, which is what a signature covers:
+ * dot segments resolved by the URL parser, then percent-escapes decoded as Hono decodes them.
+ */
+const routerPath = (target: string) => getPath(new Request(new URL(target, "http://worker.test")));
+
 /** A route the HTTP layer normalised onto no route at all (`/jobs/../claim`). */
 const noRoute = (res: Incoming) =>
   res.status === 404 && String((res.body as { message?: unknown })?.message).startsWith("No route for ");
@@ -108,6 +115,8 @@ describe("campaign: the internal API", () => {
       ),
       fc.constant("stale" as const),
       fc.constant("other body" as const),
+      // Signed for another route, another job's, or another method: a captured call pointed elsewhere.
+      fc.tuple(internalPath([]), fc.constantFrom("POST", "PUT")).map(([path, method]) => ({ path, method })),
       fc.record({ "Upstash-Signature": headerValue }),
     );
     await fuzz(
@@ -115,12 +124,18 @@ describe("campaign: the internal API", () => {
       async ([path, body, forged]) => {
         countCase("POST /internal/*");
         const text = Buffer.isBuffer(body) ? body.toString("utf8") : body;
+        const call = { method: "POST", path: routerPath(path), body: text };
+        const elsewhere = typeof forged === "object" && "method" in forged ? forged : undefined;
+        // Signed for this very call, the forgery would not be one.
+        if (elsewhere && elsewhere.method === "POST" && routerPath(elsewhere.path) === call.path) return;
         const headers =
           forged === "stale"
-            ? await signInternal(stack.internalSecret, text, Date.now() - 10 * 60 * 1000)
+            ? await signInternal(stack.internalSecret, call, Date.now() - 10 * 60 * 1000)
             : forged === "other body"
-              ? await signInternal(stack.internalSecret, `${text} `)
-              : forged;
+              ? await signInternal(stack.internalSecret, { ...call, body: `${text} ` })
+              : elsewhere
+                ? await signInternal(stack.internalSecret, { ...call, ...elsewhere, path: routerPath(elsewhere.path) })
+                : forged;
         const res = await send({
           method: "POST",
           path,
@@ -143,10 +158,11 @@ describe("campaign: the internal API", () => {
       ),
       async ([path, body]) => {
         countCase("POST /internal/*");
-        const signed = await signInternal(
-          stack.internalSecret,
-          Buffer.isBuffer(body) ? new TextDecoder().decode(body) : Buffer.from(body, "utf8").toString("utf8"),
-        );
+        const signed = await signInternal(stack.internalSecret, {
+          method: "POST",
+          path: routerPath(path),
+          body: Buffer.isBuffer(body) ? new TextDecoder().decode(body) : Buffer.from(body, "utf8").toString("utf8"),
+        });
         const res = await send({
           method: "POST",
           path,

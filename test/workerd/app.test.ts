@@ -121,11 +121,13 @@ describe("inside workerd: the deployed app against the local cloud", () => {
     expectStatus(job, 201);
     const claim = async (bindings: Record<string, string>) => {
       const body = JSON.stringify({ dispatch: 0 });
+      const path = `/internal/jobs/${job.body.id}/claim`;
+      const signed = await signInternal(stack.internalSecret, { method: "POST", path, body });
       return appClient(bindings).raw<{ error: string; message: string }>({
         method: "POST",
-        path: `/internal/jobs/${job.body.id}/claim`,
+        path,
         body,
-        headers: { "Content-Type": "application/json", ...(await signInternal(stack.internalSecret, body)) },
+        headers: { "Content-Type": "application/json", ...signed },
       });
     };
     const logged = vi.spyOn(console, "error").mockImplementation(() => undefined);

@@ -53,14 +53,14 @@ describe("contract §6 Authentication, rule 2 › key formats", () => {
 describe("internal API signatures (encoder → Worker)", () => {
   const secret = "s".repeat(32);
   it("verifies its own signature and refuses a changed body, a wrong secret and an old timestamp", async () => {
-    const body = JSON.stringify({ attempt: 0 });
-    const call = signatureOf(await signInternal(secret, body));
-    expect(await verifyInternal(secret, body, call)).toBe(true);
-    expect(await verifyInternal(secret, `${body} `, call)).toBe(false);
-    expect(await verifyInternal("t".repeat(32), body, call)).toBe(false);
-    expect(await verifyInternal(secret, body, { ...call, timestamp: undefined })).toBe(false);
-    const old = signatureOf(await signInternal(secret, body, Date.now() - 10 * 60 * 1000));
-    expect(await verifyInternal(secret, body, old)).toBe(false);
+    const request = { method: "POST", path: "/internal/sweep", body: JSON.stringify({ attempt: 0 }) };
+    const call = signatureOf(await signInternal(secret, request));
+    expect(await verifyInternal(secret, request, call)).toBe(true);
+    expect(await verifyInternal(secret, { ...request, body: `${request.body} ` }, call)).toBe(false);
+    expect(await verifyInternal("t".repeat(32), request, call)).toBe(false);
+    expect(await verifyInternal(secret, request, { ...call, timestamp: undefined })).toBe(false);
+    const old = signatureOf(await signInternal(secret, request, Date.now() - 10 * 60 * 1000));
+    expect(await verifyInternal(secret, request, old)).toBe(false);
   });
 });
 

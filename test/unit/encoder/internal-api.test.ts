@@ -5,7 +5,8 @@ import { InternalApiError, JobGoneError, createInternalApi, type InternalCall } 
 
 /**
  * The encoder's client of the Worker's /internal API, against a server that checks the HMAC
- * signature as the Worker does and answers per path.
+ * signature as the Worker does and answers per path. Under /gateway it stands for a proxy that
+ * serves the Worker under that base, which the Worker's router never sees.
  */
 const SECRET = "internal-secret-for-tests";
 const jobId = "5b0f3c1e-8d2a-4c1b-9e7f-0a1b2c3d4e5f";
@@ -22,8 +23,10 @@ beforeAll(async () => {
     let raw = "";
     for await (const chunk of req) raw += chunk;
     const call = signatureOf(req.headers);
-    // As the Worker does (worker/routes/internal/verify.ts): each nonce is taken once.
-    const ok = (await verifyInternal(SECRET, raw, call)) && !nonces.has(call.nonce!);
+    req.url = req.url!.replace(/^\/gateway(?=\/)/, "");
+    // As the Worker does (worker/routes/internal/verify.ts): the call it was signed for, each nonce taken once.
+    const request = { method: req.method!, path: req.url, body: raw };
+    const ok = (await verifyInternal(SECRET, request, call)) && !nonces.has(call.nonce!);
     if (!ok) return res.writeHead(401).end(JSON.stringify({ error: "Unauthorized" }));
     nonces.add(call.nonce!);
     const answer = (status: number, body: string) =>
@@ -84,6 +87,12 @@ describe("internal API client", () => {
     await expect(api().fail(jobId, 2, { errorMessage: "x", retryable: true })).rejects.toThrow(
       `internal API /jobs/${jobId}/fail answered 502: {}`,
     );
+  });
+
+  it("signs the route as the Worker's router sees it, without the base API_INTERNAL_URL names", async () => {
+    const behindProxy = createInternalApi(`${base}gateway/`, SECRET, { retryForMs: 0 });
+    await expect(behindProxy.claim(jobId, 3)).resolves.toMatchObject({ id: jobId });
+    expect(seen.at(-1)).toEqual({ path: "/claim", body: { dispatch: 3 } });
   });
 
   it("a wrong secret is refused by the Worker", async () => {

@@ -7,16 +7,19 @@ import { firstUseOfNonce } from "../../lib/internal-nonces";
 import { workerUrl } from "../../services/queue";
 
 /**
- * Only the encoder, holding INTERNAL_SECRET, may call /internal; checked on the raw body, and
- * each signed call once: a nonce seen before is a replay. Without the cache to ask, the call is
- * refused with a 503 rather than let through unchecked: the encoder asks again (its claims and
- * reports, freshly signed) and the sweep requeues a job whose heartbeats stopped, so an outage
- * delays jobs but loses none, while letting calls through would open the replay it guards.
+ * Only the encoder, holding INTERNAL_SECRET, may call /internal; checked on the method, the path
+ * the router matched (`c.req.path`: a call signed for one route or job is refused on another)
+ * and the raw body, and each signed call once: a nonce seen before is a replay. Without the
+ * cache to ask, the call is refused with a 503 rather than let through unchecked: the encoder
+ * asks again (its claims and reports, freshly signed) and the sweep requeues a job whose
+ * heartbeats stopped, so an outage delays jobs but loses none, while letting calls through
+ * would open the replay it guards.
  */
 export const verifyEncoder = createMiddleware<AppEnv>(async (c, next) => {
   const { env, cache } = c.get("services");
   const call = signatureOf(c.req.header());
-  if (!(await verifyInternal(env.INTERNAL_SECRET, await c.req.text(), call)) || !call.nonce)
+  const request = { method: c.req.method, path: c.req.path, body: await c.req.text() };
+  if (!(await verifyInternal(env.INTERNAL_SECRET, request, call)) || !call.nonce)
     throw ApiError.unauthorized("Invalid internal signature");
   let first: boolean;
   try {

@@ -23,6 +23,8 @@ export function workerVars(
     ENCODER_URL: urls.encoderUrl,
     PUBLIC_URL: urls.publicUrl,
     INTERNAL_SECRET: internalSecret,
+    // A development setting, as the encoder's ALLOW_LOOPBACK_SOURCES: the local receivers listen on loopback.
+    ALLOW_LOOPBACK_WEBHOOKS: "true",
     // Locally a retry follows its failed attempt within seconds, as the local QStash's own retries do.
     JOB_RETRY_DELAY_SECONDS: "3",
   };

@@ -33,6 +33,50 @@ export function isUnfetchableAddress(hostname: string): boolean {
   return mayBeIpLiteral(host) && ipaddr.isValid(host) && !isAllowedAddress(host, { allowLoopback: true });
 }
 
+/** What a URL's host names, as far as the URL itself tells: nothing here asks DNS. */
+export type HostKind = "public" | "loopback" | "internal";
+
+/**
+ * Top-level names that never lead to the public Internet: reserved for local or private use
+ * (`local` is mDNS, `internal` and `home.arpa` private networks, `test`, `example`, `invalid`
+ * and `onion` special-use) or the usual suffixes of a company's own network.
+ */
+const INTERNAL_TOP_LEVEL = new Set([
+  "local",
+  "internal",
+  "localdomain",
+  "lan",
+  "intranet",
+  "corp",
+  "home",
+  "private",
+  "test",
+  "example",
+  "invalid",
+  "onion",
+  "alt",
+]);
+
+/**
+ * Where `url`'s host is, judged on the host as URL parsing normalised it: an IPv4 address in any
+ * spelling (`0x7f.1`, `2130706433`, `0177.0.0.1`, full-width digits) is dotted decimal by then,
+ * and IPv6 compressed in brackets. An address is judged as isAllowedAddress judges a resolved one,
+ * IPv4-mapped IPv6 as its IPv4 address. `localhost` and names under it are loopback; a name of one
+ * label (`metadata`, `redis`, found through a network's search domains) or under an internal
+ * top-level name is internal; any other name is public as far as can be told without resolving it.
+ */
+export function hostKind(url: URL): HostKind {
+  const host = url.hostname.replace(/^\[|\]$/g, "").replace(/\.+$/, "");
+  if (mayBeIpLiteral(host) && ipaddr.isValid(host)) {
+    if (ipaddr.process(host).range() === "loopback") return "loopback";
+    return isAllowedAddress(host, { allowLoopback: false }) ? "public" : "internal";
+  }
+  if (host === "localhost" || host.endsWith(".localhost")) return "loopback";
+  const labels = host.split(".");
+  if (labels.length < 2 || host.endsWith(".home.arpa")) return "internal";
+  return INTERNAL_TOP_LEVEL.has(labels[labels.length - 1]) ? "internal" : "public";
+}
+
 /**
  * False for what cannot be an IP address in any form ipaddr.js reads (IPv6 has a colon; IPv4,
  * in dotted, octal, hex or single-number form, is digits, hex letters, x and dots): a DNS name,

@@ -29,6 +29,14 @@ const envSchema = z.object({
   /** Shared secret for the encoder's HMAC-signed calls to /internal. */
   INTERNAL_SECRET: z.string().min(16),
   /**
+   * Local development only (`npm run dev` and the test stacks set it; wrangler.toml keeps it
+   * "false"): webhooks may go to loopback addresses, where the local receivers listen.
+   */
+  ALLOW_LOOPBACK_WEBHOOKS: z
+    .enum(["true", "false"])
+    .default("false")
+    .transform((value) => value === "true"),
+  /**
    * How long the first retry of a job waits after its source failed (a download or decode
    * failure); each later retry waits twice as long as the one before.
    */

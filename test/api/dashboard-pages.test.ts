@@ -149,7 +149,9 @@ describe("dashboard: webhook", () => {
     const { session } = await signedUp();
     await session.submit("/dashboard/webhook", "/dashboard/webhook", { url: "http://127.0.0.1:9/unreachable" });
     const tested = await session.submit("/dashboard/webhook", "/dashboard/webhook/test");
-    expect(tested.html).toContain("Test event not delivered: the endpoint could not be reached.");
+    expect(tested.html).toContain(
+      "Test event not delivered: the endpoint could not be reached or did not answer within 15 s.",
+    );
 
     await session.submit("/dashboard/webhook", "/dashboard/webhook", { url: "" });
     const page = await session.get("/dashboard/webhook");

@@ -2,6 +2,8 @@ import { asc, eq, lt } from "drizzle-orm";
 import { Webhook } from "standardwebhooks";
 import { accounts, jobs, type Account, type Job } from "../../drizzle/schema";
 import { iso } from "../../domain/time";
+import { webhookUrlProblem } from "../../domain/urls";
+import type { Env } from "../env";
 import type { Services } from "../services";
 import { logJobError } from "../errors";
 import * as jobStates from "./job-states";
@@ -88,7 +90,18 @@ async function payloadOf(
   return { event, body };
 }
 
-export type AttemptOutcome = { delivered: true } | { delivered: false; reason: string } | { dropped: string };
+/** What became of one POST to an endpoint. */
+export type SendOutcome = { delivered: true } | { delivered: false; reason: string };
+
+export type AttemptOutcome = SendOutcome | { dropped: string };
+
+/**
+ * Why nothing may be sent to `url` now (domain/urls.ts's rules under this deployment's loopback
+ * setting), or null. Checked before every send, not only when the URL is set: a URL stored
+ * under older rules, by the admin CLI or under another setting gets no request either.
+ */
+export const unsendableWebhookUrl = (env: Pick<Env, "ALLOW_LOOPBACK_WEBHOOKS">, url: string) =>
+  webhookUrlProblem(url, { allowLoopback: env.ALLOW_LOOPBACK_WEBHOOKS });
 
 /**
  * One attempt: POSTs the job's payload, signed now per Standard Webhooks, to the webhook the
@@ -106,19 +119,32 @@ export async function deliverWebhook(services: Services, jobId: string, now = ne
   if (job.status !== "completed" && job.status !== "failed")
     return { dropped: `the job is ${job.status}, not finished` };
   if (!account.webhookUrl || !account.webhookSecret) return { dropped: "the account has no webhook now" };
+  // Dropped, not failed: QStash would retry a URL that is refused every time.
+  const refused = unsendableWebhookUrl(services.env, account.webhookUrl);
+  if (refused) {
+    console.warn(
+      JSON.stringify({ level: "warn", message: "webhook dropped: its URL is refused", jobId, reason: refused }),
+    );
+    return { dropped: `the webhook URL is refused: ${refused}` };
+  }
 
   const { event, body } = await payloadOf(services, account, job);
   return postSignedWebhook(account.webhookUrl, account.webhookSecret, `msg_${job.id}_${event}`, body, now);
 }
 
-/** POSTs `body` to `url` signed per Standard Webhooks with `secret` at `now`; a 2xx is delivered. */
+/**
+ * POSTs `body` to `url` signed per Standard Webhooks with `secret` at `now`; a 2xx is delivered.
+ * The caller has checked the URL (unsendableWebhookUrl). A failure names the answer's status,
+ * never its body; no connection and no answer in time read alike, so the dashboard's test event
+ * does not tell a closed port from a filtered one.
+ */
 export async function postSignedWebhook(
   url: string,
   secret: string,
   id: string,
   body: string,
   now = new Date(),
-): Promise<{ delivered: true } | { delivered: false; reason: string }> {
+): Promise<SendOutcome> {
   const headers = {
     "content-type": "application/json",
     "webhook-id": id,
@@ -142,13 +168,10 @@ export async function postSignedWebhook(
       delivered: false,
       reason: `the endpoint answered ${res.status}${redirected ? " (a redirect, not followed: set the webhook to the URL it leads to)" : ""}`,
     };
-  } catch (err) {
+  } catch {
     return {
       delivered: false,
-      reason:
-        err instanceof Error && err.name === "TimeoutError"
-          ? "the endpoint timed out"
-          : "the endpoint could not be reached",
+      reason: `the endpoint could not be reached or did not answer within ${ATTEMPT_TIMEOUT_MS / 1000} s`,
     };
   }
 }

@@ -1,6 +1,13 @@
+import { readFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import type { LocalCloudInfo } from "../../../dev/cloud";
+import { workerVars } from "../../../dev/worker-vars";
 import { DEFAULT_MONTHLY_QUOTA } from "../../../domain/plans";
 import { monthlyQuotas, parseEnv } from "../../../worker/env";
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
 
 const env = {
   DATABASE_URL: "postgres://u:p@db.example.com/app",
@@ -42,5 +49,25 @@ describe("the Worker's configuration: PART_PARALLELISM", () => {
     expect(parseEnv({ ...env, PART_PARALLELISM: "48" }).PART_PARALLELISM).toBe(48);
     for (const bad of ["0", "-1", "2.5", "many"])
       expect(() => parseEnv({ ...env, PART_PARALLELISM: bad }), bad).toThrow(/PART_PARALLELISM/);
+  });
+});
+
+describe("the Worker's configuration: ALLOW_LOOPBACK_WEBHOOKS", () => {
+  it("is off unless set to true: wrangler.toml's vars keep it off, the local stacks' bindings turn it on", () => {
+    expect(parseEnv(env).ALLOW_LOOPBACK_WEBHOOKS).toBe(false);
+    expect(parseEnv({ ...env, ALLOW_LOOPBACK_WEBHOOKS: "false" }).ALLOW_LOOPBACK_WEBHOOKS).toBe(false);
+    expect(parseEnv({ ...env, ALLOW_LOOPBACK_WEBHOOKS: "true" }).ALLOW_LOOPBACK_WEBHOOKS).toBe(true);
+    for (const bad of ["1", "yes", "TRUE", ""])
+      expect(() => parseEnv({ ...env, ALLOW_LOOPBACK_WEBHOOKS: bad }), bad).toThrow(/ALLOW_LOOPBACK_WEBHOOKS/);
+
+    const toml = readFileSync(join(ROOT, "wrangler.toml"), "utf8");
+    const vars = /^\[vars\]\n([\s\S]*?)(?=^\[)/m.exec(toml)?.[1] ?? "";
+    expect(vars).toMatch(/^ALLOW_LOOPBACK_WEBHOOKS = "false"$/m);
+    const local = workerVars(
+      { s3: {}, qstash: {}, redis: {} } as unknown as LocalCloudInfo,
+      { publicUrl: "http://127.0.0.1:1", encoderUrl: "http://127.0.0.1:2" },
+      "x".repeat(16),
+    );
+    expect(local.ALLOW_LOOPBACK_WEBHOOKS).toBe("true");
   });
 });

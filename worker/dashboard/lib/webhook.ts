@@ -1,23 +1,33 @@
 import { eq } from "drizzle-orm";
 import { accounts } from "../../../drizzle/schema";
 import { generateWebhookSecret } from "../../../domain/keys";
-import { holdsCredentials, isAbsoluteHttpUrl } from "../../../domain/urls";
-import { postSignedWebhook } from "../../lib/webhooks";
+import { webhookUrlProblem as urlProblem } from "../../../domain/urls";
+import type { Env } from "../../env";
+import { postSignedWebhook, type SendOutcome, unsendableWebhookUrl } from "../../lib/webhooks";
+import type { ThrottleRule } from "../auth/throttle";
 import { forgetCachedKeys } from "./api-keys";
 import type { KeyCache } from "../../lib/key-cache";
 import type { AnyDatabase } from "../../services/db";
 
-export const WEBHOOK_URL_MAX_LENGTH = 2048;
+/**
+ * Test events per account. Each is a request to an address the user chose, its outcome shown to
+ * them: the cap keeps the button from serving as a scanner of other hosts' ports.
+ */
+export const TEST_EVENTS_PER_ACCOUNT: ThrottleRule = {
+  name: "webhook-test:account",
+  limit: 10,
+  windowSeconds: 15 * 60,
+};
 
-/** Why a webhook URL is refused, or null when it is acceptable. */
-export function webhookUrlProblem(url: string): string | null {
-  if (url.length > WEBHOOK_URL_MAX_LENGTH) return `The URL is longer than ${WEBHOOK_URL_MAX_LENGTH} characters.`;
-  if (!isAbsoluteHttpUrl(url)) return "The webhook URL must be an absolute http:// or https:// URL.";
-  // fetch refuses a URL with credentials, so every attempt would fail; a receiver checks the signature instead.
-  if (holdsCredentials(url))
-    return "The webhook URL must not hold a user name or password: deliveries cannot send them. Check the signature instead.";
-  return null;
-}
+/** A test event's outcome; `refused` when the URL may not be sent to, and nothing was. */
+export type TestOutcome = SendOutcome | { refused: string };
+
+/**
+ * Why the admin CLI refuses a webhook URL (dev/admin/commands.ts). It knows no deployment's
+ * ALLOW_LOOPBACK_WEBHOOKS, so loopback passes, as the local stacks' receivers need; a deployment
+ * without the setting drops every delivery there (deliverWebhook).
+ */
+export const webhookUrlProblem = (url: string) => urlProblem(url, { allowLoopback: true });
 
 /**
  * Stores the account's webhook (URL null removes it, and its secret with it). Cached key
@@ -56,9 +66,18 @@ export async function rotateWebhookSecret(db: AnyDatabase, cache: KeyCache | nul
 
 /**
  * A `test` event, signed with the account's secret like every real delivery, so a receiver's
- * verification can be tried before the first job finishes.
+ * verification can be tried before the first job finishes. A URL that may not be sent to (one
+ * stored under older rules) gets no request: the same answer whatever listens there.
  */
-export async function sendTestEvent(url: string, secret: string, accountId: string, now = new Date()) {
+export async function sendTestEvent(
+  env: Pick<Env, "ALLOW_LOOPBACK_WEBHOOKS">,
+  url: string,
+  secret: string,
+  accountId: string,
+  now = new Date(),
+): Promise<TestOutcome> {
+  const refused = unsendableWebhookUrl(env, url);
+  if (refused) return { refused };
   const id = `msg_test_${crypto.randomUUID()}`;
   const body = JSON.stringify({
     event: "test",

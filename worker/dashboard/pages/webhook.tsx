@@ -1,8 +1,24 @@
-import { WEBHOOK_URL_MAX_LENGTH } from "../lib/webhook";
+import { WEBHOOK_URL_MAX_LENGTH } from "../../../domain/urls";
+import type { TestOutcome } from "../lib/webhook";
 import { paths } from "../paths";
 import { ActionForm, Notice } from "./layout";
 
-type TestResult = { delivered: true } | { delivered: false; reason: string };
+/** What the page says of a test event: sent and answered, refused before sending, or throttled. */
+function testNotice(props: WebhookPageProps) {
+  if (props.testThrottledFor !== undefined) {
+    const minutes = Math.ceil(props.testThrottledFor / 60);
+    return {
+      ok: false,
+      text: `Too many test events. Please wait and try again in ${minutes} minute${minutes === 1 ? "" : "s"}.`,
+    };
+  }
+  const test = props.test;
+  if (!test) return null;
+  if ("refused" in test) return { ok: false, text: `Test event not sent: ${test.refused}` };
+  return test.delivered
+    ? { ok: true, text: "Test event delivered: the endpoint answered with a 2xx." }
+    : { ok: false, text: `Test event not delivered: ${test.reason}.` };
+}
 
 export interface WebhookPageProps {
   csrf: string;
@@ -12,12 +28,15 @@ export interface WebhookPageProps {
   hasSecret: boolean;
   notice?: string;
   errors?: string[];
-  test?: TestResult;
+  test?: TestOutcome;
+  /** The test-event throttle's wait, in seconds, when it refused this one. */
+  testThrottledFor?: number;
   /** What the URL field shows after a refused save. */
   draftUrl?: string;
 }
 
 export function WebhookPage(props: WebhookPageProps) {
+  const test = testNotice(props);
   return (
     <>
       {props.notice ? <Notice kind="ok">{props.notice}</Notice> : null}
@@ -66,13 +85,9 @@ export function WebhookPage(props: WebhookPageProps) {
             <ActionForm action={`${paths.webhook}/rotate`} csrf={props.csrf} label="Rotate secret" danger />
             <ActionForm action={`${paths.webhook}/test`} csrf={props.csrf} label="Send test event" />
           </div>
-          {props.test ? (
-            <Notice kind={props.test.delivered ? "ok" : "error"}>
-              <span id="test-result">
-                {props.test.delivered
-                  ? "Test event delivered: the endpoint answered with a 2xx."
-                  : `Test event not delivered: ${props.test.reason}.`}
-              </span>
+          {test ? (
+            <Notice kind={test.ok ? "ok" : "error"}>
+              <span id="test-result">{test.text}</span>
             </Notice>
           ) : null}
         </section>

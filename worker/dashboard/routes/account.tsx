@@ -4,10 +4,18 @@ import { apiKeys } from "../../../drizzle/schema";
 import { isUuid } from "../../../domain/ids";
 import { PRESETS } from "../../../domain/presets/catalogue";
 import { presentPreset } from "../../../domain/presets/view";
+import { webhookUrlProblem } from "../../../domain/urls";
+import { countAttempt } from "../auth/throttle";
 import { me, type DashboardEnv } from "../context";
 import { issueApiKey, KEY_NAME_MAX_LENGTH, listApiKeys, revokeApiKey } from "../lib/api-keys";
 import { usageThisMonth } from "../lib/usage";
-import { rotateWebhookSecret, saveWebhook, sendTestEvent, setWebhookUrl, webhookUrlProblem } from "../lib/webhook";
+import {
+  rotateWebhookSecret,
+  saveWebhook,
+  sendTestEvent,
+  setWebhookUrl,
+  TEST_EVENTS_PER_ACCOUNT,
+} from "../lib/webhook";
 import { KeyCreatedPage, KeysPage, RevokeKeyPage } from "../pages/keys";
 import { OverviewPage } from "../pages/overview";
 import { PlanPage } from "../pages/plan";
@@ -30,7 +38,7 @@ function usageOf(c: Ctx) {
   return usageThisMonth(db, env, account.id, account.plan);
 }
 
-function webhookPage(c: Ctx, extra: Partial<WebhookPageProps> = {}, status: 200 | 400 = 200) {
+function webhookPage(c: Ctx, extra: Partial<WebhookPageProps> = {}, status: 200 | 400 | 429 = 200) {
   const { account, csrfToken } = me(c);
   const props: WebhookPageProps = {
     csrf: csrfToken,
@@ -105,13 +113,13 @@ export const accountRoutes = new Hono<DashboardEnv>()
   .get("/webhook", (c) => webhookPage(c, c.req.query("saved") ? { notice: "Webhook saved." } : {}))
   .post("/webhook", async (c) => {
     const { account } = me(c);
-    const { db, cache } = c.get("services");
+    const { db, cache, env } = c.get("services");
     const url = await formText(c, "url");
     if (!url) {
       await saveWebhook(db, cache, account.id, { url: null, secret: null });
       return c.redirect(`${paths.webhook}?saved=1`, 303);
     }
-    const problem = webhookUrlProblem(url);
+    const problem = webhookUrlProblem(url, { allowLoopback: env.ALLOW_LOOPBACK_WEBHOOKS });
     if (problem) return webhookPage(c, { errors: [problem], draftUrl: url }, 400);
     await setWebhookUrl(db, cache, account.id, url, account.webhookSecret);
     return c.redirect(`${paths.webhook}?saved=1`, 303);
@@ -131,6 +139,12 @@ export const accountRoutes = new Hono<DashboardEnv>()
   .post("/webhook/test", async (c) => {
     const { account } = me(c);
     if (!account.webhookUrl || !account.webhookSecret) return c.redirect(paths.webhook, 303);
-    const test = await sendTestEvent(account.webhookUrl, account.webhookSecret, account.id);
+    const { cache, env } = c.get("services");
+    const verdict = await countAttempt(cache, TEST_EVENTS_PER_ACCOUNT, account.id);
+    if (!verdict.allowed) {
+      c.header("Retry-After", String(verdict.retryAfterSeconds));
+      return webhookPage(c, { testThrottledFor: verdict.retryAfterSeconds }, 429);
+    }
+    const test = await sendTestEvent(env, account.webhookUrl, account.webhookSecret, account.id);
     return webhookPage(c, { test });
   });

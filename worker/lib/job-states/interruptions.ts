@@ -9,6 +9,7 @@ import { MAX_INTERRUPTIONS } from "../../../domain/jobs";
 import type { Database } from "../../services/db";
 import { move } from "./move";
 
+/** Whether the job may be interrupted once more, or has spent its interruptions: the claims' takeover judges by them too. */
 export const interruptionsLeft = lt(jobs.interruptions, MAX_INTERRUPTIONS);
 export const interruptionsSpent = gte(jobs.interruptions, MAX_INTERRUPTIONS);
 

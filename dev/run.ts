@@ -214,7 +214,7 @@ try {
 Ready.
   API        ${info.apiUrl}/api/v1
   Encoders   ${info.encoderUrl}  ${encodersNamed} behind a local stand-in for Fly.io's proxy
-             (loopback sources ALLOWED: development setting, never in production; ENCODERS=N npm run dev for N)
+             (loopback sources and webhooks ALLOWED: development settings, never in production; ENCODERS=N npm run dev for N)
   Database   ${database}
              ${info.databaseUrl}
   Samples    ${samples.url(clip)} (10 s, 720p), ${samples.url(logo)}

@@ -126,7 +126,7 @@ describe("npm run dev with no configuration", () => {
     try {
       const banner = await readyBanner(dev);
       expect(banner).toContain(`http://127.0.0.1:${port}/api/v1`);
-      expect(banner).toMatch(/loopback sources ALLOWED/);
+      expect(banner).toMatch(/loopback sources and webhooks ALLOWED/);
       expect(banner).toContain(`embedded PostgreSQL, data in ${join(dataDir, "postgres")}`);
       expect(banner).toMatch(/\(free plan/);
       // A newcomer's first screen carries no warning: the Worker is bundled with nodejs_compat, as deployed.

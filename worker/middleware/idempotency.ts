@@ -9,7 +9,8 @@ import { outlivingTheClient } from "../lib/wait-until";
 /** How long a creation can be replayed under its Idempotency-Key. */
 const TTL_SECONDS = 24 * 60 * 60;
 
-type Record_ =
+/** What Redis holds under a creation's Idempotency-Key: the reservation, then the answer to replay. */
+type IdempotencyRecord =
   | { state: "pending"; bodyHash: string }
   | { state: "done"; bodyHash: string; status: number; body: unknown };
 
@@ -36,12 +37,12 @@ async function idempotently(c: Context<AppEnv>, next: Next): Promise<Response | 
   const entry = `idem:${c.get("caller").accountId}:${c.req.method}:${c.req.path}:${key}`;
   const bodyHash = await sha256Hex(await c.req.text());
 
-  const reserved = await cache.set(entry, { state: "pending", bodyHash } satisfies Record_, {
+  const reserved = await cache.set(entry, { state: "pending", bodyHash } satisfies IdempotencyRecord, {
     nx: true,
     ex: TTL_SECONDS,
   });
   if (reserved !== "OK") {
-    const previous = await cache.get<Record_>(entry);
+    const previous = await cache.get<IdempotencyRecord>(entry);
     if (previous?.bodyHash !== bodyHash) throw idempotencyConflict.otherBody();
     if (previous.state === "pending") throw idempotencyConflict.inProgress();
     c.header("Idempotent-Replayed", "true");
@@ -53,7 +54,12 @@ async function idempotently(c: Context<AppEnv>, next: Next): Promise<Response | 
     c.res.status >= 200 && c.res.status < 300
       ? cache.set(
           entry,
-          { state: "done", bodyHash, status: c.res.status, body: await c.res.clone().json() } satisfies Record_,
+          {
+            state: "done",
+            bodyHash,
+            status: c.res.status,
+            body: await c.res.clone().json(),
+          } satisfies IdempotencyRecord,
           { ex: TTL_SECONDS },
         )
       : cache.del(entry);

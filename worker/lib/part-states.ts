@@ -448,7 +448,7 @@ export async function completePart(
 export type PartFailure =
   /** The part is tried again: queued for its next dispatch (null: by this report sent before, which dispatched it). */
   | { moved: true; requeued: PartDispatch | null }
-  /** The part's attempts are spent (or no attempt can fix it): the job failed, `job` when this report failed it. */
+  /** The part's attempts are spent (or no attempt can fix it): the job failed, `failed` when this report failed it. */
   | { moved: true; failed: FailedJob | null }
   | Refusal;
 

@@ -81,7 +81,7 @@ export function hostKind(url: URL): HostKind {
  * False for what cannot be an IP address in any form ipaddr.js reads (IPv6 has a colon; IPv4,
  * in dotted, octal, hex or single-number form, is digits, hex letters, x and dots): a DNS name,
  * which nearly every source has. ipaddr.isValid finds such a name invalid by throwing and
- * catching two errors, which made it 6% of a creation's CPU in the Worker (bench:profile).
+ * catching two errors, a cost docs/benchmarks.md#benchprofile gives for a creation.
  */
 function mayBeIpLiteral(host: string): boolean {
   return host.includes(":") || /^[\da-fx.]+$/i.test(host);

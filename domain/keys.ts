@@ -31,8 +31,8 @@ const HEX_OF_BYTE = Array.from({ length: 256 }, (_, byte) => byte.toString(16).p
 
 /**
  * SHA-256 of the text, in hex: how keys, session tokens and request bodies are stored and
- * compared. Every authenticated request hashes its key: the byte table halves what the mapping
- * of the digest cost in the Worker's profile (bench:profile).
+ * compared. Every authenticated request hashes its key, so the digest is mapped to hex through a
+ * byte table (docs/benchmarks.md#benchprofile).
  */
 export async function sha256Hex(text: string): Promise<string> {
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));

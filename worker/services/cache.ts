@@ -4,8 +4,8 @@ import { measured } from "./timing";
 
 /**
  * Auto-pipelining off: it sends each command through a proxy into a new pipeline object, whose
- * hundreds of command methods are defined one by one (8% of GET /jobs' samples in the Worker,
- * bench:profile), to batch commands a request issues at once; the Worker never does, and where
+ * hundreds of command methods are defined one by one (a cost docs/benchmarks.md#benchprofile
+ * gives), to batch commands a request issues at once; the Worker never does, and where
  * several keys are wanted it asks for them in one command or an explicit pipeline.
  */
 export function createCache(env: Env): Redis {

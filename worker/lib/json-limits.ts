@@ -1,15 +1,15 @@
 /**
  * Limits on the shape of a JSON body, checked on the text before it is parsed. The byte limit
- * alone does not bound the work: 4 MiB of `[{},{},…]` parses into 1.4 million objects (about
- * 85 MiB of heap, most of a Worker's 128 MiB), and 100,000 levels of `[[[…]]]` parse fine but
- * overflow the stack of anything that then walks the value recursively.
+ * alone does not bound the work: 4 MiB of `[{},{},…]` parses into 1.4 million objects, most of a
+ * Worker's 128 MiB of heap (docs/security.md#request-bodies), and 100,000 levels of `[[[…]]]`
+ * parse fine but overflow the stack of anything that then walks the value recursively.
  */
 
 /** A timeline is 7 levels deep; caller metadata is free-form, but no real object needs 64. */
 export const MAX_JSON_DEPTH = 64;
 
 /**
- * Arrays and objects in one body: parsing turns the two bytes of `{}` into some 60 bytes of
+ * Arrays and objects in one body: parsing turns the two bytes of `{}` into tens of bytes of
  * heap, far more than any scalar costs over its text. The largest Enterprise timeline (1,000
  * clips with every field set) has about 6,000; a timeline of 100,000 clips still parses, so the
  * plan limits refuse it by its count, naming the limit.

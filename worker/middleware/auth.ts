@@ -45,8 +45,8 @@ export const requireCaller = createMiddleware<AppEnv>(async (c, next) => {
  * requireCaller for a route whose answer starts with a database read of the caller's own rows
  * (a job, a page of jobs): `read` runs that query with the key and its account joined in and
  * the key's rule applied (lib/callers.ts), keeps what it read on the context, and
- * gives back the caller, or undefined when the key does not authenticate. One round trip where
- * the key cache's and then the database's were two; a revoked key fails at once. No header, or
+ * gives back the caller, or undefined when the key does not authenticate. One round trip instead
+ * of two (the key cache's, then the database's); a revoked key fails at once. No header, or
  * one that is not a key, fails before any query, with the same 401.
  */
 export function requireCallerIn(read: (c: Context<AppEnv>, keyHash: string) => Promise<Caller | undefined>) {
@@ -62,7 +62,7 @@ export function requireCallerIn(read: (c: Context<AppEnv>, keyHash: string) => P
 
 /**
  * requireCaller for POST /jobs, whose creation statement checks the key itself
- * (lib/create-job.ts): one round trip where the key cache's and then the database's were two.
+ * (lib/create-job.ts): one round trip instead of two (the key cache's, then the database's).
  * Here only the header's form is checked, and the key's hash kept as the `creator`. A request
  * refused with a 400 (a body that does not validate, an unknown preset: answered before the
  * statement runs) looks the key up first, so a key that does not authenticate is still a 401

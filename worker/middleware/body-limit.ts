@@ -51,7 +51,7 @@ export function limitBody(maxSize: number) {
 
 /**
  * `limit` (hono's bodyLimit), with a body it cannot read refused as `unreadable()`: it reads a
- * chunked body without catching, so a broken chunk size or a client gone mid-body was a 500.
+ * chunked body without catching, so a broken chunk size or a client gone mid-body would be a 500.
  * What the handlers after it throw passes through untouched.
  */
 export function refusingUnreadableBodies(limit: MiddlewareHandler, unreadable: () => Error): MiddlewareHandler {

@@ -25,8 +25,8 @@ export interface SignedIn {
 
 /**
  * A new session for the user; with `passwordHash`, only while the user's password is still the
- * one that hash was read as (null otherwise). A sign-in reads the hash, spends tens of
- * milliseconds checking the password against it, then starts the session: a new password set
+ * one that hash was read as (null otherwise). A sign-in reads the hash, checks the password
+ * against it (slow by design), then starts the session: a new password set
  * in between (which ends the user's sessions) must not be followed by one started on the old.
  */
 export async function startSession(

@@ -16,9 +16,9 @@ export interface Watchdog {
 }
 
 /**
- * The encoder's defaults (FFMPEG_STALL_MS, FFMPEG_TIME_LIMIT_FACTOR). The slowest encodes here,
- * a 4K HEVC ladder of five rungs with another encode beside it on two cores, run at about a
- * twentieth of real time; a hundred times leaves room for a slower machine.
+ * The encoder's defaults (FFMPEG_STALL_MS, FFMPEG_TIME_LIMIT_FACTOR). The slowest encodes,
+ * a 4K HEVC ladder of five rungs with another encode beside it on two cores, run many times
+ * slower than real time; a hundred times leaves room for a slower machine.
  */
 export const DEFAULT_WATCHDOG: Watchdog = { stallMs: 180_000, timeLimitFactor: 100 };
 

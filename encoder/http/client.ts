@@ -7,7 +7,7 @@ import type { Readable } from "node:stream";
  * Every outbound request the encoder makes (sources, the Worker's /internal API, storage) goes
  * through Node's own http/https. The fetch bundled with Node 20 is undici, whose HTTP/1 parser
  * can throw from a socket event handler when a server closes the connection while a response is
- * paused for backpressure (undici #5360, fixed only in undici 8, which needs Node 22): nothing
+ * paused for backpressure (undici 6 and 7 do; undici 8 needs Node 22): nothing
  * can catch that, and it takes the whole process down. Node's client reports every failure as
  * an error on the request or response, which the promise below turns into a rejection.
  */
@@ -52,7 +52,7 @@ export class HttpTimeoutError extends Error {
 }
 
 const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
-/** undici's default headers and body timeouts, which these requests had before. */
+/** undici's default headers and body timeouts, as fetch would give these requests. */
 const DEFAULT_IDLE_TIMEOUT_MS = 300_000;
 
 /** Pooled connections for the repeated calls to the Worker and to storage. */

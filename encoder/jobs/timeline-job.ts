@@ -19,7 +19,7 @@ import type { RenderContext, RenderResult } from "./pipeline";
 
 /**
  * Assets downloaded and probed (fonts looked up) at once. A timeline may name hundreds; all at
- * once was as many connections, ffprobes and fc-matches, beside the other job's encode.
+ * once would be as many connections, ffprobes and fc-matches, beside the other job's encode.
  */
 const ASSETS_AT_ONCE = 4;
 

@@ -54,10 +54,8 @@ export class ByteBudget {
 
 /**
  * How much the file takes in before it holds the download back. The socket hands over 64 KiB at
- * a time; with the default 16 KiB, each piece was a write of its own, and on a fast link the
- * writes, not the network, set the pace (a 116 MB source over loopback: 0.27 s, against 0.19 s
- * with pieces gathered up to this and written together). As much as the uploads read at once
- * (upload/s3.ts).
+ * a time; with the default 16 KiB, each piece would be a write of its own, and on a fast link the
+ * writes, not the network, would set the pace. As much as the uploads read at once (upload/s3.ts).
  */
 const WRITE_BUFFER_BYTES = 1024 * 1024;
 

@@ -37,7 +37,7 @@ export interface CompiledTimeline {
   graph: string;
   /**
    * To write before running: the graph, and the texts drawtext reads (textfile=). As arguments,
-   * a timeline of many clips or lines passed Linux's limit of 128 KiB on one argument (E2BIG).
+   * a timeline of many clips or lines would pass Linux's limit of 128 KiB on one argument (E2BIG).
    */
   files: { path: string; content: string }[];
   duration: number;
@@ -111,7 +111,7 @@ export function compileTimeline(
     }
   });
   // The validator held text clips and inline cues to the limit; a caption file's cues are known
-  // only now. Each line is a drawtext of its own, about 0.3 MB of FFmpeg's memory.
+  // only now. Each line is a drawtext of its own (its memory: docs/timelines.md#validation-decisions).
   const lines = files.length; // every file so far holds one line of text
   if (lines > MAX_TEXT_LINES)
     throw JobFailure.invalidTimeline(
@@ -123,8 +123,8 @@ export function compileTimeline(
   files.push({ path: graphFile, content: graph });
   const args = [
     ...head(g.inputs()),
-    // The graph in one thread: its slice threads only competed with x264's frame threads
-    // (bench:edl on 2 cores: 10.2 s against 12.2 s).
+    // The graph in one thread: its slice threads only compete with x264's frame threads
+    // (docs/benchmarks.md#benchedl).
     "-filter_complex_threads",
     "1",
     "-filter_complex_script",

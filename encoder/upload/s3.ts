@@ -19,8 +19,8 @@ export interface S3Config {
 export const PART_SIZE = 16 * 1024 * 1024;
 /**
  * A file up to this size goes up in one PUT streamed from the disk: one request instead of a
- * multipart upload's two more and one per part, no part buffered in memory, and about half the
- * time and CPU for a split job's 60 MB piece. Larger ones go in parts, a few at once.
+ * multipart upload's two more and one per part, no part buffered in memory, and less time and CPU
+ * (docs/operations.md#uploads). Larger ones go in parts, a few at once.
  */
 export const ONE_PUT_BYTES = 256 * 1024 * 1024;
 /** Parts in flight at once: uploads overlap reading the next part, at most 3 × 16 MiB buffered. */
@@ -140,8 +140,8 @@ export function createUploader(config: S3Config) {
     /**
      * The next part: exactly PART_SIZE bytes, or what is left for the last. R2 refuses a
      * multipart upload whose parts (but the last) differ in size, and a ZIP stream's chunks do
-     * not add up to PART_SIZE: a part of everything buffered was a little over it, each time
-     * by another amount.
+     * not add up to PART_SIZE: a part of everything buffered would be a little over it, each
+     * time by another amount.
      */
     const takePart = () => {
       const all = Buffer.concat(buffered, bufferedBytes);

@@ -17,7 +17,7 @@ function sidecarName(track: SubtitleStreamInfo, ordinal: number): string {
  * One process writes the web MP4 and a WebVTT file per text subtitle track. The MP4 is
  * re-encoded rather than copied: a subtitled source is often MKV with codecs an MP4 player
  * cannot play. Bitmap tracks (PGS, VobSub) cannot become text and are skipped. Timings come
- * straight from the source (remuxing through MKV first shifted them by ~21 ms).
+ * straight from the source: a remux through MKV first would shift them.
  */
 export function subtitleSidecarCommand(
   ctx: BuildContext,

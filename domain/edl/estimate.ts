@@ -1,24 +1,23 @@
 /**
- * Processing-time estimate for a timeline (docs/contract.md §5.6 and §5.7, `estimate`).
+ * Processing-time estimate for a timeline (docs/contract.md §5.6 and §5.7, `estimate`); the runs
+ * that calibrated it are in docs/timelines.md#estimate.
  *
  *   seconds = 10 + 2 × assets
  *           + duration × pixelFactor × presetFactor × complexityFactor / codecSpeed
  *
  * - codecSpeed: output seconds encoded per wall second at 1080p30, preset veryfast, on the
- *   2-core workers (measured with Debian's FFmpeg): libx264 2.3, libx265 0.79, libvpx-vp9 0.45.
+ *   2-core workers: libx264 2.3, libx265 0.79, libvpx-vp9 0.45.
  * - pixelFactor = 0.4 + 0.6 × (width × height × fps) / (1920 × 1080 × 30): decoding, filters
- *   and audio (about 40%) do not shrink with the output; encoding scales with pixels per second.
- *   This gives 720p30 x264 ≈ 3.5× realtime, within the measured 2.4–3.4× plus noise.
- * - presetFactor: cost relative to veryfast. superfast 0.7 and faster 1.6 are measured
- *   (3.1–3.6× and 1.4× against 2.3×); the others follow x264's documented progression.
- * - complexityFactor: simple 1, moderate 1.25, complex 1.6, heavy 2.2. The measured 42 s
- *   moderate timeline (rendered in 16–23 s) gets 42 × 1.25 / 2.3 ≈ 23 s of rendering here.
+ *   and audio (the 0.4) do not shrink with the output; encoding scales with pixels per second.
+ * - presetFactor: cost relative to veryfast; superfast and faster as measured, the others by
+ *   x264's documented progression.
+ * - complexityFactor: simple 1, moderate 1.25, complex 1.6, heavy 2.2.
  * - 10 s start-up plus 2 s per asset for downloads.
  * - duration counts a transition's overlap twice (version 1.1): both clips are decoded there.
  *
- * Runs on these machines vary 20–40%, so the range shown is 0.8× to 1.4× of `seconds`, in
- * whole minutes ("1-2 minutes"), "under 1 minute", or whole hours past two hours, the same
- * style as the preset catalogue.
+ * Runs on these machines vary from one to the next, so the range shown is 0.8× to 1.4× of
+ * `seconds`, in whole minutes ("1-2 minutes"), "under 1 minute", or whole hours past two hours,
+ * the same style as the preset catalogue.
  */
 import type { Complexity } from "./complexity";
 import { DEFAULT_FPS, DEFAULT_RESOLUTION, type EncoderPreset, type OutputSettings, type VideoCodec } from "./schema";

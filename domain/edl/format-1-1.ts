@@ -1,5 +1,5 @@
 /**
- * The fields version 1.1 adds (issue 29; docs/timelines.md, version 1.1): transition, crop,
+ * The fields version 1.1 adds (docs/timelines.md#version-11): transition, crop,
  * transform, filters and freeze on clips, and the caption track. Rules that need more than one
  * field of a clip (a transition within the clip's length, a freeze within in..out, the video
  * track's adjacency) are the clip readers' (./clips.ts, ./transitions.ts).

@@ -1,5 +1,5 @@
 /**
- * The one description of the EDL format (issue 29). A kind reads one JSON value the way the
+ * The one description of the EDL format. A kind reads one JSON value the way the
  * contract's tables say (docs/contract.md §3.10–§3.14), recording "path: message" for whatever it
  * refuses, and describes the same rule as JSON Schema for the OpenAPI document. A field of a table
  * adds its name, whether it is required, its default and its documentation. So a field is written

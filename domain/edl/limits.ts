@@ -46,8 +46,9 @@ export function limitErrors(usage: EdlUsage, plan: PlanId): string[] {
 
 /**
  * Lines of text a timeline may draw, all its text clips together, on every plan. Each line is a
- * drawtext filter of its own, about 0.3 MB of FFmpeg's memory and 1.5 ms of its start-up: 1000
- * take 350 MB; the body limit alone would let one text of half a million lines through.
+ * drawtext filter of its own, with its own memory and start-up in FFmpeg
+ * (docs/timelines.md#validation-decisions); the body limit alone would let one text of half a
+ * million lines through.
  */
 export const MAX_TEXT_LINES = 1000;
 

@@ -184,7 +184,7 @@ export interface Resolution {
 }
 
 export interface OutputSettings {
-  /** Absent when not sent: the renderer uses the first clip's size (issue: timelines). */
+  /** Absent when not sent: the renderer uses the first clip's size. */
   resolution?: Resolution;
   /** Absent when not sent: the renderer uses the first clip's frame rate. */
   fps?: number;

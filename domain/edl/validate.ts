@@ -34,7 +34,7 @@ interface Reading {
 
 function readDocument(document: JsonObject, issues: Issues): Reading {
   const f = fieldsOf(document, "", issues);
-  // Without a version it knows, the rest is read by 1.0's rules, as before 1.1 existed.
+  // Without a version it knows, the rest is read by 1.0's rules: the version the contract shows (§3.10).
   const version = f.readAs("version", oneOf(EDL_VERSIONS, true), true) ?? "1.0";
   const output = readOutput(own(document, "output"), issues.errors);
   const timeline = readTimeline(own(document, "timeline"), issues, version, output.fps);

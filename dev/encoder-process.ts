@@ -122,7 +122,7 @@ function startRun(opts: {
     cwd: opts.projectRoot,
     env: { ...process.env, ...opts.env, PORT: String(opts.port), HOST: "127.0.0.1", ...exitWithParentEnv("process") },
     // A group of its own, out of the terminal's reach: a Ctrl-C that ended it before the runner
-    // had stopped it read as a crash, and the encoder was restarted while everything stopped.
+    // stops it would read as a crash, and the encoder would be restarted while everything stops.
     detached: true,
     stdio: ["pipe", "pipe", "pipe"],
   });

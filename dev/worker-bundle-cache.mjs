@@ -4,9 +4,9 @@ import { join, relative, resolve, sep } from "node:path";
 
 /**
  * Worker bundles kept between starts, by what they were built from: building one (`wrangler
- * deploy --dry-run`) is about 3 s of every start of `npm run dev` and of every test stack, and
- * the sources rarely change between two. Under node_modules/.cache, where build tools keep theirs
- * (a fresh `npm ci` clears it).
+ * deploy --dry-run`) is part of every start of `npm run dev` and of every test stack
+ * (docs/getting-started.md#how-the-worker-is-served), and the sources rarely change between two.
+ * Under node_modules/.cache, where build tools keep theirs (a fresh `npm ci` clears it).
  */
 const CACHE = join("node_modules", ".cache", "vep-worker");
 /** The project's directories the last kept bundle was built from (worker/, domain/…). */

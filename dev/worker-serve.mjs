@@ -5,10 +5,10 @@
  * Not `wrangler dev`: it puts a proxy Worker in a second workerd in front of this one, which
  * forwards each request over a pooled connection. That pool drops a connection idle for 5 s just
  * as workerd's server does, so a request written on it at that moment is lost, and wrangler
- * answers a lost POST with 503 "Your worker restarted mid-request" though nothing restarted
- * (workers-sdk#14641, open; wrangler releases that classify the loss correctly exit on it
- * instead, #15317). Clients here talk to workerd directly, and Node's fetch lets a connection go
- * after 4 s, before workerd's 5.
+ * answers a lost POST with 503 "Your worker restarted mid-request" though nothing restarted (a
+ * known wrangler issue, still open; releases that classify the loss correctly exit on it instead).
+ * Clients here talk to workerd directly, and Node's fetch lets a connection go after 4 s, before
+ * workerd's 5.
  *
  * What `wrangler dev` adds that is kept: the request body a Worker leaves unread is drained before
  * its answer goes out. workerd otherwise keeps such a connection open and resets the client's next

@@ -2,8 +2,8 @@ import { createServer } from "node:net";
 
 /**
  * Ports a stack's servers take, below Linux's ephemeral range (32768–60999): a port the system
- * handed out as free there can be taken by any outgoing connection before the server that is to
- * listen on it has started (workerd takes a second or two), and was, in a loaded full run.
+ * hands out as free there can be taken by any outgoing connection before the server that is to
+ * listen on it has started (workerd starts slowly on a loaded host).
  */
 const FIRST = 20_000;
 const LAST = 32_000;

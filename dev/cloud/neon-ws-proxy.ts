@@ -115,7 +115,7 @@ export async function startNeonWsProxy(
  * Database connections the proxy holds open at once. Neon's pooled endpoint (PgBouncer, which
  * the production DATABASE_URL names) has clients wait for a connection rather than refusing them
  * once the server's are taken; so does the proxy. Without the limit, 200 clients of `npm run dev`
- * took every one of the embedded server's 200 connections and were refused "too many clients
+ * would take every one of the embedded server's 200 connections and be refused "too many clients
  * already" (53300). The server keeps the rest for the Neon HTTP stand-in's pool and the admin CLI.
  */
 const DEFAULT_MAX_CONNECTIONS = 100;

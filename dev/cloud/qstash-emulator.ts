@@ -169,7 +169,7 @@ export async function startQStashEmulator(opts: QStashEmulatorOptions) {
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
 
-  // Imported once: importing the key for every signature was most of a delivery's signing cost.
+  // Imported once: importing the key for every signature would be most of a delivery's signing cost.
   const signingKey = crypto.subtle.importKey(
     "raw",
     new TextEncoder().encode(currentSigningKey),

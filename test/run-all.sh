@@ -1,14 +1,13 @@
 #!/bin/sh
-# npm test: the type check (npm run typecheck: TypeScript 7's native compiler, 6 s here against
-# 27 s for TypeScript 5's, on cores the first vitest files need), the lint (npm run lint: Biome,
-# then knip) and every vitest project at once. The run fails if any fails; arguments go to vitest.
-# `--quick` first (npm run test:quick): only the projects that start no FFmpeg and no process per
-# test.
+# npm test: the type check (npm run typecheck: TypeScript 7's native compiler, docs/testing.md),
+# the lint (npm run lint: Biome, then knip) and every vitest project at once. The run fails if
+# any fails; arguments go to vitest. `--quick` first (npm run test:quick): only the projects that
+# start no FFmpeg and no process per test.
 #
 # The workerd project runs in a vitest of its own (test/run-workerd.sh, under a watchdog) unless
 # the arguments name projects: @cloudflare/vitest-pool-workers can leave a run stalled after that
-# project's last file, with no output and no exit (workers-sdk#15498), and a CI run stood so until
-# its 90-minute limit.
+# project's last file, with no output and no exit (a known bug of the pool, still open), and a CI
+# run can stand so until its time limit.
 npm run -s typecheck &
 typecheck=$!
 npm run -s lint &

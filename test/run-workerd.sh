@@ -1,9 +1,9 @@
 #!/bin/sh
 # The workerd project (test/workerd/) in a vitest of its own, its output printed once it ends so
 # that it does not interleave with the main run's. @cloudflare/vitest-pool-workers can leave a run
-# stalled after the project's last file, with no output and no exit (workers-sdk#15498): a run
-# still going after WORKERD_TIMEOUT seconds (240; the project takes about 20) is stopped, with
-# what it started, and tried once more.
+# stalled after the project's last file, with no output and no exit (a known bug of the pool): a
+# run still going after WORKERD_TIMEOUT seconds (240, many times a normal run: docs/testing.md) is
+# stopped, with what it started, and tried once more.
 limit=${WORKERD_TIMEOUT:-240}
 log=$(mktemp)
 for try in 1 2; do

@@ -14,8 +14,9 @@ export default defineProject({
     root: fileURLToPath(new URL("../..", import.meta.url)),
     include: ["test/workerd/**/*.test.ts"],
     // One workerd and its module cache for the files a worker runs, not one each: loading the app
-    // into a fresh one took 7 s a file (the project 30 s → 17 s). The app keeps its clients per set
-    // of bindings (worker/services/index.ts), so a file's broken bindings never reach the next.
+    // into a fresh one for every file is slow (docs/testing.md#order-and-time). The app keeps its
+    // clients per set of bindings (worker/services/index.ts), so a file's broken bindings never
+    // reach the next.
     isolate: false,
     globalSetup: ["test/api/setup/global.ts"],
     testTimeout: 60_000,

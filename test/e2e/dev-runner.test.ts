@@ -246,7 +246,7 @@ describe("npm run dev with no configuration", () => {
           if (created.status !== 201) return;
           createdByLoad.push(created.body.id);
           // A client polling every second, as long as its job runs: 100 requests a second from the
-          // 50. At every 250 ms their 400 a second took most of a core from the encodes they waited on.
+          // 50. Polling faster would take the cores from the encodes they wait on.
           await vi.waitFor(
             async () => {
               const [read, list] = await Promise.all([client.getJob(created.body.id), client.listJobs({ limit: 20 })]);

@@ -620,7 +620,7 @@ describe("contract §8.3 Failures after acceptance › EDL assets", () => {
   });
 });
 
-describe("contract §5.6 POST /edl › a version 1.1 timeline rendered end to end (issue 29)", () => {
+describe("contract §5.6 POST /edl › a version 1.1 timeline rendered end to end", () => {
   let out: string;
 
   beforeAll(async () => {

@@ -37,7 +37,7 @@ import {
 } from "./contract";
 import { countCase, fuzz } from "./fuzz";
 
-/** Cases per property; the file's share of the campaign's 2–3 minutes. */
+/** Cases per property: the file's share of the campaign's time. */
 const RUNS = { create: 900, createExact: 300, list: 1000, jobRoute: 1000 };
 
 let callers: Caller[];

@@ -3,8 +3,8 @@
  * the Worker. workerd lets an idle connection go after 5 s; a proxy in front of it whose pool
  * gives up on idle connections after the same 5 s writes some of these calls on a connection at
  * the moment it is closed, and `wrangler dev`'s proxy then answers a POST with 503 "Your worker
- * restarted mid-request" (workers-sdk#14641), which is why the local runner serves the Worker
- * without it.
+ * restarted mid-request" (a known wrangler issue), which is why the local runner serves the
+ * Worker without it.
  */
 import { describe, expect, it } from "vitest";
 import { stack } from "./client";

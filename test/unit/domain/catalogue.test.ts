@@ -159,8 +159,8 @@ describe("contract §5.8 GET /presets › meta and visibility", () => {
 });
 
 describe("GET /presets payload, to the byte", () => {
-  // catalogue.golden.json was written from the catalogue before the presets became one typed
-  // definition each: the public view must not change by so much as the order of a key.
+  // catalogue.golden.json is the recorded public view: the definitions must give it to the byte,
+  // the order of every key included.
   it.each(PLAN_IDS)("the %s view equals the recorded one", (plan) => {
     expect(JSON.stringify(presetCatalogueView(plan))).toBe(JSON.stringify(golden.views[plan]));
   });

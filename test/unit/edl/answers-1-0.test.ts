@@ -5,12 +5,12 @@ import { validateEdlExamples } from "../../../worker/routes/edl/examples";
 import golden from "./answers-1-0.golden.json";
 
 /**
- * Version 1.1 leaves 1.0 alone (issue 29): every 1.0 document gets the answer it got before 1.1
- * existed, byte for byte. answers-1-0.golden.json was written from main at a539e28, before any of
- * 1.1: the reference's examples (worker/routes/edl/examples.ts), the timeline of docs/api.md, a 1.0
- * document using the five properties and a `caption` track, and fast-check samples (seed 29) of
- * valid timelines, valid ones with up to four values replaced, and EDL-shaped junk, on the Starter
- * and Enterprise plans. Each input is stored beside its answer, so the arbitraries may change.
+ * Version 1.1 leaves 1.0 alone: every 1.0 document gets, byte for byte, the answer of the
+ * validator without 1.1 (a539e28), which answers-1-0.golden.json holds for the reference's
+ * examples (worker/routes/edl/examples.ts), the timeline of docs/api.md, a 1.0 document using the
+ * five properties and a `caption` track, and fast-check samples (seed 29) of valid timelines,
+ * valid ones with up to four values replaced, and EDL-shaped junk, on the Starter and Enterprise
+ * plans. Each input is stored beside its answer, so the arbitraries may change.
  */
 const cases = golden as { name: string; plan: PlanId; edl: unknown; answer: unknown }[];
 

@@ -230,7 +230,7 @@ describe("decision: limits on every plan that keep a timeline renderable", () =>
     expect(validateEdl(texts(600, 401), "enterprise").errors).toEqual([
       `Too many lines of text: 1001 across the text clips (maximum ${MAX_TEXT_LINES})`,
     ]);
-    // One text of many lines was a 3.8 KB body that failed three attempts with "spawn E2BIG".
+    // One text of many lines is a small body that would fail its render (docs/reliability.md#defects-found-and-fixed).
     expect(validateEdl(withTrack("text", [textClip({ text: "a\r\n".repeat(5000) })]), "free").errors).toEqual([
       `Too many lines of text: 5001 across the text clips (maximum ${MAX_TEXT_LINES})`,
     ]);

@@ -13,7 +13,7 @@ import { downloadSource } from "../../../encoder/source/download";
  * An origin that answers with the whole body in one write and closes the connection at once
  * (Content-Length and Connection: close, as Python's http.server or any HTTP/1.0 server does),
  * to a consumer slow enough that the download is paused for backpressure when the FIN arrives.
- * undici 6 and 7 assert `!this.paused` in that moment from a socket event handler (bug #5360):
+ * undici 6 and 7 assert `!this.paused` in that moment from a socket event handler (their bug):
  * no try/catch sees it and the whole encoder dies.
  */
 const BODY = randomBytes(6 * 1024 * 1024);

@@ -122,7 +122,7 @@ describe("WebVTT writer", () => {
   });
 
   it("reads a cue a megabyte long of would-be tags and references in one pass (a subtitle track can carry one)", () => {
-    // Each "<c." once read to the end of the line: about 7 minutes here, one encoder frozen meanwhile.
+    // Each "<c." read to the end of the line would freeze the encoder (docs/reliability.md#defects-found-and-fixed).
     const line = "<c.&a".repeat(200_000);
     const escaped = escapeVttCueText(`WEBVTT\n\n00:00.000 --> 00:01.000\n${line}\n`);
     expect(escaped.split("\n")[3]).toBe("&lt;c.&amp;a".repeat(200_000));

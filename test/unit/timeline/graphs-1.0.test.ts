@@ -13,8 +13,8 @@ function compiledView(document: unknown) {
   );
 }
 
-// graphs-1.0.golden.json was written from main at a539e28, before the compiler learnt 1.1: a
-// 1.0 timeline renders byte for byte as it did (issue 29), so this file is never regenerated.
+// graphs-1.0.golden.json holds the graphs of the compiler without 1.1 (a539e28): a 1.0 timeline
+// renders byte for byte as they say, so this file is never regenerated.
 describe("1.0 timelines compile to the very command they did before 1.1", () => {
   it("the golden file covers every document", () => {
     expect(Object.keys(golden).sort()).toEqual(Object.keys(TIMELINES_1_0).sort());

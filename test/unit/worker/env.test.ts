@@ -32,7 +32,7 @@ describe("the Worker's configuration: QUOTA_LIMITS", () => {
     expect(monthlyQuotas(parseEnv(env))).toEqual(DEFAULT_MONTHLY_QUOTA);
   });
 
-  // A bad value used to pass the start and then turn every POST /jobs, POST /edl and usage page into a 500.
+  // Refused at the start: a bad value that passed it would turn every POST /jobs, POST /edl and usage page into a 500.
   it.each(["{pro:5000}", '{"pro":"5000"}', '{"Pro":5}', '{"pro":-1}', '{"pro":1.5}', "[5000]", "null", ""])(
     "refuses %j at the start, naming it",
     (value) => {

@@ -9,11 +9,17 @@ export interface UploadProgress {
 }
 
 export interface UploadOptions {
-  /** The file's name, kept with the upload for you (never part of its storage key). Default: a File's name. */
+  /**
+   * The file's name, kept with the upload for you (never part of its storage key); without a
+   * contentType, the service takes the type from its extension. Default: a File's name.
+   */
   filename?: string;
   /** The stream's length in bytes: required for a stream, which must hold exactly that many. */
   size?: number;
-  /** Default: the Blob's type, if it has one. */
+  /**
+   * A video or audio type, image/png, image/jpeg, text/vtt or application/x-subrip (docs/uploads.md).
+   * Default: the Blob's type, if it has one; else the service names it from `filename`.
+   */
   contentType?: string;
   /** Called after each part (and once at the end of a single upload). */
   onProgress?: (progress: UploadProgress) => void;
@@ -36,18 +42,19 @@ const RETRY_DELAY_MS = 500;
 /**
  * One PUT of `body` to a presigned URL, tried again alone (up to PART_TRIES) when storage answers
  * 5xx or does not answer; its 4xx (a refused signature, a link past its expiry) is final.
+ * `headers` are the ones signed into the URL.
  */
 async function putTried(
   fetchFn: typeof fetch,
   url: string,
   body: Blob,
   part: number | null,
-  signal?: AbortSignal,
+  { signal, headers }: { signal?: AbortSignal; headers?: Record<string, string> },
 ): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     let failure: UploadError | NetworkError;
     try {
-      const res = await fetchFn(url, { method: "PUT", body, signal });
+      const res = await fetchFn(url, { method: "PUT", body, signal, headers });
       await res.body?.cancel();
       if (res.ok) return;
       failure = new UploadError(res.status, part);
@@ -140,7 +147,9 @@ export async function upload(
   const created = await calls.createUpload({ filename, contentType, size: totalBytes }, { signal });
   if (created.uploadUrl) {
     const body = blob ?? (await wholeOf(stream as ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>, totalBytes));
-    await putTried(fetchFn, created.uploadUrl, body, null, signal);
+    // The single PUT's type is signed: it is sent as the type the service stored (perhaps named from the filename).
+    const headers = created.contentType ? { "Content-Type": created.contentType } : undefined;
+    await putTried(fetchFn, created.uploadUrl, body, null, { signal, headers });
     o.onProgress?.({ sentBytes: totalBytes, totalBytes });
     // A single upload completes itself: the read finds the object and records it.
     return calls.getUpload(created.id, { signal });
@@ -168,7 +177,7 @@ export async function upload(
     while (!failed && next < parts.length) {
       const part = parts[next++];
       try {
-        await putTried(fetchFn, part.url, await bodyOf(part), part.partNumber, signal);
+        await putTried(fetchFn, part.url, await bodyOf(part), part.partNumber, { signal });
       } catch (err) {
         failed = true;
         throw err;

@@ -47,6 +47,42 @@ export const MAX_UPLOAD_BYTES: Record<PlanId, number> = {
   enterprise: 5 * GiB,
 };
 
+/**
+ * Direct uploads open at once (`pending`, before their expiresAt), in all (docs/uploads.md):
+ * each holds presigned URLs for a day, so the cap bounds what an account can have in flight.
+ */
+export const MAX_PENDING_UPLOADS: Record<PlanId, number> = {
+  free: 10,
+  pro: 50,
+  business: 100,
+  enterprise: 200,
+};
+
+/**
+ * Bytes an account's uploads may hold at once, pending (as declared) and completed until deleted
+ * (docs/uploads.md). At least five of the plan's largest uploads.
+ */
+export const UPLOAD_STORAGE_BYTES: Record<PlanId, number> = {
+  free: 5 * GiB,
+  pro: 100 * GiB,
+  business: 500 * GiB,
+  enterprise: 2048 * GiB,
+};
+
+const DAY_SECONDS = 24 * 60 * 60;
+
+/**
+ * How long an upload's object is kept, counted from its creation; the sweep deletes it then
+ * (docs/uploads.md). The time is fixed on the upload when it is made, so a change of plan later
+ * moves no deletion before a link already signed.
+ */
+export const UPLOAD_RETENTION_SECONDS: Record<PlanId, number> = {
+  free: 7 * DAY_SECONDS,
+  pro: 30 * DAY_SECONDS,
+  business: 30 * DAY_SECONDS,
+  enterprise: 90 * DAY_SECONDS,
+};
+
 function planRank(plan: PlanId): number {
   return PLAN_IDS.indexOf(plan);
 }

@@ -124,7 +124,7 @@ export interface paths {
         put?: never;
         /**
          * Upload a file directly
-         * @description Answers presigned URLs to put a file into the service's storage: one PUT up to 100 MiB (or when no size is given), otherwise a multipart upload with a URL per part, finished with POST /uploads/{id}/complete. The upload's `inputUrl` is then a job's source like any URL. The URLs work for 24 hours; no quota is taken.
+         * @description Answers presigned URLs to put a file into the service's storage: one PUT up to 100 MiB, otherwise a multipart upload with a URL per part, finished with POST /uploads/{id}/complete. The size is signed into every URL, and the single PUT's Content-Type too. The upload's `inputUrl` is then a job's source like any URL. The URLs work for 24 hours; the object is kept for the plan's retention, then deleted. No job quota is taken, but an account's pending uploads and the bytes its uploads hold have limits of their own (429).
          */
         post: operations["createUpload"];
         delete?: never;
@@ -1450,11 +1450,11 @@ export interface components {
             status: components["schemas"]["UploadStatus"];
             filename: string | null;
             contentType: string | null;
-            /** @description Bytes: as declared, or, for a single upload declared without one, as stored once completed. */
+            /** @description Bytes, as declared. */
             size: number | null;
             /**
              * Format: uri
-             * @description Single upload, while pending: PUT the file's bytes here (no Authorization header). With `size`, the length is signed: a body of another length is refused.
+             * @description Single upload, while pending: PUT the file's bytes here, with `Content-Type` set to the upload's `contentType` and no Authorization header. Both the length and the type are signed: a body of another length, or another Content-Type, is refused.
              */
             uploadUrl?: string;
             /** @description Multipart upload: every part's size in bytes but the last, which holds the rest. */
@@ -1472,7 +1472,7 @@ export interface components {
             }[];
             /**
              * Format: uri
-             * @description Unless expired: a signed link to the uploaded object (7 days, signed afresh on each read). Give it as a job's `inputUrl` or a timeline clip's source once the upload is completed.
+             * @description Unless expired or deleted: a signed link to the uploaded object, signed afresh on each read for 7 days or until `deletesAt`, whichever comes first. Give it as a job's `inputUrl` or a timeline clip's source once the upload is completed.
              */
             inputUrl?: string;
             /**
@@ -1483,16 +1483,36 @@ export interface components {
             expiresAt: string;
             /**
              * Format: date-time
+             * @description When the object is deleted: the plan's retention from creation (Starter 7 days, Indie/Pro 30 days, Business 30 days, Enterprise 90 days). No link outlives it.
+             * @example 2026-11-20T09:30:00.000Z
+             */
+            deletesAt: string;
+            /**
+             * Format: date-time
              * @example 2026-11-20T09:30:00.000Z
              */
             createdAt: string;
         };
         /**
-         * @description `pending` until the object is complete in storage; `completed` once it is; `expired` when expiresAt passed first.
+         * @description `pending` until the object is complete in storage; `completed` once it is; `expired` when expiresAt passed first; `deleted` once deletesAt has passed and the object is gone.
          * @enum {string}
          */
-        UploadStatus: "pending" | "completed" | "expired";
-        /** @description Every field is optional; unknown fields are ignored. */
+        UploadStatus: "pending" | "completed" | "expired" | "deleted";
+        /** @description The account's pending uploads are at the plan's cap (the message says how many are open and when they expire), or this upload's size would take the bytes its uploads hold over the plan's storage (the message says when the next stops counting). Not the job quota: it frees up as uploads expire, complete, or are deleted. */
+        UploadLimitError: {
+            /** @enum {string} */
+            error: "Usage limit exceeded";
+            message: string;
+            usage: {
+                /** @description Uploads open now, or bytes the account's uploads hold. */
+                current: number;
+                /** @description The plan's cap on open uploads, or its storage in bytes. */
+                limit: number;
+                /** @description Plan display name. */
+                plan: string;
+            };
+        };
+        /** @description `size` is required; `contentType` may be left out for a filename that names it. Unknown fields are ignored. */
         CreateUploadRequest: {
             /**
              * @description The file's name, for you to recognise it: kept and shown, never part of the storage key. No `/`, `\` or control characters.
@@ -1500,15 +1520,15 @@ export interface components {
              */
             filename?: string;
             /**
-             * @description The file's media type, `type/subtype`.
+             * @description The file's media type, signed into the upload URL and stored with the object: video/*, audio/*, image/png, image/jpeg, text/vtt or application/x-subrip (in any case; stored in lower case). Left out, or `application/octet-stream`, it is the type the filename's extension names (`.mp4` video/mp4, `.mov` video/quicktime, `.png` image/png, `.srt` application/x-subrip, …); a 400 when neither names an accepted type.
              * @example video/mp4
              */
             contentType?: string;
             /**
-             * @description The file's size in bytes. Over 100 MiB the upload is multipart; absent, one PUT of any length. A size over the plan's maximum is a 413.
+             * @description The file's size in bytes, signed into the upload URLs: storage refuses a body of any other length. Over 100 MiB the upload is multipart. A size over the plan's maximum is a 413.
              * @example 52428800
              */
-            size?: number;
+            size: number;
         };
         /** @description A single upload (it completes itself), an upload past expiresAt, or parts missing: the message names their numbers. */
         UploadCompletionRefusedError: {
@@ -2069,6 +2089,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description The account's pending uploads are at the plan's cap, or this upload would take its uploads over the plan's storage. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UploadLimitError"];
                 };
             };
             /** @description Unexpected failure; retry with backoff. */

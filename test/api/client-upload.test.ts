@@ -6,7 +6,7 @@
 import { createHash } from "node:crypto";
 import { Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { createVepClient, UploadError, type UploadProgress } from "../../client";
+import { ApiError, createVepClient, UploadError, type UploadProgress } from "../../client";
 import { SINGLE_UPLOAD_MAX_BYTES } from "../../domain/uploads";
 import { newAccount, stack } from "./harness";
 
@@ -50,6 +50,27 @@ describe("client.upload", () => {
     expect(sha256(served)).toBe(sha256(bytes));
   });
 
+  it("the single PUT carries the type the service stored: the Blob's, or one named from the filename; with neither, an ApiError before any PUT", async () => {
+    const { api, puts } = await clientFor();
+    const named = await api.upload(new Uint8Array(8), { filename: "captions.vtt" });
+    expect(named).toMatchObject({ status: "completed", contentType: "text/vtt" });
+    expect((await fetch(named.inputUrl as string)).headers.get("Content-Type")).toBe("text/vtt");
+    // A Blob typed octet-stream (what many tools give) is named from the filename too.
+    const octets = new Blob([new Uint8Array(8)], { type: "application/octet-stream" });
+    expect(await api.upload(octets, { filename: "logo.PNG" })).toMatchObject({ contentType: "image/png" });
+    expect(puts.get("single")).toBe(2);
+    const err = await api.upload(new Uint8Array(8)).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err).toMatchObject({ status: 400, kind: "bad-request", error: "Validation error" });
+    expect((err as ApiError).body).toMatchObject({
+      details: [{ field: "contentType", message: expect.stringMatching(/^must be given/) }],
+    });
+    expect(puts.get("single")).toBe(2);
+  });
+
   it("a large file in parts: a part storage fails once (503) is sent again alone; progress to the whole; completed", async () => {
     const { api, puts } = await clientFor((url, count) =>
       url.searchParams.get("partNumber") === "2" && count === 1 ? new Response("busy", { status: 503 }) : undefined,
@@ -57,7 +78,11 @@ describe("client.upload", () => {
     const bytes = new Uint8Array(new ArrayBuffer(SINGLE_UPLOAD_MAX_BYTES + 3 * 1024 * 1024));
     for (let i = 0; i < bytes.length; i += 4096) bytes[i] = i % 251;
     const progress: number[] = [];
-    const upload = await api.upload(bytes, { onProgress: (p) => progress.push(p.sentBytes), concurrency: 3 });
+    const upload = await api.upload(bytes, {
+      contentType: "video/mp4",
+      onProgress: (p) => progress.push(p.sentBytes),
+      concurrency: 3,
+    });
     expect(upload).toMatchObject({ status: "completed", size: bytes.length });
     const parts = Math.ceil(bytes.length / (upload.partSize as number));
     expect(puts.get("2")).toBe(2);
@@ -79,7 +104,7 @@ describe("client.upload", () => {
       return url;
     });
     const bytes = new Uint8Array(new ArrayBuffer(SINGLE_UPLOAD_MAX_BYTES + 1));
-    const err = await api.upload(bytes, { concurrency: 2 }).then(
+    const err = await api.upload(bytes, { filename: "long.mp4", concurrency: 2 }).then(
       () => undefined,
       (e: unknown) => e,
     );
@@ -99,7 +124,7 @@ describe("client.upload", () => {
     const size = large.reduce((n, c) => n + c.length, 0);
     const whole = createHash("sha256");
     for (const c of large) whole.update(c);
-    const upload = await api.upload(Readable.from(large), { size });
+    const upload = await api.upload(Readable.from(large), { size, contentType: "video/webm" });
     expect(upload).toMatchObject({ status: "completed", size });
     const served = new Uint8Array(await (await fetch(upload.inputUrl as string)).arrayBuffer());
     expect(createHash("sha256").update(served).digest("hex")).toBe(whole.digest("hex"));
@@ -112,7 +137,7 @@ describe("client.upload", () => {
       },
     });
     const readerOnly = { getReader: () => small.getReader() } as ReadableStream<Uint8Array>;
-    const single = await api.upload(readerOnly, { size: 3000 });
+    const single = await api.upload(readerOnly, { size: 3000, filename: "tone.m4a" });
     expect(single).toMatchObject({ status: "completed", size: 3000 });
   });
 
@@ -137,10 +162,15 @@ describe("client.upload", () => {
       };
     };
     const once = lost(1);
-    expect(await once.api.upload(new Uint8Array(100))).toMatchObject({ status: "completed", size: 100 });
+    expect(await once.api.upload(new Uint8Array(100), { filename: "a.mp4" })).toMatchObject({
+      status: "completed",
+      size: 100,
+    });
     expect(once.posts()).toBe(2);
     const always = lost(Infinity);
-    await expect(always.api.upload(new Uint8Array(100))).rejects.toThrow(/could not be reached: other side closed/);
+    await expect(always.api.upload(new Uint8Array(100), { filename: "a.mp4" })).rejects.toThrow(
+      /could not be reached: other side closed/,
+    );
     expect(always.posts()).toBe(2);
   });
 
@@ -148,10 +178,12 @@ describe("client.upload", () => {
     const { api, puts } = await clientFor();
     await expect(api.upload(Readable.from([new Uint8Array(10)]))).rejects.toThrow(/needs its size/);
     expect(puts.size).toBe(0);
-    await expect(api.upload(Readable.from([new Uint8Array(10)]), { size: 20 })).rejects.toThrow(
+    await expect(api.upload(Readable.from([new Uint8Array(10)]), { size: 20, filename: "a.mp4" })).rejects.toThrow(
       /ended after 10 bytes, before its size, 20/,
     );
-    await expect(api.upload(Readable.from([new Uint8Array(30)]), { size: 20 })).rejects.toThrow(/more than its size/);
+    await expect(api.upload(Readable.from([new Uint8Array(30)]), { size: 20, filename: "a.mp4" })).rejects.toThrow(
+      /more than its size/,
+    );
     expect(puts.size).toBe(0);
   });
 });

@@ -81,6 +81,52 @@ describe("dashboard uploads › the page", () => {
   });
 });
 
+describe("dashboard uploads › the plan's limits", () => {
+  it("the page shows what the account's uploads hold of the plan's storage, how many are open, and how long they are kept", async () => {
+    const fresh = await uploader();
+    const page = async () => (await fresh.session.get("/dashboard/upload")).html;
+    const before = await page();
+    expect(before).toContain('<meter id="upload-storage-meter"');
+    expect(before).toMatch(/data-testid="upload-storage-text">0 bytes of 5 GiB used</);
+    expect(before).toMatch(/data-testid="upload-open-text">0 of 10 uploads open</);
+    expect(before).toContain("deleted, 7 days after it was begun");
+    await created(fresh, 3 * MiB);
+    const after = await page();
+    expect(after).toMatch(/data-testid="upload-storage-text">3 MiB of 5 GiB used</);
+    expect(after).toMatch(/data-testid="upload-open-text">1 of 10 uploads open</);
+    expect(after).toMatch(/The next one stops counting \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC\./);
+  });
+
+  it("past the cap on open uploads, a creation is a 429 in the API's format, and the page says new uploads are refused", async () => {
+    const fresh = await uploader();
+    for (let i = 0; i < 10; i++) await created(fresh, 10);
+    const refused = await create(fresh, { filename: "clip.mp4", contentType: "video/mp4", size: "10" });
+    expect(refused.status).toBe(429);
+    expect(json(refused)).toMatchObject({
+      error: "Usage limit exceeded",
+      message: expect.stringContaining("You have 10 uploads open (pending)"),
+      usage: { current: 10, limit: 10, plan: "Starter" },
+    });
+    expect((await fresh.session.get("/dashboard/upload")).html).toContain("New uploads are refused");
+  });
+
+  it("the file's type is the browser's, or named from its extension when the browser gives none; text/html is refused", async () => {
+    const bytes = randomBytes(100);
+    const res = await create(owner, { filename: "picked.mkv", contentType: "", size: String(bytes.length) });
+    expect(res.status, res.html).toBe(201);
+    const { id } = json(res) as { id: string };
+    expect((await admin.db.select().from(uploads).where(eq(uploads.id, id)))[0].contentType).toBe("video/x-matroska");
+    // The relayed PUT carries the type signed into its URL: storage keeps it as the object's.
+    expect((await putPart(owner, id, 1, bytes)).status).toBe(200);
+    const object = await s3.fetch(objectUrl(uploadKeyFor(owner.accountId, id)), { method: "HEAD" });
+    expect(object.headers.get("Content-Type")).toBe("video/x-matroska");
+
+    const html = await create(owner, { filename: "page.html", contentType: "text/html", size: "10" });
+    expect(html.status).toBe(400);
+    expect(json(html)).toMatchObject({ error: "Validation error", details: [{ field: "contentType" }] });
+  });
+});
+
 describe("dashboard uploads › a file through the Worker, then encoded", () => {
   it("a small file is one relayed PUT: completed, stored byte for byte, encoded into a queued job of the account", async () => {
     const bytes = randomBytes(4096);
@@ -196,7 +242,7 @@ describe("dashboard uploads › refusals", () => {
   });
 
   it("a size over the plan's maximum is a 413 in the API's format, naming the limit", async () => {
-    const res = await create(owner, { size: String(1024 * MiB + 1) });
+    const res = await create(owner, { filename: "clip.mp4", size: String(1024 * MiB + 1) });
     expect(res.status).toBe(413);
     expect(json(res)).toEqual({
       error: "Payload too large",

@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { usage } from "../../drizzle/schema";
+import { MAX_PENDING_UPLOADS } from "../../domain/plans";
 import { quotaPeriod } from "../../domain/time";
 import { EXAMPLE_JOB_IDS } from "../../worker/routes/jobs/examples";
 import { EXAMPLE_UPLOAD_IDS } from "../../worker/routes/uploads/examples";
@@ -102,10 +103,11 @@ function expectDocumented(method: string, path: string, operation: Operation, re
 
 /** A real upload of each kind the upload examples name: pending (single), completed (single), multipart (no part in). */
 async function uploadsOfEveryKind(apiKey: string): Promise<Record<string, string>> {
-  const pending = answerBody(await api(apiKey).createUpload({ size: 10 }), 201);
-  const completed = answerBody(await api(apiKey).createUpload({ size: 10 }), 201);
-  expect((await fetch(completed.uploadUrl!, { method: "PUT", body: "0123456789" })).status).toBe(200);
-  const multipart = answerBody(await api(apiKey).createUpload({ size: 200 * 1024 * 1024 }), 201);
+  const pending = answerBody(await api(apiKey).createUpload({ filename: "a.mp4", size: 10 }), 201);
+  const completed = answerBody(await api(apiKey).createUpload({ filename: "a.mp4", size: 10 }), 201);
+  const put = { method: "PUT", body: "0123456789", headers: { "Content-Type": "video/mp4" } };
+  expect((await fetch(completed.uploadUrl!, put)).status).toBe(200);
+  const multipart = answerBody(await api(apiKey).createUpload({ filename: "a.mp4", size: 200 * 1024 * 1024 }), 201);
   return { pending: pending.id, completed: completed.id, multipart: multipart.id };
 }
 
@@ -173,9 +175,14 @@ describe("OpenAPI: every documented example request, replayed against the servic
       }
       if (operation.responses?.["429"]) {
         const exhausted = await newAccount(EDL_EXAMPLE_PLAN);
-        await admin.db
-          .insert(usage)
-          .values({ accountId: exhausted.accountId, period: quotaPeriod(new Date()), count: 10 });
+        // An upload's 429 is the account's open uploads at the plan's cap; a job's, the month's quota.
+        if (path === "/uploads")
+          for (let open = 0; open < MAX_PENDING_UPLOADS[EDL_EXAMPLE_PLAN]; open++)
+            expectStatus(await api(exhausted.apiKey).createUpload({ filename: "a.mp4", size: 10 }), 201);
+        else
+          await admin.db
+            .insert(usage)
+            .values({ accountId: exhausted.accountId, period: quotaPeriod(new Date()), count: 10 });
         const res = await send(method, first, exhausted.apiKey);
         expectStatus(res, 429);
         expectDocumented(method, path, operation, { ...first, name: "quota used up" }, res);

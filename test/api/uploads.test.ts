@@ -1,7 +1,8 @@
 /**
  * Direct uploads (docs/uploads.md) against the real S3 server: the presigned PUT, the multipart
  * upload completed from the parts storage lists, the links refusing what they were not signed
- * for, the plans' maximums, and isolation between accounts.
+ * for (a length, a type), the types accepted, the plans' maximums, and isolation between
+ * accounts. The limits on an account's uploads are upload-limits.test.ts's.
  */
 import { createHash } from "node:crypto";
 import { eq } from "drizzle-orm";
@@ -9,12 +10,15 @@ import { describe, expect, it } from "vitest";
 import { uploads } from "../../drizzle/schema";
 import { MAX_UPLOAD_BYTES } from "../../domain/plans";
 import { SINGLE_UPLOAD_MAX_BYTES } from "../../domain/uploads";
-import { bodyOf, expectError, expectStatus } from "../support/api-client";
+import { bodyOf, expectError, expectStatus, unchecked } from "../support/api-client";
 import { admin, api, createJob, internal, ISO_MS, newAccount, objectUrl, s3, UUID } from "./harness";
 
 const MiB = 1024 * 1024;
+const MP4 = { contentType: "video/mp4" };
 
-const put = (url: string, body: Uint8Array<ArrayBuffer> | string) => fetch(url, { method: "PUT", body });
+/** A PUT of `body` sent as `contentType` (fetch would call a string text/plain), or a part's, with none. */
+const put = (url: string, body: Uint8Array<ArrayBuffer> | string, contentType?: string) =>
+  fetch(url, { method: "PUT", body: new Blob([body]), headers: contentType ? { "Content-Type": contentType } : {} });
 
 describe("uploads › single: one presigned PUT", () => {
   it("a PUT through uploadUrl, then GET reads completed, and the inputUrl serves the bytes to a job", async () => {
@@ -31,12 +35,12 @@ describe("uploads › single: one presigned PUT", () => {
     expect(Date.parse(created.expiresAt) - Date.parse(created.createdAt)).toBeGreaterThan(24 * 3600_000 - 1000);
     const uploadUrl = new URL(created.uploadUrl!);
     expect(uploadUrl.pathname).toMatch(new RegExp(`/uploads/[0-9a-f-]{36}/${created.id}/source$`));
-    expect(uploadUrl.searchParams.get("X-Amz-SignedHeaders")).toBe("content-length;host");
+    expect(uploadUrl.searchParams.get("X-Amz-SignedHeaders")).toBe("content-length;content-type;host");
     expect(new URL(created.inputUrl!).searchParams.get("X-Amz-Expires")).toBe(String(7 * 24 * 3600));
 
     expect(bodyOf(await api(apiKey).getUpload(created.id), 200).status).toBe("pending");
 
-    expect((await put(created.uploadUrl!, bytes)).status).toBe(200);
+    expect((await put(created.uploadUrl!, bytes, "video/mp4")).status).toBe(200);
     const read = bodyOf(await api(apiKey).getUpload(created.id), 200);
     expect(read.status).toBe("completed");
     expect(read.uploadUrl).toBeUndefined();
@@ -46,23 +50,27 @@ describe("uploads › single: one presigned PUT", () => {
 
     const download = await fetch(read.inputUrl!);
     expect(download.status).toBe(200);
+    expect(download.headers.get("Content-Type")).toBe("video/mp4");
     expect(await download.text()).toBe(bytes);
     const job = await createJob(apiKey, "mp4_264_720p", { inputUrl: read.inputUrl! });
     expect(job.inputUrl).toBe(read.inputUrl);
   });
 
-  it("with no size, a PUT of any length completes it and the size is recorded from storage", async () => {
-    const { apiKey } = await newAccount();
-    const created = bodyOf(await api(apiKey).createUpload({}), 201);
-    expect(created).toMatchObject({ filename: null, contentType: null, size: null });
-    expect(new URL(created.uploadUrl!).searchParams.get("X-Amz-SignedHeaders")).toBe("host");
-    expect((await put(created.uploadUrl!, "x".repeat(1234))).status).toBe(200);
-    expect(bodyOf(await api(apiKey).getUpload(created.id), 200)).toMatchObject({ status: "completed", size: 1234 });
+  it("with no size: 400, the size being what bounds the PUT; one over the plan's maximum is a 413; no upload is made", async () => {
+    const { apiKey, accountId } = await newAccount("free");
+    for (const body of [{ filename: "clip.mp4" }, { contentType: "video/mp4" }, {}]) {
+      const res = await api(apiKey).createUpload(unchecked(body));
+      expectError(res, 400, "Validation error");
+      expect(res.body.details).toContainEqual({ field: "size", message: "Invalid input" });
+    }
+    const over = await api(apiKey).createUpload({ filename: "clip.mp4", size: MAX_UPLOAD_BYTES.free + MiB });
+    expectError(over, 413, "Payload too large");
+    expect(await admin.db.select().from(uploads).where(eq(uploads.accountId, accountId))).toEqual([]);
   });
 
   it("a single upload does not take POST …/complete: 409", async () => {
     const { apiKey } = await newAccount();
-    const created = bodyOf(await api(apiKey).createUpload({ size: 10 }), 201);
+    const created = bodyOf(await api(apiKey).createUpload({ filename: "clip.mp4", size: 10 }), 201);
     const res = await api(apiKey).completeUpload(created.id);
     expectError(res, 409, "Conflict");
     expect(res.body.message).toMatch(/single uploads complete themselves/);
@@ -70,20 +78,26 @@ describe("uploads › single: one presigned PUT", () => {
 });
 
 describe("uploads › the presigned PUT allows only what it was signed for", () => {
-  it("a GET with it, a PUT of another key with its query, or a body of another length is refused by storage", async () => {
+  it("a GET with it, a PUT of another key with its query, a body of another length or type is refused by storage", async () => {
     const { apiKey } = await newAccount();
-    const created = bodyOf(await api(apiKey).createUpload({ size: 100 }), 201);
+    const created = bodyOf(await api(apiKey).createUpload({ filename: "clip.mp4", size: 100 }), 201);
     const url = created.uploadUrl!;
     expect((await fetch(url)).status).toBe(403);
     const otherKey = url.replace("/source?", "/other?");
-    expect((await put(otherKey, "y".repeat(100))).status).toBe(403);
-    const other = bodyOf(await api(apiKey).createUpload({ size: 100 }), 201);
+    expect((await put(otherKey, "y".repeat(100), "video/mp4")).status).toBe(403);
+    const other = bodyOf(await api(apiKey).createUpload({ filename: "clip.mp4", size: 100 }), 201);
     const swapped = `${other.uploadUrl!.split("?")[0]}?${url.split("?")[1]}`;
-    expect((await put(swapped, "y".repeat(100))).status).toBe(403);
-    expect((await put(url, "y".repeat(99))).status).toBeGreaterThanOrEqual(400);
-    expect((await put(url, "y".repeat(101))).status).toBeGreaterThanOrEqual(400);
+    expect((await put(swapped, "y".repeat(100), "video/mp4")).status).toBe(403);
+    expect((await put(url, "y".repeat(99), "video/mp4")).status).toBeGreaterThanOrEqual(400);
+    expect((await put(url, "y".repeat(101), "video/mp4")).status).toBeGreaterThanOrEqual(400);
+    // The type is signed: a page sent as HTML, or a body with no type, is refused.
+    expect((await put(url, "y".repeat(100), "text/html")).status).toBe(403);
+    expect((await put(url, "y".repeat(100), "video/webm")).status).toBe(403);
+    expect((await put(url, "y".repeat(100))).status).toBe(403);
+    const [{ key }] = await admin.db.select().from(uploads).where(eq(uploads.id, created.id));
+    expect((await s3.fetch(objectUrl(key), { method: "HEAD" })).status, "nothing stored").toBe(404);
     expect(bodyOf(await api(apiKey).getUpload(created.id), 200).status).toBe("pending");
-    expect((await put(url, "y".repeat(100))).status).toBe(200);
+    expect((await put(url, "y".repeat(100), "video/mp4")).status).toBe(200);
     expect(bodyOf(await api(apiKey).getUpload(created.id), 200).status).toBe("completed");
   });
 });
@@ -142,7 +156,7 @@ describe("uploads › multipart", () => {
 
   it("a multipart upload with no part in names every part", async () => {
     const { apiKey } = await newAccount("pro");
-    const created = bodyOf(await api(apiKey).createUpload({ size: SINGLE_UPLOAD_MAX_BYTES + 1 }), 201);
+    const created = bodyOf(await api(apiKey).createUpload({ ...MP4, size: SINGLE_UPLOAD_MAX_BYTES + 1 }), 201);
     const res = await api(apiKey).completeUpload(created.id);
     expectError(res, 409, "Conflict");
     expect(res.body.message).toMatch(/: 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13\./);
@@ -152,8 +166,8 @@ describe("uploads › multipart", () => {
 describe("uploads › expiry", () => {
   it("past expiresAt and not completed: expired, with no URL; its completion is refused", async () => {
     const { apiKey } = await newAccount("pro");
-    const single = bodyOf(await api(apiKey).createUpload({ size: 5 }), 201);
-    const multi = bodyOf(await api(apiKey).createUpload({ size: 200 * MiB }), 201);
+    const single = bodyOf(await api(apiKey).createUpload({ ...MP4, size: 5 }), 201);
+    const multi = bodyOf(await api(apiKey).createUpload({ ...MP4, size: 200 * MiB }), 201);
     for (const id of [single.id, multi.id])
       await admin.db
         .update(uploads)
@@ -180,14 +194,14 @@ describe("uploads › the sweep", () => {
 
   it("aborts a multipart upload abandoned past its expiry, its parts deleted; settles single ones as they are", async () => {
     const { apiKey } = await newAccount("pro");
-    const multi = bodyOf(await api(apiKey).createUpload({ size: SINGLE_UPLOAD_MAX_BYTES + 1 }), 201);
+    const multi = bodyOf(await api(apiKey).createUpload({ ...MP4, size: SINGLE_UPLOAD_MAX_BYTES + 1 }), 201);
     const first = multi.parts![0];
     expect((await put(first.url, new Uint8Array(new ArrayBuffer(first.size)))).status).toBe(200);
-    const never = bodyOf(await api(apiKey).createUpload({ size: 5 }), 201);
-    const arrived = bodyOf(await api(apiKey).createUpload({ size: 5 }), 201);
-    expect((await put(arrived.uploadUrl!, "bytes")).status).toBe(200);
+    const never = bodyOf(await api(apiKey).createUpload({ ...MP4, size: 5 }), 201);
+    const arrived = bodyOf(await api(apiKey).createUpload({ ...MP4, size: 5 }), 201);
+    expect((await put(arrived.uploadUrl!, "bytes", "video/mp4")).status).toBe(200);
     // One expired only a minute ago: a PUT begun before its deadline may still be arriving.
-    const recent = bodyOf(await api(apiKey).createUpload({ size: 5 }), 201);
+    const recent = bodyOf(await api(apiKey).createUpload({ ...MP4, size: 5 }), 201);
     for (const { id } of [multi, never, arrived]) await abandon(id);
     await admin.db
       .update(uploads)
@@ -217,15 +231,15 @@ describe("uploads › the sweep", () => {
 describe("uploads › limits and validation", () => {
   it("a size over the plan's maximum is a 413 naming the limit; at the limit it is taken", async () => {
     const free = await newAccount("free");
-    const over = await api(free.apiKey).createUpload({ size: MAX_UPLOAD_BYTES.free + 1 });
+    const over = await api(free.apiKey).createUpload({ ...MP4, size: MAX_UPLOAD_BYTES.free + 1 });
     expectError(over, 413, "Payload too large");
     expect(over.body.message).toMatch(/1 GiB/);
-    expectStatus(await api(free.apiKey).createUpload({ size: MAX_UPLOAD_BYTES.free }), 201);
+    expectStatus(await api(free.apiKey).createUpload({ ...MP4, size: MAX_UPLOAD_BYTES.free }), 201);
     const pro = await newAccount("pro");
-    const proOver = await api(pro.apiKey).createUpload({ size: MAX_UPLOAD_BYTES.pro + 1 });
+    const proOver = await api(pro.apiKey).createUpload({ ...MP4, size: MAX_UPLOAD_BYTES.pro + 1 });
     expectError(proOver, 413, "Payload too large");
     expect(proOver.body.message).toMatch(/5 GiB/);
-    const atLimit = bodyOf(await api(pro.apiKey).createUpload({ size: MAX_UPLOAD_BYTES.pro }), 201);
+    const atLimit = bodyOf(await api(pro.apiKey).createUpload({ ...MP4, size: MAX_UPLOAD_BYTES.pro }), 201);
     expect(atLimit.parts).toHaveLength(640);
   });
 
@@ -253,11 +267,76 @@ describe("uploads › limits and validation", () => {
       expect(res.body).toMatchObject({ error: "Validation error", message: "Invalid request parameters" });
       expect((res.body as { details: { field: string }[] }).details.map((d) => d.field)).toContain(field);
     }
-    expectStatus(await api(apiKey).createUpload({ filename: "x".repeat(255), contentType: "video/x-matroska" }), 201);
+    expectStatus(
+      await api(apiKey).createUpload({ filename: "x".repeat(255), contentType: "video/x-matroska", size: 1 }),
+      201,
+    );
     const unparsable = await api(apiKey).raw({ method: "POST", path: "/uploads", body: "{" });
     expect(unparsable.status).toBe(400);
     expect(unparsable.body).toMatchObject({ error: "Invalid JSON" });
-    expectError(await api().createUpload({}), 401, "Unauthorized");
+    expectError(await api().createUpload({ ...MP4, size: 1 }), 401, "Unauthorized");
+  });
+});
+
+describe("uploads › content types", () => {
+  it("media and caption types are taken, stored in lower case, and sent to storage as the object's type", async () => {
+    const { apiKey } = await newAccount("pro");
+    const taken: [Record<string, string>, string][] = [
+      [{ contentType: "video/x-matroska" }, "video/x-matroska"],
+      [{ contentType: "Video/MP4" }, "video/mp4"],
+      [{ contentType: "audio/flac" }, "audio/flac"],
+      [{ contentType: "image/png" }, "image/png"],
+      [{ contentType: "image/jpeg" }, "image/jpeg"],
+      [{ contentType: "text/vtt" }, "text/vtt"],
+      [{ contentType: "application/x-subrip" }, "application/x-subrip"],
+      // None given, or only octet-stream: the filename's extension names it.
+      [{ filename: "interview.MOV" }, "video/quicktime"],
+      [{ filename: "logo.png" }, "image/png"],
+      [{ filename: "talk.srt", contentType: "application/octet-stream" }, "application/x-subrip"],
+      [{ filename: "song.mp3" }, "audio/mpeg"],
+    ];
+    for (const [fields, stored] of taken) {
+      const created = bodyOf(await api(apiKey).createUpload({ ...fields, size: 4 }), 201);
+      expect(created.contentType, JSON.stringify(fields)).toBe(stored);
+      expect((await put(created.uploadUrl!, "1234", stored)).status, JSON.stringify(fields)).toBe(200);
+      const read = bodyOf(await api(apiKey).getUpload(created.id), 200);
+      expect(read.status).toBe("completed");
+      expect((await fetch(read.inputUrl!)).headers.get("Content-Type"), JSON.stringify(fields)).toBe(stored);
+    }
+    // A multipart upload's type is set when storage begins it; its parts carry none.
+    const multi = bodyOf(
+      await api(apiKey).createUpload({ filename: "long.webm", size: SINGLE_UPLOAD_MAX_BYTES + 1 }),
+      201,
+    );
+    expect(multi.contentType).toBe("video/webm");
+    const [{ key, multipartUploadId }] = await admin.db.select().from(uploads).where(eq(uploads.id, multi.id));
+    expect(multipartUploadId).toBeTruthy();
+    expect(key).toMatch(/\/source$/);
+  });
+
+  it("anything else is a 400 naming contentType, and no upload is made", async () => {
+    const { apiKey, accountId } = await newAccount();
+    const refused: Record<string, string>[] = [
+      { contentType: "text/html" },
+      { contentType: "image/svg+xml" },
+      { contentType: "application/javascript" },
+      { contentType: "text/plain" },
+      { contentType: "image/gif" },
+      { contentType: "application/xhtml+xml" },
+      { contentType: "text/html", filename: "clip.mp4" },
+      { contentType: "application/octet-stream" },
+      { filename: "page.html" },
+      { filename: "clip" },
+      {},
+    ];
+    for (const fields of refused) {
+      const res = await api(apiKey).createUpload(unchecked({ ...fields, size: 10 }));
+      expectError(res, 400, "Validation error");
+      expect(res.body.details, JSON.stringify(fields)).toEqual([
+        { field: "contentType", message: expect.stringMatching(/^must be .*video\/\*, audio\/\*, image\/png/) },
+      ]);
+    }
+    expect(await admin.db.select().from(uploads).where(eq(uploads.accountId, accountId))).toEqual([]);
   });
 });
 
@@ -265,7 +344,7 @@ describe("uploads › isolation", () => {
   it("another account's upload, an unknown id, a malformed id: 404", async () => {
     const owner = await newAccount();
     const other = await newAccount();
-    const created = bodyOf(await api(owner.apiKey).createUpload({ size: 10 }), 201);
+    const created = bodyOf(await api(owner.apiKey).createUpload({ ...MP4, size: 10 }), 201);
     for (const id of [created.id, crypto.randomUUID(), "not-a-uuid", `${created.id}x`]) {
       expectError(await api(other.apiKey).getUpload(id), 404, "Not found");
       expectError(await api(other.apiKey).completeUpload(id), 404, "Not found");

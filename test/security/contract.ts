@@ -174,10 +174,10 @@ const signedLink = z.url().refine((url) => new URL(url).searchParams.has("X-Amz-
 /** An upload (docs/uploads.md): its upload URLs while pending, the link to its object unless expired. */
 export const uploadResponse = z.strictObject({
   id: uuid,
-  status: z.enum(["pending", "completed", "expired"]),
+  status: z.enum(["pending", "completed", "expired", "deleted"]),
   filename: z.string().min(1).max(255).nullable(),
-  contentType: z.string().min(3).max(127).nullable(),
-  size: z.number().int().positive().nullable(),
+  contentType: z.string().min(3).max(127),
+  size: z.number().int().positive(),
   uploadUrl: signedLink.optional(),
   partSize: z
     .number()
@@ -190,6 +190,7 @@ export const uploadResponse = z.strictObject({
     .optional(),
   inputUrl: signedLink.optional(),
   expiresAt: iso,
+  deletesAt: iso,
   createdAt: iso,
 });
 

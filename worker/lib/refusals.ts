@@ -3,11 +3,18 @@
  * cannot drift apart.
  */
 import type { JobStatus } from "../../domain/jobs";
-import { MAX_UPLOAD_BYTES, PLAN_DISPLAY_NAMES, planIncludes, type PlanId } from "../../domain/plans";
+import {
+  MAX_PENDING_UPLOADS,
+  MAX_UPLOAD_BYTES,
+  PLAN_DISPLAY_NAMES,
+  planIncludes,
+  type PlanId,
+  UPLOAD_STORAGE_BYTES,
+} from "../../domain/plans";
 import { PRESET_IDS, PRESETS, type CatalogueEntry } from "../../domain/presets/catalogue";
 import { upgradeMessage } from "../../domain/presets/view";
 import { ApiError } from "../errors";
-import type { Completion } from "./uploads";
+import type { Completion, UploadHoldings } from "./uploads";
 
 export function unknownPreset(requested: string) {
   return ApiError.invalidPreset({
@@ -52,6 +59,28 @@ export function sizeOverPlan(plan: PlanId) {
   return ApiError.payloadTooLarge(
     `The upload's size is over the ${PLAN_DISPLAY_NAMES[plan]} plan's maximum of ${limit / GiB} GiB (${limit} bytes).`,
   );
+}
+
+/** The account's pending uploads at the plan's cap (docs/uploads.md): how many, and when they expire. */
+export function pendingUploadsCapped(plan: PlanId, held: Pick<UploadHoldings, "open" | "firstExpiry" | "lastExpiry">) {
+  const limit = MAX_PENDING_UPLOADS[plan];
+  const first = held.firstExpiry?.toISOString();
+  const last = held.lastExpiry?.toISOString();
+  const when = first === last ? `it expires at ${first}` : `the first expires at ${first}, the last at ${last}`;
+  return ApiError.usageLimitExceeded({
+    message: `You have ${held.open} uploads open (pending), the most the ${PLAN_DISPLAY_NAMES[plan]} plan allows at once (${limit}). Finish uploading one, or wait until one expires: ${when}.`,
+    usage: { current: held.open, limit, plan: PLAN_DISPLAY_NAMES[plan] },
+  });
+}
+
+/** An upload that would take the account's uploads over the plan's storage bound (docs/uploads.md). */
+export function uploadStorageFull(plan: PlanId, size: number, held: Pick<UploadHoldings, "bytes" | "nextRelease">) {
+  const limit = UPLOAD_STORAGE_BYTES[plan];
+  const next = held.nextRelease ? ` The next of them stops counting at ${held.nextRelease.toISOString()}.` : "";
+  return ApiError.usageLimitExceeded({
+    message: `This upload's ${size} bytes would take your uploads to ${held.bytes + size} bytes, over the ${PLAN_DISPLAY_NAMES[plan]} plan's ${limit / GiB} GiB (${limit} bytes). Uploads count while pending, until they expire, and once completed, until they are deleted.${next}`,
+    usage: { current: held.bytes, limit, plan: PLAN_DISPLAY_NAMES[plan] },
+  });
 }
 
 export const uploadNotFound = () => ApiError.notFound("Upload not found");

@@ -8,7 +8,7 @@ import * as jobStates from "./job-states";
 import { settleLostMessage } from "./lost-messages";
 import * as partStates from "./part-states";
 import { deletePendingScratch, settleEndedSplitJob } from "./split-jobs";
-import { settleAbandonedUploads } from "./uploads";
+import { sweepUploads } from "./uploads";
 import { notifyJobFinished, publishPendingWebhooks } from "./webhooks";
 
 /** A processing job whose encoder sent no heartbeat for this long is presumed abandoned. */
@@ -57,10 +57,7 @@ export async function sweep(services: Services, now = new Date()) {
   });
   const scratch = await step("pending scratch", () => deletePendingScratch(services, now), { deleted: 0, failed: 0 });
   const sessionsEnded = await step("expired dashboard sessions", () => endExpiredSessions(services, now), 0);
-  const uploads = await step("abandoned uploads", () => settleAbandonedUploads(services, now), {
-    expired: 0,
-    failed: 0,
-  });
+  const uploads = await step("uploads", () => sweepUploads(services, now), { expired: 0, deleted: 0, failed: 0 });
   return {
     ...stale,
     dispatched,

@@ -17,12 +17,13 @@ export interface Storage {
   /** The object's size in bytes, or null when there is no such object. */
   sizeOf(key: string): Promise<number | null>;
   /**
-   * A presigned PUT of `key` until `expiresAt`. With `contentLength`, the length is signed too,
-   * so storage refuses a body of any other length.
+   * A presigned PUT of `key` until `expiresAt`, its Content-Length and Content-Type signed: storage
+   * refuses a body of another length, or sent as another type (R2 takes no POST policy, so a
+   * signed length is the one bound a presigned upload can carry).
    */
-  signPut(key: string, ttlSeconds: number, now: Date, contentLength?: number): Promise<SignedLink>;
-  /** Starts a multipart upload of `key` (CreateMultipartUpload); answers its upload id. */
-  createMultipart(key: string, contentType: string | null): Promise<string>;
+  signPut(key: string, ttlSeconds: number, now: Date, body: SignedBody): Promise<SignedLink>;
+  /** Starts a multipart upload of `key` stored as `contentType` (CreateMultipartUpload); answers its upload id. */
+  createMultipart(key: string, contentType: string): Promise<string>;
   /** A presigned UploadPart of one part, its Content-Length signed. */
   signUploadPart(key: string, part: UploadPartRequest, ttlSeconds: number, now: Date): Promise<SignedLink>;
   /** The parts storage holds of a multipart upload (ListParts), by part number; null when the upload is gone. */
@@ -33,6 +34,14 @@ export interface Storage {
   abortMultipart(key: string, uploadId: string): Promise<void>;
   /** Deletes every object whose key starts with `prefix`; answers how many there were. */
   deleteUnder(prefix: string): Promise<number>;
+  /** Deletes one object; one already gone is no error. */
+  deleteObject(key: string): Promise<void>;
+}
+
+/** What a presigned PUT's body must be. */
+interface SignedBody {
+  contentLength: number;
+  contentType: string;
 }
 
 interface UploadPartRequest {
@@ -156,14 +165,11 @@ export function createStorage(env: Env): Storage {
 
   return {
     signGet: (key, ttlSeconds, now = new Date()) => presign("GET", new URL(objectUrl(key)), ttlSeconds, now),
-    signPut: (key, ttlSeconds, now, contentLength) =>
-      presign(
-        "PUT",
-        new URL(objectUrl(key)),
-        ttlSeconds,
-        now,
-        contentLength === undefined ? {} : { "Content-Length": String(contentLength) },
-      ),
+    signPut: (key, ttlSeconds, now, { contentLength, contentType }) =>
+      presign("PUT", new URL(objectUrl(key)), ttlSeconds, now, {
+        "Content-Length": String(contentLength),
+        "Content-Type": contentType,
+      }),
     signUploadPart: (key, part, ttlSeconds, now) =>
       presign(
         "PUT",
@@ -174,7 +180,7 @@ export function createStorage(env: Env): Storage {
       ),
     async createMultipart(key, contentType) {
       const url = multipartUrl(key, { uploads: "" });
-      const headers: Record<string, string> = contentType ? { "Content-Type": contentType } : {};
+      const headers = { "Content-Type": contentType };
       const res = await measured("storage-multipart", () => client.fetch(url.toString(), { method: "POST", headers }));
       const text = await res.text();
       if (!res.ok) throw new Error(`Storage CreateMultipartUpload ${key} failed with ${res.status}`);
@@ -214,6 +220,11 @@ export function createStorage(env: Env): Storage {
       await res.arrayBuffer();
       if (!res.ok && res.status !== 404)
         throw new Error(`Storage AbortMultipartUpload ${key} failed with ${res.status}`);
+    },
+    async deleteObject(key) {
+      const res = await measured("storage-delete", () => client.fetch(objectUrl(key), { method: "DELETE" }));
+      await res.arrayBuffer();
+      if (!res.ok && res.status !== 404) throw new Error(`Storage DELETE ${key} failed with ${res.status}`);
     },
     sizeOf,
     async exists(key) {

@@ -5,25 +5,27 @@
  * this origin alone; the encode is a form like the others.
  */
 import { Hono, type Context } from "hono";
-import { MAX_UPLOAD_BYTES } from "../../../domain/plans";
+import {
+  MAX_PENDING_UPLOADS,
+  MAX_UPLOAD_BYTES,
+  UPLOAD_RETENTION_SECONDS,
+  UPLOAD_STORAGE_BYTES,
+} from "../../../domain/plans";
 import { findPreset, PRESETS } from "../../../domain/presets/catalogue";
 import { presentPreset } from "../../../domain/presets/view";
 import { RELAYED_SINGLE_MAX_BYTES } from "../../../domain/uploads";
 import { ApiError } from "../../errors";
 import { createQueuedJob } from "../../lib/create-job";
 import { toDetails } from "../../lib/json-body";
-import { completionRefusal, sizeOverPlan, unknownPreset, uploadExpired, uploadNotFound } from "../../lib/refusals";
-import { createUpload, findOwnUpload, finishUpload, partTarget, plannedParts } from "../../lib/uploads";
-import { createUploadBody } from "../../routes/uploads/schema";
+import { completionRefusal, unknownPreset, uploadExpired, uploadNotFound } from "../../lib/refusals";
+import { createUpload, findOwnUpload, finishUpload, partTarget, plannedParts, uploadHoldings } from "../../lib/uploads";
+import { createUploadBody, storedTypeOf } from "../../routes/uploads/schema";
 import { me, type DashboardEnv } from "../context";
 import { UploadPage } from "../pages/upload";
 import { renderPage } from "../pages/render";
 import { paths } from "../paths";
 
 type Ctx = Context<DashboardEnv>;
-
-/** The dashboard always knows the file's size: its parts are planned from it. */
-const newUploadFields = createUploadBody.required({ size: true });
 
 /** Part numbers as S3 has them, 1 to 10,000; anything else in the path is no part of any upload. */
 const PART_NUMBER = /^[1-9]\d{0,4}$/;
@@ -51,29 +53,36 @@ function lengthRefusal(sent: string | undefined, part: { partNumber: number; siz
 }
 
 export const uploadRoutes = new Hono<DashboardEnv>()
-  .get("/upload", (c) => {
+  .get("/upload", async (c) => {
     const { account, csrfToken } = me(c);
-    const presets = PRESETS.map((p) => presentPreset(p, account.plan)).filter((p) => p.available);
+    const { plan } = account;
+    const presets = PRESETS.map((p) => presentPreset(p, plan)).filter((p) => p.available);
+    const limits = {
+      maxBytes: MAX_UPLOAD_BYTES[plan],
+      storageBytes: UPLOAD_STORAGE_BYTES[plan],
+      maxPending: MAX_PENDING_UPLOADS[plan],
+      retentionDays: UPLOAD_RETENTION_SECONDS[plan] / 86_400,
+    };
+    const held = await uploadHoldings(c.get("services").db, account.id);
     return renderPage(c, {
       title: "Upload a file",
-      body: <UploadPage csrf={csrfToken} presets={presets} maxBytes={MAX_UPLOAD_BYTES[account.plan]} />,
+      body: <UploadPage csrf={csrfToken} presets={presets} limits={limits} held={held} />,
     });
   })
   .post("/uploads", async (c) => {
     const { account } = me(c);
     const size = await field(c, "size");
-    const parsed = newUploadFields.safeParse({
+    const parsed = createUploadBody.safeParse({
       filename: await field(c, "filename"),
       contentType: await field(c, "contentType"),
       size: size === undefined ? undefined : Number(size),
     });
     if (!parsed.success) throw ApiError.validation(toDetails(parsed.error));
     const fields = parsed.data;
-    if (fields.size > MAX_UPLOAD_BYTES[account.plan]) throw sizeOverPlan(account.plan);
     const created = await createUpload(
       c.get("services"),
-      account.id,
-      { filename: fields.filename ?? null, contentType: fields.contentType ?? null, size: fields.size },
+      { accountId: account.id, plan: account.plan },
+      { filename: fields.filename ?? null, contentType: storedTypeOf(fields), size: fields.size },
       { singleMaxBytes: RELAYED_SINGLE_MAX_BYTES },
     );
     return c.json({ id: created.upload.id, parts: plannedParts(created.upload) }, 201);
@@ -94,7 +103,7 @@ export const uploadRoutes = new Hono<DashboardEnv>()
     c.req.raw.body?.pipeTo(relayed.writable).catch(() => undefined);
     let stored: Response;
     try {
-      stored = await fetch(part.url, { method: "PUT", body: relayed.readable });
+      stored = await fetch(part.url, { method: "PUT", body: relayed.readable, headers: part.headers });
     } catch {
       throw ApiError.serviceUnavailable(`Part ${part.partNumber} did not reach storage whole: send it again.`);
     }
@@ -118,7 +127,7 @@ export const uploadRoutes = new Hono<DashboardEnv>()
     if (!preset) throw unknownPreset(requested);
     const finished = await finishUpload(services, upload);
     if (finished.kind !== "completed" || !finished.view.inputUrl)
-      throw ApiError.conflict("This upload is not complete: upload the file again.");
+      throw ApiError.conflict("This upload is not complete, or its file is deleted: upload the file again.");
     // The API's own creation, so the plan, the quota and the queue's rules are the same (lib/create-job.ts).
     const caller = { accountId: account.id, keyId: null, plan: account.plan, webhookUrl: account.webhookUrl };
     const job = await createQueuedJob(services, { caller }, { preset, inputUrl: finished.view.inputUrl });

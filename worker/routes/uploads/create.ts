@@ -1,8 +1,6 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import { MAX_UPLOAD_BYTES } from "../../../domain/plans";
 import type { AppEnv } from "../../context";
 import { jsonBody } from "../../lib/json-body";
-import { sizeOverPlan } from "../../lib/refusals";
 import { createUpload } from "../../lib/uploads";
 import { requireCaller } from "../../middleware/auth";
 import { BODY_LIMITS, bodyLimitError } from "../../middleware/body-limit";
@@ -15,9 +13,15 @@ import {
   ValidationError,
 } from "../../openapi/errors";
 import { operation } from "../../openapi/route";
-import { createdUploadExamples, createUploadExamples, createUploadRefusals, sizeOverPlanExample } from "./examples";
+import {
+  createdUploadExamples,
+  createUploadExamples,
+  createUploadRefusals,
+  sizeOverPlanExample,
+  uploadLimitExamples,
+} from "./examples";
 import { presentUpload } from "./present";
-import { createUploadBody, Upload } from "./schema";
+import { createUploadBody, storedTypeOf, Upload, UploadLimitError } from "./schema";
 
 const bodyTooLarge = bodyLimitError(BODY_LIMITS.upload)[413];
 
@@ -28,7 +32,7 @@ const createUploadRoute = createRoute({
   operationId: "createUpload",
   summary: "Upload a file directly",
   description:
-    "Answers presigned URLs to put a file into the service's storage: one PUT up to 100 MiB (or when no size is given), otherwise a multipart upload with a URL per part, finished with POST /uploads/{id}/complete. The upload's `inputUrl` is then a job's source like any URL. The URLs work for 24 hours; no quota is taken.",
+    "Answers presigned URLs to put a file into the service's storage: one PUT up to 100 MiB, otherwise a multipart upload with a URL per part, finished with POST /uploads/{id}/complete. The size is signed into every URL, and the single PUT's Content-Type too. The upload's `inputUrl` is then a job's source like any URL. The URLs work for 24 hours; the object is kept for the plan's retention, then deleted. No job quota is taken, but an account's pending uploads and the bytes its uploads hold have limits of their own (429).",
   security: authenticated,
   middleware: [requireCaller, jsonBody(createUploadBody)] as const,
   request: { body: jsonRequest(createUploadBody, createUploadExamples) },
@@ -44,6 +48,11 @@ const createUploadRoute = createRoute({
       PayloadTooLargeError,
       { sizeOverPlan: sizeOverPlanExample, ...bodyTooLarge.content["application/json"].examples },
     ),
+    429: jsonResponse(
+      "The account's pending uploads are at the plan's cap, or this upload would take its uploads over the plan's storage.",
+      UploadLimitError,
+      uploadLimitExamples,
+    ),
     ...authenticatedErrors,
   },
 });
@@ -51,12 +60,10 @@ const createUploadRoute = createRoute({
 export function registerCreateUpload(app: OpenAPIHono<AppEnv>) {
   operation(app, createUploadRoute, async (c) => {
     const body = c.req.valid("json");
-    const caller = c.get("caller");
-    if (body.size !== undefined && body.size > MAX_UPLOAD_BYTES[caller.plan]) throw sizeOverPlan(caller.plan);
-    const created = await createUpload(c.get("services"), caller.accountId, {
+    const created = await createUpload(c.get("services"), c.get("caller"), {
       filename: body.filename ?? null,
-      contentType: body.contentType ?? null,
-      size: body.size ?? null,
+      contentType: storedTypeOf(body),
+      size: body.size,
     });
     return c.json(presentUpload(created), 201);
   });

@@ -3,10 +3,18 @@
  * response example it leads to share a name; test/api/openapi-replay.test.ts replays every
  * request example against the running service, with real uploads standing in for these ids.
  */
-import { MAX_UPLOAD_BYTES } from "../../../domain/plans";
-import { partSizeFor, planParts } from "../../../domain/uploads";
+import { MAX_PENDING_UPLOADS, MAX_UPLOAD_BYTES, UPLOAD_STORAGE_BYTES } from "../../../domain/plans";
+import { partSizeFor, planParts, UPLOAD_TYPES_TEXT } from "../../../domain/uploads";
 import { ApiError } from "../../errors";
-import { partsMissing, singleUploadCompletes, sizeOverPlan, uploadExpired, uploadNotFound } from "../../lib/refusals";
+import {
+  partsMissing,
+  pendingUploadsCapped,
+  singleUploadCompletes,
+  sizeOverPlan,
+  uploadExpired,
+  uploadNotFound,
+  uploadStorageFull,
+} from "../../lib/refusals";
 
 /** One id per kind of upload an example needs. */
 export const EXAMPLE_UPLOAD_IDS = {
@@ -33,19 +41,20 @@ const SMALL = 50 * MiB;
 const LARGE = 300 * MiB + 12_345;
 const MULTIPART_ID = "2~bT8mYv1xQ4nR7sK0cZ5hW3jL9pD6fG";
 
-const common = (id: string, filename: string, size: number | null) => ({
+const common = (id: string, filename: string, size: number) => ({
   id,
   filename,
   contentType: "video/mp4",
   size,
   expiresAt: "2026-11-21T09:30:00.000Z",
+  deletesAt: "2026-11-27T09:30:00.000Z",
   createdAt: "2026-11-20T09:30:00.000Z",
 });
 
-const single = (id: string, size: number | null) => ({
+const single = (id: string, size: number) => ({
   ...common(id, "interview.mp4", size),
   status: "pending" as const,
-  uploadUrl: signed(id, "", 86400, size === null ? "host" : "content-length%3Bhost"),
+  uploadUrl: signed(id, "", 86400, "content-length%3Bcontent-type%3Bhost"),
   inputUrl: inputUrl(id),
 });
 
@@ -74,15 +83,25 @@ export const createUploadExamples = {
     summary: "A 300 MiB file: multipart",
     value: { filename: "keynote.mov", contentType: "video/mp4", size: LARGE },
   },
-  noSize: { summary: "No size given: one PUT of any length", value: { filename: "interview.mp4" } },
-  sizeOverPlan: { summary: "Over the Starter plan's 1 GiB", value: { size: MAX_UPLOAD_BYTES.free + 1 } },
-  badFilename: { summary: "A filename with a path", value: { filename: "../etc/passwd" } },
+  typeFromFilename: {
+    summary: "No contentType: the filename's extension names it",
+    value: { filename: "interview.mp4", size: SMALL },
+  },
+  sizeOverPlan: {
+    summary: "Over the Starter plan's 1 GiB",
+    value: { filename: "interview.mp4", size: MAX_UPLOAD_BYTES.free + 1 },
+  },
+  badFilename: { summary: "A filename with a path", value: { filename: "../etc/passwd", size: 100 } },
+  typeRefused: {
+    summary: "A type no job reads",
+    value: { filename: "page.html", contentType: "text/html", size: 100 },
+  },
 };
 
 export const createdUploadExamples = {
   single: { summary: "One presigned PUT", value: single(EXAMPLE_UPLOAD_IDS.pending, SMALL) },
   multipart: { summary: "A presigned URL per part", value: multipart(EXAMPLE_UPLOAD_IDS.multipart) },
-  noSize: { summary: "One presigned PUT, no length signed", value: single(EXAMPLE_UPLOAD_IDS.pending, null) },
+  typeFromFilename: { summary: "Stored as video/mp4", value: single(EXAMPLE_UPLOAD_IDS.pending, SMALL) },
 };
 
 export const createUploadRefusals = {
@@ -91,9 +110,30 @@ export const createUploadRefusals = {
     value: ApiError.validation([{ field: "filename", message: "must not contain '/', '\\' or control characters" }])
       .body,
   },
+  typeRefused: {
+    summary: "A type no job reads",
+    value: ApiError.validation([{ field: "contentType", message: `must be ${UPLOAD_TYPES_TEXT}` }]).body,
+  },
 };
 
 export const sizeOverPlanExample = { summary: "Over the plan's maximum", value: sizeOverPlan("free").body };
+
+const firstExpiry = new Date("2026-11-21T08:05:00.000Z");
+export const uploadLimitExamples = {
+  pendingCapped: {
+    summary: "The Starter plan's pending uploads at their cap",
+    value: pendingUploadsCapped("free", {
+      open: MAX_PENDING_UPLOADS.free,
+      firstExpiry,
+      lastExpiry: new Date("2026-11-21T09:29:00.000Z"),
+    }).body,
+  },
+  storageFull: {
+    summary: "Over the Starter plan's storage for uploads",
+    value: uploadStorageFull("free", SMALL, { bytes: UPLOAD_STORAGE_BYTES.free - SMALL + 1, nextRelease: firstExpiry })
+      .body,
+  },
+};
 
 export const uploadReadExamples = {
   pending: { summary: "Pending: its URL still works", value: single(EXAMPLE_UPLOAD_IDS.pending, SMALL) },

@@ -14,6 +14,7 @@ export function presentUpload({ upload, status, uploadUrl, parts, inputUrl }: Up
     ...(parts === undefined ? {} : { parts }),
     ...(inputUrl === undefined ? {} : { inputUrl }),
     expiresAt: iso(upload.expiresAt),
+    deletesAt: iso(upload.deleteAt),
     createdAt: iso(upload.createdAt),
   };
 }

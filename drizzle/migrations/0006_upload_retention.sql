@@ -1,0 +1,2 @@
+ALTER TABLE "uploads" ADD COLUMN "delete_at" timestamp (3) with time zone DEFAULT now() + interval '7 days' NOT NULL;--> statement-breakpoint
+CREATE INDEX "uploads_completed_delete_idx" ON "uploads" USING btree ("delete_at") WHERE "uploads"."status" = 'completed';

@@ -46,7 +46,7 @@ export const LABEL_BY_KIND: Record<ErrorKind, string> = {
   "not-found": "not found",
   gone: "gone",
   "payload-too-large": "refused, too large",
-  "quota-exceeded": "monthly quota used up",
+  "quota-exceeded": "quota used up",
   conflict: "conflict",
   server: "service error (retry with backoff)",
   network: "service unreachable (retry with backoff)",

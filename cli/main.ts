@@ -40,6 +40,13 @@ interface WaitFlags {
   interval: string;
 }
 
+interface EncodeFlags extends WaitFlags {
+  preset: string;
+  metadata?: string;
+  idempotencyKey?: string;
+  contentType?: string;
+}
+
 const program = new Command("vep")
   .description("Encode videos and render timelines with the video encoding API.")
   .addOption(new Option("--api <url>", "the service's base URL").env("VEP_API_URL").default(DEFAULT_BASE_URL))
@@ -176,12 +183,12 @@ class AfterCreation extends Error {
  * Uploads a local file directly (docs/uploads.md), with a progress bar on a terminal; Ctrl-C stops
  * it (the upload is left pending, and the service abandons it at its expiry).
  */
-async function uploadFile(api: VepClient, path: string): Promise<Upload> {
+async function uploadFile(api: VepClient, path: string, contentType: string | undefined): Promise<Upload> {
   const { blob, filename } = await openUploadSource(path);
   const bar = uploadProgressBar(filename);
   try {
     return await interruptible(`stopped uploading ${path}`, (signal) =>
-      api.upload(blob, { filename, signal, onProgress: (p) => bar.update(p) }),
+      api.upload(blob, { filename, contentType, signal, onProgress: (p) => bar.update(p) }),
     );
   } finally {
     bar.stop();
@@ -191,11 +198,18 @@ async function uploadFile(api: VepClient, path: string): Promise<Upload> {
 /** A source is a URL as the API takes it; anything else names a local file, uploaded first. */
 const isUrl = (source: string) => /^https?:\/\//i.test(source);
 
+/** The type of a local file uploaded: by default the service names it from the file's extension (docs/uploads.md). */
+const CONTENT_TYPE_OPTION = [
+  "--content-type <type>",
+  "the file's media type, for a name whose extension does not say (video/*, audio/*, image/png, image/jpeg, text/vtt, application/x-subrip)",
+] as const;
+
 program
   .command("upload <file>")
   .description("upload a local file; prints its inputUrl, a source for jobs and timelines")
-  .action(async (file: string) => {
-    const upload = await uploadFile(client(), file);
+  .option(...CONTENT_TYPE_OPTION)
+  .action(async (file: string, flags: { contentType?: string }) => {
+    const upload = await uploadFile(client(), file, flags.contentType);
     print(`uploaded ${file} (${upload.size} bytes) as upload ${upload.id}\ninputUrl ${upload.inputUrl}`, upload);
   });
 
@@ -205,13 +219,14 @@ waitOptions(
     .description("encode a video with a preset: a public URL, or a local file (uploaded first)")
     .requiredOption("--preset <id>", "preset identifier (see `vep presets`)")
     .option("--metadata <json>", "a JSON object stored with the job")
-    .option("--idempotency-key <key>", "makes retrying this command safe: the same key never creates a second job"),
-).action(async (url: string, flags: WaitFlags & { preset: string; metadata?: string; idempotencyKey?: string }) => {
+    .option("--idempotency-key <key>", "makes retrying this command safe: the same key never creates a second job")
+    .option(...CONTENT_TYPE_OPTION),
+).action(async (url: string, flags: EncodeFlags) => {
   const metadata =
     flags.metadata === undefined ? undefined : (parseJsonOption("metadata", flags.metadata) as Record<string, unknown>);
   assertOutName(flags.out, presetOutput(flags.preset), `preset ${flags.preset}`);
   await createThenWait(flags, async (api) => {
-    const inputUrl = isUrl(url) ? url : (await uploadFile(api, url)).inputUrl;
+    const inputUrl = isUrl(url) ? url : (await uploadFile(api, url, flags.contentType)).inputUrl;
     if (!inputUrl) throw new CliFailure(EXIT.unexpected, `the upload of ${url} gave no inputUrl`);
     return api.createJob({ inputUrl, preset: flags.preset, metadata }, { idempotencyKey: flags.idempotencyKey });
   });

@@ -12,7 +12,7 @@ export type ErrorKind =
   | "conflict" // 409: an Idempotency-Key reused with another body, or still in progress
   | "gone" // 410: the output can no longer be signed; run the job again
   | "payload-too-large" // 413: the body is over the operation's limit (1 MiB for a job, 4 MiB for a timeline); send less
-  | "quota-exceeded" // 429: the monthly quota is used up (not a rate limit)
+  | "quota-exceeded" // 429: the monthly quota, or the account's open uploads or upload storage, is used up (not a rate limit)
   | "server" // 5xx: unexpected; retry with backoff
   | "network" // no answer at all: retry with backoff
   | "unexpected-response" // an answer that is not JSON (not the API's: a wrong base URL, a proxy's page); not retryable

@@ -309,7 +309,7 @@ describe.concurrent("vep: one clear line and a distinct exit code per error clas
     await admin.db.insert(usage).values({ accountId: spent.accountId, period: quotaPeriod(new Date()), count: 10 });
     const quota = await vep(["encode", SOURCE, "--preset", "mp4_264_720p"], { api, key: spent.apiKey });
     expect(quota.code).toBe(EXIT.quotaExceeded);
-    expect(oneLine(quota.stderr)).toMatch(/^vep: monthly quota used up: You have used all 10 jobs/);
+    expect(oneLine(quota.stderr)).toMatch(/^vep: quota used up: You have used all 10 jobs/);
 
     const key = `cli-${crypto.randomUUID()}`;
     expect(
@@ -376,6 +376,28 @@ describe("vep: local files, uploaded directly (docs/uploads.md)", () => {
     expect(await (await fetch(created.json.inputUrl)).text()).toBe("a local video's bytes");
   });
 
+  it("the file's type is named from its extension, or given with --content-type; a type no job reads is refused (3)", async () => {
+    const { apiKey } = await newAccount("free");
+    const subtitles = join(dir, "talk.srt");
+    await writeFile(subtitles, "1\n00:00:01,000 --> 00:00:02,000\nhello\n");
+    const named = await vep<Upload>(["--json", "upload", subtitles], { api, key: apiKey });
+    expect(named.json).toMatchObject({ status: "completed", contentType: "application/x-subrip" });
+    const unnamed = join(dir, "take-3");
+    await writeFile(unnamed, "a video with no extension");
+    const given = await vep<Upload>(["--json", "upload", unnamed, "--content-type", "video/quicktime"], {
+      api,
+      key: apiKey,
+    });
+    expect(given.json).toMatchObject({ status: "completed", contentType: "video/quicktime" });
+    for (const args of [[unnamed], [unnamed, "--content-type", "text/html"]]) {
+      const refused = await vep(["upload", ...args], { api, key: apiKey });
+      expect(refused.code, args.join(" ")).toBe(EXIT.badRequest);
+      expect(refused.stderr, args.join(" ")).toMatch(
+        /^vep: refused: Invalid request parameters \(contentType: must be/,
+      );
+    }
+  });
+
   it("a path that is no file, or an empty one, is a usage error (2) before anything is sent", async () => {
     const { apiKey, accountId } = await newAccount("free");
     const empty = join(dir, "empty.mp4");
@@ -394,7 +416,7 @@ describe("vep: local files, uploaded directly (docs/uploads.md)", () => {
     // Sparse: no 1 GiB written to make it; read as zeros.
     await writeFile(file, "");
     await truncate(file, 1024 ** 3);
-    const child = spawn(process.execPath, [VEP_BIN, "--json", "upload", file], {
+    const child = spawn(process.execPath, [VEP_BIN, "--json", "upload", file, "--content-type", "video/mp4"], {
       env: vepEnv({ api, key: apiKey }),
       stdio: ["ignore", "pipe", "pipe"],
     });
@@ -415,7 +437,7 @@ describe("vep: local files, uploaded directly (docs/uploads.md)", () => {
     clearInterval(sample);
     expect(code).toBe(0);
     const upload = JSON.parse(stdout) as Upload;
-    expect(upload).toMatchObject({ status: "completed", size: 1024 ** 3 });
+    expect(upload).toMatchObject({ status: "completed", size: 1024 ** 3, contentType: "video/mp4" });
     expect(peakKb, `peak RSS ${Math.round(peakKb / 1024)} MB`).toBeGreaterThan(0);
     expect(peakKb / 1024, `peak RSS ${Math.round(peakKb / 1024)} MB`).toBeLessThan(300);
     await rm(file);

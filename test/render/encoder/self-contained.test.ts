@@ -87,7 +87,8 @@ describe("the sniff looks where FFmpeg's probe looks: behind a leading ID3v2 tag
       const path = join(dir, `id3-${format}`);
       await writeFile(path, Buffer.concat([id3v2Tag(), Buffer.from(content)]));
       // The threat is real: FFmpeg skips the tag, sees the playlist, and opens the clip it names.
-      expect((await ffprobeJson(path, ["-protocol_whitelist", "file"])).format?.format_name, name).toBe(format);
+      const probed = (await ffprobeJson(path, ["-protocol_whitelist", "file"])).format as { format_name?: string };
+      expect(probed.format_name, name).toBe(format);
       expectRefusal(await assertSelfContained(path).catch((e) => e));
     },
   );

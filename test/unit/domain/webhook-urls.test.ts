@@ -86,7 +86,7 @@ function v4Spelling(v: number): fc.Arbitrary<string> {
 
 /** IPv6 space outside global unicast, or inside it but not for hosts (6to4, Teredo, documentation). */
 const NON_PUBLIC_V6 = fc.oneof(
-  fc.constant([0, 0, 0, 0, 0, 0, 0, 0]),
+  fc.constant<number[]>([0, 0, 0, 0, 0, 0, 0, 0]),
   fc.tuple(fc.nat({ max: 0x3f }), fc.nat(0xffff)).map(([a, b]) => [0xfe80 | a, 0, 0, 0, 0, 0, b, 1]),
   fc.tuple(fc.nat(0x1ff), fc.nat(0xffff)).map(([a, b]) => [0xfc00 | a, b, 0, 0, 0, 0, 0, 1]),
   fc.tuple(fc.nat(0xff), fc.nat(0xffff)).map(([a, b]) => [0xff00 | a, b, 0, 0, 0, 0, 0, 1]),

@@ -7,7 +7,7 @@
  */
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { CaptionClip, VideoClip } from "../domain/edl/schema";
+import type { CaptionClip, VideoClip } from "../domain/edl/validated-edl";
 import { validateEdl } from "../domain/edl/validate";
 import { captionTexts } from "../encoder/timeline/captions";
 import { compileTimeline, fontKey, type TimelineAssets } from "../encoder/timeline/compile";

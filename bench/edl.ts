@@ -8,7 +8,7 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { OverlayClip, TextClip, VideoClip } from "../domain/edl/schema";
+import type { OverlayClip, TextClip, VideoClip } from "../domain/edl/validated-edl";
 import { validateEdl } from "../domain/edl/validate";
 import { probeFile } from "../encoder/ffmpeg/probe";
 import { compileTimeline, fontKey, type TimelineAssets } from "../encoder/timeline/compile";

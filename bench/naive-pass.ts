@@ -4,7 +4,7 @@
  */
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { type TextClip, textLines } from "../domain/edl/schema";
+import { type TextClip, textLines } from "../domain/edl/validated-edl";
 import { inputArgs } from "../encoder/ffmpeg/args/command";
 import { fontKey, type TimelineAssets } from "../encoder/timeline/compile";
 import type { GraphBuilder } from "../encoder/timeline/graph";

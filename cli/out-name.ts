@@ -1,5 +1,5 @@
 import { extname, posix } from "node:path";
-import { CONTAINERS, DEFAULT_CONTAINER } from "../domain/edl/schema";
+import { CONTAINERS, DEFAULT_CONTAINER } from "../domain/edl/validated-edl";
 import { findPreset } from "../domain/presets/catalogue";
 import { CliFailure, EXIT } from "./exit-codes";
 

@@ -8,9 +8,9 @@
  * Markup is dropped (`<i>`, `<b>`, `<font …>`, WebVTT's `<v Name>` and `<c.class>`, SSA's
  * `{\an8}`), since drawtext would draw it as text, and WebVTT's character references decoded.
  */
-import { MAX_CUES } from "./edl/format-1-1";
+import { MAX_CUES } from "./edl/field-tables-1-1";
 import { MAX_TEXT_LINES } from "./edl/limits";
-import type { CaptionCue } from "./edl/schema";
+import type { CaptionCue } from "./edl/validated-edl";
 
 /**
  * The largest caption file read: a feature film's subtitles are about 100 KiB. The encoder stops

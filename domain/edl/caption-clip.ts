@@ -1,9 +1,9 @@
-/** The caption track's clips (version 1.1; docs/timelines.md), with the fields of ./format-1-1.ts. */
+/** The caption track's clips (version 1.1; docs/timelines.md), with the fields of ./field-tables-1-1.ts. */
 import { type ClipReading, readStyle } from "./clips";
 import { allRead, type Issues, type JsonObject } from "./fields";
-import { CAPTION_FIELDS } from "./format-1-1";
+import { CAPTION_FIELDS } from "./field-tables-1-1";
 import { fieldsOf } from "./kinds";
-import { type CaptionClip, captionClipEnd } from "./schema";
+import { type CaptionClip, captionClipEnd } from "./validated-edl";
 
 /**
  * Drawn with enable windows, so the order is the encoder's to rely on: cues sorted by start,

@@ -1,10 +1,10 @@
 /**
- * One reader per clip type (docs/contract.md §3.12–§3.14), with the fields of ./format.ts and,
- * in version 1.1, of ./format-1-1.ts.
+ * One reader per clip type (docs/contract.md §3.12–§3.14), with the fields of
+ * ./field-tables-1-0.ts and, in version 1.1, of ./field-tables-1-1.ts.
  */
 import { allRead, type Issues, type JsonObject } from "./fields";
-import { OVERLAY_FIELDS, type STYLE_FIELDS, TEXT_FIELDS, type TIMING_FIELDS, VIDEO_FIELDS } from "./format";
-import { OVERLAY_FIELDS_1_1, TEXT_FIELDS_1_1, VIDEO_FIELDS_1_1 } from "./format-1-1";
+import { OVERLAY_FIELDS, type STYLE_FIELDS, TEXT_FIELDS, type TIMING_FIELDS, VIDEO_FIELDS } from "./field-tables-1-0";
+import { OVERLAY_FIELDS_1_1, TEXT_FIELDS_1_1, VIDEO_FIELDS_1_1 } from "./field-tables-1-1";
 import { type Fields, fieldsOf } from "./kinds";
 import {
   type Clip,
@@ -19,7 +19,7 @@ import {
   VIDEO_DEFAULTS,
   type VideoClip,
   videoClipEnd,
-} from "./schema";
+} from "./validated-edl";
 
 /** What a clip contributes to stats, limits and overlap checks, read even when the clip is invalid. */
 export interface ClipReading<C extends Clip> {
@@ -244,8 +244,8 @@ function readOverlayEffects(
 }
 
 /**
- * The text style's fields (./format.ts STYLE_FIELDS), read in the table's order (the order of
- * their errors) for text and caption clips alike, each with its own table's default; those
+ * The text style's fields (./field-tables-1-0.ts STYLE_FIELDS), read in the table's order (the
+ * order of their errors) for text and caption clips alike, each with its own table's default; those
  * without a value are left out of the clip. drawtext has no blur: the shadow is drawn sharp, and
  * the client hears of it.
  */

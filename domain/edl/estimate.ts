@@ -20,7 +20,13 @@
  * the same style as the preset catalogue.
  */
 import type { Complexity } from "./complexity";
-import { DEFAULT_FPS, DEFAULT_RESOLUTION, type EncoderPreset, type OutputSettings, type VideoCodec } from "./schema";
+import {
+  DEFAULT_FPS,
+  DEFAULT_RESOLUTION,
+  type EncoderPreset,
+  type OutputSettings,
+  type VideoCodec,
+} from "./validated-edl";
 
 const CODEC_SPEED: Record<VideoCodec, number> = { libx264: 2.3, libx265: 0.79, "libvpx-vp9": 0.45 };
 

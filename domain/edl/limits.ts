@@ -1,6 +1,6 @@
 /** Per-plan EDL limits (docs/contract.md §9.2). */
 import { PLAN_DISPLAY_NAMES, type PlanId } from "../plans";
-import { type Track, textLines } from "./schema";
+import { type Track, textLines } from "./validated-edl";
 
 export interface EdlLimits {
   clips: number;

@@ -1,6 +1,6 @@
 /** The EDL's `output` object: every setting optional, defaults chosen per container and codec. */
 import { isObject } from "./fields";
-import { bitrateParser, parseResolution, RESOLUTION_EXPECTED } from "./formats";
+import { bitrateParser, parseResolution, RESOLUTION_EXPECTED } from "./parsers";
 import { type Field, fieldsOf, number, oneOf, parsed } from "./kinds";
 import {
   AUDIO_CODECS,
@@ -14,7 +14,7 @@ import {
   ENCODER_PRESETS,
   type OutputSettings,
   VIDEO_CODECS,
-} from "./schema";
+} from "./validated-edl";
 
 /** Above 120 fps no player or source in this service's reach benefits; below 1 the muxers misbehave. */
 const FPS_RULE = { min: 1, max: 120 } as const;

@@ -1,6 +1,6 @@
 /** The EDL stats object (docs/contract.md §3.15), computed from whatever of the timeline could be read. */
 import { type Complexity, complexityLevel, complexityScore } from "./complexity";
-import type { EdlFeature } from "./schema";
+import type { EdlFeature } from "./validated-edl";
 import type { TimelineReading } from "./timeline";
 
 export interface EdlStats {

@@ -17,7 +17,7 @@ import {
   TRACK_TYPES_1_1,
   UNAPPLIED_FEATURES,
   type VideoClip,
-} from "./schema";
+} from "./validated-edl";
 import { readTransitions, type TransitionReading } from "./transitions";
 
 interface Entry<C extends Clip> {

@@ -6,7 +6,7 @@
  * with black.
  */
 import type { ClipReading } from "./clips";
-import type { TransitionEdge, VideoClip } from "./schema";
+import type { TransitionEdge, VideoClip } from "./validated-edl";
 
 export interface VideoEntry {
   label: string;

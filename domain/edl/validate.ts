@@ -9,7 +9,7 @@ import { type Issues, isObject, type JsonObject, own } from "./fields";
 import { fieldsOf, oneOf, record } from "./kinds";
 import { limitErrors, sizeErrors } from "./limits";
 import { readOutput } from "./output";
-import { EDL_VERSIONS, type EdlVersion, type OutputSettings, type ValidatedEdl } from "./schema";
+import { EDL_VERSIONS, type EdlVersion, type OutputSettings, type ValidatedEdl } from "./validated-edl";
 import { computeStats, type EdlStats } from "./stats";
 import { readTimeline, type TimelineReading } from "./timeline";
 

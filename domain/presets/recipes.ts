@@ -3,7 +3,7 @@
  * names of FFmpeg's encoders), no arguments. Every preset's values are in definitions.ts;
  * the catalogue shows some of them and the encoder turns all of them into FFmpeg arguments.
  */
-import type { EncoderPreset } from "../edl/schema";
+import type { EncoderPreset } from "../edl/validated-edl";
 
 /** Bitrates in kbit/s. */
 export interface Rung {

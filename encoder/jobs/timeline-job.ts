@@ -9,7 +9,7 @@ import { probeFile, probeImage } from "../ffmpeg/probe";
 import { runFfmpeg } from "../ffmpeg/run";
 import type { Watchdog } from "../ffmpeg/watchdog";
 import type { ClaimedJob } from "../internal-api";
-import type { CaptionCue } from "../../domain/edl/schema";
+import type { CaptionCue } from "../../domain/edl/validated-edl";
 import { ByteBudget, downloadSource, type DownloadPolicy } from "../source/download";
 import { assertSelfContained } from "../source/self-contained";
 import { assetCap, planAssets, planFonts, inPointErrors, type AssetNeed } from "../timeline/assets";

@@ -1,5 +1,5 @@
 import { MAX_CAPTION_BYTES } from "../../domain/captions";
-import type { TextClip, ValidatedEdl } from "../../domain/edl/schema";
+import type { TextClip, ValidatedEdl } from "../../domain/edl/validated-edl";
 import { fontKey } from "./compile";
 import { ffSeconds } from "./time";
 

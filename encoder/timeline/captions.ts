@@ -1,4 +1,4 @@
-import type { CaptionClip, CaptionCue, TextClip } from "../../domain/edl/schema";
+import type { CaptionClip, CaptionCue, TextClip } from "../../domain/edl/validated-edl";
 
 /**
  * A caption clip's cues as the text clips they are drawn as: each cue in the clip's style, shown

@@ -7,7 +7,7 @@ import {
   textLines,
   type ValidatedEdl,
   type VideoClip,
-} from "../../domain/edl/schema";
+} from "../../domain/edl/validated-edl";
 import { MAX_TEXT_LINES } from "../../domain/edl/limits";
 import { JobFailure } from "../failure";
 import { head } from "../ffmpeg/args/command";

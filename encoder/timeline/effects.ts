@@ -1,4 +1,4 @@
-import type { Crop, Filter, FilterType, Resolution, Transform } from "../../domain/edl/schema";
+import type { Crop, Filter, FilterType, Resolution, Transform } from "../../domain/edl/validated-edl";
 import { round } from "./colour";
 
 /**

@@ -1,4 +1,4 @@
-import type { TransitionEdge } from "../../domain/edl/schema";
+import type { TransitionEdge } from "../../domain/edl/validated-edl";
 import type { GraphBuilder } from "./graph";
 import { sampleAt } from "./grid";
 import { ffSeconds } from "./time";

@@ -1,4 +1,4 @@
-import type { LAYER_TRANSITION_TYPES, TransitionEdge } from "../../domain/edl/schema";
+import type { LAYER_TRANSITION_TYPES, TransitionEdge } from "../../domain/edl/validated-edl";
 import { ffSeconds } from "./time";
 
 type LayerEdge = TransitionEdge<(typeof LAYER_TRANSITION_TYPES)[number]>;

@@ -1,4 +1,4 @@
-import type { Length, OverlayClip, Position, Resolution } from "../../domain/edl/schema";
+import type { Length, OverlayClip, Position, Resolution } from "../../domain/edl/validated-edl";
 
 /** Pixels of `length` along an axis of `frame` pixels (percentages are of the output frame). */
 function pixels(length: Length, frame: number): number {

@@ -1,4 +1,4 @@
-import { CRF_RANGE, type EncoderPreset, type OutputSettings } from "../../domain/edl/schema";
+import { CRF_RANGE, type EncoderPreset, type OutputSettings } from "../../domain/edl/validated-edl";
 import type { VideoEncoder } from "../../domain/presets/recipes";
 import { videoAudioArgs } from "../ffmpeg/args/command";
 import { MUXERS, faststart, isIsoBmff } from "../ffmpeg/args/containers";

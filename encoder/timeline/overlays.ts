@@ -1,4 +1,4 @@
-import type { BlendMode, OverlayClip, Resolution } from "../../domain/edl/schema";
+import type { BlendMode, OverlayClip, Resolution } from "../../domain/edl/validated-edl";
 import { cropFilters, croppedSize, filterFilters, flipRotateFilters, rotatedSize } from "./effects";
 import type { GraphBuilder } from "./graph";
 import { layerFades, slideOffsets } from "./layer-motion";

@@ -1,4 +1,4 @@
-import { type TextClip, textLines } from "../../domain/edl/schema";
+import { type TextClip, textLines } from "../../domain/edl/validated-edl";
 import { ffColour } from "./colour";
 import type { GraphBuilder } from "./graph";
 import { layerFades, slideOffsets } from "./layer-motion";

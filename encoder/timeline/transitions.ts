@@ -1,4 +1,4 @@
-import type { TransitionType } from "../../domain/edl/schema";
+import type { TransitionType } from "../../domain/edl/validated-edl";
 
 /**
  * FFmpeg's xfade name for a transition: the camelCase name lower-cased, but `crossfade` is

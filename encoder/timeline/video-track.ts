@@ -1,4 +1,4 @@
-import { type Resolution, type TransitionEdge, type VideoClip, videoClipEnd } from "../../domain/edl/schema";
+import { type Resolution, type TransitionEdge, type VideoClip, videoClipEnd } from "../../domain/edl/validated-edl";
 import { JobFailure } from "../failure";
 import { even } from "../ffmpeg/args/sizes";
 import { AUDIO_FORMAT, SAMPLE_RATE, atempoChain, silence } from "./audio";

@@ -11,7 +11,7 @@ import {
   type Track,
   type ValidatedEdl,
   type VideoClip,
-} from "../../domain/edl/schema";
+} from "../../domain/edl/validated-edl";
 import { runFfmpeg } from "../../encoder/ffmpeg/run";
 import { compileTimeline, type TimelineAssets } from "../../encoder/timeline/compile";
 import { ffmpeg } from "./media";

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { CaptionClip } from "../../../domain/edl/schema";
+import type { CaptionClip } from "../../../domain/edl/validated-edl";
 import { fontKey } from "../../../encoder/timeline/compile";
 import { resolveFont } from "../../../encoder/timeline/fonts";
 import { type Frame, frameAt } from "../../support/frames";

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { VideoClip } from "../../../domain/edl/schema";
+import type { VideoClip } from "../../../domain/edl/validated-edl";
 import { closeTo, frameAt, type Rgb } from "../../support/frames";
 import { mediaOf, quadrants, renderTimeline, timeline11, videoClip } from "../../support/timeline-render";
 

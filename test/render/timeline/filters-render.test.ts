@@ -2,7 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { FilterType } from "../../../domain/edl/schema";
+import type { FilterType } from "../../../domain/edl/validated-edl";
 import { frameAt, type Rgb } from "../../support/frames";
 import { flat, mediaOf, quadrants, renderTimeline, timeline11, videoClip } from "../../support/timeline-render";
 

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { OverlayClip, Track } from "../../../domain/edl/schema";
+import type { OverlayClip, Track } from "../../../domain/edl/validated-edl";
 import { resolveFont } from "../../../encoder/timeline/fonts";
 import { fontKey } from "../../../encoder/timeline/compile";
 import { closeTo, type Frame, frameAt, type Rgb } from "../../support/frames";

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { TransitionType, VideoClip } from "../../../domain/edl/schema";
+import type { TransitionType, VideoClip } from "../../../domain/edl/validated-edl";
 import { closeTo, decodedAudioSeconds, frameAt, type Rgb } from "../../support/frames";
 import { ffprobeJson } from "../../support/media";
 import { rms, samplesOf, strongestTones } from "../../support/spectrum";

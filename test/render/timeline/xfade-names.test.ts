@@ -1,7 +1,7 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { TRANSITION_TYPES } from "../../../domain/edl/schema";
+import { TRANSITION_TYPES } from "../../../domain/edl/validated-edl";
 import { xfadeName } from "../../../encoder/timeline/transitions";
 
 const run = promisify(execFile);

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { CaptionParseError, MAX_BLOCK_LINES, MAX_CAPTION_BYTES, parseCaptions } from "../../../domain/captions";
-import type { CaptionCue } from "../../../domain/edl/schema";
+import type { CaptionCue } from "../../../domain/edl/validated-edl";
 
 /** The error `parseCaptions` throws on `text`, as `line N: what`. */
 function failure(text: string): { line: number; message: string } {

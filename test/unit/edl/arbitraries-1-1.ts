@@ -11,7 +11,7 @@ import {
   TRANSITION_TYPES,
   X_KEYWORDS,
   Y_KEYWORDS,
-} from "../../../domain/edl/schema";
+} from "../../../domain/edl/validated-edl";
 import { junk, type TimelineShape } from "./arbitraries";
 
 type Json = Record<string, unknown>;

@@ -14,7 +14,7 @@ import {
   UNAPPLIED_FEATURES,
   X_KEYWORDS,
   Y_KEYWORDS,
-} from "../../../domain/edl/schema";
+} from "../../../domain/edl/validated-edl";
 
 type Json = Record<string, unknown>;
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { complexityLevel, complexityScore } from "../../../domain/edl/complexity";
 import { estimateSeconds, formatRange } from "../../../domain/edl/estimate";
-import type { OutputSettings } from "../../../domain/edl/schema";
+import type { OutputSettings } from "../../../domain/edl/validated-edl";
 import { canProcess, postStats, validateEdl } from "../../../domain/edl/validate";
 import { edl, overlayClip, textClip, track, videoClip, videoEdl } from "./fixtures";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { OverlayClip } from "../../../domain/edl/schema";
+import type { OverlayClip } from "../../../domain/edl/validated-edl";
 import { validateEdl } from "../../../domain/edl/validate";
 import { errorsOf, EXTRA0, overlayClip, withTrack } from "./fixtures";
 

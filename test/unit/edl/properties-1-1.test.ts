@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { timelineEnd } from "../../../domain/edl/schema";
+import { timelineEnd } from "../../../domain/edl/validated-edl";
 import { validateEdl } from "../../../domain/edl/validate";
 import { PLAN_IDS } from "../../../domain/plans";
 import { mutate, pathsOf, type TimelineShape } from "./arbitraries";

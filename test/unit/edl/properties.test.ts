@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { COMPLEXITY_LEVELS } from "../../../domain/edl/complexity";
-import { clipEnd } from "../../../domain/edl/schema";
+import { clipEnd } from "../../../domain/edl/validated-edl";
 import { type EdlValidation, validateEdl } from "../../../domain/edl/validate";
 import { PLAN_IDS, type PlanId } from "../../../domain/plans";
 import { edlShapedJunk, junk, mutate, pathsOf, type TimelineShape, validEdl } from "./arbitraries";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { TextClip } from "../../../domain/edl/schema";
+import type { TextClip } from "../../../domain/edl/validated-edl";
 import { validateEdl } from "../../../domain/edl/validate";
 import { errorsOf, EXTRA0, textClip, withTrack } from "./fixtures";
 

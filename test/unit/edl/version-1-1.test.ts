@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { complexityScore } from "../../../domain/edl/complexity";
 import { estimateSeconds } from "../../../domain/edl/estimate";
-import { TRANSITION_TYPES, type VideoClip } from "../../../domain/edl/schema";
+import { TRANSITION_TYPES, type VideoClip } from "../../../domain/edl/validated-edl";
 import { validateEdl } from "../../../domain/edl/validate";
 import { validateEdlExamples } from "../../../worker/routes/edl/examples";
 import { CLIP0, edl, errorsOf, media, overlayClip, textClip, track, videoClip } from "./fixtures";

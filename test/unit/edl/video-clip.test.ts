@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { VideoClip } from "../../../domain/edl/schema";
+import type { VideoClip } from "../../../domain/edl/validated-edl";
 import { validateEdl } from "../../../domain/edl/validate";
 import { CLIP0, errorsOf, videoClip, videoEdl } from "./fixtures";
 

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { COMPLEXITY_LEVELS } from "../../../domain/edl/complexity";
-import { EDL_FEATURES } from "../../../domain/edl/schema";
+import { EDL_FEATURES } from "../../../domain/edl/validated-edl";
 import { jsonObject, storable } from "../../lib/json-body";
 import { componentRef, PlanId, Timestamp } from "../../openapi/common";
 import { ApiError } from "../../errors";

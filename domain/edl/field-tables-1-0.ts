@@ -1,7 +1,8 @@
 /**
- * The EDL's fields, table by table (docs/contract.md §3.11–§3.14): each one's kind and rule,
- * whether it is required, its default and its documentation. The readers (./clips.ts,
- * ./output.ts) read with these tables and ./document-schema.ts turns them into the OpenAPI
+ * The 1.0 document's fields, table by table (docs/contract.md §3.11–§3.14), which version 1.1
+ * extends (./field-tables-1-1.ts): each one's kind and rule, whether it is required, its default
+ * and its documentation. The readers (./clips.ts,
+ * ./output.ts) read with these tables and ./json-schema.ts turns them into the OpenAPI
  * document's schemas, so the two cannot drift apart.
  */
 import { isSourceUrl } from "../urls";
@@ -14,7 +15,7 @@ import {
   parseLength,
   parsePosition,
   POSITION_EXPECTED,
-} from "./formats";
+} from "./parsers";
 import { MAX_TEXT_LINES } from "./limits";
 import { anything, boolean, type Field, number, object, oneOf, parsed, text } from "./kinds";
 import {
@@ -38,7 +39,7 @@ import {
   type XPosition,
   Y_KEYWORDS,
   type YPosition,
-} from "./schema";
+} from "./validated-edl";
 
 /**
  * Every time field (seconds) stays below 100 hours, ten times the largest plan's timeline: a

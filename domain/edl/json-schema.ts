@@ -1,16 +1,17 @@
 /**
  * The EDL document as JSON Schema, generated from the tables the validator reads with
- * (./format.ts, ./format-1-1.ts, ./output.ts), for the OpenAPI document (docs/contract.md §3.10).
+ * (./field-tables-1-0.ts, ./field-tables-1-1.ts, ./output.ts), for the OpenAPI document
+ * (docs/contract.md §3.10).
  * Documentation only: the service judges a timeline with ./validate.ts, whose errors are PUT's
  * `errors` and POST's `EDL validation failed`. test/unit/openapi checks that every timeline the
  * validator accepts fits it.
  */
-import { OVERLAY_FIELDS, TEXT_FIELDS, UNAPPLIED_FIELDS, VIDEO_FIELDS } from "./format";
-import { CAPTION_FIELDS, OVERLAY_FIELDS_1_1, TEXT_FIELDS_1_1, VIDEO_FIELDS_1_1 } from "./format-1-1";
+import { OVERLAY_FIELDS, TEXT_FIELDS, UNAPPLIED_FIELDS, VIDEO_FIELDS } from "./field-tables-1-0";
+import { CAPTION_FIELDS, OVERLAY_FIELDS_1_1, TEXT_FIELDS_1_1, VIDEO_FIELDS_1_1 } from "./field-tables-1-1";
 import { type JsonSchema, type Table, tableComponent, tableSchema } from "./kinds";
 import { MIN_TIMELINE_SECONDS } from "./limits";
 import { OUTPUT_FIELDS } from "./output";
-import type { EdlVersion } from "./schema";
+import type { EdlVersion } from "./validated-edl";
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 

@@ -1,6 +1,6 @@
-/** Parsers for the EDL's string formats. Each returns `undefined` for anything it does not accept. */
-import type { Length, Resolution } from "./schema";
-import { POSITION_KEYWORDS } from "./schema";
+/** Parsers for the EDL's string formats, with what each expects. Each returns `undefined` for anything it refuses. */
+import type { Length, Resolution } from "./validated-edl";
+import { POSITION_KEYWORDS } from "./validated-edl";
 
 /**
  * yuv420p (what every output codec is fed) halves chroma in both directions, so libx264

@@ -4,7 +4,7 @@
  * field of a clip (a transition within the clip's length, a freeze within in..out, the video
  * track's adjacency) are the clip readers' (./clips.ts, ./transitions.ts).
  */
-import { background, field, id, position, STYLE_FIELDS, seconds, url } from "./format";
+import { background, field, id, position, STYLE_FIELDS, seconds, url } from "./field-tables-1-0";
 import { array, either, type Kind, number, object, oneOf, text } from "./kinds";
 import {
   BACKGROUND_DEFAULTS,
@@ -22,7 +22,7 @@ import {
   type Transition,
   type TransitionType,
   type TransitionEdge,
-} from "./schema";
+} from "./validated-edl";
 
 /** A transition longer than this is a mistake; the clip's own length bounds it further. */
 const TRANSITION_RULE = { min: 0, aboveMin: true, max: 60 } as const;

@@ -1,6 +1,7 @@
 /**
- * The EDL (timeline) document after validation: every field of the contract's tables
- * (docs/contract.md §3.10–§3.14), with defaults applied and strings parsed where the encoder
+ * The EDL (timeline) document after validation, as types, with the versions and names its fields
+ * accept and their defaults: every field of the contract's tables (docs/contract.md §3.10–§3.14),
+ * with defaults applied and strings parsed where the encoder
  * needs numbers. `validateEdl` is the only producer of these values; the timeline compiler
  * consumes them without re-checking.
  *

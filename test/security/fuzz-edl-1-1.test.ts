@@ -1,9 +1,9 @@
 /**
- * Campaign: version 1.1's fields (docs/timelines.md#version-11) through PUT /edl. Valid 1.1 timelines get junk in
- * one to three spots, mostly in the new fields (transition, crop, transform, filters, freeze, a
- * caption clip's cues, src and style), added where a clip had none or put in place of what it
- * had: never a 5xx, always the contract's verdict, and every error names the path it is about.
- * POST /edl agrees with PUT on the same timelines.
+ * Campaign: version 1.1's fields (docs/timelines.md#version-11) through PUT /edl. Valid 1.1
+ * timelines get junk in one to three spots, mostly in the new fields (transition, crop,
+ * transform, filters, freeze, a caption clip's cues, src and style), added where a clip had none
+ * or put in place of what it had: never a 5xx, always the contract's verdict, and every error
+ * names the path it is about. POST /edl agrees with PUT on the same timelines.
  */
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";

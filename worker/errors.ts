@@ -32,6 +32,8 @@ export const ERROR_KINDS = {
   webhookNotDelivered: "Webhook not delivered",
   serviceUnavailable: "Service unavailable",
   badRequest: "Bad request",
+  forbidden: "Forbidden",
+  methodNotAllowed: "Method not allowed",
 } as const;
 
 type ErrorKind = (typeof ERROR_KINDS)[keyof typeof ERROR_KINDS];
@@ -85,6 +87,20 @@ export class ApiError extends Error {
 
   static presetNotAllowed(fields: Omit<PresetNotAllowedBody, "error" | "code">) {
     return new ApiError(403, { error: ERROR_KINDS.presetNotAllowed, code: ERROR_KINDS.presetNotAllowed, ...fields });
+  }
+
+  /** A playback link whose signature is not this job's, or has expired (docs/playback.md#the-link). */
+  static forbidden(message: string) {
+    return new ApiError(403, { error: ERROR_KINDS.forbidden, message });
+  }
+
+  /** A playback path asked with anything but GET, HEAD or OPTIONS. */
+  static methodNotAllowed(allowed: readonly string[]) {
+    return new ApiError(
+      405,
+      { error: ERROR_KINDS.methodNotAllowed, message: `Use ${allowed.join(", ")}.` },
+      { Allow: allowed.join(", ") },
+    );
   }
 
   static notFound(message = "Job not found") {

@@ -34,7 +34,7 @@ export interface paths {
         };
         /**
          * Read a job
-         * @description The job's status, its signed output link once completed (signed afresh on every read), and its progress. Poll every 10–15 seconds.
+         * @description The job's status, its signed output link once completed (signed afresh on every read), its progress, and for a streaming preset its playback link as soon as the stream plays (while it is still processing). Poll every 10–15 seconds.
          */
         get: operations["getJob"];
         put?: never;
@@ -1168,6 +1168,11 @@ export interface components {
              * @example 2026-11-20T09:30:00.000Z
              */
             expiration: string | null;
+            /**
+             * Format: uri
+             * @description For a streaming preset (hls_*, dash_*, cmaf_*, live_*): a signed link to its HLS master playlist (HLS and CMAF presets) or MPD (DASH presets), given as soon as every rendition has its first segment stored, while the job is still processing, and signed afresh on every read for the plan's link lifetime. Any player opens it as it is (no headers). Null for other presets, before that moment, and once the job has failed or been cancelled.
+             */
+            playbackUrl: string | null;
             /** @description Source duration in seconds, measured during processing: set within a heartbeat of the encoder's probe of the source (for a timeline, its length), null until then. */
             duration: number | null;
             errorMessage: string | null;
@@ -1211,6 +1216,11 @@ export interface components {
              * @example 2026-11-20T09:30:00.000Z
              */
             expiration: string | null;
+            /**
+             * Format: uri
+             * @description For a streaming preset (hls_*, dash_*, cmaf_*, live_*): a signed link to its HLS master playlist (HLS and CMAF presets) or MPD (DASH presets), given as soon as every rendition has its first segment stored, while the job is still processing, and signed afresh on every read for the plan's link lifetime. Any player opens it as it is (no headers). Null for other presets, before that moment, and once the job has failed or been cancelled.
+             */
+            playbackUrl: string | null;
             /** @description Source duration in seconds, measured during processing: set within a heartbeat of the encoder's probe of the source (for a timeline, its length), null until then. */
             duration: number | null;
             errorMessage: string | null;

@@ -2,6 +2,7 @@ import { isNotNull } from "drizzle-orm";
 import { doublePrecision, index, integer, jsonb, pgTable, primaryKey, real, text, uuid } from "drizzle-orm/pg-core";
 import { JOB_STATUSES } from "../../domain/jobs";
 import type { SplitPlan } from "../../domain/split";
+import type { StreamLayout } from "../../domain/stream/layout";
 import { accounts } from "./accounts";
 import { createdAt, tstz } from "./columns";
 
@@ -76,6 +77,18 @@ export const jobs = pgTable(
      * under its scratch prefix is deleted; the sweep deletes for jobs left pending (lib/scratch.ts).
      */
     scratchPendingSince: tstz("scratch_pending_since"),
+    /**
+     * A streaming output's renditions, as its encoder reported them with its first segments
+     * (docs/playback.md); null for other presets and until then.
+     */
+    stream: jsonb("stream").$type<StreamLayout>(),
+    /** When every rendition had its first segment stored: the moment the playback link is given. */
+    playableAt: tstz("playable_at"),
+    /**
+     * The job.playable webhook's outbox, set in the statement that makes the job playable and
+     * cleared once it is handed to QStash (lib/webhooks.ts); the sweep publishes it when left.
+     */
+    playableWebhookPendingSince: tstz("playable_webhook_pending_since"),
   },
   (t) => [
     index("jobs_account_created_idx").on(t.accountId, t.createdAt.desc(), t.id.desc()),
@@ -83,6 +96,9 @@ export const jobs = pgTable(
     // Only the few jobs whose webhook is on its way: the sweep's lookup stays small.
     index("jobs_webhook_pending_idx").on(t.webhookPendingSince).where(isNotNull(t.webhookPendingSince)),
     index("jobs_scratch_pending_idx").on(t.scratchPendingSince).where(isNotNull(t.scratchPendingSince)),
+    index("jobs_playable_webhook_pending_idx")
+      .on(t.playableWebhookPendingSince)
+      .where(isNotNull(t.playableWebhookPendingSince)),
   ],
 );
 
@@ -135,3 +151,29 @@ export const jobParts = pgTable(
 );
 
 export type JobPart = typeof jobParts.$inferSelect;
+
+/**
+ * A segment of a streaming output, stored under the job's stream prefix (docs/playback.md): the
+ * Worker writes each rendition's playlist from these, the unbroken run from segment 0. A segment
+ * is recorded once: an encode made again (a part redone elsewhere) never changes one listed.
+ */
+export const streamSegments = pgTable(
+  "stream_segments",
+  {
+    jobId: uuid("job_id")
+      .notNull()
+      .references(() => jobs.id, { onDelete: "cascade" }),
+    rendition: text("rendition").notNull(),
+    index: integer("index").notNull(),
+    /** Seconds. */
+    duration: doublePrecision("duration").notNull(),
+    /** Where it starts on the stream's clock, in seconds (its fMP4 tfdt); null for MPEG-TS, whose playlists need none. */
+    start: doublePrecision("start"),
+    /** The rendition's RFC 6381 codecs string, read off its first segment: on segment 0, which the master playlist reads. */
+    codecs: text("codecs"),
+    ...createdAt,
+  },
+  (t) => [primaryKey({ columns: [t.jobId, t.rendition, t.index] })],
+);
+
+export type StreamSegment = typeof streamSegments.$inferSelect;

@@ -24,6 +24,7 @@ const LISTED = [
   "completedAt",
   "storageLayout",
   "outputKey",
+  "playableAt",
 ] as const satisfies readonly (keyof JobRow)[];
 export type ListedJob = Pick<JobRow, (typeof LISTED)[number]>;
 export const listedColumns = jobColumnsNamed(LISTED);

@@ -7,16 +7,25 @@
 import { and, asc, isNotNull, lt } from "drizzle-orm";
 import { jobs, type Job } from "../../drizzle/schema";
 import { scratchPrefix } from "../../domain/split";
+import { streamPrefix } from "../../domain/stream/layout";
 import { logJobError } from "../errors";
 import type { Services } from "../services";
 import { scratchSettled } from "./job-states";
 import { partMessages } from "./part-states";
 import { notifyJobFinished } from "./webhooks";
 
-/** Deletes the job's scratch, then takes it off the pending list unless it was marked again since. */
-export async function deleteScratch(services: Services, jobId: string, now = new Date()): Promise<number> {
-  const deleted = await services.storage.deleteUnder(scratchPrefix(jobId));
-  await scratchSettled(services.db, jobId, now);
+/**
+ * Deletes the job's scratch, and the stream of one that did not complete (docs/playback.md), then
+ * takes it off the pending list unless it was marked again since.
+ */
+export async function deleteScratch(
+  services: Services,
+  job: Pick<Job, "id" | "accountId" | "status">,
+  now = new Date(),
+): Promise<number> {
+  let deleted = await services.storage.deleteUnder(scratchPrefix(job.id));
+  if (job.status !== "completed") deleted += await services.storage.deleteUnder(streamPrefix(job.accountId, job.id));
+  await scratchSettled(services.db, job.id, now);
   return deleted;
 }
 
@@ -40,7 +49,7 @@ export async function settleEndedSplitJob(
     deletePartMessages(services, job.id).catch((err) =>
       logJobError("a split job's part messages could not be deleted", job.id, err),
     ),
-    deleteScratch(services, job.id).catch((err) =>
+    deleteScratch(services, job).catch((err) =>
       logJobError("a split job's scratch could not be deleted; the sweep deletes it", job.id, err),
     ),
   ];
@@ -65,7 +74,7 @@ export async function deletePendingScratch(
   now = new Date(),
 ): Promise<{ deleted: number; failed: number }> {
   const pending = await services.db
-    .select({ id: jobs.id })
+    .select({ id: jobs.id, accountId: jobs.accountId, status: jobs.status })
     .from(jobs)
     .where(
       and(
@@ -76,13 +85,13 @@ export async function deletePendingScratch(
     .orderBy(asc(jobs.scratchPendingSince))
     .limit(SCRATCH_PER_SWEEP);
   const outcome = { deleted: 0, failed: 0 };
-  for (const { id } of pending) {
+  for (const job of pending) {
     try {
-      await deleteScratch(services, id, now);
+      await deleteScratch(services, job, now);
       outcome.deleted += 1;
     } catch (err) {
       outcome.failed += 1;
-      logJobError("sweep: a split job's scratch could not be deleted; the next sweep tries again", id, err);
+      logJobError("sweep: a split job's scratch could not be deleted; the next sweep tries again", job.id, err);
     }
   }
   return outcome;

@@ -8,8 +8,12 @@ import type { Services } from "../services";
 import { logJobError } from "../errors";
 import * as jobStates from "./job-states";
 import { outputState } from "./output-links";
+import { playbackLink } from "./playback-links";
 
-type WebhookEvent = "job.completed" | "job.failed";
+type WebhookEvent = "job.completed" | "job.failed" | "job.playable";
+
+/** What a webhook message is for: the job's final state (told by its status when sent), or its stream turning playable. */
+export type WebhookTopic = "finished" | "playable";
 
 /** How long the account's endpoint has to answer one attempt before QStash tries again. */
 const ATTEMPT_TIMEOUT_MS = 15_000;
@@ -38,26 +42,54 @@ export async function notifyJobFinished(
   await jobStates.webhookSettled(services.db, job.id);
 }
 
+/**
+ * The step after a streaming job turns playable (docs/playback.md): its job.playable webhook
+ * queued when its account has a webhook, and the job taken out of that outbox either way. As
+ * for notifyJobFinished, the statement that made it playable put it there, for the sweep.
+ */
+export async function notifyJobPlayable(services: Services, job: Pick<Job, "id" | "accountId">): Promise<void> {
+  const [account] = await services.db
+    .select({ webhookUrl: accounts.webhookUrl, webhookSecret: accounts.webhookSecret })
+    .from(accounts)
+    .where(eq(accounts.id, job.accountId));
+  if (account?.webhookUrl && account.webhookSecret) await services.queue.publishWebhook(job.id, "playable");
+  await jobStates.playableWebhookSettled(services.db, job.id);
+}
+
 /** A webhook left in the outbox this long was not published by the step that should have (it failed). */
 const WEBHOOK_PENDING_GRACE_MS = 10_000;
 /** Jobs whose webhooks one sweep publishes at most; the next sweep takes the rest. */
 const PENDING_PER_SWEEP = 100;
 
-/** The sweep's part: publishes the webhooks left in the outbox, oldest first. One failure does not stop the others. */
+/** The sweep's part: publishes the webhooks left in either outbox, oldest first. One failure does not stop the others. */
 export async function publishPendingWebhooks(
   services: Services,
   now = new Date(),
 ): Promise<{ settled: number; failed: number }> {
-  const pending = await services.db
-    .select({ id: jobs.id, accountId: jobs.accountId, status: jobs.status })
-    .from(jobs)
-    .where(lt(jobs.webhookPendingSince, new Date(now.getTime() - WEBHOOK_PENDING_GRACE_MS)))
-    .orderBy(asc(jobs.webhookPendingSince))
-    .limit(PENDING_PER_SWEEP);
+  const before = new Date(now.getTime() - WEBHOOK_PENDING_GRACE_MS);
+  const columns = { id: jobs.id, accountId: jobs.accountId, status: jobs.status };
+  const [finished, playable] = await Promise.all([
+    services.db
+      .select(columns)
+      .from(jobs)
+      .where(lt(jobs.webhookPendingSince, before))
+      .orderBy(asc(jobs.webhookPendingSince))
+      .limit(PENDING_PER_SWEEP),
+    services.db
+      .select(columns)
+      .from(jobs)
+      .where(lt(jobs.playableWebhookPendingSince, before))
+      .orderBy(asc(jobs.playableWebhookPendingSince))
+      .limit(PENDING_PER_SWEEP),
+  ]);
   const outcome = { settled: 0, failed: 0 };
-  for (const job of pending) {
+  const pending = [
+    ...finished.map((job) => ({ job, publish: () => notifyJobFinished(services, job) })),
+    ...playable.map((job) => ({ job, publish: () => notifyJobPlayable(services, job) })),
+  ];
+  for (const { job, publish } of pending) {
     try {
-      await notifyJobFinished(services, job);
+      await publish();
       outcome.settled += 1;
     } catch (err) {
       outcome.failed += 1;
@@ -71,7 +103,23 @@ async function payloadOf(
   services: Services,
   account: Account,
   job: Job,
+  topic: WebhookTopic,
 ): Promise<{ event: WebhookEvent; body: string }> {
+  const playback = await playbackLink(services.env, job, account.plan);
+  const stream = { playbackUrl: playback?.url ?? null, playbackExpiresAt: iso(playback?.expiresAt) };
+  if (topic === "playable") {
+    const event = "job.playable";
+    const body = JSON.stringify({
+      event,
+      jobId: job.id,
+      status: job.status,
+      preset: job.preset,
+      ...stream,
+      playableAt: iso(job.playableAt),
+      createdAt: iso(job.createdAt),
+    });
+    return { event, body };
+  }
   const event: WebhookEvent = job.status === "completed" ? "job.completed" : "job.failed";
   const output = await outputState(services, job, account.plan);
   const signed = output.kind === "signed" ? output.link : null;
@@ -82,12 +130,23 @@ async function payloadOf(
     preset: job.preset,
     outputUrl: signed?.url ?? null,
     expiresAt: iso(signed?.expiresAt),
+    ...stream,
     errorMessage: job.errorMessage,
     duration: job.duration,
     createdAt: iso(job.createdAt),
     completedAt: iso(job.completedAt),
   });
   return { event, body };
+}
+
+/** Why a job's webhook of this topic is not for sending now, or null when it is. */
+function notForSending(job: Job, topic: WebhookTopic): string | null {
+  if (topic === "playable")
+    return job.playableAt && (job.status === "processing" || job.status === "completed")
+      ? null
+      : `the job is ${job.status}${job.playableAt ? "" : ", never playable"}`;
+  // Only a finished job was ever published; anything else is a message that was not ours to take.
+  return job.status === "completed" || job.status === "failed" ? null : `the job is ${job.status}, not finished`;
 }
 
 /** What became of one POST to an endpoint. */
@@ -107,7 +166,12 @@ export const unsendableWebhookUrl = (env: Pick<Env, "ALLOW_LOOPBACK_WEBHOOKS">, 
  * One attempt: POSTs the job's payload, signed now per Standard Webhooks, to the webhook the
  * account has now. The `webhook-id` is the same on every attempt, so receivers can dedupe.
  */
-export async function deliverWebhook(services: Services, jobId: string, now = new Date()): Promise<AttemptOutcome> {
+export async function deliverWebhook(
+  services: Services,
+  jobId: string,
+  topic: WebhookTopic = "finished",
+  now = new Date(),
+): Promise<AttemptOutcome> {
   const [row] = await services.db
     .select({ job: jobs, account: accounts })
     .from(jobs)
@@ -115,9 +179,8 @@ export async function deliverWebhook(services: Services, jobId: string, now = ne
     .where(eq(jobs.id, jobId));
   if (!row) return { dropped: "no such job" };
   const { job, account } = row;
-  // Only a finished job was ever published; anything else is a message that was not ours to take.
-  if (job.status !== "completed" && job.status !== "failed")
-    return { dropped: `the job is ${job.status}, not finished` };
+  const notNow = notForSending(job, topic);
+  if (notNow) return { dropped: notNow };
   if (!account.webhookUrl || !account.webhookSecret) return { dropped: "the account has no webhook now" };
   // Dropped, not failed: QStash would retry a URL that is refused every time.
   const refused = unsendableWebhookUrl(services.env, account.webhookUrl);
@@ -128,7 +191,7 @@ export async function deliverWebhook(services: Services, jobId: string, now = ne
     return { dropped: `the webhook URL is refused: ${refused}` };
   }
 
-  const { event, body } = await payloadOf(services, account, job);
+  const { event, body } = await payloadOf(services, account, job, topic);
   return postSignedWebhook(account.webhookUrl, account.webhookSecret, `msg_${job.id}_${event}`, body, now);
 }
 

@@ -1,7 +1,7 @@
 import { registerEdlDocument } from "../routes/edl/document";
 import { publicApi } from "../routes/public-api";
 import { BEARER } from "./common";
-import { jobFinishedWebhook } from "./webhooks";
+import { jobFinishedWebhook, jobPlayableWebhook } from "./webhooks";
 
 const DESCRIPTION = `
 Encode a video from a URL with one of 23 presets, or assemble a timeline (EDL) of clips, images
@@ -39,6 +39,7 @@ export function openApiDocument() {
     description: "An API key: `spk_…` (or a legacy `sk_…`).",
   });
   api.openAPIRegistry.registerWebhook(jobFinishedWebhook);
+  api.openAPIRegistry.registerWebhook(jobPlayableWebhook);
   return api.getOpenAPI31Document({
     openapi: "3.1.0",
     info: { title: "Video encoding API", version: "1.0.0", description: DESCRIPTION },

@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { EXAMPLE_JOB_IDS, SIGNED_OUTPUT_URL } from "../routes/jobs/examples";
+import { EXAMPLE_JOB_IDS, PLAYBACK_URL, SIGNED_OUTPUT_URL } from "../routes/jobs/examples";
 import { Timestamp } from "./common";
 
 /** The body of a job notification, as worker/lib/webhooks.ts builds it. */
@@ -14,12 +14,31 @@ const WebhookEvent = z
       .nullable()
       .openapi({ description: "Downloads directly, no key needed; signed when this attempt was sent." }),
     expiresAt: Timestamp.nullable(),
+    playbackUrl: z.url().nullable().openapi({
+      description:
+        "A streaming preset's playback link (as the job's read gives it), signed when this attempt was sent; null for other presets and for a failed job.",
+    }),
+    playbackExpiresAt: Timestamp.nullable(),
     errorMessage: z.string().nullable(),
     duration: z.number().nullable(),
     createdAt: Timestamp,
     completedAt: Timestamp.nullable(),
   })
   .openapi("WebhookEvent");
+
+/** The body of job.playable, as worker/lib/webhooks.ts builds it. */
+const PlayableEvent = z
+  .object({
+    event: z.literal("job.playable"),
+    jobId: z.uuid(),
+    status: z.enum(["processing", "completed"]),
+    preset: z.string(),
+    playbackUrl: z.url().openapi({ description: "The playback link, signed when this attempt was sent." }),
+    playbackExpiresAt: Timestamp,
+    playableAt: Timestamp,
+    createdAt: Timestamp,
+  })
+  .openapi("PlayableEvent");
 
 const headers = z.object({
   "webhook-id": z.string().openapi({ description: "The same on every attempt of one notification: dedupe on it." }),
@@ -55,10 +74,49 @@ export const jobFinishedWebhook = createRoute({
                 preset: "mp4_264_720p",
                 outputUrl: SIGNED_OUTPUT_URL,
                 expiresAt: "2026-11-20T13:33:10.000Z",
+                playbackUrl: null,
+                playbackExpiresAt: null,
                 errorMessage: null,
                 duration: 62.5,
                 createdAt: "2026-11-20T09:30:00.000Z",
                 completedAt: "2026-11-20T09:32:51.906Z",
+              },
+            },
+          },
+        },
+      },
+    },
+  },
+  responses: { 200: { description: "Any 2xx acknowledges the notification." } },
+});
+
+export const jobPlayableWebhook = createRoute({
+  method: "post",
+  path: "jobPlayable",
+  tags: ["Webhooks"],
+  operationId: "jobPlayable",
+  summary: "A job's stream became playable",
+  description:
+    "Sent once to the account's webhook when a streaming job's playback link is first given: every rendition has its first segment stored, usually within seconds of the job starting and long before it completes. Signed, retried and verified like job.completed (docs/playback.md).",
+  security: [],
+  request: {
+    headers,
+    body: {
+      content: {
+        "application/json": {
+          schema: PlayableEvent,
+          examples: {
+            playable: {
+              summary: "Playable while processing",
+              value: {
+                event: "job.playable",
+                jobId: EXAMPLE_JOB_IDS.processing,
+                status: "processing",
+                preset: "hls_abr_264_basic",
+                playbackUrl: PLAYBACK_URL,
+                playbackExpiresAt: "2026-11-20T13:30:07.000Z",
+                playableAt: "2026-11-20T09:30:07.512Z",
+                createdAt: "2026-11-20T09:30:00.000Z",
               },
             },
           },

@@ -29,11 +29,12 @@ export interface Queue {
    */
   holdsMessage(messageId: string): Promise<boolean>;
   /**
-   * Hands QStash a finished job's webhook; each attempt comes back to its webhook-deliveries route.
-   * Deduplicated by job and final state: the sweep may publish one again whose first publish
+   * Hands QStash a job's webhook: its final state's (`completed`, `failed`), or `playable` (a
+   * streaming output's link given); each attempt comes back to its webhook-deliveries route.
+   * Deduplicated by job and event: the sweep may publish one again whose first publish
    * succeeded unrecorded, and the receiver still gets one webhook.
    */
-  publishWebhook(jobId: string, status: string): Promise<string>;
+  publishWebhook(jobId: string, event: string): Promise<string>;
 }
 
 /** The Worker's routes QStash calls: mounted at these paths (app.ts), and published with them here. */
@@ -59,7 +60,7 @@ const joinDeduplicationId = (jobId: string, dispatch: number) => `join-${jobId}-
  * died counts an interruption, and a message QStash gives up on is one too (lib/lost-messages.ts).
  */
 export const DISPATCH_RETRIES = 3;
-const webhookDeduplicationId = (jobId: string, status: string) => `webhook-${jobId}-${status}`;
+const webhookDeduplicationId = (jobId: string, event: string) => `webhook-${jobId}-${event}`;
 
 export function createQueue(env: Env): Queue {
   // A failed publish must surface quickly so the job can be failed and its unit released.
@@ -123,13 +124,14 @@ export function createQueue(env: Env): Queue {
         throw err;
       }
     },
-    async publishWebhook(jobId, status) {
+    async publishWebhook(jobId, event) {
       const res = await measured("queue", () =>
         client.publishJSON({
           url: webhookDeliveriesUrl,
-          body: { jobId },
+          // A final state's webhook is told by the job's status when it is sent; the playable one is not.
+          body: event === "playable" ? { jobId, event } : { jobId },
           retries: WEBHOOK_DELIVERY_RETRIES,
-          deduplicationId: webhookDeduplicationId(jobId, status),
+          deduplicationId: webhookDeduplicationId(jobId, event),
         }),
       );
       return res.messageId;

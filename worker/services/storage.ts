@@ -36,6 +36,8 @@ export interface Storage {
   deleteUnder(prefix: string): Promise<number>;
   /** Deletes one object; one already gone is no error. */
   deleteObject(key: string): Promise<void>;
+  /** Storage's own answer to a GET or HEAD of the object, a byte range passed on: 200, 206, 304, 404 or 416. */
+  read(key: string, request: { method: "GET" | "HEAD"; range?: string; ifNoneMatch?: string }): Promise<Response>;
 }
 
 /** What a presigned PUT's body must be. */
@@ -220,6 +222,12 @@ export function createStorage(env: Env): Storage {
       await res.arrayBuffer();
       if (!res.ok && res.status !== 404)
         throw new Error(`Storage AbortMultipartUpload ${key} failed with ${res.status}`);
+    },
+    read(key, { method, range, ifNoneMatch }) {
+      const headers: Record<string, string> = {};
+      if (range) headers.range = range;
+      if (ifNoneMatch) headers["if-none-match"] = ifNoneMatch;
+      return measured("storage-read", () => client.fetch(objectUrl(key), { method, headers }));
     },
     async deleteObject(key) {
       const res = await measured("storage-delete", () => client.fetch(objectUrl(key), { method: "DELETE" }));

@@ -7,6 +7,7 @@ export type SubrequestKind =
   | "storage-head"
   | "storage-list"
   | "storage-delete"
+  | "storage-read"
   | "storage-list-parts"
   | "storage-multipart"
   | "sign"

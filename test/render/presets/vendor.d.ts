@@ -13,10 +13,12 @@ declare module "m3u8-parser" {
         };
       }[];
       segments: { uri: string; duration: number; map?: { uri: string } }[];
-      mediaGroups?: { AUDIO?: Record<string, Record<string, { uri: string }>> };
+      mediaGroups?: { AUDIO?: Record<string, Record<string, { uri: string; default?: boolean }>> };
       playlistType?: string;
       endList?: boolean;
       targetDuration?: number;
+      mediaSequence?: number;
+      start?: { timeOffset: number; precise?: boolean };
     };
   }
 }

@@ -5,7 +5,7 @@
  * table and what a move reports (table.ts), the one statement every transition is (move.ts),
  * creation with its quota claim (create.ts), each family of transitions (claims.ts, reports.ts,
  * cancel.ts, queue-refusal.ts, interruptions.ts), and the writes that are not a change of state
- * (bookkeeping.ts).
+ * (bookkeeping.ts; a streaming output's layout and playable moment, stream.ts).
  */
 export { recordMessage, scratchSettled, webhookSettled } from "./bookkeeping";
 export { cancel } from "./cancel";
@@ -14,4 +14,5 @@ export { create, type Creator } from "./create";
 export { INTERRUPTED_MESSAGE, lostMessageFail, lostMessageRequeue, sweepFail, sweepRequeue } from "./interruptions";
 export { failUnqueued } from "./queue-refusal";
 export { complete, fail, heartbeat, retry } from "./reports";
+export { markPlayable, playableWebhookSettled, recordStreamLayout } from "./stream";
 export { type Refusal, TRANSITIONS, type TransitionName, type TransitionOutcome } from "./table";

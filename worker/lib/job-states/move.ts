@@ -43,11 +43,12 @@ export async function move(
   if (!isUuid(target.id)) return { moved: false, found: null };
   const { from, to } = TRANSITIONS[name];
   // A job that ends leaves its scratch to delete, marked in the same statement (lib/split-jobs.ts):
-  // a split job's, and an interrupted one's, whose encoder may have stored pieces before it died
-  // that no split recorded.
+  // a split job's, an interrupted one's, whose encoder may have stored pieces before it died that
+  // no split recorded, and the stream of one that ends without completing.
+  const keepsStream = to === "completed" ? sql`` : sql` and ${jobs.stream} is null`;
   const scratch: Changes = FINAL_STATUSES.includes(to)
     ? {
-        scratchPendingSince: sql`case when ${jobs.split} is null and ${jobs.interruptions} = 0 then null else ${new Date().toISOString()}::timestamptz end`,
+        scratchPendingSince: sql`case when ${jobs.split} is null and ${jobs.interruptions} = 0${keepsStream} then null else ${new Date().toISOString()}::timestamptz end`,
       }
     : {};
   const before = db.$with("before").as(

@@ -1,5 +1,7 @@
+import { eq } from "drizzle-orm";
 import { Hono } from "hono";
 import { createMiddleware } from "hono/factory";
+import { jobs } from "../../../drizzle/schema";
 import { MAX_PARTS, partOutputKey, taskIndices } from "../../../domain/split";
 import { isUuid } from "../../../domain/ids";
 import type { AppEnv } from "../../context";
@@ -54,7 +56,14 @@ const endedStatus = (found: partStates.Found | null) =>
 
 /** What a job's encoder stored after the job ended (and its scratch was deleted), deleted after the answer. */
 function deleteLateScratch(services: Services, jobId: string, wait: (work: Promise<unknown>) => void) {
-  wait(deleteScratch(services, jobId).catch((err) => logJobError("a late scratch could not be deleted", jobId, err)));
+  const late = async () => {
+    const [job] = await services.db
+      .select({ id: jobs.id, accountId: jobs.accountId, status: jobs.status })
+      .from(jobs)
+      .where(eq(jobs.id, jobId));
+    if (job) await deleteScratch(services, job);
+  };
+  wait(late().catch((err) => logJobError("a late scratch could not be deleted", jobId, err)));
 }
 
 /** The job a part failed: its webhook, its other parts' messages and its scratch, after the answer. */

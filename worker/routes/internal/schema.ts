@@ -82,3 +82,58 @@ export const splitBody = z.object({
 export const partHeartbeatBody = heartbeatBody.pick({ claim: true, progress: true });
 export const partCompleteBody = z.object({ claim: claimNumber, outputKey: z.string().min(1) });
 export const partFailBody = failBody.pick({ claim: true, errorMessage: true, retryable: true });
+
+/** A rendition's folder name: a rung's height, or the audio (domain/stream/layout.ts). */
+const renditionName = z.string().regex(/^(\d{1,5}p|audio)$/);
+/** A stream's segments at most: an 8-hour source in 1-second segments, and room to spare. */
+const MAX_SEGMENTS = 100_000;
+
+const streamLayout = z.object({
+  segmentType: z.enum(["mpegts", "fmp4"]),
+  manifest: z.enum(["hls", "dash", "cmaf"]),
+  segmentSeconds: z.number().positive().max(60),
+  programDateTime: z.boolean(),
+  renditions: z
+    .array(
+      z.object({
+        name: renditionName,
+        kind: z.enum(["video", "audio"]),
+        bandwidth: count,
+        averageBandwidth: count,
+        width: count.max(16384).optional(),
+        height: count.max(16384).optional(),
+        frameRate: z
+          .string()
+          .regex(/^\d{1,6}\/\d{1,6}$/)
+          .optional(),
+      }),
+    )
+    .min(1)
+    .max(16)
+    .refine((renditions) => new Set(renditions.map((r) => r.name)).size === renditions.length, {
+      message: "Each rendition's name once",
+    }),
+});
+
+/** Segments a stream's encoder stored, and the layout with its first report (domain/stream/). */
+export const streamReportBody = z.object({
+  claim: claimNumber,
+  /** The part that made them; absent when the job's own encode did. */
+  part: z.number().int().min(0).max(MAX_PARTS).optional(),
+  layout: streamLayout.optional(),
+  segments: z
+    .array(
+      z.object({
+        rendition: renditionName,
+        index: z.number().int().min(0).max(MAX_SEGMENTS),
+        duration: z.number().positive().max(3600),
+        start: z.number().nonnegative().max(1e9).optional(),
+        codecs: z
+          .string()
+          .regex(/^[A-Za-z0-9.]{1,64}$/)
+          .optional(),
+      }),
+    )
+    // Within the internal body limit (64 KiB): the encoder sends more in reports of their own.
+    .max(300),
+});

@@ -2,15 +2,16 @@ import { Hono } from "hono";
 import { z } from "zod";
 import type { AppEnv } from "../../context";
 import { ApiError } from "../../errors";
-import { deliverWebhook } from "../../lib/webhooks";
+import { deliverWebhook, type WebhookTopic } from "../../lib/webhooks";
 import { verifyQStash } from "./verify";
 
-const attemptBody = z.object({ jobId: z.string().uuid() });
+const attemptBody = z.object({ jobId: z.string().uuid(), event: z.literal("playable").optional() });
 
-function parseAttempt(raw: string): string | null {
+function parseAttempt(raw: string): { jobId: string; topic: WebhookTopic } | null {
   try {
     const parsed = attemptBody.safeParse(JSON.parse(raw));
-    return parsed.success ? parsed.data.jobId : null;
+    if (!parsed.success) return null;
+    return { jobId: parsed.data.jobId, topic: parsed.data.event === "playable" ? "playable" : "finished" };
   } catch {
     return null;
   }
@@ -22,10 +23,10 @@ function parseAttempt(raw: string): string | null {
  * answered with a 502 so QStash retries.
  */
 export const webhookDeliveries = new Hono<AppEnv>().post("/", verifyQStash, async (c) => {
-  const jobId = parseAttempt(await c.req.text());
+  const attempt = parseAttempt(await c.req.text());
   // A signed message that can never succeed: QStash is told not to retry it.
-  if (!jobId) throw ApiError.malformedDelivery("Expected {jobId}");
-  const outcome = await deliverWebhook(c.get("services"), jobId);
+  if (!attempt) throw ApiError.malformedDelivery("Expected {jobId}");
+  const outcome = await deliverWebhook(c.get("services"), attempt.jobId, attempt.topic);
   if ("delivered" in outcome && !outcome.delivered) throw ApiError.webhookNotDelivered(outcome.reason);
   return c.json(outcome);
 });

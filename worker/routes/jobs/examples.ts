@@ -20,6 +20,9 @@ export const EXAMPLE_JOB_IDS = {
 
 const path = (id: string) => `/api/v1/jobs/${id}`;
 const SOURCE = "https://media.example.com/source.mp4";
+/** A playback link as GET /jobs/{id} gives one (docs/playback.md#the-link). */
+export const PLAYBACK_URL =
+  "https://api.example.com/play/8e2f1a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b/1795254792.q0N9mD0d3k6r5v2W8tYpZx1cB4nF7hJ2sL3aE5gQ9uM/master.m3u8";
 export const SIGNED_OUTPUT_URL =
   "https://example-account.r2.cloudflarestorage.com/videos/outputs/9b2d6f40-3c1e-4a57-8f0e-6d2b1c4a7e93/3f9a7c2e-1b4d-4e8f-a6c5-0d9e8f7a6b5c/output.mp4" +
   "?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Date=20261120T093310Z&X-Amz-Expires=14400&X-Amz-SignedHeaders=host" +
@@ -91,6 +94,7 @@ const readJob = (id: string, fields: Record<string, unknown>) => ({
   inputUrl: SOURCE,
   outputUrl: null,
   expiration: null,
+  playbackUrl: null,
   duration: null,
   errorMessage: null,
   retryCount: 0,
@@ -104,9 +108,11 @@ const readJob = (id: string, fields: Record<string, unknown>) => ({
 export const jobReadExamples = {
   queued: { summary: "Queued", value: readJob(EXAMPLE_JOB_IDS.queued, { clientMetadata: { orderId: 42 } }) },
   processing: {
-    summary: "Processing, 40% done",
+    summary: "Processing, 40% done, its HLS stream already playable",
     value: readJob(EXAMPLE_JOB_IDS.processing, {
       status: "processing",
+      preset: "hls_abr_264_basic",
+      playbackUrl: PLAYBACK_URL,
       progress: 0.4,
       metadata: lifecycle("2026-11-20T09:30:04.120Z", null, "2026-11-20T09:31:02.480Z"),
     }),
@@ -162,6 +168,7 @@ export const jobListExamples = {
           inputUrl: SOURCE,
           outputUrl: SIGNED_OUTPUT_URL,
           expiration: "2026-11-20T13:33:10.000Z",
+          playbackUrl: null,
           duration: 62.5,
           errorMessage: null,
           createdAt: "2026-11-20T09:30:00.000Z",

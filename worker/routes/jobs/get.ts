@@ -2,6 +2,7 @@ import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context";
 import { ApiError } from "../../errors";
 import { outputState } from "../../lib/output-links";
+import { playbackLink } from "../../lib/playback-links";
 import { requireCallerWithOwnJob } from "../../middleware/own-job";
 import { authenticated, jsonResponse } from "../../openapi/common";
 import { authenticatedErrors, examples, NotFoundError } from "../../openapi/errors";
@@ -17,7 +18,7 @@ const getJobRoute = createRoute({
   operationId: "getJob",
   summary: "Read a job",
   description:
-    "The job's status, its signed output link once completed (signed afresh on every read), and its progress. Poll every 10–15 seconds.",
+    "The job's status, its signed output link once completed (signed afresh on every read), its progress, and for a streaming preset its playback link as soon as the stream plays (while it is still processing). Poll every 10–15 seconds.",
   security: authenticated,
   middleware: [requireCallerWithOwnJob] as const,
   request: { params: jobIdParam },
@@ -34,6 +35,10 @@ export function registerGetJob(app: OpenAPIHono<AppEnv>) {
     const services = c.get("services");
     const job = c.get("ownJob");
     if (!job) throw ApiError.notFound();
-    return c.json(presentJob(job, await outputState(services, job, caller.plan)), 200);
+    const [output, playback] = await Promise.all([
+      outputState(services, job, caller.plan),
+      playbackLink(services.env, job, caller.plan),
+    ]);
+    return c.json(presentJob(job, output, playback), 200);
   });
 }

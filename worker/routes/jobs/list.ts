@@ -4,6 +4,7 @@ import { accounts, apiKeys, jobs } from "../../../drizzle/schema";
 import type { AppEnv } from "../../context";
 import { listedColumns } from "../../lib/job-columns";
 import { outputStates } from "../../lib/output-links";
+import { playbackLinks } from "../../lib/playback-links";
 import { activeKey, callerColumns } from "../../lib/callers";
 import { requireCallerIn } from "../../middleware/auth";
 import { preparedPerDatabase, type Database } from "../../services/db";
@@ -124,8 +125,11 @@ export function registerListJobs(app: OpenAPIHono<AppEnv>) {
       return (await db.select({ total: count() }).from(jobs).where(where))[0].total;
     };
     const total = pageTotal ?? (page > 1 ? await countAll() : 0);
-    const outputs = await outputStates(services, rows, caller.plan);
-    const items = rows.map((job, i) => presentListItem(job, outputs[i]));
+    const [outputs, playbacks] = await Promise.all([
+      outputStates(services, rows, caller.plan),
+      playbackLinks(services.env, rows, caller.plan),
+    ]);
+    const items = rows.map((job, i) => presentListItem(job, outputs[i], playbacks[i]));
 
     const totalPages = Math.ceil(total / limit);
     const pageLink = (n: number) => {

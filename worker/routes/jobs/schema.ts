@@ -117,6 +117,10 @@ const jobFields = {
       "Signed download link, signed afresh on every read; needs no Authorization header. Null unless completed with its output in storage.",
   }),
   expiration: nullableTimestamp.openapi({ description: "When outputUrl stops working." }),
+  playbackUrl: z.url().nullable().openapi({
+    description:
+      "For a streaming preset (hls_*, dash_*, cmaf_*, live_*): a signed link to its HLS master playlist (HLS and CMAF presets) or MPD (DASH presets), given as soon as every rendition has its first segment stored, while the job is still processing, and signed afresh on every read for the plan's link lifetime. Any player opens it as it is (no headers). Null for other presets, before that moment, and once the job has failed or been cancelled.",
+  }),
   duration: z.number().nullable().openapi({
     description:
       "Source duration in seconds, measured during processing: set within a heartbeat of the encoder's probe of the source (for a timeline, its length), null until then.",

@@ -26,11 +26,7 @@ function outline(job: ListedJob, output: OutputState, playback: PlaybackLink | n
 }
 
 /** GET /jobs/{id} (docs/contract.md §3.1). */
-export function presentJob(
-  job: PresentedJob,
-  output: OutputState,
-  playback: PlaybackLink | null,
-): z.infer<typeof Job> {
+export function presentJob(job: PresentedJob, output: OutputState, playback: PlaybackLink | null): z.infer<typeof Job> {
   return {
     ...outline(job, output, playback),
     retryCount: job.retryCount,

@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
 import { flightsByKey, semaphore } from "../../../encoder/concurrency";
+import { microtasksDrained } from "../../support/barriers";
 
 const deferred = <T>() => {
   let resolve!: (v: T) => void;
@@ -43,20 +44,22 @@ describe("encoder concurrency", () => {
           active--;
         });
       const runs = [job(), job(), job()];
-      await new Promise((r) => setTimeout(r, 5));
+      await vi.waitFor(() => expect(gates).toHaveLength(2));
       gates[0]();
       // The new call lands `delay` microtasks after the release.
       let landed: Promise<unknown> = Promise.resolve();
       for (let i = 0; i < delay; i++) landed = landed.then(() => undefined);
       await landed.then(() => runs.push(job()));
-      await new Promise((r) => setTimeout(r, 5));
+      // The waiter takes the freed slot; once every reaction of the release has run, the new call has had its chance too.
+      await vi.waitFor(() => expect(gates).toHaveLength(3));
+      await microtasksDrained();
       expect(peak, `a call ${delay} microtasks after the release`).toBe(2);
       // Let every job finish: each opened gate frees a slot for the next waiter.
       let settled = false;
       const all = Promise.all(runs).then(() => (settled = true));
       while (!settled) {
         for (const open of gates) open();
-        await new Promise((r) => setTimeout(r, 1));
+        await microtasksDrained();
       }
       await all;
     }
@@ -110,10 +113,11 @@ describe("encoder concurrency", () => {
       order.push("c starts");
       return "c";
     });
-    await new Promise((r) => setTimeout(r, 10));
+    await microtasksDrained();
     expect(order).toEqual(["a starts"]);
     gate.resolve("a");
-    await new Promise((r) => setTimeout(r, 10));
+    await vi.waitFor(() => expect(order).toEqual(["a starts", "a ends", "b starts"]));
+    await microtasksDrained();
     expect(order).toEqual(["a starts", "a ends", "b starts"]);
     later.resolve("b");
     expect(await Promise.all([first, second, third])).toEqual(["a", "b", "c"]);

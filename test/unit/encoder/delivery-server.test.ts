@@ -12,6 +12,7 @@ import type { PipelineDeps, RenderResult } from "../../../encoder/jobs/pipeline"
 import { createEncoderServer } from "../../../encoder/server";
 import type { Uploader } from "../../../encoder/upload/s3";
 import { qstashSignature } from "../../support/qstash-signature";
+import { microtasksDrained } from "../../support/barriers";
 import { jobsOnly } from "../../support/jobs-only";
 
 /**
@@ -343,8 +344,9 @@ describe("the encoder stopping (a deploy's SIGTERM)", () => {
     await holdingOneDelivery(async (server, url, answer, release) => {
       let drained: boolean | undefined;
       const draining = server.drain(30_000).then((all) => (drained = all));
+      // The port refusing a request shows the drain under way; what it does without waiting, it has done by then.
       await expect(fetch(url.replace("/deliveries/jobs", "/healthz"))).rejects.toThrow();
-      await new Promise((r) => setTimeout(r, 100));
+      await microtasksDrained();
       expect(drained).toBeUndefined();
       release();
       expect((await answer).status).toBe(200);

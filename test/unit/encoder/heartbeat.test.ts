@@ -1,5 +1,6 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { startHeartbeat } from "../../../encoder/jobs/heartbeat";
+import { timerTurns } from "../../support/barriers";
 
 describe("the heartbeat", () => {
   it("sends one beat at a time to a slow Worker, and nothing of it lands after stop() returns", async () => {
@@ -8,22 +9,33 @@ describe("the heartbeat", () => {
     let beats = 0;
     let landedAfterStop = 0;
     let stopped = false;
+    let turns: ReturnType<typeof timerTurns> | undefined;
+    // A slow Worker: each beat is answered only after five of the interval's turns, each a chance to send another.
     const send = async () => {
       beats += 1;
       most = Math.max(most, ++open);
-      await new Promise((r) => setTimeout(r, 120));
+      await turns?.passed(5);
       open -= 1;
       if (stopped) landedAfterStop += 1;
       return { status: "processing" };
     };
     const heartbeat = startHeartbeat(send, 20, () => undefined);
-    await new Promise((r) => setTimeout(r, 500));
-    await heartbeat.stop();
-    stopped = true;
-    await new Promise((r) => setTimeout(r, 300));
-    expect(beats).toBeGreaterThanOrEqual(3);
-    expect(most).toBe(1);
-    expect(landedAfterStop).toBe(0);
+    turns = timerTurns(20);
+    try {
+      await vi.waitFor(() => expect(beats).toBeGreaterThanOrEqual(3), { timeout: 30_000, interval: 5 });
+      // Stopped while a beat is out: stop() waits for its answer.
+      await vi.waitFor(() => expect(open).toBe(1), { timeout: 30_000, interval: 1 });
+      await heartbeat.stop();
+      stopped = true;
+      const sent = beats;
+      // The interval's next turns, had stop() left it running.
+      await turns.passed(10);
+      expect(beats).toBe(sent);
+      expect(most).toBe(1);
+      expect(landedAfterStop).toBe(0);
+    } finally {
+      turns.stop();
+    }
   });
 
   it("carries the progress, and the duration from the moment it is known", async () => {
@@ -35,7 +47,10 @@ describe("the heartbeat", () => {
     const heartbeat = startHeartbeat(send, 10, () => undefined);
     const beatsSoon = async (count: number) => {
       const from = sent.length;
-      while (sent.length < from + count) await new Promise((r) => setTimeout(r, 5));
+      await vi.waitFor(() => expect(sent.length).toBeGreaterThanOrEqual(from + count), {
+        timeout: 10_000,
+        interval: 5,
+      });
       return sent.at(-1);
     };
     expect(await beatsSoon(1)).toEqual({ progress: undefined, duration: undefined });

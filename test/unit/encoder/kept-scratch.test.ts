@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { keptScratch } from "../../../encoder/split/kept-scratch";
 
 /** docs/scaling.md#scratch-kept-where-it-was-made */
@@ -57,8 +57,7 @@ describe("the inputs an encoder cut, kept for its own later tasks", () => {
   it("a piece not taken in time is deleted; a dropped one at once; a new store starts empty", async () => {
     const pieces = await keptScratch(store(), 50);
     await pieces.keep("a", cut, '"t"');
-    await new Promise((r) => setTimeout(r, 150));
-    expect(await readdir(store())).toEqual([]);
+    await vi.waitFor(async () => expect(await readdir(store())).toEqual([]), { timeout: 10_000, interval: 10 });
     expect(await pieces.take("a", async () => '"t"')).toBeUndefined();
 
     await pieces.keep("b", cut, '"t"');

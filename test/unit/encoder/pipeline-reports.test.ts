@@ -2,13 +2,14 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { partOutputKey, type SplitPlan } from "../../../domain/split";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { InternalApiError, JobGoneError, type ClaimedJob, type InternalApi } from "../../../encoder/internal-api";
 import { processDelivery, type PipelineDeps } from "../../../encoder/jobs/pipeline";
 import { headStart } from "../../../encoder/split/head-start";
 import { keptScratch } from "../../../encoder/split/kept-scratch";
 import type { Uploader } from "../../../encoder/upload/s3";
 import { jobsOnly } from "../../support/jobs-only";
+import { timerTurns } from "../../support/barriers";
 
 /**
  * What the pipeline does when the Worker does not take a claim or a report (its own retries,
@@ -90,18 +91,27 @@ describe("reports the Worker did not take", () => {
 
   it("the heartbeat goes on while a report waits for the Worker, so the sweep does not take the job for abandoned", async () => {
     const { deps, calls } = pipeline({});
+    // The Worker answers the report only once a beat has come in while it waited.
     deps.api.complete = async () => {
       calls.push("complete");
-      await new Promise((r) => setTimeout(r, 300));
+      await vi.waitFor(() => expect(calls.slice(calls.indexOf("complete"))).toContain("heartbeat"), {
+        timeout: 30_000,
+        interval: 5,
+      });
       calls.push("completed");
       return { status: "completed" };
     };
     await expect(processDelivery(deps, { jobId: jobId, dispatch: 0 })).resolves.toBe("done");
     const during = calls.slice(calls.indexOf("complete"), calls.indexOf("completed"));
     expect(during.filter((c) => c === "heartbeat").length).toBeGreaterThan(0);
-    // Stopped once the report is in.
+    // Stopped once the report is in: the heartbeat's interval (set before this ticker) has its turns, and sends nothing.
     const after = calls.length;
-    await new Promise((r) => setTimeout(r, 100));
+    const turns = timerTurns(deps.heartbeatMs);
+    try {
+      await turns.passed(5);
+    } finally {
+      turns.stop();
+    }
     expect(calls.length).toBe(after);
   });
 
@@ -170,7 +180,8 @@ describe("a job handed off in parts (docs/scaling.md)", () => {
     const { deps, calls, lines } = pipeline({
       // The Worker took the split: the job's own beats are refused from then on, one landing before the split's answer.
       heartbeat: async () => {
-        setTimeout(splitAnswered, 50);
+        // Answered once the refusal has been dealt with: every promise reaction it set off has run.
+        setImmediate(splitAnswered);
         throw new JobGoneError("processing");
       },
     });

@@ -100,8 +100,8 @@ describe("guarded download", () => {
       }
       // Promises the whole payload, sends half, and drops the connection.
       if (url.pathname === "/truncated") {
-        res.writeHead(200, { "content-length": payload.length }).write(payload.subarray(0, payload.length / 2));
-        return setTimeout(() => res.destroy(), 50);
+        res.writeHead(200, { "content-length": payload.length });
+        return res.write(payload.subarray(0, payload.length / 2), () => res.destroy());
       }
       res.writeHead(500).end();
     });

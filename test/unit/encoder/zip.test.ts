@@ -3,7 +3,7 @@ import { mkdtemp, readdir, readlink, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Readable } from "node:stream";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import yauzl from "yauzl";
 import { zipStream } from "../../../encoder/upload/zip";
 
@@ -90,8 +90,8 @@ describe("zipStream", () => {
         read += (chunk as Buffer).length;
         if (read > 10 * 1024 * 1024) break;
       }
-      await new Promise((r) => setTimeout(r, 200));
-      expect(await openMembers()).toEqual([]);
+      // The members close as the stream is destroyed, after the loop's break: wait for the last to go.
+      await vi.waitFor(async () => expect(await openMembers()).toEqual([]), { timeout: 10_000, interval: 10 });
     } finally {
       await rm(big, { recursive: true, force: true });
     }

@@ -142,10 +142,10 @@ describe("the watchdog", () => {
     expect(await bytesRead(2 ** 22 + 1)).toBeNull();
   });
 
-  it("stops an FFmpeg waiting on input that never comes (a FIFO nobody writes), retryably, within the stall window", async () => {
+  it("stops an FFmpeg waiting on input that never comes (a FIFO nobody writes), retryably, once the stall window has passed", async () => {
     const fifo = join(dir, "never-written.fifo");
     await exec("mkfifo", [fifo]);
-    const started = Date.now();
+    // Waiting on the FIFO for ever: only the watchdog can end the run.
     const err = await runFfmpeg([...head(fifo), "-f", "null", "-"], {
       workDir: dir,
       durationSeconds: 10,
@@ -155,8 +155,6 @@ describe("the watchdog", () => {
     expect(err.message).toBe(
       "FFmpeg could not process the source: ffmpeg made no progress for 1.5 s (it encoded nothing and read nothing) and was stopped.",
     );
-    expect(Date.now() - started).toBeGreaterThanOrEqual(1500);
-    expect(Date.now() - started).toBeLessThan(30_000);
     expect(await ffmpegRunning("never-written.fifo")).toBe(false);
   });
 
@@ -235,17 +233,19 @@ describe("the watchdog", () => {
       "null",
       "-",
     ];
-    const started = Date.now();
-    // Said to be 0.5 s of media: 1 s of stall window + 2 × 0.5 s is a limit of 2 s.
+    // Said to be 0.5 s of media: 1 s of stall window + 2 × 0.5 s is a limit of 2 s. The source
+    // runs 60 s: the run ends well before it only if the watchdog stops it.
     const err = await runFfmpeg(args, { durationSeconds: 0.5, watchdog: { stallMs: 1000, timeLimitFactor: 2 } }).catch(
       (e) => e,
     );
     expect(err).toMatchObject({ kind: "ffmpeg", retryable: true });
-    expect(err.message).toMatch(
-      /^FFmpeg could not process the source: ffmpeg ran for \d+(\.\d)? s on 0\.5 s of media, more than 2 times its duration, and was stopped\.$/,
-    );
-    expect(Date.now() - started).toBeGreaterThanOrEqual(2000);
-    expect(Date.now() - started).toBeLessThan(30_000);
+    const ranFor =
+      /^FFmpeg could not process the source: ffmpeg ran for (\d+(?:\.\d)?) s on 0\.5 s of media, more than 2 times its duration, and was stopped\.$/.exec(
+        err.message,
+      );
+    expect(ranFor, err.message).not.toBeNull();
+    // Not before its limit, by the watchdog's own clock.
+    expect(Number(ranFor?.[1])).toBeGreaterThanOrEqual(2);
   });
 });
 

@@ -1,15 +1,17 @@
 /** The probe and the runner on real files and a real FFmpeg; what they parse is checked in test/unit/ffmpeg-args/probe-run.test.ts. */
+import { randomUUID } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { head, STDIN_INPUT } from "../../../encoder/ffmpeg/args/command";
 import { probeFile, probeImage } from "../../../encoder/ffmpeg/probe";
 import { runFfmpeg } from "../../../encoder/ffmpeg/run";
 import { bombPng, hugePictureVideo } from "../../support/hostile-media";
 import { ffmpeg, makeSource } from "../../support/media";
+import { processesMatching } from "../../e2e/dev-runner-support";
 
 describe("picture size limits: 8192 a side, 8192x4320 in all", () => {
   it("real files: a video of 16000x16000 PNG frames and a PNG decompression bomb are refused by their probes", async () => {
@@ -86,7 +88,9 @@ describe("runner helpers", () => {
 
   it("kills FFmpeg promptly on abort and rejects with the abort reason", async () => {
     const controller = new AbortController();
-    const started = Date.now();
+    // The source never ends: only the abort can end the run. The marker finds this FFmpeg among the machine's.
+    const marker = `abort-${randomUUID()}`;
+    let runningAtAbort: number | undefined;
     const run = runFfmpeg(
       [
         "-hide_banner",
@@ -97,6 +101,8 @@ describe("runner helpers", () => {
         "testsrc2=size=320x240:rate=30",
         "-progress",
         "pipe:1",
+        "-metadata",
+        `comment=${marker}`,
         "-f",
         "null",
         "-",
@@ -104,11 +110,15 @@ describe("runner helpers", () => {
       {
         signal: controller.signal,
         durationSeconds: 1000,
-        onProgress: () => controller.abort(new Error("cancelled")),
+        onProgress: () => {
+          runningAtAbort ??= processesMatching(`^ffmpeg .*${marker}`).length;
+          controller.abort(new Error("cancelled"));
+        },
       },
     );
     await expect(run).rejects.toThrowError("cancelled");
-    expect(Date.now() - started).toBeLessThan(5000);
+    expect(runningAtAbort).toBe(1);
+    await vi.waitFor(() => expect(processesMatching(`^ffmpeg .*${marker}`)).toEqual([]), { timeout: 5000 });
   });
 
   describe("an input fed on stdin (a split part's piece as it downloads)", () => {

@@ -1,7 +1,8 @@
-import { chmod, mkdir, mkdtemp, rm, stat, writeFile } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { chmod, mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { resolveFont } from "../../../encoder/timeline/fonts";
 
 let dir: string;
@@ -68,11 +69,14 @@ describe("when fc-match cannot answer", () => {
   it("fc-match stuck is stopped, and the attempt fails as retryable: a passing state of the machine, not its set-up", async () => {
     const bin = join(dir, "stuck");
     await mkdir(bin);
-    await writeFile(join(bin, "fc-match"), "#!/bin/sh\nexec /bin/sleep 30\n");
+    // Stuck for longer than the test may run: it ends in time only if it is stopped.
+    const pidFile = join(bin, "pid");
+    await writeFile(join(bin, "fc-match"), `#!/bin/sh\necho $$ > ${pidFile}\nexec /bin/sleep 600\n`);
     await chmod(join(bin, "fc-match"), 0o755);
-    const started = Date.now();
     const err = await withPath(bin, () => resolveFont("DejaVu Sans", "normal").catch((e) => e));
     expect(err).toMatchObject({ kind: "internal", retryable: true });
-    expect(Date.now() - started).toBeLessThan(20_000);
+    const pid = Number(await readFile(pidFile, "utf8"));
+    expect(pid).toBeGreaterThan(0);
+    await vi.waitFor(() => expect(existsSync(`/proc/${pid}`), `fc-match (${pid}) still running`).toBe(false));
   }, 30_000);
 });

@@ -31,6 +31,8 @@ function connectTo(host: string, port: number): Promise<Socket | null> {
 
 export interface FlyProxy {
   url: string;
+  /** Requests waiting for an encoder to free, every one at its hard limit. */
+  waiting(): number;
   stop(): Promise<void>;
 }
 
@@ -148,5 +150,5 @@ export async function startFlyProxy(opts: {
   });
   server.requestTimeout = 0;
   const port = await listen(server, host, opts.port);
-  return { url: `http://${host}:${port}`, stop: () => close(server) };
+  return { url: `http://${host}:${port}`, waiting: () => waiting.size, stop: () => close(server) };
 }

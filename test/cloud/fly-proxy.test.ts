@@ -143,7 +143,7 @@ describe("the local Fly.io proxy", () => {
     const leaving = new AbortController();
     const left = fetch(`${proxy.url}/x`, { method: "POST", body: "left", signal: leaving.signal }).catch(() => "left");
     const waiting = send("waiting");
-    await new Promise((r) => setTimeout(r, 200));
+    await vi.waitFor(() => expect(proxy.waiting()).toBe(2));
     expect([...held.keys()]).toEqual(["long", "short"]);
     leaving.abort();
     expect(await left).toBe("left");

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import { AwsClient } from "aws4fetch";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { multipartRefusal, startS3Server } from "../../dev/cloud/s3-server";
 import { createUploader, ONE_PUT_BYTES, PART_SIZE } from "../../encoder/upload/s3";
 import { startStorageFront } from "../faults/support";
@@ -103,12 +103,12 @@ describe("encoder uploads to the S3 API (aws4fetch)", () => {
     const chunks = (data: Buffer) =>
       Array.from({ length: Math.ceil(data.length / 65536) }, (_, i) => data.subarray(i * 65536, (i + 1) * 65536));
     const parts = (data: Buffer) => Readable.from(chunks(data));
-    /** The first part's bytes, then a pause long enough for its upload to end before the rest comes: no one awaits it then. */
+    /** The first part's bytes, the rest only once storage has answered that part: no one awaits it then. */
     const slowAfterFirstPart = (data: Buffer) =>
       Readable.from(
         (async function* () {
           yield* chunks(data.subarray(0, PART_SIZE));
-          await new Promise((r) => setTimeout(r, 500));
+          await vi.waitFor(() => expect(front.refused().answer403).toBe(1), { timeout: 30_000, interval: 10 });
           yield* chunks(data.subarray(PART_SIZE));
         })(),
       );

@@ -1,4 +1,5 @@
 import { createServer } from "node:http";
+import { vi } from "vitest";
 
 export interface ReceivedHook {
   headers: Record<string, string>;
@@ -26,13 +27,14 @@ export async function startWebhookReceiver(opts: { refuseFirst?: number; holdMs?
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   async function waitForAttempts(jobId: string, count: number, timeoutMs = 20_000): Promise<ReceivedHook[]> {
-    const deadline = Date.now() + timeoutMs;
-    while (Date.now() < deadline) {
-      const hits = attemptsOf(jobId);
-      if (hits.length >= count) return hits;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    throw new Error(`fewer than ${count} webhook attempts for ${jobId}`);
+    return vi.waitFor(
+      () => {
+        const hits = attemptsOf(jobId);
+        if (hits.length < count) throw new Error(`fewer than ${count} webhook attempts for ${jobId}`);
+        return hits;
+      },
+      { timeout: timeoutMs, interval: 20 },
+    );
   }
   return {
     url: `http://127.0.0.1:${(server.address() as { port: number }).port}/hooks`,

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { prepareSampleMedia, SAMPLE_CLIP, SAMPLE_LOGO } from "../../../dev/samples";
 import { processesMatching } from "../../e2e/dev-runner-support";
+import { microtasksDrained } from "../../support/barriers";
 
 /** The pids of live FFmpeg processes writing into `dir`. */
 const ffmpegIn = (dir: string) => processesMatching(`^ffmpeg .*${dir}`).map((line) => Number(line.split(" ")[0]));
@@ -14,6 +15,13 @@ function stateOf(pid: number): string {
   const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
   return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[0];
 }
+
+/** Whether a SIGTERM sent to the process waits on it, undelivered (it is stopped): /proc's pending set. */
+function termPending(pid: number): boolean {
+  const pending = /^ShdPnd:\s*([0-9a-f]+)$/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? "0";
+  return (BigInt(`0x${pending}`) & (1n << BigInt(SIGTERM - 1))) !== 0n;
+}
+const SIGTERM = 15;
 
 /**
  * The sample media being made into a directory of its own, its FFmpeg found and held with
@@ -66,7 +74,13 @@ describe("npm run dev's sample media", () => {
     // settle (and let `npm run dev` exit) with FFmpeg still there, as it once did.
     try {
       making.stop();
-      const early = await Promise.race([settled, new Promise((resolve) => setTimeout(() => resolve("waiting"), 500))]);
+      // The stop has reached FFmpeg: its SIGTERM waits on the stopped process.
+      await expect.poll(() => termPending(pid), { timeout: 10_000, interval: 5 }).toBe(true);
+      // A start that did not wait for FFmpeg would remove its partial file and settle. The thread
+      // pool starts file operations first in, first out: two of ours, queued after that one and
+      // run one after the other, show its turn has passed.
+      for (let i = 0; i < 2; i++) await rm(join(dir, "after-the-stop"), { force: true });
+      const early = await Promise.race([settled, microtasksDrained().then(() => "waiting")]);
       expect(early).toBe("waiting");
     } finally {
       process.kill(pid, "SIGCONT");

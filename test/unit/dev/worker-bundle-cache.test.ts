@@ -1,7 +1,7 @@
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { bundleOf } from "../../../dev/worker-bundle-cache.mjs";
 
 /**
@@ -88,8 +88,17 @@ describe("the Worker's bundle, kept between starts", () => {
 
   it("is not kept when a source changed while it was built: the next start builds it again", async () => {
     duringBuild = async () => {
-      await new Promise((r) => setTimeout(r, 20));
-      await writeFile(join(root, "worker", "index.ts"), "export default { changed: true }");
+      // The file system's clock, which stamps the change, can lag Date.now() by a tick: written
+      // again until its stamp is past the moment the build began.
+      const building = Date.now();
+      const source = join(root, "worker", "index.ts");
+      await vi.waitFor(
+        async () => {
+          await writeFile(source, "export default { changed: true }");
+          expect((await stat(source)).mtimeMs).toBeGreaterThan(building);
+        },
+        { timeout: 10_000, interval: 1 },
+      );
     };
     await start();
     duringBuild = undefined;

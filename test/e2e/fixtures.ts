@@ -5,6 +5,7 @@ import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ffmpeg, makeSource } from "../support/media";
+import { madeOnce } from "../support/media-cache";
 
 /**
  * Sources generated at test time and served over HTTP on 127.0.0.1, the way a customer's
@@ -55,7 +56,7 @@ export async function startFixtureServer() {
     },
     /** A long, tiny source: cheap to make, long enough to pass a plan's duration limit. */
     async long(name: string, seconds: number) {
-      await ffmpeg([
+      const args = [
         "-f",
         "lavfi",
         "-i",
@@ -74,8 +75,8 @@ export async function startFixtureServer() {
         "aac",
         "-b:a",
         "8k",
-        join(dir, name),
-      ]);
+      ];
+      await madeOnce(join(dir, name), { long: args }, (path) => ffmpeg([...args, path]));
       return `${base}/${name}`;
     },
     stop: async () => {

@@ -1,6 +1,7 @@
 import type { FrameRate } from "../../domain/split.ts";
 import { rawFrames } from "./frames.ts";
 import { ffmpeg } from "./media.ts";
+import { madeOnce } from "./media-cache.ts";
 
 /**
  * Bits of the frame number each frame carries: 2^16 frames, over 36 minutes at 30 fps, more than any
@@ -42,9 +43,16 @@ function block(bit: number, row: number, width: number, height: number, on: stri
 /**
  * A source whose every frame shows its own number (0-based) as a barcode over testsrc2's pattern,
  * which leaves the rest of the picture detailed enough to cost bits to encode; with audio, one
- * unbroken 440 Hz sine tone, so any gap or splice in an output's audio shows as a jump.
+ * unbroken 440 Hz sine tone, so any gap or splice in an output's audio shows as a jump. Made
+ * once for the same options and container (test/support/media-cache.ts), copied to `path`.
  */
 export async function makeNumberedSource(path: string, opts: NumberedSourceOptions): Promise<void> {
+  const args = numberedSourceArgs(opts);
+  await madeOnce(path, { numberedSource: args }, (draft) => ffmpeg([...args, draft]));
+}
+
+/** FFmpeg's arguments for a numbered source, all but the output's path. */
+function numberedSourceArgs(opts: NumberedSourceOptions): string[] {
   const { seconds, fps, width, height, audio, keyframeSeconds, codec = "h264" } = opts;
   const rate = `${fps.num}/${fps.den}`;
   const rowH = Math.floor(height * ROW_FRACTION);
@@ -54,7 +62,7 @@ export async function makeNumberedSource(path: string, opts: NumberedSourceOptio
     bars.push(block(bit, 0, width, height, set), block(bit, 1, width, height, `not(${set})`));
   }
   const gop = keyframeSeconds === undefined ? [] : gopArgs(Math.round((keyframeSeconds * fps.num) / fps.den), codec);
-  await ffmpeg([
+  return [
     "-f",
     "lavfi",
     "-i",
@@ -67,8 +75,7 @@ export async function makeNumberedSource(path: string, opts: NumberedSourceOptio
     "yuv420p",
     ...gop,
     ...(audio ? (codec === "h264" ? ["-c:a", "aac", "-b:a", "128k"] : ["-c:a", "libopus", "-b:a", "128k"]) : []),
-    path,
-  ]);
+  ];
 }
 
 function gopArgs(frames: number, codec: "h264" | "vp9"): string[] {

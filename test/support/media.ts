@@ -1,5 +1,6 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
+import { madeOnce } from "./media-cache.ts";
 
 const run = promisify(execFile);
 
@@ -54,7 +55,8 @@ const music = (seconds: number) => {
 
 /**
  * A test pattern with sound: `seconds` long, `width`x`height` at `fps`, stereo 48 kHz AAC in MP4.
- * The sound is a 440 Hz tone (what the audio checks read), or `music` (see above).
+ * The sound is a 440 Hz tone (what the audio checks read), or `music` (see above). Made once for
+ * the same options (test/support/media-cache.ts), copied to `path`.
  */
 export async function makeSource(
   path: string,
@@ -62,7 +64,7 @@ export async function makeSource(
 ) {
   const { seconds, width = 640, height = 360, fps = 30, audio = true, sound = "tone" } = opts;
   const sounds = { tone: `sine=frequency=440:sample_rate=48000:duration=${seconds}`, music: music(seconds) };
-  await ffmpeg([
+  const args = [
     "-f",
     "lavfi",
     "-i",
@@ -79,6 +81,6 @@ export async function makeSource(
     ...(audio ? ["-c:a", "aac", "-b:a", "96k"] : []),
     "-movflags",
     "+faststart",
-    path,
-  ]);
+  ];
+  await madeOnce(path, { source: args }, (draft) => ffmpeg([...args, draft]));
 }

@@ -1,12 +1,8 @@
-import { execFile } from "node:child_process";
 import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { promisify } from "node:util";
 import { Parser } from "m3u8-parser";
 import yauzl from "yauzl";
-
-const run = promisify(execFile);
 
 /** Every member of a ZIP, by name. */
 export async function readZip(buffer: Buffer): Promise<Map<string, Buffer>> {
@@ -80,18 +76,4 @@ export function checkHlsMaster(members: Map<string, Buffer>, masterName: string)
     heights.push(variant.attributes.RESOLUTION?.height ?? 0);
   }
   return heights.sort((a, b) => b - a);
-}
-
-export async function loudnessLufs(path: string): Promise<number> {
-  const { stderr } = await run(
-    "ffmpeg",
-    ["-hide_banner", "-nostats", "-i", path, "-af", "ebur128", "-f", "null", "-"],
-    {
-      maxBuffer: 64 * 1024 * 1024,
-    },
-  );
-  const summary = stderr.slice(stderr.lastIndexOf("Summary:"));
-  const match = /I:\s+(-?[\d.]+) LUFS/.exec(summary);
-  if (!match) throw new Error("no integrated loudness in ebur128 output");
-  return Number(match[1]);
 }

@@ -5,7 +5,19 @@ import { parse as parseMpd } from "mpd-parser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findDefinition } from "../../../domain/presets/definitions";
 import type { LadderRecipe } from "../../../domain/presets/recipes";
-import { FRAME, LONG_SECONDS, SECONDS, ffprobe, makeSources, readText, render, type Sources } from "./media";
+import { type FfprobeOutput, ffprobeJson } from "../../support/media";
+import { checkHlsMaster as checkZippedHlsMaster, extract, parseM3u8 } from "../../support/outputs";
+import {
+  asDelivered,
+  FRAME,
+  LONG_SECONDS,
+  SECONDS,
+  ffprobe,
+  makeSources,
+  readText,
+  rendered,
+  type Sources,
+} from "./media";
 
 let sources: Sources;
 beforeAll(async () => {
@@ -50,6 +62,34 @@ async function variantVideo(playlistPath: string) {
   return streams.find((s) => s.codec_type === "video")!;
 }
 
+/** The output of a ladder as one ZIP (contract §3.9), its members written out as a player's disk would hold them. */
+async function zipped(presetId: string, input: string) {
+  const { outDir, output } = await rendered(sources, presetId, input);
+  if (output.kind !== "zip") throw new Error("expected a ZIP");
+  const members = await asDelivered(outDir, output.files);
+  return { members, dir: await extract(members) };
+}
+
+/** FFmpeg reads a playlist or manifest and its segments from disk, as a player would. */
+const probeManifest = (path: string) =>
+  ffprobeJson(path, ["-protocol_whitelist", "file"]).catch((err) => {
+    throw new Error(`${path} does not decode: ${err}`);
+  });
+
+/** Every video stream in the ladder's codec (HEVC tagged hvc1), AAC audio beside them; the videos' heights. */
+function ladderStreams(id: string, codec: string, probe: FfprobeOutput): number[] {
+  const videos = probe.streams.filter((s) => s.codec_type === "video");
+  for (const v of videos) {
+    expect(v.codec_name, id).toBe(codec);
+    if (codec === "hevc") expect(v.codec_tag_string, id).toBe("hvc1");
+  }
+  expect(
+    probe.streams.some((s) => s.codec_type === "audio" && s.codec_name === "aac"),
+    id,
+  ).toBe(true);
+  return videos.map((v) => v.height as number);
+}
+
 describe.each([
   ["hls_abr_264_basic", [720, 480, 360], "h264", "avc1", "vod", 6, SECONDS],
   ["hls_abr_264_standard", [720, 480, 360], "h264", "avc1", "vod", 6, SECONDS],
@@ -58,8 +98,10 @@ describe.each([
   // Two segments per rung: whether the rungs are cut at the same instants shows.
   ["live_hls_264_lowlatency", [720, 480, 360], "h264", "avc1", "event", 2, LONG_SECONDS],
 ] as const)("%s renders", (presetId, heights, codec, tag, playlistType, segmentSeconds, seconds) => {
+  const input = () => (seconds === LONG_SECONDS ? sources.avLong : sources.av);
+
   it(`HLS master with ${heights.join("/")}p variants (rungs above 720p dropped), ${codec}`, async () => {
-    const { outDir, output } = await render(sources, presetId, seconds === LONG_SECONDS ? sources.avLong : sources.av);
+    const { outDir, output } = await rendered(sources, presetId, input());
     expect(output.kind).toBe("zip");
     if (output.kind !== "zip") return;
     expect(output.files).toContain("master.m3u8");
@@ -80,15 +122,28 @@ describe.each([
       if (tag !== "avc1") expect(video.codec_tag_string).toBe(tag);
     }
   });
+
+  it(`as one ZIP (contract §3.9): a master playlist whose variants resolve and decode: ${heights.join("/")}p in ${codec}, none above the source`, async () => {
+    const { members, dir } = await zipped(presetId, input());
+    expect(checkZippedHlsMaster(members, "master.m3u8")).toEqual([...heights]);
+    const master = parseM3u8(members.get("master.m3u8")!.toString("utf8"));
+    const decoded: number[] = [];
+    for (const variant of master.playlists!) {
+      const probe = await probeManifest(join(dir, variant.uri));
+      decoded.push(...ladderStreams(presetId, codec, probe));
+      expect(Math.abs(Number(probe.format.duration) - seconds), variant.uri).toBeLessThanOrEqual(FRAME + 0.05);
+    }
+    expect(decoded.sort((a, b) => b - a)).toEqual([...heights]);
+  });
 });
 
 describe.each([
-  ["dash_abr_264_standard", [720, 480, 360], "avc1", false],
-  ["live_dash_264_lowlatency", [720, 480, 360], "avc1", true],
-  ["cmaf_abr_265_standard", [720, 480], "hvc1", false],
-] as const)("%s renders", (presetId, heights, codecPrefix, lowLatency) => {
+  ["dash_abr_264_standard", [720, 480, 360], "avc1", "h264", false],
+  ["live_dash_264_lowlatency", [720, 480, 360], "avc1", "h264", true],
+  ["cmaf_abr_265_standard", [720, 480], "hvc1", "hevc", false],
+] as const)("%s renders", (presetId, heights, codecPrefix, codec, lowLatency) => {
   it(`DASH MPD with ${heights.join("/")}p video representations and one audio representation`, async () => {
-    const { outDir, output } = await render(sources, presetId);
+    const { outDir, output } = await rendered(sources, presetId);
     if (output.kind !== "zip") throw new Error("expected a ZIP");
     const manifestPath = join(outDir, "manifest.mpd");
     const text = await readText(manifestPath);
@@ -122,10 +177,23 @@ describe.each([
       expect(hlsSegments).toEqual(mpd.playlists[0].segments.map((s) => s.uri));
     }
   });
+
+  it(`as one ZIP (contract §3.9): a DASH manifest whose representations decode: ${heights.join("/")}p in ${codec}`, async () => {
+    const { members, dir } = await zipped(presetId, sources.av);
+    expect(members.get("manifest.mpd")?.toString("utf8")).toMatch(/<MPD/);
+    // FFmpeg's DASH demuxer reads the manifest and every representation's segments.
+    const probe = await probeManifest(join(dir, "manifest.mpd"));
+    expect(ladderStreams(presetId, codec, probe).sort((a, b) => b - a)).toEqual([...heights]);
+    expect(Math.abs(Number(probe.format.duration) - SECONDS)).toBeLessThanOrEqual(FRAME + 0.05);
+    if (presetId === "cmaf_abr_265_standard") {
+      // One fMP4 set, two manifests: the HLS master names the same renditions.
+      expect(checkZippedHlsMaster(members, "master.m3u8")).toEqual([...heights]);
+    }
+  });
 });
 
 it("a ladder on a source without audio has video-only variants", async () => {
-  const { outDir } = await render(sources, "hls_abr_264_basic", sources.videoOnly);
+  const { outDir } = await rendered(sources, "hls_abr_264_basic", sources.videoOnly);
   const { variants } = await checkHlsMaster(outDir, "master.m3u8");
   const { streams } = await ffprobe(join(outDir, variants[0].uri));
   expect(streams.map((s) => s.codec_type)).toEqual(["video"]);

@@ -6,6 +6,9 @@ import { promisify } from "node:util";
 import { encodePreset } from "../../../encoder/ffmpeg/encode";
 import { probeFile, type ProbeSummary } from "../../../encoder/ffmpeg/probe";
 import type { JobOutput } from "../../../encoder/ffmpeg/outputs";
+import { zipStream } from "../../../encoder/upload/zip";
+import { readZip } from "../../support/outputs";
+import { cachedMedia } from "../../support/media-cache";
 
 const exec = promisify(execFile);
 
@@ -69,19 +72,19 @@ export interface Sources {
   avLong: string;
   /** The same picture, no audio. */
   videoOnly: string;
-  /** MKV with two SubRip tracks (eng, fra). */
+  /** The same picture and sound in MKV, with two SubRip tracks (eng, fra). */
   subtitled: string;
   cleanup(): Promise<void>;
 }
 
+/**
+ * The sources, each made once for every file that asks (test/support/media-cache.ts) and read
+ * from there; the encodes go to a directory of the caller's own.
+ */
 export async function makeSources(): Promise<Sources> {
   const dir = await mkdtemp(join(tmpdir(), "presets-render-"));
-  const av = join(dir, "av.mp4");
-  const avLong = join(dir, "av-long.mp4");
-  const videoOnly = join(dir, "video-only.mp4");
-  const subtitled = join(dir, "subtitled.mkv");
-  const withAudio = (seconds: number, path: string) =>
-    ffmpeg([
+  const withAudio = (seconds: number) => {
+    const args = [
       ...videoSource(seconds),
       ...audioSources(seconds),
       "-filter_complex",
@@ -95,33 +98,49 @@ export async function makeSources(): Promise<Sources> {
       "aac",
       "-b:a",
       "192k",
-      path,
-    ]);
-  await Promise.all([withAudio(SECONDS, av), withAudio(LONG_SECONDS, avLong)]);
-  await ffmpeg([...VIDEO_SOURCE, ...FAST_H264, videoOnly]);
-  await writeFile(join(dir, "eng.srt"), srt(SUBTITLES.eng));
-  await writeFile(join(dir, "fra.srt"), srt(SUBTITLES.fra));
+    ];
+    return cachedMedia({ presetSource: args }, ".mp4", (path) => ffmpeg([...args, path]));
+  };
+  const videoOnlyArgs = [...VIDEO_SOURCE, ...FAST_H264];
+  const subtitles = { eng: srt(SUBTITLES.eng), fra: srt(SUBTITLES.fra) };
   // Encoded straight into MKV with the SubRip files (not remuxed from MP4, which shifts timings).
-  await ffmpeg([
+  const subtitledArgs = (eng: string, fra: string) => [
     ...VIDEO_SOURCE,
+    ...audioSources(SECONDS),
     "-i",
-    join(dir, "eng.srt"),
+    eng,
     "-i",
-    join(dir, "fra.srt"),
+    fra,
+    "-filter_complex",
+    AUDIO_GRAPH,
     "-map",
     "0:v",
     "-map",
-    "1:s",
+    "[a]",
     "-map",
-    "2:s",
+    "4:s",
+    "-map",
+    "5:s",
     ...FAST_H264,
+    "-c:a",
+    "aac",
     "-c:s",
     "srt",
     "-metadata:s:s:0",
     "language=eng",
     "-metadata:s:s:1",
     "language=fra",
-    subtitled,
+  ];
+  const [av, avLong, videoOnly, subtitled] = await Promise.all([
+    withAudio(SECONDS),
+    withAudio(LONG_SECONDS),
+    cachedMedia({ presetSource: videoOnlyArgs }, ".mp4", (path) => ffmpeg([...videoOnlyArgs, path])),
+    cachedMedia({ presetSource: subtitledArgs("eng.srt", "fra.srt"), srt: subtitles }, ".mkv", async (path) => {
+      const [eng, fra] = [join(dir, "eng.srt"), join(dir, "fra.srt")];
+      await writeFile(eng, subtitles.eng);
+      await writeFile(fra, subtitles.fra);
+      await ffmpeg([...subtitledArgs(eng, fra), path]);
+    }),
   ]);
   return { dir, av, avLong, videoOnly, subtitled, cleanup: () => rm(dir, { recursive: true, force: true }) };
 }
@@ -137,6 +156,25 @@ export async function render(
   const outDir = join(sources.dir, `out-${++runCount}-${presetId}`);
   const output = await encodePreset({ presetId, input, outDir, probe, workDir: sources.dir });
   return { output, probe, outDir };
+}
+
+type Rendered = Awaited<ReturnType<typeof render>>;
+const renders = new WeakMap<Sources, Map<string, Promise<Rendered>>>();
+/** `render`, once for each preset and input of these sources: every test that reads an encode shares it. */
+export function rendered(sources: Sources, presetId: string, input = sources.av): Promise<Rendered> {
+  const mine = renders.get(sources) ?? new Map<string, Promise<Rendered>>();
+  renders.set(sources, mine);
+  const key = `${presetId} ${input}`;
+  const made = mine.get(key) ?? render(sources, presetId, input);
+  mine.set(key, made);
+  return made;
+}
+
+/** A multi-file output as the encoder delivers it (encoder/jobs/pipeline.ts): its files in one ZIP, read back by member. */
+export async function asDelivered(outDir: string, files: string[]): Promise<Map<string, Buffer>> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of zipStream(outDir, files)) chunks.push(chunk as Buffer);
+  return readZip(Buffer.concat(chunks));
 }
 
 export interface ProbedStream {

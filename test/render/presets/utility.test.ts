@@ -1,13 +1,16 @@
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  asDelivered,
   FRAME,
   SECONDS,
   SUBTITLES,
+  ffprobe,
   makeSources,
   parseVtt,
   readText,
-  render,
+  rendered,
   streamOf,
   topLevelBoxes,
   type Sources,
@@ -20,9 +23,17 @@ beforeAll(async () => {
 afterAll(() => sources?.cleanup());
 
 async function zip(presetId: string, input?: string) {
-  const { output, outDir } = await render(sources, presetId, input);
+  const { output, outDir } = await rendered(sources, presetId, input);
   if (output.kind !== "zip") throw new Error("expected a ZIP");
   return { files: output.files, outDir };
+}
+
+/** Delivered as one ZIP (contract §3.9): every file a member under its own name, byte for byte. */
+async function expectDeliveredWhole(presetId: string, input?: string) {
+  const { files, outDir } = await zip(presetId, input);
+  const members = await asDelivered(outDir, files);
+  expect([...members.keys()].sort()).toEqual([...files].sort());
+  for (const file of files) expect(members.get(file)?.equals(await readFile(join(outDir, file))), file).toBe(true);
 }
 
 describe("util_thumbnails", () => {
@@ -36,6 +47,8 @@ describe("util_thumbnails", () => {
         height: 360,
       });
   });
+
+  it("as one ZIP, the five JPEGs", () => expectDeliveredWhole("util_thumbnails"));
 });
 
 describe("util_sprite_vtt", () => {
@@ -57,15 +70,19 @@ describe("util_sprite_vtt", () => {
     });
     expect(cues.at(-1)!.end).toBe(SECONDS);
   });
+
+  it("as one ZIP, the sheet and its WebVTT", () => expectDeliveredWhole("util_sprite_vtt"));
 });
 
 describe("util_subs_sidecar_basic", () => {
-  it("an H.264 MP4 and one valid WebVTT per text track, with & and < escaped and timings kept", async () => {
+  it("an H.264 MP4 with the source's AAC and one valid WebVTT per text track, with & and < escaped and timings kept", async () => {
     const { files, outDir } = await zip("util_subs_sidecar_basic", sources.subtitled);
     expect(files).toEqual(["subtitle_1.eng.vtt", "subtitle_2.fra.vtt", "video.mp4"]);
     const video = await streamOf(join(outDir, "video.mp4"), "video");
     expect(video).toMatchObject({ codec_name: "h264", width: 1280, height: 720 });
     expect(Math.abs(Number(video.duration) - SECONDS)).toBeLessThanOrEqual(FRAME);
+    // The source's sound beside the picture, and no subtitle stream left in the MP4.
+    expect((await ffprobe(join(outDir, "video.mp4"))).streams.map((s) => s.codec_name).sort()).toEqual(["aac", "h264"]);
     const boxes = await topLevelBoxes(join(outDir, "video.mp4"));
     expect(boxes.indexOf("moov")).toBeLessThan(boxes.indexOf("mdat"));
 
@@ -84,4 +101,7 @@ describe("util_subs_sidecar_basic", () => {
       });
     }
   });
+
+  it("as one ZIP, the MP4 and the WebVTT files", () =>
+    expectDeliveredWhole("util_subs_sidecar_basic", sources.subtitled));
 });

@@ -2,7 +2,10 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { AwsClient } from "aws4fetch";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { eq } from "drizzle-orm";
+import { readEmulatedMessage } from "../../dev/cloud/qstash-emulator";
 import { scratchPrefix } from "../../domain/split";
+import { jobParts, jobs } from "../../drizzle/schema";
 import { bodyOf, expectStatus } from "../support/api-client";
 import { makeNumberedSource, readFrameNumbers } from "../support/frame-numbers";
 import { frameOrderProblem } from "../support/frame-order";
@@ -74,6 +77,29 @@ function storage() {
       await aws.fetch(`${s3.endpoint}/${s3.bucket}/${key}`, { method: "DELETE" });
     },
   };
+}
+
+/**
+ * Waits until every QStash message the job's rows name (the job's own, its parts') is settled in
+ * the emulator: delivered, failed or cancelled, none waiting or being delivered.
+ */
+async function messagesSettled(jobId: string) {
+  const { db } = e2e.admin;
+  const named = [
+    ...(await db.select({ messageId: jobs.messageId }).from(jobs).where(eq(jobs.id, jobId))),
+    ...(await db.select({ messageId: jobParts.messageId }).from(jobParts).where(eq(jobParts.jobId, jobId))),
+  ].map((row) => row.messageId);
+  expect(named.length).toBeGreaterThan(1);
+  await vi.waitFor(
+    async () => {
+      for (const messageId of named) {
+        if (messageId === null) continue;
+        const { state } = await readEmulatedMessage(e2e.stack.info.cloud.qstash, messageId);
+        expect(["waiting", "delivering"], messageId).not.toContain(state);
+      }
+    },
+    { timeout: 60_000, interval: 200 },
+  );
 }
 
 const createJob = async (c: Client = client, preset = "mp4_264_480p") =>
@@ -175,9 +201,10 @@ describe("a split job on two encoders", () => {
     const job = await e2e.waitFor(client, id);
     expect(job.status).toBe("cancelled");
     await vi.waitFor(async () => expect(await storage().keys(scratchPrefix(id))).toEqual([]), { timeout: 15_000 });
-    // No part is claimed, and nothing joins, once the job is cancelled.
+    // No part is claimed, and nothing joins, once the job is cancelled: by the time every message
+    // of the job has had its delivery (or was cancelled), none claimed anything.
     const claimsAtCancel = partsClaimed(id).length;
-    await new Promise((r) => setTimeout(r, 3000));
+    await messagesSettled(id);
     expect(partsClaimed(id).length).toBe(claimsAtCancel);
     expect(linesOf(id).some((line) => /completed\s+on/.test(line))).toBe(false);
   });

@@ -1,6 +1,7 @@
 import { signInternal } from "../domain/internal-auth";
 import type { PlanId } from "../domain/plans";
 import type { PartAssignment, SplitPlan } from "../domain/split";
+import type { StreamLayout } from "../domain/stream/layout";
 import { httpRequest, readBody } from "./http/client";
 
 export interface ClaimedJob {
@@ -20,6 +21,15 @@ export interface ClaimedJob {
 /** A part of a split job, claimed: its frames, the job's plan, and the part's own lease and attempt. */
 export interface ClaimedPart extends PartAssignment {
   jobId: string;
+}
+
+/** One report of a stream's stored segments (worker/routes/internal/stream.ts). */
+export interface StreamReport {
+  claim: number;
+  part?: number;
+  layout?: StreamLayout;
+  listed?: boolean;
+  segments: { rendition: string; index: number; duration: number; start?: number; codecs?: string }[];
 }
 
 /** A split job's join, claimed: the job's lease (its own heartbeat and reports follow), and where its parts are. */
@@ -97,7 +107,8 @@ export type InternalCall =
   | "part claim"
   | "part complete"
   | "part fail"
-  | "join claim";
+  | "join claim"
+  | "stream";
 
 function parseObject(body: Buffer): Record<string, unknown> {
   try {
@@ -184,6 +195,13 @@ export function createInternalApi(baseUrl: string, secret: string, options: Inte
     /** Answers `queued` when the part is tried again, `failed` when it has spent its attempts and the job failed. */
     failPart: (id: string, index: number, claim: number, body: { errorMessage: string; retryable: boolean }) =>
       postRetrying<{ status: string }>(id, "part fail", { claim, ...body }, `parts/${index}/fail`),
+    /**
+     * Segments of a streaming output stored (docs/playback.md), by the job's claim or a part's;
+     * the layout with the first. `listed` asks for the runs the Worker has recorded so far (a
+     * stream made again skips storing what is listed).
+     */
+    stream: (id: string, report: StreamReport) =>
+      postRetrying<{ status: string; playable: boolean; listed?: Record<string, number> }>(id, "stream", report),
     claimJoin: (id: string, dispatch: number) =>
       postRetrying<ClaimedJoin>(id, "join claim", { dispatch }, "join/claim"),
   };

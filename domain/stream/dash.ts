@@ -84,6 +84,10 @@ export function mpd(
     return [`<AdaptationSet id="${kind === "video" ? 0 : 1}" ${attributes}>${body}</AdaptationSet>`];
   });
   const duration = lengthOf(segments);
+  // A dynamic MPD's player needs the server's clock: given in the MPD itself, as it is written.
+  const clock = options.ended
+    ? ""
+    : `<UTCTiming schemeIdUri="urn:mpeg:dash:utc:direct:2014" value="${options.now.toISOString()}"/>`;
   const head = options.ended
     ? `type="static" mediaPresentationDuration="${seconds(duration)}"`
     : `type="dynamic" availabilityStartTime="${options.startedAt.toISOString()}" publishTime="${options.now.toISOString()}" ` +
@@ -91,6 +95,6 @@ export function mpd(
   return (
     `<?xml version="1.0" encoding="UTF-8"?>\n` +
     `<MPD xmlns="urn:mpeg:dash:schema:mpd:2011" profiles="urn:mpeg:dash:profile:isoff-live:2011" ${head} minBufferTime="${seconds(layout.segmentSeconds)}">` +
-    `<Period id="0" start="PT0S">${sets.join("")}</Period></MPD>\n`
+    `<Period id="0" start="PT0S">${sets.join("")}</Period>${clock}</MPD>\n`
   );
 }

@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import { PLAN_DISPLAY_NAMES } from "../../domain/plans";
+import { streamRecipe } from "../../domain/stream/layout";
 import { JobFailure } from "../failure";
 import { encodePreset } from "../ffmpeg/encode";
 import { probeSource } from "../ffmpeg/probe";
@@ -11,6 +12,7 @@ import { readSplitFacts } from "../split/facts";
 import { planSplit, splittableRecipe, type SplitSettings } from "../split/plan";
 import type { HandedOff, RenderContext, RenderResult } from "./pipeline";
 import { handOff, type SplitDeps } from "./split-jobs";
+import { renderWholeStream } from "./stream-job";
 
 /** How a long source is split, and what the split stage stores and tells through. */
 export interface Splitting extends SplitDeps {
@@ -39,6 +41,8 @@ export async function renderPresetJob(
     throw JobFailure.durationExceeded(probe.duration, job.maxSourceSeconds, PLAN_DISPLAY_NAMES[job.plan]);
   }
   ctx.onDuration(probe.duration);
+  const stream = streamRecipe(job.preset);
+  if (stream && probe.video) return renderWholeStream(splitting, job, ctx, { path: source, probed }, stream);
   const recipe = splittableRecipe(job.preset);
   if (recipe && probe.video && probe.duration > splitting.settings.minSeconds) {
     const facts = await readSplitFacts(source, probed, { signal: ctx.signal, workDir: ctx.workDir, watchdog });

@@ -4,8 +4,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { encodePreset } from "../../../encoder/ffmpeg/encode";
-import { probeFile, type ProbeSummary } from "../../../encoder/ffmpeg/probe";
-import type { JobOutput } from "../../../encoder/ffmpeg/outputs";
+import { probeFile, probeSource, type ProbeSummary } from "../../../encoder/ffmpeg/probe";
+import { collectOutput, type JobOutput } from "../../../encoder/ffmpeg/outputs";
+import { encodeWholeStream, layoutFor } from "../../../encoder/stream/whole";
+import { streamRecipe } from "../../../domain/stream/layout";
 import { zipStream } from "../../../encoder/upload/zip";
 import { readZip } from "../../support/outputs";
 import { cachedMedia } from "../../support/media-cache";
@@ -152,8 +154,27 @@ export async function render(
   presetId: string,
   input = sources.av,
 ): Promise<{ output: JobOutput; probe: ProbeSummary; outDir: string }> {
-  const probe = await probeFile(input);
   const outDir = join(sources.dir, `out-${++runCount}-${presetId}`);
+  const ladder = streamRecipe(presetId);
+  if (ladder) {
+    // A ladder is a stream (encoder/stream/whole.ts): published to nowhere here, packaged as its ZIP.
+    const probed = await probeSource(input);
+    const layout = layoutFor(ladder, probed);
+    if (!layout) throw new Error(`${input} has no video`);
+    await encodeWholeStream({
+      presetId,
+      recipe: ladder,
+      source: { path: input, probed },
+      layout,
+      outDir,
+      publish: { keyPrefix: "", store: async () => undefined, report: async () => undefined },
+      run: { workDir: sources.dir },
+      // Nothing to stop early for: the last flush rethrows a failure to publish.
+      onPublishError: () => undefined,
+    });
+    return { output: await collectOutput(presetId, outDir, { kind: "zip" }), probe: probed.probe, outDir };
+  }
+  const probe = await probeFile(input);
   const output = await encodePreset({ presetId, input, outDir, probe, workDir: sources.dir });
   return { output, probe, outDir };
 }

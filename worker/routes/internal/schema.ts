@@ -121,6 +121,8 @@ export const streamReportBody = z.object({
   /** The part that made them; absent when the job's own encode did. */
   part: z.number().int().min(0).max(MAX_PARTS).optional(),
   layout: streamLayout.optional(),
+  /** Answer with each rendition's run of segments recorded so far (a stream made again skips those). */
+  listed: z.boolean().optional(),
   segments: z
     .array(
       z.object({

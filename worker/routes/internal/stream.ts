@@ -6,7 +6,7 @@ import type { AppEnv } from "../../context";
 import { ApiError, logJobError } from "../../errors";
 import * as jobStates from "../../lib/job-states";
 import { jsonBody } from "../../lib/json-body";
-import { recordSegments } from "../../lib/stream-segments";
+import { recordSegments, segmentRuns } from "../../lib/stream-segments";
 import { waitUntilOf } from "../../lib/wait-until";
 import { notifyJobPlayable } from "../../lib/webhooks";
 import { streamReportBody } from "./schema";
@@ -28,7 +28,7 @@ export const internalStream = new Hono<AppEnv>().post(
     const services = c.get("services");
     const jobId = c.req.param("id");
     if (!isUuid(jobId)) throw ApiError.notFound();
-    const { claim, part, layout, segments } = c.req.valid("json");
+    const { claim, part, layout, listed, segments } = c.req.valid("json");
     const { held } = await recordSegments(services.db, { jobId, claim, part }, segments);
     if (!held) {
       const [job] = await services.db.select({ status: jobs.status }).from(jobs).where(eq(jobs.id, jobId));
@@ -44,6 +44,11 @@ export const internalStream = new Hono<AppEnv>().post(
         ),
       );
     }
-    return c.json({ status: "processing" as const, playable: playable !== undefined });
+    const runs = listed
+      ? Object.fromEntries(
+          [...(await segmentRuns(services.db, jobId))].map(([name, run]) => [name, run.durations.length]),
+        )
+      : undefined;
+    return c.json({ status: "processing" as const, playable: playable !== undefined, ...(runs && { listed: runs }) });
   },
 );

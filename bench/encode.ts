@@ -15,7 +15,7 @@ import { findPreset } from "../domain/presets/catalogue";
 import { PRESET_DEFINITIONS } from "../domain/presets/definitions";
 import { selectRungs } from "../domain/presets/recipes";
 import { buildPresetCommands } from "../encoder/ffmpeg/args";
-import { ladderCommand } from "../encoder/ffmpeg/args/ladder";
+import { wholeStreamCommand } from "../encoder/ffmpeg/args/stream";
 import { probeFile } from "../encoder/ffmpeg/probe";
 import { ffmpeg } from "../test/support/media";
 import { timeFfmpeg } from "./ffmpeg-time";
@@ -157,10 +157,12 @@ try {
   let oneProcess = Infinity;
   let perRung = Infinity;
   for (let round = 0; round < ROUNDS; round++) {
-    oneProcess = Math.min(oneProcess, await timeFfmpeg(ladderCommand(await ctxFor("all"), recipe).args));
+    oneProcess = Math.min(oneProcess, await timeFfmpeg(wholeStreamCommand(await ctxFor("all"), recipe, 0).args));
     let rungs = 0;
     for (const rung of selectRungs(recipe.rungs, probe.video!.height)) {
-      rungs += await timeFfmpeg(ladderCommand(await ctxFor(`r${rung.height}`), { ...recipe, rungs: [rung] }).args);
+      rungs += await timeFfmpeg(
+        wholeStreamCommand(await ctxFor(`r${rung.height}`), { ...recipe, rungs: [rung] }, 0).args,
+      );
     }
     perRung = Math.min(perRung, rungs);
   }

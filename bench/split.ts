@@ -122,7 +122,7 @@ async function bareSplit(source: string, probed: ProbedSource, cores: readonly s
     const t0 = performance.now();
     const audio = probe.audio[0];
     const facts = await readSplitFacts(source, probed, {});
-    const plan: SplitPlan | null = facts && planSplit(recipe, probe, facts, SPLIT);
+    const plan: SplitPlan | null = facts && planSplit(probe, facts, SPLIT);
     if (!plan) throw new Error("the source was not split");
     const t1 = performance.now();
     const pieces = plan.parts.map((part) => join(dir, `piece-${part.index}.mkv`));
@@ -156,8 +156,8 @@ async function bareSplit(source: string, probed: ProbedSource, cores: readonly s
     const t3 = performance.now();
     const list = join(dir, "parts.ffconcat");
     await writeFile(list, concatList(plan, outs));
-    const file = recipe.kind === "progressive" ? `output.${recipe.container}` : "";
-    await timeFfmpeg(joinCommand(recipe, plan, { list, audio: encodedAudio }, { dir, file }).args, { cpu: cores[0] });
+    const file = `output.${recipe.container}`;
+    await timeFfmpeg(joinCommand(recipe, { list, audio: encodedAudio }, { dir, file }).args, { cpu: cores[0] });
     const t4 = performance.now();
     const s = (a: number, b: number) => (b - a) / 1000;
     return {

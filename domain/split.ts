@@ -2,6 +2,7 @@
  * Split encoding (docs/scaling.md): a long preset job is encoded as parts on several encoders,
  * then joined. These are the plan both sides hold, and the storage keys they agree on.
  */
+import type { StreamLayout } from "./stream/layout";
 
 /** A frame rate as an exact fraction (30000/1001), so frame times never drift. */
 export interface FrameRate {
@@ -46,6 +47,24 @@ export interface SplitPlan {
    * audio's task places the audio so, as the unsplit encode does.
    */
   audioStart: number;
+  /**
+   * A streaming output's split (docs/playback.md#how-a-stream-is-made): each part writes its
+   * segments straight into the stream, reading its own span of the source by ranges; the audio's
+   * task writes the audio rendition. Absent for a single file's split.
+   */
+  stream?: StreamSplit;
+}
+
+export interface StreamSplit {
+  /** The stream's renditions, as its first report gave them to the Worker: the finishing task packages them. */
+  layout: StreamLayout;
+  /** Each part's segments, by part: the number of its first and how many (the last part's runs to the source's end). */
+  segments: { first: number; count: number }[];
+  /** The source's video and audio streams, and where each starts on the source's own clock (seconds). */
+  videoIndex: number;
+  videoStart: number;
+  audioIndex: number | null;
+  audioStart: number | null;
 }
 
 /**
@@ -58,6 +77,8 @@ export interface PartAssignment {
   attempt: number;
   accountId: string;
   preset: string;
+  /** The job's source: a stream's part reads its own span of it. */
+  inputUrl: string;
   plan: SplitPlan;
   part: SplitPart | null;
 }

@@ -1,6 +1,6 @@
 import { JobFailure } from "../failure";
 import { assertSelfContainedFormat } from "../source/self-contained";
-import { inputArgs } from "./args/command";
+import { type FfmpegInput, inputArgs } from "./args/command";
 import { pictureTooLarge, refusedPictureSize, withinPictureLimits } from "./picture-limits";
 import { runFfprobe, type RunOptions } from "./run";
 
@@ -200,12 +200,24 @@ export function parseProbe(raw: unknown, log: readonly string[] = []): ProbeSumm
 }
 
 /**
- * ffprobe's JSON report on a local file (never a URL: only the file protocol is allowed), and
- * its log. Its decoders refuse pictures over the pixel limit.
+ * ffprobe's JSON report on a local file, or a ranged source's loopback proxy (never any other
+ * URL: the input's protocols are whitelisted), and its log. Its decoders refuse pictures over
+ * the pixel limit.
  */
-async function probeJson(path: string, options: RunOptions): Promise<{ probe: RawProbe; log: string[] }> {
+async function probeJson(
+  input: string | FfmpegInput,
+  options: RunOptions,
+): Promise<{ probe: RawProbe; log: string[] }> {
   const { stdout, stderrLines } = await runFfprobe(
-    ["-v", "error", "-print_format", "json", "-show_format", "-show_streams", ...inputArgs({ path })],
+    [
+      "-v",
+      "error",
+      "-print_format",
+      "json",
+      "-show_format",
+      "-show_streams",
+      ...inputArgs(typeof input === "string" ? { path: input } : input),
+    ],
     options,
   );
   return { probe: JSON.parse(stdout) as RawProbe, log: stderrLines };
@@ -229,9 +241,9 @@ export interface ProbedSource {
   clocks: StreamClock[];
 }
 
-/** Probes a local media file: its summary, with the streams' clocks from the same run of ffprobe. */
-export async function probeSource(path: string, options: RunOptions = {}): Promise<ProbedSource> {
-  const { probe, log } = await probeJson(path, options);
+/** Probes a media file (local, or a ranged source): its summary, with the streams' clocks from the same run of ffprobe. */
+export async function probeSource(input: string | FfmpegInput, options: RunOptions = {}): Promise<ProbedSource> {
+  const { probe, log } = await probeJson(input, options);
   return {
     probe: parseProbe(probe, log),
     clocks: (probe.streams ?? []).map((s) => ({

@@ -12,7 +12,7 @@ import { readSplitFacts } from "../split/facts";
 import { planSplit, splittableRecipe, type SplitSettings } from "../split/plan";
 import type { HandedOff, RenderContext, RenderResult } from "./pipeline";
 import { handOff, type SplitDeps } from "./split-jobs";
-import { renderWholeStream } from "./stream-job";
+import { renderStreamJob } from "./stream-job";
 
 /** How a long source is split, and what the split stage stores and tells through. */
 export interface Splitting extends SplitDeps {
@@ -30,6 +30,8 @@ export async function renderPresetJob(
   splitting: Splitting,
   watchdog?: Watchdog,
 ): Promise<RenderResult | HandedOff> {
+  const stream = streamRecipe(job.preset);
+  if (stream) return renderStreamJob(splitting, job, ctx, policy, stream);
   const source = join(ctx.workDir, "source");
   const downloaded = await downloadSource(job.inputUrl, source, policy, ctx.signal);
   ctx.log({ stage: "download", bytes: downloaded.bytes, seconds: downloaded.seconds });
@@ -41,12 +43,10 @@ export async function renderPresetJob(
     throw JobFailure.durationExceeded(probe.duration, job.maxSourceSeconds, PLAN_DISPLAY_NAMES[job.plan]);
   }
   ctx.onDuration(probe.duration);
-  const stream = streamRecipe(job.preset);
-  if (stream && probe.video) return renderWholeStream(splitting, job, ctx, { path: source, probed }, stream);
   const recipe = splittableRecipe(job.preset);
   if (recipe && probe.video && probe.duration > splitting.settings.minSeconds) {
     const facts = await readSplitFacts(source, probed, { signal: ctx.signal, workDir: ctx.workDir, watchdog });
-    const plan = facts && planSplit(recipe, probe, facts, splitting.settings);
+    const plan = facts && planSplit(probe, facts, splitting.settings);
     if (plan) return handOff(splitting, job, ctx, { path: source, probe }, plan);
   }
   const output = await encodePreset({

@@ -8,6 +8,7 @@ import type { Uploader } from "../upload/s3";
 import type { Renderers } from "./pipeline";
 import { renderPresetJob, type Splitting } from "./preset-job";
 import { renderJoin, renderPart } from "./split-jobs";
+import { renderStreamFinish, renderStreamPart } from "./stream-parts";
 import { renderTimelineJob } from "./timeline-job";
 
 function downloadPolicy(config: EncoderConfig): DownloadPolicy {
@@ -43,7 +44,9 @@ export function createRenderers(
       if (job.preset === EDL_PRESET_ID) return renderTimelineJob(job, ctx, policy, watchdog);
       return renderPresetJob(job, ctx, policy, splitting, watchdog);
     },
-    part: (part, ctx) => renderPart(splitting, part, ctx),
-    join: (join, ctx) => renderJoin(splitting, join, ctx),
+    part: (part, ctx) =>
+      part.plan.stream ? renderStreamPart(splitting, part, ctx, policy) : renderPart(splitting, part, ctx),
+    join: (join, ctx) =>
+      join.plan.stream ? renderStreamFinish(splitting, join, ctx) : renderJoin(splitting, join, ctx),
   };
 }

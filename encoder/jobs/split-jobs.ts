@@ -302,8 +302,8 @@ async function joinFiles(
   await writeFile(list, concatList(plan, partPaths));
   const outDir = join(ctx.workDir, "out");
   await mkdir(outDir, { recursive: true });
-  const file = recipe.kind === "progressive" ? `output.${recipe.container}` : "";
-  await runFfmpeg(joinCommand(recipe, plan, { list, audio: audioPath }, { dir: outDir, file }).args, {
+  const file = `output.${recipe.container}`;
+  await runFfmpeg(joinCommand(recipe, { list, audio: audioPath }, { dir: outDir, file }).args, {
     signal: ctx.signal,
     workDir: ctx.workDir,
     watchdog: deps.watchdog,
@@ -311,12 +311,10 @@ async function joinFiles(
     onProgress: ctx.onProgress,
     log: ctx.log,
   });
-  const output = await collectOutput(
-    job.preset,
-    outDir,
-    recipe.kind === "progressive"
-      ? { kind: "file", file, contentType: CONTENT_TYPES[recipe.container] }
-      : { kind: "zip" },
-  );
+  const output = await collectOutput(job.preset, outDir, {
+    kind: "file",
+    file,
+    contentType: CONTENT_TYPES[recipe.container],
+  });
   return { output, duration };
 }

@@ -11,9 +11,19 @@ import { collectOutput } from "../ffmpeg/outputs";
 import type { ProbedSource } from "../ffmpeg/probe";
 import type { Watchdog } from "../ffmpeg/watchdog";
 import { type ClaimedJob, type InternalApi, JobGoneError } from "../internal-api";
+import { PLAN_DISPLAY_NAMES } from "../../domain/plans";
+import { JobFailure } from "../failure";
+import type { FfmpegInput } from "../ffmpeg/args/command";
+import { probeSource } from "../ffmpeg/probe";
+import { downloadSource, type DownloadPolicy } from "../source/download";
+import { openRanged, serveRanges } from "../source/ranged";
+import { assertSelfContained, assertSelfContainedHead } from "../source/self-contained";
+import type { SplitSettings } from "../split/plan";
+import { streamSplitPlan } from "../stream/split-plan";
 import { encodeWholeStream, layoutFor } from "../stream/whole";
+import { handOffStream } from "./stream-parts";
 import type { Uploader } from "../upload/s3";
-import type { RenderContext, RenderResult } from "./pipeline";
+import type { HandedOff, RenderContext, RenderResult } from "./pipeline";
 
 export interface StreamDeps {
   api: InternalApi;
@@ -21,15 +31,78 @@ export interface StreamDeps {
   watchdog?: Watchdog;
 }
 
+/** The source as FFmpeg reads it: a file on this disk, or the loopback proxy of a ranged source. */
+type StreamSource = { input: FfmpegInput; probed: ProbedSource };
+
 /**
- * A whole stream from the source on this disk, in one FFmpeg run: its segments stored and
- * reported as they are closed, then packaged as the job's ZIP.
+ * A streaming preset's job. A source whose origin serves byte ranges is never downloaded first:
+ * it is sniffed and probed by ranges through the encoder's proxy, then a long one is handed off
+ * in parts that each read their own span, and a short one is encoded from it as it arrives. A
+ * source without ranges (or in a container the ranged reader does not take) is downloaded, and
+ * encoded whole here: its stream plays only once the download is done.
  */
-export async function renderWholeStream(
+export async function renderStreamJob(
+  deps: StreamDeps & { settings: SplitSettings },
+  job: ClaimedJob,
+  ctx: RenderContext,
+  policy: DownloadPolicy,
+  recipe: LadderRecipe,
+): Promise<RenderResult | HandedOff> {
+  const probeOptions = { signal: ctx.signal, workDir: ctx.workDir, watchdog: deps.watchdog };
+  const remote = await openRanged(job.inputUrl, policy, ctx.signal);
+  if (remote) {
+    const proxy = await serveRanges(remote, policy, ctx.signal);
+    const started = performance.now();
+    try {
+      await assertSelfContainedHead(proxy.read);
+      const input = { path: proxy.url, ranged: true };
+      // A container outside the ranged reader's list fails to probe: it is downloaded instead.
+      const probed = await probeSource(input, probeOptions).catch((err) => {
+        if (err instanceof JobFailure && err.kind === "ffmpeg") return null;
+        throw err;
+      });
+      if (probed) {
+        checkSource(job, ctx, probed);
+        const layout = layoutFor(recipe, probed);
+        if (!layout)
+          throw JobFailure.unsuitableSource(`The source has no video stream; preset ${job.preset} needs one.`);
+        if (probed.probe.duration > deps.settings.minSeconds) {
+          const plan = streamSplitPlan(recipe, probed, layout, deps.settings.partSeconds);
+          return await handOffStream(deps, job, plan, probed.probe.duration);
+        }
+        return await renderWholeStream(deps, job, ctx, { input, probed }, recipe);
+      }
+    } finally {
+      ctx.log({ stage: "download", bytes: proxy.bytesServed(), seconds: (performance.now() - started) / 1000 });
+      await proxy.close();
+    }
+  }
+  const path = join(ctx.workDir, "source");
+  const downloaded = await downloadSource(job.inputUrl, path, policy, ctx.signal);
+  ctx.log({ stage: "download", bytes: downloaded.bytes, seconds: downloaded.seconds });
+  await assertSelfContained(path);
+  const probed = await probeSource(path, probeOptions);
+  checkSource(job, ctx, probed);
+  return renderWholeStream(deps, job, ctx, { input: { path }, probed }, recipe);
+}
+
+/** The probe's verdict as every preset job has it: logged, within the plan's longest source, the duration told. */
+function checkSource(job: ClaimedJob, ctx: RenderContext, { probe }: ProbedSource) {
+  ctx.log({ stage: "probe", probe });
+  if (probe.duration > job.maxSourceSeconds)
+    throw JobFailure.durationExceeded(probe.duration, job.maxSourceSeconds, PLAN_DISPLAY_NAMES[job.plan]);
+  ctx.onDuration(probe.duration);
+}
+
+/**
+ * A whole stream in one FFmpeg run: its segments stored and reported as they are closed, then
+ * packaged as the job's ZIP.
+ */
+async function renderWholeStream(
   deps: StreamDeps,
   job: ClaimedJob,
   ctx: RenderContext,
-  source: { path: string; probed: ProbedSource },
+  source: StreamSource,
   recipe: LadderRecipe,
 ): Promise<RenderResult> {
   const layout = layoutFor(recipe, source.probed);

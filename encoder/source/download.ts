@@ -116,6 +116,39 @@ function describeStall({ bytesPerSecond, windowMs }: NonNullable<DownloadPolicy[
 }
 
 /**
+ * One GET of a source through the guard: every connection's addresses checked as it is made,
+ * every redirect hop checked like the first URL. Answers the final response (any status but a
+ * redirect) and the URL it came from; a network failure or a refusal is thrown as the
+ * JobFailure it is.
+ */
+export async function guardedGet(
+  source: string,
+  policy: Pick<DownloadPolicy, "allowLoopback" | "maxRedirects">,
+  options: { headers?: Record<string, string>; signal?: AbortSignal; idleTimeoutMs?: number } = {},
+): Promise<{ res: HttpResponse; url: URL }> {
+  const lookup = guardedLookup(policy.allowLoopback);
+  let url = assertAllowedUrl(source);
+  for (let hop = 0; hop <= (policy.maxRedirects ?? 5); hop++) {
+    checkLiteralHost(url, policy.allowLoopback);
+    const res = await httpRequest(url, {
+      signal: options.signal,
+      lookup,
+      idleTimeoutMs: options.idleTimeoutMs,
+      headers: { "user-agent": USER_AGENT, ...options.headers },
+    });
+    if (res.status >= 300 && res.status < 400 && res.headers.location) {
+      res.body.destroy();
+      url = assertAllowedUrl(new URL(res.headers.location, url).toString());
+      continue;
+    }
+    return { res, url };
+  }
+  throw JobFailure.download("too many redirects");
+}
+
+const USER_AGENT = "video-encoder/1";
+
+/**
  * Streams a public http(s) source to `dest`, never holding it in memory. Every redirect hop is
  * checked like the first URL; the size cap holds whether or not the server sends a length.
  */
@@ -129,7 +162,6 @@ export async function downloadSource(
   const timeout = AbortSignal.timeout(policy.timeoutMs);
   const stalled = new AbortController();
   const combined = AbortSignal.any([timeout, stalled.signal, ...(signal ? [signal] : [])]);
-  const lookup = guardedLookup(policy.allowLoopback);
   /** A cancelled job ends with its own reason; anything else is a refusal or a retryable failure. */
   const failure = (err: unknown) => {
     if (signal?.aborted) return signal.reason;
@@ -137,59 +169,49 @@ export async function downloadSource(
     if (stalled.signal.aborted && policy.minRate) return JobFailure.download(describeStall(policy.minRate), err);
     return JobFailure.download(describeNetworkError(err, timeout), err);
   };
-  let url = assertAllowedUrl(source);
   const rate = watchRate(policy.minRate, stalled);
   try {
-    for (let hop = 0; hop <= (policy.maxRedirects ?? 5); hop++) {
-      checkLiteralHost(url, policy.allowLoopback);
-      let res: HttpResponse;
-      try {
-        res = await httpRequest(url, { signal: combined, lookup, headers: { "user-agent": "video-encoder/1" } });
-      } catch (err) {
-        throw failure(err);
-      }
-      if (res.status >= 300 && res.status < 400 && res.headers.location) {
-        res.body.destroy();
-        url = assertAllowedUrl(new URL(res.headers.location, url).toString());
-        continue;
-      }
-      if (res.status !== 200) {
-        res.body.destroy();
-        throw JobFailure.download(`the source answered HTTP ${res.status}`);
-      }
-      const length = Number(res.headers["content-length"] ?? NaN);
-      const refusal = capRefusals(url, policy);
-      if (length > policy.maxBytes) {
-        res.body.destroy();
-        throw JobFailure.sourceRefused(refusal.own(length));
-      }
-      const together = policy.together;
-      if (together && length > together.left) {
-        res.body.destroy();
-        throw JobFailure.sourceRefused(refusal.together(together, length));
-      }
-      let seen = 0;
-      const cap = new Transform({
-        transform(chunk: Buffer, _enc, done) {
-          seen += chunk.length;
-          rate.count(chunk.length);
-          if (seen > policy.maxBytes) done(JobFailure.sourceRefused(refusal.own()));
-          else if (together && !together.spend(chunk.length))
-            done(JobFailure.sourceRefused(refusal.together(together)));
-          else done(null, chunk);
-        },
-      });
-      try {
-        await pipeline(res.body, cap, createWriteStream(dest, { highWaterMark: WRITE_BUFFER_BYTES }), {
-          signal: combined,
-        });
-      } catch (err) {
-        await rm(dest, { force: true });
-        throw failure(err);
-      }
-      return { bytes: seen, finalUrl: url.toString(), seconds: (performance.now() - started) / 1000 };
+    let res: HttpResponse;
+    let url: URL;
+    try {
+      ({ res, url } = await guardedGet(source, policy, { signal: combined }));
+    } catch (err) {
+      throw failure(err);
     }
-    throw JobFailure.download("too many redirects");
+    if (res.status !== 200) {
+      res.body.destroy();
+      throw JobFailure.download(`the source answered HTTP ${res.status}`);
+    }
+    const length = Number(res.headers["content-length"] ?? NaN);
+    const refusal = capRefusals(url, policy);
+    if (length > policy.maxBytes) {
+      res.body.destroy();
+      throw JobFailure.sourceRefused(refusal.own(length));
+    }
+    const together = policy.together;
+    if (together && length > together.left) {
+      res.body.destroy();
+      throw JobFailure.sourceRefused(refusal.together(together, length));
+    }
+    let seen = 0;
+    const cap = new Transform({
+      transform(chunk: Buffer, _enc, done) {
+        seen += chunk.length;
+        rate.count(chunk.length);
+        if (seen > policy.maxBytes) done(JobFailure.sourceRefused(refusal.own()));
+        else if (together && !together.spend(chunk.length)) done(JobFailure.sourceRefused(refusal.together(together)));
+        else done(null, chunk);
+      },
+    });
+    try {
+      await pipeline(res.body, cap, createWriteStream(dest, { highWaterMark: WRITE_BUFFER_BYTES }), {
+        signal: combined,
+      });
+    } catch (err) {
+      await rm(dest, { force: true });
+      throw failure(err);
+    }
+    return { bytes: seen, finalUrl: url.toString(), seconds: (performance.now() - started) / 1000 };
   } finally {
     rate.stop();
   }
@@ -229,8 +251,8 @@ function capRefusals(url: URL, { maxBytes, capOn }: DownloadPolicy) {
   };
 }
 
-function describeNetworkError(err: unknown, timeout: AbortSignal): string {
-  if (timeout.aborted) return "timed out";
+export function describeNetworkError(err: unknown, timeout?: AbortSignal): string {
+  if (timeout?.aborted) return "timed out";
   const code = (err as { code?: unknown })?.code;
   if (code === "ECONNREFUSED") return "connection refused";
   if (code === "ENOTFOUND" || code === "EAI_AGAIN") return "host not found";

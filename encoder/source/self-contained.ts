@@ -45,23 +45,33 @@ function references(head: Buffer): boolean {
   return REFERENCING_TEXT.some((re) => re.test(text)) || REFERENCING_LINE.test(head.toString("latin1"));
 }
 
+/** Reads up to `length` bytes of a source from `offset` (fewer at its end). */
+export type HeadReader = (offset: number, length: number) => Promise<Uint8Array>;
+
 /**
- * Refuses a downloaded file whose head reads as a playlist or manifest, before ffprobe or FFmpeg
- * opens it: ffprobe, once it has identified a manifest, has already opened the files it names.
- * The head is read where FFmpeg's probe reads it: at the start, and behind a leading ID3v2 tag.
+ * Refuses a source whose head reads as a playlist or manifest, before ffprobe or FFmpeg opens it:
+ * ffprobe, once it has identified a manifest, has already opened the files it names. The head is
+ * read where FFmpeg's probe reads it: at the start, and behind a leading ID3v2 tag.
  */
+export async function assertSelfContainedHead(read: HeadReader): Promise<void> {
+  let offset = 0;
+  for (let tags = 0; tags <= MAX_ID3_TAGS; tags++) {
+    const head = Buffer.from(await read(offset, SNIFF_BYTES));
+    if (references(head)) throw JobFailure.playlistSource();
+    const tag = id3v2TagLength(head);
+    if (tag === 0) return;
+    offset += tag;
+  }
+}
+
+/** assertSelfContainedHead on a downloaded file. */
 export async function assertSelfContained(path: string): Promise<void> {
   const handle = await open(path, "r");
   try {
-    let offset = 0;
-    for (let tags = 0; tags <= MAX_ID3_TAGS; tags++) {
-      const { buffer, bytesRead } = await handle.read(Buffer.alloc(SNIFF_BYTES), 0, SNIFF_BYTES, offset);
-      const head = buffer.subarray(0, bytesRead);
-      if (references(head)) throw JobFailure.playlistSource();
-      const tag = id3v2TagLength(head);
-      if (tag === 0) return;
-      offset += tag;
-    }
+    await assertSelfContainedHead(async (offset, length) => {
+      const { buffer, bytesRead } = await handle.read(Buffer.alloc(length), 0, length, offset);
+      return buffer.subarray(0, bytesRead);
+    });
   } finally {
     await handle.close();
   }

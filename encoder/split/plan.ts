@@ -1,5 +1,5 @@
 import { findDefinition } from "../../domain/presets/definitions";
-import type { LadderRecipe, ProgressiveRecipe } from "../../domain/presets/recipes";
+import type { ProgressiveRecipe } from "../../domain/presets/recipes";
 import { MAX_PARTS, type SplitPart, type SplitPlan } from "../../domain/split";
 import type { ProbeSummary } from "../ffmpeg/probe";
 import type { SplitFacts } from "./facts";
@@ -14,27 +14,21 @@ export interface SplitSettings {
 /** A single file's parts are this long at least, and whole multiples of it where no source keyframe is near their end. */
 const PROGRESSIVE_UNIT_SECONDS = 2;
 
-export type SplittableRecipe = ProgressiveRecipe | LadderRecipe;
+export type SplittableRecipe = ProgressiveRecipe;
 
 /**
- * The presets whose video can be encoded in parts (docs/scaling.md#which-jobs-split): single
- * files and on-demand ladders. A live ladder (an event playlist, low-latency DASH) is for a
- * player that follows it as it grows, which parts joined at the end would not serve.
+ * The presets whose video is encoded in pieces cut from the source and joined
+ * (docs/scaling.md#which-jobs-split): the single files. A streaming preset splits its own way,
+ * each part writing its segments into the stream (docs/playback.md#how-a-stream-is-made).
  */
 export function splittableRecipe(presetId: string): SplittableRecipe | null {
   const recipe = findDefinition(presetId)?.recipe;
-  if (recipe?.kind === "progressive") return recipe;
-  if (recipe?.kind !== "ladder") return null;
-  const { packaging } = recipe;
-  if (packaging.format === "hls" && packaging.playlist === "event") return null;
-  if (packaging.format === "dash" && packaging.lowLatency) return null;
-  return recipe;
+  return recipe?.kind === "progressive" ? recipe : null;
 }
 
-/** Frames per keyframe interval: the ladder's own, or a single file's 2 s unit. */
-export function gopFramesOf(recipe: SplittableRecipe, fps: { num: number; den: number }): number {
-  const seconds = recipe.kind === "ladder" ? recipe.gopSeconds : PROGRESSIVE_UNIT_SECONDS;
-  return Math.max(1, Math.round((seconds * fps.num) / fps.den));
+/** Frames per unit of a single file's parts: 2 s. */
+export function gopFramesOf(fps: { num: number; den: number }): number {
+  return Math.max(1, Math.round((PROGRESSIVE_UNIT_SECONDS * fps.num) / fps.den));
 }
 
 /** A part's end moves to a source keyframe at most this share of a part away from where it would fall. */
@@ -88,17 +82,12 @@ function partStarts(
  * grid), and the last part takes what remains (at least one interval: a shorter tail joins the
  * part before it).
  */
-export function planSplit(
-  recipe: SplittableRecipe,
-  probe: ProbeSummary,
-  facts: SplitFacts,
-  settings: SplitSettings,
-): SplitPlan | null {
+export function planSplit(probe: ProbeSummary, facts: SplitFacts, settings: SplitSettings): SplitPlan | null {
   const video = probe.video;
   if (!video || probe.duration <= settings.minSeconds) return null;
   if (!facts.constantRate || facts.rotated) return null;
   const totalFrames = facts.frameTimes.length;
-  const gopFrames = gopFramesOf(recipe, facts.fps);
+  const gopFrames = gopFramesOf(facts.fps);
   const framesPerSecond = facts.fps.num / facts.fps.den;
   const gopsPerPart = Math.max(
     Math.round((settings.partSeconds * framesPerSecond) / gopFrames),
@@ -106,8 +95,7 @@ export function planSplit(
     1,
   );
   const partFrames = gopsPerPart * gopFrames;
-  const onGrid = recipe.kind === "ladder" ? facts.keyframes.filter((k) => k % gopFrames === 0) : facts.keyframes;
-  let starts = partStarts(totalFrames, partFrames, gopFrames, onGrid);
+  let starts = partStarts(totalFrames, partFrames, gopFrames, facts.keyframes);
   // Ends moved back may make more parts than the cap allows: then no end moves.
   if (starts.length > MAX_PARTS) starts = partStarts(totalFrames, partFrames, gopFrames, []);
   if (starts.length < 2) return null;

@@ -16,6 +16,7 @@ import {
   type StreamLayout,
   streamLayout,
 } from "../../domain/stream/layout";
+import type { FfmpegInput } from "../ffmpeg/args/command";
 import { wholeStreamCommand } from "../ffmpeg/args/stream";
 import type { ProbedSource } from "../ffmpeg/probe";
 import { type FfmpegRunOptions, runFfmpeg } from "../ffmpeg/run";
@@ -104,7 +105,7 @@ export async function packageStream(
 export interface WholeStreamOptions {
   presetId: string;
   recipe: LadderRecipe;
-  source: { path: string; probed: ProbedSource };
+  source: { input: FfmpegInput; probed: ProbedSource };
   layout: StreamLayout;
   /** Empty directory for the stream's files: a folder per rendition, then the playlists. */
   outDir: string;
@@ -135,9 +136,10 @@ export async function encodeWholeStream(options: WholeStreamOptions): Promise<vo
   );
   try {
     const command = wholeStreamCommand(
-      { presetId: options.presetId, input: source.path, outDir, probe },
+      { presetId: options.presetId, input: source.input.path, outDir, probe },
       recipe,
       clock.videoStart,
+      source.input,
     );
     await runFfmpeg(command.args, { ...options.run, durationSeconds: probe.duration });
     await publisher.flush();

@@ -9,11 +9,14 @@ import { madeOnce } from "../support/media-cache";
 
 /**
  * Sources generated at test time and served over HTTP on 127.0.0.1, the way a customer's
- * public storage would serve them.
+ * public storage would serve them: byte ranges answered (as S3, R2 and every CDN do), but under
+ * `/no-ranges/`, where every request gets the whole file, as a plain server would send it.
+ * `bytesServed` counts what went out per path, ranges included.
  */
 export async function startFixtureServer() {
   const dir = await mkdtemp(join(tmpdir(), "e2e-fixtures-"));
   const hits = new Map<string, number>();
+  const served = new Map<string, number>();
   const server = createServer(async (req, res) => {
     const url = new URL(req.url ?? "/", "http://fixtures");
     hits.set(url.pathname, (hits.get(url.pathname) ?? 0) + 1);
@@ -26,11 +29,23 @@ export async function startFixtureServer() {
       res.writeHead(302, { location: url.searchParams.get("to") ?? "/" }).end();
       return;
     }
-    const file = join(dir, url.pathname.replace(/^\/+/, "").replace(/\.\./g, ""));
+    const plain = url.pathname.startsWith("/no-ranges/");
+    const name = url.pathname.replace(/^\/(no-ranges\/)?/, "").replace(/\.\./g, "");
+    const file = join(dir, name);
     try {
-      const info = await stat(file);
-      res.writeHead(200, { "content-length": info.size });
-      createReadStream(file).pipe(res);
+      const { size } = await stat(file);
+      const range = plain ? null : /^bytes=(\d*)-(\d*)$/.exec(req.headers.range ?? "");
+      const start = range ? (range[1] === "" ? Math.max(0, size - Number(range[2])) : Number(range[1])) : 0;
+      const end = range && range[1] !== "" && range[2] !== "" ? Math.min(Number(range[2]), size - 1) : size - 1;
+      if (range && start >= size) return res.writeHead(416, { "content-range": `bytes */${size}` }).end();
+      res.writeHead(range ? 206 : 200, {
+        "content-length": end - start + 1,
+        ...(range && { "content-range": `bytes ${start}-${end}/${size}` }),
+        ...(!plain && { "accept-ranges": "bytes" }),
+      });
+      const stream = createReadStream(file, { start, end });
+      stream.on("data", (chunk) => served.set(url.pathname, (served.get(url.pathname) ?? 0) + chunk.length));
+      stream.pipe(res);
     } catch {
       res.writeHead(404).end();
     }
@@ -41,6 +56,8 @@ export async function startFixtureServer() {
     dir,
     /** Requests each path received, to count the encoder's attempts. */
     hits: (path: string) => hits.get(path) ?? 0,
+    /** Bytes sent of each path, every request's together. */
+    bytesServed: (path: string) => served.get(path) ?? 0,
     url: (name: string) => `${base}/${name}`,
     base,
     async source(name: string, opts: Parameters<typeof makeSource>[1]) {

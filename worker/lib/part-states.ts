@@ -27,7 +27,7 @@ const at = (date: Date) => sql`${date.toISOString()}::timestamptz`;
 
 /** The job, locked before anything else in every statement here, so that a cancel and a part's move are ordered. */
 const lockedJob = (jobId: string) => sql`job as (
-  select id, status, stage, account_id, preset, split, dispatch, jsonb_array_length(split -> 'parts') as parts
+  select id, status, stage, account_id, preset, input_url, split, dispatch, jsonb_array_length(split -> 'parts') as parts
   from ${jobs} where id = ${jobId} for no key update
 )`;
 
@@ -224,14 +224,17 @@ export interface PartDispatch {
  * The job's queued parts whose message is not recorded: just split, requeued, or their publish
  * failed. The longest first, so it is published first: the audio's task, over every frame, takes
  * longer than a part once a source runs past a few minutes, and begun last it would end the parts'
- * stage alone (docs/scaling.md#the-audio).
+ * stage alone (docs/scaling.md#the-audio). A stream's parts follow it in timeline order instead:
+ * its start plays first (docs/playback.md#how-a-stream-is-made).
  */
 export async function undispatchedParts(db: Database, jobId: string): Promise<PartDispatch[]> {
   return rows<PartDispatch>(
     db,
-    sql`select index, dispatch from ${jobParts}
-      where job_id = ${jobId} and state = ${"queued" satisfies PartState} and message_id is null
-      order by frame_count desc, index`,
+    sql`select p.index, p.dispatch from ${jobParts} p join ${jobs} j on j.id = p.job_id
+      where p.job_id = ${jobId} and p.state = ${"queued" satisfies PartState} and p.message_id is null
+      order by case when j.split -> 'stream' is not null
+        then case when p.index = jsonb_array_length(j.split -> 'parts') then -1 else p.index end
+        else -p.frame_count end, p.index`,
   );
 }
 
@@ -301,6 +304,7 @@ export async function claimPart(
   const [row] = await rows<
     FoundRow & {
       preset: string;
+      input_url: string;
       split: SplitPlan;
       lease: number | null;
       attempts: number | null;
@@ -319,7 +323,7 @@ export async function claimPart(
       returning ${jobParts}.lease, ${jobParts}.attempts
     ),
     ${failJob(sql`${current} and ${quiet} and part.interruptions >= ${MAX_INTERRUPTIONS}`, PART_INTERRUPTED_MESSAGE, now)}
-    select job.status, job.account_id, job.preset, job.split, part.state, claimed.lease, claimed.attempts, failed.id as failed
+    select job.status, job.account_id, job.preset, job.input_url, job.split, part.state, claimed.lease, claimed.attempts, failed.id as failed
     from job left join part on true left join claimed on true left join failed on true`,
   );
   if (row?.failed && row.account_id) return { moved: false, failed: failedJob(jobId, row.account_id) };
@@ -330,6 +334,7 @@ export async function claimPart(
     attempt: row.attempts,
     accountId: row.account_id,
     preset: row.preset,
+    inputUrl: row.input_url,
     plan: row.split,
     part: row.split.parts[index] ?? null,
   };

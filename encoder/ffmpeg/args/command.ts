@@ -23,21 +23,49 @@ const FALLBACK_FPS = 30;
 export interface FfmpegInput {
   path: string;
   options?: readonly string[];
+  /**
+   * The path is the encoder's loopback proxy of a source read by ranges (source/ranged.ts): read
+   * over http, by a container demuxer only.
+   */
+  ranged?: boolean;
 }
+
+/**
+ * The demuxers a ranged source may be read with: containers of media alone (mov is MP4's,
+ * matroska WebM's), so no playlist or manifest demuxer can open and make FFmpeg open another URL.
+ */
+export const RANGED_FORMATS = [
+  "mov",
+  "matroska",
+  "mpegts",
+  "avi",
+  "flv",
+  "mxf",
+  "ogg",
+  "asf",
+  "nut",
+  "mpeg",
+  "wav",
+  "mp3",
+  "aac",
+];
 
 /** The input FFmpeg reads from its standard input: a split part's piece, fed as it downloads. */
 export const STDIN_INPUT = "pipe:0";
 
 /**
- * FFmpeg reads only the local file (or, for STDIN_INPUT, the bytes the encoder feeds it): an HLS
- * or concat source cannot make it open other files or URLs. Its decoders refuse a picture over
- * the size limit, a later frame as much as the first the probe saw (a PNG or Matroska stream may
- * change size at any frame); run.ts turns their refusal into the job's failure.
+ * FFmpeg reads only the local file (for STDIN_INPUT, the bytes the encoder feeds it; for a ranged
+ * input, the encoder's proxy with a container demuxer): an HLS or concat source cannot make it
+ * open other files or URLs. Its decoders refuse a picture over the size limit, a later frame as
+ * much as the first the probe saw (a PNG or Matroska stream may change size at any frame);
+ * run.ts turns their refusal into the job's failure.
  */
 export function inputArgs(input: FfmpegInput): string[] {
+  const protocols = input.ranged ? "http,tcp" : input.path === STDIN_INPUT ? "pipe" : "file";
   return [
     "-protocol_whitelist",
-    input.path === STDIN_INPUT ? "pipe" : "file",
+    protocols,
+    ...(input.ranged ? ["-format_whitelist", RANGED_FORMATS.join(",")] : []),
     "-max_pixels",
     String(MAX_PICTURE_PIXELS),
     ...(input.options ?? []),

@@ -3,7 +3,6 @@ import type { ProbeSummary } from "../probe";
 import { mp3Command, denoiseCommand, loudnormFilterPlan, podcastPlan, type TwoPass } from "./audio";
 import type { BuildContext, FfmpegCommand } from "./command";
 import { CONTENT_TYPES, type Container } from "./containers";
-import { ladderCommand } from "./ladder";
 import { progressiveCommand } from "./progressive";
 import { SPRITE_VTT, spritePlan, thumbnailsCommand } from "./stills";
 import { subtitleSidecarCommand } from "./subtitles";
@@ -49,7 +48,8 @@ export function buildPresetCommands(
       return { steps: [{ kind: "run", command: progressiveCommand(ctx, recipe, output.file) }], output };
     }
     case "ladder":
-      return { steps: [{ kind: "run", command: ladderCommand(ctx, recipe) }], output: { kind: "zip" } };
+      // A ladder is a stream, its segments stored as they are made: encoder/stream/ makes it.
+      throw new Error(`${presetId} is a streaming preset: encoder/stream encodes it (docs/playback.md)`);
     case "podcast": {
       const output = fileOutput(recipe.container);
       return { steps: [{ kind: "two-pass", ...podcastPlan(ctx, recipe, output.file) }], output };

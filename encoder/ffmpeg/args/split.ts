@@ -1,9 +1,7 @@
-import { selectRungs } from "../../../domain/presets/recipes";
 import type { SplitPart, SplitPlan } from "../../../domain/split";
 import type { SplittableRecipe } from "../../split/plan";
 import { head, kbit, videoAudioFormat, type FfmpegCommand } from "./command";
 import { faststart, isIsoBmff } from "./containers";
-import { dashOutput, hlsOutput, ladderFilter, rungRateArgs } from "./ladder";
 import { frameFilter, progressiveRate } from "./progressive";
 import { videoEncoderArgs } from "./video-encoder";
 
@@ -71,10 +69,9 @@ const PIECE_VIDEO = "0:0";
 
 /**
  * One part's video, encoded with the preset's own video settings, in closed GOPs that start
- * on an IDR, to NUT: it keeps the exact time base, and holds any codec and every rung of a
- * ladder in one file. No audio: the audio's task encodes it once for the whole source. `piece`
- * is a local path, or STDIN_INPUT for a piece read as it arrives; its picture is the source's,
- * as the plan gives it.
+ * on an IDR, to NUT: it keeps the exact time base and holds any codec. No audio: the audio's
+ * task encodes it once for the whole source. `piece` is a local path, or STDIN_INPUT for a piece
+ * read as it arrives; its picture is the source's, as the plan gives it.
  */
 export function partCommand(
   recipe: SplittableRecipe,
@@ -83,34 +80,20 @@ export function partCommand(
   piece: string,
   out: string,
 ): FfmpegCommand {
-  const common = ["-copyts", "-frames:v", String(part.frameCount), "-fps_mode", "passthrough", "-an"];
-  if (recipe.kind === "progressive") {
-    const rate = progressiveRate(recipe);
-    return {
-      args: [
-        ...head(piece),
-        "-map",
-        PIECE_VIDEO,
-        "-vf",
-        `${partFrames(plan, part)},${frameFilter(recipe.fit, recipe.size, plan)}`,
-        ...common,
-        ...videoEncoderArgs({ encoder: recipe.video, rate, isoBmff: false, closedGop: true }),
-        "-f",
-        "nut",
-        out,
-      ],
-    };
-  }
-  const rungs = selectRungs(recipe.rungs, plan.height);
   return {
     args: [
       ...head(piece),
-      "-filter_complex",
-      `[${PIECE_VIDEO}]${partFrames(plan, part)}[part];${ladderFilter("[part]", rungs)}`,
-      ...rungs.flatMap((_, i) => ["-map", `[v${i}]`]),
-      ...common,
-      ...videoEncoderArgs({ encoder: recipe.video, gopFrames: plan.gopFrames, isoBmff: false, closedGop: true }),
-      ...rungRateArgs(rungs),
+      "-map",
+      PIECE_VIDEO,
+      "-vf",
+      `${partFrames(plan, part)},${frameFilter(recipe.fit, recipe.size, plan)}`,
+      "-copyts",
+      "-frames:v",
+      String(part.frameCount),
+      "-fps_mode",
+      "passthrough",
+      "-an",
+      ...videoEncoderArgs({ encoder: recipe.video, rate: progressiveRate(recipe), isoBmff: false, closedGop: true }),
       "-f",
       "nut",
       out,
@@ -153,30 +136,20 @@ function audioPlacement(plan: SplitPlan): string[] {
 }
 
 /**
- * The audio's bitrates, in kbit/s, each encoded once: a single file's, a DASH set's one
- * adaptation set's, and an HLS ladder's distinct rung rates (each variant carries its own audio).
- */
-export function audioRates(recipe: SplittableRecipe, plan: SplitPlan): number[] {
-  if (recipe.kind === "progressive") return [recipe.audioBitrate];
-  const rungs = selectRungs(recipe.rungs, plan.height);
-  if (recipe.packaging.format !== "hls") return [rungs[0].audioBitrate];
-  return [...new Set(rungs.map((r) => r.audioBitrate))];
-}
-
-/**
  * The audio's task (docs/scaling.md#the-audio): the source's whole audio encoded once, beside the
- * parts, one stream per rate, for the join to copy. MP4 keeps AAC's encoder delay in its edit
+ * parts, for the join to copy. MP4 keeps AAC's encoder delay in its edit
  * list and Matroska Opus's pre-skip, so the copy starts where the whole encode's audio starts.
  */
 export function audioTaskCommand(recipe: SplittableRecipe, plan: SplitPlan, input: string, out: string): FfmpegCommand {
-  const rates = audioRates(recipe, plan);
   return {
     args: [
       ...head(input),
-      ...rates.flatMap(() => ["-map", "0:a:0"]),
+      "-map",
+      "0:a:0",
       ...audioPlacement(plan),
       ...videoAudioFormat(recipe.audioCodec),
-      ...rates.flatMap((rate, i) => [`-b:a:${i}`, kbit(rate)]),
+      "-b:a",
+      kbit(recipe.audioBitrate),
       "-f",
       recipe.audioCodec === "libopus" ? "matroska" : "mp4",
       out,
@@ -186,12 +159,10 @@ export function audioTaskCommand(recipe: SplittableRecipe, plan: SplitPlan, inpu
 
 /**
  * The join: the parts' video and the encoded audio, all copied (nothing is encoded here),
- * packaged as the preset packages it: a faststart MP4 (or WebM), or the ladder's HLS/DASH/CMAF
- * set, whose segments fall on the parts' keyframe grid.
+ * packaged as the preset packages it: a faststart MP4, or a WebM.
  */
 export function joinCommand(
   recipe: SplittableRecipe,
-  plan: SplitPlan,
   inputs: { list: string; audio: string | null },
   out: { dir: string; file: string },
 ): FfmpegCommand {
@@ -199,57 +170,17 @@ export function joinCommand(
     { path: inputs.list, options: ["-f", "concat", "-safe", "0"] },
     ...(inputs.audio ? [{ path: inputs.audio }] : []),
   ];
-  const audio = inputs.audio !== null;
-  if (recipe.kind === "progressive") {
-    return {
-      args: [
-        ...head(sources),
-        "-map",
-        "0:v:0",
-        ...(audio ? ["-map", "1:a:0"] : []),
-        "-c",
-        "copy",
-        ...isoTag(recipe, isIsoBmff(recipe.container)),
-        ...faststart(recipe.container),
-        `${out.dir}/${out.file}`,
-      ],
-    };
-  }
-  const rungs = selectRungs(recipe.rungs, plan.height);
-  const { packaging } = recipe;
-  const isoBmff = packaging.format !== "hls" || packaging.segmentType === "fmp4";
-  // The rungs' nominal rates, which the copied streams lack: HLS's BANDWIDTH and DASH's bandwidth come from them.
-  const rates = rungs.flatMap((r, i) => [`-b:v:${i}`, `${r.videoBitrate}k`]);
-  if (packaging.format === "hls") {
-    const audioStreams = audioRates(recipe, plan);
-    return {
-      args: [
-        ...head(sources),
-        ...rungs.flatMap((r, i) => [
-          "-map",
-          `0:v:${i}`,
-          ...(audio ? ["-map", `1:a:${audioStreams.indexOf(r.audioBitrate)}`] : []),
-        ]),
-        "-c",
-        "copy",
-        ...isoTag(recipe, isoBmff),
-        ...rates,
-        ...(audio ? rungs.flatMap((r, i) => [`-b:a:${i}`, kbit(r.audioBitrate)]) : []),
-        ...hlsOutput(out.dir, packaging, rungs, audio),
-      ],
-    };
-  }
   return {
     args: [
       ...head(sources),
-      ...rungs.flatMap((_, i) => ["-map", `0:v:${i}`]),
-      ...(audio ? ["-map", "1:a:0"] : []),
+      "-map",
+      "0:v:0",
+      ...(inputs.audio ? ["-map", "1:a:0"] : []),
       "-c",
       "copy",
-      ...isoTag(recipe, isoBmff),
-      ...rates,
-      ...(audio ? ["-b:a", kbit(rungs[0].audioBitrate)] : []),
-      ...dashOutput(out.dir, packaging, audio),
+      ...isoTag(recipe, isIsoBmff(recipe.container)),
+      ...faststart(recipe.container),
+      `${out.dir}/${out.file}`,
     ],
   };
 }

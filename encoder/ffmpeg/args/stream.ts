@@ -97,16 +97,22 @@ const audioEncoding = (recipe: LadderRecipe, sourceHeight: number) =>
 /**
  * A whole stream in one FFmpeg run from a local source: every rung (decoded once, scaled in
  * cascade) and the audio, each a rendition of its own, on the source's clock as a part's are.
- * `videoStart` is the source's first video frame on its own clock.
+ * `videoStart` is the source's first video frame on its own clock; `input` the source as FFmpeg
+ * reads it (a ranged source's proxy, or the file).
  */
-export function wholeStreamCommand(ctx: BuildContext, recipe: LadderRecipe, videoStart: number): FfmpegCommand {
+export function wholeStreamCommand(
+  ctx: BuildContext,
+  recipe: LadderRecipe,
+  videoStart: number,
+  input: FfmpegInput = { path: ctx.input },
+): FfmpegCommand {
   const video = requireVideo(ctx);
   const audio = ctx.probe.audio[0];
   const rungs = streamRungs(recipe, video.height);
   const renditions = [...rungs.map(renditionName), ...(audio ? [AUDIO_RENDITION] : [])];
   return {
     args: [
-      ...head(ctx.input),
+      ...head([input]),
       "-copyts",
       "-filter_complex",
       ladderFilter(`[0:${video.index}]`, rungs),

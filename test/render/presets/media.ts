@@ -164,7 +164,7 @@ export async function render(
     await encodeWholeStream({
       presetId,
       recipe: ladder,
-      source: { path: input, probed },
+      source: { input: { path: input }, probed },
       layout,
       outDir,
       publish: { keyPrefix: "", store: async () => undefined, report: async () => undefined },

@@ -4,7 +4,10 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SplitPlan } from "../../../domain/split";
 import { encodePreset } from "../../../encoder/ffmpeg/encode";
-import { probeFile } from "../../../encoder/ffmpeg/probe";
+import { probeFile, probeSource } from "../../../encoder/ffmpeg/probe";
+import { encodeWholeStream, layoutFor } from "../../../encoder/stream/whole";
+import { streamRecipe } from "../../../domain/stream/layout";
+import { streamLocally } from "../../support/stream-locally";
 import { makeNumberedSource, readFrameNumbers } from "../../support/frame-numbers";
 import { frameOrderProblem } from "../../support/frame-order";
 import { localSplitter } from "../../support/split-locally";
@@ -183,48 +186,69 @@ describe("other codecs", () => {
 });
 
 /**
- * A ladder's rungs are encoded to a bitrate, whose rate control starts each part afresh: parts
- * of 4 s keep its start-up within the size bound (2 s parts came out 7 to 10% small; at the
- * default 30 s the difference is far below).
+ * A stream's parts (docs/playback.md#how-a-stream-is-made): each reads its span of the source and
+ * writes its own segments, the audio a rendition of its own; together they must be the stream one
+ * encode would make. Parts of 4 s (the opening ones shorter) over a 16 s source.
  */
-describe("ladders", () => {
-  const LADDER_SETTINGS = { minSeconds: 4, partSeconds: 4 };
-  let ladderSource: string;
+describe("streams made in parts", () => {
+  const PART_SECONDS = 4;
+  let streamSource: string;
   beforeAll(async () => {
-    ladderSource = join(dir, "ladder.mp4");
-    await makeNumberedSource(ladderSource, { seconds: 16, fps: NTSC, width: 854, height: 480, audio: true });
+    streamSource = join(dir, "stream.mp4");
+    await makeNumberedSource(streamSource, { seconds: 16, fps: NTSC, width: 854, height: 480, audio: true });
   });
-  const splitHls = () => once("split hls", () => encode("hls_abr_264_basic", "hls", ladderSource, LADDER_SETTINGS));
+  const inParts = (presetId: string) =>
+    once(`stream ${presetId}`, async () => {
+      const out = await mkdtemp(join(dir, `${presetId}-`));
+      return { out, ...(await streamLocally(streamSource, presetId, out, PART_SECONDS)) };
+    });
 
-  it("HLS (hls_abr_264_basic): every rung holds every frame once, every segment starts on a key frame, audio unbroken", async () => {
-    const encoded = await splitHls();
-    const master = join(encoded.outDir, "master.m3u8");
-    expect(await segmentsOffKeyframes(master)).toEqual([]);
-    for (const rung of ["480p", "360p"]) {
-      const playlist = join(encoded.outDir, rung, "index.m3u8");
-      expect(frameOrderProblem(await readFrameNumbers(playlist), encoded.plan.totalFrames), rung).toBeNull();
-      expect(await audioDiscontinuities(playlist, { toneHz: 440 }), rung).toEqual([]);
-    }
-    expect(await readFile(master, "utf8")).toMatch(/BANDWIDTH=[1-9]\d+/);
-  });
+  it.each(["hls_abr_264_basic", "dash_abr_264_standard", "hls_abr_265_efficient_4k"])(
+    "%s: every rung holds every frame once, in order; every segment starts on a key frame; the audio is unbroken",
+    async (presetId) => {
+      const { out, plan } = await inParts(presetId);
+      expect(plan.parts.length).toBeGreaterThanOrEqual(3);
+      const manifest = join(out, presetId.startsWith("dash") ? "manifest.mpd" : "master.m3u8");
+      if (manifest.endsWith(".m3u8")) expect(await segmentsOffKeyframes(manifest)).toEqual([]);
+      const rungs = presetId === "hls_abr_265_efficient_4k" ? ["480p"] : ["480p", "360p"];
+      for (const rung of rungs) {
+        const playlist = presetId.startsWith("dash") ? manifest : join(out, rung, "index.m3u8");
+        if (playlist === manifest && rung !== "480p") continue;
+        expect(frameOrderProblem(await readFrameNumbers(playlist), plan.totalFrames), `${presetId} ${rung}`).toBeNull();
+      }
+      expect(await audioDiscontinuities(manifest, { toneHz: 440 })).toEqual([]);
+    },
+  );
 
-  it("HLS: the same size as the whole encode, within 5%, and the same variants with the same BANDWIDTH", async () => {
-    const [split, whole] = await Promise.all([splitHls(), unsplit("hls_abr_264_basic", "hls", ladderSource)]);
-    const ratio = (await bytesOf(split.outDir)) / (await bytesOf(whole));
+  it("hls_abr_264_basic: the same size as the whole encode, within 5%, and the same variants with the same BANDWIDTH", async () => {
+    const [split, whole] = await Promise.all([inParts("hls_abr_264_basic"), wholeStream("hls_abr_264_basic")]);
+    const ratio = (await bytesOf(split.out)) / (await bytesOf(whole));
     expect(ratio, `split/whole = ${ratio.toFixed(3)}`).toBeGreaterThan(0.95);
     expect(ratio, `split/whole = ${ratio.toFixed(3)}`).toBeLessThan(1.05);
-    const variants = async (dir: string) =>
-      (await readFile(join(dir, "master.m3u8"), "utf8")).match(/BANDWIDTH=\d+[^\n]*\n[^\n]+/g);
+    const variants = async (at: string) =>
+      (await readFile(join(at, "master.m3u8"), "utf8")).match(/BANDWIDTH=\d+[^\n]*\n[^\n]+/g);
     const reference = await variants(whole);
     expect(reference?.length, "the whole encode's variants").toBe(2);
-    expect(await variants(split.outDir)).toEqual(reference);
+    expect(await variants(split.out)).toEqual(reference);
   });
 
-  it("DASH (dash_abr_264_standard): a manifest whose video holds every frame once", async () => {
-    const encoded = await encode("dash_abr_264_standard", "dash", ladderSource, LADDER_SETTINGS);
-    const numbers = await readFrameNumbers(join(encoded.outDir, "manifest.mpd"));
-    expect(frameOrderProblem(numbers, encoded.plan.totalFrames)).toBeNull();
-  });
+  /** The same stream made by one encode, for comparison. */
+  async function wholeStream(presetId: string) {
+    const out = await mkdtemp(join(dir, `${presetId}-whole-`));
+    const recipe = streamRecipe(presetId)!;
+    const probed = await probeSource(streamSource);
+    await encodeWholeStream({
+      presetId,
+      recipe,
+      source: { input: { path: streamSource }, probed },
+      layout: layoutFor(recipe, probed)!,
+      outDir: out,
+      publish: { keyPrefix: "", store: async () => undefined, report: async () => undefined },
+      run: {},
+      onPublishError: () => undefined,
+    });
+    return out;
+  }
 });
 
 describe("awkward sources: split correctly, or encoded whole", () => {

@@ -124,8 +124,8 @@ export const internalParts = new Hono<AppEnv>()
       refuse({ moved: false, found: "failed" });
     }
     if (!outcome.moved) refuse(outcome);
-    const { claim, attempt, accountId, preset, plan, part } = outcome;
-    return c.json({ claim, attempt, accountId, preset, plan, part });
+    const { claim, attempt, accountId, preset, inputUrl, plan, part } = outcome;
+    return c.json({ claim, attempt, accountId, preset, inputUrl, plan, part });
   })
   .post("/jobs/:id/parts/:index/heartbeat", jsonBody(partHeartbeatBody), async (c) => {
     const { claim, progress } = c.req.valid("json");

@@ -34,54 +34,10 @@ export const failBody = z.object({
 
 const count = z.number().int().positive().max(MAX_INT4);
 
-/** A split job's plan (domain/split.ts), as the encoder that split it sends it: parts in order, end to end over every frame. */
-const splitPlan = z
-  .object({
-    fps: z.object({ num: count, den: count }),
-    height: count,
-    width: count,
-    sampleAspect: z.number().positive().max(MAX_INT4),
-    totalFrames: count,
-    gopFrames: count,
-    parts: z
-      .array(
-        z.object({
-          index: z.number().int().min(0).max(MAX_PARTS),
-          firstFrame: z.number().int().min(0).max(MAX_INT4),
-          frameCount: count,
-          from: z.number().nonnegative(),
-          to: z.number().nonnegative(),
-        }),
-      )
-      .min(1)
-      .max(MAX_PARTS),
-    audio: z.boolean(),
-    audioStart: z.number(),
-  })
-  .refine(
-    (plan) =>
-      plan.parts.every(
-        (part, i) =>
-          part.index === i &&
-          part.firstFrame === (i === 0 ? 0 : plan.parts[i - 1].firstFrame + plan.parts[i - 1].frameCount),
-      ) && plan.parts.reduce((frames, part) => frames + part.frameCount, 0) === plan.totalFrames,
-    { message: "The parts must be numbered in order and cover every frame once, end to end", path: ["parts"] },
-  );
-export const splitBody = z.object({
-  claim: claimNumber,
-  plan: splitPlan,
-  /** The tasks whose inputs are stored so far (the audio's is `parts.length`); all of them when absent. */
-  stored: z
-    .array(z.number().int().min(0).max(MAX_PARTS))
-    .max(MAX_PARTS + 1)
-    .optional(),
-  /** A task the splitting encoder runs itself once its input is stored: no message is published for it. */
-  keep: z.number().int().min(0).max(MAX_PARTS).optional(),
-});
-
-export const partHeartbeatBody = heartbeatBody.pick({ claim: true, progress: true });
-export const partCompleteBody = z.object({ claim: claimNumber, outputKey: z.string().min(1) });
-export const partFailBody = failBody.pick({ claim: true, errorMessage: true, retryable: true });
+/** A stream's parts' segments: one entry a part, each starting where the one before ended. */
+const streamSegmentsInOrder = (segments: readonly { first: number; count: number }[], parts: number) =>
+  segments.length === parts &&
+  segments.every((s, i) => s.first === (i === 0 ? 0 : segments[i - 1].first + segments[i - 1].count));
 
 /** A rendition's folder name: a rung's height, or the audio (domain/stream/layout.ts). */
 const renditionName = z.string().regex(/^(\d{1,5}p|audio)$/);
@@ -114,6 +70,72 @@ const streamLayout = z.object({
       message: "Each rendition's name once",
     }),
 });
+
+/** A split job's plan (domain/split.ts), as the encoder that split it sends it: parts in order, end to end over every frame. */
+const splitPlan = z
+  .object({
+    fps: z.object({ num: count, den: count }),
+    height: count,
+    width: count,
+    sampleAspect: z.number().positive().max(MAX_INT4),
+    totalFrames: count,
+    gopFrames: count,
+    parts: z
+      .array(
+        z.object({
+          index: z.number().int().min(0).max(MAX_PARTS),
+          firstFrame: z.number().int().min(0).max(MAX_INT4),
+          frameCount: count,
+          from: z.number().nonnegative(),
+          to: z.number().nonnegative(),
+        }),
+      )
+      .min(1)
+      .max(MAX_PARTS),
+    audio: z.boolean(),
+    audioStart: z.number(),
+    stream: z
+      .object({
+        layout: streamLayout,
+        segments: z
+          .array(z.object({ first: z.number().int().min(0).max(MAX_INT4), count: count }))
+          .min(1)
+          .max(MAX_PARTS),
+        videoIndex: z.number().int().min(0).max(MAX_INT4),
+        videoStart: z.number(),
+        audioIndex: z.number().int().min(0).max(MAX_INT4).nullable(),
+        audioStart: z.number().nullable(),
+      })
+      .optional(),
+  })
+  .refine(
+    (plan) =>
+      plan.parts.every(
+        (part, i) =>
+          part.index === i &&
+          part.firstFrame === (i === 0 ? 0 : plan.parts[i - 1].firstFrame + plan.parts[i - 1].frameCount),
+      ) && plan.parts.reduce((frames, part) => frames + part.frameCount, 0) === plan.totalFrames,
+    { message: "The parts must be numbered in order and cover every frame once, end to end", path: ["parts"] },
+  )
+  .refine(({ parts, stream }) => !stream || streamSegmentsInOrder(stream.segments, parts.length), {
+    message: "A stream's parts must hold its segments in order, end to end, one entry a part",
+    path: ["stream"],
+  });
+export const splitBody = z.object({
+  claim: claimNumber,
+  plan: splitPlan,
+  /** The tasks whose inputs are stored so far (the audio's is `parts.length`); all of them when absent. */
+  stored: z
+    .array(z.number().int().min(0).max(MAX_PARTS))
+    .max(MAX_PARTS + 1)
+    .optional(),
+  /** A task the splitting encoder runs itself once its input is stored: no message is published for it. */
+  keep: z.number().int().min(0).max(MAX_PARTS).optional(),
+});
+
+export const partHeartbeatBody = heartbeatBody.pick({ claim: true, progress: true });
+export const partCompleteBody = z.object({ claim: claimNumber, outputKey: z.string().min(1) });
+export const partFailBody = failBody.pick({ claim: true, errorMessage: true, retryable: true });
 
 /** Segments a stream's encoder stored, and the layout with its first report (domain/stream/). */
 export const streamReportBody = z.object({

@@ -53,7 +53,7 @@ export function localSplitter(storage: Storage, options: { keep?: boolean } = {}
     const { probe } = probed;
     if (!probe.video) throw new Error("no video");
     const facts = await readSplitFacts(source, probed, {});
-    const plan = facts && planSplit(recipe, probe, facts, settings);
+    const plan = facts && planSplit(probe, facts, settings);
     if (!plan) return { plan, outDir: dir, file: "", tasksLog: [], joinLog: [] };
 
     const job = { id: randomUUID(), claim: 1, attempt: 0, accountId: randomUUID(), preset: presetId } as ClaimedJob;

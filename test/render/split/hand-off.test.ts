@@ -57,7 +57,7 @@ async function splitWith(
   const recipe = splittableRecipe("mp4_264_240p");
   if (!recipe || !probe.video) throw new Error("the source should split");
   const facts = await readSplitFacts(source, probed, {});
-  const plan = facts && planSplit(recipe, probe, facts, { minSeconds: 4, partSeconds: 2 });
+  const plan = facts && planSplit(probe, facts, { minSeconds: 4, partSeconds: 2 });
   if (!plan) throw new Error("no plan");
   const uploader = createUploader({ ...s3, region: "auto", bucket: "outputs" });
   const workDir = await mkdtemp(join(dir, "work-"));

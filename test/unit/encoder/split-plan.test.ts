@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { FrameRate } from "../../../domain/split";
 import type { ProbeSummary } from "../../../encoder/ffmpeg/probe";
 import { framesOf, isConstantRate, type SplitFacts } from "../../../encoder/split/facts";
-import { audioRates, audioTaskCommand, joinCommand } from "../../../encoder/ffmpeg/args/split";
+import { audioTaskCommand, joinCommand } from "../../../encoder/ffmpeg/args/split";
 import { gopFramesOf, planSplit, splittableRecipe, type SplittableRecipe } from "../../../encoder/split/plan";
 
 const NTSC: FrameRate = { num: 30000, den: 1001 };
@@ -46,20 +46,15 @@ function source(
 }
 
 describe("which jobs split (docs/scaling.md#which-jobs-split)", () => {
-  it("progressive files and on-demand ladders do; live ladders, audio, utilities and timelines do not", () => {
+  it("single files do; ladders (streams, which split their own way), audio, utilities and timelines do not", () => {
+    for (const id of ["mp4_264_720p", "mp4_265_1080p_efficient", "webm_vp9_1080p", "social_264_square_1080"]) {
+      expect(splittableRecipe(id), id).not.toBeNull();
+    }
     for (const id of [
-      "mp4_264_720p",
-      "mp4_265_1080p_efficient",
-      "webm_vp9_1080p",
-      "social_264_square_1080",
       "hls_abr_264_standard",
       "dash_abr_264_standard",
       "cmaf_abr_265_standard",
       "hls_abr_av1_efficient",
-    ]) {
-      expect(splittableRecipe(id), id).not.toBeNull();
-    }
-    for (const id of [
       "live_hls_264_lowlatency",
       "live_dash_264_lowlatency",
       "audio_mp3_hq",
@@ -77,26 +72,25 @@ describe("which jobs split (docs/scaling.md#which-jobs-split)", () => {
 
   it("a source no longer than SPLIT_MIN_SECONDS, of a variable rate, or rotated, is encoded whole", () => {
     const short = source(60);
-    expect(planSplit(recipe("mp4_264_720p"), short.probe, short.facts, settings)).toBeNull();
+    expect(planSplit(short.probe, short.facts, settings)).toBeNull();
     const long = source(120);
-    expect(planSplit(recipe("mp4_264_720p"), long.probe, { ...long.facts, constantRate: false }, settings)).toBeNull();
-    expect(planSplit(recipe("mp4_264_720p"), long.probe, { ...long.facts, rotated: true }, settings)).toBeNull();
-    expect(planSplit(recipe("mp4_264_720p"), long.probe, long.facts, settings)).not.toBeNull();
+    expect(planSplit(long.probe, { ...long.facts, constantRate: false }, settings)).toBeNull();
+    expect(planSplit(long.probe, { ...long.facts, rotated: true }, settings)).toBeNull();
+    expect(planSplit(long.probe, long.facts, settings)).not.toBeNull();
   });
 });
 
 describe("the parts", () => {
   /**
-   * Sources longer than SPLIT_MIN_SECONDS, of a constant rate, for splittable recipes: such a
-   * source splits unless it fits in one part, when it is encoded whole. Each case is drawn as one
-   * or the other on purpose, and says which.
+   * Sources longer than SPLIT_MIN_SECONDS, of a constant rate: such a source splits unless it
+   * fits in one part, when it is encoded whole. Each case is drawn as one or the other on
+   * purpose, and says which.
    */
   const sources = fc.record({
     fps: fc.constantFrom<FrameRate>(NTSC, { num: 25, den: 1 }, { num: 60, den: 1 }, { num: 24000, den: 1001 }),
-    presetId: fc.constantFrom("mp4_264_720p", "hls_abr_264_standard", "dash_abr_264_standard"),
     keyint: fc.integer({ min: 1, max: 900 }),
   });
-  /** Longer than one part by 5 s or more: a keyframe interval (2 s for these recipes), and the up to 1 s a part gains rounded to whole intervals. */
+  /** Longer than one part by 5 s or more: a 2 s unit, and the up to 1 s a part gains rounded to whole units. */
   const splits = fc.integer({ min: 2, max: 120 }).chain((partSeconds) =>
     fc.record({
       partSeconds: fc.constant(partSeconds),
@@ -113,61 +107,48 @@ describe("the parts", () => {
     }),
   );
 
-  it("a source that fits in one part is encoded whole; any other parts cover every frame once, in order, a ladder's each but the last a whole number of its keyframe intervals", () => {
+  it("a source that fits in one part is encoded whole; any other parts cover every frame once, in order, each at least a unit long", () => {
     fc.assert(
-      fc.property(
-        sources,
-        fc.oneof(splits, fitsOnePart),
-        ({ fps, presetId, keyint }, { seconds, partSeconds, whole }) => {
-          const { probe, facts } = source(seconds, fps, true, keyint);
-          const plan = planSplit(recipe(presetId), probe, facts, { minSeconds: 60, partSeconds });
-          const meant = whole ? "fits in one part: encoded whole" : "holds more than one part: split";
-          expect(plan === null, `${seconds} s in parts of ${partSeconds} s ${meant}`).toBe(whole);
-          if (!plan) return;
-          expect(plan.parts.length).toBeGreaterThanOrEqual(2);
-          expect(plan.parts.length).toBeLessThanOrEqual(200);
-          let next = 0;
-          for (const part of plan.parts) {
-            expect(part.firstFrame).toBe(next);
-            expect(part.from).toBeCloseTo(facts.frameTimes[part.firstFrame], 9);
-            expect(part.frameCount).toBeGreaterThanOrEqual(plan.gopFrames);
-            if (presetId !== "mp4_264_720p" && part.index < plan.parts.length - 1)
-              expect(part.frameCount % plan.gopFrames).toBe(0);
-            next += part.frameCount;
-          }
-          expect(next).toBe(facts.frameTimes.length);
-          expect(plan.totalFrames).toBe(facts.frameTimes.length);
-        },
-      ),
+      fc.property(sources, fc.oneof(splits, fitsOnePart), ({ fps, keyint }, { seconds, partSeconds, whole }) => {
+        const { probe, facts } = source(seconds, fps, true, keyint);
+        const plan = planSplit(probe, facts, { minSeconds: 60, partSeconds });
+        const meant = whole ? "fits in one part: encoded whole" : "holds more than one part: split";
+        expect(plan === null, `${seconds} s in parts of ${partSeconds} s ${meant}`).toBe(whole);
+        if (!plan) return;
+        expect(plan.parts.length).toBeGreaterThanOrEqual(2);
+        expect(plan.parts.length).toBeLessThanOrEqual(200);
+        let next = 0;
+        for (const part of plan.parts) {
+          expect(part.firstFrame).toBe(next);
+          expect(part.from).toBeCloseTo(facts.frameTimes[part.firstFrame], 9);
+          expect(part.frameCount).toBeGreaterThanOrEqual(plan.gopFrames);
+          next += part.frameCount;
+        }
+        expect(next).toBe(facts.frameTimes.length);
+        expect(plan.totalFrames).toBe(facts.frameTimes.length);
+      }),
     );
   });
 
-  it("end on a source keyframe near where they would end, so no piece starts before its part (a ladder's only on its grid)", () => {
+  it("end on a source keyframe near where they would end, so no piece starts before its part", () => {
     // Keyframes every 250 frames, as x264 places them by default; parts of 900 frames would end 150 past one.
     const { probe, facts } = source(600, NTSC, true, 250);
-    const file = planSplit(recipe("mp4_264_720p"), probe, facts, settings);
+    const file = planSplit(probe, facts, settings);
     expect(file?.parts.map((p) => p.firstFrame).slice(0, 5)).toEqual([0, 1000, 2000, 3000, 4000]);
     expect(file?.parts.slice(1).every((p) => p.firstFrame % 250 === 0)).toBe(true);
     // Keyframes 2000 frames apart: a part with none within a quarter of a part of its end keeps its length.
     const sparse = source(600, NTSC, true, 2000);
-    const far = planSplit(recipe("mp4_264_720p"), sparse.probe, sparse.facts, settings);
+    const far = planSplit(sparse.probe, sparse.facts, settings);
     expect(far?.parts.map((p) => p.firstFrame).slice(0, 5)).toEqual([0, 900, 2000, 2900, 4000]);
-    // The ladder's grid is 60 frames (2 s): keyframes every 240 frames are all on it; every 250, only every 1500th.
-    const ladderSource = source(600, NTSC, true, 240);
-    const ladder = planSplit(recipe("hls_abr_264_standard"), ladderSource.probe, ladderSource.facts, settings);
-    expect(ladder?.parts.map((p) => p.firstFrame).slice(0, 4)).toEqual([0, 960, 1920, 2880]);
-    const offGrid = source(600, NTSC, true, 250);
-    const unmoved = planSplit(recipe("hls_abr_264_standard"), offGrid.probe, offGrid.facts, settings);
-    expect(unmoved?.parts.map((p) => p.firstFrame).slice(0, 4)).toEqual([0, 900, 1800, 2700]);
   });
 
-  it("are about SPLIT_PART_SECONDS long, on the ladder's keyframe interval or the 2 s grid", () => {
+  it("are about SPLIT_PART_SECONDS long, on the 2 s grid", () => {
     const { probe, facts } = source(600);
-    const ladder = planSplit(recipe("hls_abr_264_standard"), probe, facts, settings);
-    expect(ladder?.gopFrames).toBe(gopFramesOf(recipe("hls_abr_264_standard"), NTSC));
-    expect(ladder?.parts.length).toBe(20);
-    const file = planSplit(recipe("mp4_264_720p"), probe, facts, settings);
+    expect(gopFramesOf(NTSC)).toBe(60);
+    expect(gopFramesOf({ num: 25, den: 1 })).toBe(50);
+    const file = planSplit(probe, facts, settings);
     expect(file?.gopFrames).toBe(60);
+    expect(file?.parts.length).toBe(20);
     expect(file?.parts[0].frameCount).toBe(900);
     expect(file?.parts[1].from).toBeCloseTo((900 * 1001) / 30000, 9);
   });
@@ -175,7 +156,6 @@ describe("the parts", () => {
   it("place the audio against the first video frame, and know a source without any", () => {
     const withAudio = source(120);
     const plan = planSplit(
-      recipe("mp4_264_720p"),
       withAudio.probe,
       { ...withAudio.facts, frameTimes: withAudio.facts.frameTimes.map((t) => t + 0.5) },
       settings,
@@ -183,7 +163,7 @@ describe("the parts", () => {
     expect(plan?.audio).toBe(true);
     expect(plan?.audioStart).toBeCloseTo(0.021 - 0.5, 9);
     const silent = source(120, NTSC, false);
-    expect(planSplit(recipe("mp4_264_720p"), silent.probe, silent.facts, settings)?.audio).toBe(false);
+    expect(planSplit(silent.probe, silent.facts, settings)?.audio).toBe(false);
   });
 });
 
@@ -206,29 +186,47 @@ describe("the facts read off the packets", () => {
 
 describe("the audio's task and the join (docs/scaling.md#the-audio)", () => {
   const { probe, facts } = source(120);
-  const planOf = (presetId: string) => {
-    const plan = planSplit(recipe(presetId), probe, facts, settings);
-    if (!plan) throw new Error(`${presetId} should split`);
-    return plan;
-  };
+  const plan = planSplit(probe, facts, settings);
 
-  it("the audio is encoded once per rate, beside the parts; the join encodes nothing", () => {
-    const hls = planOf("hls_abr_264_basic");
-    // Its rungs (720p, 480p, 360p) carry audio at 128, 96 and 96 kbit/s: two encodes, the last two variants sharing one.
-    expect(audioRates(recipe("hls_abr_264_basic"), hls)).toEqual([128, 96]);
-    const task = audioTaskCommand(recipe("hls_abr_264_basic"), hls, "in", "out.m4a").args;
-    expect(task.filter((a) => a === "0:a:0")).toHaveLength(2);
-    expect(task.join(" ")).toContain("-b:a:0 128k -b:a:1 96k -f mp4 out.m4a");
-    const joined = joinCommand(recipe("hls_abr_264_basic"), hls, { list: "l", audio: "a.m4a" }, { dir: "o", file: "" });
-    expect(joined.args).not.toContain("-c:a");
-    expect(joined.args.join(" ")).toContain(
-      "-map 0:v:0 -map 1:a:0 -map 0:v:1 -map 1:a:1 -map 0:v:2 -map 1:a:1 -c copy",
-    );
-
-    const webm = planOf("webm_vp9_1080p");
-    expect(audioTaskCommand(recipe("webm_vp9_1080p"), webm, "in", "out.mka").args).toEqual(
+  it("the audio is encoded once, placed against the first video frame; the join copies it beside the parts", () => {
+    if (!plan) throw new Error("120 s should split");
+    const tail = (args: string[]) => args.slice(args.indexOf("-nostats") + 1);
+    expect(tail(audioTaskCommand(recipe("mp4_264_720p"), plan, "in", "out.m4a").args)).toEqual([
+      "-map",
+      "0:a:0",
+      "-af",
+      "asetpts=N/SR/TB,adelay=delays=21:all=1",
+      "-c:a",
+      "aac",
+      "-ar",
+      "48000",
+      "-ac",
+      "2",
+      "-b:a",
+      "128k",
+      "-f",
+      "mp4",
+      "out.m4a",
+    ]);
+    expect(audioTaskCommand(recipe("webm_vp9_1080p"), plan, "in", "out.mka").args).toEqual(
       expect.arrayContaining(["libopus", "matroska"]),
     );
-    expect(audioRates(recipe("mp4_264_720p"), planOf("mp4_264_720p"))).toEqual([128]);
+    const joined = joinCommand(recipe("mp4_264_720p"), { list: "l", audio: "a.m4a" }, { dir: "o", file: "output.mp4" });
+    expect(joined.args).not.toContain("-c:a");
+    expect(tail(joined.args)).toEqual([
+      "-map",
+      "0:v:0",
+      "-map",
+      "1:a:0",
+      "-c",
+      "copy",
+      "-tag:v",
+      "avc1",
+      "-movflags",
+      "+faststart",
+      "o/output.mp4",
+    ]);
+    const silent = joinCommand(recipe("webm_vp9_1080p"), { list: "l", audio: null }, { dir: "o", file: "output.webm" });
+    expect(tail(silent.args)).toEqual(["-map", "0:v:0", "-c", "copy", "o/output.webm"]);
   });
 });

@@ -195,6 +195,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    jobPlayable: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A job's stream became playable
+         * @description Sent once to the account's webhook when a streaming job's playback link is first given: every rendition has its first segment stored, usually within seconds of the job starting and long before it completes. Signed, retried and verified like job.completed (docs/playback.md).
+         */
+        post: operations["jobPlayable"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -982,6 +1002,16 @@ export interface components {
              * @example 2026-11-20T09:30:00.000Z
              */
             expiresAt: string | null;
+            /**
+             * Format: uri
+             * @description A streaming preset's playback link (as the job's read gives it), signed when this attempt was sent; null for other presets and for a failed job.
+             */
+            playbackUrl: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-20T09:30:00.000Z
+             */
+            playbackExpiresAt: string | null;
             errorMessage: string | null;
             duration: number | null;
             /**
@@ -994,6 +1024,35 @@ export interface components {
              * @example 2026-11-20T09:30:00.000Z
              */
             completedAt: string | null;
+        };
+        PlayableEvent: {
+            /** @enum {string} */
+            event: "job.playable";
+            /** Format: uuid */
+            jobId: string;
+            /** @enum {string} */
+            status: "processing" | "completed";
+            preset: string;
+            /**
+             * Format: uri
+             * @description The playback link, signed when this attempt was sent.
+             */
+            playbackUrl: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-20T09:30:00.000Z
+             */
+            playbackExpiresAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-20T09:30:00.000Z
+             */
+            playableAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-20T09:30:00.000Z
+             */
+            createdAt: string;
         };
         CreatedJob: {
             /** Format: uuid */
@@ -2247,6 +2306,35 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["WebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the notification. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    jobPlayable: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The same on every attempt of one notification: dedupe on it. */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was signed. */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>` with the account's `whsec_` secret. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PlayableEvent"];
             };
         };
         responses: {

@@ -17,7 +17,7 @@ import type {
   Upload,
 } from "./types";
 import { upload, type UploadOptions, type UploadSource } from "./upload";
-import { pollJob, type WaitOptions } from "./wait";
+import { type PlayableJob, pollJob, pollUntilPlayable, type ReadJob, type WaitOptions } from "./wait";
 
 export const DEFAULT_BASE_URL = "http://127.0.0.1:8787";
 
@@ -158,6 +158,11 @@ export function createVepClient(options: ClientOptions = {}) {
   const idempotency = (o?: CreateOptions) => ({
     header: { "Idempotency-Key": o?.idempotencyKey ?? newIdempotencyKey() },
   });
+  /** A wait's read of one job, given up when the wait's signal aborts. */
+  const readJob =
+    (id: string): ReadJob =>
+    (signal) =>
+      client.getJob(id, { signal });
   const client = {
     baseUrl,
     createJob: (body: CreateJobRequest, o?: CreateOptions): Promise<Created<CreatedJob>> => {
@@ -194,9 +199,27 @@ export function createVepClient(options: ClientOptions = {}) {
      */
     upload: (source: UploadSource, o?: UploadOptions): Promise<Upload> => upload(client, fetchFn, source, o),
 
-    /** Polls GET /jobs/{id} (every 10 s unless told otherwise) until the job is completed, failed or cancelled. */
-    waitForJob: (id: string, o?: WaitOptions): Promise<Job> =>
-      pollJob(() => client.getJob(id, { signal: o?.signal }), o),
+    /**
+     * Polls GET /jobs/{id} (every 10 s unless told otherwise) until the job is completed, failed
+     * or cancelled, and resolves with that read; a WaitTimeoutError after `timeoutMs`, if given.
+     */
+    waitForJob: (id: string, o?: WaitOptions): Promise<Job> => pollJob(id, readJob(id), o),
+
+    /**
+     * Polls GET /jobs/{id} (every 10 s unless told otherwise) until a streaming job can be
+     * watched, and resolves with the first read that carries its `playbackUrl`: usually while it
+     * is still processing (docs/playback.md), or once it completed. Rejects with a
+     * NotPlayableError when the job failed, was cancelled, or completed without one (a preset that
+     * is not a stream), and with a WaitTimeoutError after `timeoutMs`, if given. The job goes on
+     * either way; `waitForJob` then waits for its end.
+     *
+     * @example
+     * const job = await vep.createJob({ inputUrl, preset: "hls_abr_264_basic" });
+     * const { playbackUrl } = await vep.waitForPlayable(job.id, { intervalMs: 2_000, timeoutMs: 120_000 });
+     * hls.loadSource(playbackUrl); // hls.js; Safari plays it as a <video> src
+     * const done = await vep.waitForJob(job.id);
+     */
+    waitForPlayable: (id: string, o?: WaitOptions): Promise<PlayableJob> => pollUntilPlayable(id, readJob(id), o),
 
     /**
      * Signs a fresh link to a completed job's output and starts downloading it. The link needs no

@@ -1,4 +1,4 @@
-import type { ErrorBody } from "./types";
+import type { ErrorBody, Job } from "./types";
 
 /**
  * What went wrong, by the status the service answered; each says whether retrying can help. A 4xx
@@ -158,4 +158,41 @@ export function toApiError(response: Response, parsed: unknown): ApiError {
         ? ({ message: String(parsed) } as ErrorBody)
         : undefined;
   return new ApiError(response.status, body);
+}
+
+/**
+ * A wait (waitForJob, waitForPlayable) that reached its `timeoutMs` before the job did what it
+ * waited for. The job goes on; `job` is the last read, if any came.
+ */
+export class WaitTimeoutError extends Error {
+  override name = "WaitTimeoutError";
+
+  constructor(
+    readonly jobId: string,
+    goal: string,
+    readonly timeoutMs: number,
+    readonly job: Job | undefined,
+  ) {
+    super(`job ${jobId} did not ${goal} within ${timeoutMs} ms${job ? ` (it is ${job.status})` : ""}; it goes on`);
+  }
+}
+
+/** Why a job that ended has no playback link, by how it ended. */
+function notPlayable(job: Job): string {
+  if (job.status === "failed")
+    return `job ${job.id} failed, so it has no playback link${job.errorMessage ? `: ${job.errorMessage}` : ""}`;
+  if (job.status === "cancelled") return `job ${job.id} was cancelled, so it has no playback link`;
+  return `job ${job.id} completed without a playback link (preset ${job.preset}): only the streaming presets (hls_*, dash_*, cmaf_*, live_*) give one`;
+}
+
+/**
+ * waitForPlayable's job ended without a playback link: it failed, was cancelled, or completed
+ * with a preset that is not a stream. `job` is the read that found it so.
+ */
+export class NotPlayableError extends Error {
+  override name = "NotPlayableError";
+
+  constructor(readonly job: Job) {
+    super(notPlayable(job));
+  }
 }

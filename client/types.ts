@@ -18,6 +18,7 @@ export type EdlValidation = Schemas["EdlValidation"];
 export type PresetCatalogue = Schemas["PresetCatalogue"];
 export type Preset = Schemas["Preset"];
 export type WebhookEvent = Schemas["WebhookEvent"];
+export type PlayableEvent = Schemas["PlayableEvent"];
 export type Upload = Schemas["Upload"];
 export type CreateUploadRequest = Schemas["CreateUploadRequest"];
 

@@ -1,10 +1,11 @@
 import { createServer } from "node:net";
 import { describe, expect, it, vi } from "vitest";
-import { ApiError, createVepClient, NetworkError, type Job } from "../../client";
+import { ApiError, createVepClient, type Job, NetworkError, NotPlayableError, WaitTimeoutError } from "../../client";
 import { usage } from "../../drizzle/schema";
 import { quotaPeriod } from "../../domain/time";
 import { admin, completeJob, internal, newAccount, SOURCE, stack } from "./harness";
 import { jobsInEveryState } from "./job-states";
+import { claimStream, reportSegments } from "./stream-reports";
 
 const timeline = {
   version: "1.0" as const,
@@ -202,5 +203,50 @@ describe("client: waitForJob", () => {
     ).rejects.toThrow("gave up");
     await api.cancelJob(job.id);
     expect((await api.waitForJob(job.id, { intervalMs: 100 })).status).toBe("cancelled");
+  });
+});
+
+describe("client: waitForPlayable (docs/playback.md)", () => {
+  it("resolves while the job is processing, once every rendition has its first segment, with a link that serves the stream", async () => {
+    const { api } = await clientFor("free");
+    const job = await api.createJob({ inputUrl: SOURCE, preset: "hls_abr_264_basic" });
+    const seen: Job[] = [];
+    const waiting = api.waitForPlayable(job.id, { intervalMs: 100, onProgress: (j) => seen.push(j) });
+    const claim = await claimStream(job.id);
+    await vi.waitFor(() => expect(seen.some((j) => j.status === "processing")).toBe(true), { interval: 50 });
+    await reportSegments(job.id, claim, 0);
+    const playable = await waiting;
+    expect(playable).toMatchObject({ id: job.id, status: "processing" });
+    expect(seen.filter((j) => j.playbackUrl !== null)).toHaveLength(1);
+    const master = await fetch(playable.playbackUrl);
+    expect(master.status).toBe(200);
+    expect(await master.text()).toMatch(/^#EXTM3U[\s\S]*480p\/index\.m3u8/);
+  });
+
+  it("rejects with a NotPlayableError for a job that completes without a link, or is cancelled before it has one", async () => {
+    const { api, accountId } = await clientFor("free");
+    const mp4 = await api.createJob({ inputUrl: SOURCE, preset: "mp4_264_480p" });
+    const waiting = api.waitForPlayable(mp4.id, { intervalMs: 100 }).catch((e: unknown) => e);
+    await completeJob(mp4.id, accountId);
+    const err = await waiting;
+    expect(err).toBeInstanceOf(NotPlayableError);
+    expect((err as NotPlayableError).job).toMatchObject({ id: mp4.id, status: "completed", playbackUrl: null });
+    expect((err as Error).message).toMatch(/completed without a playback link \(preset mp4_264_480p\)/);
+
+    const stream = await api.createJob({ inputUrl: SOURCE, preset: "hls_abr_264_basic" });
+    await claimStream(stream.id);
+    await api.cancelJob(stream.id);
+    const cancelled = await api.waitForPlayable(stream.id, { intervalMs: 100 }).catch((e: unknown) => e);
+    expect(cancelled).toBeInstanceOf(NotPlayableError);
+    expect((cancelled as Error).message).toBe(`job ${stream.id} was cancelled, so it has no playback link`);
+  });
+
+  it("a job still waiting for its first segments: a WaitTimeoutError after timeoutMs, the job going on", async () => {
+    const { api } = await clientFor("free");
+    const job = await api.createJob({ inputUrl: SOURCE, preset: "hls_abr_264_basic" });
+    const err = await api.waitForPlayable(job.id, { intervalMs: 100, timeoutMs: 500 }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(WaitTimeoutError);
+    expect(err).toMatchObject({ jobId: job.id, job: { status: "queued" } });
+    expect((await api.getJob(job.id)).status).toBe("queued");
   });
 });

@@ -4,11 +4,11 @@ import { wranglerTextModules } from "./test/support/wrangler-text-modules.ts";
 
 /**
  * e2e, security-media and faults: each file starts a whole service of its own (a stack and an
- * encoder). They run after the other projects, as a group of their own, so their encodes never
- * share the cores with the other projects' files: two files at a time across the three. Most of
- * their time is spent waiting (retry delays, stall windows, services held down), so one at a
- * time left the cores mostly idle. Each encoder runs two jobs: two files can already put four
- * encodes on the two cores, three would put six.
+ * encoder), two files at a time across the three. Most of their time is spent waiting (retry
+ * delays, stall windows, services held down), so `npm test` runs them in a vitest of their own
+ * beside the other projects (test/run-all.sh), on the cores those leave idle; in one vitest they
+ * are a group of their own, after the others. Each encoder runs two jobs: two files can already
+ * put four encodes on the two cores, three would put six.
  */
 const WHOLE_SERVICE_FILES = { sequence: { groupOrder: 2 } };
 

@@ -4,18 +4,57 @@
 # any fails; arguments go to vitest. `--quick` first (npm run test:quick): only the projects that
 # start no FFmpeg and no process per test.
 #
-# The workerd project runs in a vitest of its own (test/run-workerd.sh, under a watchdog) unless
-# the arguments name projects: @cloudflare/vitest-pool-workers can leave a run stalled after that
-# project's last file, with no output and no exit (a known bug of the pool, still open), and a CI
-# run can stand so until its time limit.
+# Without arguments the projects run in vitests side by side: MAIN, and BESIDE (the files that
+# mostly wait: whole services held down, retry delays) on the cores MAIN leaves idle, each
+# printing its output when it ends. With arguments that name no project, one vitest runs all but
+# workerd. Either way the workerd project runs in a vitest of its own (test/run-workerd.sh, under
+# a watchdog) unless the arguments name projects: @cloudflare/vitest-pool-workers can leave a run
+# stalled after that project's last file, with no output and no exit (a known bug of the pool,
+# still open), and a CI run can stand so until its time limit. MAIN, BESIDE and workerd are every
+# project of vitest.config.ts (test/unit/test-tooling/run-all.test.ts checks it).
+MAIN="unit render cloud cli security api dispatch"
+BESIDE="e2e security-media faults"
+QUICK_MAIN="unit"
+QUICK_BESIDE="api dispatch"
+
 npm run -s typecheck &
 typecheck=$!
 npm run -s lint &
 lint=$!
+
+projects() {
+  for name in "$@"; do printf -- '--project %s ' "$name"; done
+}
+
+# A vitest of its own for the projects named, its output printed once it ends.
+beside() {
+  log=$(mktemp)
+  # shellcheck disable=SC2046 # one word per project flag and name
+  vitest run $(projects "$@") >"$log" 2>&1
+  code=$?
+  cat "$log"
+  rm -f "$log"
+  return "$code"
+}
+
 workerd=
+side=
+main=
 if [ "${1:-}" = "--quick" ]; then
   shift
-  set -- --project unit --project api --project dispatch "$@"
+  if [ "$#" -eq 0 ]; then
+    main=$QUICK_MAIN
+    beside $QUICK_BESIDE &
+    side=$!
+  else
+    set -- --project unit --project api --project dispatch "$@"
+  fi
+  sh test/run-workerd.sh &
+  workerd=$!
+elif [ "$#" -eq 0 ]; then
+  main=$MAIN
+  beside $BESIDE &
+  side=$!
   sh test/run-workerd.sh &
   workerd=$!
 else
@@ -28,8 +67,18 @@ else
       ;;
   esac
 fi
-vitest run "$@"
+if [ -n "$main" ]; then
+  # shellcheck disable=SC2046,SC2086 # one word per project flag and name
+  vitest run $(projects $main)
+else
+  vitest run "$@"
+fi
 tests=$?
+side_tests=0
+if [ -n "$side" ]; then
+  wait "$side"
+  side_tests=$?
+fi
 workerd_tests=0
 if [ -n "$workerd" ]; then
   wait "$workerd"
@@ -41,4 +90,5 @@ wait "$lint"
 linted=$?
 [ "$typechecked" -eq 0 ] && [ "$linted" -eq 0 ] || exit 1
 [ "$tests" -eq 0 ] || exit "$tests"
+[ "$side_tests" -eq 0 ] || exit "$side_tests"
 exit "$workerd_tests"

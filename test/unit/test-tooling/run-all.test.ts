@@ -119,15 +119,40 @@ describe("npm test (test/run-all.sh): the type check (TypeScript 7, node_modules
     expect(await runAll([], { redocly: 1 })).toMatchObject({ code: 1, knip: "\n" });
   });
 
-  it("without named projects, runs the workerd project in a vitest of its own beside the rest; --quick, the projects without FFmpeg", async () => {
+  it("without arguments, runs the projects that mostly wait in a vitest beside the rest, and workerd in one of its own; --quick, the projects without FFmpeg", async () => {
     const lines = (args: string | null) => args?.trim().split("\n").sort();
-    expect(lines((await runAll([], PASSING)).vitest)).toEqual(["run --project !workerd", "run --project workerd"]);
+    expect(lines((await runAll([], PASSING)).vitest)).toEqual([
+      "run --project e2e --project security-media --project faults",
+      "run --project unit --project render --project cloud --project cli --project security --project api --project dispatch",
+      "run --project workerd",
+    ]);
     expect(lines((await runAll(["--quick"], PASSING)).vitest)).toEqual([
-      "run --project unit --project api --project dispatch",
+      "run --project api --project dispatch",
+      "run --project unit",
+      "run --project workerd",
+    ]);
+    expect(lines((await runAll(["--reporter=dot"], PASSING)).vitest)).toEqual([
+      "run --project !workerd --reporter=dot",
       "run --project workerd",
     ]);
     expect((await runAll([], { workerd: 2 })).code).toBe(2);
     expect((await runAll([], { workerd: 2, vitest: 3 })).code).toBe(3);
+  });
+
+  it("names every project of vitest.config.ts once among its runs", async () => {
+    const script = await readFile(RUN_ALL, "utf8");
+    const listed = (name: string) =>
+      /^[A-Z_]+="([^"]*)"$/m.exec(script.slice(script.indexOf(`\n${name}=`)))?.[1].split(" ");
+    const { default: config } = await import("../../../vitest.config");
+    const names = (config.test?.projects ?? []).map((p) =>
+      typeof p === "string" ? "workerd" : (p as { test?: { name?: string } }).test?.name,
+    );
+    expect([...(listed("MAIN") ?? []), ...(listed("BESIDE") ?? []), "workerd"].sort()).toEqual(names.sort());
+    expect([...(listed("QUICK_MAIN") ?? []), ...(listed("QUICK_BESIDE") ?? [])].sort()).toEqual([
+      "api",
+      "dispatch",
+      "unit",
+    ]);
   });
 
   it("a workerd run that stalls is stopped after WORKERD_TIMEOUT and tried once more; stalled twice, the run fails", async () => {

@@ -9,6 +9,9 @@ import {
   type CreatedEdlJob,
   type CreatedJob,
   type Job,
+  NotPlayableError,
+  type PlayableJob,
+  TERMINAL_STATUSES,
   UnexpectedResponseError,
   type Upload,
   type VepClient,
@@ -25,6 +28,7 @@ import {
   describeValidation,
 } from "./output";
 import { assertOutName, linkedOutput, presetOutput, timelineOutput } from "./out-name";
+import { assertStreamingPreset } from "./play";
 import { jobProgressBar, uploadProgressBar } from "./progress";
 import { renderMetadata, timelineRequest } from "./timeline-file";
 
@@ -37,6 +41,8 @@ interface GlobalOptions {
 interface WaitFlags {
   wait?: boolean;
   out?: string;
+  /** Print the stream's playback link as soon as it plays, then wait (encode only). */
+  play?: boolean;
   interval: string;
 }
 
@@ -123,27 +129,65 @@ function download(api: VepClient, jobId: string, path: string): Promise<number> 
   });
 }
 
-/** Waits with a progress bar (Ctrl-C stops waiting, not the job), downloads if asked, prints the job. */
-async function waitAndSave(api: VepClient, jobId: string, flags: WaitFlags, everyMs = intervalMs(flags)) {
+/** Runs one wait of the job's with a progress bar on a terminal; Ctrl-C stops the waiting, not the job. */
+async function withProgressBar<T>(
+  jobId: string,
+  wait: (signal: AbortSignal, onProgress: (job: Job) => void) => Promise<T>,
+): Promise<T> {
   const bar = jobProgressBar(jobId);
-  let job: Job;
   try {
-    job = await interruptible(`stopped waiting; the job goes on (vep jobs get ${jobId})`, (signal) =>
-      api.waitForJob(jobId, { intervalMs: everyMs, signal, onProgress: (j) => bar.update(j) }),
+    return await interruptible(`stopped waiting; the job goes on (vep jobs get ${jobId})`, (signal) =>
+      wait(signal, (job) => bar.update(job)),
     );
   } finally {
     bar.stop();
   }
+}
+
+/**
+ * Waits for the job's playback link and prints it on stdout the moment a read brings it, on a
+ * line of its own (`{jobId, playbackUrl}` under --json), for a script to read while the job goes
+ * on. Answers the read that ended the wait: with the link, or the job ended without one.
+ */
+async function printPlaybackLink(api: VepClient, jobId: string, everyMs: number): Promise<Job> {
+  let playable: PlayableJob;
+  try {
+    playable = await withProgressBar(jobId, (signal, onProgress) =>
+      api.waitForPlayable(jobId, { intervalMs: everyMs, signal, onProgress }),
+    );
+  } catch (err) {
+    if (err instanceof NotPlayableError) return err.job;
+    throw err;
+  }
+  const { playbackUrl } = playable;
+  process.stdout.write(globals().json ? `${JSON.stringify({ jobId, playbackUrl })}\n` : `${playbackUrl}\n`);
+  return playable;
+}
+
+/**
+ * Waits with a progress bar (printing the playback link on the way with --play), downloads if
+ * asked, prints the job.
+ */
+async function waitAndSave(api: VepClient, jobId: string, flags: WaitFlags, everyMs = intervalMs(flags)) {
+  const seen = flags.play ? await printPlaybackLink(api, jobId, everyMs) : undefined;
+  const job =
+    seen && TERMINAL_STATUSES.includes(seen.status)
+      ? seen
+      : await withProgressBar(jobId, (signal, onProgress) =>
+          api.waitForJob(jobId, { intervalMs: everyMs, signal, onProgress }),
+        );
   let saved = "";
   if (job.status === "completed" && flags.out) {
     const bytes = await download(api, jobId, flags.out);
     saved = `saved ${flags.out} (${bytes} bytes)`;
-    // Under --json stdout holds the job alone, one document for a script to parse.
+    // Under --json stdout holds JSON alone: the job (after the playback link's line, with --play).
     if (globals().json) process.stderr.write(`${saved}\n`);
   }
   print(saved ? `${describeJob(job)}\n${saved}` : describeJob(job), job);
   if (job.status === "failed") throw new CliFailure(EXIT.jobFailed, `job ${jobId} failed: ${job.errorMessage}`);
   if (job.status === "cancelled") throw new CliFailure(EXIT.jobCancelled, `job ${jobId} was cancelled`);
+  // A preset newer than this CLI's catalogue, found at the end not to be a stream.
+  if (seen?.playbackUrl === null) throw new CliFailure(EXIT.usage, `--play: ${new NotPlayableError(job).message}`);
 }
 
 /** Creates the job only once the wait flags are good (a bad one costs no quota unit), then waits for it if asked. */
@@ -157,7 +201,7 @@ async function createThenWait<T extends Created<CreatedJob | CreatedEdlJob>>(
   const api = client();
   const created = await create(api);
   onCreated(created);
-  if (!flags.wait && !flags.out) return print(describeCreated(created), created);
+  if (!flags.wait && !flags.out && !flags.play) return print(describeCreated(created), created);
   if (!globals().json) process.stderr.write(`${describeCreated(created)}\n`);
   try {
     await waitAndSave(api, created.id, flags, everyMs);
@@ -220,11 +264,16 @@ waitOptions(
     .requiredOption("--preset <id>", "preset identifier (see `vep presets`)")
     .option("--metadata <json>", "a JSON object stored with the job")
     .option("--idempotency-key <key>", "makes retrying this command safe: the same key never creates a second job")
-    .option(...CONTENT_TYPE_OPTION),
+    .option(...CONTENT_TYPE_OPTION)
+    .option(
+      "--play",
+      "print the stream's playback link on a line of its own as soon as it plays, while the job encodes, then wait for the job (implies --wait); streaming presets only: hls_*, dash_*, cmaf_*, live_*",
+    ),
 ).action(async (url: string, flags: EncodeFlags) => {
   const metadata =
     flags.metadata === undefined ? undefined : (parseJsonOption("metadata", flags.metadata) as Record<string, unknown>);
   assertOutName(flags.out, presetOutput(flags.preset), `preset ${flags.preset}`);
+  if (flags.play) assertStreamingPreset(flags.preset);
   await createThenWait(flags, async (api) => {
     const inputUrl = isUrl(url) ? url : (await uploadFile(api, url, flags.contentType)).inputUrl;
     if (!inputUrl) throw new CliFailure(EXIT.unexpected, `the upload of ${url} gave no inputUrl`);

@@ -24,6 +24,7 @@ export function describeJob(job: Job): string {
   if (job.errorMessage) lines.push(`error       ${job.errorMessage}`);
   if (job.retryCount) lines.push(`retries     ${job.retryCount}`);
   if (job.outputUrl) lines.push(`output      ${job.outputUrl}`, `expires     ${job.expiration}`);
+  if (job.playbackUrl) lines.push(`playback    ${job.playbackUrl}`);
   return lines.join("\n");
 }
 

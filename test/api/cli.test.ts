@@ -4,18 +4,19 @@ import { once } from "node:events";
 import { access, mkdtemp, readFile, rm, truncate, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { freePort } from "../../dev/cloud/free-port";
 import { startWorkerProcess } from "../../dev/worker-process";
 import { workerVars } from "../../dev/worker-vars";
-import { uploads, usage } from "../../drizzle/schema";
+import { jobs, uploads, usage } from "../../drizzle/schema";
 import { quotaPeriod } from "../../domain/time";
 import { EXIT } from "../../cli/exit-codes";
 import { writeSampleTimeline } from "../../dev/samples";
 import { VEP_BIN, vep, vepEnv } from "../support/cli";
 import type { CreatedEdlJob, CreatedJob, EdlValidation, Job, JobList, PresetCatalogue, Upload } from "../../client";
-import { admin, completeJob, createJob, newAccount, SOURCE, stack } from "./harness";
+import { admin, completeJob, createJob, failEveryAttempt, newAccount, SOURCE, stack } from "./harness";
 import { jobsInEveryState } from "./job-states";
+import { claimStream, completeStream, reportSegments } from "./stream-reports";
 
 const api = stack.apiUrl;
 const timeline = (clips: number) => ({
@@ -441,5 +442,115 @@ describe("vep: local files, uploaded directly (docs/uploads.md)", () => {
     expect(peakKb, `peak RSS ${Math.round(peakKb / 1024)} MB`).toBeGreaterThan(0);
     expect(peakKb / 1024, `peak RSS ${Math.round(peakKb / 1024)} MB`).toBeLessThan(300);
     await rm(file);
+  });
+});
+
+/** vep running as a process, what it printed so far readable while it runs. */
+function running(args: string[], key: string) {
+  const child = spawn(process.execPath, [VEP_BIN, ...args], {
+    env: vepEnv({ api, key }),
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const out = { stdout: "", stderr: "" };
+  child.stdout.on("data", (chunk: Buffer) => {
+    out.stdout += chunk;
+  });
+  child.stderr.on("data", (chunk: Buffer) => {
+    out.stderr += chunk;
+  });
+  const exited = once(child, "exit").then(([code]) => code as number);
+  let ended = false;
+  void exited.then(() => {
+    ended = true;
+  });
+  return {
+    out,
+    exited,
+    ended: () => ended,
+    /** The job it created, once its line is on stderr. */
+    jobId: () =>
+      vi.waitFor(
+        () => {
+          const id = /created job ([0-9a-f-]{36})/.exec(out.stderr)?.[1];
+          if (!id) throw new Error(`no job yet: ${out.stderr}`);
+          return id;
+        },
+        { timeout: 30_000, interval: 50 },
+      ),
+  };
+}
+
+describe("vep encode --play (docs/playback.md)", () => {
+  it("prints the playback link on its own line on stdout while the job processes, then waits for its end", async () => {
+    const { apiKey, accountId } = await newAccount("free");
+    const vepRun = running(["encode", SOURCE, "--preset", "hls_abr_264_basic", "--play", "--interval", "0.2"], apiKey);
+    const jobId = await vepRun.jobId();
+    const claim = await claimStream(jobId);
+    await reportSegments(jobId, claim, 0);
+    const link = await vi.waitFor(
+      () => {
+        const line = vepRun.out.stdout.split("\n")[0];
+        if (!vepRun.out.stdout.includes("\n")) throw new Error("no line yet");
+        return line;
+      },
+      { timeout: 30_000, interval: 50 },
+    );
+    expect(link).toMatch(
+      new RegExp(`^${api.replace(/\./g, "\\.")}/play/${jobId}/\\d+\\.[A-Za-z0-9_-]{43}/master\\.m3u8$`),
+    );
+    const master = await fetch(link);
+    expect(master.status).toBe(200);
+    expect(await master.text()).toMatch(/^#EXTM3U/);
+    // The job is still processing, and vep still waits for it.
+    expect(vepRun.ended()).toBe(false);
+
+    await completeStream(jobId, accountId, claim);
+    expect(await vepRun.exited).toBe(0);
+    const [first, ...rest] = vepRun.out.stdout.trimEnd().split("\n");
+    expect(first).toBe(link);
+    expect(rest.join("\n")).toMatch(new RegExp(`^id\\s+${jobId}\\nstatus\\s+completed\\n`));
+    expect(rest.join("\n")).toMatch(/\nplayback\s+http\S+\/master\.m3u8$/m);
+  });
+
+  it("--json: the link as one line of JSON, then the job; a job that fails before it plays prints no link and exits 11", async () => {
+    const { apiKey, accountId } = await newAccount("free");
+    const vepRun = running(
+      ["--json", "encode", SOURCE, "--preset", "hls_abr_264_basic", "--play", "--interval", "0.2"],
+      apiKey,
+    );
+    const jobId = await vi.waitFor(
+      async () => {
+        const [job] = (await admin.db.select().from(jobs).where(eq(jobs.accountId, accountId))).map((j) => j.id);
+        if (!job) throw new Error("no job yet");
+        return job;
+      },
+      { timeout: 30_000, interval: 50 },
+    );
+    const claim = await claimStream(jobId);
+    await reportSegments(jobId, claim, 0);
+    await completeStream(jobId, accountId, claim);
+    expect(await vepRun.exited).toBe(0);
+    const newline = vepRun.out.stdout.indexOf("\n");
+    const announced = JSON.parse(vepRun.out.stdout.slice(0, newline));
+    expect(announced).toEqual({ jobId, playbackUrl: expect.stringMatching(/\/master\.m3u8$/) });
+    expect(JSON.parse(vepRun.out.stdout.slice(newline + 1))).toMatchObject({ id: jobId, status: "completed" });
+
+    const failing = running(["encode", SOURCE, "--preset", "hls_abr_264_basic", "--play", "--interval", "0.2"], apiKey);
+    const failingId = await failing.jobId();
+    await failEveryAttempt(failingId, "Source could not be downloaded: HTTP 404");
+    expect(await failing.exited).toBe(EXIT.jobFailed);
+    expect(failing.out.stdout).toMatch(new RegExp(`^id\\s+${failingId}\\nstatus\\s+failed\\n`));
+    expect(failing.out.stderr).toMatch(/vep: job \S+ failed: Source could not be downloaded: HTTP 404\n$/);
+  });
+
+  it("a preset that is not a stream is a usage error before the file is uploaded or a job created", async () => {
+    const { apiKey, accountId } = await newAccount("free");
+    const file = join(dir, "to-play.mp4");
+    await writeFile(file, "a local video's bytes");
+    const res = await vep(["encode", file, "--preset", "mp4_264_480p", "--play"], { api, key: apiKey });
+    expect(res.code).toBe(EXIT.usage);
+    expect(res.stderr).toMatch(/^vep: --play: preset mp4_264_480p is not a stream/);
+    expect(await admin.db.select().from(uploads).where(eq(uploads.accountId, accountId))).toEqual([]);
+    expect(await admin.db.select().from(jobs).where(eq(jobs.accountId, accountId))).toEqual([]);
   });
 });

@@ -1,5 +1,6 @@
 import type { StreamLayout } from "../../domain/stream/layout";
-import { internal } from "./harness";
+import { outputKeyFor } from "../../domain/jobs";
+import { internal, objectUrl, s3 } from "./harness";
 
 /**
  * A streaming job played as its encoder plays it (docs/playback.md): claimed, then told of its
@@ -48,4 +49,17 @@ export async function reportSegments(jobId: string, claim: number, index: number
   });
   if (reported.status !== 200)
     throw new Error(`stream report failed: ${reported.status} ${JSON.stringify(reported.body)}`);
+}
+
+/** Completes the stream's job as its encoder does once every part is joined: its ZIP stored, then reported. */
+export async function completeStream(jobId: string, accountId: string, claim: number, preset = "hls_abr_264_basic") {
+  const key = outputKeyFor(accountId, jobId, `${preset}.zip`);
+  const put = await s3.fetch(objectUrl(key), {
+    method: "PUT",
+    body: "zip",
+    headers: { "Content-Type": "application/zip" },
+  });
+  if (!put.ok) throw new Error(`upload failed: ${put.status}`);
+  const done = await internal(`/jobs/${jobId}/complete`, { claim, outputKey: key, duration: 12 });
+  if (done.status !== 200) throw new Error(`complete failed: ${done.status} ${JSON.stringify(done.body)}`);
 }

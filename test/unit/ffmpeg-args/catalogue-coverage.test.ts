@@ -1,16 +1,23 @@
 import { describe, expect, it } from "vitest";
 import { PRESETS } from "../../../domain/presets/catalogue";
 import { PRESET_DEFINITIONS, findDefinition } from "../../../domain/presets/definitions";
+import { streamRecipe } from "../../../domain/stream/layout";
 import { buildPresetCommands, type FfmpegCommand } from "../../../encoder/ffmpeg/args";
 import { parseLoudnormMeasurement } from "../../../encoder/ffmpeg/args/loudness";
+import { wholeStreamCommand } from "../../../encoder/ffmpeg/args/stream";
 import { IN, MAX_PICTURE, OUT, PROBE_1080, flagValue } from "./fixtures";
 
 const MEASURED = parseLoudnormMeasurement(
   '{"input_i":"-20","input_tp":"-5","input_lra":"4","input_thresh":"-30","target_offset":"0.1"}',
 );
 
-/** Every FFmpeg command a preset runs (a two-pass step's apply built from a sample measurement). */
+/**
+ * Every FFmpeg command a preset runs (a two-pass step's apply built from a sample measurement); a
+ * streaming preset's, the whole stream's in one run (its parts' are ladder.test.ts's).
+ */
 function commandsOf(id: string): FfmpegCommand[] {
+  const stream = streamRecipe(id);
+  if (stream) return [wholeStreamCommand({ presetId: id, input: IN, outDir: OUT, probe: PROBE_1080 }, stream, 0)];
   return buildPresetCommands(id, { input: IN, outDir: OUT, probe: PROBE_1080 }).steps.flatMap((s) =>
     s.kind === "run" ? [s.command] : s.kind === "two-pass" ? [s.measure, s.apply(MEASURED)] : [],
   );
@@ -66,10 +73,15 @@ describe("all 23 presets", () => {
     }
 
     it("writes into the out dir, with the form the catalogue states", () => {
-      const plan = buildPresetCommands(id, { input: IN, outDir: OUT, probe: PROBE_1080 });
-      expect(plan.output.kind).toBe(preset.output);
       const outputs = commands.at(-1)!.args.filter((a) => a.startsWith("/"));
       expect(outputs.filter((a) => a !== IN).every((a) => a.startsWith(`${OUT}/`))).toBe(true);
+      if (streamRecipe(id)) {
+        // A stream's files go into the ZIP as well when the job completes (docs/playback.md).
+        expect(preset.output).toBe("zip");
+        return;
+      }
+      const plan = buildPresetCommands(id, { input: IN, outDir: OUT, probe: PROBE_1080 });
+      expect(plan.output.kind).toBe(preset.output);
       if (plan.output.kind === "file") expect(commands.at(-1)!.args.at(-1)).toBe(`${OUT}/${plan.output.file}`);
     });
 

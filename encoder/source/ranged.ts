@@ -7,9 +7,9 @@
  * (ffmpeg/args/command.ts: http and container demuxers only).
  */
 import { randomBytes } from "node:crypto";
+import { once } from "node:events";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { pipeline } from "node:stream/promises";
 import { JobFailure } from "../failure";
 import { httpRequest, readBody } from "../http/client";
 import { type DownloadPolicy, describeNetworkError, guardedGet } from "./download";
@@ -22,6 +22,9 @@ export interface RangedSource {
 
 /** The connection's longest silence while the proxy waits on the origin. */
 const ORIGIN_IDLE_MS = 60_000;
+/** A read's first request to the origin, and the most any later one asks: each twice the one before. */
+const FIRST_CHUNK_BYTES = 512 * 1024;
+const MAX_CHUNK_BYTES = 2 * 1024 * 1024;
 
 /**
  * Asks the origin for the first byte: a 206 with the file's length means it serves ranges.
@@ -110,18 +113,32 @@ export async function serveRanges(
     open.add(stop);
     req.once("close", () => stop.abort());
     try {
-      const { res: origin } = await guardedGet(source.url, policy, {
-        headers: { range: `bytes=${range.start}-${range.end}` },
-        signal: AbortSignal.any([stop.signal, ...(signal ? [signal] : [])]),
-        idleTimeoutMs: ORIGIN_IDLE_MS,
-      });
-      if (origin.status !== 206) {
-        origin.body.destroy();
-        return res.writeHead(502).end();
-      }
       res.writeHead(req.headers.range ? 206 : 200, headers);
-      origin.body.on("data", (chunk: Buffer) => (served += chunk.length));
-      await pipeline(origin.body, res);
+      // The origin is asked in growing chunks, not for the rest of the file at once: FFmpeg often
+      // reads a little and seeks away (an index at the end, a part's keyframe), and the bytes in
+      // flight of a request it abandons are read for nothing.
+      let chunk = FIRST_CHUNK_BYTES;
+      for (
+        let at = range.start;
+        at <= range.end && !stop.signal.aborted;
+        at += chunk, chunk = Math.min(chunk * 2, MAX_CHUNK_BYTES)
+      ) {
+        const last = Math.min(range.end, at + chunk - 1);
+        const { res: origin } = await guardedGet(source.url, policy, {
+          headers: { range: `bytes=${at}-${last}` },
+          signal: AbortSignal.any([stop.signal, ...(signal ? [signal] : [])]),
+          idleTimeoutMs: ORIGIN_IDLE_MS,
+        });
+        if (origin.status !== 206) {
+          origin.body.destroy();
+          throw new Error(`the origin answered ${origin.status} to a range`);
+        }
+        for await (const bytes of origin.body as AsyncIterable<Buffer>) {
+          served += bytes.length;
+          if (!res.write(bytes)) await once(res, "drain", { signal: stop.signal });
+        }
+      }
+      res.end();
     } catch {
       // The origin failed, or FFmpeg closed its end (a seek): either way this response is over.
       res.destroy();

@@ -75,12 +75,9 @@ function partStarts(
 }
 
 /**
- * Pure: the parts of a source, or null when it is encoded whole (too short, not a constant
- * frame rate, rotated, no video). A ladder's parts are whole numbers of its keyframe interval,
- * so its segments fall where the unsplit encode has them; a single file's are not bound to a
- * grid. Either ends a part on a source keyframe near where it would end (a ladder's only on its
- * grid), and the last part takes what remains (at least one interval: a shorter tail joins the
- * part before it).
+ * Pure: a single file's parts, or null when it is encoded whole (too short, not a constant
+ * frame rate, rotated, no video). A part ends on a source keyframe near where it would end, and
+ * the last part takes what remains (at least one 2 s unit: a shorter tail joins the part before it).
  */
 export function planSplit(probe: ProbeSummary, facts: SplitFacts, settings: SplitSettings): SplitPlan | null {
   const video = probe.video;

@@ -24,7 +24,10 @@ const PAGE = `<!doctype html><video id="v" muted playsinline></video>
   video.addEventListener("ended", () => { state.ended = true; });
   video.addEventListener("playing", () => { state.started = true; });
   video.addEventListener("timeupdate", () => { state.times.push(video.currentTime); state.duration = video.duration; });
-  const url = new URL(location.href).searchParams.get("src");
+  const params = new URL(location.href).searchParams;
+  const url = params.get("src");
+  const rate = Number(params.get("rate") ?? 1);
+  video.addEventListener("playing", () => { video.playbackRate = rate; });
   if (url.includes(".mpd")) {
     const dash = dashjs.MediaPlayer().create();
     dash.on(dashjs.MediaPlayer.events.ERROR, (e) => { state.fatal = JSON.stringify(e.error ?? e); });
@@ -49,8 +52,8 @@ export interface PlayerState {
 }
 
 export interface BrowserPlayer {
-  /** A new page playing `url`. */
-  play(url: string): Promise<Page>;
+  /** A new page playing `url`, at `rate` times real time once it plays. */
+  play(url: string, rate?: number): Promise<Page>;
   state(page: Page): Promise<PlayerState>;
   stop(): Promise<void>;
 }
@@ -81,9 +84,9 @@ export async function startBrowserPlayer(): Promise<BrowserPlayer> {
     args: CHROMIUM_ARGS,
   });
   return {
-    async play(url) {
+    async play(url, rate = 1) {
       const page = await browser.newPage();
-      await page.goto(`${origin}/?src=${encodeURIComponent(url)}`);
+      await page.goto(`${origin}/?src=${encodeURIComponent(url)}&rate=${rate}`);
       return page;
     },
     state: (page) => page.evaluate(() => (window as unknown as { player: PlayerState }).player),

@@ -63,7 +63,16 @@ export function localSplitter(storage: Storage, options: { keep?: boolean } = {}
     const tasksLog = tasks.map((): JobStage[] => []);
     await Promise.all(
       tasks.map(async (part, index) => {
-        const claimed = { jobId: job.id, claim: 1, attempt: 0, accountId: job.accountId, preset: presetId, plan, part };
+        const claimed = {
+          jobId: job.id,
+          claim: 1,
+          attempt: 0,
+          accountId: job.accountId,
+          preset: presetId,
+          inputUrl: job.inputUrl,
+          plan,
+          part,
+        };
         const { path } = await renderPart(deps, claimed, await context(dir, `task-${index}`, tasksLog[index]));
         const key = partOutputKey(job.id, index);
         // As the encoder's pipeline stores a task's output, and keeps it for a join on the same encoder.

@@ -69,7 +69,9 @@ export async function checkPlaybackToken(
 ): Promise<TokenCheck> {
   const match = /^(\d{1,12})\.([A-Za-z0-9_-]+)$/.exec(token);
   const mac = match && fromBase64url(match[2]);
-  if (!match || !mac) return { valid: false, reason: "The playback link is malformed." };
+  // One spelling a link: no leading zero, no last character whose spare bits differ.
+  if (!match || !mac || String(Number(match[1])) !== match[1] || base64url(mac.buffer) !== match[2])
+    return { valid: false, reason: "The playback link is malformed." };
   const expires = Number(match[1]);
   const signed = await crypto.subtle.verify("HMAC", await playbackKey(secret), mac, signedText(jobId, expires));
   if (!signed) return { valid: false, reason: "The playback link's signature is not valid for this job." };

@@ -18,7 +18,7 @@ export function ladderFilter(source: string, rungs: Rung[]): string {
     .join(";");
 }
 
-/** Per-variant rate control: HLS writes each variant's BANDWIDTH as 1.1 × (-b:v + audio). */
+/** Per-rung rate control: each rung's average, its VBV cap (the master's BANDWIDTH) and buffer. */
 export function rungRateArgs(rungs: Rung[]): string[] {
   return rungs.flatMap((r, i) => [
     `-b:v:${i}`,

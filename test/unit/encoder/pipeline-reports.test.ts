@@ -208,6 +208,7 @@ describe("a job handed off in parts (docs/scaling.md)", () => {
         attempt: 0,
         accountId: "acct",
         preset: "mp4_264_720p",
+        inputUrl: "https://media.example.com/source.mp4",
         plan,
         part: plan.parts[1],
       }),

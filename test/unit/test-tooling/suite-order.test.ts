@@ -40,8 +40,8 @@ describe("the suite's order (test/support/longest-first-sequencer.ts)", () => {
       "test/cloud/qstash.test.ts",
       "test/unit/no-ffmpeg.test.ts",
       "test/api/quota.test.ts",
-      "test/faults/worker-services.test.ts",
       "test/e2e/dev-runner.test.ts",
+      "test/faults/worker-services.test.ts",
       "test/e2e/slice.test.ts",
     ]);
   });

@@ -76,6 +76,11 @@ export const encoderConfigSchema = z.object({
   SPLIT_MIN_SECONDS: z.coerce.number().positive().default(60),
   /** About how long each part is. */
   SPLIT_PART_SECONDS: z.coerce.number().positive().default(30),
+  /**
+   * A streaming preset's sources longer than this are made in parts, whose first is a single short
+   * segment: its stream plays sooner, and nothing is joined (docs/playback.md#how-a-stream-is-made).
+   */
+  STREAM_SPLIT_MIN_SECONDS: z.coerce.number().positive().default(20),
 });
 
 export type EncoderConfig = z.infer<typeof encoderConfigSchema>;

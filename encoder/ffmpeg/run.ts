@@ -22,6 +22,11 @@ export interface RunOptions {
   watchdog?: Watchdog;
   /** What the tool reads on its standard input (STDIN_INPUT): otherwise it gets none. */
   stdin?: Readable;
+  /**
+   * The run's niceness (0 to 19): a stream's later parts run below its first, which the stream's
+   * start waits on, where several share a machine's cores.
+   */
+  niceness?: number;
 }
 
 export interface FfmpegRunOptions extends RunOptions {
@@ -77,7 +82,7 @@ export function limitToolMemory(bytes: number | undefined): void {
  */
 const OUT_OF_MEMORY =
   /Cannot allocate memory|malloc of size \d+ failed|out of memory|Resource temporarily unavailable/i;
-/** prlimit's exit code when the command it was to run is missing, as a shell's. */
+/** prlimit's and nice's exit code when the command they were to run is missing, as a shell's. */
 const NOT_FOUND_EXIT = 127;
 
 /** FFmpeg and ffprobe processes running now, so a shutting-down encoder can take them with it. */
@@ -194,7 +199,7 @@ function spawnTool(tool: string, args: string[], options: RunOptions, supervisio
       if (ended) return reject(ended);
       const stderrLines = stderr.lines().map((l) => sanitizeFfmpegLog(l, options.workDir));
       if (code === 0) return resolve({ stdout, stderrLines });
-      if (limit !== undefined && code === NOT_FOUND_EXIT && stderrLines.some((l) => l.startsWith("prlimit:")))
+      if (command !== tool && code === NOT_FOUND_EXIT && stderrLines.some((l) => /^(prlimit|nice):/.test(l)))
         return reject(JobFailure.encoderSetup(`${tool} is not installed on the encoder`));
       if (limit !== undefined && outOfMemory) return reject(JobFailure.memoryExceeded(limit, stderrLines.join(" | ")));
       const why = code === null ? `was killed by ${killedBy}` : `exited with code ${code}`;

@@ -37,7 +37,11 @@ export function createRenderers(
   const splitting: Splitting = {
     ...io,
     watchdog,
-    settings: { minSeconds: config.SPLIT_MIN_SECONDS, partSeconds: config.SPLIT_PART_SECONDS },
+    settings: {
+      minSeconds: config.SPLIT_MIN_SECONDS,
+      streamMinSeconds: config.STREAM_SPLIT_MIN_SECONDS,
+      partSeconds: config.SPLIT_PART_SECONDS,
+    },
   };
   return {
     job: (job, ctx) => {

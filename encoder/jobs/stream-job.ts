@@ -66,7 +66,7 @@ export async function renderStreamJob(
         const layout = layoutFor(recipe, probed);
         if (!layout)
           throw JobFailure.unsuitableSource(`The source has no video stream; preset ${job.preset} needs one.`);
-        if (probed.probe.duration > deps.settings.minSeconds) {
+        if (probed.probe.duration > (deps.settings.streamMinSeconds ?? deps.settings.minSeconds)) {
           const plan = streamSplitPlan(recipe, probed, layout, deps.settings.partSeconds);
           return await handOffStream(deps, job, plan, probed.probe.duration);
         }

@@ -7,6 +7,8 @@ import type { SplitFacts } from "./facts";
 export interface SplitSettings {
   /** Sources longer than this split (SPLIT_MIN_SECONDS). */
   minSeconds: number;
+  /** A streaming preset's sources longer than this are made in parts (STREAM_SPLIT_MIN_SECONDS). */
+  streamMinSeconds?: number;
   /** About this long each part (SPLIT_PART_SECONDS). */
   partSeconds: number;
 }

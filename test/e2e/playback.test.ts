@@ -17,7 +17,7 @@ import { type Client, type E2E, startE2E } from "./harness";
 
 /**
  * Playable in seconds, through the whole service (docs/playback.md): two encoders behind the
- * local stand-in for Fly's proxy, a source longer than SPLIT_MIN_SECONDS made in parts over both,
+ * local stand-in for Fly's proxy, a source longer than STREAM_SPLIT_MIN_SECONDS made in parts over both,
  * one shorter encoded whole; hls.js and dash.js in headless Chromium play the playback link while
  * the job encodes and on to its end; the finished stream, read through the link, holds every
  * source frame once and an unbroken tone.
@@ -46,7 +46,7 @@ beforeAll(async () => {
     startE2E({
       allowLoopbackSources: true,
       encoders: 2,
-      env: { SPLIT_MIN_SECONDS: "30", SPLIT_PART_SECONDS: "6", HEARTBEAT_MS: "500" },
+      env: { STREAM_SPLIT_MIN_SECONDS: "30", SPLIT_PART_SECONDS: "6", HEARTBEAT_MS: "500" },
       log: (from, line) => from === "encoder" && logs.push(line),
     }),
     startFixtureServer(),
@@ -203,7 +203,7 @@ describe("docs/playback.md › a split DASH stream", () => {
 });
 
 describe("docs/playback.md › a stream made by one encode", () => {
-  it("a source shorter than SPLIT_MIN_SECONDS: playable before it completes, every frame once", async () => {
+  it("a source shorter than STREAM_SPLIT_MIN_SECONDS: playable before it completes, every frame once", async () => {
     const id = await create(fixtures.url("short.mp4"), "hls_abr_264_basic");
     const job = await playable(id);
     expect(job.status).toBe("processing");

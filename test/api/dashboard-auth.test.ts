@@ -380,17 +380,21 @@ describe("dashboard: headers and routing", () => {
     expect(missing.html).toContain("There is no such page.");
   });
 
-  it("serves its script, stylesheet and hls.js itself, and a 404 for any other name", async () => {
+  it("serves its script, stylesheet, hls.js and dash.js itself, and a 404 for any other name", async () => {
     for (const [name, type] of [
       ["dashboard.js", "text/javascript"],
       ["dashboard.css", "text/css"],
       ["hls.light.min.js", "text/javascript"],
+      ["dash.all.min.js", "text/javascript"],
     ]) {
       const res = await api().raw({ method: "GET", path: `/dashboard/assets/${name}` });
       expectStatus(res, 200, name);
       expect(res.headers.get("content-type")).toContain(type);
       expect(String(res.body).length).toBeGreaterThan(500);
     }
+    // dash.js's ES module build, which the page's script imports for its MediaPlayer.
+    const dash = await api().raw({ method: "GET", path: "/dashboard/assets/dash.all.min.js" });
+    expect(String(dash.body)).toMatch(/export\{[^}]*\bas MediaPlayer\b[^}]*\}/);
     // Names an object's prototype holds are no assets either.
     for (const name of ["nope.js", "constructor", "__proto__", "toString"])
       expect((await api().raw({ method: "GET", path: `/dashboard/assets/${name}` })).status, name).toBe(404);

@@ -6,10 +6,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { users } from "../../drizzle/schema";
 import { startWebhookReceiver } from "../support/webhook-receiver";
 import { bodyOf } from "../support/api-client";
-import { api, createJob, stack } from "./harness";
+import { api, createJob, internal, stack } from "./harness";
 import { formToken, signedUp } from "./dashboard-session";
 import { completeWith, storedZip } from "./dashboard-outputs";
 import { admin } from "./harness";
+import { claimStream, completeStream, reportSegments, STREAM_LAYOUT } from "./stream-reports";
 
 const accountOf = async (email: string) =>
   (await admin.db.select().from(users).where(eq(users.email, email)))[0].accountId;
@@ -277,5 +278,90 @@ describe("dashboard: navigation", () => {
     const page = await session.get("/dashboard");
     expect(page.html).toContain('<a href="/docs">API reference</a>');
     expect((await fetch(`${stack.apiUrl}/docs`)).status).toBe(200);
+  });
+});
+
+describe("dashboard: a stream while it encodes (docs/playback.md)", () => {
+  /** A signed-up session on `plan` with a key, and its account. */
+  async function streamingAccount(plan: "free" | "business") {
+    const { session, email } = await signedUp();
+    const accountId = await accountOf(email);
+    if (plan !== "free") await admin.setPlan(accountId, plan);
+    return { session, accountId, key: await session.createKey() };
+  }
+  const attribute = (html: string, name: string) => new RegExp(`${name}="([^"]+)"`).exec(html)?.[1];
+
+  it("a job page waits for the stream, then plays it through its playback link on this origin; the panel it refreshes from carries the progress", async () => {
+    const { session, accountId, key } = await streamingAccount("free");
+    const job = await createJob(key, "hls_abr_264_basic");
+    const queued = await session.get(`/dashboard/jobs/${job.id}`);
+    expect(queued.html).toContain('id="stream-waiting"');
+    expect(queued.html).not.toContain('id="player"');
+    // Loaded already, for the player the refresh brings in.
+    expect(queued.html).toContain("/dashboard/assets/hls.light.min.js");
+    expect(attribute(queued.html, "data-refresh")).toBe(`/dashboard/jobs/${job.id}/panel`);
+
+    const claim = await claimStream(job.id);
+    await internal(`/jobs/${job.id}/heartbeat`, { claim, progress: 0.4 });
+    await reportSegments(job.id, claim, 0);
+    const panel = await session.get(`/dashboard/jobs/${job.id}/panel`);
+    expect(panel.status).toBe(200);
+    expect(panel.html).toMatch(/^<div id="job-panel" data-refresh="[^"]+">/);
+    expect(panel.html).toContain('data-active="true"');
+    expect(panel.html).toMatch(/<progress max="1" value="0.4"><\/progress> 40%/);
+    const src = attribute(panel.html, "data-hls-src");
+    expect(src).toMatch(new RegExp(`^/play/${job.id}/\\d+\\.[A-Za-z0-9_-]{43}/master\\.m3u8$`));
+    const master = await fetch(`${stack.apiUrl}${src}`);
+    expect(master.status).toBe(200);
+    expect(await master.text()).toMatch(/^#EXTM3U/);
+    // The link itself, as the API gives it, to open in another player.
+    const shown = /<code id="playback-link">([^<]+)<\/code>/.exec(panel.html)?.[1];
+    expect(shown).toBe(`${stack.apiUrl}${src}`);
+    expect((await api(key).getJob(job.id)).body).toMatchObject({ status: "processing" });
+
+    const list = await session.get("/dashboard/jobs");
+    expect(list.html).toMatch(new RegExp(`data-job-id="${job.id}"[\\s\\S]*?Watch while it encodes`));
+
+    await completeStream(job.id, accountId, claim);
+    const done = await session.get(`/dashboard/jobs/${job.id}/panel`);
+    expect(done.html).toContain('data-active="false"');
+    expect(attribute(done.html, "data-hls-src")).toMatch(/\/master\.m3u8$/);
+    expect(done.html).toContain(`/dashboard/jobs/${job.id}/download`);
+    expect(done.html).not.toContain("Playing from the start while the job encodes");
+    expect((await session.get("/dashboard/jobs")).html).not.toContain("Watch while it encodes");
+  });
+
+  it("a DASH preset's page loads dash.js and plays the MPD", async () => {
+    const { session, key } = await streamingAccount("business");
+    const job = await createJob(key, "dash_abr_264_standard");
+    const queued = await session.get(`/dashboard/jobs/${job.id}`);
+    expect(queued.html).toContain("/dashboard/assets/dash.all.min.js");
+    expect(queued.html).not.toContain("/dashboard/assets/hls.light.min.js");
+    const claim = await claimStream(job.id);
+    await reportSegments(job.id, claim, 0, {
+      ...STREAM_LAYOUT,
+      segmentType: "fmp4",
+      manifest: "dash",
+      segmentSeconds: 4,
+    });
+    const page = await session.get(`/dashboard/jobs/${job.id}`);
+    const src = attribute(page.html, "data-dash-src");
+    expect(src).toMatch(new RegExp(`^/play/${job.id}/\\d+\\.[A-Za-z0-9_-]{43}/manifest\\.mpd$`));
+    const mpd = await fetch(`${stack.apiUrl}${src}`);
+    expect(mpd.headers.get("content-type")).toBe("application/dash+xml");
+    expect(await mpd.text()).toMatch(/type="dynamic"/);
+  });
+
+  it("a stream cancelled while it plays leaves no player, no link and no player script", async () => {
+    const { session, key } = await streamingAccount("free");
+    const job = await createJob(key, "hls_abr_264_basic");
+    await reportSegments(job.id, await claimStream(job.id), 0);
+    expect((await session.get(`/dashboard/jobs/${job.id}`)).html).toContain('id="player"');
+    await api(key).cancelJob(job.id);
+    const page = await session.get(`/dashboard/jobs/${job.id}`);
+    expect(page.html).not.toContain('id="player"');
+    expect(page.html).not.toContain("playback-link");
+    expect(page.html).not.toContain("stream-waiting");
+    expect(page.html).not.toContain("/dashboard/assets/hls.light.min.js");
   });
 });

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { eq } from "drizzle-orm";
 import { mkdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
@@ -6,6 +7,8 @@ import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createVepClient } from "../../client";
 import { PROJECT_ROOT } from "../../dev/state";
+import { users } from "../../drizzle/schema";
+import { byteAt, heldOrigin } from "../support/held-origin";
 import { ffmpeg, ffprobeJson, makeSource } from "../support/media";
 import { startWebhookReceiver } from "../support/webhook-receiver";
 import { startFixtureServer, type FixtureServer } from "./fixtures";
@@ -24,7 +27,7 @@ let page: Page;
 const pageErrors: string[] = [];
 
 /** A mark set on the page's window: still there later, the page was never reloaded. */
-type MarkedWindow = Window & { sameDocument?: boolean };
+type MarkedWindow = Window & { sameDocument?: boolean; firstPlayer?: Element | null };
 /** The upload's progress bar's values, as a page script sampled them. */
 type ProgressWindow = Window & { progressSeen?: number[] };
 
@@ -213,7 +216,7 @@ describe("the dashboard in headless Chromium", () => {
     expect(saved.equals(original)).toBe(true);
   });
 
-  it("plays the MP4 output and the HLS output, both encoded in parts (hls.js, members served from the ZIP), in the page", async () => {
+  it("plays the MP4 output and the HLS output, both encoded in parts (hls.js, through the stream's playback link), in the page", async () => {
     for (const [id, name] of [
       [mp4Job, "06-play-mp4"],
       [hlsJob, "07-play-hls"],
@@ -222,7 +225,10 @@ describe("the dashboard in headless Chromium", () => {
       expect(state.error, id).toBeNull();
       expect(state.time).toBeGreaterThan(1.5);
       expect(state.width).toBeGreaterThan(0);
-      if (id === hlsJob) expect(Number(state.levels)).toBeGreaterThanOrEqual(2);
+      if (id === hlsJob) {
+        expect(Number(state.levels)).toBeGreaterThanOrEqual(2);
+        expect(await page.getAttribute("#player", "data-hls-src")).toMatch(new RegExp(`^/play/${id}/`));
+      }
       await shot(name);
     }
   });
@@ -272,6 +278,91 @@ describe("the dashboard in headless Chromium", () => {
     // 3 + 3 − 1 s of overlap + 0.5 s of freeze.
     expect(state.length).toBeCloseTo(5.5, 1);
     await shot("07b-play-timeline-1-1");
+  });
+
+  it("plays a stream on its job's page from the start while it encodes, the progress following, and on through its end (hls.js, dash.js)", async () => {
+    const [{ accountId }] = await e2e.admin.db.select().from(users).where(eq(users.email, email));
+    await e2e.admin.setPlan(accountId, "enterprise");
+    // Under the stack's split threshold, so one FFmpeg run reads it by ranges as it arrives.
+    const file = join(fixtures.dir, "stream-source.mp4");
+    await makeSource(file, { seconds: 3.9, width: 854, height: 480 });
+    const heldFrom = await byteAt(file, 3.5);
+    for (const [preset, attribute, name] of [
+      ["live_hls_264_lowlatency", "data-hls-src", "07c-stream-hls"],
+      ["live_dash_264_lowlatency", "data-dash-src", "07d-stream-dash"],
+    ]) {
+      // The encode makes the stream's first seconds, then waits for the rest of its source.
+      const origin = await heldOrigin(file, heldFrom);
+      try {
+        const job = await vep(apiKey).createJob({ inputUrl: origin.url, preset });
+        await page.goto(`/dashboard/jobs/${job.id}`);
+        await page.evaluate(() => ((window as MarkedWindow).sameDocument = true));
+        // The page refreshes itself into the player once the stream plays.
+        const player = await page.waitForSelector(`video#player[${attribute}]`, { timeout: 120_000 });
+        expect(await player.getAttribute(attribute)).toMatch(
+          new RegExp(`^/play/${job.id}/[^/]+/(master.m3u8|manifest.mpd)$`),
+        );
+        await page.evaluate(() => {
+          const video = document.getElementById("player") as HTMLVideoElement;
+          (window as MarkedWindow).firstPlayer = video;
+          video.muted = true;
+          return video.play().catch(() => undefined);
+        });
+        await page.waitForFunction(
+          () => {
+            const video = document.getElementById("player") as HTMLVideoElement;
+            return video.currentTime > 1.5 || video.dataset.error !== undefined;
+          },
+          undefined,
+          { timeout: 60_000 },
+        );
+        const playing = await page.evaluate(() => {
+          const video = document.getElementById("player") as HTMLVideoElement;
+          return { error: video.dataset.error ?? null, width: video.videoWidth, levels: video.dataset.levels ?? null };
+        });
+        expect(playing.error, preset).toBeNull();
+        expect(playing.width, preset).toBeGreaterThan(0);
+        expect(Number(playing.levels), preset).toBeGreaterThanOrEqual(2);
+        // Played while the job is still encoding: its source is still held.
+        const during = await vep(apiKey).getJob(job.id);
+        expect(during).toMatchObject({
+          status: "processing",
+          playbackUrl: expect.stringContaining(`/play/${job.id}/`),
+        });
+        await expect(page.textContent("#job .status")).resolves.toBe("processing");
+        await expect(page.getAttribute("#job progress", "max")).resolves.toBe("1");
+        // The link the API gives, signed afresh for each refresh of the page.
+        const shown = new URL((await page.textContent("#playback-link")) ?? "");
+        expect(shown.origin).toBe(e2e.stack.info.apiUrl);
+        expect(shown.pathname.replace(/\/\d+\.[\w-]{43}\//, "/")).toBe(
+          new URL(during.playbackUrl!).pathname.replace(/\/\d+\.[\w-]{43}\//, "/"),
+        );
+        await shot(name);
+
+        origin.release();
+        await page.waitForSelector('#job[data-active="false"]', { timeout: 120_000 });
+        await expect(page.textContent("#job .status")).resolves.toBe("completed");
+        expect(await page.isVisible("text=Download")).toBe(true);
+        // No reload, and the player that was playing is the page's player still.
+        expect(await page.evaluate(() => (window as MarkedWindow).sameDocument)).toBe(true);
+        expect(
+          await page.evaluate(() => (window as MarkedWindow).firstPlayer === document.getElementById("player")),
+        ).toBe(true);
+        // It plays on into the last segment, made only once the source was released.
+        await page.waitForFunction(
+          () => {
+            const video = document.getElementById("player") as HTMLVideoElement;
+            return video.currentTime > 3.2 || video.dataset.error !== undefined;
+          },
+          undefined,
+          { timeout: 60_000 },
+        );
+        expect(await page.evaluate(() => document.getElementById("player")?.dataset.error ?? null), preset).toBeNull();
+      } finally {
+        await origin.stop();
+      }
+    }
+    await page.goto("/dashboard/jobs");
   });
 
   it("revokes the key after confirming; the API then refuses it with 401", async () => {
@@ -370,7 +461,7 @@ describe("the dashboard in headless Chromium", () => {
     await page.selectOption("#preset", "mp4_264_480p");
     await page.click('button:has-text("Encode")');
     await page.waitForURL(/\/dashboard\/jobs\/[0-9a-f-]{36}$/);
-    // The job page follows its job, reloading itself, until it settles.
+    // The job page follows its job, its details refreshed in place, until it settles.
     await page.waitForSelector('#job[data-active="false"]', { timeout: 240_000 });
     await expect(page.textContent("#job .status")).resolves.toContain("completed");
     await shot("14-upload-encoded");

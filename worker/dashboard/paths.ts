@@ -15,6 +15,8 @@ export const paths = {
   jobs: `${DASHBOARD}/jobs`,
   jobsTable: `${DASHBOARD}/jobs/table`,
   job: (id: string) => `${DASHBOARD}/jobs/${id}`,
+  /** The job page's details and player alone, for its refresh while the job runs. */
+  jobPanel: (id: string) => `${DASHBOARD}/jobs/${id}/panel`,
   download: (id: string) => `${DASHBOARD}/jobs/${id}/download`,
   output: (id: string) => `${DASHBOARD}/jobs/${id}/output`,
   file: (id: string, name: string) => `${DASHBOARD}/jobs/${id}/files/${name}`,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { memberContentType, playbackOf } from "../../../worker/dashboard/lib/playback";
+import { memberContentType, onThisOrigin, playbackOf, streamPlayerOf } from "../../../worker/dashboard/lib/playback";
+import { PRESET_IDS } from "../../../domain/presets/catalogue";
 import { formatDuration, formatTime } from "../../../worker/dashboard/pages/format";
 
 const done = (preset: string, outputKey: string) => ({
@@ -35,6 +36,23 @@ describe("dashboard playback: what the page can play of an output", () => {
   it("nothing to play before completion, or under the legacy layout", () => {
     expect(playbackOf({ ...done("mp4_264_720p", "k.mp4"), status: "processing" })).toEqual({ kind: "none" });
     expect(playbackOf({ ...done("mp4_264_720p", "k.mp4"), storageLayout: "legacy" })).toEqual({ kind: "none" });
+  });
+
+  it("a stream's playback link plays through hls.js for HLS and CMAF, dash.js for DASH; other presets have none", () => {
+    expect(streamPlayerOf("hls_abr_264_basic")).toBe("hls");
+    expect(streamPlayerOf("cmaf_abr_265_standard")).toBe("hls");
+    expect(streamPlayerOf("live_hls_264_lowlatency")).toBe("hls");
+    expect(streamPlayerOf("dash_abr_264_standard")).toBe("dash");
+    expect(streamPlayerOf("live_dash_264_lowlatency")).toBe("dash");
+    for (const id of PRESET_IDS.filter((p) => !/^(hls|dash|cmaf|live)_/.test(p)))
+      expect(streamPlayerOf(id), id).toBeNull();
+    expect(streamPlayerOf("no_such_preset")).toBeNull();
+  });
+
+  it("the page loads a playback link by its path, on its own origin, the signature in it kept", () => {
+    expect(onThisOrigin("https://api.example.com/play/0f4e8c2a/1790000000.abc_-/master.m3u8")).toBe(
+      "/play/0f4e8c2a/1790000000.abc_-/master.m3u8",
+    );
   });
 
   it("ZIP members get the content types players expect; unknown ones download as bytes", () => {

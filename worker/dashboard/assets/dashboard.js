@@ -1,12 +1,13 @@
-// The dashboard's only script: copy buttons, the live job list, HLS players (hls.js), and the
-// upload. Pages work without it; it adds what needs a browser. No framework, no build step.
+// The dashboard's only script: copy buttons, the live job list and job page, players (hls.js,
+// dash.js), and the upload. Pages work without it; it adds what needs a browser. No framework,
+// no build step.
 
 const REFRESH_MS = 3000;
 /** A part that fails on the way (the network, a 5xx) is sent again, alone, up to this many times in all. */
 const PART_ATTEMPTS = 3;
 
-function setUpCopyButtons() {
-  for (const button of document.querySelectorAll("[data-copy]")) {
+function setUpCopyButtons(root) {
+  for (const button of root.querySelectorAll("[data-copy]")) {
     button.addEventListener("click", async () => {
       const source = document.querySelector(button.dataset.copy);
       if (!source) return;
@@ -25,7 +26,11 @@ function setUpCopyButtons() {
   }
 }
 
-/** Plays `data-hls-src` with hls.js (or natively in Safari); a thumbnail loads one fragment of the lowest level. */
+/**
+ * Plays `data-hls-src` with hls.js (or natively in Safari), from its start: a stream still
+ * encoding is an EVENT playlist, which a player would otherwise join at its live edge. A
+ * thumbnail loads one fragment of the lowest level.
+ */
 function attachHls(video) {
   if (video.dataset.attached) return;
   video.dataset.attached = "true";
@@ -35,6 +40,7 @@ function attachHls(video) {
     // No worker: the page's Content-Security-Policy allows scripts from this origin only.
     const hls = new window.Hls({
       enableWorker: false,
+      startPosition: 0,
       startLevel: thumbnail ? 0 : -1,
       maxBufferLength: thumbnail ? 2 : 30,
     });
@@ -53,7 +59,37 @@ function attachHls(video) {
   }
 }
 
-const attachPlayers = (root) => root.querySelectorAll("video[data-hls-src]").forEach(attachHls);
+/**
+ * Plays `data-dash-src` (an MPD) with dash.js, imported from `data-dash-module`, from its start:
+ * while the job encodes the MPD is dynamic, and a start time of 0 counts from its
+ * availabilityStartTime, where the stream begins.
+ */
+async function attachDash(video) {
+  if (video.dataset.attached) return;
+  video.dataset.attached = "true";
+  const { MediaPlayer } = await import(video.dataset.dashModule);
+  const player = MediaPlayer().create();
+  const { events } = MediaPlayer;
+  player.on(events.ERROR, (event) => {
+    video.dataset.error = String(event.error?.message ?? event.error?.code ?? "error");
+  });
+  player.on(events.STREAM_INITIALIZED, () => {
+    video.dataset.levels = String(player.getRepresentationsByType("video").length);
+  });
+  player.initialize(video, video.dataset.dashSrc, false, 0);
+  video.dash = player;
+}
+
+function attachPlayers(root) {
+  root.querySelectorAll("video[data-hls-src]").forEach(attachHls);
+  root.querySelectorAll("video[data-dash-src]").forEach(attachDash);
+}
+
+/** Stops a player that leaves the page, so it fetches nothing more. */
+function stopPlayer(video) {
+  video.hls?.destroy();
+  video.dash?.destroy();
+}
 
 /**
  * Puts the fresh list in place, keeping every row whose job did not change (its player keeps
@@ -69,7 +105,7 @@ function applyJobs(box, fresh) {
     }
   }
   for (const gone of kept.values()) {
-    for (const video of gone.querySelectorAll("video")) video.hls?.destroy();
+    for (const video of gone.querySelectorAll("video")) stopPlayer(video);
   }
   box.replaceWith(fresh);
   attachPlayers(document);
@@ -96,10 +132,46 @@ function refreshJobs() {
   }, REFRESH_MS);
 }
 
-/** A job page follows its job until it settles. */
+/**
+ * Puts the job's fresh details in place. A media element taken out of the document starts over
+ * (its stream torn down), so a player that is playing stays where it is, and only the parts
+ * around it (`data-part`) are replaced: a stream plays on through the job's end. A page without
+ * a player takes the fresh panel whole, as the stream begins or the output is made.
+ */
+function applyJob(panel, fresh) {
+  const player = panel.querySelector("#player");
+  if (player && fresh.querySelector("#player")) {
+    for (const part of fresh.querySelectorAll("[data-part]")) {
+      panel.querySelector(`[data-part="${part.dataset.part}"]`)?.replaceWith(part);
+      setUpCopyButtons(part);
+    }
+    return;
+  }
+  if (player) stopPlayer(player);
+  panel.replaceWith(fresh);
+  attachPlayers(fresh);
+  setUpCopyButtons(fresh);
+}
+
+/** A job page follows its job until it settles, its details fetched again every few seconds. */
 function refreshJob() {
-  const job = document.getElementById("job");
-  if (job && job.dataset.active === "true") setTimeout(() => location.reload(), REFRESH_MS);
+  const panel = document.getElementById("job-panel");
+  if (panel?.querySelector("#job")?.dataset.active !== "true") return;
+  setTimeout(async () => {
+    try {
+      const res = await fetch(panel.dataset.refresh, { credentials: "same-origin", headers: { Accept: "text/html" } });
+      // Redirected means the session ended: the page itself will say so.
+      if (res.redirected) return location.reload();
+      if (res.ok) {
+        const template = document.createElement("template");
+        template.innerHTML = await res.text();
+        applyJob(panel, template.content.firstElementChild);
+      }
+    } catch {
+      // Offline for a moment: try again at the next tick.
+    }
+    refreshJob();
+  }, REFRESH_MS);
 }
 
 /** A request of the upload's, answered in JSON; `onProgress` hears the bytes sent so far. */
@@ -208,7 +280,7 @@ function setUpUpload() {
   });
 }
 
-setUpCopyButtons();
+setUpCopyButtons(document);
 setUpUpload();
 attachPlayers(document);
 refreshJobs();

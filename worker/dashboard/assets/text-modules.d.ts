@@ -11,3 +11,8 @@ declare module "hls.js/dist/hls.light.min.js" {
   const text: string;
   export default text;
 }
+/** Its ES module build (dist/modern/esm/dash.all.min.js), which the page imports. */
+declare module "dashjs" {
+  const text: string;
+  export default text;
+}

@@ -1,6 +1,7 @@
 import type { Job } from "../../../drizzle/schema";
 import { findDefinition } from "../../../domain/presets/definitions";
 import { HLS_MASTER_PLAYLIST } from "../../../domain/presets/recipes";
+import { DASH_MANIFEST, entryMemberOf, streamRecipe } from "../../../domain/stream/layout";
 import { signableKey, type OutputFacts } from "../../lib/output-links";
 
 /**
@@ -39,6 +40,22 @@ export function playbackOf(job: Pick<Job, "status" | "outputKey" | "preset" | "s
   }
   return { kind: "none" };
 }
+
+/**
+ * How the page plays a streaming job's playback link (docs/playback.md): hls.js (or Safari
+ * itself) for an HLS master playlist, dash.js for an MPD. Null for a preset that is not a stream.
+ */
+export function streamPlayerOf(preset: string): "hls" | "dash" | null {
+  const recipe = streamRecipe(preset);
+  if (!recipe) return null;
+  return entryMemberOf(recipe) === DASH_MANIFEST ? "dash" : "hls";
+}
+
+/**
+ * A playback link as the page loads it: its path, on the page's own origin. The same Worker
+ * serves it there, and the page's Content-Security-Policy lets players fetch from no other.
+ */
+export const onThisOrigin = (url: string) => new URL(url).pathname;
 
 /** Content types for the members of output ZIPs that the page fetches; the rest download as bytes. */
 const MEMBER_TYPES: Record<string, string> = {

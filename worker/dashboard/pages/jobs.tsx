@@ -1,7 +1,8 @@
 import type { Job } from "../../../drizzle/schema";
 import { isCancellable } from "../../../domain/jobs";
+import type { PlaybackLink } from "../../lib/playback-links";
 import type { SignedLink } from "../../services/storage";
-import { playbackOf, readableOutputKey, type Playback } from "../lib/playback";
+import { onThisOrigin, playbackOf, readableOutputKey, streamPlayerOf, type Playback } from "../lib/playback";
 import { paths } from "../paths";
 import { formatDuration, formatPercent, formatTime } from "./format";
 import { Notice } from "./layout";
@@ -50,6 +51,17 @@ function Status(props: { job: Job }) {
   );
 }
 
+/** A processing job whose stream plays already: the list says so, and its page plays it. */
+function Watchable(props: { job: Job }) {
+  const { job } = props;
+  if (job.status !== "processing" || !job.playableAt || !streamPlayerOf(job.preset)) return null;
+  return (
+    <a class="watch" href={paths.job(job.id)}>
+      ▶ Watch while it encodes
+    </a>
+  );
+}
+
 function JobRow(props: { job: Job }) {
   const { job } = props;
   const playback = playbackOf(job);
@@ -63,6 +75,7 @@ function JobRow(props: { job: Job }) {
       </td>
       <td>
         <Status job={job} />
+        <Watchable job={job} />
         {job.errorMessage ? <div class="error-text">{job.errorMessage}</div> : null}
       </td>
       <td>{formatDuration(job.duration)}</td>
@@ -119,10 +132,24 @@ export function JobsTable(props: { jobs: Job[]; page: number; totalPages: number
   );
 }
 
-function Player(props: { job: Job; playback: Playback }) {
-  const { job, playback } = props;
+function Player(props: { job: Job; playback: Playback; stream: PlaybackLink | null }) {
+  const { job, playback, stream } = props;
+  // biome-ignore-start lint/a11y/useMediaCaption: the player shows the job's own output, which has no caption file to point a track at.
+  if (stream) {
+    const src = onThisOrigin(stream.url);
+    return streamPlayerOf(job.preset) === "dash" ? (
+      <video
+        id="player"
+        controls
+        playsinline
+        data-dash-src={src}
+        data-dash-module={paths.asset("dash.all.min.js")}
+      ></video>
+    ) : (
+      <video id="player" controls playsinline data-hls-src={src}></video>
+    );
+  }
   switch (playback.kind) {
-    // biome-ignore-start lint/a11y/useMediaCaption: the player shows the job's own output, which has no caption file to point a track at.
     case "video":
       return <video id="player" controls preload="metadata" playsinline src={paths.output(job.id)}></video>;
     case "audio":
@@ -137,12 +164,62 @@ function Player(props: { job: Job; playback: Playback }) {
   }
 }
 
-export function JobPage(props: { job: Job; link: SignedLink | null }) {
-  const { job } = props;
-  const playback = playbackOf(job);
+/**
+ * What the page plays, and of a stream its link: a job with a playback link plays its stream
+ * through it (from the start, while it still encodes); one without plays its output.
+ */
+function PlayerCard(props: { job: Job; playback: Playback; stream: PlaybackLink | null }) {
+  const { job, playback, stream } = props;
+  const active = isCancellable(job.status);
+  if (!stream) {
+    if (active && streamPlayerOf(job.preset))
+      return (
+        <section class="card player">
+          <p class="hint" id="stream-waiting">
+            The stream plays here from the start as soon as each rendition has its first segment, while the job encodes.
+          </p>
+        </section>
+      );
+    if (playback.kind === "none" && job.status !== "completed") return null;
+  }
   return (
-    <>
-      <section class="card">
+    <section class="card player">
+      <Player job={job} playback={playback} stream={stream} />
+      {/* What the page's refresh replaces around a player that plays on (assets/dashboard.js). */}
+      <div data-part="player-notes">
+        {stream ? (
+          <>
+            {active ? (
+              <p class="hint">
+                Playing from the start while the job encodes: the stream grows as its segments are stored.
+              </p>
+            ) : null}
+            <p class="hint">
+              Playback link (any HLS or DASH player opens it as it is, with no key or session; works until{" "}
+              {formatTime(stream.expiresAt)}):
+            </p>
+            <div class="secret">
+              <code id="playback-link">{stream.url}</code>
+              <button type="button" data-copy="#playback-link">
+                Copy
+              </button>
+            </div>
+          </>
+        ) : null}
+      </div>
+    </section>
+  );
+}
+
+/**
+ * The job's details and its player: the page's body, and also served alone (GET /jobs/:id/panel)
+ * for the page's refresh while the job runs, which keeps the player that is playing.
+ */
+export function JobPanel(props: { job: Job; link: SignedLink | null; stream: PlaybackLink | null }) {
+  const { job } = props;
+  return (
+    <div id="job-panel" data-refresh={paths.jobPanel(job.id)}>
+      <section class="card" data-part="details">
         <dl id="job" data-active={String(isCancellable(job.status))}>
           <dt>Job</dt>
           <dd>
@@ -185,11 +262,15 @@ export function JobPage(props: { job: Job; link: SignedLink | null }) {
           </>
         ) : null}
       </section>
-      {playback.kind !== "none" || job.status === "completed" ? (
-        <section class="card player">
-          <Player job={job} playback={playback} />
-        </section>
-      ) : null}
+      <PlayerCard job={job} playback={playbackOf(job)} stream={props.stream} />
+    </div>
+  );
+}
+
+export function JobPage(props: { job: Job; link: SignedLink | null; stream: PlaybackLink | null }) {
+  return (
+    <>
+      <JobPanel job={props.job} link={props.link} stream={props.stream} />
       <p>
         <a href={paths.jobs}>← All jobs</a>
       </p>

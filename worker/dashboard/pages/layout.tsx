@@ -5,8 +5,9 @@ import { paths } from "../paths";
 export interface LayoutProps {
   title: string;
   signedIn: SignedIn | null;
-  /** Pages with a player load hls.js before the dashboard script. */
+  /** Pages with a player load hls.js before the dashboard script; dash.js, a module the script imports, is fetched ahead. */
   hls?: boolean;
+  dash?: boolean;
   children: Child;
 }
 
@@ -43,6 +44,7 @@ export function Layout(props: LayoutProps) {
         <link rel="icon" href="data:," />
         <link rel="stylesheet" href={paths.asset("dashboard.css")} />
         {props.hls ? <script src={paths.asset("hls.light.min.js")} defer></script> : null}
+        {props.dash ? <link rel="modulepreload" href={paths.asset("dash.all.min.js")} /> : null}
         <script src={paths.asset("dashboard.js")} defer></script>
       </head>
       <body>

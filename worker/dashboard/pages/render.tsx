@@ -9,12 +9,12 @@ import { Layout } from "./layout";
 /** A whole dashboard page in the layout, for whoever is signed in on this request. */
 export function renderPage(
   c: Context<DashboardEnv>,
-  page: { title: string; hls?: boolean; body: Child },
+  page: { title: string; hls?: boolean; dash?: boolean; body: Child },
   status: ContentfulStatusCode = 200,
 ) {
   return c.html(
     html`<!doctype html>${(
-      <Layout title={page.title} signedIn={c.get("signedIn") ?? null} hls={page.hls}>
+      <Layout title={page.title} signedIn={c.get("signedIn") ?? null} hls={page.hls} dash={page.dash}>
         {page.body}
       </Layout>
     )}`,

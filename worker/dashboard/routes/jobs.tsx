@@ -1,13 +1,15 @@
 import { count, desc, eq } from "drizzle-orm";
 import { Hono, type Context } from "hono";
-import { jobs } from "../../../drizzle/schema";
+import { type Job, jobs } from "../../../drizzle/schema";
+import { isCancellable } from "../../../domain/jobs";
 import { findOwnJob } from "../../lib/find-job";
 import { outputState } from "../../lib/output-links";
+import { type PlaybackLink, playbackLink } from "../../lib/playback-links";
 import { me, type DashboardEnv } from "../context";
-import { memberContentType, playbackOf, readableOutputKey } from "../lib/playback";
+import { memberContentType, playbackOf, readableOutputKey, streamPlayerOf } from "../lib/playback";
 import { findZipMember, ObjectNotFoundError } from "../lib/zip-members";
 import { MessagePage } from "../pages/errors";
-import { JobPage, JOBS_PER_PAGE, JobsTable } from "../pages/jobs";
+import { JobPage, JobPanel, JOBS_PER_PAGE, JobsTable } from "../pages/jobs";
 import { notFoundPage, renderPage } from "../pages/render";
 
 type Ctx = Context<DashboardEnv>;
@@ -47,6 +49,23 @@ const NO_OUTPUT: Record<"not-ready" | "missing" | "legacy", string> = {
   missing: "This job's output has been removed from storage.",
   legacy: "This job's output was stored under an older storage layout and can no longer be signed. Run the job again.",
 };
+
+/** What a job's page shows of it besides its row: its output's signed link, and its stream's playback link. */
+async function jobLinks(c: Ctx, job: Job) {
+  const services = c.get("services");
+  const { plan } = me(c).account;
+  const [output, stream] = await Promise.all([outputState(services, job, plan), playbackLink(services.env, job, plan)]);
+  return { link: output.kind === "signed" ? output.link : null, stream };
+}
+
+/**
+ * The players a job's page loads: its output's, and its stream's while it has one or may yet
+ * (a page open before the stream plays takes its player in with a refresh).
+ */
+function playersOf(job: Job, stream: PlaybackLink | null) {
+  const player = stream || isCancellable(job.status) ? streamPlayerOf(job.preset) : null;
+  return { hls: player === "hls" || playbackOf(job).kind === "hls", dash: player === "dash" };
+}
 
 /** A short-lived signed link to `key`, for the Worker's own reads on the page's behalf. */
 const internalLink = async (c: Ctx, key: string) =>
@@ -89,13 +108,18 @@ export const jobRoutes = new Hono<DashboardEnv>()
   .get("/jobs/:id", async (c) => {
     const job = await ownJob(c);
     if (!job) return notFoundPage(c, "Job");
-    const output = await outputState(c.get("services"), job, me(c).account.plan);
-    const link = output.kind === "signed" ? output.link : null;
+    const { link, stream } = await jobLinks(c, job);
     return renderPage(c, {
       title: `Job ${job.preset}`,
-      hls: playbackOf(job).kind === "hls",
-      body: <JobPage job={job} link={link} />,
+      ...playersOf(job, stream),
+      body: <JobPage job={job} link={link} stream={stream} />,
     });
+  })
+  .get("/jobs/:id/panel", async (c) => {
+    const job = await ownJob(c);
+    if (!job) return notFoundPage(c, "Job");
+    const { link, stream } = await jobLinks(c, job);
+    return c.html(<JobPanel job={job} link={link} stream={stream} />);
   })
   .get("/jobs/:id/download", async (c) => {
     const job = await ownJob(c);

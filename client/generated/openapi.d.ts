@@ -173,6 +173,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/play/{jobId}/{token}/{member}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Play a streaming job's output
+         * @description Serves a streaming job's stream from storage, under the signed path its `playbackUrl` gives: playlists (EVENT while the job runs, VOD once it completed) and MPDs written from the segments stored so far, segments with byte ranges. No key: the signature authorizes the whole tree of one job until it expires. CORS allows any origin; segments are cacheable for as long as the link lives, a growing playlist never. HEAD is answered as GET without a body.
+         */
+        get: operations["playStream"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     jobFinished: {
@@ -1605,6 +1625,20 @@ export interface components {
             error: "Conflict";
             message: string;
         };
+        /** @description A playback link whose signature is tampered, expired, or another job's. */
+        ForbiddenError: {
+            /** @enum {string} */
+            error: "Forbidden";
+            /** @description Text for a person; clients should read this first. */
+            message: string;
+        };
+        /** @description A method the path does not take; `Allow` names those it does. */
+        MethodNotAllowedError: {
+            /** @enum {string} */
+            error: "Method not allowed";
+            /** @description Text for a person; clients should read this first. */
+            message: string;
+        };
     };
     responses: never;
     parameters: never;
@@ -2285,6 +2319,76 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    playStream: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                jobId: string;
+                /** @description `<expires>.<signature>`, as the job's playbackUrl gives it. */
+                token: string;
+                /** @description A member of the stream: `master.m3u8`, `manifest.mpd`, or `<rendition>/index.m3u8`, `<rendition>/init.mp4`, `<rendition>/seg_<n>.<ts|m4s>` (the one `/` in it sent as is). */
+                member: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The member: a playlist or manifest, or a segment. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.apple.mpegurl": string;
+                    "application/dash+xml": string;
+                    "video/mp2t": string;
+                    "video/mp4": string;
+                    "audio/mp4": string;
+                };
+            };
+            /** @description The byte range asked for (`Range`), with `Content-Range`. */
+            206: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.apple.mpegurl": string;
+                    "application/dash+xml": string;
+                    "video/mp2t": string;
+                    "video/mp4": string;
+                    "audio/mp4": string;
+                };
+            };
+            /** @description The signature is tampered, expired, or another job's. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenError"];
+                };
+            };
+            /** @description Not a member of this stream, a segment not stored yet, or the stream of a job that failed or was cancelled (its segments deleted). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description A method other than GET, HEAD or OPTIONS. */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MethodNotAllowedError"];
                 };
             };
         };

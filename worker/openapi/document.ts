@@ -1,6 +1,7 @@
 import { registerEdlDocument } from "../routes/edl/document";
 import { publicApi } from "../routes/public-api";
 import { BEARER } from "./common";
+import { registerPlaybackDocument } from "./playback";
 import { jobFinishedWebhook, jobPlayableWebhook } from "./webhooks";
 
 const DESCRIPTION = `
@@ -23,6 +24,9 @@ answer instead of creating a second job.
 **Uploads.** A file you hold rather than host: \`POST /uploads\` answers presigned URLs to put
 it into the service's storage, and an \`inputUrl\` a job takes as its source.
 
+**Playback.** A streaming preset's job gives a \`playbackUrl\` while it is still processing: any
+player opens it as it is, with no key (\`GET /play/{jobId}/{token}/{member}\`, outside /api/v1).
+
 **Links** in responses are paths relative to the host.
 `.trim();
 
@@ -33,6 +37,7 @@ it into the service's storage, and an \`inputUrl\` a job takes as its source.
 export function openApiDocument() {
   const api = publicApi();
   registerEdlDocument(api.openAPIRegistry);
+  registerPlaybackDocument(api.openAPIRegistry);
   api.openAPIRegistry.registerComponent("securitySchemes", BEARER, {
     type: "http",
     scheme: "bearer",
@@ -53,6 +58,10 @@ export function openApiDocument() {
           "Put a file into the service's storage with presigned URLs; its `inputUrl` is then a job's source.",
       },
       { name: "Presets", description: "The catalogue and what your plan includes." },
+      {
+        name: "Playback",
+        description: "A streaming job's stream, played from its signed playbackUrl while it encodes (outside /api/v1).",
+      },
       { name: "Webhooks", description: "What the service sends to your webhook." },
     ],
   });

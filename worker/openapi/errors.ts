@@ -141,3 +141,11 @@ export const quotaErrors = {
   409: jsonResponse("Idempotency-Key conflict.", ConflictError, { idempotencyConflict: examples.idempotencyConflict }),
   429: jsonResponse("The monthly quota is used up.", UsageLimitError, { usageLimit: examples.usageLimit }),
 };
+
+export const ForbiddenError = z.object({ error: z.literal(ERROR_KINDS.forbidden), message }).openapi("ForbiddenError", {
+  description: "A playback link whose signature is tampered, expired, or another job's.",
+});
+
+export const MethodNotAllowedError = z
+  .object({ error: z.literal(ERROR_KINDS.methodNotAllowed), message })
+  .openapi("MethodNotAllowedError", { description: "A method the path does not take; `Allow` names those it does." });

@@ -17,6 +17,7 @@ import { validEdl } from "../edl/arbitraries";
 import { validEdl11 } from "../edl/arbitraries-1-1";
 
 const API = "/api/v1";
+const PLAY = "/play/";
 
 describe("the OpenAPI document", () => {
   it("is a valid OpenAPI 3.1 document", async () => {
@@ -31,16 +32,38 @@ describe("the OpenAPI document", () => {
         .routes.filter((r) => r.method !== "ALL" && r.path.startsWith(`${API}/`) && r.path !== OPENAPI_PATH)
         .map((r) => `${r.method} ${r.path.slice(API.length).replaceAll(/:(\w+)/g, "{$1}")}`),
     );
-    const documented = operationsOf(openApiDocument() as never).map(
-      ({ method, path }) => `${method.toUpperCase()} ${path}`,
-    );
+    const documented = operationsOf(openApiDocument() as never)
+      .filter(({ path }) => !path.startsWith(PLAY))
+      .map(({ method, path }) => `${method.toUpperCase()} ${path}`);
     expect(documented.sort()).toEqual([...served].sort());
     expect(documented).toHaveLength(11);
     expect(documented.some((op) => op.includes("internal"))).toBe(false);
   });
 
+  it("documents the playback route at the host's root, keyless, as the app serves it (docs/playback.md)", async () => {
+    const served = createApp().routes.filter((r) => r.path.startsWith(PLAY) && r.method !== "ALL");
+    expect(served.map((r) => `${r.method} ${r.path}`).sort()).toEqual([
+      "GET /play/:jobId/:token/*",
+      "HEAD /play/:jobId/:token/*",
+    ]);
+    const document = await dereferencedDocument();
+    const playPaths = Object.keys(document.paths ?? {}).filter((path) => path.startsWith(PLAY));
+    expect(playPaths).toEqual(["/play/{jobId}/{token}/{member}"]);
+    const item = document.paths![playPaths[0]!]!;
+    expect(Object.keys(item).filter((key) => key !== "servers" && key !== "parameters")).toEqual(["get"]);
+    const operation = item.get!;
+    expect(operation.security).toEqual([]);
+    expect(operation.servers?.map((s) => s.url) ?? item.servers?.map((s) => s.url)).toEqual(["/"]);
+    expect(Object.keys(operation.responses ?? {}).sort()).toEqual(["200", "206", "403", "404", "405"]);
+    expect(Object.keys((operation.responses!["200"] as { content: object }).content)).toEqual(
+      expect.arrayContaining(["application/vnd.apple.mpegurl", "application/dash+xml", "video/mp4"]),
+    );
+  });
+
   it("every operation documents 401 (or optional auth) and 500, each with a JSON schema and example", async () => {
     for (const { method, path, operation } of operationsOf(await dereferencedDocument())) {
+      // The playback route answers players, not API clients: no key to refuse, media for bodies.
+      if (path.startsWith(PLAY)) continue;
       const statuses = Object.keys(operation.responses ?? {});
       expect(statuses, `${method} ${path}`).toEqual(expect.arrayContaining(["401", "500"]));
       for (const [status, response] of Object.entries(operation.responses ?? {})) {

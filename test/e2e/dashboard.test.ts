@@ -46,10 +46,11 @@ const encoderLines: string[] = [];
 beforeAll(async () => {
   await mkdir(ARTIFACTS, { recursive: true });
   [e2e, fixtures, receiver] = await Promise.all([
-    // The 8 s clip splits into parts (docs/scaling.md), so the page plays joined outputs.
+    // The 8 s clip splits into parts (docs/scaling.md), a single file's and a stream's alike, so
+    // the page plays outputs made in parts.
     startE2E({
       allowLoopbackSources: true,
-      env: { SPLIT_MIN_SECONDS: "4", SPLIT_PART_SECONDS: "2" },
+      env: { SPLIT_MIN_SECONDS: "4", STREAM_SPLIT_MIN_SECONDS: "4", SPLIT_PART_SECONDS: "2" },
       log: (source, line) => source === "encoder" && encoderLines.push(line),
     }),
     startFixtureServer(),

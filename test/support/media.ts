@@ -44,8 +44,9 @@ export async function ffprobeJson(path: string, inputOptions: string[] = []): Pr
 
 /**
  * Stereo sound like music's for an encoder: two gliding voices, a steady one each and a little
- * noise. FFmpeg's AAC encoder takes about 5x as long over a pure tone as over this (its rate
- * loop works hardest on one), so a benchmark of the audio's time uses it (docs/benchmarks.md).
+ * noise. FFmpeg's AAC encoder takes several times as long over a pure tone as over this (its
+ * rate loop works hardest on one), so a benchmark of the audio's time uses it (docs/benchmarks.md
+ * gives the figure).
  */
 const music = (seconds: number) => {
   const voice = (base: number, glide: number, steady: number, seed: number) =>

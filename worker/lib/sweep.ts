@@ -35,8 +35,10 @@ const MESSAGE_CHECKS_PER_SWEEP = 20;
  * The cron's sweep (every minute), the backstop for every step that can be interrupted: jobs of
  * encoders that died mid-job, dispatches lost between a job's queueing and its message,
  * messages QStash dropped without a failure callback that arrived, webhooks lost between a
- * job's end and their publication, and direct uploads abandoned past their expiry. A failure on one job is logged and left for the next sweep;
- * it does not stop the others.
+ * job's end (or its first playable moment) and their publication, scratch and streams of ended
+ * jobs not yet deleted, and direct uploads: abandoned ones past their expiry, completed ones past
+ * their retention. A failure on one job is logged and left for the next sweep; it does not stop
+ * the others.
  */
 export async function sweep(services: Services, now = new Date()) {
   const stale = await step("stale jobs", () => sweepStaleJobs(services, now), { redispatched: 0, failed: 0 });

@@ -7,6 +7,7 @@ import { isExternal, type Markdown, readMarkdown } from "./markdown";
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
 const GUIDES = [
   "README.md",
+  "CONTRIBUTING.md",
   ...readdirSync(join(ROOT, "docs"))
     .filter((name) => name.endsWith(".md"))
     .map((name) => `docs/${name}`),

@@ -33,11 +33,11 @@ export interface RenderContext {
    * Runs another delivery of the job's work in this process, as if it had come here by QStash:
    * claimed, heartbeated and reported on its own. The delivery this context serves answers only
    * once it is done (and keeps its work dir until then), so the encoder's load counts it, and
-   * the files of that dir `started` reads and writes stay. Absent where nothing can run beside.
+   * the files of that dir `headStart` reads and writes stay. Absent where nothing can run beside.
    */
-  alongside?: (delivery: Delivery, started?: HeadStart) => void;
+  alongside?: (delivery: Delivery, headStart?: HeadStart) => void;
   /** The part's encode, begun before its claim by the encoder that split the job (the part it keeps): adopted, not begun again. */
-  started?: HeadStart;
+  headStart?: HeadStart;
 }
 
 export interface RenderResult {
@@ -254,7 +254,11 @@ export function flightKey(delivery: Delivery): string {
  * timer), which no try/catch sees, reaches the process's crash guard, which hands it back here
  * through the scope's `fail`, and the work fails as any other failure would.
  */
-export function processDelivery(deps: PipelineDeps, delivery: Delivery, started?: HeadStart): Promise<DeliveryResult> {
+export function processDelivery(
+  deps: PipelineDeps,
+  delivery: Delivery,
+  headStart?: HeadStart,
+): Promise<DeliveryResult> {
   const { jobId } = delivery;
   const abort = new AbortController();
   let ended = false;
@@ -266,7 +270,7 @@ export function processDelivery(deps: PipelineDeps, delivery: Delivery, started?
       return true;
     },
   };
-  return runInJobScope(scope, () => deliver(deps, jobId, workOf(deps, delivery), abort, started)).finally(() => {
+  return runInJobScope(scope, () => deliver(deps, jobId, workOf(deps, delivery), abort, headStart)).finally(() => {
     ended = true;
   });
 }
@@ -333,16 +337,16 @@ async function deliver<C>(
       heartbeat.setDuration(seconds);
     },
     log,
-    started: head,
-    alongside: (delivery, besideStarted) => {
+    headStart: head,
+    alongside: (delivery, besideHead) => {
       besides.push(
-        processDelivery(deps, delivery, besideStarted)
+        processDelivery(deps, delivery, besideHead)
           .catch((err) =>
             // No message to deliver it again: the sweep finds the work quiet and dispatches it.
             deps.log(formatStage(jobId, { stage: "error", message: `work beside it stopped: ${briefly(err)}` }, where)),
           )
           // Its claim refused, or its work dir not made: the encode begun for it ends here.
-          .finally(() => besideStarted?.stop()),
+          .finally(() => besideHead?.stop()),
       );
     },
   };

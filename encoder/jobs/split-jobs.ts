@@ -233,7 +233,7 @@ export async function renderPart(deps: SplitDeps, claimed: ClaimedPart, ctx: Ren
     await encode(input);
     return { path: out };
   }
-  if (ctx.started) return { path: await ctx.started.adopt(ctx) };
+  if (ctx.headStart) return { path: await ctx.headStart.adopt(ctx) };
   const out = join(ctx.workDir, "part.nut");
   const length = planSeconds(plan, part.frameCount);
   const key = partInputKey(claimed.jobId, part.index);

@@ -129,7 +129,7 @@ describe("the split stage", () => {
 
   it("with work able to run beside it, it keeps the first part's task: named in every call, started once with the dispatch the Worker answers, its encode begun from the piece on its disk", async () => {
     const keeps: (number | undefined)[] = [];
-    const besides: { delivery: unknown; started?: HeadStart }[] = [];
+    const besides: { delivery: unknown; headStart?: HeadStart }[] = [];
     const { jobId, plan, workDir, run } = await splitWith(
       async (_id, _claim, given, stored = [], keep) => {
         keeps.push(keep);
@@ -139,17 +139,17 @@ describe("the split stage", () => {
           ...(keep !== undefined && stored.includes(keep) ? { kept: { index: keep, dispatch: 4 } } : {}),
         };
       },
-      (delivery, started) => besides.push({ delivery, started }),
+      (delivery, headStart) => besides.push({ delivery, headStart }),
     );
     expect(await run()).toMatchObject({ handedOff: { parts: plan.parts.length, audio: true } });
     expect(keeps.length).toBeGreaterThan(1);
     expect(new Set(keeps)).toEqual(new Set([0]));
-    expect(besides).toEqual([{ delivery: { jobId, dispatch: 4, part: 0 }, started: expect.anything() }]);
+    expect(besides).toEqual([{ delivery: { jobId, dispatch: 4, part: 0 }, headStart: expect.anything() }]);
     // The encode from the very piece another encoder would fetch, should the part be done again elsewhere.
     const local = await readFile(join(workDir, "pieces", "0.mkv"));
     expect(local.equals(await stored(`${scratchPrefix(jobId)}in/0`))).toBe(true);
     const stages: string[] = [];
-    const out = await besides[0].started!.adopt({
+    const out = await besides[0].headStart!.adopt({
       signal: new AbortController().signal,
       onProgress: () => undefined,
       log: (stage) => stages.push(stage.stage),

@@ -16,6 +16,7 @@ import { portInUse } from "./cloud/free-port";
 import { SHARED_DIR } from "./cloud/postgres-as-root";
 import { PostgresNotStarted } from "./cloud/postgres-not-started";
 import { Unreachable } from "./cloud/unreachable";
+import { playbackAnnouncer } from "./playback-announcer";
 import { parsePort } from "./port";
 import { prepareSampleMedia, SAMPLE_CLIP, SAMPLE_LOGO, writeSampleTimeline } from "./samples";
 import { encoderName, startStack } from "./stack";
@@ -68,6 +69,7 @@ if (await portInUse(port)) {
 const starting = new AbortController();
 const encodersNamed = `${encoderCount === 1 ? "1 encoder" : `${encoderCount} encoders`} (${Array.from({ length: encoderCount }, (_, i) => encoderName(i)).join(", ")})`;
 say(`Starting the local cloud, the Worker (workerd) and ${encodersNamed}…`);
+const playback = playbackAnnouncer(say);
 const started = startStack({
   databaseUrl: process.env.DATABASE_URL,
   dataDir: DATA_DIR,
@@ -79,6 +81,7 @@ const started = startStack({
   workerPort: port,
   encoder: { kind: "process", count: encoderCount, allowLoopbackSources: true, workDir: join(DATA_DIR, "encoder") },
   log: (source, line) => {
+    playback.seen(line);
     if (verbose || source === "supervisor" || isJobStageLine(line) || /error|ready|listening|reloaded/i.test(line))
       say(`[${source}] ${line}`);
   },
@@ -180,6 +183,7 @@ try {
 
   const admin = openAdmin({ databaseUrl: info.databaseUrl, redis: info.cloud.redis });
   const { accountId, apiKey } = await step(admin.createAccount(plan));
+  playback.ready(info.apiUrl, apiKey);
   // A dashboard sign-in for the dev account; each run makes a new account, so the email names it.
   const dashboardUser = {
     email: `dev-${accountId.slice(0, 8)}@example.com`,

@@ -1,7 +1,7 @@
 /**
  * The ready-to-paste shell sequence `npm run dev` prints: encode the sample clip with a preset,
  * wait for it, download it; validate and render the sample timeline, wait, download; then the same
- * first step with the `vep` CLI. Plain curl, grep and cut (no jq), each line whole in itself; the
+ * first step with the `vep` CLI, and a stream whose playback link it prints while it encodes. Plain curl, grep and cut (no jq), each line whole in itself; the
  * CLI by its path, so the lines work from any directory.
  */
 export function trySequence(o: {
@@ -25,6 +25,8 @@ export function trySequence(o: {
     ...waitAndDownload("timeline.mp4"),
     "# 3. The vep CLI (--help for all of it): encode, wait with a progress bar, save",
     `VEP_API_URL=${o.apiUrl} VEP_API_KEY=${o.apiKey} "${o.cli}" encode ${o.sampleUrl} --preset mp4_264_480p --interval 2 --out sample-480p.mp4`,
+    "# 4. A stream: its playback link prints while it encodes (open it in any HLS player), then its ZIP",
+    `VEP_API_URL=${o.apiUrl} VEP_API_KEY=${o.apiKey} "${o.cli}" encode ${o.sampleUrl} --preset hls_abr_264_basic --play --interval 1 --out sample-hls.zip`,
   ];
 }
 

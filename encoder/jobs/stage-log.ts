@@ -14,6 +14,8 @@ export type JobStage =
   | { stage: "probe"; probe: ProbeSummary; asset?: string }
   | FfmpegStage
   | { stage: "upload"; bytes: number; seconds: number }
+  /** The Worker took the stream's first segments of every rendition: its playbackUrl plays from now on. */
+  | { stage: "playable" }
   | { stage: "completed"; seconds: number }
   /** The job was cut into parts, now the Worker's to hand out (docs/scaling.md). */
   | { stage: "split"; parts: number; audio: boolean; seconds: number }
@@ -74,6 +76,8 @@ function detail(s: JobStage): string {
       return `finished in ${seconds(s.wallSeconds)}, ${ffmpegSpeed(s.mediaSeconds, s.wallSeconds)}`;
     case "upload":
       return `${formatBytes(s.bytes)} in ${seconds(s.seconds)}`;
+    case "playable":
+      return "the first segments are stored: the job's playbackUrl plays while it encodes";
     case "completed":
       return `in ${seconds(s.seconds)}`;
     case "split":
@@ -100,6 +104,7 @@ const STAGE_NAMES: Record<JobStage["stage"], string> = {
   "ffmpeg-start": "ffmpeg",
   "ffmpeg-end": "ffmpeg",
   upload: "upload",
+  playable: "playable",
   completed: "completed",
   split: "split",
   cancelled: "cancelled",
@@ -127,7 +132,14 @@ export function formatStage(jobId: string, stage: JobStage, where: StageWhere): 
   return `job ${jobId}  ${part}${STAGE_NAMES[stage.stage].padEnd(STAGE_WIDTH)}  on ${where.encoder}  ${detail(stage)}`;
 }
 
-const STAGE_LINE = /^job [0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12} {2}/;
+const JOB_ID = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}";
+const STAGE_LINE = new RegExp(`^job ${JOB_ID} {2}`);
+const PLAYABLE_LINE = new RegExp(`^job (${JOB_ID}) {2}(?:part \\d+/\\d+ {2}|audio {2})?playable `);
 
 /** Whether a log line is one of the lines above (the dev runner shows these without VERBOSE). */
 export const isJobStageLine = (line: string): boolean => STAGE_LINE.test(line);
+
+/** The job a `playable` line is about, if the line is one: the dev runner prints the job's link on it. */
+export function playableJobOf(line: string): string | undefined {
+  return PLAYABLE_LINE.exec(line)?.[1];
+}

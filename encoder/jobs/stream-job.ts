@@ -127,7 +127,8 @@ async function renderWholeStream(
           await deps.uploader.storeFile(key, path, type, signal);
         },
         report: async (segments) => {
-          await deps.api.stream(job.id, { claim: job.claim, segments });
+          const answer = await deps.api.stream(job.id, { claim: job.claim, segments });
+          if (answer.playable) ctx.log({ stage: "playable" });
         },
       },
       run: { signal, workDir: ctx.workDir, watchdog: deps.watchdog, onProgress: ctx.onProgress, log: ctx.log },

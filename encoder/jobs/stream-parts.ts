@@ -112,11 +112,12 @@ export async function renderStreamPart(
         await deps.uploader.storeFile(key, path, type, signal);
       },
       report: async (reported) => {
-        await deps.api.stream(claimed.jobId, {
+        const answer = await deps.api.stream(claimed.jobId, {
           claim: claimed.claim,
           part: part ? part.index : plan.parts.length,
           segments: reported,
         });
+        if (answer.playable) ctx.log({ stage: "playable" });
       },
     },
     (err) => halt.abort(err),

@@ -1,5 +1,5 @@
 import { execFile, spawn } from "node:child_process";
-import { chmod, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { chmod, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -108,9 +108,9 @@ async function expectDashboardSignIn(banner: string, port: number, apiKey: strin
 let freeKey: string;
 /**
  * The free account's jobs after the first run: the printed sequence's (the 720p, the timeline,
- * the CLI's 480p), the quick start's file from disk, and the same file served by http.server.
+ * the CLI's 480p and stream), the quick start's file from disk, and the same file served by http.server.
  */
-const FIRST_RUN_JOBS = 5;
+const FIRST_RUN_JOBS = 6;
 let loadKey: string;
 const createdByLoad: string[] = [];
 
@@ -162,6 +162,17 @@ describe("npm run dev with no configuration", () => {
         expect(Number(rendered.format.duration)).toBeCloseTo(8, 0);
         const fromCli = await ffprobeJson(join(work, "sample-480p.mp4"));
         expect(fromCli.streams.find((s) => s.codec_type === "video")).toMatchObject({ width: 854, height: 480 });
+        // The stream's link, printed by the CLI and by npm run dev itself while the job encoded, plays.
+        const link = new RegExp(`http://127\\.0\\.0\\.1:${port}/play/[0-9a-f-]{36}/\\d+\\.[\\w-]+/master\\.m3u8`);
+        const fromCliLink = stdout.match(link)?.[0];
+        expect(fromCliLink).toBeDefined();
+        const announcement = new RegExp(`\\[dev\\] job [0-9a-f-]{36} plays while it encodes: (${link.source})`);
+        const announced = await vi.waitFor(() => dev.output().match(announcement)![1], { timeout: 10_000 });
+        expect(announced.split("/")[4]).toBe(fromCliLink!.split("/")[4]);
+        const master = await fetch(announced);
+        expect(master.status).toBe(200);
+        expect(await master.text()).toMatch(/^#EXTM3U/);
+        expect((await stat(join(work, "sample-hls.zip"))).size).toBeGreaterThan(0);
 
         // The quick start's step 4: your own file from disk, uploaded directly and encoded with
         // `npx vep … --out`.

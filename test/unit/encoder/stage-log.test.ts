@@ -1,6 +1,13 @@
 import { describe, expect, it } from "vitest";
 import type { ProbeSummary } from "../../../encoder/ffmpeg/probe";
-import { describeProbe, ffmpegSpeed, formatBytes, formatStage, isJobStageLine } from "../../../encoder/jobs/stage-log";
+import {
+  describeProbe,
+  ffmpegSpeed,
+  formatBytes,
+  formatStage,
+  isJobStageLine,
+  playableJobOf,
+} from "../../../encoder/jobs/stage-log";
 
 const id = "5b0f3c1e-8d2a-4c1b-9e7f-0a1b2c3d4e5f";
 const on = { encoder: "encoder-1" };
@@ -61,6 +68,23 @@ describe("job stage lines", () => {
     expect(
       formatStage(id, { stage: "completed", seconds: 1.5 }, { encoder: "encoder-1", part: { index: 4, count: 4 } }),
     ).toMatch(new RegExp(`^job ${id}  audio  completed +on encoder-1  `));
+  });
+
+  it("a stream's playable line names its job, whole or from a part, and no other line does", () => {
+    const whole = formatStage(id, { stage: "playable" }, on);
+    expect(whole).toBe(
+      `job ${id}  playable   on encoder-1  the first segments are stored: the job's playbackUrl plays while it encodes`,
+    );
+    expect(playableJobOf(whole)).toBe(id);
+    expect(playableJobOf(formatStage(id, { stage: "playable" }, { encoder: "e1", part: { index: 0, count: 6 } }))).toBe(
+      id,
+    );
+    expect(playableJobOf(formatStage(id, { stage: "playable" }, { encoder: "e1", part: { index: 6, count: 6 } }))).toBe(
+      id,
+    );
+    expect(playableJobOf(formatStage(id, { stage: "completed", seconds: 1 }, on))).toBeUndefined();
+    expect(playableJobOf(formatStage(id, { stage: "error", message: "playable whatever" }, on))).toBeUndefined();
+    expect(playableJobOf(`[worker] job ${id}  playable   on encoder-1`)).toBeUndefined();
   });
 
   it("a failure says whether it will be retried, with the reason the job shows and any hidden cause", () => {

@@ -45,7 +45,7 @@ export interface ProgressiveRecipe {
   audioBitrate: number;
 }
 
-export type Packaging =
+type Packaging =
   | { format: "hls"; segmentSeconds: number; segmentType: "mpegts" | "fmp4"; playlist: "vod" | "event" }
   | { format: "dash"; segmentSeconds: number; lowLatency: boolean }
   /** One fMP4 segment set described by both a DASH MPD and an HLS master playlist. */

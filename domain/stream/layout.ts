@@ -53,11 +53,6 @@ export function streamRecipe(presetId: string): LadderRecipe | null {
 }
 
 /** The file the playback link names: the HLS master playlist, or the MPD of a DASH preset. */
-export function entryMember(layout: Pick<StreamLayout, "manifest">): string {
-  return layout.manifest === "dash" ? DASH_MANIFEST : HLS_MASTER_PLAYLIST;
-}
-
-/** The same for a preset, before its layout is known. */
 export function entryMemberOf(recipe: LadderRecipe): string {
   return recipe.packaging.format === "dash" ? DASH_MANIFEST : HLS_MASTER_PLAYLIST;
 }
@@ -80,7 +75,7 @@ export const streamPrefix = (accountId: string, jobId: string) => `outputs/${acc
 export const streamRungs = (recipe: LadderRecipe, sourceHeight: number) => selectRungs(recipe.rungs, sourceHeight);
 
 /** A picture `height` high scaled from `source` as the ladder's `scale=-2:height` does: the aspect kept, the width even. */
-export function scaledWidth(source: { width: number; height: number }, height: number): number {
+function scaledWidth(source: { width: number; height: number }, height: number): number {
   return Math.max(2, 2 * Math.round((height * source.width) / source.height / 2));
 }
 

@@ -8,7 +8,7 @@
  * first, and they are handed out in timeline order.
  */
 
-export interface StreamPart {
+interface StreamPart {
   index: number;
   /** Where its first segment starts and its last ends. */
   from: number;

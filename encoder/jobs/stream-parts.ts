@@ -28,7 +28,7 @@ import type { StreamDeps } from "./stream-job";
  * A task's niceness: the first part and the audio (the stream's start) at the encoder's own, the
  * next part a little below, the rest lowest, so that where tasks share cores the start comes first.
  */
-export const taskNiceness = (part: number | null) => (part === null || part === 0 ? 0 : part === 1 ? 5 : 10);
+const taskNiceness = (part: number | null) => (part === null || part === 0 ? 0 : part === 1 ? 5 : 10);
 
 /** Segments moved between storage and this disk at once by the task that packages the stream. */
 const TRANSFERS_AT_ONCE = 8;

@@ -61,7 +61,7 @@ export async function openRanged(
 }
 
 /** The byte range a request asks for, within a file of `size` bytes; null for none or one that cannot be served. */
-export function requestedRange(header: string | undefined, size: number): { start: number; end: number } | null {
+function requestedRange(header: string | undefined, size: number): { start: number; end: number } | null {
   if (header === undefined) return { start: 0, end: size - 1 };
   const match = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
   if (!match || (match[1] === "" && match[2] === "")) return null;

@@ -29,7 +29,7 @@ function fraction(value: string | undefined): FrameRate | null {
  * object apiece. `frames` gives the frame times (seconds) and keyframes, in presentation order;
  * null when a packet has no time.
  */
-export function packetReader() {
+function packetReader() {
   let packed = new Float64Array(1 << 12);
   let count = 0;
   let partial = "";

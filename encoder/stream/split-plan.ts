@@ -6,7 +6,7 @@ import type { ProbedSource } from "../ffmpeg/probe";
 import { sourceClock } from "./whole";
 
 /** A clock's frame rate as an exact fraction, or the probe's rounded one over 1 when the container gives none. */
-export function frameRateOf({ probe, clocks }: ProbedSource): FrameRate {
+function frameRateOf({ probe, clocks }: ProbedSource): FrameRate {
   const rate = clocks.find((c) => c.index === probe.video?.index)?.frameRate ?? "";
   const [num, den] = rate.split("/").map(Number);
   if (Number.isInteger(num) && Number.isInteger(den) && num > 0 && den > 0) return { num, den };

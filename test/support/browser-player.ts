@@ -41,7 +41,7 @@ const PAGE = `<!doctype html><video id="v" muted playsinline></video>
   }
 </script>`;
 
-export interface PlayerState {
+interface PlayerState {
   fatal: string | null;
   ended: boolean;
   started: boolean;

@@ -33,7 +33,7 @@ const params = z.object({
   }),
 });
 
-export const playbackRoute = createRoute({
+const playbackRoute = createRoute({
   method: "get",
   path: "/play/{jobId}/{token}/{member}",
   servers: [{ url: "/", description: "The host's root: the stream is not under /api/v1" }],

@@ -34,7 +34,7 @@ export interface FfmpegInput {
  * The demuxers a ranged source may be read with: containers of media alone (mov is MP4's,
  * matroska WebM's), so no playlist or manifest demuxer can open and make FFmpeg open another URL.
  */
-export const RANGED_FORMATS = [
+const RANGED_FORMATS = [
   "mov",
   "matroska",
   "mpegts",

@@ -24,7 +24,7 @@ import { ladderFilter, rungRateArgs } from "./ladder";
 import { videoEncoderArgs } from "./video-encoder";
 
 /** What one FFmpeg run of a stream writes: its renditions, in the order they are mapped, and where its segment numbers start. */
-export interface StreamRun {
+interface StreamRun {
   /** The renditions' folder names, each an output stream in the order it is mapped. */
   renditions: readonly string[];
   /** The number of this run's first segment in its renditions (a part's first segment). */
@@ -45,7 +45,7 @@ export interface StreamRun {
  * once whole (`temp_file`); fMP4 without edit lists, so every run of a stream writes the same
  * init segment.
  */
-export function streamOutput(outDir: string, recipe: LadderRecipe, run: StreamRun): string[] {
+function streamOutput(outDir: string, recipe: LadderRecipe, run: StreamRun): string[] {
   const type = segmentTypeOf(recipe);
   const { segmentSeconds } = recipe.packaging;
   return [

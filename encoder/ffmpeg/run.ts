@@ -27,6 +27,8 @@ export interface RunOptions {
    * start waits on, where several share a machine's cores.
    */
   niceness?: number;
+  /** Told the tool's pid once it runs (the same pid whether or not prlimit and nice start it). */
+  onSpawn?(pid: number): void;
 }
 
 export interface FfmpegRunOptions extends RunOptions {
@@ -85,6 +87,21 @@ const OUT_OF_MEMORY =
 /** prlimit's and nice's exit code when the command they were to run is missing, as a shell's. */
 const NOT_FOUND_EXIT = 127;
 
+/**
+ * Pure: the command that runs `tool`: under nice for a niceness above 0, under prlimit for a
+ * memory limit. Each execs what follows in its own place, so the pid is the tool's.
+ */
+export function toolCommand(
+  tool: string,
+  args: string[],
+  limits: { memoryBytes?: number; niceness?: number },
+): [string, string[]] {
+  let line = [tool, ...args];
+  if (limits.niceness) line = ["nice", "-n", String(limits.niceness), ...line];
+  if (limits.memoryBytes !== undefined) line = ["prlimit", `--data=${limits.memoryBytes}`, "--", ...line];
+  return [line[0], line.slice(1)];
+}
+
 /** FFmpeg and ffprobe processes running now, so a shutting-down encoder can take them with it. */
 const running = new Set<ChildProcess>();
 
@@ -134,9 +151,7 @@ function spawnTool(tool: string, args: string[], options: RunOptions, supervisio
       return reject(signal.reason);
     }
     const limit = memoryLimit;
-    // prlimit sets the limit and execs the tool in its own place: the same pid, the tool's command line.
-    const [command, commandArgs] =
-      limit === undefined ? [tool, args] : ["prlimit", [`--data=${limit}`, "--", tool, ...args]];
+    const [command, commandArgs] = toolCommand(tool, args, { memoryBytes: limit, niceness: options.niceness });
     const child = spawn(command, commandArgs, {
       stdio: [stdin ? "pipe" : "ignore", "pipe", "pipe"],
       // SVT-AV1 prints its configuration banner at info level straight to stderr; warnings only.
@@ -154,6 +169,7 @@ function spawnTool(tool: string, args: string[], options: RunOptions, supervisio
       return;
     }
     running.add(child);
+    if (child.pid !== undefined) options.onSpawn?.(child.pid);
     let ended: JobFailure | undefined;
     const end = (failure: JobFailure) => {
       if (ended) return;

@@ -68,7 +68,7 @@ export async function renderStreamJob(
           throw JobFailure.unsuitableSource(`The source has no video stream; preset ${job.preset} needs one.`);
         if (probed.probe.duration > (deps.settings.streamMinSeconds ?? deps.settings.minSeconds)) {
           const plan = streamSplitPlan(recipe, probed, layout, deps.settings.partSeconds);
-          return await handOffStream(deps, job, plan, probed.probe.duration);
+          return await handOffStream(deps, job, ctx, plan, probed.probe.duration);
         }
         return await renderWholeStream(deps, job, ctx, { input, probed }, recipe);
       }

@@ -14,6 +14,7 @@ import { INIT_SEGMENT, segmentName, streamPrefix, streamRecipe } from "../../dom
 import { JobFailure } from "../failure";
 import { audioStreamCommand, partStreamCommand } from "../ffmpeg/args/stream";
 import { collectOutput } from "../ffmpeg/outputs";
+import { renice } from "../ffmpeg/priority";
 import { runFfmpeg } from "../ffmpeg/run";
 import { semaphore } from "../concurrency";
 import { type ClaimedJob, type ClaimedJoin, type ClaimedPart, JobGoneError } from "../internal-api";
@@ -29,6 +30,8 @@ import type { StreamDeps } from "./stream-job";
  * next part a little below, the rest lowest, so that where tasks share cores the start comes first.
  */
 const taskNiceness = (part: number | null) => (part === null || part === 0 ? 0 : part === 1 ? 5 : 10);
+/** The audio's, once its first segment is stored: the rest of it no longer holds the start back. */
+const AUDIO_NICENESS_AFTER_START = 10;
 
 /** Segments moved between storage and this disk at once by the task that packages the stream. */
 const TRANSFERS_AT_ONCE = 8;
@@ -42,16 +45,22 @@ function streamOf(plan: SplitPlan, presetId: string): { recipe: LadderRecipe; st
   return { recipe, stream: plan.stream };
 }
 
-/** Hands the plan over: every task's input is the source itself, so every task is ready at once. */
+/**
+ * Hands the plan over: every task's input is the source itself, so every task is ready at once.
+ * Where work can run beside this delivery, this encoder keeps the first part, the stream's start,
+ * rather than leave it to whichever task's message reaches a free encoder first.
+ */
 export async function handOffStream(
   deps: StreamDeps,
   job: ClaimedJob,
+  ctx: RenderContext,
   plan: SplitPlan,
   duration: number,
 ): Promise<HandedOff> {
   if (!plan.stream) throw JobFailure.internal(new Error("a stream's split without its stream"));
   await deps.api.stream(job.id, { claim: job.claim, layout: plan.stream.layout, segments: [] });
-  await deps.api.split(job.id, job.claim, plan);
+  const answer = await deps.api.split(job.id, job.claim, plan, undefined, ctx.alongside ? 0 : undefined);
+  if (answer.kept) ctx.alongside?.({ jobId: job.id, dispatch: answer.kept.dispatch, part: answer.kept.index });
   return { handedOff: { parts: plan.parts.length, audio: plan.audio }, duration };
 }
 
@@ -93,6 +102,8 @@ export async function renderStreamPart(
     segments: [],
   });
   const stored: string[] = [];
+  let ffmpegPid: number | undefined;
+  let audioStarted = false;
   const publisher = publishStream(
     {
       dir: outDir,
@@ -118,6 +129,12 @@ export async function renderStreamPart(
           segments: reported,
         });
         if (answer.playable) ctx.log({ stage: "playable" });
+        if (!part && !audioStarted && reported.length > 0 && ffmpegPid !== undefined) {
+          audioStarted = true;
+          await renice(ffmpegPid, AUDIO_NICENESS_AFTER_START).catch((err: Error) =>
+            ctx.log({ stage: "error", message: `the audio's niceness could not be raised: ${err.message}` }),
+          );
+        }
       },
     },
     (err) => halt.abort(err),
@@ -155,6 +172,9 @@ export async function renderStreamPart(
       onProgress: ctx.onProgress,
       log: ctx.log,
       niceness: taskNiceness(part ? part.index : null),
+      onSpawn: (pid) => {
+        ffmpegPid = pid;
+      },
     }).catch((err) => {
       throw halt.signal.aborted ? halt.signal.reason : err;
     });

@@ -18,6 +18,7 @@ import {
   qstash,
   readJob,
   s3,
+  SOURCE,
   signedInternal,
   stack,
 } from "./harness";
@@ -447,6 +448,7 @@ describe("split encoding › a part's state table", () => {
       attempt: 0,
       accountId,
       preset: "mp4_264_720p",
+      inputUrl: SOURCE,
       plan: planOf(3),
       part: planOf(3).parts[0],
     });

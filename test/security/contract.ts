@@ -37,6 +37,7 @@ const jobFields = {
   preset: z.string(),
   inputUrl: z.string(),
   outputUrl: z.string().url().nullable(),
+  playbackUrl: z.string().url().nullable(),
   expiration: iso.nullable(),
   duration: z.number().nullable(),
   errorMessage: z.string().nullable(),

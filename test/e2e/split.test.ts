@@ -32,7 +32,7 @@ beforeAll(async () => {
     startE2E({
       allowLoopbackSources: true,
       encoders: 2,
-      env: { SPLIT_MIN_SECONDS: "4", SPLIT_PART_SECONDS: "2", HEARTBEAT_MS: "500" },
+      env: { SPLIT_MIN_SECONDS: "4", STREAM_SPLIT_MIN_SECONDS: "4", SPLIT_PART_SECONDS: "2", HEARTBEAT_MS: "500" },
       log: (from, line) => from === "encoder" && logs.push(line),
     }),
     startFixtureServer(),

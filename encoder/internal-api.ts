@@ -174,11 +174,11 @@ export function createInternalApi(baseUrl: string, secret: string, options: Inte
     /**
      * Hands the job's plan to the Worker, with the tasks whose inputs are stored so far (all of
      * them when absent), and again as more are; the Worker publishes a message per stored task
-     * but `keep`, which it answers as `kept` (with its dispatch) for this encoder to claim and run
-     * (docs/scaling.md).
+     * but those in `keep`, which it answers as `kept` (each with its dispatch) for this encoder to
+     * claim and run (docs/scaling.md).
      */
-    split: (id: string, claim: number, plan: SplitPlan, stored?: readonly number[], keep?: number) =>
-      postRetrying<{ parts: number; kept?: { index: number; dispatch: number } }>(id, "split", {
+    split: (id: string, claim: number, plan: SplitPlan, stored?: readonly number[], keep?: readonly number[]) =>
+      postRetrying<{ parts: number; kept?: { index: number; dispatch: number }[] }>(id, "split", {
         claim,
         plan,
         stored,

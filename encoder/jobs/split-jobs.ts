@@ -94,10 +94,11 @@ export async function handOff(
   let kept = false;
   const reports = storedReports(
     async (stored) => {
-      const answer = await deps.api.split(job.id, job.claim, plan, stored, keep);
-      if (answer.kept && !kept) {
+      const answer = await deps.api.split(job.id, job.claim, plan, stored, keep === undefined ? undefined : [keep]);
+      const task = answer.kept?.find((k) => k.index === keep);
+      if (task && !kept) {
         kept = true;
-        ctx.alongside?.({ jobId: job.id, dispatch: answer.kept.dispatch, part: answer.kept.index }, head);
+        ctx.alongside?.({ jobId: job.id, dispatch: task.dispatch, part: task.index }, head);
       }
     },
     (err) => halt.abort(err),

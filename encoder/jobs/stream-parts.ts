@@ -47,8 +47,10 @@ function streamOf(plan: SplitPlan, presetId: string): { recipe: LadderRecipe; st
 
 /**
  * Hands the plan over: every task's input is the source itself, so every task is ready at once.
- * Where work can run beside this delivery, this encoder keeps the first part, the stream's start,
- * rather than leave it to whichever task's message reaches a free encoder first.
+ * Where work can run beside this delivery, this encoder keeps the two tasks the stream's start
+ * waits for, the first part and the audio, rather than leave them to whichever messages reach a
+ * free encoder first (a message that finds every encoder busy is tried again only after QStash's
+ * back-off).
  */
 export async function handOffStream(
   deps: StreamDeps,
@@ -59,8 +61,9 @@ export async function handOffStream(
 ): Promise<HandedOff> {
   if (!plan.stream) throw JobFailure.internal(new Error("a stream's split without its stream"));
   await deps.api.stream(job.id, { claim: job.claim, layout: plan.stream.layout, segments: [] });
-  const answer = await deps.api.split(job.id, job.claim, plan, undefined, ctx.alongside ? 0 : undefined);
-  if (answer.kept) ctx.alongside?.({ jobId: job.id, dispatch: answer.kept.dispatch, part: answer.kept.index });
+  const start = [0, ...(plan.audio ? [plan.parts.length] : [])];
+  const answer = await deps.api.split(job.id, job.claim, plan, undefined, ctx.alongside ? start : undefined);
+  for (const task of answer.kept ?? []) ctx.alongside?.({ jobId: job.id, dispatch: task.dispatch, part: task.index });
   return { handedOff: { parts: plan.parts.length, audio: plan.audio }, duration };
 }
 

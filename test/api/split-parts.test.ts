@@ -312,12 +312,12 @@ describe("split encoding › the task the splitting encoder keeps", () => {
     expectStatus(await internal(`/jobs/${job.id}/claim`, { dispatch: 0 }), 200);
     await put(audioInputKey(job.id));
     const call = (stored: number[]) =>
-      internal(`/jobs/${job.id}/split`, { claim: 1, plan: planOf(2, true), stored, keep: 2 });
-    expect(bodyOf(await call([2]), 200)).toEqual({ parts: 3, kept: { index: 2, dispatch: 0 } });
+      internal(`/jobs/${job.id}/split`, { claim: 1, plan: planOf(2, true), stored, keep: [2] });
+    expect(bodyOf(await call([2]), 200)).toEqual({ parts: 3, kept: [{ index: 2, dispatch: 0 }] });
     await put(partInputKey(job.id, 0));
     expect(bodyOf(await call([2, 0]), 200), "kept until claimed").toEqual({
       parts: 3,
-      kept: { index: 2, dispatch: 0 },
+      kept: [{ index: 2, dispatch: 0 }],
     });
     let parts = await partsOf(job.id);
     expect(parts.map((p) => [p.state, p.messageId !== null])).toEqual([

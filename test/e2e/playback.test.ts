@@ -175,11 +175,12 @@ describe("docs/playback.md › a split HLS stream", () => {
       watchGrowth(link, "480p", id),
     ]);
     expect(statusWhenPlaying).toBe("processing");
-    // The stream's start goes to no race: the encoder that split the job keeps its first part.
+    // The stream's start goes to no race: the encoder that split the job keeps its first part and its audio.
     const on = (stage: RegExp) =>
       logs.find((line) => line.includes(id) && stage.test(line))?.match(/ on (\S+) {2}/)?.[1];
     expect(on(/ {2}split +on /)).toBeDefined();
     expect(on(/ {2}part 1\/\d+ {2}claim +on /)).toBe(on(/ {2}split +on /));
+    expect(on(/ {2}audio {2}claim +on /)).toBe(on(/ {2}split +on /));
     expect(reads.slice(0, -1).every((r) => r.type === "EVENT")).toBe(true);
     // The VOD playlist lists the segments the EVENT one did, and the rest.
     expect(reads[reads.length - 1].segments.length).toBeGreaterThanOrEqual(

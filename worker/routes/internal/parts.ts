@@ -103,16 +103,16 @@ export const internalParts = new Hono<AppEnv>()
       refuse(outcome);
     }
     // Also on a later call, and on one sent again: a part whose publish failed before is published now.
-    // The kept task waits for its encoder's claim instead; the sweep publishes it should that claim
-    // never come (docs/scaling.md#the-audio).
+    // The kept tasks wait for their encoder's claims instead; the sweep publishes one should its
+    // claim never come (docs/scaling.md#the-audio).
     const undispatched = await partStates.undispatchedParts(services.db, id);
-    const kept = undispatched.find((p) => p.index === keep);
+    const kept = undispatched.filter((p) => keep?.includes(p.index));
     await dispatchParts(
       services,
       id,
-      undispatched.filter((p) => p !== kept),
+      undispatched.filter((p) => !kept.includes(p)),
     );
-    return c.json(kept ? { parts: outcome.parts, kept } : { parts: outcome.parts });
+    return c.json(kept.length > 0 ? { parts: outcome.parts, kept } : { parts: outcome.parts });
   })
   .post("/jobs/:id/parts/:index/claim", jsonBody(claimBody), async (c) => {
     const services = c.get("services");

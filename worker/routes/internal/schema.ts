@@ -129,8 +129,8 @@ export const splitBody = z.object({
     .array(z.number().int().min(0).max(MAX_PARTS))
     .max(MAX_PARTS + 1)
     .optional(),
-  /** A task the splitting encoder runs itself once its input is stored: no message is published for it. */
-  keep: z.number().int().min(0).max(MAX_PARTS).optional(),
+  /** The tasks the splitting encoder runs itself once their inputs are stored: no message is published for them. */
+  keep: z.array(z.number().int().min(0).max(MAX_PARTS)).max(2).optional(),
 });
 
 export const partHeartbeatBody = heartbeatBody.pick({ claim: true, progress: true });

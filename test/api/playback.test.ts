@@ -364,6 +364,20 @@ describe("docs/playback.md › the link: one signature for one job's tree", () =
     expect(preflight.headers.get("access-control-allow-headers")?.toLowerCase()).toContain("range");
   });
 
+  it("a playable job queued again for a retry keeps its stream: the link, the read's playbackUrl, the segments listed", async () => {
+    const { apiKey, jobId, claim, link } = await playable();
+    const before = await (await fetch(memberUrl(link, "720p/index.m3u8"))).text();
+    const failed = await internal(`/jobs/${jobId}/fail`, { claim, errorMessage: "encoder restarted", retryable: true });
+    expect(failed.body).toEqual({ status: "queued" });
+    const job = await readJob(apiKey, jobId);
+    expect(job.status).toBe("queued");
+    expect(job.playbackUrl).toMatch(/\/master\.m3u8$/);
+    const again = await fetch(memberUrl(link, "720p/index.m3u8"));
+    expect(again.status).toBe(200);
+    expect(await again.text()).toBe(before);
+    expect(await (await fetch(memberUrl(link, "720p/seg_00000.ts"))).text()).toBe("bytes");
+  });
+
   it("a cancelled job's stream is gone: the link is a 404, the read has no link, its segments are deleted", async () => {
     const { apiKey, accountId, jobId, link } = await playable();
     expect((await api(apiKey).cancelJob(jobId)).status).toBe(200);

@@ -5,6 +5,7 @@
  * is derived from INTERNAL_SECRET for this use alone.
  */
 import type { Job } from "../../drizzle/schema";
+import type { JobStatus } from "../../domain/jobs";
 import { LINK_TTL_SECONDS, type PlanId } from "../../domain/plans";
 import { entryMemberOf, streamRecipe } from "../../domain/stream/layout";
 import { routeUrl } from "../../domain/urls";
@@ -84,6 +85,12 @@ export interface PlaybackLink {
   expiresAt: Date;
 }
 
+/**
+ * A failed or cancelled job's stream is deleted with it. A playable job queued again for a retry
+ * keeps its stream: the retry stores the same segments, and those listed stay as they were.
+ */
+export const streamGone = (status: JobStatus) => status === "failed" || status === "cancelled";
+
 /** What a playback link is decided on. */
 export type PlaybackFacts = Pick<Job, "id" | "status" | "preset" | "playableAt">;
 
@@ -108,8 +115,7 @@ export async function playbackLink(
   now = new Date(),
 ): Promise<PlaybackLink | null> {
   const recipe = streamRecipe(job.preset);
-  if (!recipe || !job.playableAt) return null;
-  if (job.status !== "processing" && job.status !== "completed") return null;
+  if (!recipe || !job.playableAt || streamGone(job.status)) return null;
   const expires = Math.floor(now.getTime() / 1000) + LINK_TTL_SECONDS[plan];
   const token = await playbackToken(env.INTERNAL_SECRET, job.id, expires);
   return {

@@ -5,7 +5,7 @@ import { masterPlaylist, mediaPlaylist } from "../../../domain/stream/hls";
 import { parseMember, type StreamMember, streamPrefix } from "../../../domain/stream/layout";
 import type { AppEnv } from "../../context";
 import { ApiError } from "../../errors";
-import { checkPlaybackToken } from "../../lib/playback-links";
+import { checkPlaybackToken, streamGone } from "../../lib/playback-links";
 import { segmentRuns } from "../../lib/stream-segments";
 import { type StreamJob, streamJob } from "../../lib/stream-reads";
 import type { Services } from "../../services";
@@ -80,9 +80,7 @@ export const play = new Hono<AppEnv>()
     const check = await checkPlaybackToken(services.env.INTERNAL_SECRET, jobId, token, now.getTime());
     if (!check.valid) throw ApiError.forbidden(check.reason);
     const job = await streamJob(services.db, jobId);
-    // A failed or cancelled job's stream is gone: its segments are deleted with it.
-    if (!job?.stream || !job.playableAt || (job.status !== "processing" && job.status !== "completed"))
-      throw ApiError.notFound("No such stream");
+    if (!job?.stream || !job.playableAt || streamGone(job.status)) throw ApiError.notFound("No such stream");
     const member = parseMember(job.stream, memberPath(c.req.url));
     if (!member) throw ApiError.notFound("No such member of this stream");
     const linkSeconds = Math.max(0, check.expires - Math.floor(now.getTime() / 1000));

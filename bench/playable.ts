@@ -11,9 +11,10 @@
  * BENCH_PROGRESS_SECONDS after first playable, then cancelled.
  *
  * The ceiling, measured in the same run: bare FFmpeg making the ladder's first segment (one
- * keyframe interval, every rung) from the same source on one core, and on both, the least a
- * first segment can cost here (the second, alone on a Machine of two, is the production model's). Targets: first playable within 10 s for every length; the 60-minute source's
- * within 1.3 times the 1-minute source's.
+ * keyframe interval, every rung) from the same source on one core, the least a first segment
+ * can cost here, and on both (a first part alone on a Machine of two, the production model's).
+ * Targets: first playable within 10 s for every length; the 60-minute source's within 1.3 times
+ * the 1-minute source's.
  */
 import { execFile } from "node:child_process";
 import { copyFile, mkdir, writeFile } from "node:fs/promises";

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import type { Readable } from "node:stream";
 import { JobFailure } from "../failure";
 import { pictureTooLarge, refusedPictureSize, withinPictureLimits } from "./picture-limits";
+import { encoderSession } from "./priority";
 import { DEFAULT_WATCHDOG, watchProgress, type RunSpan, type Watchdog } from "./watchdog";
 
 const STDERR_LINES_KEPT = 50;
@@ -169,7 +170,11 @@ function spawnTool(tool: string, args: string[], options: RunOptions, supervisio
       return;
     }
     running.add(child);
-    if (child.pid !== undefined) options.onSpawn?.(child.pid);
+    const { pid } = child;
+    if (pid !== undefined) {
+      void encoderSession.add(pid, options.niceness ?? 0);
+      options.onSpawn?.(pid);
+    }
     let ended: JobFailure | undefined;
     const end = (failure: JobFailure) => {
       if (ended) return;
@@ -201,6 +206,7 @@ function spawnTool(tool: string, args: string[], options: RunOptions, supervisio
     signal?.addEventListener("abort", onAbort, { once: true });
     const settle = () => {
       running.delete(child);
+      if (pid !== undefined) void encoderSession.end(pid);
       watch.stop();
       stdin?.destroy();
       signal?.removeEventListener("abort", onAbort);

@@ -158,6 +158,8 @@ const stageLines: { at: number; line: string }[] = [];
 const e2e = await startE2E({
   allowLoopbackSources: true,
   encoders: 2,
+  // As npm run dev runs its encoders: only the bench's own requests share the cores.
+  env: { SESSION_NICENESS: "true" },
   log: (from, line) =>
     from === "encoder" && line.startsWith("job ") && stageLines.push({ at: performance.now(), line }),
 });

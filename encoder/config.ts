@@ -53,6 +53,15 @@ export const encoderConfigSchema = z.object({
     .nonnegative()
     .default(32 * 1024),
   HEARTBEAT_MS: z.coerce.number().int().positive().default(2_000),
+  /**
+   * Whether an encoder that leads its session sets the session's niceness to its runs' lowest
+   * (ffmpeg/priority.ts): on, so that encoders sharing a machine's cores make a stream's start
+   * first; off in the e2e suites, whose stacks share the cores with the test runs themselves.
+   */
+  SESSION_NICENESS: z
+    .enum(["true", "false", "1", "0"])
+    .default("true")
+    .transform((v) => v === "true" || v === "1"),
   /** A run of FFmpeg or ffprobe that makes no progress (nothing encoded, nothing read) for this long is stopped (ffmpeg/watchdog.ts). */
   FFMPEG_STALL_MS: z.coerce.number().int().positive().default(DEFAULT_WATCHDOG.stallMs),
   /** An FFmpeg run on N seconds of media is stopped after N × this many seconds, plus FFMPEG_STALL_MS. */

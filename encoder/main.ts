@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { encoderDeliveryUrl } from "../domain/jobs";
 import { loadEncoderConfig } from "./config";
 import { installCrashGuard } from "./crash-guard";
+import { encoderSession } from "./ffmpeg/priority";
 import { killRunningTools, limitToolMemory } from "./ffmpeg/run";
 import { briefly, createInternalApi } from "./internal-api";
 import { createRenderers } from "./jobs/render";
@@ -23,6 +24,7 @@ const toolMemory = toolMemoryBytes({
   concurrency: config.CONCURRENCY,
 });
 limitToolMemory(toolMemory);
+if (config.SESSION_NICENESS) void encoderSession.enable();
 
 const orphans = await clearLeftovers(config.WORK_DIR);
 if (orphans.length > 0)

@@ -20,11 +20,12 @@ async function leadsItsSession(): Promise<boolean> {
  * their processes, so a run's niceness orders it only within its own session. An encoder that
  * leads its session (each local encoder does) also sets the session's niceness, through its
  * autogroup, to the lowest of its runs': an encoder running only a stream's later parts yields
- * the cores to one making a stream's start (docs/benchmarks.md#benchplayable).
- * Elsewhere (a test run, an encoder under a supervisor's session) nothing is written.
+ * the cores to one making a stream's start (docs/benchmarks.md#benchplayable). Until enabled, and
+ * in a process that does not lead its session, nothing is written.
  */
 export function sessionPriority(autogroup = "/proc/self/autogroup", leads = leadsItsSession) {
   const runs = new Map<number, number>();
+  let enabled = false;
   let applied = 0;
   let leader: Promise<boolean> | undefined;
   let turn = Promise.resolve();
@@ -32,7 +33,7 @@ export function sessionPriority(autogroup = "/proc/self/autogroup", leads = lead
     turn = turn
       .then(async () => {
         const niceness = sessionNicenessOf(runs.values());
-        if (niceness === applied) return;
+        if (!enabled || niceness === applied) return;
         leader ??= leads();
         if (!(await leader)) return;
         await writeFile(autogroup, String(niceness));
@@ -44,6 +45,11 @@ export function sessionPriority(autogroup = "/proc/self/autogroup", leads = lead
     return turn;
   };
   return {
+    /** From now on (the encoder's main, SESSION_NICENESS): until then nothing is written. */
+    enable() {
+      enabled = true;
+      return apply();
+    },
     /** A run begun at `niceness`. */
     add(pid: number, niceness: number) {
       runs.set(pid, niceness);

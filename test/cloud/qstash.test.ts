@@ -330,11 +330,12 @@ describe("QStash emulator, through the official @upstash/qstash Client and Recei
   });
 
   it("a delivery unanswered past the response timeout counts as failed and is delivered again, as QStash's are", async () => {
-    const impatient = await startQStashEmulator({ host: "127.0.0.1", retryBaseMs: 50, responseTimeoutMs: 300 });
+    // A second to answer: a loaded machine can hold even an answer given at once past 300 ms.
+    const impatient = await startQStashEmulator({ host: "127.0.0.1", retryBaseMs: 50, responseTimeoutMs: 1000 });
     try {
       const publisher = new Client({ baseUrl: impatient.url, token: impatient.token });
-      // The first delivery is answered only after a second: the emulator has given up on it by then.
-      const dest = await destination((_req, n) => ({ status: 200, delayMs: n === 1 ? 1000 : 0 }));
+      // The first delivery is answered only after three seconds: the emulator has given up on it by then.
+      const dest = await destination((_req, n) => ({ status: 200, delayMs: n === 1 ? 3000 : 0 }));
       const { messageId } = await publisher.publishJSON({ url: dest.url, body: { long: "encode" }, retries: 2 });
       await vi.waitFor(async () => expect((await readEmulatedMessage(impatient, messageId)).state).toBe("delivered"), {
         timeout: 10_000,

@@ -37,7 +37,9 @@ export async function startE2E(opts: {
     count: opts.encoders,
     allowLoopbackSources: opts.allowLoopbackSources,
     workDir,
-    env: opts.env,
+    // The suites' stacks share the cores with the test runs: an encoder holding only a stream's
+    // later parts at its session's niceness would wait on them (encoder/ffmpeg/priority.ts).
+    env: { SESSION_NICENESS: "false", ...opts.env },
     cpus: opts.cpus,
   } as const;
   // Redeliveries 3 s and 6 s after a failure (real QStash waits longer still): a crashed encoder

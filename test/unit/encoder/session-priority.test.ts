@@ -28,6 +28,8 @@ describe("an encoder's session niceness", () => {
     const session = sessionPriority(autogroup, async () => true);
     const written = () => readFile(autogroup, "utf8").catch(() => "never written");
     await session.add(101, 10);
+    expect(await written(), "not enabled yet").toBe("never written");
+    await session.enable();
     expect(await written()).toBe("10");
     await session.add(102, 0);
     expect(await written()).toBe("0");
@@ -48,9 +50,11 @@ describe("an encoder's session niceness", () => {
   it("writes nothing where the encoder does not lead its session, and survives a kernel without autogroup", async () => {
     const autogroup = join(dir, "not-leader");
     const follower = sessionPriority(autogroup, async () => false);
+    await follower.enable();
     await follower.add(1, 10);
     await expect(readFile(autogroup, "utf8")).rejects.toThrow();
     const missing = sessionPriority(join(dir, "no", "such", "dir", "autogroup"), async () => true);
+    await missing.enable();
     await expect(missing.add(1, 10)).resolves.toBeUndefined();
     await expect(missing.end(1)).resolves.toBeUndefined();
   });

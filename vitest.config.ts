@@ -2,6 +2,9 @@ import { configDefaults, defineConfig } from "vitest/config";
 import { LongestFirstSequencer } from "./test/support/longest-first-sequencer.ts";
 import { wranglerTextModules } from "./test/support/wrangler-text-modules.ts";
 
+/** Each file's CPU, with TEST_CPU_LOG set (docs/testing.md#where-the-cpu-goes). */
+const CPU_BY_FILE = "test/support/cpu-by-file.ts";
+
 /**
  * e2e, security-media and faults: each file starts a whole service of its own (a stack and an
  * encoder), two files at a time across the three. Most of their time is spent waiting (retry
@@ -23,6 +26,7 @@ const DISPATCH_FILE = "test/api/dispatch.test.ts";
  * deliveries, sweeps and races, on cores the first group's FFmpeg and fuzzing no longer load.
  */
 const API_GROUP = {
+  setupFiles: [CPU_BY_FILE],
   globalSetup: ["test/api/setup/global.ts"],
   testTimeout: 60_000,
   hookTimeout: 120_000,
@@ -64,7 +68,7 @@ export default defineConfig({
           // Let the text modules' `?raw` stylesheets through Vite instead of vitest's empty CSS stub.
           css: { include: [/\?raw$/] },
           include: ["test/unit/**/*.test.ts"],
-          setupFiles: ["test/unit/no-ffmpeg-setup.ts"],
+          setupFiles: ["test/unit/no-ffmpeg-setup.ts", CPU_BY_FILE],
           // One module cache per worker, not per file: its 75 files each imported their graph
           // afresh, about a third of the project's time (54 s → 35 s on two cores).
           isolate: false,
@@ -74,6 +78,7 @@ export default defineConfig({
       {
         test: {
           name: "render",
+          setupFiles: [CPU_BY_FILE],
           include: ["test/render/**/*.test.ts"],
           testTimeout: 120_000,
           // Its files make their media with FFmpeg in beforeAll (four sources for the presets'
@@ -85,6 +90,7 @@ export default defineConfig({
       {
         test: {
           name: "cloud",
+          setupFiles: [CPU_BY_FILE],
           include: ["test/cloud/**/*.test.ts"],
           testTimeout: 60_000,
           hookTimeout: 60_000,
@@ -96,6 +102,7 @@ export default defineConfig({
         // run alone: they run with the first group, against a stack of their own.
         test: {
           name: "cli",
+          setupFiles: [CPU_BY_FILE],
           include: CLI_FILES,
           globalSetup: ["test/api/setup/global.ts"],
           // A test runs up to ten commands one after another, each a process start (npm, tsx, vep,
@@ -126,6 +133,7 @@ export default defineConfig({
       {
         test: {
           name: "security",
+          setupFiles: [CPU_BY_FILE],
           include: ["test/security/**/*.test.ts"],
           globalSetup: ["test/api/setup/global.ts"],
           testTimeout: 120_000,
@@ -136,6 +144,7 @@ export default defineConfig({
       {
         test: {
           name: "e2e",
+          setupFiles: [CPU_BY_FILE],
           include: ["test/e2e/**/*.test.ts"],
           testTimeout: 300_000,
           hookTimeout: 180_000,
@@ -145,6 +154,7 @@ export default defineConfig({
       {
         test: {
           name: "security-media",
+          setupFiles: [CPU_BY_FILE],
           include: ["test/security-media/**/*.test.ts"],
           testTimeout: 180_000,
           hookTimeout: 180_000,
@@ -154,6 +164,7 @@ export default defineConfig({
       {
         test: {
           name: "faults",
+          setupFiles: [CPU_BY_FILE],
           include: ["test/faults/**/*.test.ts"],
           testTimeout: 300_000,
           hookTimeout: 180_000,

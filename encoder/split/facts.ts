@@ -7,7 +7,7 @@ import { runFfprobe, type RunOptions } from "../ffmpeg/run";
 export interface SplitFacts {
   /** The stream's nominal rate, exactly (r_frame_rate). */
   fps: FrameRate;
-  /** Presentation times of every video frame, in seconds, in order. */
+  /** Presentation times of every video frame shown, in seconds, in order. */
   frameTimes: number[];
   /** The frames (indices into frameTimes) a decode can start from: the source's keyframes, in order. */
   keyframes: number[];
@@ -36,7 +36,9 @@ function packetReader() {
   let timeless = false;
   const add = (line: string) => {
     const [value, flags = ""] = line.split(",");
-    if (!value?.trim()) return;
+    // A packet an edit list discards (flag D: the frames before a stream-copy cut's start, say) is
+    // decoded but never shown, by a player or by the whole encode: it is no frame of the source.
+    if (!value?.trim() || flags.includes("D")) return;
     const pts = Number(value);
     if (!Number.isSafeInteger(pts * 2 + 1)) {
       timeless = true;

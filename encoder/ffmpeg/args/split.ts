@@ -11,6 +11,14 @@ import { videoEncoderArgs } from "./video-encoder";
  */
 const PIECE_TAIL_SECONDS = 0.5;
 
+/**
+ * Added to a piece's every timestamp. Matroska holds none below zero, and its muxer shifts a piece
+ * that starts below zero to zero, off the source's clock: a part's piece starts at the keyframe
+ * before its first frame, and where an edit list hides frames (a stream-copy cut off a keyframe),
+ * that keyframe is shown before zero. An hour is more than any keyframe interval.
+ */
+const PIECE_CLOCK_OFFSET_SECONDS = 3600;
+
 const seconds = (value: number) => value.toFixed(6);
 const framePeriod = (plan: SplitPlan) => plan.fps.den / plan.fps.num;
 
@@ -23,9 +31,10 @@ export interface PieceCut {
 /**
  * Parts' stretches of the source's video, copied (nothing decoded), in one FFmpeg run: each
  * from the keyframe at or before its part's first frame to a little past its last, on the
- * source's own clock (-copyts), so the part's encoder finds its frames by their times. Each
- * piece is an input of its own (the same file, sought to its stretch) and an output of its
- * own: a run's start costs about half what copying a 30 s 1080p piece does, so several go to a run.
+ * source's own clock (-copyts) and the offset above, so the part's encoder finds its frames by
+ * their times. Each piece is an input of its own (the same file, sought to its stretch) and an
+ * output of its own: a run's start costs about half what copying a 30 s 1080p piece does, so
+ * several go to a run.
  */
 export function piecesCommand(source: string, videoIndex: number, pieces: readonly PieceCut[]): FfmpegCommand {
   return {
@@ -37,7 +46,17 @@ export function piecesCommand(source: string, videoIndex: number, pieces: readon
         })),
       ),
       "-copyts",
-      ...pieces.flatMap(({ out }, i) => ["-map", `${i}:${videoIndex}`, "-c", "copy", "-f", "matroska", out]),
+      ...pieces.flatMap(({ out }, i) => [
+        "-map",
+        `${i}:${videoIndex}`,
+        "-c",
+        "copy",
+        "-output_ts_offset",
+        String(PIECE_CLOCK_OFFSET_SECONDS),
+        "-f",
+        "matroska",
+        out,
+      ]),
     ],
   };
 }
@@ -60,7 +79,7 @@ export function audioPieceCommand(source: string, audio: { index: number; codec:
  * afresh on a time base of one frame period, so the parts join end to end without a gap.
  */
 function partFrames(plan: SplitPlan, part: SplitPart): string {
-  const start = part.from - framePeriod(plan) / 2;
+  const start = part.from + PIECE_CLOCK_OFFSET_SECONDS - framePeriod(plan) / 2;
   return `trim=start=${seconds(start)},settb=expr=${plan.fps.den}/${plan.fps.num},setpts=N`;
 }
 

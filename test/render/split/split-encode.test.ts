@@ -232,8 +232,41 @@ describe("streams made in parts", () => {
     expect(await variants(split.out)).toEqual(reference);
   });
 
-  /** The same stream made by one encode, for comparison. */
-  async function wholeStream(presetId: string) {
+  it("hls_abr_264_basic: no segment of any rung, at a part's start or elsewhere, peaks above its variant's BANDWIDTH", async () => {
+    const [split, whole] = await Promise.all([inParts("hls_abr_264_basic"), wholeStream("hls_abr_264_basic")]);
+    const [splitPeaks, wholePeaks] = await Promise.all([segmentPeaks(split.out), segmentPeaks(whole)]);
+    expect(splitPeaks.map((p) => p.rung)).toEqual(["480p", "360p"]);
+    for (const [i, { rung, bandwidth, peak, at }] of splitPeaks.entries()) {
+      expect(peak, `${rung}: ${at} at ${peak} bit/s against BANDWIDTH=${bandwidth}`).toBeLessThanOrEqual(bandwidth);
+      // A part's start, encoded without the frames before it, must not cost more than the whole encode's worst segment.
+      expect(peak, `${rung}: split ${peak} bit/s, whole ${wholePeaks[i].peak}`).toBeLessThanOrEqual(
+        wholePeaks[i].peak * 1.05,
+      );
+    }
+  });
+
+  /** Each variant's BANDWIDTH, and its media segments' highest bit rate (size over EXTINF duration), as HLS defines BANDWIDTH. */
+  async function segmentPeaks(at: string) {
+    const variants = [
+      ...(await readFile(join(at, "master.m3u8"), "utf8")).matchAll(/BANDWIDTH=(\d+)[^\n]*\n([^/\n]+)\/index\.m3u8/g),
+    ];
+    return Promise.all(
+      variants.map(async ([, bandwidth, rung]) => {
+        const playlist = await readFile(join(at, rung, "index.m3u8"), "utf8");
+        let peak = 0;
+        let peakAt = "";
+        for (const [, seconds, segment] of playlist.matchAll(/#EXTINF:([\d.]+),?\n([^\n]+)/g)) {
+          const rate = ((await stat(join(at, rung, segment))).size * 8) / Number(seconds);
+          if (rate > peak) [peak, peakAt] = [rate, segment];
+        }
+        return { rung, bandwidth: Number(bandwidth), peak: Math.round(peak), at: peakAt };
+      }),
+    );
+  }
+
+  /** The same stream made by one encode, for comparison (once for each preset). */
+  const wholeStream = (presetId: string) => once(`whole stream ${presetId}`, () => encodeStreamWhole(presetId));
+  async function encodeStreamWhole(presetId: string) {
     const out = await mkdtemp(join(dir, `${presetId}-whole-`));
     const recipe = streamRecipe(presetId)!;
     const probed = await probeSource(streamSource);
@@ -285,6 +318,30 @@ describe("awkward sources: split correctly, or encoded whole", () => {
     expect(keys.slice(0, 3)).toEqual([0, 75, 150]);
     for (const part of encoded.plan.parts) expect(keys, `part ${part.index}`).toContain(part.firstFrame);
     expect(frameOrderProblem(await readFrameNumbers(encoded.path), encoded.plan.totalFrames)).toBeNull();
+  });
+
+  it("an edit list that hides its first frames (a stream-copy cut off a keyframe): the split shows the frames and the audio the whole encode shows", async () => {
+    // Cut half a second in, by stream copy: the GOP's first 15 frames stay in the file, marked for the player to skip.
+    const numbered = join(dir, "before-cut.mp4");
+    const cut = join(dir, "edit-list.mp4");
+    await makeNumberedSource(numbered, {
+      seconds: 12,
+      fps: NTSC,
+      width: 320,
+      height: 240,
+      audio: true,
+      keyframeSeconds: 2,
+    });
+    await ffmpeg(["-ss", "0.5", "-i", numbered, "-c", "copy", cut]);
+    const encoded = await encode("mp4_264_240p", "edit-list", cut);
+    const whole = await unsplit("mp4_264_240p", "edit-list", cut);
+    const [shown, wholeShown] = await Promise.all([readFrameNumbers(encoded.path), readFrameNumbers(whole)]);
+    expect(wholeShown.slice(0, 2), "the whole encode starts at the cut").toEqual([15, 16]);
+    expect(shown).toEqual(wholeShown);
+    expect(encoded.plan.totalFrames).toBe(wholeShown.length);
+    const [split, reference] = await Promise.all([audioStartVsVideoStart(encoded.path), audioStartVsVideoStart(whole)]);
+    expect(Math.abs(split - reference), `split ${split} s, whole ${reference} s`).toBeLessThanOrEqual(0.001);
+    expect(await audioDiscontinuities(encoded.path, { toneHz: 440 })).toEqual([]);
   });
 
   it("no audio: the video alone, every frame once", async () => {

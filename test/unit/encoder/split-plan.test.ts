@@ -176,6 +176,13 @@ describe("the facts read off the packets", () => {
     expect(framesOf("0,K_\nN/A,__\n", { num: 1, den: 30000 })).toBeNull();
   });
 
+  it("packets an edit list discards (flag D) are no frames: the first frame shown may be no keyframe", () => {
+    expect(framesOf("-2002,KD\n-1001,_D\n0,__\n1001,__\n2002,K_\n", { num: 1, den: 30000 })).toEqual({
+      frameTimes: [0, 1001 / 30000, 2002 / 30000],
+      keyframes: [2],
+    });
+  });
+
   it("a constant rate allows a quarter period of jitter, and no more", () => {
     const period = 1001 / 30000;
     expect(isConstantRate([0, period, 2 * period + period / 5], NTSC)).toBe(true);

@@ -344,6 +344,30 @@ describe("awkward sources: split correctly, or encoded whole", () => {
     expect(await audioDiscontinuities(encoded.path, { toneHz: 440 })).toEqual([]);
   });
 
+  it.each([
+    // 16 B-frames in a row, no pyramid: a frame is stored up to 17 frames (0.71 s) after the one shown
+    // before it, past a piece's half-second tail.
+    ["16 B-frames in a row at 24 fps", "bframes=16:b-adapt=0:b-pyramid=none"],
+    // A GOP's leading B-frames are shown before its keyframe and refer to the GOP before it.
+    ["open GOPs", "bframes=3:b-adapt=0:open-gop=1"],
+  ])("%s: every frame once, in order", async (name, params) => {
+    const numbered = join(dir, "24fps.mp4");
+    const reordered = join(dir, `${name.replaceAll(" ", "-")}.mp4`);
+    await makeNumberedSource(numbered, {
+      seconds: 12,
+      fps: { num: 24, den: 1 },
+      width: 320,
+      height: 240,
+      audio: true,
+      keyframeSeconds: 2,
+    });
+    const gop = "keyint=48:min-keyint=48:scenecut=0";
+    await ffmpeg(["-i", numbered, "-c:a", "copy", "-c:v", "libx264", "-x264-params", `${params}:${gop}`, reordered]);
+    const encoded = await encode("mp4_264_240p", name, reordered);
+    expect(encoded.plan.parts.length).toBeGreaterThanOrEqual(3);
+    expect(frameOrderProblem(await readFrameNumbers(encoded.path), encoded.plan.totalFrames)).toBeNull();
+  });
+
   it("no audio: the video alone, every frame once", async () => {
     const silent = join(dir, "silent.mp4");
     await makeNumberedSource(silent, { seconds: 6, fps: { num: 25, den: 1 }, width: 320, height: 240, audio: false });

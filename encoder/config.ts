@@ -2,10 +2,12 @@ import { hostname } from "node:os";
 import { z } from "zod";
 import { DEFAULT_WATCHDOG } from "./ffmpeg/watchdog";
 
-const bool = z
-  .enum(["true", "false", "1", "0"])
-  .default("false")
-  .transform((v) => v === "true" || v === "1");
+/** A switch: true, false, 1 or 0, `byDefault` when unset. */
+const flag = (byDefault: boolean) =>
+  z
+    .enum(["true", "false", "1", "0"])
+    .default(byDefault ? "true" : "false")
+    .transform((v) => v === "true" || v === "1");
 
 /** The encoder's settings, from the environment (Fly secrets in production, the dev runner locally). */
 export const encoderConfigSchema = z.object({
@@ -34,7 +36,7 @@ export const encoderConfigSchema = z.object({
   S3_SECRET_ACCESS_KEY: z.string().min(1),
   WORK_DIR: z.string().default("/tmp/encoder"),
   /** Development only: lets sources on 127.0.0.1 through the SSRF guard. Never set in production. */
-  ALLOW_LOOPBACK_SOURCES: bool,
+  ALLOW_LOOPBACK_SOURCES: flag(false),
   MAX_SOURCE_BYTES: z.coerce
     .number()
     .int()
@@ -58,10 +60,7 @@ export const encoderConfigSchema = z.object({
    * (ffmpeg/priority.ts): on, so that encoders sharing a machine's cores make a stream's start
    * first; off in the e2e suites, whose stacks share the cores with the test runs themselves.
    */
-  SESSION_NICENESS: z
-    .enum(["true", "false", "1", "0"])
-    .default("true")
-    .transform((v) => v === "true" || v === "1"),
+  SESSION_NICENESS: flag(true),
   /** A run of FFmpeg or ffprobe that makes no progress (nothing encoded, nothing read) for this long is stopped (ffmpeg/watchdog.ts). */
   FFMPEG_STALL_MS: z.coerce.number().int().positive().default(DEFAULT_WATCHDOG.stallMs),
   /** An FFmpeg run on N seconds of media is stopped after N × this many seconds, plus FFMPEG_STALL_MS. */

@@ -8,12 +8,12 @@
  * only), which every process started after inherits, so processes of their own session are counted
  * too. Without TEST_CPU_LOG it does nothing.
  */
-import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
 import { relative } from "node:path";
 import { afterAll, beforeAll } from "vitest";
 
 const LOG = process.env.TEST_CPU_LOG;
-const HIERARCHY = process.env.TEST_CPU_CGROUP ?? "/sys/fs/cgroup/cpuacct/vep-test";
+const HIERARCHY = "/sys/fs/cgroup/cpuacct/vep-test";
 
 if (LOG) {
   let group = "";
@@ -30,5 +30,11 @@ if (LOG) {
   afterAll(() => {
     const seconds = Number(readFileSync(`${group}/cpuacct.usage`, "utf8")) / 1e9;
     appendFileSync(LOG, `${seconds.toFixed(1)}\t${((Date.now() - startedAt) / 1000).toFixed(1)}\t${file}\n`);
+    // Back to the run's group, and this file's removed; one still holding a process the file started
+    // (one outliving it) cannot be, and stays.
+    writeFileSync(`${HIERARCHY}/cgroup.procs`, String(process.pid));
+    try {
+      rmdirSync(group);
+    } catch {}
   });
 }

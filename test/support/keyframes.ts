@@ -47,6 +47,24 @@ export async function keyframesOf(path: string): Promise<{ frame: number; time: 
   return packets.flatMap((p, frame) => (p.key ? [{ frame, time: p.time }] : []));
 }
 
+/** How far a file's video is stored out of the order it is shown in (reorderingOf). */
+export interface Reordering {
+  /** The most frames stored after a frame yet shown before it: a decoder's reorder depth. */
+  deepest: number;
+  /** Whether a keyframe other than the first is stored before frames shown before it (an open GOP's leading frames). */
+  behindLaterKeyframe: boolean;
+}
+
+/** `path`'s first video stream's reordering, read off its packets in the order they are stored (nothing decoded). */
+export async function reorderingOf(path: string): Promise<Reordering> {
+  const stored = (await videoPackets(path)).map((p) => ({ time: Number(p.pts_time), key: p.flags.includes("K") }));
+  const shownBefore = stored.map((p, i) => stored.slice(i + 1).filter((later) => later.time < p.time).length);
+  return {
+    deepest: Math.max(0, ...shownBefore),
+    behindLaterKeyframe: stored.some((p, i) => p.key && i > 0 && shownBefore[i] > 0),
+  };
+}
+
 /**
  * The segments of an HLS playlist (a media playlist, or a master and each of its variants) whose
  * first video frame is not a key frame, as "<playlist>: <segment>", so a player that starts or

@@ -46,7 +46,7 @@ export function parseM3u8(text: string) {
   parser.end();
   return parser.manifest as {
     playlists?: { uri: string; attributes: { BANDWIDTH?: number; RESOLUTION?: { width: number; height: number } } }[];
-    segments: { uri: string; map?: { uri: string } }[];
+    segments: { uri: string; duration: number; map?: { uri: string } }[];
   };
 }
 

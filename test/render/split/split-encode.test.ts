@@ -1,6 +1,6 @@
 import { mkdtemp, readdir, readFile, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SplitPlan } from "../../../domain/split";
 import { encodePreset } from "../../../encoder/ffmpeg/encode";
@@ -14,7 +14,8 @@ import { localSplitter } from "../../support/split-locally";
 import { startS3Server } from "../../../dev/cloud/s3-server";
 import { audioDiscontinuities, audioEndVsVideoEnd, audioStartVsVideoStart } from "../../support/audio-continuity";
 import { ssimAt } from "../../support/cut-quality";
-import { keyframesOf, segmentsOffKeyframes } from "../../support/keyframes";
+import { keyframesOf, type Reordering, reorderingOf, segmentsOffKeyframes } from "../../support/keyframes";
+import { parseM3u8 } from "../../support/outputs";
 import { ffmpeg } from "../../support/media";
 
 /**
@@ -247,19 +248,20 @@ describe("streams made in parts", () => {
 
   /** Each variant's BANDWIDTH, and its media segments' highest bit rate (size over EXTINF duration), as HLS defines BANDWIDTH. */
   async function segmentPeaks(at: string) {
-    const variants = [
-      ...(await readFile(join(at, "master.m3u8"), "utf8")).matchAll(/BANDWIDTH=(\d+)[^\n]*\n([^/\n]+)\/index\.m3u8/g),
-    ];
+    const { playlists = [] } = parseM3u8(await readFile(join(at, "master.m3u8"), "utf8"));
     return Promise.all(
-      variants.map(async ([, bandwidth, rung]) => {
-        const playlist = await readFile(join(at, rung, "index.m3u8"), "utf8");
-        let peak = 0;
-        let peakAt = "";
-        for (const [, seconds, segment] of playlist.matchAll(/#EXTINF:([\d.]+),?\n([^\n]+)/g)) {
-          const rate = ((await stat(join(at, rung, segment))).size * 8) / Number(seconds);
-          if (rate > peak) [peak, peakAt] = [rate, segment];
-        }
-        return { rung, bandwidth: Number(bandwidth), peak: Math.round(peak), at: peakAt };
+      playlists.map(async ({ uri, attributes }) => {
+        const rung = dirname(uri);
+        const { segments } = parseM3u8(await readFile(join(at, uri), "utf8"));
+        expect(segments.length, `${rung}'s segments`).toBeGreaterThan(0);
+        const rates = await Promise.all(
+          segments.map(async (s) => ({
+            at: s.uri,
+            rate: Math.round(((await stat(join(at, rung, s.uri))).size * 8) / s.duration),
+          })),
+        );
+        const highest = rates.reduce((a, b) => (b.rate > a.rate ? b : a));
+        return { rung, bandwidth: attributes.BANDWIDTH ?? 0, peak: highest.rate, at: highest.at };
       }),
     );
   }
@@ -344,13 +346,13 @@ describe("awkward sources: split correctly, or encoded whole", () => {
     expect(await audioDiscontinuities(encoded.path, { toneHz: 440 })).toEqual([]);
   });
 
-  it.each([
+  it.each<[string, string, (r: Reordering) => boolean]>([
     // 16 B-frames in a row, no pyramid: a frame is stored up to 17 frames (0.71 s) after the one shown
     // before it, past a piece's half-second tail.
-    ["16 B-frames in a row at 24 fps", "bframes=16:b-adapt=0:b-pyramid=none"],
+    ["16 B-frames in a row at 24 fps", "bframes=16:b-adapt=0:b-pyramid=none", (r) => r.deepest >= 16],
     // A GOP's leading B-frames are shown before its keyframe and refer to the GOP before it.
-    ["open GOPs", "bframes=3:b-adapt=0:open-gop=1"],
-  ])("%s: every frame once, in order", async (name, params) => {
+    ["open GOPs", "bframes=3:b-adapt=0:open-gop=1", (r) => r.behindLaterKeyframe],
+  ])("%s: every frame once, in order", async (name, params, holds) => {
     const numbered = join(dir, "24fps.mp4");
     const reordered = join(dir, `${name.replaceAll(" ", "-")}.mp4`);
     await makeNumberedSource(numbered, {
@@ -363,6 +365,8 @@ describe("awkward sources: split correctly, or encoded whole", () => {
     });
     const gop = "keyint=48:min-keyint=48:scenecut=0";
     await ffmpeg(["-i", numbered, "-c:a", "copy", "-c:v", "libx264", "-x264-params", `${params}:${gop}`, reordered]);
+    const reordering = await reorderingOf(reordered);
+    expect(holds(reordering), `the source is stored as meant: ${JSON.stringify(reordering)}`).toBe(true);
     const encoded = await encode("mp4_264_240p", name, reordered);
     expect(encoded.plan.parts.length).toBeGreaterThanOrEqual(3);
     expect(frameOrderProblem(await readFrameNumbers(encoded.path), encoded.plan.totalFrames)).toBeNull();

@@ -1,6 +1,5 @@
 import { lookup as dnsLookup, type LookupAddress } from "node:dns";
-import { createWriteStream } from "node:fs";
-import { rm } from "node:fs/promises";
+import { open, rm } from "node:fs/promises";
 import type { LookupFunction } from "node:net";
 import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
@@ -203,10 +202,15 @@ export async function downloadSource(
         else done(null, chunk);
       },
     });
+    // Opened before the first byte: a stream that opens its file itself can create it after a
+    // refusal's removal, when the refusal comes with the first chunk, and leave it behind.
+    const file = await open(dest, "w").catch((err) => {
+      res.body.destroy();
+      throw failure(err);
+    });
+    const out = file.createWriteStream({ highWaterMark: WRITE_BUFFER_BYTES });
     try {
-      await pipeline(res.body, cap, createWriteStream(dest, { highWaterMark: WRITE_BUFFER_BYTES }), {
-        signal: combined,
-      });
+      await pipeline(res.body, cap, out, { signal: combined });
     } catch (err) {
       await rm(dest, { force: true });
       throw failure(err);

@@ -26,24 +26,43 @@ projects() {
   for name in "$@"; do printf -- '--project %s ' "$name"; done
 }
 
-# A vitest of its own for the projects named, its output printed once it ends.
+# A vitest of its own for the projects named, its output printed once it ends and kept in
+# $side_log for the verdict.
+side_log=$(mktemp)
+trap 'rm -f "$side_log"' EXIT
 beside() {
-  log=$(mktemp)
   # shellcheck disable=SC2046 # one word per project flag and name
-  vitest run $(projects "$@") >"$log" 2>&1
+  vitest run $(projects "$@") >"$side_log" 2>&1
   code=$?
-  cat "$log"
-  rm -f "$log"
+  cat "$side_log"
   return "$code"
+}
+
+# The run's last lines: each part's outcome, and the failures of the vitest beside, whose
+# output came first, so that the tail of a long log (all a CI page may show) says what failed.
+outcome() {
+  if [ "$2" -eq 0 ]; then echo "  $1: passed"; else echo "  $1: FAILED (exit $2)"; fi
+}
+verdict() {
+  echo
+  echo "npm test:"
+  outcome "type check" "$typechecked"
+  outcome "lint" "$linted"
+  outcome "vitest ${main:-$*}" "$tests"
+  if [ -n "$side" ]; then outcome "vitest $side_projects" "$side_tests"; fi
+  if [ -n "$workerd" ]; then outcome "vitest workerd" "$workerd_tests"; fi
+  if [ "$side_tests" -ne 0 ]; then grep -E "FAIL |Unhandled (Error|Rejection)" "$side_log" | sed 's/^/    /'; fi
 }
 
 workerd=
 side=
+side_projects=
 main=
 if [ "${1:-}" = "--quick" ]; then
   shift
   if [ "$#" -eq 0 ]; then
     main=$QUICK_MAIN
+    side_projects=$QUICK_BESIDE
     beside $QUICK_BESIDE &
     side=$!
   else
@@ -53,6 +72,7 @@ if [ "${1:-}" = "--quick" ]; then
   workerd=$!
 elif [ "$#" -eq 0 ]; then
   main=$MAIN
+  side_projects=$BESIDE
   beside $BESIDE &
   side=$!
   sh test/run-workerd.sh &
@@ -88,6 +108,7 @@ wait "$typecheck"
 typechecked=$?
 wait "$lint"
 linted=$?
+verdict "$@"
 [ "$typechecked" -eq 0 ] && [ "$linted" -eq 0 ] || exit 1
 [ "$tests" -eq 0 ] || exit "$tests"
 [ "$side_tests" -eq 0 ] || exit "$side_tests"

@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { chmod, copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { chmod, copyFile, mkdir, mkdtemp, open, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -10,7 +10,8 @@ const RUN_WORKERD = resolve(import.meta.dirname, "../../run-workerd.sh");
 /**
  * The stand-ins on the PATH: each adds its arguments as a line to `<name>.args` and exits with
  * `<NAME>_CODE`; vitest's run of the workerd project exits with WORKERD_CODE, and its first
- * WORKERD_STALLS runs stall (a minute, past the watchdog's WORKERD_TIMEOUT).
+ * WORKERD_STALLS runs stall (a minute, past the watchdog's WORKERD_TIMEOUT); its run of the e2e
+ * project exits with BESIDE_CODE, printing a failed test as vitest does when that is not 0.
  */
 const ON_PATH = ["biome", "knip", "redocly", "vitest"] as const;
 /**
@@ -20,8 +21,18 @@ const ON_PATH = ["biome", "knip", "redocly", "vitest"] as const;
  */
 let root: string;
 
-type Codes = { tsc: number; biome: number; knip: number; redocly: number; vitest: number; workerd: number };
-const PASSING: Codes = { tsc: 0, biome: 0, knip: 0, redocly: 0, vitest: 0, workerd: 0 };
+type Codes = {
+  tsc: number;
+  biome: number;
+  knip: number;
+  redocly: number;
+  vitest: number;
+  workerd: number;
+  beside: number;
+};
+const PASSING: Codes = { tsc: 0, biome: 0, knip: 0, redocly: 0, vitest: 0, workerd: 0, beside: 0 };
+/** The failed test the e2e stand-in prints, as vitest prints one. */
+const BESIDE_FAILURE = " FAIL   e2e  test/e2e/playback.test.ts > plays while it encodes";
 
 /** Each stand-in's arguments, null for one that did not run. */
 async function argsOf(name: string): Promise<string | null> {
@@ -34,7 +45,7 @@ async function argsOf(name: string): Promise<string | null> {
  */
 async function runAll(args: string[], codes: Partial<Codes>, lintSeconds = 0, workerdStalls = 0) {
   await Promise.all(["tsc", ...ON_PATH].map((name) => rm(join(root, `${name}.args`), { force: true })));
-  const { tsc, biome, knip, redocly, vitest, workerd } = { ...PASSING, ...codes };
+  const { tsc, biome, knip, redocly, vitest, workerd, beside } = { ...PASSING, ...codes };
   const env = {
     ...process.env,
     PATH: `${join(root, "bin")}:${process.env.PATH}`,
@@ -45,14 +56,22 @@ async function runAll(args: string[], codes: Partial<Codes>, lintSeconds = 0, wo
     REDOCLY_CODE: String(redocly),
     VITEST_CODE: String(vitest),
     WORKERD_CODE: String(workerd),
+    BESIDE_CODE: String(beside),
     WORKERD_STALLS: String(workerdStalls),
     WORKERD_TIMEOUT: "1",
   };
-  // Without pipes: the run's end is the script's own exit, not that of whatever it left running.
-  const run = spawn("sh", [join(root, "test/run-all.sh"), ...args], { env, cwd: root, stdio: "ignore" });
+  // Into a file, not a pipe: the run's end is the script's own exit, not that of whatever it left running.
+  const output = await open(join(root, "output.log"), "w");
+  const run = spawn("sh", [join(root, "test/run-all.sh"), ...args], {
+    env,
+    cwd: root,
+    stdio: ["ignore", output.fd, "ignore"],
+  });
   const [code] = await once(run, "exit");
+  await output.close();
   return {
     code,
+    output: await readFile(join(root, "output.log"), "utf8"),
     tsc: await argsOf("tsc"),
     biome: await argsOf("biome"),
     knip: await argsOf("knip"),
@@ -86,7 +105,7 @@ beforeAll(async () => {
     const wait = name === "biome" ? 'sleep "$BIOME_SECONDS"\n' : "";
     const workerd =
       name === "vitest"
-        ? `case "$*" in *"--project workerd"*)\n  [ "$(grep -c "project workerd" "${args}")" -le "$WORKERD_STALLS" ] && sleep 60\n  exit $WORKERD_CODE;;\nesac\n`
+        ? `case "$*" in *"--project workerd"*)\n  [ "$(grep -c "project workerd" "${args}")" -le "$WORKERD_STALLS" ] && sleep 60\n  exit $WORKERD_CODE;;\n*"--project e2e"*)\n  [ "$BESIDE_CODE" -ne 0 ] && echo "${BESIDE_FAILURE}"\n  exit $BESIDE_CODE;;\nesac\n`
         : "";
     await writeFile(join(root, "bin", name), `#!/bin/sh\n${wait}echo "$@" >> "${args}"\n${workerd}exit $${code}\n`);
     await chmod(join(root, "bin", name), 0o755);
@@ -96,7 +115,7 @@ afterAll(() => rm(root, { recursive: true, force: true }));
 
 describe("npm test (test/run-all.sh): the type check (TypeScript 7, node_modules/typescript7), the lint and vitest side by side", () => {
   it("passes only when all pass; lints with Biome's check, changing nothing, then knip, then the OpenAPI document; hands its arguments to vitest", async () => {
-    expect(await runAll(["test/unit", "--project", "unit"], PASSING)).toEqual({
+    expect(await runAll(["test/unit", "--project", "unit"], PASSING)).toMatchObject({
       code: 0,
       tsc: "--noEmit\n",
       biome: "check --error-on-warnings .\n",
@@ -137,6 +156,33 @@ describe("npm test (test/run-all.sh): the type check (TypeScript 7, node_modules
     ]);
     expect((await runAll([], { workerd: 2 })).code).toBe(2);
     expect((await runAll([], { workerd: 2, vitest: 3 })).code).toBe(3);
+  });
+
+  it("ends with each part's outcome, and the failed tests of the vitest beside, whose output came first", async () => {
+    const passed = await runAll([], PASSING);
+    expect(passed.output.trimEnd().split("\n").slice(-6)).toEqual([
+      "npm test:",
+      "  type check: passed",
+      "  lint: passed",
+      "  vitest unit render cloud cli security api dispatch: passed",
+      "  vitest e2e security-media faults: passed",
+      "  vitest workerd: passed",
+    ]);
+    const failed = await runAll([], { beside: 1, tsc: 2 });
+    expect(failed.code).toBe(1);
+    expect(failed.output.trimEnd().split("\n").slice(-6)).toEqual([
+      "  type check: FAILED (exit 2)",
+      "  lint: passed",
+      "  vitest unit render cloud cli security api dispatch: passed",
+      "  vitest e2e security-media faults: FAILED (exit 1)",
+      "  vitest workerd: passed",
+      `    ${BESIDE_FAILURE}`,
+    ]);
+    const named = await runAll(["test/unit"], { vitest: 3 });
+    expect(named.output.trimEnd().split("\n").slice(-2)).toEqual([
+      "  vitest --project !workerd test/unit: FAILED (exit 3)",
+      "  vitest workerd: passed",
+    ]);
   });
 
   it("names every project of vitest.config.ts once among its runs", async () => {

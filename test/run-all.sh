@@ -26,22 +26,35 @@ projects() {
   for name in "$@"; do printf -- '--project %s ' "$name"; done
 }
 
-# A vitest of its own for the projects named, its output printed once it ends and kept in
-# $side_log for the verdict.
+# The runs beside the main one print their output once they end, usually before it does; each
+# is kept in a log of its own for the verdict.
 side_log=$(mktemp)
-trap 'rm -f "$side_log"' EXIT
-beside() {
-  # shellcheck disable=SC2046 # one word per project flag and name
-  vitest run $(projects "$@") >"$side_log" 2>&1
+workerd_log=$(mktemp)
+trap 'rm -f "$side_log" "$workerd_log"' EXIT
+logged() {
+  log=$1
+  shift
+  "$@" >"$log" 2>&1
   code=$?
-  cat "$side_log"
+  cat "$log"
   return "$code"
 }
+# A vitest of its own for the projects named.
+beside() {
+  # shellcheck disable=SC2046 # one word per project flag and name
+  logged "$side_log" vitest run $(projects "$@")
+}
+workerd_run() {
+  logged "$workerd_log" sh test/run-workerd.sh
+}
 
-# The run's last lines: each part's outcome, and the failures of the vitest beside, whose
-# output came first, so that the tail of a long log (all a CI page may show) says what failed.
+# The run's last lines: each part's outcome, then the failures the runs beside printed earlier,
+# so that the tail of a long log (all a CI page may show) says what failed.
 outcome() {
   if [ "$2" -eq 0 ]; then echo "  $1: passed"; else echo "  $1: FAILED (exit $2)"; fi
+}
+failures() {
+  if [ "$2" -ne 0 ]; then grep -E "FAIL |Unhandled (Error|Rejection)" "$1" | sed 's/^/    /'; fi
 }
 verdict() {
   echo
@@ -51,7 +64,8 @@ verdict() {
   outcome "vitest ${main:-$*}" "$tests"
   if [ -n "$side" ]; then outcome "vitest $side_projects" "$side_tests"; fi
   if [ -n "$workerd" ]; then outcome "vitest workerd" "$workerd_tests"; fi
-  if [ "$side_tests" -ne 0 ]; then grep -E "FAIL |Unhandled (Error|Rejection)" "$side_log" | sed 's/^/    /'; fi
+  failures "$side_log" "$side_tests"
+  failures "$workerd_log" "$workerd_tests"
 }
 
 workerd=
@@ -68,21 +82,21 @@ if [ "${1:-}" = "--quick" ]; then
   else
     set -- --project unit --project api --project dispatch "$@"
   fi
-  sh test/run-workerd.sh &
+  workerd_run &
   workerd=$!
 elif [ "$#" -eq 0 ]; then
   main=$MAIN
   side_projects=$BESIDE
   beside $BESIDE &
   side=$!
-  sh test/run-workerd.sh &
+  workerd_run &
   workerd=$!
 else
   case " $* " in
     *" --project "* | *" --project="*) ;;
     *)
       set -- --project '!workerd' "$@"
-      sh test/run-workerd.sh &
+      workerd_run &
       workerd=$!
       ;;
   esac

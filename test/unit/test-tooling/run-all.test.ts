@@ -11,7 +11,8 @@ const RUN_WORKERD = resolve(import.meta.dirname, "../../run-workerd.sh");
  * The stand-ins on the PATH: each adds its arguments as a line to `<name>.args` and exits with
  * `<NAME>_CODE`; vitest's run of the workerd project exits with WORKERD_CODE, and its first
  * WORKERD_STALLS runs stall (a minute, past the watchdog's WORKERD_TIMEOUT); its run of the e2e
- * project exits with BESIDE_CODE, printing a failed test as vitest does when that is not 0.
+ * project exits with BESIDE_CODE. Each of those two prints a failed test as vitest does when its
+ * code is not 0.
  */
 const ON_PATH = ["biome", "knip", "redocly", "vitest"] as const;
 /**
@@ -31,8 +32,9 @@ type Codes = {
   beside: number;
 };
 const PASSING: Codes = { tsc: 0, biome: 0, knip: 0, redocly: 0, vitest: 0, workerd: 0, beside: 0 };
-/** The failed test the e2e stand-in prints, as vitest prints one. */
+/** The failed tests the e2e and workerd stand-ins print, as vitest prints one. */
 const BESIDE_FAILURE = " FAIL   e2e  test/e2e/playback.test.ts > plays while it encodes";
+const WORKERD_FAILURE = " FAIL   workerd  test/workerd/app.test.ts > serves the contract";
 
 /** Each stand-in's arguments, null for one that did not run. */
 async function argsOf(name: string): Promise<string | null> {
@@ -105,7 +107,7 @@ beforeAll(async () => {
     const wait = name === "biome" ? 'sleep "$BIOME_SECONDS"\n' : "";
     const workerd =
       name === "vitest"
-        ? `case "$*" in *"--project workerd"*)\n  [ "$(grep -c "project workerd" "${args}")" -le "$WORKERD_STALLS" ] && sleep 60\n  exit $WORKERD_CODE;;\n*"--project e2e"*)\n  [ "$BESIDE_CODE" -ne 0 ] && echo "${BESIDE_FAILURE}"\n  exit $BESIDE_CODE;;\nesac\n`
+        ? `case "$*" in *"--project workerd"*)\n  [ "$(grep -c "project workerd" "${args}")" -le "$WORKERD_STALLS" ] && sleep 60\n  [ "$WORKERD_CODE" -ne 0 ] && echo "${WORKERD_FAILURE}"\n  exit $WORKERD_CODE;;\n*"--project e2e"*)\n  [ "$BESIDE_CODE" -ne 0 ] && echo "${BESIDE_FAILURE}"\n  exit $BESIDE_CODE;;\nesac\n`
         : "";
     await writeFile(join(root, "bin", name), `#!/bin/sh\n${wait}echo "$@" >> "${args}"\n${workerd}exit $${code}\n`);
     await chmod(join(root, "bin", name), 0o755);
@@ -115,7 +117,8 @@ afterAll(() => rm(root, { recursive: true, force: true }));
 
 describe("npm test (test/run-all.sh): the type check (TypeScript 7, node_modules/typescript7), the lint and vitest side by side", () => {
   it("passes only when all pass; lints with Biome's check, changing nothing, then knip, then the OpenAPI document; hands its arguments to vitest", async () => {
-    expect(await runAll(["test/unit", "--project", "unit"], PASSING)).toMatchObject({
+    const { output: _, ...ran } = await runAll(["test/unit", "--project", "unit"], PASSING);
+    expect(ran).toEqual({
       code: 0,
       tsc: "--noEmit\n",
       biome: "check --error-on-warnings .\n",
@@ -158,7 +161,7 @@ describe("npm test (test/run-all.sh): the type check (TypeScript 7, node_modules
     expect((await runAll([], { workerd: 2, vitest: 3 })).code).toBe(3);
   });
 
-  it("ends with each part's outcome, and the failed tests of the vitest beside, whose output came first", async () => {
+  it("ends with each part's outcome, and the failed tests of the runs beside, whose output came first", async () => {
     const passed = await runAll([], PASSING);
     expect(passed.output.trimEnd().split("\n").slice(-6)).toEqual([
       "npm test:",
@@ -178,10 +181,11 @@ describe("npm test (test/run-all.sh): the type check (TypeScript 7, node_modules
       "  vitest workerd: passed",
       `    ${BESIDE_FAILURE}`,
     ]);
-    const named = await runAll(["test/unit"], { vitest: 3 });
-    expect(named.output.trimEnd().split("\n").slice(-2)).toEqual([
+    const named = await runAll(["test/unit"], { vitest: 3, workerd: 1 });
+    expect(named.output.trimEnd().split("\n").slice(-3)).toEqual([
       "  vitest --project !workerd test/unit: FAILED (exit 3)",
-      "  vitest workerd: passed",
+      "  vitest workerd: FAILED (exit 1)",
+      `    ${WORKERD_FAILURE}`,
     ]);
   });
 

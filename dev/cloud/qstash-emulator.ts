@@ -1,6 +1,7 @@
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage } from "node:http";
 import { SignJWT } from "jose";
+import { parseRetryDelay } from "../../domain/retry-delay";
 import { httpRequest, readBody as readAnswer } from "../../encoder/http/client";
 import { close, guarded, listen } from "./listen";
 
@@ -31,6 +32,8 @@ interface Message {
   headers: Record<string, string>;
   maxRetries: number;
   retried: number;
+  /** `Upstash-Retry-Delay`: the milliseconds before each retry, over `retried`; the emulator's back-off when absent. */
+  retryDelay?: string;
   flowControlKey?: string;
   parallelism?: number;
   notBefore: number;
@@ -66,7 +69,7 @@ export async function readEmulatedMessage(
 
 export interface QStashEmulatorOptions {
   host: string;
-  /** First retry delay; each later one doubles, up to maxRetryDelayMs. */
+  /** First retry delay of a message published without `Upstash-Retry-Delay`; each later one doubles, up to maxRetryDelayMs. */
   retryBaseMs?: number;
   maxRetryDelayMs?: number;
   /** How long a deduplication id stands: QStash's window is 10 minutes. */
@@ -108,6 +111,17 @@ function retriesOf(value: string | string[] | undefined): number {
   return retries;
 }
 
+/** `Upstash-Retry-Delay`, checked to be an expression QStash would take; none when absent. */
+function retryDelayOf(value: string | string[] | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  try {
+    parseRetryDelay(String(value));
+  } catch (err) {
+    throw new RangeError(`invalid retry delay: ${(err as Error).message}`);
+  }
+  return String(value);
+}
+
 /** The request's headers named `prefix…`, with the prefix taken off. */
 function forwardedHeaders(req: IncomingMessage, prefix: string): Record<string, string> {
   const headers: Record<string, string> = {};
@@ -133,7 +147,8 @@ function failureCallbackOf(req: IncomingMessage): FailureCallback | undefined {
 /**
  * QStash's publish API on this machine: the real `@upstash/qstash` Client publishes to it and
  * cancels through it; deliveries carry an `Upstash-Signature` the real `Receiver` verifies,
- * `Upstash-Retried`, retries with backoff, and flow-control parallelism per key. A message given
+ * `Upstash-Retried`, retries with backoff (the message's `Upstash-Retry-Delay` expression when it has one),
+ * and flow-control parallelism per key. A message given
  * up on (retries spent, or a 489 with `Upstash-NonRetryable-Error`) that was published with an
  * `Upstash-Failure-Callback` is reported there, as QStash does. A publish with
  * an `Upstash-Deduplication-Id` already seen is accepted but not enqueued: 202 with the first
@@ -245,8 +260,12 @@ export async function startQStashEmulator(opts: QStashEmulatorOptions) {
       message.state = "failed";
       enqueueFailureCallback(message, answer);
     } else {
+      const delayMs =
+        message.retryDelay === undefined
+          ? Math.min(retryBaseMs * 2 ** message.retried, maxRetryDelayMs)
+          : parseRetryDelay(message.retryDelay)(message.retried);
       message.retried += 1;
-      message.notBefore = Date.now() + Math.min(retryBaseMs * 2 ** (message.retried - 1), maxRetryDelayMs);
+      message.notBefore = Date.now() + delayMs;
       message.state = "waiting";
       waiting.add(message);
     }
@@ -332,9 +351,13 @@ export async function startQStashEmulator(opts: QStashEmulatorOptions) {
         const destination = decodeURIComponent(url.slice("/v2/publish/".length));
         if (!/^https?:\/\//.test(destination)) return send(400, { error: `invalid destination url: ${destination}` });
         const deduplicationId = req.headers["upstash-deduplication-id"];
-        let delivery: { maxRetries: number; failureCallback: FailureCallback | undefined };
+        let delivery: { maxRetries: number; retryDelay?: string; failureCallback: FailureCallback | undefined };
         try {
-          delivery = { maxRetries: retriesOf(req.headers["upstash-retries"]), failureCallback: failureCallbackOf(req) };
+          delivery = {
+            maxRetries: retriesOf(req.headers["upstash-retries"]),
+            retryDelay: retryDelayOf(req.headers["upstash-retry-delay"]),
+            failureCallback: failureCallbackOf(req),
+          };
         } catch (err) {
           req.resume();
           return send(400, { error: (err as Error).message });
@@ -367,6 +390,7 @@ export async function startQStashEmulator(opts: QStashEmulatorOptions) {
           body,
           headers,
           maxRetries: delivery.maxRetries,
+          retryDelay: delivery.retryDelay,
           flowControlKey: req.headers["upstash-flow-control-key"] as string | undefined,
           parallelism: Number.isFinite(parallelism) ? parallelism : undefined,
           notBefore: Date.now() + parseDuration(req.headers["upstash-delay"] as string | undefined),

@@ -106,6 +106,48 @@ describe("QStash emulator, through the official @upstash/qstash Client and Recei
     await dest.close();
   });
 
+  it("waits before each retry what the message's retryDelay expression gives for retried, counting from 0", async () => {
+    let answeredAt = 0;
+    const dest = await destination(() => {
+      answeredAt = Date.now();
+      return { status: 503 };
+    });
+    // retried 0 and 1: no wait; retried 2: a minute, which the test sees scheduled, not waited for.
+    const { messageId } = await client.publishJSON({
+      url: dest.url,
+      body: {},
+      retries: 3,
+      retryDelay: "max(0, 60000 * (retried - 1))",
+    });
+    await until(() => dest.received.length === 3);
+    const waiting = await vi.waitFor(
+      async () => {
+        const message = await readEmulatedMessage(emulator, messageId);
+        expect(message).toMatchObject({ state: "waiting", retried: 3 });
+        return { message, seenAt: Date.now() };
+      },
+      { timeout: 10_000, interval: 20 },
+    );
+    expect(waiting.message.retryDelay).toBe("max(0, 60000 * (retried - 1))");
+    expect(waiting.message.notBefore).toBeGreaterThanOrEqual(answeredAt + 60_000);
+    expect(waiting.message.notBefore).toBeLessThanOrEqual(waiting.seenAt + 60_000);
+    expect(dest.received.map((r) => r.headers["upstash-retried"])).toEqual(["0", "1", "2"]);
+    await client.messages.cancel(messageId);
+    await dest.close();
+  });
+
+  it("refuses a retryDelay that is not one of QStash's expressions, and queues nothing", async () => {
+    const dest = await destination(() => ({ status: 200 }));
+    await expect(
+      client.publishJSON({ url: dest.url, body: {}, retryDelay: "1000 * attempts", deduplicationId: "bad-delay" }),
+    ).rejects.toThrow(/invalid retry delay: unknown name .+attempts/);
+    expect(
+      (await client.publishJSON({ url: dest.url, body: {}, deduplicationId: "bad-delay" })).deduplicated,
+    ).toBeFalsy();
+    await until(() => dest.received.length === 1);
+    await dest.close();
+  });
+
   it("stops retrying on 489 with Upstash-NonRetryable-Error", async () => {
     const dest = await destination(() => ({ status: 489, headers: { "Upstash-NonRetryable-Error": "true" } }));
     const { messageId } = await client.publishJSON({ url: dest.url, body: {}, retries: 3 });

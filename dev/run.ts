@@ -74,9 +74,6 @@ const started = startStack({
   databaseUrl: process.env.DATABASE_URL,
   dataDir: DATA_DIR,
   owner: { api: `http://127.0.0.1:${port}` },
-  // Redeliveries 3 s and 6 s after a failure, not 1 s and 2 s: an encoder the supervisor restarts
-  // on a busy machine is listening again before QStash spends the retries of its jobs.
-  qstashRetryBaseMs: 3000,
   redisUrl: process.env.REDIS_URL,
   workerPort: port,
   encoder: { kind: "process", count: encoderCount, allowLoopbackSources: true, workDir: join(DATA_DIR, "encoder") },

@@ -52,7 +52,11 @@ export interface StackOptions {
   workerPort?: number;
   encoder: EncoderChoice;
   log?: (source: string, line: string) => void;
-  /** The QStash emulator's first retry delay (each later one doubles). */
+  /**
+   * The first retry delay of every QStash message, each later one doubling: the emulator's
+   * back-off, and the Worker's DISPATCH_RETRY_DELAY for its encoders' messages. Absent, the
+   * Worker's dispatches wait what they would in production.
+   */
   qstashRetryBaseMs?: number;
   /** Bindings of the Worker to use instead of the local cloud's (the fault campaign puts fronts between it and its services). */
   workerEnv?: Record<string, string>;
@@ -162,6 +166,9 @@ export async function startStack(opts: StackOptions) {
 
     const workerEnv: Record<string, string> = {
       ...workerVars(cloudInfo, { publicUrl: apiUrl, encoderUrl }, internalSecret),
+      ...(opts.qstashRetryBaseMs === undefined
+        ? {}
+        : { DISPATCH_RETRY_DELAY: `${opts.qstashRetryBaseMs} * pow(2, retried)` }),
       ...opts.workerEnv,
     };
     // Side by side: none needs another up to start (an encoder calls the Worker only for a job).

@@ -45,6 +45,13 @@ export const JOB_DELIVERY_RETRIES = 2;
  * one more than this fails the job, so a source that crashes every encoder still ends.
  */
 export const MAX_INTERRUPTIONS = 3;
+/**
+ * How long QStash waits before it delivers an encoder's message again (QStash's retry-delay
+ * expression, in milliseconds over `retried`, the retries made so far): 2 s, 6 s, 18 s. A
+ * delivery that found every Machine busy, or whose encoder died, is tried again within seconds,
+ * where QStash's own back-off waits 12 s, 2 min 28 s, then 30 min (docs/deploying.md#the-encoder-pool).
+ */
+export const DISPATCH_RETRY_DELAY = "2000 * pow(3, retried)";
 /** Service-wide encoding concurrency (docs/contract.md §9.1: 2 jobs at a time). */
 export const ENCODER_PARALLELISM = 2;
 

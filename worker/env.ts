@@ -1,5 +1,7 @@
 import { z } from "zod";
+import { DISPATCH_RETRY_DELAY } from "../domain/jobs";
 import { DEFAULT_MONTHLY_QUOTA, PLAN_IDS, type PlanId } from "../domain/plans";
+import { parseRetryDelay } from "../domain/retry-delay";
 import { PART_PARALLELISM } from "../domain/split";
 
 /** Bindings and secrets the Worker reads; validated once per isolate at the fetch boundary. */
@@ -47,6 +49,14 @@ const envSchema = z.object({
    */
   PART_PARALLELISM: z.coerce.number().int().min(1).max(1000).default(PART_PARALLELISM),
   /**
+   * How long QStash waits before each redelivery of a job's, a part's or a join's message: a
+   * QStash retry-delay expression (milliseconds over `retried`), checked here so that one QStash
+   * would refuse stops the Worker's start, not every publish.
+   */
+  DISPATCH_RETRY_DELAY: z.string().default(DISPATCH_RETRY_DELAY).refine(isRetryDelay, {
+    message: "must be a QStash retry-delay expression, e.g. 2000 * pow(3, retried)",
+  }),
+  /**
    * Optional JSON object overriding monthly quotas per plan, e.g. {"pro":5000}. Checked here, so
    * that a bad one stops the Worker's start rather than every creation later.
    */
@@ -68,6 +78,15 @@ export function parseEnv(raw: unknown): Env {
     throw new Error(`Worker configuration is invalid or missing: ${names}`);
   }
   return result.data;
+}
+
+function isRetryDelay(expression: string): boolean {
+  try {
+    parseRetryDelay(expression);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 const quotaOverridesSchema = z.partialRecord(z.enum(PLAN_IDS), z.number().int().nonnegative());

@@ -4,7 +4,7 @@ import { eq } from "drizzle-orm";
 import { Webhook } from "standardwebhooks";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { jobs } from "../../drizzle/schema";
-import { MAX_INTERRUPTIONS } from "../../domain/jobs";
+import { DISPATCH_RETRY_DELAY, MAX_INTERRUPTIONS } from "../../domain/jobs";
 import { INTERRUPTED_MESSAGE } from "../../worker/lib/job-states";
 import { DISPATCH_RETRIES } from "../../worker/services/queue";
 import { expectStatus } from "../support/api-client";
@@ -56,7 +56,12 @@ describe("dispatch: accepted jobs go to the encoder through QStash", () => {
       }),
     ).toBe(true);
     const message = await messageOf(await messageIdOf(job.id));
-    expect(message).toMatchObject({ maxRetries: DISPATCH_RETRIES, flowControlKey: "encoder", parallelism: 2 });
+    expect(message).toMatchObject({
+      maxRetries: DISPATCH_RETRIES,
+      retryDelay: DISPATCH_RETRY_DELAY,
+      flowControlKey: "encoder",
+      parallelism: 2,
+    });
   });
 
   it("a job the sweep dispatches again was interrupted: its next dispatch, the source's attempts unspent", async () => {

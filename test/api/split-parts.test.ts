@@ -1,7 +1,7 @@
 import { and, asc, eq } from "drizzle-orm";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { jobParts, jobs, usage } from "../../drizzle/schema";
-import { MAX_INTERRUPTIONS } from "../../domain/jobs";
+import { DISPATCH_RETRY_DELAY, MAX_INTERRUPTIONS } from "../../domain/jobs";
 import { audioInputKey, PART_ATTEMPTS, partInputKey, partOutputKey, type SplitPlan } from "../../domain/split";
 import { CLAIM_TAKEOVER_AFTER_MS } from "../../worker/lib/job-states";
 import { AUDIO_TASK_WEIGHT, PART_INTERRUPTED_MESSAGE } from "../../worker/lib/part-states";
@@ -142,8 +142,8 @@ describe("split encoding › the split hands the parts over", () => {
     for (const p of parts) {
       const message = await messageOf(p.messageId as string);
       expect(JSON.parse(message.body)).toEqual({ jobId, dispatch: 0, part: p.index });
-      // PART_PARALLELISM as the tests' stack sets it.
-      expect(message).toMatchObject({ flowControlKey: "parts", parallelism: 6 });
+      // PART_PARALLELISM as the tests' stack sets it; redelivered within seconds, as a job is.
+      expect(message).toMatchObject({ flowControlKey: "parts", parallelism: 6, retryDelay: DISPATCH_RETRY_DELAY });
     }
     // The same split again (its answer lost): the same answer, nothing added.
     expect(bodyOf(await internal(`/jobs/${jobId}/split`, { claim: 1, plan: planOf(3) }), 200)).toEqual({ parts: 3 });

@@ -75,7 +75,7 @@ export function createQueue(env: Env): Queue {
   const deliveryUrl = encoderDeliveryUrl(env.ENCODER_URL);
   const dispatchFailuresUrl = workerUrl(env, QSTASH_ROUTES.dispatchFailures);
   const webhookDeliveriesUrl = workerUrl(env, QSTASH_ROUTES.webhookDeliveries);
-  /** A delivery to the encoder: its body, flow control and deduplication; retries and failure callback are every delivery's. */
+  /** A delivery to the encoder: its body, flow control and deduplication; retries, their delay and the failure callback are every delivery's. */
   async function publishDelivery(
     body: Record<string, unknown>,
     flowControl: { key: string; parallelism: number },
@@ -87,6 +87,7 @@ export function createQueue(env: Env): Queue {
         url: deliveryUrl,
         body,
         retries: DISPATCH_RETRIES,
+        retryDelay: env.DISPATCH_RETRY_DELAY,
         ...(delaySeconds ? { delay: delaySeconds } : {}),
         flowControl,
         deduplicationId,

@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import type { LocalCloudInfo } from "../../../dev/cloud";
 import { workerVars } from "../../../dev/worker-vars";
 import { DEFAULT_MONTHLY_QUOTA } from "../../../domain/plans";
+import { parseRetryDelay } from "../../../domain/retry-delay";
 import { monthlyQuotas, parseEnv } from "../../../worker/env";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
@@ -49,6 +50,18 @@ describe("the Worker's configuration: PART_PARALLELISM", () => {
     expect(parseEnv({ ...env, PART_PARALLELISM: "48" }).PART_PARALLELISM).toBe(48);
     for (const bad of ["0", "-1", "2.5", "many"])
       expect(() => parseEnv({ ...env, PART_PARALLELISM: bad }), bad).toThrow(/PART_PARALLELISM/);
+  });
+});
+
+describe("the Worker's configuration: DISPATCH_RETRY_DELAY", () => {
+  it("redelivers an encoder's message after 2 s, 6 s and 18 s by default, takes QStash's expressions, and refuses others at the start", () => {
+    const delays = parseRetryDelay(parseEnv(env).DISPATCH_RETRY_DELAY);
+    expect([0, 1, 2].map(delays)).toEqual([2000, 6000, 18_000]);
+    expect(parseEnv({ ...env, DISPATCH_RETRY_DELAY: "min(8000, 1000 * pow(2, retried))" }).DISPATCH_RETRY_DELAY).toBe(
+      "min(8000, 1000 * pow(2, retried))",
+    );
+    for (const bad of ["", "2s", "1000 * attempts", "pow(2)"])
+      expect(() => parseEnv({ ...env, DISPATCH_RETRY_DELAY: bad }), bad).toThrow(/DISPATCH_RETRY_DELAY/);
   });
 });
 

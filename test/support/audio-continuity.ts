@@ -167,3 +167,36 @@ export async function audioStartVsVideoStart(path: string): Promise<number> {
   for (const p of await avPackets(path, "%+5")) start[p.type] = Math.min(start[p.type], p.pts);
   return start.audio - start.video;
 }
+
+/**
+ * When the first audio sample louder than half full scale plays, in seconds from the file's time
+ * 0, with the stream's gaps kept as the player keeps them: decoded through `aresample=async=1`,
+ * which fills a gap in the timestamps with silence, and padded from time 0.
+ */
+export async function firstLoudSampleAt(path: string): Promise<number> {
+  const { stdout } = await run(
+    "ffmpeg",
+    [
+      "-v",
+      "error",
+      "-i",
+      path,
+      "-map",
+      "0:a:0",
+      "-af",
+      "aresample=async=1:first_pts=0",
+      "-ac",
+      "1",
+      "-ar",
+      String(RATE),
+      "-f",
+      "f32le",
+      "-",
+    ],
+    { encoding: "buffer", maxBuffer: 256 * 1024 * 1024 },
+  );
+  const samples = new Float32Array(stdout.buffer, stdout.byteOffset, Math.floor(stdout.length / 4));
+  const at = samples.findIndex((s) => Math.abs(s) > 0.5);
+  if (at < 0) throw new Error(`${path}: no sample louder than half full scale`);
+  return at / RATE;
+}

@@ -143,12 +143,15 @@ function isoTag(recipe: SplittableRecipe, isoBmff: boolean): string[] {
 /**
  * The audio placed against the video as the unsplit encode places it (SplitPlan.audioStart), on
  * timestamps counted from its samples: the copied audio's own are rounded to the millisecond,
- * and a segment muxer (MPEG-TS) writes such jitter out as gaps a player hears.
+ * and a segment muxer (MPEG-TS) writes such jitter out as gaps a player hears. A real gap in the
+ * source's audio (packets missing for 10 ms or more) is filled with silence, not closed up: the
+ * whole encode keeps it, and closing it would play everything after it early.
  */
 function audioPlacement(plan: SplitPlan): string[] {
   const filters = [
     ...(plan.audioStart < 0 ? [`atrim=start=${seconds(-plan.audioStart)}`] : []),
-    "asetpts=N/SR/TB",
+    "asetpts=PTS-STARTPTS",
+    "aresample=async=1:min_hard_comp=0.01:first_pts=0",
     ...(plan.audioStart > 0 ? [`adelay=delays=${Math.round(plan.audioStart * 1000)}:all=1`] : []),
   ];
   return ["-af", filters.join(",")];

@@ -12,7 +12,12 @@ import { makeNumberedSource, readFrameNumbers } from "../../support/frame-number
 import { frameOrderProblem } from "../../support/frame-order";
 import { localSplitter } from "../../support/split-locally";
 import { startS3Server } from "../../../dev/cloud/s3-server";
-import { audioDiscontinuities, audioEndVsVideoEnd, audioStartVsVideoStart } from "../../support/audio-continuity";
+import {
+  audioDiscontinuities,
+  audioEndVsVideoEnd,
+  audioStartVsVideoStart,
+  firstLoudSampleAt,
+} from "../../support/audio-continuity";
 import { ssimAt } from "../../support/cut-quality";
 import { keyframesOf, type Reordering, reorderingOf, segmentsOffKeyframes } from "../../support/keyframes";
 import { parseM3u8 } from "../../support/outputs";
@@ -344,6 +349,37 @@ describe("awkward sources: split correctly, or encoded whole", () => {
     const [split, reference] = await Promise.all([audioStartVsVideoStart(encoded.path), audioStartVsVideoStart(whole)]);
     expect(Math.abs(split - reference), `split ${split} s, whole ${reference} s`).toBeLessThanOrEqual(0.001);
     expect(await audioDiscontinuities(encoded.path, { toneHz: 440 })).toEqual([]);
+  });
+
+  it("audio missing for half a second (a gap in its timestamps): the split plays what follows when the whole encode does, not earlier", async () => {
+    // The 12 s source's video, and audio silent but for a 1 kHz beep at 8 s, its packets from 5 to 5.5 s dropped.
+    const gapped = join(dir, "audio-gap.mp4");
+    await ffmpeg([
+      "-i",
+      source,
+      "-f",
+      "lavfi",
+      "-i",
+      "aevalsrc='if(between(t,8,8.1),0.8*sin(2*PI*1000*t),0)':sample_rate=48000:duration=12",
+      "-filter_complex",
+      "[1:a]aselect='not(between(t,5,5.5))'[a]",
+      "-map",
+      "0:v",
+      "-map",
+      "[a]",
+      "-c:v",
+      "copy",
+      "-c:a",
+      "aac",
+      gapped,
+    ]);
+    expect(await firstLoudSampleAt(gapped), "the source keeps its gap").toBeCloseTo(8, 1);
+    const [encoded, whole] = await Promise.all([
+      encode("mp4_264_240p", "audio-gap", gapped),
+      unsplit("mp4_264_240p", "audio-gap", gapped),
+    ]);
+    const [split, reference] = await Promise.all([firstLoudSampleAt(encoded.path), firstLoudSampleAt(whole)]);
+    expect(Math.abs(split - reference), `the beep: split ${split} s, whole ${reference} s`).toBeLessThanOrEqual(0.005);
   });
 
   it.each<[string, string, (r: Reordering) => boolean]>([

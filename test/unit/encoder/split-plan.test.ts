@@ -202,7 +202,7 @@ describe("the audio's task and the join (docs/scaling.md#the-audio)", () => {
       "-map",
       "0:a:0",
       "-af",
-      "asetpts=N/SR/TB,adelay=delays=21:all=1",
+      "asetpts=PTS-STARTPTS,aresample=async=1:min_hard_comp=0.01:first_pts=0,adelay=delays=21:all=1",
       "-c:a",
       "aac",
       "-ar",

@@ -4,11 +4,11 @@ import { drizzle } from "drizzle-orm/node-postgres";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startRedisRest } from "../../dev/cloud/redis-rest";
-import { describeError } from "../../worker/errors";
+import { describeError } from "../../worker/services/error-log";
 import { POSTGRES_ADMIN_URL } from "../support/postgres";
 
 /**
- * What the Worker logs of a failed query or cache command (worker/errors.ts, describeError):
+ * What the Worker logs of a failed query or cache command (worker/services/error-log.ts, describeError):
  * why it failed, never the values it carried. The errors come from the real drivers: drizzle
  * over the machine's PostgreSQL, the official Upstash client over the REST stand-in.
  */

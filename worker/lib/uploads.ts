@@ -22,7 +22,7 @@ import {
   type UploadStatus,
   uploadKeyFor,
 } from "../../domain/uploads";
-import { describeError } from "../errors";
+import { describeError } from "../services/error-log";
 import type { Services } from "../services";
 import type { Database } from "../services/db";
 import type { Storage, StoredPart } from "../services/storage";

@@ -2,7 +2,8 @@ import type { Context, Next } from "hono";
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../context";
 import { sha256Hex } from "../../domain/keys";
-import { ApiError, describeError } from "../errors";
+import { ApiError } from "../errors";
+import { describeError } from "../services/error-log";
 import { idempotencyConflict } from "../lib/refusals";
 import { outlivingTheClient } from "../lib/wait-until";
 

@@ -1,6 +1,6 @@
 import type { Redis } from "@upstash/redis/cloudflare";
 import ipaddr from "ipaddr.js";
-import { describeError } from "../../errors";
+import { describeError } from "../../services/error-log";
 
 export interface ThrottleRule {
   /** What is counted, e.g. `signin:email`; the subject (an address, an email) is appended. */

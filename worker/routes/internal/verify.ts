@@ -2,7 +2,8 @@ import { Receiver } from "@upstash/qstash";
 import { createMiddleware } from "hono/factory";
 import { signatureOf, verifyInternal } from "../../../domain/internal-auth";
 import type { AppEnv } from "../../context";
-import { ApiError, describeError } from "../../errors";
+import { ApiError } from "../../errors";
+import { describeError } from "../../services/error-log";
 import { firstUseOfNonce } from "../../lib/internal-nonces";
 import { workerUrl } from "../../services/queue";
 

@@ -91,7 +91,7 @@ export const taskIndices = (plan: SplitPlan): number[] =>
 export const MAX_PARTS = 200;
 /** A part's attempts at its work (a failure it reports); the job fails when one part has spent them. */
 export const PART_ATTEMPTS = 3;
-/** Parts in flight at once over the whole pool by default (QStash's flow control for part messages; the Worker's PART_PARALLELISM). */
+/** Parts in flight at once over the whole pool when neither PART_PARALLELISM nor a count of the pool (worker/services/pool.ts) sets it. */
 export const PART_PARALLELISM = 8;
 
 /** Everything a split job leaves in storage while it runs; deleted when the job ends, however it ends. */

@@ -142,7 +142,8 @@ describe("split encoding › the split hands the parts over", () => {
     for (const p of parts) {
       const message = await messageOf(p.messageId as string);
       expect(JSON.parse(message.body)).toEqual({ jobId, dispatch: 0, part: p.index });
-      // PART_PARALLELISM as the tests' stack sets it; redelivered within seconds, as a job is.
+      // The pool's: the api stack's 8 Machines that take deliveries (setup/pool.ts), less the 2 whole
+      // jobs', as Fly's Machines API lists them; redelivered within seconds, as a job is.
       expect(message).toMatchObject({ flowControlKey: "parts", parallelism: 6, retryDelay: DISPATCH_RETRY_DELAY });
     }
     // The same split again (its answer lost): the same answer, nothing added.

@@ -2,6 +2,7 @@ import type { Redis } from "@upstash/redis/cloudflare";
 import { parseEnv, type Env } from "../env";
 import { createCache } from "./cache";
 import { openDatabase, pointDriverAt, type Database } from "./db";
+import { createPool } from "./pool";
 import { createQueue, type Queue } from "./queue";
 import { createStorage, type Storage } from "./storage";
 
@@ -37,6 +38,10 @@ export function openServices(rawEnv: unknown): Services {
   if (!clients || clients.raw !== rawEnv) clients = { raw: rawEnv, env: parseEnv(rawEnv) };
   const own = clients;
   const { env } = own;
+  const cache = () => {
+    own.cache ??= createCache(env);
+    return own.cache;
+  };
   return {
     env,
     get db() {
@@ -49,12 +54,11 @@ export function openServices(rawEnv: unknown): Services {
       return own.storage;
     },
     get queue() {
-      own.queue ??= createQueue(env);
+      own.queue ??= createQueue(env, createPool(env, cache));
       return own.queue;
     },
     get cache() {
-      own.cache ??= createCache(env);
-      return own.cache;
+      return cache();
     },
   };
 }

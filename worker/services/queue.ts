@@ -2,6 +2,7 @@ import { Client } from "@upstash/qstash";
 import { ENCODER_PARALLELISM, encoderDeliveryUrl } from "../../domain/jobs";
 import { routeUrl } from "../../domain/urls";
 import type { Env } from "../env";
+import type { Pool } from "./pool";
 import { measured } from "./timing";
 
 const WEBHOOK_DELIVERY_RETRIES = 5;
@@ -16,8 +17,8 @@ export interface Queue {
   publishJob(jobId: string, dispatch: number, options?: { delaySeconds?: number }): Promise<string>;
   /**
    * A part of a split job (docs/scaling.md), under the parts' own flow-control key so a job's
-   * parts spread over the pool without holding the contract's job slots. Deduplicated by job,
-   * part and the part's dispatch.
+   * parts spread over the pool without holding the contract's job slots, at the parallelism the
+   * pool allows (services/pool.ts). Deduplicated by job, part and the part's dispatch.
    */
   publishPart(jobId: string, index: number, dispatch: number, options?: { delaySeconds?: number }): Promise<string>;
   /** A split job's join, once its last part is done; it carries the job's dispatch, as a job's message does. */
@@ -62,16 +63,16 @@ const joinDeduplicationId = (jobId: string, dispatch: number) => `join-${jobId}-
 export const DISPATCH_RETRIES = 3;
 const webhookDeduplicationId = (jobId: string, event: string) => `webhook-${jobId}-${event}`;
 
-export function createQueue(env: Env): Queue {
+export function createQueue(env: Env, pool: Pool): Queue {
   // A failed publish must surface quickly so the job can be failed and its unit released.
   const client = new Client({
     baseUrl: env.QSTASH_URL,
     token: env.QSTASH_TOKEN,
     retry: { retries: 1, backoff: () => 100 },
   });
-  // Built once per isolate's queue client, not on every publish.
-  // Split jobs' messages (parts and joins) share one flow-control key, apart from whole jobs' `encoder`.
-  const partsFlow = { key: "parts", parallelism: env.PART_PARALLELISM };
+  // Split jobs' messages (parts and joins) share one flow-control key, apart from whole jobs' `encoder`,
+  // at the parallelism the pool allows when each is published.
+  const partsFlow = async () => ({ key: "parts", parallelism: await pool.partParallelism() });
   const deliveryUrl = encoderDeliveryUrl(env.ENCODER_URL);
   const dispatchFailuresUrl = workerUrl(env, QSTASH_ROUTES.dispatchFailures);
   const webhookDeliveriesUrl = workerUrl(env, QSTASH_ROUTES.webhookDeliveries);
@@ -104,15 +105,20 @@ export function createQueue(env: Env): Queue {
         dispatchDeduplicationId(jobId, dispatch),
         delaySeconds,
       ),
-    publishPart: (jobId, index, dispatch, { delaySeconds } = {}) =>
+    publishPart: async (jobId, index, dispatch, { delaySeconds } = {}) =>
       publishDelivery(
         { jobId, dispatch, part: index },
-        partsFlow,
+        await partsFlow(),
         partDeduplicationId(jobId, index, dispatch),
         delaySeconds,
       ),
-    publishJoin: (jobId, dispatch, { delaySeconds } = {}) =>
-      publishDelivery({ jobId, dispatch, join: true }, partsFlow, joinDeduplicationId(jobId, dispatch), delaySeconds),
+    publishJoin: async (jobId, dispatch, { delaySeconds } = {}) =>
+      publishDelivery(
+        { jobId, dispatch, join: true },
+        await partsFlow(),
+        joinDeduplicationId(jobId, dispatch),
+        delaySeconds,
+      ),
     async deleteMessage(messageId) {
       await measured("queue", () => client.messages.cancel(messageId));
     },

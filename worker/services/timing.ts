@@ -11,7 +11,8 @@ export type SubrequestKind =
   | "storage-list-parts"
   | "storage-multipart"
   | "sign"
-  | "queue";
+  | "queue"
+  | "pool";
 
 interface Tally {
   ms: number;

@@ -44,12 +44,28 @@ describe("the Worker's configuration: QUOTA_LIMITS", () => {
   );
 });
 
-describe("the Worker's configuration: PART_PARALLELISM", () => {
-  it("defaults to 8 parts in flight, takes the pool's size, and refuses what no pool has", () => {
-    expect(parseEnv(env).PART_PARALLELISM).toBe(8);
+describe("the Worker's configuration: PART_PARALLELISM and the pool", () => {
+  it("is unset unless given (the pool, or the default, decides), takes the pool's size, and refuses what no pool has", () => {
+    expect(parseEnv(env).PART_PARALLELISM).toBeUndefined();
     expect(parseEnv({ ...env, PART_PARALLELISM: "48" }).PART_PARALLELISM).toBe(48);
-    for (const bad of ["0", "-1", "2.5", "many"])
+    for (const bad of ["0", "-1", "2.5", "many", "1001"])
       expect(() => parseEnv({ ...env, PART_PARALLELISM: bad }), bad).toThrow(/PART_PARALLELISM/);
+  });
+
+  it("takes FLY_APP with FLY_API_TOKEN, or neither, and Fly's own Machines API unless told another", () => {
+    expect(parseEnv({ ...env, FLY_APP: "video-encoder", FLY_API_TOKEN: "fm2_x" })).toMatchObject({
+      FLY_APP: "video-encoder",
+      FLY_API_URL: "https://api.machines.dev",
+    });
+    expect(() => parseEnv({ ...env, FLY_APP: "video-encoder" })).toThrow(
+      "Worker configuration is invalid or missing: FLY_API_TOKEN",
+    );
+    expect(() => parseEnv({ ...env, FLY_API_TOKEN: "fm2_x" })).toThrow(
+      "Worker configuration is invalid or missing: FLY_APP",
+    );
+    expect(() => parseEnv({ ...env, FLY_APP: "a", FLY_API_TOKEN: "t", FLY_API_URL: "machines" })).toThrow(
+      /FLY_API_URL/,
+    );
   });
 });
 

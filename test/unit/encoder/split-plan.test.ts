@@ -153,6 +153,16 @@ describe("the parts", () => {
     expect(file?.parts[1].from).toBeCloseTo((900 * 1001) / 30000, 9);
   });
 
+  it("past 200 parts of SPLIT_PART_SECONDS (an 8-hour source), grow to fit 200, every frame in one", () => {
+    const { probe, facts } = source(8 * 3600);
+    const plan = planSplit(probe, facts, settings);
+    if (!plan) throw new Error("8 hours should split");
+    expect(plan.parts).toHaveLength(200);
+    // 863,136 frames over 200 parts: 72 units of 2 s each (144 s), the last taking the rest.
+    expect(new Set(plan.parts.slice(0, -1).map((p) => p.frameCount))).toEqual(new Set([72 * 60]));
+    expect(plan.parts.reduce((sum, p) => sum + p.frameCount, 0)).toBe(facts.frameTimes.length);
+  });
+
   it("place the audio against the first video frame, and know a source without any", () => {
     const withAudio = source(120);
     const plan = planSplit(

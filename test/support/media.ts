@@ -1,4 +1,5 @@
 import { execFile } from "node:child_process";
+import { open } from "node:fs/promises";
 import { promisify } from "node:util";
 import { madeOnce } from "./media-cache.ts";
 
@@ -84,4 +85,29 @@ export async function makeSource(
     "+faststart",
   ];
   await madeOnce(path, { source: args }, (draft) => ffmpeg([...args, draft]));
+}
+
+/**
+ * The types of an ISO BMFF file's top-level boxes, in file order (`ftyp`, `moov`, `mdat`, …):
+ * where the index sits against the media, which a faststart file puts first.
+ */
+export async function topLevelBoxes(path: string): Promise<string[]> {
+  const file = await open(path);
+  try {
+    const { size } = await file.stat();
+    const header = Buffer.alloc(16);
+    const types: string[] = [];
+    for (let at = 0; at + 8 <= size; ) {
+      await file.read(header, 0, 16, at);
+      const short = header.readUInt32BE(0);
+      types.push(header.toString("latin1", 4, 8));
+      // 1: a 64-bit size follows the type; 0: the box runs to the end of the file.
+      const length = short === 1 ? Number(header.readBigUInt64BE(8)) : short === 0 ? size - at : short;
+      if (length < 8) throw new Error(`${path}: a box of ${length} bytes at ${at}`);
+      at += length;
+    }
+    return types;
+  } finally {
+    await file.close();
+  }
 }

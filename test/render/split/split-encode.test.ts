@@ -21,7 +21,7 @@ import {
 import { ssimAt } from "../../support/cut-quality";
 import { keyframesOf, type Reordering, reorderingOf, segmentsOffKeyframes } from "../../support/keyframes";
 import { parseM3u8 } from "../../support/outputs";
-import { ffmpeg } from "../../support/media";
+import { ffmpeg, ffprobeJson, topLevelBoxes } from "../../support/media";
 
 /**
  * Split encodes, checked on content (docs/scaling.md): small sources with low thresholds (a 12 s
@@ -70,6 +70,8 @@ function once<T>(key: string, make: () => Promise<T>): Promise<T> {
 }
 /** The split H.264 MP4 (mp4_264_480p) of the 12 s source, without kept scratch. */
 const splitH264 = () => once("split h264", () => encode("mp4_264_480p", "h264"));
+/** The split H.265 MP4 (mp4_265_1080p_efficient) of the 4.2 s source. */
+const splitHevc = () => once("split hevc", () => encode("mp4_265_1080p_efficient", "hevc", short));
 
 describe("a split H.264 MP4 (mp4_264_480p)", () => {
   let encoded: Awaited<ReturnType<typeof encode>>;
@@ -175,13 +177,39 @@ describe("the same size as unsplit", () => {
   });
 
   it("H.265 MP4 (x265 with closed GOPs): every frame once, in order, within 5% of the whole encode's bytes", async () => {
-    const split = await encode("mp4_265_1080p_efficient", "hevc", short);
+    const split = await splitHevc();
     expect(frameOrderProblem(await readFrameNumbers(split.path), split.plan.totalFrames)).toBeNull();
     const ratio =
       (await bytesOf(split.path)) / (await bytesOf(await unsplit("mp4_265_1080p_efficient", "hevc", short)));
     expect(ratio, `split/whole = ${ratio.toFixed(3)}`).toBeGreaterThan(0.95);
     expect(ratio, `split/whole = ${ratio.toFixed(3)}`).toBeLessThan(1.05);
   }, 300_000);
+});
+
+describe("the join's packaging", () => {
+  it.each([
+    ["mp4_264_480p", "avc1", splitH264, source],
+    ["mp4_265_1080p_efficient", "hvc1", splitHevc, short],
+  ] as const)(
+    "%s: the index before the media (faststart) and the %s sample entry, as the whole encode has them",
+    async (presetId, tag, split, from) => {
+      const [joined, whole] = await Promise.all([split(), unsplit(presetId, presetId, from)]);
+      const [boxes, wholeBoxes, probe] = await Promise.all([
+        topLevelBoxes(joined.path),
+        topLevelBoxes(whole),
+        ffprobeJson(joined.path),
+      ]);
+      expect(boxes.indexOf("moov"), boxes.join(" ")).toBeGreaterThan(-1);
+      expect(boxes.indexOf("moov"), boxes.join(" ")).toBeLessThan(boxes.indexOf("mdat"));
+      expect(boxes.filter((b) => b === "moov" || b === "mdat")).toEqual(
+        wholeBoxes.filter((b) => b === "moov" || b === "mdat"),
+      );
+      const video = probe.streams.find((s) => s.codec_type === "video");
+      expect(video?.codec_tag_string).toBe(tag);
+      expect(probe.streams.find((s) => s.codec_type === "audio")?.codec_tag_string).toBe("mp4a");
+    },
+    300_000,
+  );
 });
 
 describe("other codecs", () => {

@@ -32,14 +32,15 @@ beforeAll(async () => {
     const storage = /^\/storage\/(\d+)/.exec(req.url ?? "");
     // Status 0: a storage that takes the request and never answers.
     if (storage?.[1] === "0") return;
-    // Status 1: one that answers at once and then sends the file slowly, in 4 parts 150 ms apart.
+    // Status 1: one that answers at once and then sends the file slowly, in 4 parts 500 ms apart:
+    // 1.5 s in all, past the client's timeout below.
     if (storage?.[1] === "1") {
       res.writeHead(200, { "content-type": "video/mp4" });
       let part = 0;
       const next = () => {
         if (++part >= 4) return res.end("end");
         res.write(`part${part}`);
-        setTimeout(next, 150);
+        setTimeout(next, 500);
       };
       return next();
     }
@@ -80,7 +81,8 @@ describe("a signed download link the storage refuses", () => {
   });
 
   it("a storage that does not answer within timeoutMs is a retryable NetworkError; one that answers in time may take longer to send the file", async () => {
-    const client = createVepClient({ baseUrl: api, apiKey: "spk_test", timeoutMs: 300 });
+    // A second: time enough for this machine's answers under a full suite's load (300 ms was not).
+    const client = createVepClient({ baseUrl: api, apiKey: "spk_test", timeoutMs: 1000 });
     const err = await client.fetchOutput(JOB(0)).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(NetworkError);
     expect(err).toMatchObject({ kind: "network", retryable: true });

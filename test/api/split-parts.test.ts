@@ -1,4 +1,4 @@
-import { and, asc, eq } from "drizzle-orm";
+import { and, asc, eq, isNotNull } from "drizzle-orm";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { jobParts, jobs, usage } from "../../drizzle/schema";
 import { DISPATCH_RETRY_DELAY, MAX_INTERRUPTIONS } from "../../domain/jobs";
@@ -60,15 +60,23 @@ async function put(key: string) {
 
 const stored = async (key: string) => (await s3.fetch(objectUrl(key), { method: "HEAD" })).status === 200;
 
-/** Waits until the job's scratch is gone from storage and no longer pending: the Worker deletes it after its answer. */
+/**
+ * Waits until the job's scratch is gone from storage, as the Worker deletes it after its answer;
+ * then, the grace passed (its mark made older), the sweep deletes it once more and settles it.
+ */
 async function scratchDeleted(jobId: string, keys: string[]) {
   await vi.waitFor(
     async () => {
       for (const key of keys) expect(await stored(key), key).toBe(false);
-      expect((await row(jobId)).scratchPendingSince).toBeNull();
     },
     { timeout: 10_000, interval: 100 },
   );
+  await admin.db
+    .update(jobs)
+    .set({ scratchPendingSince: new Date(Date.now() - 60_000) })
+    .where(and(eq(jobs.id, jobId), isNotNull(jobs.scratchPendingSince)));
+  expectStatus(await internal("/sweep", {}), 200);
+  expect((await row(jobId)).scratchPendingSince).toBeNull();
 }
 
 const row = async (jobId: string) => (await admin.db.select().from(jobs).where(eq(jobs.id, jobId)))[0];
@@ -189,6 +197,33 @@ describe("split encoding › the split hands the parts over", () => {
       body: { status: "cancelled" },
     });
     await scratchDeleted(job.id, keys);
+  });
+
+  it("a piece that lands after the cancel of a job no split was recorded for (an upload given up as it landed) goes with the sweep after the grace", async () => {
+    const { apiKey } = await newAccount();
+    const job = await createJob(apiKey);
+    await internal(`/jobs/${job.id}/claim`, { dispatch: 0 });
+    const early = audioInputKey(job.id);
+    await put(early);
+    expectStatus(await api(apiKey).cancelJob(job.id), 200);
+    // Held by an encoder when it ended: marked in the cancel's statement, though no split was recorded.
+    const marked = (await row(job.id)).scratchPendingSince;
+    expect(marked).toEqual(expect.any(Date));
+    // The deletion made after the cancel's answer takes what was there, and leaves the mark.
+    await vi.waitFor(async () => expect(await stored(early)).toBe(false), { timeout: 10_000, interval: 100 });
+    expect((await row(job.id)).scratchPendingSince).toEqual(marked);
+    const late = partInputKey(job.id, 0);
+    await put(late);
+    // Within the grace, the sweep leaves it; past it, the sweep deletes it and settles the mark.
+    expectStatus(await internal("/sweep", {}), 200);
+    expect(await stored(late)).toBe(true);
+    await admin.db
+      .update(jobs)
+      .set({ scratchPendingSince: new Date(Date.now() - 60_000) })
+      .where(eq(jobs.id, job.id));
+    expectStatus(await internal("/sweep", {}), 200);
+    expect(await stored(late)).toBe(false);
+    expect((await row(job.id)).scratchPendingSince).toBeNull();
   });
 });
 

@@ -16,7 +16,9 @@ import { notifyJobFinished } from "./webhooks";
 
 /**
  * Deletes the job's scratch, and the stream of one that did not complete (docs/playback.md), then
- * takes it off the pending list unless it was marked again since.
+ * takes it off the pending list if it was marked at least SCRATCH_PENDING_GRACE_MS before. So the
+ * deletion made as the job ends leaves the mark for the sweep's, after the grace: an upload its
+ * encoder gave up as the job ended can still land in storage after the first deletion.
  */
 export async function deleteScratch(
   services: Services,
@@ -25,7 +27,7 @@ export async function deleteScratch(
 ): Promise<number> {
   let deleted = await services.storage.deleteUnder(scratchPrefix(job.id));
   if (job.status !== "completed") deleted += await services.storage.deleteUnder(streamPrefix(job.accountId, job.id));
-  await scratchSettled(services.db, job.id, now);
+  await scratchSettled(services.db, job.id, new Date(now.getTime() - SCRATCH_PENDING_GRACE_MS));
   return deleted;
 }
 
@@ -63,7 +65,10 @@ export async function settleEndedSplitJob(
   await Promise.all(steps);
 }
 
-/** A job's scratch left pending this long was not deleted by the step that should have (it failed). */
+/**
+ * How long after a job's end the sweep deletes its scratch again: past any upload its encoder was
+ * making as the job ended, and past a first deletion that failed.
+ */
 const SCRATCH_PENDING_GRACE_MS = 10_000;
 /** Jobs whose scratch one sweep deletes at most; the next sweep takes the rest. */
 const SCRATCH_PER_SWEEP = 20;

@@ -42,15 +42,6 @@ export async function move(
 ): Promise<TransitionOutcome> {
   if (!isUuid(target.id)) return { moved: false, found: null };
   const { from, to } = TRANSITIONS[name];
-  // A job that ends leaves its scratch to delete, marked in the same statement (lib/split-jobs.ts):
-  // a split job's, an interrupted one's, whose encoder may have stored pieces before it died that
-  // no split recorded, and the stream of one that ends without completing.
-  const keepsStream = to === "completed" ? sql`` : sql` and ${jobs.stream} is null`;
-  const scratch: Changes = FINAL_STATUSES.includes(to)
-    ? {
-        scratchPendingSince: sql`case when ${jobs.split} is null and ${jobs.interruptions} = 0${keepsStream} then null else ${new Date().toISOString()}::timestamptz end`,
-      }
-    : {};
   const before = db.$with("before").as(
     db
       .select({
@@ -63,6 +54,17 @@ export async function move(
       )
       .for("update"),
   );
+  // A job that ends leaves its scratch to delete, marked in the same statement (lib/split-jobs.ts):
+  // a split job's; an interrupted one's, whose encoder may have stored pieces before it died that
+  // no split recorded; one that fails or is cancelled while an encoder holds it, which may be
+  // storing pieces its split has not yet recorded; and the stream of one that ends without completing.
+  const unfinished =
+    to === "completed" ? sql`` : sql` and ${jobs.stream} is null and ${before.previous} <> 'processing'`;
+  const scratch: Changes = FINAL_STATUSES.includes(to)
+    ? {
+        scratchPendingSince: sql`case when ${jobs.split} is null and ${jobs.interruptions} = 0${unfinished} then null else ${new Date().toISOString()}::timestamptz end`,
+      }
+    : {};
   const moved = db.$with("moved").as(
     db
       .update(jobs)

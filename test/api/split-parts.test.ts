@@ -3,7 +3,10 @@ import { afterAll, describe, expect, it, vi } from "vitest";
 import { jobParts, jobs, usage } from "../../drizzle/schema";
 import { DISPATCH_RETRY_DELAY, MAX_INTERRUPTIONS } from "../../domain/jobs";
 import { audioInputKey, PART_ATTEMPTS, partInputKey, partOutputKey, type SplitPlan } from "../../domain/split";
-import { CLAIM_TAKEOVER_AFTER_MS } from "../../worker/lib/job-states";
+import { workerVars } from "../../dev/worker-vars";
+import * as jobStates from "../../worker/lib/job-states";
+import { deleteScratch } from "../../worker/lib/split-jobs";
+import { openServices } from "../../worker/services";
 import { AUDIO_TASK_WEIGHT, PART_INTERRUPTED_MESSAGE } from "../../worker/lib/part-states";
 import { bodyOf, expectStatus } from "../support/api-client";
 import { startWebhookReceiver } from "../support/webhook-receiver";
@@ -199,22 +202,28 @@ describe("split encoding › the split hands the parts over", () => {
     await scratchDeleted(job.id, keys);
   });
 
-  it("a piece that lands after the cancel of a job no split was recorded for (an upload given up as it landed) goes with the sweep after the grace", async () => {
-    const { apiKey } = await newAccount();
+  it("a piece that lands after the first deletion of a held job's scratch goes with the sweep's, past the grace", async () => {
+    const services = openServices(
+      workerVars(stack.cloud, { publicUrl: stack.apiUrl, encoderUrl: stack.encoderUrl }, stack.internalSecret),
+    );
+    const { apiKey, accountId } = await newAccount();
     const job = await createJob(apiKey);
     await internal(`/jobs/${job.id}/claim`, { dispatch: 0 });
     const early = audioInputKey(job.id);
     await put(early);
-    expectStatus(await api(apiKey).cancelJob(job.id), 200);
-    // Held by an encoder when it ended: marked in the cancel's statement, though no split was recorded.
+    // Cancelled while an encoder held it, before any split: marked in the same statement.
+    const cancelled = await jobStates.cancel(services.db, { id: job.id, accountId });
+    if (!cancelled.moved) throw new Error(`the job was not cancelled: ${cancelled.found}`);
     const marked = (await row(job.id)).scratchPendingSince;
     expect(marked).toEqual(expect.any(Date));
-    // The deletion made after the cancel's answer takes what was there, and leaves the mark.
-    await vi.waitFor(async () => expect(await stored(early)).toBe(false), { timeout: 10_000, interval: 100 });
+    // The deletion made as the job ends takes what is there and leaves the mark.
+    await deleteScratch(services, cancelled.job);
+    expect(await stored(early)).toBe(false);
     expect((await row(job.id)).scratchPendingSince).toEqual(marked);
+    // An upload its encoder gave up as the job ended lands: within the grace the sweep leaves it;
+    // past it, the sweep deletes it and settles the mark.
     const late = partInputKey(job.id, 0);
     await put(late);
-    // Within the grace, the sweep leaves it; past it, the sweep deletes it and settles the mark.
     expectStatus(await internal("/sweep", {}), 200);
     expect(await stored(late)).toBe(true);
     await admin.db
@@ -321,7 +330,7 @@ describe("split encoding › handed over while the pieces are stored", () => {
   it("the job's message delivered again takes over a quiet splitting encoder, as for any job, and not a beating one", async () => {
     const { jobId } = await cuttingJob();
     expect(await internal(`/jobs/${jobId}/claim`, { dispatch: 0 })).toMatchObject({ status: 409 });
-    const quiet = new Date(Date.now() - CLAIM_TAKEOVER_AFTER_MS - 1000);
+    const quiet = new Date(Date.now() - jobStates.CLAIM_TAKEOVER_AFTER_MS - 1000);
     await admin.db.update(jobs).set({ lastCheckedAt: quiet }).where(eq(jobs.id, jobId));
     const claimed = bodyOf(await internal(`/jobs/${jobId}/claim`, { dispatch: 0 }), 200);
     expect(claimed.job).toMatchObject({ claim: 2 });
@@ -503,7 +512,7 @@ describe("split encoding › a part's state table", () => {
 
     await admin.db
       .update(jobParts)
-      .set({ heartbeatAt: new Date(Date.now() - CLAIM_TAKEOVER_AFTER_MS - 1000) })
+      .set({ heartbeatAt: new Date(Date.now() - jobStates.CLAIM_TAKEOVER_AFTER_MS - 1000) })
       .where(eq(jobParts.jobId, jobId));
     const again = bodyOf(await part(jobId, 0, "claim", { dispatch: 0 }), 200);
     expect(again).toMatchObject({ claim: 2, attempt: 0 });
@@ -522,7 +531,10 @@ describe("split encoding › a part's state table", () => {
     await claimPart(jobId, 1);
     await admin.db
       .update(jobParts)
-      .set({ heartbeatAt: new Date(Date.now() - CLAIM_TAKEOVER_AFTER_MS - 1000), interruptions: MAX_INTERRUPTIONS })
+      .set({
+        heartbeatAt: new Date(Date.now() - jobStates.CLAIM_TAKEOVER_AFTER_MS - 1000),
+        interruptions: MAX_INTERRUPTIONS,
+      })
       .where(eq(jobParts.jobId, jobId));
     expect(await part(jobId, 1, "claim", { dispatch: 0 })).toMatchObject({ status: 409, body: { status: "failed" } });
     expect(await row(jobId)).toMatchObject({

@@ -147,10 +147,10 @@ function failureCallbackOf(req: IncomingMessage): FailureCallback | undefined {
 /**
  * QStash's publish API on this machine: the real `@upstash/qstash` Client publishes to it and
  * cancels through it; deliveries carry an `Upstash-Signature` the real `Receiver` verifies,
- * `Upstash-Retried`, retries with backoff (the message's `Upstash-Retry-Delay` expression when it has one),
- * and flow-control parallelism per key. A message given
- * up on (retries spent, or a 489 with `Upstash-NonRetryable-Error`) that was published with an
- * `Upstash-Failure-Callback` is reported there, as QStash does. A publish with
+ * `Upstash-Retried`, retries with backoff (the message's `Upstash-Retry-Delay` expression when
+ * it has one), and flow-control parallelism per key. A message given up on (retries spent, or a
+ * 489 with `Upstash-NonRetryable-Error`) that was published with an `Upstash-Failure-Callback`
+ * is reported there, as QStash does. A publish with
  * an `Upstash-Deduplication-Id` already seen is accepted but not enqueued: 202 with the first
  * message's id, as QStash answers, for 10 minutes (QStash's deduplication window).
  * A destination's redirect is not followed: like any answer outside 2xx, it is retried; so is a

@@ -62,7 +62,9 @@ describe("the encoder pool's count (FLY_APP)", () => {
     const { api, env } = await flyApp(machines(12, 1));
     try {
       const pool = poolOf(env);
-      expect(await pool.partParallelism()).toBe(10);
+      // A split's parts, published at once, share one count.
+      expect(await Promise.all(Array.from({ length: 5 }, () => pool.partParallelism()))).toEqual([10, 10, 10, 10, 10]);
+      expect(api.requests()).toBe(1);
       // The pool grows: the count stands for its minute, read from Redis, by this isolate or another.
       api.setMachines(machines(50, 1));
       expect(await pool.partParallelism()).toBe(10);

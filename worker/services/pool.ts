@@ -51,18 +51,26 @@ export function createPool(env: Env, cache: () => Redis): Pool {
       return PART_PARALLELISM;
     }
   }
+  // Redis unreachable costs a count of the pool per publish, never the publish.
+  async function read(): Promise<number> {
+    const known = await cache()
+      .get<number>(key)
+      .catch((err) => logFailure("the pool's count could not be read from Redis", err));
+    if (typeof known === "number") return known;
+    const parallelism = await counted();
+    await cache()
+      .set(key, parallelism, { ex: POOL_MEMORY_SECONDS })
+      .catch((err) => logFailure("the pool's count could not be kept in Redis", err));
+    return parallelism;
+  }
+  // A split's parts are published at once: they share one read rather than each make their own.
+  let reading: Promise<number> | undefined;
   return {
-    // Redis unreachable costs a count of the pool per publish, never the publish.
-    async partParallelism() {
-      const known = await cache()
-        .get<number>(key)
-        .catch((err) => logFailure("the pool's count could not be read from Redis", err));
-      if (typeof known === "number") return known;
-      const parallelism = await counted();
-      await cache()
-        .set(key, parallelism, { ex: POOL_MEMORY_SECONDS })
-        .catch((err) => logFailure("the pool's count could not be kept in Redis", err));
-      return parallelism;
+    partParallelism() {
+      reading ??= read().finally(() => {
+        reading = undefined;
+      });
+      return reading;
     },
   };
 }

@@ -6,6 +6,7 @@ import { startRedisRest } from "../../dev/cloud/redis-rest";
 import type { PoolMachine } from "../../domain/pool";
 import { parseEnv } from "../../worker/env";
 import { createPool } from "../../worker/services/pool";
+import { WORKER_BINDINGS } from "../support/worker-bindings";
 
 /**
  * The Worker's count of the encoder pool (worker/services/pool.ts) against the stand-in for Fly's
@@ -28,19 +29,9 @@ const machines = (count: number, hardLimit?: number): PoolMachine[] =>
 
 const bindings = (extra: Record<string, string>) =>
   parseEnv({
-    DATABASE_URL: "postgres://u:p@db.example.com/app",
-    S3_ENDPOINT: "https://account.r2.cloudflarestorage.com",
-    S3_BUCKET: "outputs",
-    S3_ACCESS_KEY_ID: "id",
-    S3_SECRET_ACCESS_KEY: "secret",
-    QSTASH_TOKEN: "token",
+    ...WORKER_BINDINGS,
     UPSTASH_REDIS_REST_URL: redisRest.url,
     UPSTASH_REDIS_REST_TOKEN: redisRest.token,
-    ENCODER_URL: "https://encoder.example.com",
-    PUBLIC_URL: "https://api.example.com",
-    QSTASH_CURRENT_SIGNING_KEY: "current",
-    QSTASH_NEXT_SIGNING_KEY: "next",
-    INTERNAL_SECRET: "a-secret-of-sixteen-or-more",
     ...extra,
   });
 

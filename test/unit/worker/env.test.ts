@@ -7,24 +7,11 @@ import { workerVars } from "../../../dev/worker-vars";
 import { DEFAULT_MONTHLY_QUOTA } from "../../../domain/plans";
 import { parseRetryDelay } from "../../../domain/retry-delay";
 import { monthlyQuotas, parseEnv } from "../../../worker/env";
+import { WORKER_BINDINGS } from "../../support/worker-bindings";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
 
-const env = {
-  DATABASE_URL: "postgres://u:p@db.example.com/app",
-  S3_ENDPOINT: "https://account.r2.cloudflarestorage.com",
-  S3_BUCKET: "outputs",
-  S3_ACCESS_KEY_ID: "id",
-  S3_SECRET_ACCESS_KEY: "secret",
-  QSTASH_TOKEN: "token",
-  UPSTASH_REDIS_REST_URL: "https://redis.example.com",
-  UPSTASH_REDIS_REST_TOKEN: "token",
-  ENCODER_URL: "https://encoder.example.com",
-  PUBLIC_URL: "https://api.example.com",
-  QSTASH_CURRENT_SIGNING_KEY: "current",
-  QSTASH_NEXT_SIGNING_KEY: "next",
-  INTERNAL_SECRET: "a-secret-of-sixteen-or-more",
-};
+const env = WORKER_BINDINGS;
 
 describe("the Worker's configuration: QUOTA_LIMITS", () => {
   it("overrides the plans it names and keeps the others' defaults", () => {

@@ -15,9 +15,10 @@ export const MAX_PART_PARALLELISM = 1000;
 
 /**
  * States of a Machine that will take no delivery again. A stopped (or suspended) one counts: the
- * proxy starts it when a delivery finds the running ones busy.
+ * proxy starts it when a delivery finds the running ones busy; so does one being replaced by a
+ * deploy, which comes back.
  */
-const GONE = new Set(["destroying", "destroyed", "replacing", "failed"]);
+const GONE = new Set(["destroying", "destroyed", "failed"]);
 
 /** The deliveries one Machine takes at once: its service's hard limit, one (the encoder's fly.toml) when it names none. */
 function deliveriesOf(machine: PoolMachine): number {

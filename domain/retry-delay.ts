@@ -21,6 +21,9 @@ const FUNCTIONS: Record<string, { arity: number | "some"; apply: (...args: numbe
   max: { arity: "some", apply: Math.max },
 };
 
+const SUMS = { "+": (a: number, b: number) => a + b, "-": (a: number, b: number) => a - b };
+const PRODUCTS = { "*": (a: number, b: number) => a * b, "/": (a: number, b: number) => a / b };
+
 /** QStash waits at most a day between deliveries. */
 export const MAX_RETRY_DELAY_MS = 86_400_000;
 
@@ -63,24 +66,18 @@ export function parseRetryDelay(expression: string): RetryDelay {
   };
 
   // sum := product (("+" | "-") product)*; product := unary (("*" | "/") unary)*; unary := "-" unary | atom
-  function sum(): Node {
-    let left = product();
-    while (peek() === "+" || peek() === "-") {
-      const op = take();
-      const [l, r] = [left, product()];
-      left = op === "+" ? (n) => l(n) + r(n) : (n) => l(n) - r(n);
+  /** Operands joined left to right by the operators of one precedence. */
+  function joined(operators: Record<string, (a: number, b: number) => number>, operand: () => Node): Node {
+    let left = operand();
+    for (let token = peek(); token !== undefined && Object.hasOwn(operators, token); token = peek()) {
+      take();
+      const [apply, l, r] = [operators[token], left, operand()];
+      left = (n) => apply(l(n), r(n));
     }
     return left;
   }
-  function product(): Node {
-    let left = unary();
-    while (peek() === "*" || peek() === "/") {
-      const op = take();
-      const [l, r] = [left, unary()];
-      left = op === "*" ? (n) => l(n) * r(n) : (n) => l(n) / r(n);
-    }
-    return left;
-  }
+  const sum = (): Node => joined(SUMS, product);
+  const product = (): Node => joined(PRODUCTS, unary);
   function unary(): Node {
     if (peek() === "-") {
       take();

@@ -1,7 +1,7 @@
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage } from "node:http";
 import { SignJWT } from "jose";
-import { parseRetryDelay } from "../../domain/retry-delay";
+import { parseRetryDelay, type RetryDelay } from "../../domain/retry-delay";
 import { httpRequest, readBody as readAnswer } from "../../encoder/http/client";
 import { close, guarded, listen } from "./listen";
 
@@ -34,6 +34,8 @@ interface Message {
   retried: number;
   /** `Upstash-Retry-Delay`: the milliseconds before each retry, over `retried`; the emulator's back-off when absent. */
   retryDelay?: string;
+  /** The same, parsed once at the publish. */
+  delayOf?: RetryDelay;
   flowControlKey?: string;
   parallelism?: number;
   notBefore: number;
@@ -44,14 +46,14 @@ interface Message {
 }
 
 /** A message as GET /v2/messages/{id} (and the emulator's own path) describes it: its body as text, its failure callback's URL. */
-export type EmulatedMessage = Omit<Message, "body" | "headers" | "failureCallback"> & {
+export type EmulatedMessage = Omit<Message, "body" | "headers" | "failureCallback" | "delayOf"> & {
   body: string;
   header: Record<string, string>;
   failureCallback?: string;
 };
 
 /** The description of a message, as the GET paths answer it. */
-function described({ body, headers, failureCallback, ...info }: Message): EmulatedMessage {
+function described({ body, headers, failureCallback, delayOf: _parsed, ...info }: Message): EmulatedMessage {
   return { ...info, body: body.toString("utf8"), header: headers, failureCallback: failureCallback?.url };
 }
 
@@ -111,15 +113,14 @@ function retriesOf(value: string | string[] | undefined): number {
   return retries;
 }
 
-/** `Upstash-Retry-Delay`, checked to be an expression QStash would take; none when absent. */
-function retryDelayOf(value: string | string[] | undefined): string | undefined {
-  if (value === undefined) return undefined;
+/** `Upstash-Retry-Delay`, as sent and parsed, when it is an expression QStash would take; none when absent. */
+function retryDelayOf(value: string | string[] | undefined): Pick<Message, "retryDelay" | "delayOf"> {
+  if (value === undefined) return {};
   try {
-    parseRetryDelay(String(value));
+    return { retryDelay: String(value), delayOf: parseRetryDelay(String(value)) };
   } catch (err) {
     throw new RangeError(`invalid retry delay: ${(err as Error).message}`);
   }
-  return String(value);
 }
 
 /** The request's headers named `prefix…`, with the prefix taken off. */
@@ -260,10 +261,9 @@ export async function startQStashEmulator(opts: QStashEmulatorOptions) {
       message.state = "failed";
       enqueueFailureCallback(message, answer);
     } else {
-      const delayMs =
-        message.retryDelay === undefined
-          ? Math.min(retryBaseMs * 2 ** message.retried, maxRetryDelayMs)
-          : parseRetryDelay(message.retryDelay)(message.retried);
+      const delayMs = message.delayOf
+        ? message.delayOf(message.retried)
+        : Math.min(retryBaseMs * 2 ** message.retried, maxRetryDelayMs);
       message.retried += 1;
       message.notBefore = Date.now() + delayMs;
       message.state = "waiting";
@@ -351,11 +351,11 @@ export async function startQStashEmulator(opts: QStashEmulatorOptions) {
         const destination = decodeURIComponent(url.slice("/v2/publish/".length));
         if (!/^https?:\/\//.test(destination)) return send(400, { error: `invalid destination url: ${destination}` });
         const deduplicationId = req.headers["upstash-deduplication-id"];
-        let delivery: { maxRetries: number; retryDelay?: string; failureCallback: FailureCallback | undefined };
+        let delivery: Pick<Message, "maxRetries" | "retryDelay" | "delayOf" | "failureCallback">;
         try {
           delivery = {
             maxRetries: retriesOf(req.headers["upstash-retries"]),
-            retryDelay: retryDelayOf(req.headers["upstash-retry-delay"]),
+            ...retryDelayOf(req.headers["upstash-retry-delay"]),
             failureCallback: failureCallbackOf(req),
           };
         } catch (err) {
@@ -389,12 +389,10 @@ export async function startQStashEmulator(opts: QStashEmulatorOptions) {
           method: String(req.headers["upstash-method"] ?? "POST"),
           body,
           headers,
-          maxRetries: delivery.maxRetries,
-          retryDelay: delivery.retryDelay,
+          ...delivery,
           flowControlKey: req.headers["upstash-flow-control-key"] as string | undefined,
           parallelism: Number.isFinite(parallelism) ? parallelism : undefined,
           notBefore: Date.now() + parseDuration(req.headers["upstash-delay"] as string | undefined),
-          failureCallback: delivery.failureCallback,
         });
         return send(201, { messageId, url: destination });
       }

@@ -97,6 +97,22 @@ describe("the encoder pool's count (FLY_APP)", () => {
     }
   });
 
+  it("a Redis that does not answer costs a count of the pool per call, never the count", async () => {
+    const { api, env } = await flyApp(machines(7, 1));
+    const errors = vi.spyOn(console, "error").mockImplementation(() => undefined);
+    try {
+      const gone = new Redis({ url: "http://127.0.0.1:9", token: "t", retry: false });
+      const pool = createPool(bindings(env), () => gone as never);
+      expect(await pool.partParallelism()).toBe(5);
+      expect(await pool.partParallelism()).toBe(5);
+      expect(api.requests()).toBe(2);
+      expect(errors.mock.calls.flat().join("\n")).toMatch(/could not be read from Redis.*could not be kept in Redis/s);
+    } finally {
+      errors.mockRestore();
+      await api.stop();
+    }
+  });
+
   it("PART_PARALLELISM, when set, stands whatever the pool; neither set, the default of 8", async () => {
     const { api, env } = await flyApp(machines(30, 1));
     try {

@@ -44,6 +44,32 @@ function playlistInput(path: string): string[] {
   return path.endsWith(".m3u8") ? ["-allowed_extensions", "ALL"] : [];
 }
 
+/** The first audio stream of `path` (a file or an HLS playlist) decoded to mono at RATE, through `filters`. */
+async function decodedMono(path: string, filters: string[] = []): Promise<Float32Array> {
+  const { stdout } = await run(
+    "ffmpeg",
+    [
+      "-v",
+      "error",
+      ...playlistInput(path),
+      "-i",
+      path,
+      "-map",
+      "0:a:0",
+      ...filters,
+      "-ac",
+      "1",
+      "-ar",
+      String(RATE),
+      "-f",
+      "f32le",
+      "-",
+    ],
+    { encoding: "buffer", maxBuffer: 1024 * 1024 * 1024 },
+  );
+  return new Float32Array(stdout.buffer, stdout.byteOffset, Math.floor(stdout.length / 4));
+}
+
 /**
  * Where the first audio stream of `path` (a file or an HLS playlist) stops being one continuous
  * sine tone of `toneHz`, as makeNumberedSource (frame-numbers.ts) makes it: jumps from one sample
@@ -51,30 +77,7 @@ function playlistInput(path: string): string[] {
  * presentation times in seconds. Empty when the tone runs unbroken.
  */
 export async function audioDiscontinuities(path: string, opts: { toneHz: number }): Promise<Discontinuity[]> {
-  const [start, { stdout }] = await Promise.all([
-    firstAudioStart(path),
-    run(
-      "ffmpeg",
-      [
-        "-v",
-        "error",
-        ...playlistInput(path),
-        "-i",
-        path,
-        "-map",
-        "0:a:0",
-        "-ac",
-        "1",
-        "-ar",
-        String(RATE),
-        "-f",
-        "f32le",
-        "-",
-      ],
-      { encoding: "buffer", maxBuffer: 1024 * 1024 * 1024 },
-    ) as unknown as Promise<{ stdout: Buffer }>,
-  ]);
-  const samples = new Float32Array(stdout.buffer, stdout.byteOffset, Math.floor(stdout.length / 4));
+  const [start, samples] = await Promise.all([firstAudioStart(path), decodedMono(path)]);
   let squares = 0;
   for (const s of samples) squares += s * s;
   // The tone's amplitude from its power: a few gaps or clicks barely move it.
@@ -174,28 +177,7 @@ export async function audioStartVsVideoStart(path: string): Promise<number> {
  * which fills a gap in the timestamps with silence, and padded from time 0.
  */
 export async function firstLoudSampleAt(path: string): Promise<number> {
-  const { stdout } = await run(
-    "ffmpeg",
-    [
-      "-v",
-      "error",
-      "-i",
-      path,
-      "-map",
-      "0:a:0",
-      "-af",
-      "aresample=async=1:first_pts=0",
-      "-ac",
-      "1",
-      "-ar",
-      String(RATE),
-      "-f",
-      "f32le",
-      "-",
-    ],
-    { encoding: "buffer", maxBuffer: 256 * 1024 * 1024 },
-  );
-  const samples = new Float32Array(stdout.buffer, stdout.byteOffset, Math.floor(stdout.length / 4));
+  const samples = await decodedMono(path, ["-af", "aresample=async=1:first_pts=0"]);
   const at = samples.findIndex((s) => Math.abs(s) > 0.5);
   if (at < 0) throw new Error(`${path}: no sample louder than half full scale`);
   return at / RATE;

@@ -39,7 +39,8 @@ async function deletePartMessages(services: Services, jobId: string): Promise<vo
 }
 
 /**
- * After a split job ended (cancelled, failed, completed): its webhook when it has one to send,
+ * After a job with scratch to delete ended (a split job, an interrupted one, one that ended while
+ * an encoder held it; cancelled, failed or completed): its webhook when it has one to send,
  * its parts' messages deleted, its scratch deleted. Each step's failure is logged and left to
  * the sweep (the webhook and scratch outboxes); a message left queued is refused at its claim.
  */
@@ -70,8 +71,11 @@ export async function settleEndedSplitJob(
  * making as the job ended, and past a first deletion that failed.
  */
 const SCRATCH_PENDING_GRACE_MS = 10_000;
-/** Jobs whose scratch one sweep deletes at most; the next sweep takes the rest. */
-const SCRATCH_PER_SWEEP = 20;
+/**
+ * Jobs whose scratch one sweep deletes at most; the next sweep takes the rest. Every split job
+ * that ends comes here once (the deletion past the grace), so the bound is the other outboxes'.
+ */
+const SCRATCH_PER_SWEEP = 100;
 
 /** The sweep's part: deletes the scratch of split jobs that ended, oldest first. One failure does not stop the others. */
 export async function deletePendingScratch(

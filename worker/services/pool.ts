@@ -25,20 +25,20 @@ const POOL_TIMEOUT_MS = 3000;
  */
 export function createPool(env: Env, cache: () => Redis): Pool {
   const fixed = env.PART_PARALLELISM;
-  const fly = env.FLY_APP && env.FLY_API_TOKEN ? { app: env.FLY_APP, token: env.FLY_API_TOKEN } : undefined;
-  if (fixed !== undefined || !fly) {
+  const { FLY_APP: app, FLY_API_TOKEN: token } = env;
+  if (fixed !== undefined || !app || !token) {
     const parallelism = fixed ?? PART_PARALLELISM;
     return { partParallelism: async () => parallelism };
   }
-  const machinesUrl = new URL(`/v1/apps/${encodeURIComponent(fly.app)}/machines`, env.FLY_API_URL).href;
-  const key = `pool:${fly.app}:part-parallelism`;
+  const machinesUrl = new URL(`/v1/apps/${encodeURIComponent(app)}/machines`, env.FLY_API_URL).href;
+  const key = `pool:${app}:part-parallelism`;
   const logFailure = (msg: string, err: unknown) =>
     console.error(JSON.stringify({ level: "error", msg, error: describeError(err) }));
   async function counted(): Promise<number> {
     try {
       const res = await measured("pool", () =>
         fetch(machinesUrl, {
-          headers: { Authorization: `Bearer ${fly?.token}` },
+          headers: { Authorization: `Bearer ${token}` },
           signal: AbortSignal.timeout(POOL_TIMEOUT_MS),
         }),
       );

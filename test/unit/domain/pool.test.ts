@@ -18,6 +18,8 @@ describe("the parts' parallelism from the encoder pool", () => {
 
   it("counts stopped and suspended Machines, which the proxy starts for a delivery, and not those going away", () => {
     expect(partParallelism([...many(4), ...many(3, "stopped"), ...many(1, "suspended")])).toBe(6);
+    // One a deploy is replacing comes back.
+    expect(partParallelism([...many(4), ...many(2, "replacing")])).toBe(4);
     expect(partParallelism([...many(4), ...many(5, "destroying"), ...many(5, "destroyed"), ...many(2, "failed")])).toBe(
       2,
     );

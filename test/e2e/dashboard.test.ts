@@ -98,7 +98,34 @@ afterAll(async () => {
   await e2e?.stop();
 });
 
-/** Steps run in order on one signed-in browser, as a new user would go. */
+/**
+ * Waits until the page's player is past `seconds` (or says it failed); a player that stalls
+ * fails the test with where it stood.
+ */
+async function playsPast(seconds: number, timeout: number, label = "the player") {
+  try {
+    await page.waitForFunction(
+      (past) => {
+        const video = document.getElementById("player") as HTMLVideoElement;
+        return video.currentTime > past || video.dataset.error !== undefined;
+      },
+      seconds,
+      { timeout },
+    );
+  } catch (err) {
+    const at = await page.evaluate(() => {
+      const video = document.getElementById("player") as HTMLVideoElement | null;
+      if (!video) return "no player on the page";
+      const buffered = Array.from(
+        { length: video.buffered.length },
+        (_, i) => `${video.buffered.start(i).toFixed(2)}-${video.buffered.end(i).toFixed(2)}`,
+      );
+      return `at ${video.currentTime.toFixed(2)} s, paused ${video.paused}, readyState ${video.readyState}, networkState ${video.networkState}, buffered [${buffered.join(", ")}], duration ${video.duration}`;
+    });
+    throw new Error(`${label} did not play past ${seconds} s within ${timeout} ms: ${at}`, { cause: err });
+  }
+}
+
 /** The job's page, its player started muted until 1.5 s have played (or it reports an error): what it shows then. */
 async function played(jobId: string) {
   await page.goto(`/dashboard/jobs/${jobId}`);
@@ -107,14 +134,7 @@ async function played(jobId: string) {
     video.muted = true;
     return video.play().catch(() => undefined);
   });
-  await page.waitForFunction(
-    () => {
-      const video = document.getElementById("player") as HTMLVideoElement;
-      return video.currentTime > 1.5 || video.dataset.error !== undefined;
-    },
-    undefined,
-    { timeout: 30_000 },
-  );
+  await playsPast(1.5, 30_000);
   return page.evaluate(() => {
     const video = document.getElementById("player") as HTMLVideoElement;
     return {
@@ -127,6 +147,7 @@ async function played(jobId: string) {
   });
 }
 
+/** Steps run in order on one signed-in browser, as a new user would go. */
 describe("the dashboard in headless Chromium", () => {
   let apiKey: string;
   let mp4Job: string;
@@ -294,6 +315,14 @@ describe("the dashboard in headless Chromium", () => {
     ]) {
       // The encode makes the stream's first seconds, then waits for the rest of its source.
       const origin = await heldOrigin(file, heldFrom);
+      // dash.js loads once its player is on the page: held until the play below is asked for, a
+      // play asked for before the player is ready still plays.
+      let playAsked = () => {};
+      const asked = new Promise<void>((resolve) => (playAsked = resolve));
+      await page.route("**/dash.all.min.js", async (route) => {
+        await asked;
+        await route.continue();
+      });
       try {
         const job = await vep(apiKey).createJob({ inputUrl: origin.url, preset });
         await page.goto(`/dashboard/jobs/${job.id}`);
@@ -307,16 +336,10 @@ describe("the dashboard in headless Chromium", () => {
           const video = document.getElementById("player") as HTMLVideoElement;
           (window as MarkedWindow).firstPlayer = video;
           video.muted = true;
-          return video.play().catch(() => undefined);
+          video.play().catch(() => undefined);
         });
-        await page.waitForFunction(
-          () => {
-            const video = document.getElementById("player") as HTMLVideoElement;
-            return video.currentTime > 1.5 || video.dataset.error !== undefined;
-          },
-          undefined,
-          { timeout: 60_000 },
-        );
+        playAsked();
+        await playsPast(1.5, 60_000, preset);
         const playing = await page.evaluate(() => {
           const video = document.getElementById("player") as HTMLVideoElement;
           return { error: video.dataset.error ?? null, width: video.videoWidth, levels: video.dataset.levels ?? null };
@@ -350,16 +373,11 @@ describe("the dashboard in headless Chromium", () => {
           await page.evaluate(() => (window as MarkedWindow).firstPlayer === document.getElementById("player")),
         ).toBe(true);
         // It plays on into the last segment, made only once the source was released.
-        await page.waitForFunction(
-          () => {
-            const video = document.getElementById("player") as HTMLVideoElement;
-            return video.currentTime > 3.2 || video.dataset.error !== undefined;
-          },
-          undefined,
-          { timeout: 60_000 },
-        );
+        await playsPast(3.2, 60_000, preset);
         expect(await page.evaluate(() => document.getElementById("player")?.dataset.error ?? null), preset).toBeNull();
       } finally {
+        playAsked();
+        await page.unrouteAll();
         await origin.stop();
       }
     }

@@ -76,7 +76,12 @@ async function attachDash(video) {
   player.on(events.STREAM_INITIALIZED, () => {
     video.dataset.levels = String(player.getRepresentationsByType("video").length);
   });
-  player.initialize(video, video.dataset.dashSrc, false, 0);
+  // A play asked for while dash.js was loading leaves the element playing with its play event
+  // gone before dash.js listened, and dash.js then never refreshes a live MPD: paused again
+  // here, the play is dash.js's own.
+  const playAsked = !video.paused;
+  if (playAsked) video.pause();
+  player.initialize(video, video.dataset.dashSrc, playAsked, 0);
   video.dash = player;
 }
 

@@ -223,17 +223,28 @@ describe("npm run dev's start and end", () => {
     }
   });
 
-  it("a second signal stops at once a start held by a service that does not answer, PostgreSQL included", async () => {
+  it("a second signal stops at once a stop held by what does not answer (a silent Redis, an FFmpeg deaf to the stop), PostgreSQL included", async () => {
+    // The start waits on the silent Redis for at most 10 s; the stop then waits on the sample's
+    // FFmpeg, which ignores the SIGTERM the stop sends it, for its whole minute: the stop is still
+    // under way when the second signal comes, however slow this machine is at the moment.
+    const dir = await mkdtemp(join(tmpdir(), "dev-runner-second-signal-"));
+    await chmod(dir, 0o755);
+    const held = await heldFfmpeg(dir, "testsrc2=size=1280x720", { deaf: true });
     const silent = await silentServer();
+    let heldPid: number | undefined;
     try {
       const port = await freePort();
-      const dev = startDev(port, { REDIS_URL: `redis://127.0.0.1:${silent.port}` });
+      const dev = spawnDev(
+        devEnv(dir, { PORT: String(port), PATH: held.path, REDIS_URL: `redis://127.0.0.1:${silent.port}` }),
+      );
       await waitFor(
-        "PostgreSQL to be up",
-        () => (postgresOf(dataDir).length > 0 && silent.connections() > 0 ? true : undefined),
+        "PostgreSQL and the sample's FFmpeg to be up",
+        async () =>
+          postgresOf(dir).length > 0 && silent.connections() > 0 && (await exists(held.pidFile)) ? true : undefined,
         60_000,
       );
-      const runner = await runnerPid();
+      heldPid = await held.pid();
+      const runner: number = JSON.parse(await readFile(join(dir, "in-use.json"), "utf8")).pid;
       process.kill(runner, "SIGTERM");
       // Later than npm's copy of a Ctrl-C, which is not a second signal: the runner takes a signal
       // within ONE_KEYPRESS_MS (dev/run.ts, 500 ms by its clock) of the first for that copy. It
@@ -241,12 +252,15 @@ describe("npm run dev's start and end", () => {
       await waitFor("the stop to begin", () => (dev.output().includes("Stopping…") ? true : undefined), 30_000);
       const stopping = Date.now();
       await vi.waitFor(() => expect(Date.now()).toBeGreaterThan(stopping + 500), { timeout: 5000, interval: 50 });
+      expect(running(heldPid), "the stop is still waiting on the sample's FFmpeg").toBe(true);
       process.kill(runner, "SIGTERM");
       await waitFor("the runner to end", () => (gone(runner) ? true : undefined), 3000);
       expect(dev.output()).toMatch(/Stopping at once \(a second signal\)\./);
-      await waitFor("PostgreSQL to end", () => (postgresOf(dataDir).length === 0 ? true : undefined), 10_000);
+      await waitFor("PostgreSQL to end", () => (postgresOf(dir).length === 0 ? true : undefined), 10_000);
     } finally {
+      if (heldPid !== undefined && running(heldPid)) process.kill(heldPid, "SIGKILL");
       silent.close();
+      await rm(dir, { recursive: true, force: true });
     }
   });
 

@@ -1,12 +1,12 @@
 import { mkdtemp, readdir, readFile, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SplitPlan } from "../../../domain/split";
 import { encodePreset } from "../../../encoder/ffmpeg/encode";
 import { probeFile, probeSource } from "../../../encoder/ffmpeg/probe";
 import { encodeWholeStream, layoutFor } from "../../../encoder/stream/whole";
-import { streamRecipe } from "../../../domain/stream/layout";
+import { renditionName, streamRecipe, streamRungs } from "../../../domain/stream/layout";
 import { streamLocally } from "../../support/stream-locally";
 import { makeNumberedSource, readFrameNumbers } from "../../support/frame-numbers";
 import { frameOrderProblem } from "../../support/frame-order";
@@ -237,22 +237,56 @@ describe("streams made in parts", () => {
       return { out, ...(await streamLocally(streamSource, presetId, out, PART_SECONDS)) };
     });
 
-  it.each(["hls_abr_264_basic", "dash_abr_264_standard", "hls_abr_265_efficient_4k"])(
+  it.each([
+    "hls_abr_264_basic",
+    "dash_abr_264_standard",
+    "hls_abr_265_efficient_4k",
+    "cmaf_abr_265_standard",
+    "hls_abr_av1_efficient",
+  ])(
     "%s: every rung holds every frame once, in order; every segment starts on a key frame; the audio is unbroken",
     async (presetId) => {
       const { out, plan } = await inParts(presetId);
       expect(plan.parts.length).toBeGreaterThanOrEqual(3);
-      const manifest = join(out, presetId.startsWith("dash") ? "manifest.mpd" : "master.m3u8");
-      if (manifest.endsWith(".m3u8")) expect(await segmentsOffKeyframes(manifest)).toEqual([]);
-      const rungs = presetId === "hls_abr_265_efficient_4k" ? ["480p"] : ["480p", "360p"];
-      for (const rung of rungs) {
-        const playlist = presetId.startsWith("dash") ? manifest : join(out, rung, "index.m3u8");
-        if (playlist === manifest && rung !== "480p") continue;
-        expect(frameOrderProblem(await readFrameNumbers(playlist), plan.totalFrames), `${presetId} ${rung}`).toBeNull();
+      const recipe = streamRecipe(presetId)!;
+      const manifest = recipe.packaging.format;
+      const mpd = join(out, "manifest.mpd");
+      const master = join(out, "master.m3u8");
+      // The MPD is read at its first representation, HLS at each rung the ladder keeps for a 480p source.
+      const playlists = manifest === "dash" ? [mpd] : await rungPlaylists(master);
+      if (manifest !== "dash") {
+        expect(
+          playlists.map((p) => basename(dirname(p))),
+          presetId,
+        ).toEqual(streamRungs(recipe, 480).map(renditionName));
+        expect(await segmentsOffKeyframes(master)).toEqual([]);
       }
-      expect(await audioDiscontinuities(manifest, { toneHz: 440 })).toEqual([]);
+      if (manifest === "cmaf") playlists.push(mpd);
+      // The sample entry a player is told by CODECS: `hvc1` for HEVC (Apple's), `av01` for AV1.
+      const tags: Record<string, string> = {
+        cmaf_abr_265_standard: "hvc1",
+        hls_abr_265_efficient_4k: "hvc1",
+        hls_abr_av1_efficient: "av01",
+      };
+      if (tags[presetId]) {
+        const probed = await ffprobeJson(playlists[0]);
+        expect(probed.streams.find((s) => s.codec_type === "video")?.codec_tag_string, presetId).toBe(tags[presetId]);
+      }
+      for (const playlist of playlists) {
+        expect(
+          frameOrderProblem(await readFrameNumbers(playlist), plan.totalFrames),
+          `${presetId} ${playlist}`,
+        ).toBeNull();
+      }
+      expect(await audioDiscontinuities(manifest === "dash" ? mpd : master, { toneHz: 440 })).toEqual([]);
     },
   );
+
+  /** The media playlist of each variant an HLS master lists. */
+  async function rungPlaylists(master: string) {
+    const { playlists = [] } = parseM3u8(await readFile(master, "utf8"));
+    return playlists.map(({ uri }) => join(dirname(master), uri));
+  }
 
   it("hls_abr_264_basic: the same size as the whole encode, within 5%, and the same variants with the same BANDWIDTH", async () => {
     const [split, whole] = await Promise.all([inParts("hls_abr_264_basic"), wholeStream("hls_abr_264_basic")]);

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { AwsClient } from "aws4fetch";
@@ -14,6 +14,7 @@ import { readSplitFacts } from "../../../encoder/split/facts";
 import { planSplit, splittableRecipe } from "../../../encoder/split/plan";
 import { createUploader } from "../../../encoder/upload/s3";
 import type { HeadStart } from "../../../encoder/split/head-start";
+import { type KeptScratch, keptScratch } from "../../../encoder/split/kept-scratch";
 import { heldFfmpeg, running } from "../../support/held-ffmpeg";
 import { ffprobeJson, makeSource } from "../../support/media";
 
@@ -50,6 +51,7 @@ async function splitWith(
   split: InternalApi["split"],
   alongside?: RenderContext["alongside"],
   aborts = new AbortController(),
+  kept?: KeptScratch,
 ) {
   const source = join(dir, "source.mp4");
   const probed = await probeSource(source);
@@ -76,7 +78,7 @@ async function splitWith(
     jobId: job.id,
     plan,
     workDir,
-    run: () => handOff({ api, uploader }, job, ctx, { path: source, probe }, plan),
+    run: () => handOff({ api, uploader, kept }, job, ctx, { path: source, probe }, plan),
   };
 }
 
@@ -125,6 +127,30 @@ describe("the split stage", () => {
       else expect(left.length).toBeGreaterThan(0);
       expect(left.length).toBeLessThan(taskIndices(plan).length);
     }
+  });
+
+  it("a stage that fails drops the pieces it kept on its disk, as it drops those it stored", async () => {
+    const store = join(dir, "kept-pieces");
+    const kept = await keptScratch(store);
+    let calls = 0;
+    let keptBeforeFailing: string[] = [];
+    const { run } = await splitWith(
+      async (_id, _claim, given) => {
+        calls += 1;
+        // Refused once some pieces are stored and kept.
+        if (calls > 1) {
+          keptBeforeFailing = await readdir(store);
+          throw new JobGoneError("cancelled");
+        }
+        return { parts: given.parts.length };
+      },
+      undefined,
+      undefined,
+      kept,
+    );
+    await expect(run()).rejects.toBeInstanceOf(JobGoneError);
+    expect(keptBeforeFailing.length, "pieces kept before the refusal").toBeGreaterThan(0);
+    expect(await readdir(store)).toEqual([]);
   });
 
   it("with work able to run beside it, it keeps the first part's task: named in every call, started once with the dispatch the Worker answers, its encode begun from the piece on its disk", async () => {

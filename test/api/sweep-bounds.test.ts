@@ -1,4 +1,4 @@
-import { asc, eq } from "drizzle-orm";
+import { and, asc, eq, isNotNull } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { workerVars } from "../../dev/worker-vars";
 import { MAX_INTERRUPTIONS } from "../../domain/jobs";
@@ -60,6 +60,38 @@ describe("the sweep's backstop for dropped messages", () => {
     const second = await sweep(services, now);
     expect(second.dropped).toEqual({ redispatched: 1, failed: 0 });
     expect(await interruptions()).toEqual(Array(21).fill(1));
+  });
+});
+
+describe("the sweep's deletion of ended split jobs' scratch", () => {
+  it("deletes the scratch of the 100 jobs ended longest ago per sweep; the next sweep takes the rest", async () => {
+    const now = new Date();
+    const { direct } = database;
+    const [account] = await direct.insert(accounts).values({ plan: "enterprise" }).returning();
+    // 101 split jobs cancelled 2 to 3.7 minutes ago, the first the oldest, their scratch still pending.
+    await direct.insert(jobs).values(
+      Array.from({ length: 101 }, (_, i) => ({
+        accountId: account.id,
+        status: "cancelled" as const,
+        preset: "mp4_264_720p",
+        inputUrl: "https://media.example.com/a.mp4",
+        quotaPeriod: "2026-11",
+        scratchPendingSince: new Date(now.getTime() - (221 - i) * 1000),
+      })),
+    );
+    /** The marks still set: the jobs whose scratch is still to delete. */
+    const pending = async () =>
+      (
+        await direct
+          .select({ since: jobs.scratchPendingSince })
+          .from(jobs)
+          .where(and(eq(jobs.accountId, account.id), isNotNull(jobs.scratchPendingSince)))
+      ).map((j) => j.since?.getTime());
+
+    expect((await sweep(services, now)).scratch).toEqual({ deleted: 100, failed: 0 });
+    expect(await pending(), "the job ended last is the one left").toEqual([now.getTime() - 121_000]);
+    expect((await sweep(services, now)).scratch).toEqual({ deleted: 1, failed: 0 });
+    expect(await pending()).toEqual([]);
   });
 });
 

@@ -9,7 +9,7 @@ import { MAX_SOURCE_SECONDS } from "../../domain/plans";
 import { ApiError, logJobError } from "../errors";
 import type { Services } from "../services";
 import * as jobStates from "./job-states";
-import { settleEndedSplitJob } from "./split-jobs";
+import { settleEndedJob } from "./split-jobs";
 import { notifyJobFinished } from "./webhooks";
 
 /**
@@ -33,7 +33,7 @@ export function notifyAfterResponse(
   wait: (work: Promise<unknown>) => void,
 ) {
   if (job.scratchPendingSince) {
-    wait(settleEndedSplitJob(services, job));
+    wait(settleEndedJob(services, job));
     return;
   }
   wait(

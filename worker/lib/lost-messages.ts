@@ -3,7 +3,7 @@ import { logJobError } from "../errors";
 import { publishDispatch } from "./dispatch";
 import * as jobStates from "./job-states";
 import * as partStates from "./part-states";
-import { settleEndedSplitJob } from "./split-jobs";
+import { settleEndedJob } from "./split-jobs";
 import { INTERRUPTED_MESSAGE } from "./job-states";
 import { notifyJobFinished } from "./webhooks";
 
@@ -88,7 +88,7 @@ async function settleLostPart(
   const moved = await partStates.interruptLostPart(services.db, lost.jobId, lost.part, lost.messageId, now);
   if (!moved.moved) return "ignored";
   if ("failed" in moved) {
-    await settleEndedSplitJob(services, moved.failed);
+    await settleEndedJob(services, moved.failed);
     return "failed";
   }
   // Should the publish fail, the part is queued without a message: the sweep dispatches it.

@@ -44,16 +44,13 @@ async function deletePartMessages(services: Services, jobId: string): Promise<vo
  * its parts' messages deleted, its scratch deleted. Each step's failure is logged and left to
  * the sweep (the webhook and scratch outboxes); a message left queued is refused at its claim.
  */
-export async function settleEndedSplitJob(
-  services: Services,
-  job: Pick<Job, "id" | "accountId" | "status">,
-): Promise<void> {
+export async function settleEndedJob(services: Services, job: Pick<Job, "id" | "accountId" | "status">): Promise<void> {
   const steps: Promise<unknown>[] = [
     deletePartMessages(services, job.id).catch((err) =>
       logJobError("a split job's part messages could not be deleted", job.id, err),
     ),
     deleteScratch(services, job).catch((err) =>
-      logJobError("a split job's scratch could not be deleted; the sweep deletes it", job.id, err),
+      logJobError("a job's scratch could not be deleted; the sweep deletes it", job.id, err),
     ),
   ];
   if (job.status !== "cancelled") {
@@ -100,7 +97,7 @@ export async function deletePendingScratch(
       outcome.deleted += 1;
     } catch (err) {
       outcome.failed += 1;
-      logJobError("sweep: a split job's scratch could not be deleted; the next sweep tries again", job.id, err);
+      logJobError("sweep: a job's scratch could not be deleted; the next sweep tries again", job.id, err);
     }
   }
   return outcome;

@@ -8,7 +8,7 @@ import { publishDispatch } from "./dispatch";
 import * as jobStates from "./job-states";
 import { settleLostMessage } from "./lost-messages";
 import * as partStates from "./part-states";
-import { deletePendingScratch, settleEndedSplitJob } from "./split-jobs";
+import { deletePendingScratch, settleEndedJob } from "./split-jobs";
 import { sweepUploads } from "./uploads";
 import { notifyJobFinished, publishPendingWebhooks } from "./webhooks";
 
@@ -215,7 +215,7 @@ async function sweepStaleParts(services: Services, now: Date) {
       if (!moved.moved) continue;
       if ("failed" in moved) {
         outcome.failed += 1;
-        await settleEndedSplitJob(services, moved.failed);
+        await settleEndedJob(services, moved.failed);
       } else {
         outcome.redispatched += 1;
         const { dispatch } = moved.requeued;

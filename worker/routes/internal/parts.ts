@@ -10,7 +10,7 @@ import { claimJob } from "../../lib/encoder-moves";
 import * as jobStates from "../../lib/job-states";
 import { jsonBody } from "../../lib/json-body";
 import * as partStates from "../../lib/part-states";
-import { deleteScratch, settleEndedSplitJob } from "../../lib/split-jobs";
+import { deleteScratch, settleEndedJob } from "../../lib/split-jobs";
 import { waitUntilOf } from "../../lib/wait-until";
 import type { Services } from "../../services";
 import { claimBody, partCompleteBody, partFailBody, partHeartbeatBody, splitBody } from "./schema";
@@ -68,7 +68,7 @@ function deleteLateScratch(services: Services, jobId: string, wait: (work: Promi
 
 /** The job a part failed: its webhook, its other parts' messages and its scratch, after the answer. */
 function settleAfterResponse(services: Services, job: partStates.FailedJob, wait: (work: Promise<unknown>) => void) {
-  wait(settleEndedSplitJob(services, job));
+  wait(settleEndedJob(services, job));
 }
 
 /** Postgres refuses a malformed uuid with an error: such an id names no job. */

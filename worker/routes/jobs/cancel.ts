@@ -4,7 +4,7 @@ import type { AppEnv } from "../../context";
 import { ApiError, logJobError } from "../../errors";
 import * as jobStates from "../../lib/job-states";
 import { notCancellable } from "../../lib/refusals";
-import { settleEndedSplitJob } from "../../lib/split-jobs";
+import { settleEndedJob } from "../../lib/split-jobs";
 import { waitUntilOf } from "../../lib/wait-until";
 import { requireCaller } from "../../middleware/auth";
 import { authenticated, jsonResponse } from "../../openapi/common";
@@ -58,7 +58,7 @@ export function registerCancelJob(app: OpenAPIHono<AppEnv>) {
         );
     }
     // A split job's parts' messages and scratch (docs/scaling.md): a running part learns of the cancel at its next beat.
-    if (job.scratchPendingSince) waitUntilOf(c)(settleEndedSplitJob(services, job));
+    if (job.scratchPendingSince) waitUntilOf(c)(settleEndedJob(services, job));
     return c.json(
       {
         id: job.id,

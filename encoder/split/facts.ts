@@ -2,6 +2,7 @@ import type { FrameRate } from "../../domain/split";
 import { inputArgs } from "../ffmpeg/args/command";
 import type { ProbedSource } from "../ffmpeg/probe";
 import { runFfprobe, type RunOptions } from "../ffmpeg/run";
+import { mp4VideoPackets } from "./mp4-index";
 
 /** What the split planner needs beyond the probe: every frame's time, read off the packets (no decode). */
 export interface SplitFacts {
@@ -34,12 +35,7 @@ function packetReader() {
   let count = 0;
   let partial = "";
   let timeless = false;
-  const add = (line: string) => {
-    const [value, flags = ""] = line.split(",");
-    // A packet an edit list discards (flag D: the frames before a stream-copy cut's start, say) is
-    // decoded but never shown, by a player or by the whole encode: it is no frame of the source.
-    if (!value?.trim() || flags.includes("D")) return;
-    const pts = Number(value);
+  const addPacket = (pts: number, key: boolean) => {
     if (!Number.isSafeInteger(pts * 2 + 1)) {
       timeless = true;
       return;
@@ -49,9 +45,17 @@ function packetReader() {
       grown.set(packed);
       packed = grown;
     }
-    packed[count++] = pts * 2 + (flags.includes("K") ? 1 : 0);
+    packed[count++] = pts * 2 + (key ? 1 : 0);
+  };
+  const add = (line: string) => {
+    const [value, flags = ""] = line.split(",");
+    // A packet an edit list discards (flag D: the frames before a stream-copy cut's start, say) is
+    // decoded but never shown, by a player or by the whole encode: it is no frame of the source.
+    if (!value?.trim() || flags.includes("D")) return;
+    addPacket(Number(value), flags.includes("K"));
   };
   return {
+    addPacket,
     push(chunk: string) {
       const lines = (partial + chunk).split("\n");
       partial = lines.pop() ?? "";
@@ -97,7 +101,8 @@ export function isConstantRate(frameTimes: readonly number[], fps: FrameRate): b
 
 /**
  * Reads the facts: the streams' clocks from the source's probe, every frame's time and keyframe
- * from one ffprobe run over the container's packets (no frame is decoded).
+ * from an MP4's index when it has one this reader follows (encoder/split/mp4-index.ts), else
+ * from one ffprobe run over the container's packets (no frame is decoded either way).
  */
 export async function readSplitFacts(
   path: string,
@@ -112,20 +117,24 @@ export async function readSplitFacts(
   const timeBase = fraction(video?.timeBase);
   if (!video || !fps || !timeBase) return null;
   const packets = packetReader();
-  await runFfprobe(
-    [
-      "-v",
-      "error",
-      "-select_streams",
-      String(video.index),
-      "-show_entries",
-      "packet=pts,flags",
-      "-of",
-      "csv=p=0",
-      ...inputArgs({ path }),
-    ],
-    { ...options, onReport: packets.push },
-  );
+  // An index this reader cannot parse goes to ffprobe too, which says what is wrong with it.
+  const indexed = await mp4VideoPackets(path, video.index, timeBase).catch(() => null);
+  if (indexed) for (const packet of indexed.packets) packets.addPacket(packet.pts, packet.key);
+  else
+    await runFfprobe(
+      [
+        "-v",
+        "error",
+        "-select_streams",
+        String(video.index),
+        "-show_entries",
+        "packet=pts,flags",
+        "-of",
+        "csv=p=0",
+        ...inputArgs({ path }),
+      ],
+      { ...options, onReport: packets.push },
+    );
   const frames = packets.frames(timeBase);
   if (!frames) return null;
   const audioStart = audio ? Number(audio.startTime) : null;

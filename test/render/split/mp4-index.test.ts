@@ -1,10 +1,10 @@
-import { mkdtemp, rm, stat } from "node:fs/promises";
+import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { probeSource } from "../../../encoder/ffmpeg/probe";
 import { framesOf, readSplitFacts } from "../../../encoder/split/facts";
-import { mp4VideoPackets } from "../../../encoder/split/mp4-index";
+import { declaredSamples, MAX_INDEXED_SAMPLES, mp4VideoPackets } from "../../../encoder/split/mp4-index";
 import { ffmpeg } from "../../support/media";
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
@@ -46,6 +46,12 @@ beforeAll(async () => {
   ]);
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
+
+/** A file's top-level moov box (a faststart file's, after its ftyp and free boxes). */
+function moovOf(file: Buffer): Uint8Array {
+  const start = file.indexOf("moov") - 4;
+  return file.subarray(start, start + file.readUInt32BE(start));
+}
 
 /** What ffprobe says of the video's packets: `pts,flags` lines, in decode order. */
 async function probedPackets(path: string) {
@@ -102,8 +108,32 @@ describe("an MP4's frames from its index alone", () => {
       const indexed = await mp4VideoPackets(path, index, timeBase);
       const size = (await stat(path)).size;
       expect(size, "the source is mostly media").toBeGreaterThan(4_000_000);
-      expect(indexed?.bytesRead, `${name}: ${indexed?.bytesRead} of ${size} bytes`).toBeLessThan(size * 0.2);
+      expect(indexed?.indexBytes, `${name}: ${indexed?.indexBytes} of ${size} bytes`).toBeLessThan(size * 0.05);
     }
+  });
+
+  it("counts the samples an index declares before building any: every track's, as FFmpeg counts them", async () => {
+    const file = await readFile(at("faststart.mp4"));
+    const { stdout } = await promisify(execFile)("ffprobe", [
+      ...["-v", "error", "-show_entries", "stream=nb_frames", "-of", "csv=p=0", at("faststart.mp4")],
+    ]);
+    const counts = stdout.trim().split("\n").map(Number);
+    expect(counts).toHaveLength(2);
+    expect(declaredSamples(moovOf(file))).toBe(counts[0] + counts[1]);
+  });
+
+  it(`an index that claims more than ${MAX_INDEXED_SAMPLES} samples (a long source, or a forged count) is left to the packet scan, nothing built for it`, async () => {
+    const file = await readFile(at("faststart.mp4"));
+    // The video's sample count, 16 bytes into its stsz box, forged to ten million.
+    const stsz = file.indexOf("stsz") - 4;
+    file.writeUInt32BE(10_000_000, stsz + 16);
+    const forged = at("forged-count.mp4");
+    await writeFile(forged, file);
+    expect(declaredSamples(moovOf(file))).toBeGreaterThan(10_000_000);
+    const { index, timeBase } = await videoClock(at("faststart.mp4"));
+    const heap = process.memoryUsage().heapUsed;
+    expect(await mp4VideoPackets(forged, index, timeBase)).toBeNull();
+    expect(process.memoryUsage().heapUsed - heap, "heap taken").toBeLessThan(64 * 1024 * 1024);
   });
 
   it("what it does not follow (a fragmented MP4, a Matroska file): null, and the facts come from ffprobe's packets", async () => {

@@ -26,6 +26,15 @@ beforeAll(async () => {
 
 afterAll(() => database?.close());
 
+/** A job row of the account's, as the API would have written it, with `fields` on top. */
+const jobRow = <T extends object>(accountId: string, fields: T) => ({
+  accountId,
+  preset: "mp4_264_720p",
+  inputUrl: "https://media.example.com/a.mp4",
+  quotaPeriod: "2026-11",
+  ...fields,
+});
+
 describe("the sweep's backstop for dropped messages", () => {
   it("asks QStash about the 20 longest-waiting queued jobs per sweep; the next sweep takes the rest", async () => {
     const now = new Date();
@@ -33,15 +42,13 @@ describe("the sweep's backstop for dropped messages", () => {
     const [account] = await direct.insert(accounts).values({ plan: "enterprise" }).returning();
     // 21 jobs queued 11 to 31 minutes ago, the first the oldest, each on a message QStash never held (as one it dropped).
     await direct.insert(jobs).values(
-      Array.from({ length: 21 }, (_, i) => ({
-        accountId: account.id,
-        status: "queued" as const,
-        preset: "mp4_264_720p",
-        inputUrl: "https://media.example.com/a.mp4",
-        quotaPeriod: "2026-11",
-        messageId: `msg_dropped_${i}`,
-        createdAt: new Date(now.getTime() - (31 - i) * 60_000),
-      })),
+      Array.from({ length: 21 }, (_, i) =>
+        jobRow(account.id, {
+          status: "queued" as const,
+          messageId: `msg_dropped_${i}`,
+          createdAt: new Date(now.getTime() - (31 - i) * 60_000),
+        }),
+      ),
     );
     const interruptions = async () =>
       (
@@ -70,14 +77,12 @@ describe("the sweep's deletion of ended split jobs' scratch", () => {
     const [account] = await direct.insert(accounts).values({ plan: "enterprise" }).returning();
     // 101 split jobs cancelled 2 to 3.7 minutes ago, the first the oldest, their scratch still pending.
     await direct.insert(jobs).values(
-      Array.from({ length: 101 }, (_, i) => ({
-        accountId: account.id,
-        status: "cancelled" as const,
-        preset: "mp4_264_720p",
-        inputUrl: "https://media.example.com/a.mp4",
-        quotaPeriod: "2026-11",
-        scratchPendingSince: new Date(now.getTime() - (221 - i) * 1000),
-      })),
+      Array.from({ length: 101 }, (_, i) =>
+        jobRow(account.id, {
+          status: "cancelled" as const,
+          scratchPendingSince: new Date(now.getTime() - (221 - i) * 1000),
+        }),
+      ),
     );
     /** The marks still set: the jobs whose scratch is still to delete. */
     const pending = async () =>
@@ -100,15 +105,12 @@ describe("the sweep's report", () => {
     const now = new Date();
     const { direct } = database;
     const [account] = await direct.insert(accounts).values({ plan: "enterprise" }).returning();
-    const stale = (interruptions: number) => ({
-      accountId: account.id,
-      status: "processing" as const,
-      preset: "mp4_264_720p",
-      inputUrl: "https://media.example.com/a.mp4",
-      quotaPeriod: "2026-11",
-      interruptions,
-      lastCheckedAt: new Date(now.getTime() - 5 * 60_000),
-    });
+    const stale = (interruptions: number) =>
+      jobRow(account.id, {
+        status: "processing" as const,
+        interruptions,
+        lastCheckedAt: new Date(now.getTime() - 5 * 60_000),
+      });
     await direct.insert(jobs).values([stale(0), stale(MAX_INTERRUPTIONS)]);
     const { userId } = await createUserWithAccount(direct, {
       email: `sweep-report-${now.getTime()}@example.com`,

@@ -1,8 +1,8 @@
 import type { FrameRate } from "../../domain/split";
-import { inputArgs } from "../ffmpeg/args/command";
+import { type FfmpegInput, inputArgs } from "../ffmpeg/args/command";
 import type { ProbedSource } from "../ffmpeg/probe";
 import { runFfprobe, type RunOptions } from "../ffmpeg/run";
-import { mp4VideoPackets } from "./mp4-index";
+import { fileBytes, mp4VideoPackets, type SourceBytes } from "./mp4-index";
 
 /** What the split planner needs beyond the probe: every frame's time, read off the packets (no decode). */
 export interface SplitFacts {
@@ -99,16 +99,26 @@ export function isConstantRate(frameTimes: readonly number[], fps: FrameRate): b
   return frameTimes.length > 0;
 }
 
+/** How the index reader gets at the source's bytes, and where it says why it could not read them. */
+export interface IndexAccess {
+  bytes?: SourceBytes;
+  warn?: (message: string) => void;
+}
+
 /**
  * Reads the facts: the streams' clocks from the source's probe, every frame's time and keyframe
  * from an MP4's index when it has one this reader follows (encoder/split/mp4-index.ts), else
- * from one ffprobe run over the container's packets (no frame is decoded either way).
+ * from one ffprobe run over the container's packets (no frame is decoded either way). `input` is
+ * the source as FFmpeg reads it; `index.bytes` its bytes for the index reader (a local file's
+ * are read from it), `index.warn` told why an index went to the scan.
  */
 export async function readSplitFacts(
-  path: string,
+  source: string | FfmpegInput,
   probed: ProbedSource,
   options: RunOptions,
+  index: IndexAccess = {},
 ): Promise<SplitFacts | null> {
+  const input = typeof source === "string" ? { path: source } : source;
   const { probe, clocks } = probed;
   const video = probe.video && clocks.find((c) => c.index === probe.video?.index);
   const audioIndex = probe.audio[0]?.index;
@@ -117,8 +127,7 @@ export async function readSplitFacts(
   const timeBase = fraction(video?.timeBase);
   if (!video || !fps || !timeBase) return null;
   const packets = packetReader();
-  // An index this reader cannot parse goes to ffprobe too, which says what is wrong with it.
-  const indexed = await mp4VideoPackets(path, video.index, timeBase).catch(() => null);
+  const indexed = await readIndex(input, index, video.index, timeBase, options.signal);
   if (indexed) for (const packet of indexed.packets) packets.addPacket(packet.pts, packet.key);
   else
     await runFfprobe(
@@ -131,7 +140,7 @@ export async function readSplitFacts(
         "packet=pts,flags",
         "-of",
         "csv=p=0",
-        ...inputArgs({ path }),
+        ...inputArgs(input),
       ],
       { ...options, onReport: packets.push },
     );
@@ -145,4 +154,29 @@ export async function readSplitFacts(
     rotated: Math.abs(video.rotation) % 360 !== 0,
     audioStart: audioStart !== null && Number.isFinite(audioStart) ? audioStart : null,
   };
+}
+
+/**
+ * The video's packets from the source's MP4 index, or null for the packet scan. An index this
+ * reader cannot parse goes to the scan too (ffprobe says what is wrong with it), logged with its cause.
+ */
+async function readIndex(
+  input: FfmpegInput,
+  { bytes, warn }: IndexAccess,
+  streamIndex: number,
+  timeBase: FrameRate,
+  signal?: AbortSignal,
+) {
+  const local = bytes || input.ranged ? null : await fileBytes(input.path);
+  const source = bytes ?? local;
+  if (!source) return null;
+  try {
+    return await mp4VideoPackets(source, streamIndex, timeBase);
+  } catch (err) {
+    signal?.throwIfAborted();
+    warn?.(`the MP4 index could not be read, so the packets are scanned: ${(err as Error).message}`);
+    return null;
+  } finally {
+    await local?.close();
+  }
 }

@@ -1,6 +1,28 @@
-import { type FileHandle, open } from "node:fs/promises";
+import { open } from "node:fs/promises";
 import { createFile, MP4BoxBuffer, type Movie } from "mp4box";
 import type { FrameRate } from "../../domain/split";
+
+/** A source's bytes as the index reader reads them: a file on this disk, or a source read by ranges from its origin. */
+export interface SourceBytes {
+  size: number;
+  /** Up to `length` bytes from `offset` (fewer at the end). */
+  read(offset: number, length: number): Promise<Uint8Array>;
+}
+
+/** A file's bytes, read where they are asked for; `close` once done. */
+export async function fileBytes(path: string): Promise<SourceBytes & { close(): Promise<void> }> {
+  const handle = await open(path);
+  const { size } = await handle.stat();
+  return {
+    size,
+    read: async (offset, length) => {
+      const buffer = new Uint8Array(Math.max(0, Math.min(length, size - offset)));
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, offset);
+      return buffer.subarray(0, bytesRead);
+    },
+    close: () => handle.close(),
+  };
+}
 
 /** A video packet as the planner reads it: its presentation time in the track's time base, and whether a decode can start there. */
 export interface IndexedPacket {
@@ -46,14 +68,16 @@ export function declaredSamples(index: Uint8Array): number | null {
 }
 
 /** Where the file's top-level `moov` box sits, read off the boxes' headers alone; null when there is none. */
-async function findMoov(handle: FileHandle, size: number): Promise<{ offset: number; bytes: number } | null> {
-  const header = new Uint8Array(16);
-  const view = new DataView(header.buffer);
+async function findMoov(source: SourceBytes): Promise<{ offset: number; bytes: number } | null> {
+  const { size } = source;
   let offset = 0;
   while (offset + 8 <= size) {
-    await handle.read(header, 0, 16, offset);
+    const header = await source.read(offset, 16);
+    if (header.length < 8) return null;
+    const view = new DataView(header.buffer, header.byteOffset, header.byteLength);
     const type = String.fromCharCode(...header.subarray(4, 8));
     const small = view.getUint32(0);
+    if (small === 1 && header.length < 16) return null;
     const bytes = small === 1 ? Number(view.getBigUint64(8)) : small === 0 ? size - offset : small;
     if (bytes < 8) return null;
     if (type === "moov") return { offset, bytes };
@@ -65,7 +89,7 @@ async function findMoov(handle: FileHandle, size: number): Promise<{ offset: num
 /**
  * The video packets of an MP4 (or MOV) file, in decode order, from its index alone (the `moov`
  * box, wherever it sits, found by the top-level boxes' headers): no media is read, so planning a
- * source costs its index's size, not the source's. The times are the ones FFmpeg's demuxer gives
+ * source costs its index's size, not the source's, on this disk or by ranges from its origin. The times are the ones FFmpeg's demuxer gives
  * (what `ffprobe -show_packets` prints): each sample's composition time less the first one shown
  * at or after the edit list's start, and a sample before that start left out, as FFmpeg discards
  * it. Null for what this reader
@@ -74,51 +98,47 @@ async function findMoov(handle: FileHandle, size: number): Promise<{ offset: num
  * more than MAX_INDEXED_SAMPLES: the caller reads the packets with ffprobe then.
  */
 export async function mp4VideoPackets(
-  path: string,
+  source: SourceBytes,
   streamIndex: number,
   timeBase: FrameRate,
 ): Promise<{ packets: IndexedPacket[]; indexBytes: number } | null> {
-  const handle = await open(path);
-  try {
-    const size = (await handle.stat()).size;
-    const head = new Uint8Array(8);
-    await handle.read(head, 0, 8, 0);
-    const ftypBytes = new DataView(head.buffer).getUint32(0);
-    if (String.fromCharCode(...head.subarray(4, 8)) !== "ftyp" || ftypBytes < 8 || ftypBytes > FTYP_MAX_BYTES)
-      return null;
-    const moov = await findMoov(handle, size);
-    // An index of more than 32 bytes a sample is no index this reader needs to hold whole.
-    if (!moov || moov.bytes > MAX_INDEXED_SAMPLES * 32) return null;
-    // The file type, then the index, parsed as one file: the media between them is not read.
-    const boxes = new Uint8Array(ftypBytes + moov.bytes);
-    await handle.read(boxes, 0, ftypBytes, 0);
-    await handle.read(boxes, ftypBytes, moov.bytes, moov.offset);
-    const samples = declaredSamples(boxes.subarray(ftypBytes));
-    if (samples === null || samples > MAX_INDEXED_SAMPLES) return null;
-    const file = createFile();
-    let movie: Movie | undefined;
-    file.onReady = (info) => {
-      movie = info;
-    };
-    file.onError = () => undefined;
-    file.appendBuffer(MP4BoxBuffer.fromArrayBuffer(boxes.buffer, 0), true);
-    if (!movie || movie.isFragmented) return null;
-    const track = movie.tracks[streamIndex];
-    if (!track || !movie.videoTracks.includes(track) || timeBase.num !== 1 || timeBase.den !== track.timescale)
-      return null;
-    const edits = file.getTrackById(track.id)?.edts?.elst?.entries ?? [];
-    if (edits.length > 1) return null;
-    const edit = edits[0];
-    if (edit && (edit.media_time < 0 || edit.media_rate_integer !== 1 || edit.media_rate_fraction !== 0)) return null;
-    const video = file.getTrackSamplesInfo(track.id);
-    if (video.some((s) => s.cts < 0)) return null;
-    const editStart = edit?.media_time ?? 0;
-    let firstShown = Number.POSITIVE_INFINITY;
-    for (const s of video) if (s.cts >= editStart && s.cts < firstShown) firstShown = s.cts;
-    const shift = Number.isFinite(firstShown) && edit ? firstShown : 0;
-    const packets = video.filter((s) => s.cts >= editStart).map((s) => ({ pts: s.cts - shift, key: s.is_sync }));
-    return { packets, indexBytes: moov.bytes };
-  } finally {
-    await handle.close();
-  }
+  const head = await source.read(0, 8);
+  if (head.length < 8) return null;
+  const ftypBytes = new DataView(head.buffer, head.byteOffset, 8).getUint32(0);
+  if (String.fromCharCode(...head.subarray(4, 8)) !== "ftyp" || ftypBytes < 8 || ftypBytes > FTYP_MAX_BYTES)
+    return null;
+  const moov = await findMoov(source);
+  // An index of more than 32 bytes a sample is no index this reader needs to hold whole.
+  if (!moov || moov.bytes > MAX_INDEXED_SAMPLES * 32) return null;
+  // The file type, then the index, parsed as one file: the media between them is not read.
+  const [ftyp, index] = await Promise.all([source.read(0, ftypBytes), source.read(moov.offset, moov.bytes)]);
+  if (ftyp.length < ftypBytes || index.length < moov.bytes) return null;
+  const boxes = new Uint8Array(ftypBytes + moov.bytes);
+  boxes.set(ftyp, 0);
+  boxes.set(index, ftypBytes);
+  const samples = declaredSamples(boxes.subarray(ftypBytes));
+  if (samples === null || samples > MAX_INDEXED_SAMPLES) return null;
+  const file = createFile();
+  let movie: Movie | undefined;
+  file.onReady = (info) => {
+    movie = info;
+  };
+  file.onError = () => undefined;
+  file.appendBuffer(MP4BoxBuffer.fromArrayBuffer(boxes.buffer, 0), true);
+  if (!movie || movie.isFragmented) return null;
+  const track = movie.tracks[streamIndex];
+  if (!track || !movie.videoTracks.includes(track) || timeBase.num !== 1 || timeBase.den !== track.timescale)
+    return null;
+  const edits = file.getTrackById(track.id)?.edts?.elst?.entries ?? [];
+  if (edits.length > 1) return null;
+  const edit = edits[0];
+  if (edit && (edit.media_time < 0 || edit.media_rate_integer !== 1 || edit.media_rate_fraction !== 0)) return null;
+  const video = file.getTrackSamplesInfo(track.id);
+  if (video.some((s) => s.cts < 0)) return null;
+  const editStart = edit?.media_time ?? 0;
+  let firstShown = Number.POSITIVE_INFINITY;
+  for (const s of video) if (s.cts >= editStart && s.cts < firstShown) firstShown = s.cts;
+  const shift = Number.isFinite(firstShown) && edit ? firstShown : 0;
+  const packets = video.filter((s) => s.cts >= editStart).map((s) => ({ pts: s.cts - shift, key: s.is_sync }));
+  return { packets, indexBytes: moov.bytes };
 }

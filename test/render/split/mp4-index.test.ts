@@ -4,7 +4,10 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { probeSource } from "../../../encoder/ffmpeg/probe";
 import { framesOf, readSplitFacts } from "../../../encoder/split/facts";
-import { declaredSamples, MAX_INDEXED_SAMPLES, mp4VideoPackets } from "../../../encoder/split/mp4-index";
+import type { FrameRate } from "../../../domain/split";
+import { openRanged, serveRanges } from "../../../encoder/source/ranged";
+import { declaredSamples, fileBytes, MAX_INDEXED_SAMPLES, mp4VideoPackets } from "../../../encoder/split/mp4-index";
+import { startFixtureServer } from "../../e2e/fixtures";
 import { ffmpeg } from "../../support/media";
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
@@ -65,6 +68,16 @@ async function probedPackets(path: string) {
   return stdout;
 }
 
+/** The index reader over a file on this disk. */
+async function indexedPackets(path: string, index: number, timeBase: FrameRate) {
+  const bytes = await fileBytes(path);
+  try {
+    return await mp4VideoPackets(bytes, index, timeBase);
+  } finally {
+    await bytes.close();
+  }
+}
+
 async function videoClock(path: string) {
   const probed = await probeSource(path);
   const clock = probed.clocks.find((c) => c.index === probed.probe.video?.index);
@@ -85,7 +98,7 @@ describe("an MP4's frames from its index alone", () => {
   ])("%s: the packets FFmpeg shows, with their times and keyframes, and the same plan's facts", async (name) => {
     const path = at(name);
     const { probed, index, timeBase } = await videoClock(path);
-    const indexed = await mp4VideoPackets(path, index, timeBase);
+    const indexed = await indexedPackets(path, index, timeBase);
     expect(indexed, "read from the index").not.toBeNull();
     if (name === "audio-first.mp4") expect(index).toBe(1);
     const shown = (await probedPackets(path))
@@ -107,13 +120,37 @@ describe("an MP4's frames from its index alone", () => {
     for (const name of ["ntsc.mp4", "faststart.mp4"]) {
       const path = at(name);
       const { index, timeBase } = await videoClock(path);
-      const indexed = await mp4VideoPackets(path, index, timeBase);
+      const indexed = await indexedPackets(path, index, timeBase);
       const file = await readFile(path);
       expect(file.length, "the source is mostly media").toBeGreaterThan(4_000_000);
       expect(indexed?.indexBytes, name).toBe(moovOf(file).length);
       expect(indexed?.indexBytes, `${name}: ${indexed?.indexBytes} of ${file.length} bytes`).toBeLessThan(
         file.length * 0.05,
       );
+    }
+  });
+
+  it("by ranges from the source's origin: the same packets, the origin sending the index and the boxes' headers alone", async () => {
+    const origin = await startFixtureServer();
+    try {
+      for (const name of ["ntsc.mp4", "faststart.mp4"]) {
+        await writeFile(join(origin.dir, name), await readFile(at(name)));
+        const policy = { allowLoopback: true, maxBytes: 1 << 30, timeoutMs: 30_000 };
+        const remote = await openRanged(origin.url(name), policy);
+        if (!remote) throw new Error("the origin answers no ranges");
+        const proxy = await serveRanges(remote, policy);
+        const { index, timeBase } = await videoClock(at(name));
+        const ranged = await mp4VideoPackets({ size: remote.size, read: proxy.read }, index, timeBase).finally(() =>
+          proxy.close(),
+        );
+        expect(ranged, name).toEqual(await indexedPackets(at(name), index, timeBase));
+        // The probe's first byte, each top-level box's 16-byte header, the file type box, the index.
+        const moov = moovOf(await readFile(at(name))).length;
+        expect(origin.bytesServed(`/${name}`), name).toBeGreaterThanOrEqual(moov);
+        expect(origin.bytesServed(`/${name}`), name).toBeLessThan(moov + 1024);
+      }
+    } finally {
+      await origin.stop();
     }
   });
 
@@ -137,7 +174,7 @@ describe("an MP4's frames from its index alone", () => {
     expect(declaredSamples(moovOf(file))).toBeGreaterThan(10_000_000);
     const { index, timeBase } = await videoClock(at("faststart.mp4"));
     const heap = process.memoryUsage().heapUsed;
-    expect(await mp4VideoPackets(forged, index, timeBase)).toBeNull();
+    expect(await indexedPackets(forged, index, timeBase)).toBeNull();
     expect(process.memoryUsage().heapUsed - heap, "heap taken").toBeLessThan(64 * 1024 * 1024);
   });
 
@@ -145,7 +182,7 @@ describe("an MP4's frames from its index alone", () => {
     for (const name of ["fragmented.mp4", "matroska.mkv"]) {
       const path = at(name);
       const { probed, index, timeBase } = await videoClock(path);
-      expect(await mp4VideoPackets(path, index, timeBase), name).toBeNull();
+      expect(await indexedPackets(path, index, timeBase), name).toBeNull();
       const facts = await readSplitFacts(path, probed, {});
       expect(facts?.frameTimes.length, name).toBe(framesOf(await probedPackets(path), timeBase)?.frameTimes.length);
       expect(facts?.frameTimes.length, name).toBeGreaterThan(300);

@@ -147,10 +147,12 @@ async function bareSplit(source: string, probed: ProbedSource, cores: readonly s
       const started = performance.now();
       if (!part) {
         if (audioPath && encodedAudio)
-          audioSeconds = await timeFfmpeg(audioTaskCommand(recipe, plan, audioPath, encodedAudio).args, { cpu });
+          audioSeconds = await timeFfmpeg(audioTaskCommand(recipe, plan, { path: audioPath }, encodedAudio).args, {
+            cpu,
+          });
         return;
       }
-      await timeFfmpeg(partCommand(recipe, plan, part, pieces[part.index], outs[part.index]).args, { cpu });
+      await timeFfmpeg(partCommand(recipe, plan, part, { piece: pieces[part.index] }, outs[part.index]).args, { cpu });
       partSeconds[part.index] = (performance.now() - started) / 1000;
     });
     const t3 = performance.now();
@@ -186,7 +188,9 @@ async function toneAudioTask(plan: SplitPlan): Promise<number> {
       ...["-c:a", "aac", "-b:a", "96k", input],
     ]);
     const recipe = splittableRecipe(PRESET)!;
-    return await timeFfmpeg(audioTaskCommand(recipe, plan, input, join(dir, "audio.m4a")).args, { cpu: CORES[0] });
+    return await timeFfmpeg(audioTaskCommand(recipe, plan, { path: input }, join(dir, "audio.m4a")).args, {
+      cpu: CORES[0],
+    });
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

@@ -53,6 +53,12 @@ export interface SplitPlan {
    * task writes the audio rendition. Absent for a single file's split.
    */
   stream?: StreamSplit;
+  /**
+   * A single file's tasks read the source itself, by byte ranges from its origin
+   * (docs/scaling.md#parts-that-read-the-source-by-ranges), the video from this stream. Absent:
+   * each reads the piece its splitting encoder cut and stored.
+   */
+  ranges?: { videoIndex: number };
 }
 
 export interface StreamSplit {
@@ -67,6 +73,9 @@ export interface StreamSplit {
   audioStart: number | null;
 }
 
+/** What a split's tasks read: the source by ranges from its origin (SplitPlan.ranges, or a stream's), or pieces stored. */
+export type TaskInput = "ranges" | "pieces";
+
 /**
  * What the claim of a part gives its encoder: the part's lease and failed attempts so far, and
  * what it needs to encode it (the Worker answers it, the encoder reads it). `part` is null for
@@ -77,7 +86,7 @@ export interface PartAssignment {
   attempt: number;
   accountId: string;
   preset: string;
-  /** The job's source: a stream's part reads its own span of it. */
+  /** The job's source: a stream's part, or a part of a plan read by ranges, reads its own span of it. */
   inputUrl: string;
   plan: SplitPlan;
   part: SplitPart | null;

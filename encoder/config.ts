@@ -85,6 +85,16 @@ export const encoderConfigSchema = z.object({
   /** About how long each part is. */
   SPLIT_PART_SECONDS: z.coerce.number().positive().default(30),
   /**
+   * A single file's source of this many bytes or more, from an origin serving byte ranges, is
+   * planned and split where it is, never downloaded whole (docs/scaling.md#parts-that-read-the-source-by-ranges);
+   * a smaller one is downloaded, which costs no request more.
+   */
+  SPLIT_RANGED_MIN_BYTES: z.coerce
+    .number()
+    .int()
+    .nonnegative()
+    .default(64 * 1024 * 1024),
+  /**
    * A streaming preset's sources longer than this are made in parts, whose first is a single short
    * segment: its stream plays sooner, and nothing is joined (docs/playback.md#how-a-stream-is-made).
    */

@@ -1,7 +1,7 @@
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { JOB_DELIVERY_RETRIES, outputKeyFor } from "../../domain/jobs";
-import { PART_ATTEMPTS, partOutputKey } from "../../domain/split";
+import { PART_ATTEMPTS, partOutputKey, type TaskInput } from "../../domain/split";
 import { JobFailure } from "../failure";
 import type { JobOutput } from "../ffmpeg/outputs";
 import {
@@ -48,7 +48,8 @@ export interface RenderResult {
 
 /** A job whose parts the Worker now holds (docs/scaling.md): its delivery is done, the parts and the join finish it. */
 export interface HandedOff {
-  handedOff: { parts: number; audio: boolean };
+  /** How many parts, whether an audio task, and what the tasks read: the source by ranges, or pieces stored. */
+  handedOff: { parts: number; audio: boolean; reads: TaskInput };
   duration: number;
 }
 
@@ -278,7 +279,7 @@ export function processDelivery(
 /** How an attempt ended, before the Worker is told. */
 type Outcome =
   | { kind: "completed"; key: string }
-  | { kind: "handed-off"; parts: number; audio: boolean }
+  | ({ kind: "handed-off" } & HandedOff["handedOff"])
   | { kind: "failed"; failure: JobFailure }
   | { kind: "gone"; status: string };
 
@@ -403,7 +404,13 @@ async function report<C>(
         log({ stage: "cancelled", status: outcome.status });
         return "done";
       case "handed-off":
-        log({ stage: "split", parts: outcome.parts, audio: outcome.audio, seconds: since(started) });
+        log({
+          stage: "split",
+          parts: outcome.parts,
+          audio: outcome.audio,
+          reads: outcome.reads,
+          seconds: since(started),
+        });
         return "done";
       case "completed":
         await work.complete(claimed, outcome.key, duration);

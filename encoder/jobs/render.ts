@@ -41,6 +41,7 @@ export function createRenderers(
       minSeconds: config.SPLIT_MIN_SECONDS,
       streamMinSeconds: config.STREAM_SPLIT_MIN_SECONDS,
       partSeconds: config.SPLIT_PART_SECONDS,
+      rangedMinBytes: config.SPLIT_RANGED_MIN_BYTES,
     },
   };
   return {
@@ -49,7 +50,7 @@ export function createRenderers(
       return renderPresetJob(job, ctx, policy, splitting, watchdog);
     },
     part: (part, ctx) =>
-      part.plan.stream ? renderStreamPart(splitting, part, ctx, policy) : renderPart(splitting, part, ctx),
+      part.plan.stream ? renderStreamPart(splitting, part, ctx, policy) : renderPart(splitting, part, ctx, policy),
     join: (join, ctx) =>
       join.plan.stream ? renderStreamFinish(splitting, join, ctx) : renderJoin(splitting, join, ctx),
   };

@@ -18,8 +18,10 @@ import type { ProbeSummary } from "../ffmpeg/probe";
 import { runFfmpeg } from "../ffmpeg/run";
 import type { Watchdog } from "../ffmpeg/watchdog";
 import { semaphore } from "../concurrency";
-import { type FfmpegCommand, STDIN_INPUT } from "../ffmpeg/args/command";
+import { type FfmpegCommand, type FfmpegInput, STDIN_INPUT } from "../ffmpeg/args/command";
 import { type ClaimedJob, type ClaimedJoin, type ClaimedPart, type InternalApi, JobGoneError } from "../internal-api";
+import type { DownloadPolicy } from "../source/download";
+import { openRanged, serveRanges } from "../source/ranged";
 import { splittableRecipe, type SplittableRecipe } from "../split/plan";
 import { type HeadStart, headStart } from "../split/head-start";
 import type { KeptScratch, TakenFile } from "../split/kept-scratch";
@@ -40,7 +42,7 @@ const CUTS_AT_ONCE = 2;
 /**
  * Pieces cut by one FFmpeg run: each start of FFmpeg costs about 0.13 s of a core (it links some
  * 200 libraries), half what copying a 30 s 1080p piece does; more to a run would hold back the
- * first of them until the last is cut (docs/scaling.md#the-split-pieces-not-the-whole-source-per-part).
+ * first of them until the last is cut (docs/scaling.md#pieces-for-a-source-without-ranges).
  */
 const PIECES_PER_RUN = 3;
 /** Files moved to or from storage at once by a join. */
@@ -63,8 +65,9 @@ function recipeOf(presetId: string): SplittableRecipe {
 }
 
 /**
- * The split stage (docs/scaling.md#the-split): every task's input cut by stream copy and stored
- * under the job's scratch prefix, the audio's first, then the parts' pieces in order. The plan
+ * The split stage of a source not read by ranges (docs/scaling.md#pieces-for-a-source-without-ranges):
+ * every task's input cut by stream copy and stored under the job's scratch prefix, the audio's
+ * first, then the parts' pieces in order. The plan
  * goes to the Worker with the first input stored, and each input after it as it lands, so the
  * tasks run while the rest are stored. This encoder keeps the first part's task: it begins the
  * part's encode from the piece on its disk as soon as the piece is cut, and the part's delivery,
@@ -157,7 +160,10 @@ export async function handOff(
     // heartbeat meanwhile (it refuses it from then on) does not undo that.
     const failed = results.find((result) => result.status === "rejected");
     if (failed) throw signal.aborted ? signal.reason : failed.reason;
-    return { handedOff: { parts: plan.parts.length, audio: plan.audio }, duration: source.probe.duration };
+    return {
+      handedOff: { parts: plan.parts.length, audio: plan.audio, reads: "pieces" },
+      duration: source.probe.duration,
+    };
   } catch (err) {
     // Pieces the Worker never took go with the attempt that stored them. Once it took the plan,
     // the job's scratch is the Worker's to delete when the job ends; a piece that landed after
@@ -183,7 +189,7 @@ function beginKept(
 ): HeadStart {
   const part = plan.parts[0];
   return headStart(files.out, (hooks) =>
-    runFfmpeg(partCommand(recipeOf(preset), plan, part, files.piece, files.out).args, {
+    runFfmpeg(partCommand(recipeOf(preset), plan, part, { piece: files.piece }, files.out).args, {
       ...hooks,
       workDir,
       watchdog: deps.watchdog,
@@ -193,11 +199,17 @@ function beginKept(
 }
 
 /**
- * One task: a part, exactly its frames encoded with the preset's video settings from its piece
- * as it downloads (or from this disk, the part its splitting encoder keeps); or the audio's, the
- * source's whole audio encoded once with the preset's audio settings.
+ * One task: a part, exactly its frames encoded with the preset's video settings; or the audio's,
+ * the source's whole audio encoded once with the preset's audio settings. Each reads the source
+ * by ranges from its origin when the plan says so, else its piece as it downloads (or from this
+ * disk, the part its splitting encoder keeps).
  */
-export async function renderPart(deps: SplitDeps, claimed: ClaimedPart, ctx: RenderContext): Promise<{ path: string }> {
+export async function renderPart(
+  deps: SplitDeps,
+  claimed: ClaimedPart,
+  ctx: RenderContext,
+  policy: DownloadPolicy,
+): Promise<{ path: string }> {
   const { plan, part } = claimed;
   const recipe = recipeOf(claimed.preset);
   const run = (args: string[], seconds: number, stdin?: Readable) =>
@@ -219,39 +231,72 @@ export async function renderPart(deps: SplitDeps, claimed: ClaimedPart, ctx: Ren
     if (piece) logDownload(piece.bytes, true);
     return piece;
   };
+  const { ranges } = plan;
   if (!part) {
     const key = audioInputKey(claimed.jobId);
     const out = join(ctx.workDir, recipe.audioCodec === "libopus" ? "audio.mka" : "audio.m4a");
-    const encode = (input: string) =>
+    const encode = (input: FfmpegInput) =>
       run(audioTaskCommand(recipe, plan, input, out).args, planSeconds(plan, plan.totalFrames));
+    if (ranges) {
+      await fromOrigin(claimed.inputUrl, ctx, policy, encode);
+      return { path: out };
+    }
     const local = await cutHere(key);
     if (local) {
-      await encode(local.path).finally(local.release);
+      await encode({ path: local.path }).finally(local.release);
       return { path: out };
     }
     const input = join(ctx.workDir, "audio");
     logDownload(await deps.uploader.downloadFile(key, input, ctx.signal));
-    await encode(input);
+    await encode({ path: input });
     return { path: out };
   }
   if (ctx.headStart) return { path: await ctx.headStart.adopt(ctx) };
   const out = join(ctx.workDir, "part.nut");
   const length = planSeconds(plan, part.frameCount);
+  if (ranges) {
+    await fromOrigin(claimed.inputUrl, ctx, policy, (source) =>
+      run(partCommand(recipe, plan, part, { source, videoIndex: ranges.videoIndex }, out).args, length),
+    );
+    return { path: out };
+  }
   const key = partInputKey(claimed.jobId, part.index);
   const local = await cutHere(key);
   if (local) {
-    await run(partCommand(recipe, plan, part, local.path, out).args, length).finally(local.release);
+    await run(partCommand(recipe, plan, part, { piece: local.path }, out).args, length).finally(local.release);
     return { path: out };
   }
   // The piece goes to FFmpeg as it arrives: its download overlaps the encode instead of coming first.
   const piece = await deps.uploader.openObject(key, ctx.signal);
-  const encoded = run(partCommand(recipe, plan, part, STDIN_INPUT, out).args, length, piece);
+  const encoded = run(partCommand(recipe, plan, part, { piece: STDIN_INPUT }, out).args, length, piece);
   let bytes = 0;
   piece.on("data", (chunk: Buffer) => (bytes += chunk.length));
   // At its close: FFmpeg stops reading once it has the part's frames, before the piece's tail.
   piece.once("close", () => logDownload(bytes));
   await encoded;
   return { path: out };
+}
+
+/**
+ * `encode` given the source as FFmpeg reads it by ranges, through this encoder's proxy of the
+ * origin (encoder/source/ranged.ts): a part seeks it to its span, so only that is read.
+ */
+async function fromOrigin(
+  inputUrl: string,
+  ctx: RenderContext,
+  policy: DownloadPolicy,
+  encode: (source: FfmpegInput) => Promise<unknown>,
+): Promise<void> {
+  const remote = await openRanged(inputUrl, policy, ctx.signal);
+  if (!remote) throw JobFailure.download("the source no longer answers byte ranges");
+  const proxy = await serveRanges(remote, policy, ctx.signal);
+  const started = performance.now();
+  try {
+    await encode({ path: proxy.url, ranged: true });
+  } finally {
+    ctx.log({ stage: "download", bytes: proxy.bytesServed(), seconds: (performance.now() - started) / 1000 });
+    await proxy.close();
+  }
 }
 
 /** The join: the parts' video copied end to end, the encoded audio copied in, the preset's packaging. */

@@ -1,3 +1,4 @@
+import type { TaskInput } from "../../domain/split";
 import type { ProbeSummary } from "../ffmpeg/probe";
 import type { FfmpegStage } from "../ffmpeg/run";
 import type { InternalCall } from "../internal-api";
@@ -18,7 +19,7 @@ export type JobStage =
   | { stage: "playable" }
   | { stage: "completed"; seconds: number }
   /** The job was cut into parts, now the Worker's to hand out (docs/scaling.md). */
-  | { stage: "split"; parts: number; audio: boolean; seconds: number }
+  | { stage: "split"; parts: number; audio: boolean; reads: TaskInput; seconds: number }
   | { stage: "cancelled"; status: string }
   | { stage: "failed"; reason: string; cause?: string; final: boolean; attempt: number; attempts: number }
   | { stage: "error"; message: string }
@@ -26,6 +27,11 @@ export type JobStage =
   | { stage: "worker-retry"; call: InternalCall; reason: string; waitSeconds: number };
 
 export type StageLog = (stage: JobStage) => void;
+
+const TASK_INPUTS: Record<TaskInput, string> = {
+  ranges: "each to read its span of the source by ranges",
+  pieces: "each to read its piece from storage",
+};
 
 const STAGE_WIDTH = "completed".length;
 
@@ -81,7 +87,7 @@ function detail(s: JobStage): string {
     case "completed":
       return `in ${seconds(s.seconds)}`;
     case "split":
-      return `into ${s.parts} parts${s.audio ? " and the audio" : ""} in ${seconds(s.seconds)}; they go to the encoder pool`;
+      return `into ${s.parts} parts${s.audio ? " and the audio" : ""} in ${seconds(s.seconds)}, ${TASK_INPUTS[s.reads]}; they go to the encoder pool`;
     case "cancelled":
       return s.status === "processing"
         ? "the job was claimed again after this encoder went quiet; work stopped"

@@ -11,16 +11,16 @@ import { collectOutput } from "../ffmpeg/outputs";
 import type { ProbedSource } from "../ffmpeg/probe";
 import type { Watchdog } from "../ffmpeg/watchdog";
 import { type ClaimedJob, type InternalApi, JobGoneError } from "../internal-api";
-import { PLAN_DISPLAY_NAMES } from "../../domain/plans";
 import { JobFailure } from "../failure";
 import type { FfmpegInput } from "../ffmpeg/args/command";
 import { probeSource } from "../ffmpeg/probe";
 import { downloadSource, type DownloadPolicy } from "../source/download";
-import { openRanged, serveRanges } from "../source/ranged";
-import { assertSelfContained, assertSelfContainedHead } from "../source/self-contained";
+import { openRanged, probeRanged, serveRanges } from "../source/ranged";
+import { assertSelfContained } from "../source/self-contained";
 import type { SplitSettings } from "../split/plan";
 import { streamSplitPlan } from "../stream/split-plan";
 import { encodeWholeStream, layoutFor } from "../stream/whole";
+import { checkSource } from "./source-limits";
 import { handOffStream } from "./stream-parts";
 import type { Uploader } from "../upload/s3";
 import type { HandedOff, RenderContext, RenderResult } from "./pipeline";
@@ -54,14 +54,9 @@ export async function renderStreamJob(
     const proxy = await serveRanges(remote, policy, ctx.signal);
     const started = performance.now();
     try {
-      await assertSelfContainedHead(proxy.read);
-      const input = { path: proxy.url, ranged: true };
-      // A container outside the ranged reader's list fails to probe: it is downloaded instead.
-      const probed = await probeSource(input, probeOptions).catch((err) => {
-        if (err instanceof JobFailure && err.kind === "ffmpeg") return null;
-        throw err;
-      });
-      if (probed) {
+      const ranged = await probeRanged(proxy, probeOptions);
+      if (ranged) {
+        const { input, probed } = ranged;
         checkSource(job, ctx, probed);
         const layout = layoutFor(recipe, probed);
         if (!layout)
@@ -84,14 +79,6 @@ export async function renderStreamJob(
   const probed = await probeSource(path, probeOptions);
   checkSource(job, ctx, probed);
   return renderWholeStream(deps, job, ctx, { input: { path }, probed }, recipe);
-}
-
-/** The probe's verdict as every preset job has it: logged, within the plan's longest source, the duration told. */
-function checkSource(job: ClaimedJob, ctx: RenderContext, { probe }: ProbedSource) {
-  ctx.log({ stage: "probe", probe });
-  if (probe.duration > job.maxSourceSeconds)
-    throw JobFailure.durationExceeded(probe.duration, job.maxSourceSeconds, PLAN_DISPLAY_NAMES[job.plan]);
-  ctx.onDuration(probe.duration);
 }
 
 /**

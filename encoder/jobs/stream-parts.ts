@@ -22,6 +22,7 @@ import { openRanged, serveRanges } from "../source/ranged";
 import type { DownloadPolicy } from "../source/download";
 import { type PublishedSegment, publishStream } from "../stream/publisher";
 import { firstPresentation, packageStream } from "../stream/whole";
+import { handOverPlan } from "./hand-over";
 import type { HandedOff, RenderContext, RenderResult } from "./pipeline";
 import type { StreamDeps } from "./stream-job";
 
@@ -46,11 +47,8 @@ function streamOf(plan: SplitPlan, presetId: string): { recipe: LadderRecipe; st
 }
 
 /**
- * Hands the plan over: every task's input is the source itself, so every task is ready at once.
- * Where work can run beside this delivery, this encoder keeps the two tasks the stream's start
- * waits for, the first part and the audio, rather than leave them to whichever messages reach a
- * free encoder first (a message that finds every encoder busy is tried again only after QStash's
- * back-off).
+ * Hands the plan over (encoder/jobs/hand-over.ts), this encoder keeping the two tasks the
+ * stream's start waits for: the first part and the audio.
  */
 export async function handOffStream(
   deps: StreamDeps,
@@ -61,10 +59,7 @@ export async function handOffStream(
 ): Promise<HandedOff> {
   if (!plan.stream) throw JobFailure.internal(new Error("a stream's split without its stream"));
   await deps.api.stream(job.id, { claim: job.claim, layout: plan.stream.layout, segments: [] });
-  const start = [0, ...(plan.audio ? [plan.parts.length] : [])];
-  const answer = await deps.api.split(job.id, job.claim, plan, undefined, ctx.alongside ? start : undefined);
-  for (const task of answer.kept ?? []) ctx.alongside?.({ jobId: job.id, dispatch: task.dispatch, part: task.index });
-  return { handedOff: { parts: plan.parts.length, audio: plan.audio }, duration };
+  return handOverPlan(deps.api, job, ctx, plan, [0, ...(plan.audio ? [plan.parts.length] : [])], duration);
 }
 
 /** When the first frame at or after `from` (seconds from the first frame) falls, on a constant rate. */

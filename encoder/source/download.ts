@@ -109,7 +109,7 @@ function watchRate(minRate: DownloadPolicy["minRate"], stalled: AbortController)
   };
 }
 
-function describeStall({ bytesPerSecond, windowMs }: NonNullable<DownloadPolicy["minRate"]>): string {
+export function describeStall({ bytesPerSecond, windowMs }: NonNullable<DownloadPolicy["minRate"]>): string {
   const rate = bytesPerSecond >= 1024 ? `${+(bytesPerSecond / 1024).toFixed(1)} KiB/s` : `${bytesPerSecond} bytes/s`;
   return `the source sent less than ${rate} for ${+(windowMs / 1000).toFixed(1)} s`;
 }
@@ -157,6 +157,33 @@ export async function downloadSource(
   policy: DownloadPolicy,
   signal?: AbortSignal,
 ): Promise<Downloaded> {
+  const downloaded = await fetchSource(source, dest, policy, signal);
+  if (!downloaded) throw new Error("a download left to ranges unasked");
+  return downloaded;
+}
+
+/**
+ * As downloadSource, but a source of `rangedFrom` bytes or more whose origin says it serves byte
+ * ranges (`Accept-Ranges: bytes`) is left where it is: null, its body not read, for the caller
+ * to read by ranges. A smaller one costs no request more than its download.
+ */
+export function downloadUnlessRanged(
+  source: string,
+  dest: string,
+  policy: DownloadPolicy,
+  rangedFrom: number,
+  signal?: AbortSignal,
+): Promise<Downloaded | null> {
+  return fetchSource(source, dest, policy, signal, rangedFrom);
+}
+
+async function fetchSource(
+  source: string,
+  dest: string,
+  policy: DownloadPolicy,
+  signal?: AbortSignal,
+  rangedFrom?: number,
+): Promise<Downloaded | null> {
   const started = performance.now();
   const timeout = AbortSignal.timeout(policy.timeoutMs);
   const stalled = new AbortController();
@@ -186,6 +213,10 @@ export async function downloadSource(
     if (length > policy.maxBytes) {
       res.body.destroy();
       throw JobFailure.sourceRefused(refusal.own(length));
+    }
+    if (rangedFrom !== undefined && length >= rangedFrom && res.headers["accept-ranges"] === "bytes") {
+      res.body.destroy();
+      return null;
     }
     const together = policy.together;
     if (together && length > together.left) {

@@ -11,8 +11,12 @@ import { once } from "node:events";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { JobFailure } from "../failure";
+import type { FfmpegInput } from "../ffmpeg/args/command";
+import { type ProbedSource, probeSource } from "../ffmpeg/probe";
+import type { RunOptions } from "../ffmpeg/run";
 import { httpRequest, readBody } from "../http/client";
-import { type DownloadPolicy, describeNetworkError, guardedGet } from "./download";
+import { type DownloadPolicy, describeNetworkError, describeStall, guardedGet } from "./download";
+import { assertSelfContainedHead } from "./self-contained";
 
 /** A source the origin serves by ranges: where it is (after redirects) and how long. */
 export interface RangedSource {
@@ -37,14 +41,17 @@ export async function openRanged(
   signal?: AbortSignal,
 ): Promise<RangedSource | null> {
   let answer: Awaited<ReturnType<typeof guardedGet>>;
+  // An answer that trickles in (its status line and headers a byte at a time) is given the stall window a download's bytes are.
+  const stalled = policy.minRate ? AbortSignal.timeout(policy.minRate.windowMs) : undefined;
   try {
     answer = await guardedGet(source, policy, {
       headers: { range: "bytes=0-0" },
-      signal,
+      signal: AbortSignal.any([...(signal ? [signal] : []), ...(stalled ? [stalled] : [])]),
       idleTimeoutMs: ORIGIN_IDLE_MS,
     });
   } catch (err) {
     if (err instanceof JobFailure || signal?.aborted) throw signal?.aborted ? signal.reason : err;
+    if (stalled?.aborted && policy.minRate) throw JobFailure.download(describeStall(policy.minRate), err);
     throw JobFailure.download(describeNetworkError(err), err);
   }
   const { res, url } = answer;
@@ -168,4 +175,22 @@ export async function serveRanges(
         server.close(() => resolve());
       }),
   };
+}
+
+/**
+ * The source behind `proxy` sniffed (a manifest or playlist is refused, as a downloaded one is)
+ * and probed, as FFmpeg reads it by ranges. Null for a container outside the ranged reader's list,
+ * which fails to probe so: the caller downloads the source instead.
+ */
+export async function probeRanged(
+  proxy: RangeProxy,
+  options: RunOptions,
+): Promise<{ input: FfmpegInput; probed: ProbedSource } | null> {
+  await assertSelfContainedHead(proxy.read);
+  const input = { path: proxy.url, ranged: true };
+  const probed = await probeSource(input, options).catch((err) => {
+    if (err instanceof JobFailure && err.kind === "ffmpeg") return null;
+    throw err;
+  });
+  return probed && { input, probed };
 }

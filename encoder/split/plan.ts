@@ -11,6 +11,8 @@ export interface SplitSettings {
   streamMinSeconds?: number;
   /** About this long each part (SPLIT_PART_SECONDS). */
   partSeconds: number;
+  /** A single file's sources of this many bytes or more, from an origin serving ranges, are split where they are (SPLIT_RANGED_MIN_BYTES). */
+  rangedMinBytes?: number;
 }
 
 /** A single file's parts are this long at least, and whole multiples of it where no source keyframe is near their end. */

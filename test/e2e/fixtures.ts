@@ -11,12 +11,13 @@ import { madeOnce } from "../support/media-cache";
  * Sources generated at test time and served over HTTP on 127.0.0.1, the way a customer's
  * public storage would serve them: byte ranges answered (as S3, R2 and every CDN do), but under
  * `/no-ranges/`, where every request gets the whole file, as a plain server would send it.
- * `bytesServed` counts what went out per path, ranges included.
+ * `bytesServed` counts what went out per path, ranges included. `served` is the folder served
+ * (a new one, deleted at the stop, unless given).
  */
-export async function startFixtureServer() {
-  const dir = await mkdtemp(join(tmpdir(), "e2e-fixtures-"));
+export async function startFixtureServer(served?: string) {
+  const dir = served ?? (await mkdtemp(join(tmpdir(), "e2e-fixtures-")));
   const hits = new Map<string, number>();
-  const served = new Map<string, number>();
+  const sent = new Map<string, number>();
   const server = createServer(async (req, res) => {
     const url = new URL(req.url ?? "/", "http://fixtures");
     hits.set(url.pathname, (hits.get(url.pathname) ?? 0) + 1);
@@ -44,7 +45,7 @@ export async function startFixtureServer() {
         ...(!plain && { "accept-ranges": "bytes" }),
       });
       const stream = createReadStream(file, { start, end });
-      stream.on("data", (chunk) => served.set(url.pathname, (served.get(url.pathname) ?? 0) + chunk.length));
+      stream.on("data", (chunk) => sent.set(url.pathname, (sent.get(url.pathname) ?? 0) + chunk.length));
       stream.pipe(res);
     } catch {
       res.writeHead(404).end();
@@ -57,7 +58,7 @@ export async function startFixtureServer() {
     /** Requests each path received, to count the encoder's attempts. */
     hits: (path: string) => hits.get(path) ?? 0,
     /** Bytes sent of each path, every request's together. */
-    bytesServed: (path: string) => served.get(path) ?? 0,
+    bytesServed: (path: string) => sent.get(path) ?? 0,
     url: (name: string) => `${base}/${name}`,
     base,
     async source(name: string, opts: Parameters<typeof makeSource>[1]) {
@@ -99,7 +100,7 @@ export async function startFixtureServer() {
     stop: async () => {
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));
-      await rm(dir, { recursive: true, force: true });
+      if (!served) await rm(dir, { recursive: true, force: true });
     },
   };
 }

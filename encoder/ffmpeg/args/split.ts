@@ -1,6 +1,6 @@
 import type { SplitPart, SplitPlan } from "../../../domain/split";
 import type { SplittableRecipe } from "../../split/plan";
-import { head, kbit, videoAudioFormat, type FfmpegCommand } from "./command";
+import { type FfmpegInput, head, kbit, videoAudioFormat, type FfmpegCommand } from "./command";
 import { faststart, isIsoBmff } from "./containers";
 import { frameFilter, progressiveRate } from "./progressive";
 import { videoEncoderArgs } from "./video-encoder";
@@ -74,13 +74,36 @@ export function audioPieceCommand(source: string, audio: { index: number; codec:
 }
 
 /**
- * Exactly the part's frames: those from half a period before its first frame's time (the
- * piece's clock rounds to the millisecond) on, the count cut by -frames. They are numbered
- * afresh on a time base of one frame period, so the parts join end to end without a gap.
+ * Where a part's frames are read: its piece (a local path, or STDIN_INPUT for one read as it
+ * arrives), which holds the part's video alone on the piece's clock; or the source itself as
+ * FFmpeg reads it by ranges, its video stream `videoIndex`, on the source's own clock.
  */
-function partFrames(plan: SplitPlan, part: SplitPart): string {
-  const start = part.from + PIECE_CLOCK_OFFSET_SECONDS - framePeriod(plan) / 2;
-  return `trim=start=${seconds(start)},settb=expr=${plan.fps.den}/${plan.fps.num},setpts=N`;
+export type PartInput = { piece: string } | { source: FfmpegInput; videoIndex: number };
+
+/** How far before a part the source is sought: the seek counts from the file's start, the trim from the part's first frame. */
+const SEEK_LEAD_SECONDS = 1;
+
+/**
+ * The part's input, where its video is mapped from, and where its first frame sits on the
+ * clock FFmpeg reads it on (-copyts). A source read by ranges is sought to a keyframe a little
+ * before the part (from its first frame's time less the video's start, as -ss counts from the
+ * file's start, which is never after the video's): only that span of it is read.
+ */
+function partSource(plan: SplitPlan, part: SplitPart, input: PartInput) {
+  if ("piece" in input)
+    return { input: { path: input.piece }, video: PIECE_VIDEO, start: part.from + PIECE_CLOCK_OFFSET_SECONDS };
+  const seek = Math.max(0, part.from - plan.parts[0].from - SEEK_LEAD_SECONDS);
+  const options = [...(input.source.options ?? []), ...(seek > 0 ? ["-ss", seconds(seek)] : [])];
+  return { input: { ...input.source, options }, video: `0:${input.videoIndex}`, start: part.from };
+}
+
+/**
+ * Exactly the part's frames: those from half a period before its first frame's time (a piece's
+ * clock rounds to the millisecond) on, the count cut by -frames. They are numbered afresh on a
+ * time base of one frame period, so the parts join end to end without a gap.
+ */
+function partFrames(plan: SplitPlan, start: number): string {
+  return `trim=start=${seconds(start - framePeriod(plan) / 2)},settb=expr=${plan.fps.den}/${plan.fps.num},setpts=N`;
 }
 
 /** A piece holds one stream, its part's video (piecesCommand). */
@@ -89,23 +112,24 @@ const PIECE_VIDEO = "0:0";
 /**
  * One part's video, encoded with the preset's own video settings, in closed GOPs that start
  * on an IDR, to NUT: it keeps the exact time base and holds any codec. No audio: the audio's
- * task encodes it once for the whole source. `piece` is a local path, or STDIN_INPUT for a piece
- * read as it arrives; its picture is the source's, as the plan gives it.
+ * task encodes it once for the whole source. Its picture is the source's, as the plan gives it:
+ * a piece read as it arrives is encoded before anything could probe it.
  */
 export function partCommand(
   recipe: SplittableRecipe,
   plan: SplitPlan,
   part: SplitPart,
-  piece: string,
+  input: PartInput,
   out: string,
 ): FfmpegCommand {
+  const source = partSource(plan, part, input);
   return {
     args: [
-      ...head(piece),
+      ...head([source.input]),
       "-map",
-      PIECE_VIDEO,
+      source.video,
       "-vf",
-      `${partFrames(plan, part)},${frameFilter(recipe.fit, recipe.size, plan)}`,
+      `${partFrames(plan, source.start)},${frameFilter(recipe.fit, recipe.size, plan)}`,
       "-copyts",
       "-frames:v",
       String(part.frameCount),
@@ -159,13 +183,19 @@ function audioPlacement(plan: SplitPlan): string[] {
 
 /**
  * The audio's task (docs/scaling.md#the-audio): the source's whole audio encoded once, beside the
- * parts, for the join to copy. MP4 keeps AAC's encoder delay in its edit
- * list and Matroska Opus's pre-skip, so the copy starts where the whole encode's audio starts.
+ * parts, for the join to copy, read from its piece or from the source by ranges. MP4 keeps AAC's
+ * encoder delay in its edit list and Matroska Opus's pre-skip, so the copy starts where the
+ * whole encode's audio starts.
  */
-export function audioTaskCommand(recipe: SplittableRecipe, plan: SplitPlan, input: string, out: string): FfmpegCommand {
+export function audioTaskCommand(
+  recipe: SplittableRecipe,
+  plan: SplitPlan,
+  input: FfmpegInput,
+  out: string,
+): FfmpegCommand {
   return {
     args: [
-      ...head(input),
+      ...head([input]),
       "-map",
       "0:a:0",
       ...audioPlacement(plan),

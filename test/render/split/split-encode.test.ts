@@ -2,7 +2,8 @@ import { mkdtemp, readdir, readFile, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { SplitPlan } from "../../../domain/split";
+import { AwsClient } from "aws4fetch";
+import { scratchPrefix, type SplitPlan } from "../../../domain/split";
 import { encodePreset } from "../../../encoder/ffmpeg/encode";
 import { probeFile, probeSource } from "../../../encoder/ffmpeg/probe";
 import { encodeWholeStream, layoutFor } from "../../../encoder/stream/whole";
@@ -11,6 +12,7 @@ import { streamLocally } from "../../support/stream-locally";
 import { makeNumberedSource, readFrameNumbers } from "../../support/frame-numbers";
 import { frameOrderProblem } from "../../support/frame-order";
 import { localSplitter } from "../../support/split-locally";
+import { type FixtureServer, startFixtureServer } from "../../e2e/fixtures";
 import { startS3Server } from "../../../dev/cloud/s3-server";
 import {
   audioDiscontinuities,
@@ -25,14 +27,17 @@ import { ffmpeg, ffprobeJson, topLevelBoxes } from "../../support/media";
 
 /**
  * Split encodes, checked on content (docs/scaling.md): small sources with low thresholds (a 12 s
- * 360p source in parts of about 2 s), through the encoder's own split stage, parts and join
- * against the local S3 server (test/support/split-locally.ts). The distributed path (the Worker,
- * QStash, several encoders) is test/e2e/split.test.ts's.
+ * 360p source in parts of about 2 s), through the encoder's own planning, parts and join against
+ * the local S3 server (test/support/split-locally.ts). Sources are read as an origin serving byte
+ * ranges serves them (every task its own span), unless a test cuts them into stored pieces, as a
+ * source from an origin without ranges is. The distributed path (the Worker, QStash, several
+ * encoders) is test/e2e/split.test.ts's.
  */
 const SETTINGS = { minSeconds: 4, partSeconds: 2 };
 const NTSC = { num: 30000, den: 1001 };
 
 let dir: string;
+let origin: FixtureServer;
 let s3: Awaited<ReturnType<typeof startS3Server>>;
 let splitLocally: ReturnType<typeof localSplitter>;
 let source: string;
@@ -41,6 +46,7 @@ let short: string;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "split-encode-"));
+  origin = await startFixtureServer(dir);
   s3 = await startS3Server({ host: "127.0.0.1", directory: join(dir, "s3"), bucket: "outputs" });
   splitLocally = localSplitter({ ...s3, bucket: "outputs" });
   source = join(dir, "numbered.mp4");
@@ -51,15 +57,26 @@ beforeAll(async () => {
   ]);
 });
 afterAll(async () => {
+  await origin?.stop();
   await s3?.stop();
   await rm(dir, { recursive: true, force: true });
 });
 
-async function encode(presetId: string, name: string, from = source, settings = SETTINGS) {
+/** How the tasks read the source: by ranges from its origin, or from pieces cut and stored. */
+type Reading = "ranges" | "pieces";
+
+async function encode(presetId: string, name: string, from = source, reading: Reading = "ranges", settings = SETTINGS) {
   const out = await mkdtemp(join(dir, `${name}-`));
-  const result = await splitLocally(from, presetId, out, settings);
+  const result = await splitLocally(reading === "ranges" ? origin.url(basename(from)) : from, presetId, out, settings);
   if (!result.plan) throw new Error(`${presetId} did not split`);
   return { ...result, plan: result.plan as SplitPlan, path: join(result.outDir, result.file) };
+}
+
+/** The keys the local S3 server holds under `prefix`. */
+async function storedKeys(prefix: string): Promise<string[]> {
+  const aws = new AwsClient({ accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey, service: "s3" });
+  const res = await aws.fetch(`${s3.endpoint}/outputs?list-type=2&prefix=${encodeURIComponent(prefix)}`);
+  return [...(await res.text()).matchAll(/<Key>([^<]+)<\/Key>/g)].map((m) => m[1]);
 }
 
 /** Each encode made once, on first use, and read by every test that checks it. */
@@ -68,8 +85,10 @@ function once<T>(key: string, make: () => Promise<T>): Promise<T> {
   if (!made.has(key)) made.set(key, make());
   return made.get(key) as Promise<T>;
 }
-/** The split H.264 MP4 (mp4_264_480p) of the 12 s source, without kept scratch. */
+/** The split H.264 MP4 (mp4_264_480p) of the 12 s source, read by ranges. */
 const splitH264 = () => once("split h264", () => encode("mp4_264_480p", "h264"));
+/** The same from stored pieces, without kept scratch. */
+const splitH264Pieces = () => once("split h264 pieces", () => encode("mp4_264_480p", "h264-pieces", source, "pieces"));
 /** The split H.265 MP4 (mp4_265_1080p_efficient) of the 4.2 s source. */
 const splitHevc = () => once("split hevc", () => encode("mp4_265_1080p_efficient", "hevc", short));
 
@@ -113,6 +132,47 @@ describe("a split H.264 MP4 (mp4_264_480p)", () => {
     expect(probe.audio).toHaveLength(1);
     expect(Math.abs(await audioEndVsVideoEnd(encoded.path))).toBeLessThanOrEqual(NTSC.den / NTSC.num);
   });
+
+  it("its tasks read the source from the origin (its index at the end), storage holding nothing but their outputs", async () => {
+    const boxes = await topLevelBoxes(source);
+    expect(boxes.indexOf("moov"), "the index after the media").toBeGreaterThan(boxes.indexOf("mdat"));
+    expect(encoded.plan.ranges).toEqual({ videoIndex: 0 });
+    for (const [task, stages] of encoded.tasksLog.entries())
+      expect(
+        stages.filter((s) => s.stage === "download"),
+        `task ${task}`,
+      ).toEqual([expect.objectContaining({ bytes: expect.any(Number) })]);
+    const stored = await storedKeys(scratchPrefix(encoded.jobId));
+    expect(stored.length, "the tasks' outputs are stored").toBe(encoded.plan.parts.length + 1);
+    expect(
+      stored.filter((key) => !key.includes("/out/")),
+      "and nothing else",
+    ).toEqual([]);
+  });
+});
+
+describe("parts that read the source by ranges (docs/scaling.md#parts-that-read-the-source-by-ranges)", () => {
+  it("each reads its own span: on an 80 MB source in 4 parts, a part's reads stay under half the source, all four's under 1.5 times it", async () => {
+    // Noise keeps the picture from compressing: 320x240 at 16 Mbit/s, 40 s, a keyframe every 2 s.
+    const big = join(dir, "big.mp4");
+    await ffmpeg([
+      ...["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25,noise=alls=60:allf=t", "-t", "40"],
+      ...["-c:v", "libx264", "-preset", "ultrafast", "-g", "50", "-b:v", "16M", big],
+    ]);
+    const { size } = await stat(big);
+    expect(size).toBeGreaterThan(60_000_000);
+    const encoded = await encode("mp4_264_240p", "big", big, "ranges", { minSeconds: 4, partSeconds: 10 });
+    expect(encoded.plan.parts).toHaveLength(4);
+    const read = encoded.tasksLog.map((stages) => stages.flatMap((s) => (s.stage === "download" ? [s.bytes] : [])));
+    for (const [task, [bytes]] of read.entries())
+      expect(bytes, `part ${task}: ${bytes} of ${size} bytes`).toBeLessThan(size / 2);
+    const total = read.reduce((sum, [bytes]) => sum + bytes, 0);
+    expect(total, `the parts read ${total} of ${size} bytes`).toBeLessThan(1.5 * size);
+    // The rest of what the origin sent went to the plan: the probe and the index.
+    const planned = origin.bytesServed("/big.mp4") - total;
+    expect(planned, `the plan read ${planned} bytes`).toBeGreaterThan(0);
+    expect(planned, `the plan read ${planned} bytes`).toBeLessThan(size / 10);
+  });
 });
 
 describe("scratch kept where it was made (docs/scaling.md#scratch-kept-where-it-was-made)", () => {
@@ -138,8 +198,10 @@ describe("scratch kept where it was made (docs/scaling.md#scratch-kept-where-it-
     expect(await readdir(join(out, "kept"))).toEqual([]);
   });
 
-  it("without them, every task downloads its input from storage, and the join the parts", async () => {
-    const downloaded = await splitH264();
+  it("without them, every task downloads its input from storage, and the join the parts; the output holds every frame once", async () => {
+    const downloaded = await splitH264Pieces();
+    expect(frameOrderProblem(await readFrameNumbers(downloaded.path), downloaded.plan.totalFrames)).toBeNull();
+    expect(await audioDiscontinuities(downloaded.path, { toneHz: 440 })).toEqual([]);
     const [joinDownload] = downloaded.joinLog.filter((s) => s.stage === "download");
     expect(joinDownload).toMatchObject({ bytes: expect.any(Number) });
     expect((joinDownload as { bytes: number }).bytes).toBeGreaterThan(0);
@@ -212,11 +274,29 @@ describe("the join's packaging", () => {
   );
 });
 
-describe("other codecs", () => {
-  it("VP9 in WebM: every frame once, in order", async () => {
+describe("other codecs and containers", () => {
+  it("VP9 in WebM: every frame once, in order, and its Opus audio unbroken", async () => {
     const encoded = await encode("webm_vp9_1080p", "vp9", short);
     expect(frameOrderProblem(await readFrameNumbers(encoded.path), encoded.plan.totalFrames)).toBeNull();
+    expect((await probeFile(encoded.path)).audio.map((a) => a.codec)).toEqual(["opus"]);
+    expect(await audioDiscontinuities(encoded.path, { toneHz: 440 })).toEqual([]);
   }, 300_000);
+
+  it("a Matroska source, planned from a scan of its packets: every frame once, in order, and the audio unbroken", async () => {
+    const mkv = join(dir, "numbered.mkv");
+    await ffmpeg(["-i", source, "-c", "copy", mkv]);
+    const encoded = await encode("mp4_264_240p", "matroska", mkv);
+    expect(encoded.plan.ranges).toBeDefined();
+    expect(frameOrderProblem(await readFrameNumbers(encoded.path), encoded.plan.totalFrames)).toBeNull();
+    const whole = await unsplit("mp4_264_240p", "matroska", mkv);
+    const [split, reference] = await Promise.all([audioStartVsVideoStart(encoded.path), audioStartVsVideoStart(whole)]);
+    expect(Math.abs(split - reference), `split ${split} s, whole ${reference} s`).toBeLessThanOrEqual(0.001);
+    // Matroska's AAC has no edit list to end it: the sound stops within a frame of the video's end, as the whole encode's does.
+    const frame = NTSC.den / NTSC.num;
+    const end = encoded.plan.totalFrames * frame;
+    const breaks = await audioDiscontinuities(encoded.path, { toneHz: 440 });
+    expect(breaks.filter((b) => b.at < end - frame)).toEqual([]);
+  });
 });
 
 /**
@@ -354,7 +434,7 @@ describe("streams made in parts", () => {
 });
 
 describe("awkward sources: split correctly, or encoded whole", () => {
-  it("keyframes 20 s apart: pieces start at the key frame before, and every frame is there once", async () => {
+  it("keyframes 20 s apart: each part decodes from the key frame before it, and every frame is there once", async () => {
     const sparse = join(dir, "sparse.mp4");
     await makeNumberedSource(sparse, {
       seconds: 24,
@@ -369,7 +449,7 @@ describe("awkward sources: split correctly, or encoded whole", () => {
     expect(frameOrderProblem(await readFrameNumbers(encoded.path), encoded.plan.totalFrames)).toBeNull();
   });
 
-  it("keyframes 2.5 s apart against parts of 2 s: every part starts on a source keyframe, so no piece holds frames before its part", async () => {
+  it("keyframes 2.5 s apart against parts of 2 s: every part starts on a source keyframe, so no frame before it is decoded for nothing", async () => {
     const offGrid = join(dir, "off-grid.mp4");
     await makeNumberedSource(offGrid, {
       seconds: 12,
@@ -444,15 +524,17 @@ describe("awkward sources: split correctly, or encoded whole", () => {
     expect(Math.abs(split - reference), `the beep: split ${split} s, whole ${reference} s`).toBeLessThanOrEqual(0.005);
   });
 
-  it.each<[string, string, (r: Reordering) => boolean]>([
+  it.each<[string, Reading, string, (r: Reordering) => boolean]>([
     // 16 B-frames in a row, no pyramid: a frame is stored up to 17 frames (0.71 s) after the one shown
     // before it, past a piece's half-second tail.
-    ["16 B-frames in a row at 24 fps", "bframes=16:b-adapt=0:b-pyramid=none", (r) => r.deepest >= 16],
+    ["16 B-frames in a row at 24 fps", "pieces", "bframes=16:b-adapt=0:b-pyramid=none", (r) => r.deepest >= 16],
+    ["16 B-frames in a row at 24 fps", "ranges", "bframes=16:b-adapt=0:b-pyramid=none", (r) => r.deepest >= 16],
     // A GOP's leading B-frames are shown before its keyframe and refer to the GOP before it.
-    ["open GOPs", "bframes=3:b-adapt=0:open-gop=1", (r) => r.behindLaterKeyframe],
-  ])("%s: every frame once, in order", async (name, params, holds) => {
+    ["open GOPs", "pieces", "bframes=3:b-adapt=0:open-gop=1", (r) => r.behindLaterKeyframe],
+    ["open GOPs", "ranges", "bframes=3:b-adapt=0:open-gop=1", (r) => r.behindLaterKeyframe],
+  ])("%s, read from %s: every frame once, in order", async (name, reading, params, holds) => {
     const numbered = join(dir, "24fps.mp4");
-    const reordered = join(dir, `${name.replaceAll(" ", "-")}.mp4`);
+    const reordered = join(dir, `${name.replaceAll(" ", "-")}-${reading}.mp4`);
     await makeNumberedSource(numbered, {
       seconds: 12,
       fps: { num: 24, den: 1 },
@@ -465,7 +547,7 @@ describe("awkward sources: split correctly, or encoded whole", () => {
     await ffmpeg(["-i", numbered, "-c:a", "copy", "-c:v", "libx264", "-x264-params", `${params}:${gop}`, reordered]);
     const reordering = await reorderingOf(reordered);
     expect(holds(reordering), `the source is stored as meant: ${JSON.stringify(reordering)}`).toBe(true);
-    const encoded = await encode("mp4_264_240p", name, reordered);
+    const encoded = await encode("mp4_264_240p", `${name}-${reading}`, reordered, reading);
     expect(encoded.plan.parts.length).toBeGreaterThanOrEqual(3);
     expect(frameOrderProblem(await readFrameNumbers(encoded.path), encoded.plan.totalFrames)).toBeNull();
   });

@@ -187,7 +187,7 @@ describe("a job handed off in parts (docs/scaling.md)", () => {
     });
     deps.render = jobsOnly(async () => {
       await answered;
-      return { handedOff: { parts: 4, audio: true }, duration: 120 };
+      return { handedOff: { parts: 4, audio: true, reads: "ranges" }, duration: 120 };
     });
     expect(await processDelivery(deps, { jobId, dispatch: 0 })).toBe("done");
     expect(
@@ -254,7 +254,7 @@ describe("a job handed off in parts (docs/scaling.md)", () => {
     });
     deps.render = jobsOnly(async (_job, ctx) => {
       ctx.alongside?.({ jobId, dispatch: 1, part: 0 }, head);
-      return { handedOff: { parts: 4, audio: true }, duration: 120 };
+      return { handedOff: { parts: 4, audio: true, reads: "ranges" }, duration: 120 };
     });
     // The job's delivery answers once the work beside it is done.
     expect(await processDelivery(deps, { jobId, dispatch: 0 })).toBe("done");

@@ -208,7 +208,7 @@ describe("the audio's task and the join (docs/scaling.md#the-audio)", () => {
   it("the audio is encoded once, placed against the first video frame; the join copies it beside the parts", () => {
     if (!plan) throw new Error("120 s should split");
     const tail = (args: string[]) => args.slice(args.indexOf("-nostats") + 1);
-    expect(tail(audioTaskCommand(recipe("mp4_264_720p"), plan, "in", "out.m4a").args)).toEqual([
+    expect(tail(audioTaskCommand(recipe("mp4_264_720p"), plan, { path: "in" }, "out.m4a").args)).toEqual([
       "-map",
       "0:a:0",
       "-af",
@@ -225,7 +225,7 @@ describe("the audio's task and the join (docs/scaling.md#the-audio)", () => {
       "mp4",
       "out.m4a",
     ]);
-    expect(audioTaskCommand(recipe("webm_vp9_1080p"), plan, "in", "out.mka").args).toEqual(
+    expect(audioTaskCommand(recipe("webm_vp9_1080p"), plan, { path: "in" }, "out.mka").args).toEqual(
       expect.arrayContaining(["libopus", "matroska"]),
     );
     const joined = joinCommand(recipe("mp4_264_720p"), { list: "l", audio: "a.m4a" }, { dir: "o", file: "output.mp4" });

@@ -48,7 +48,7 @@ describe("a stream's hand-over", () => {
         { index: 3, dispatch: 2 },
       ],
     );
-    expect(await run()).toEqual({ handedOff: { parts: 3, audio: true }, duration: 42 });
+    expect(await run()).toEqual({ handedOff: { parts: 3, audio: true, reads: "ranges" }, duration: 42 });
     expect(calls).toEqual(["stream", "split"]);
     // Every task is ready at once (each reads the source itself): none is held back as unstored.
     expect(splits).toEqual([{ keep: [0, 3], stored: undefined }]);

@@ -107,6 +107,7 @@ const splitPlan = z
         audioStart: z.number().nullable(),
       })
       .optional(),
+    ranges: z.object({ videoIndex: z.number().int().min(0).max(MAX_INT4) }).optional(),
   })
   .refine(
     (plan) =>

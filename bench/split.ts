@@ -566,9 +566,9 @@ function breakdown(run: JobRun, label: string): Costs {
     split.encoder,
     claim!.at,
     handOver,
-    `source download ${fmt(splitDownload)}; probe, packets, the audio's input stored, the plan handed over ${fmt(handOver - splitDownload)}`,
+    `source read ${fmt(splitDownload)} (its head and index by ranges, or the download); probe, plan, the audio's input stored (pieces only), the hand-over ${fmt(handOver - splitDownload)}`,
   );
-  row("the other pieces stored, beside the first tasks", split.encoder, firstTask.at, storing);
+  row("the other pieces stored, beside the first tasks (none read by ranges)", split.encoder, firstTask.at, storing);
   // When each encoder was last free: a task's wait is from then (the splitting encoder: its last piece stored).
   const freeAt = new Map<string, number>([[split.encoder, split.at]]);
   let lastPartDone = split.at;
@@ -580,7 +580,7 @@ function breakdown(run: JobRun, label: string): Costs {
     if (!download) return "its piece on the splitting encoder's disk, its encode begun before its claim";
     if (/already on this encoder's disk/.test(download.detail))
       return "its input on this encoder's disk, where it was cut";
-    return `download ${fmt(secondsIn(download))} (beside FFmpeg for a part)`;
+    return `read ${fmt(secondsIn(download))} (beside FFmpeg: its span by ranges, or its piece)`;
   };
   for (const p of parts) {
     const at = (stage: string, pattern?: RegExp) =>

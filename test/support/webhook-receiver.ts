@@ -1,5 +1,5 @@
+import { EventEmitter, once } from "node:events";
 import { createServer } from "node:http";
-import { vi } from "vitest";
 
 export interface ReceivedHook {
   headers: Record<string, string>;
@@ -14,6 +14,8 @@ export interface ReceivedHook {
  */
 export async function startWebhookReceiver(opts: { refuseFirst?: number; holdMs?: number } = {}) {
   const received: ReceivedHook[] = [];
+  // Waits are on arrivals, not on polling, and need no test runner: the benches wait here too.
+  const arrivals = new EventEmitter();
   const attemptsOf = (jobId: string) => received.filter((h) => JSON.parse(h.body).jobId === jobId);
   const server = createServer((req, res) => {
     let body = "";
@@ -21,20 +23,21 @@ export async function startWebhookReceiver(opts: { refuseFirst?: number; holdMs?
     req.on("end", () => {
       const hook = { headers: req.headers as Record<string, string>, body, at: Date.now() };
       received.push(hook);
+      arrivals.emit("hook");
       const refuse = attemptsOf(JSON.parse(body).jobId).length <= (opts.refuseFirst ?? 0);
       setTimeout(() => res.writeHead(refuse ? 503 : 204).end(), refuse ? (opts.holdMs ?? 0) : 0);
     });
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   async function waitForAttempts(jobId: string, count: number, timeoutMs = 20_000): Promise<ReceivedHook[]> {
-    return vi.waitFor(
-      () => {
-        const hits = attemptsOf(jobId);
-        if (hits.length < count) throw new Error(`fewer than ${count} webhook attempts for ${jobId}`);
-        return hits;
-      },
-      { timeout: timeoutMs, interval: 20 },
-    );
+    const deadline = AbortSignal.timeout(timeoutMs);
+    for (;;) {
+      const hits = attemptsOf(jobId);
+      if (hits.length >= count) return hits;
+      await once(arrivals, "hook", { signal: deadline }).catch(() => {
+        throw new Error(`fewer than ${count} webhook attempts for ${jobId} in ${timeoutMs} ms`);
+      });
+    }
   }
   return {
     url: `http://127.0.0.1:${(server.address() as { port: number }).port}/hooks`,

@@ -158,7 +158,8 @@ export async function downloadSource(
   signal?: AbortSignal,
 ): Promise<Downloaded> {
   const downloaded = await fetchSource(source, dest, policy, signal);
-  if (!downloaded) throw new Error("a download left to ranges unasked");
+  // Null only for a rangedFrom, which this call gives none.
+  if (!downloaded) throw new Error("fetchSource left a source to ranges unasked");
   return downloaded;
 }
 

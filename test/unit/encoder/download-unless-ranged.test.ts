@@ -3,7 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { downloadUnlessRanged } from "../../../encoder/source/download";
+import { openRanged } from "../../../encoder/source/ranged";
 import { type FixtureServer, startFixtureServer } from "../../e2e/fixtures";
+import { startTrickleServer } from "../../security-media/servers";
 
 /**
  * A single file's source is read where it is when it is large and its origin serves ranges
@@ -44,5 +46,19 @@ describe("downloadUnlessRanged", () => {
     const downloaded = await downloadUnlessRanged(origin.url("no-ranges/source.mp4"), dest, POLICY, 1);
     expect(downloaded?.bytes).toBe(BYTES);
     expect(origin.hits("/no-ranges/source.mp4")).toBe(1);
+  });
+});
+
+describe("openRanged", () => {
+  it("gives an answer whose status line and headers trickle in the download's stall window, and says so", async () => {
+    const trickle = await startTrickleServer(100);
+    try {
+      const policy = { ...POLICY, minRate: { bytesPerSecond: 32 * 1024, windowMs: 500 } };
+      await expect(openRanged(trickle.url("/headers/source.mp4"), policy)).rejects.toThrow(
+        "the source sent less than 32 KiB/s for 0.5 s",
+      );
+    } finally {
+      await trickle.stop();
+    }
   });
 });
